@@ -1,0 +1,62 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Swift 6 language mode everywhere, plus the upcoming features STYLE.md asks for.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Cashier",
+    products: [
+        .library(name: "Cashier", targets: ["Cashier"]),
+        .library(name: "CashierCrypto", targets: ["CashierCrypto"]),
+        // The app-side SDK: Foundation only, so an iOS app builds no C code.
+        .library(name: "CashierClient", targets: ["CashierClient"]),
+        .executable(name: "cashier", targets: ["cashier"]),
+    ],
+    targets: [
+        // MARK: System libraries (Debian packages; see scripts/install-deps)
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
+
+        // MARK: Libraries
+        .target(
+            name: "CashierCrypto",
+            dependencies: ["COpenSSL", "COpenSSLShims"],
+            swiftSettings: strictSettings
+        ),
+        .target(name: "Cashier", swiftSettings: strictSettings),
+        .target(name: "CashierClient", swiftSettings: strictSettings),
+
+        // MARK: Executables
+        .target(
+            name: "CashierCLI",
+            dependencies: ["Cashier", "CashierCrypto"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(name: "cashier", dependencies: ["CashierCLI"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "cashier-bench",
+            dependencies: ["CashierCrypto"],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Tests
+        .testTarget(
+            name: "CashierCryptoTests",
+            dependencies: ["CashierCrypto"],
+            resources: [.copy("Vectors")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "CashierTests", dependencies: ["Cashier"], swiftSettings: strictSettings),
+        .testTarget(name: "CashierCLITests", dependencies: ["CashierCLI"], swiftSettings: strictSettings),
+        .testTarget(name: "PackageManifestTests", swiftSettings: strictSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

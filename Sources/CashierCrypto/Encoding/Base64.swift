@@ -1,0 +1,46 @@
+public import Foundation
+
+/// Base64 in its standard (RFC 4648 §4) and URL-safe (§5) alphabets.
+///
+/// ```swift
+/// Base64.encode(Data("hi".utf8))                  // "aGk="
+/// Base64.encode(Data([0xFB, 0xFF]), urlSafe: true) // "-_8"
+/// try Base64.decode("-_8", urlSafe: true)           // [0xFB, 0xFF]
+/// ```
+public enum Base64 {
+    /// Encodes bytes.
+    /// - Parameters:
+    ///   - bytes: the bytes to encode.
+    ///   - urlSafe: use `-` and `_` and omit `=` padding (RFC 4648 §5, as in JWTs).
+    public static func encode(_ bytes: some DataProtocol, urlSafe: Bool = false) -> String {
+        let standard = Data(bytes).base64EncodedString()
+        guard urlSafe else { return standard }
+        var text = standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        while text.hasSuffix("=") { text.removeLast() }
+        return text
+    }
+
+    /// Decodes base64 text. Line breaks and spaces (as in PEM bodies) are ignored; padding is optional.
+    /// - Parameters:
+    ///   - text: the encoded text.
+    ///   - urlSafe: accept the URL-safe alphabet (`-`, `_`) instead of the standard one.
+    /// - Throws: `CryptoError.invalidEncoding` when the text is not base64.
+    public static func decode(_ text: some StringProtocol, urlSafe: Bool = false) throws -> Data {
+        var cleaned = String(text.filter { !$0.isWhitespace })
+        if urlSafe {
+            guard !cleaned.contains("+"), !cleaned.contains("/") else {
+                throw CryptoError(.invalidEncoding, "URL-safe base64 text contains '+' or '/'")
+            }
+            cleaned = cleaned.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        }
+        let remainder = cleaned.count % 4
+        if remainder == 1 {
+            throw CryptoError(.invalidEncoding, "base64 text has an impossible length")
+        }
+        if remainder > 0 { cleaned += String(repeating: "=", count: 4 - remainder) }
+        guard let data = Data(base64Encoded: cleaned) else {
+            throw CryptoError(.invalidEncoding, "text is not valid base64")
+        }
+        return data
+    }
+}

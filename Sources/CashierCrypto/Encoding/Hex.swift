@@ -1,0 +1,56 @@
+/// Hexadecimal encoding and decoding of bytes.
+///
+/// ```swift
+/// Hex.encode([0xAB, 0x01])               // "ab01"
+/// Hex.encode([0xAB, 0x01], uppercase: true) // "AB01"
+/// try Hex.decode("ab01")                 // [0xAB, 0x01]
+/// ```
+public enum Hex {
+    private static let lower = Array("0123456789abcdef".utf8)
+    private static let upper = Array("0123456789ABCDEF".utf8)
+
+    /// Encodes bytes as hexadecimal text.
+    /// - Parameters:
+    ///   - bytes: the bytes to encode.
+    ///   - uppercase: `true` for `A`–`F` (WeChat Pay v2 signatures), `false` for `a`–`f`.
+    /// - Returns: two characters per byte.
+    public static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
+        let alphabet = uppercase ? upper : lower
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            out.append(alphabet[Int(byte >> 4)])
+            out.append(alphabet[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes hexadecimal text (either case).
+    /// - Throws: `CryptoError.invalidEncoding` for an odd length or a non-hex character.
+    public static func decode(_ text: some StringProtocol) throws -> [UInt8] {
+        let utf8 = Array(text.utf8)
+        guard utf8.count % 2 == 0 else {
+            throw CryptoError(.invalidEncoding, "hex text has an odd number of characters")
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count / 2)
+        var index = 0
+        while index < utf8.count {
+            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else {
+                throw CryptoError(.invalidEncoding, "hex text has a non-hex character at offset \(index)")
+            }
+            out.append(high << 4 | low)
+            index += 2
+        }
+        return out
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
