@@ -1,1 +1,4 @@
-print("cashier")
+import CashierCLI
+import Foundation
+
+exit(await CashierTool.main(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,30 @@
+import Cashier
+import CashierCrypto
+
+/// The `cashier` command tree. Each topic adds its commands here.
+public enum CashierTool {
+    /// The root command.
+    public static let root = Command(
+        name: "cashier",
+        summary: "Cashier: take WeChat Pay, Alipay and Apple Pay payments with the keys on your server.",
+        subcommands: [version, DemoCommand.command]
+    )
+
+    static let version = Command(
+        name: "version",
+        summary: "Print the Cashier version and the OpenSSL it uses.",
+        options: [.flag("json", "Print a JSON object instead of a line.")]
+    ) { arguments, io in
+        if arguments.flag("json") {
+            io.write(#"{"cashier":"\#(CashierVersion.current)","openssl":"\#(OpenSSLLibrary.version)"}"# + "\n")
+        } else {
+            io.write("cashier \(CashierVersion.current) (\(OpenSSLLibrary.version))\n")
+        }
+        return 0
+    }
+
+    /// Runs the tool with `arguments` (without the program name).
+    public static func main(arguments: [String], io: CommandIO = .standard) async -> Int32 {
+        await CommandLineTool.run(root, arguments: arguments, io: io)
+    }
+}

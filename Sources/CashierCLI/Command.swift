@@ -1,0 +1,126 @@
+public import Foundation
+
+/// One command of the `cashier` tool: its options, its subcommands and what it does.
+///
+/// Commands are data, so `--help` is generated from the same declarations the parser uses.
+public struct Command: Sendable {
+    /// One `--name` option.
+    public struct Option: Sendable {
+        public let name: String
+        /// Shown in help as `--name VALUE`; `nil` for a flag that takes no value.
+        public let valueName: String?
+        public let help: String
+        public let isRequired: Bool
+
+        /// An option with a value (`--key KEY` or `--key=KEY`).
+        public static func value(_ name: String, _ valueName: String, _ help: String, required: Bool = false) -> Option {
+            Option(name: name, valueName: valueName, help: help, isRequired: required)
+        }
+
+        /// A flag (`--json`).
+        public static func flag(_ name: String, _ help: String) -> Option {
+            Option(name: name, valueName: nil, help: help, isRequired: false)
+        }
+    }
+
+    /// What a running command may touch: its arguments, standard input and outputs.
+    public typealias Action = @Sendable (ParsedArguments, CommandIO) async throws -> Int32
+
+    public let name: String
+    public let summary: String
+    /// Extra text under the usage line (what stdin holds, exit codes …).
+    public let discussion: String
+    public let options: [Option]
+    public let subcommands: [Command]
+    public let action: Action?
+
+    public init(
+        name: String,
+        summary: String,
+        discussion: String = "",
+        options: [Option] = [],
+        subcommands: [Command] = [],
+        action: Action? = nil
+    ) {
+        self.name = name
+        self.summary = summary
+        self.discussion = discussion
+        self.options = options
+        self.subcommands = subcommands
+        self.action = action
+    }
+
+    /// The help text for this command, reached by `path` (e.g. `["cashier", "wechat", "sign"]`).
+    func help(path: [String]) -> String {
+        var lines = [summary, ""]
+        let fullName = path.joined(separator: " ")
+        if subcommands.isEmpty {
+            let usage = options.map { option in
+                let text = "--\(option.name)" + (option.valueName.map { " \($0)" } ?? "")
+                return option.isRequired ? text : "[\(text)]"
+            }
+            lines.append("Usage: " + ([fullName] + usage).joined(separator: " "))
+        } else {
+            lines.append("Usage: \(fullName) <command> [options]")
+            lines.append("")
+            lines.append("Commands:")
+            let width = subcommands.map(\.name.count).max() ?? 0
+            for command in subcommands {
+                lines.append("  " + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary)
+            }
+        }
+        if !discussion.isEmpty {
+            lines += ["", discussion]
+        }
+        let shown = options + [.flag("help", "Show this help.")]
+        lines += ["", "Options:"]
+        let labels = shown.map { "--\($0.name)" + ($0.valueName.map { " \($0)" } ?? "") }
+        let width = labels.map(\.count).max() ?? 0
+        for (label, option) in zip(labels, shown) {
+            lines.append("  " + label.padding(toLength: width + 2, withPad: " ", startingAt: 0) + option.help)
+        }
+        if !subcommands.isEmpty {
+            lines += ["", "Run '\(fullName) <command> --help' for a command's options."]
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// The options a command was given.
+public struct ParsedArguments: Sendable {
+    var values: [String: String]
+    var flags: Set<String>
+
+    /// The value of `--name`, or `nil`.
+    public func value(_ name: String) -> String? { values[name] }
+
+    /// `true` when `--name` was given.
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// The value of a required option (the parser has already checked it is there).
+    public func required(_ name: String) -> String { values[name] ?? "" }
+}
+
+/// Standard input and the two outputs, swappable so tests can run commands in process.
+public struct CommandIO: Sendable {
+    public let readInput: @Sendable () -> Data
+    public let write: @Sendable (String) -> Void
+    public let writeError: @Sendable (String) -> Void
+
+    public init(
+        readInput: @escaping @Sendable () -> Data,
+        write: @escaping @Sendable (String) -> Void,
+        writeError: @escaping @Sendable (String) -> Void
+    ) {
+        self.readInput = readInput
+        self.write = write
+        self.writeError = writeError
+    }
+
+    /// The process's own stdin, stdout and stderr.
+    public static let standard = CommandIO(
+        readInput: { FileHandle.standardInput.readDataToEndOfFile() },
+        write: { FileHandle.standardOutput.write(Data($0.utf8)) },
+        writeError: { FileHandle.standardError.write(Data($0.utf8)) }
+    )
+}

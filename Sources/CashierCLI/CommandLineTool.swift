@@ -1,0 +1,122 @@
+import Foundation
+
+/// Parses a command line against the command tree and runs the chosen command.
+///
+/// Grammar: `cashier <command> [<subcommand> …] [--option VALUE | --option=VALUE | --flag …]`.
+/// `--help` (or `-h`, or `help` as a command) prints the help of the deepest command named so
+/// far. Exit status: what the command returns (0 success, 1 a check failed), 2 for usage errors.
+public enum CommandLineTool {
+    /// Exit status for a command line that could not be understood.
+    public static let usageError: Int32 = 2
+
+    /// Runs `arguments` (without the program name) against `root`.
+    public static func run(_ root: Command, arguments: [String], io: CommandIO) async -> Int32 {
+        var command = root
+        var path = [root.name]
+        var remaining = arguments[...]
+        while let next = remaining.first, !next.hasPrefix("-") {
+            if next == "help" {
+                io.write(command.help(path: path))
+                return 0
+            }
+            guard let sub = command.subcommands.first(where: { $0.name == next }) else {
+                if command.subcommands.isEmpty {
+                    return fail("'\(path.joined(separator: " "))' takes no argument '\(next)'", path: path, io: io)
+                }
+                return fail("unknown command '\(next)' for '\(path.joined(separator: " "))'", path: path, io: io)
+            }
+            command = sub
+            path.append(next)
+            remaining = remaining.dropFirst()
+        }
+        if remaining.contains(where: { $0 == "--help" || $0 == "-h" }) {
+            io.write(command.help(path: path))
+            return 0
+        }
+        guard let action = command.action else {
+            if remaining.isEmpty {
+                io.write(command.help(path: path))
+                return 0
+            }
+            return fail("'\(path.joined(separator: " "))' needs a command", path: path, io: io)
+        }
+        let parsed: ParsedArguments
+        do {
+            parsed = try parse(Array(remaining), for: command)
+        } catch let error as UsageError {
+            return fail(error.message, path: path, io: io)
+        } catch {
+            return fail("\(error)", path: path, io: io)
+        }
+        do {
+            return try await action(parsed, io)
+        } catch let error as CommandFailure {
+            io.writeError("error: \(error.message)\n")
+            return error.status
+        } catch {
+            io.writeError("error: \(error)\n")
+            return 1
+        }
+    }
+
+    static func parse(_ tokens: [String], for command: Command) throws -> ParsedArguments {
+        var values: [String: String] = [:]
+        var flags = Set<String>()
+        var index = 0
+        while index < tokens.count {
+            let token = tokens[index]
+            guard token.hasPrefix("--"), token.count > 2 else {
+                throw UsageError(message: "unexpected argument '\(token)'")
+            }
+            var name = String(token.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            guard let option = command.options.first(where: { $0.name == name }) else {
+                throw UsageError(message: "unknown option '--\(name)'")
+            }
+            if option.valueName == nil {
+                guard inlineValue == nil else { throw UsageError(message: "'--\(name)' takes no value") }
+                flags.insert(name)
+            } else {
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else {
+                    index += 1
+                    guard index < tokens.count else { throw UsageError(message: "'--\(name)' needs a value (\(option.valueName!))") }
+                    value = tokens[index]
+                }
+                guard values[name] == nil else { throw UsageError(message: "'--\(name)' is given twice") }
+                values[name] = value
+            }
+            index += 1
+        }
+        for option in command.options where option.isRequired && values[option.name] == nil {
+            throw UsageError(message: "missing required option '--\(option.name) \(option.valueName ?? "")'")
+        }
+        return ParsedArguments(values: values, flags: flags)
+    }
+
+    private static func fail(_ message: String, path: [String], io: CommandIO) -> Int32 {
+        io.writeError("error: \(message)\nRun '\(path.joined(separator: " ")) --help' for usage.\n")
+        return usageError
+    }
+
+    struct UsageError: Error {
+        let message: String
+    }
+}
+
+/// A command that failed in an expected way: print one line and exit with `status`.
+public struct CommandFailure: Error {
+    public let message: String
+    public let status: Int32
+
+    public init(_ message: String, status: Int32 = 1) {
+        self.message = message
+        self.status = status
+    }
+}

@@ -1,0 +1,32 @@
+import CashierCLI
+import Foundation
+import Synchronization
+
+/// Runs `cashier` in process with a given stdin and captures what it prints.
+final class CapturedIO: Sendable {
+    private let output = Mutex("")
+    private let errors = Mutex("")
+    private let input: Data
+
+    init(stdin: String = "") {
+        input = Data(stdin.utf8)
+    }
+
+    var io: CommandIO {
+        CommandIO(
+            readInput: { [input] in input },
+            write: { [self] text in output.withLock { $0 += text } },
+            writeError: { [self] text in errors.withLock { $0 += text } }
+        )
+    }
+
+    var stdout: String { output.withLock { $0 } }
+    var stderr: String { errors.withLock { $0 } }
+
+    /// Runs the tool and returns (status, stdout, stderr).
+    static func run(_ arguments: [String], stdin: String = "") async -> (status: Int32, stdout: String, stderr: String) {
+        let captured = CapturedIO(stdin: stdin)
+        let status = await CashierTool.main(arguments: arguments, io: captured.io)
+        return (status, captured.stdout, captured.stderr)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@testable import CashierCLI
+
+@Suite struct CommandLineToolTests {
+    @Test func rootHelpListsEveryCommand() async {
+        for arguments in [["--help"], ["-h"], ["help"], []] {
+            let result = await CapturedIO.run(arguments)
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("Usage: cashier <command>"))
+            for command in CashierTool.root.subcommands {
+                #expect(result.stdout.contains("  \(command.name)"), "\(command.name) missing from help")
+            }
+        }
+    }
+
+    /// Every command, at every depth, answers `--help` with its usage and exit 0.
+    @Test func everyCommandHasHelp() async {
+        func walk(_ command: Command, _ path: [String]) -> [[String]] {
+            [path] + command.subcommands.flatMap { walk($0, path + [$0.name]) }
+        }
+        let paths = walk(CashierTool.root, [])
+        #expect(paths.count >= 3)
+        for path in paths {
+            let result = await CapturedIO.run(path + ["--help"])
+            #expect(result.status == 0, "\(path)")
+            #expect(result.stdout.contains("Usage: " + (["cashier"] + path).joined(separator: " ")), "\(path)")
+            #expect(result.stdout.contains("--help"))
+        }
+    }
+
+    @Test func version() async {
+        let line = await CapturedIO.run(["version"])
+        #expect(line.status == 0)
+        #expect(line.stdout.hasPrefix("cashier 0.1.0 (OpenSSL 3."))
+        let json = await CapturedIO.run(["version", "--json"])
+        let object = try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: String]
+        #expect(object?["cashier"] == "0.1.0")
+        #expect(object?["openssl"]?.hasPrefix("OpenSSL 3.") == true)
+    }
+
+    @Test func usageErrorsExitTwoWithAHint() async {
+        let unknown = await CapturedIO.run(["nope"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("unknown command 'nope'"))
+        #expect(unknown.stderr.contains("Run 'cashier --help'"))
+        let badOption = await CapturedIO.run(["version", "--bogus"])
+        #expect(badOption.status == 2)
+        #expect(badOption.stderr.contains("unknown option '--bogus'"))
+        let flagWithValue = await CapturedIO.run(["version", "--json=yes"])
+        #expect(flagWithValue.status == 2)
+        let stray = await CapturedIO.run(["version", "extra"])
+        #expect(stray.status == 2)
+    }
+
+    @Test func parserHandlesValuesFlagsAndRequiredOptions() throws {
+        let command = Command(
+            name: "sign", summary: "s",
+            options: [.value("key", "KEY", "k", required: true), .value("sign-type", "TYPE", "t"), .flag("json", "j")]
+        ) { _, _ in 0 }
+        let parsed = try CommandLineTool.parse(["--key", "abc", "--sign-type=HMAC-SHA256", "--json"], for: command)
+        #expect(parsed.value("key") == "abc")
+        #expect(parsed.value("sign-type") == "HMAC-SHA256")
+        #expect(parsed.flag("json"))
+        #expect(try CommandLineTool.parse(["--key=a=b"], for: command).value("key") == "a=b")
+        #expect(try CommandLineTool.parse(["--key", "--json"], for: command).value("key") == "--json")
+        #expect(throws: CommandLineTool.UsageError.self) { try CommandLineTool.parse([], for: command) }
+        #expect(throws: CommandLineTool.UsageError.self) { try CommandLineTool.parse(["--key"], for: command) }
+        #expect(throws: CommandLineTool.UsageError.self) { try CommandLineTool.parse(["--key", "a", "--key", "b"], for: command) }
+        #expect(throws: CommandLineTool.UsageError.self) { try CommandLineTool.parse(["--key", "a", "positional"], for: command) }
+    }
+
+    @Test func demoPassesEveryStep() async {
+        let result = await CapturedIO.run(["demo"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("51.00 CNY"))
+        #expect(!result.stdout.contains("FAIL"))
+        #expect(result.stdout.contains(" 0 failed"))
+    }
+}

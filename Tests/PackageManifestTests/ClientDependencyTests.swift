@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// The app SDK must build from Foundation alone, so an iOS app never compiles a C module.
+/// The test asks SwiftPM for the package's dependency graph (`swift package describe`) and
+/// walks everything `CashierClient` depends on.
+@Suite struct ClientDependencyTests {
+    struct Description: Decodable {
+        struct Target: Decodable {
+            let name: String
+            let type: String
+            let module_type: String
+            let target_dependencies: [String]?
+        }
+        let targets: [Target]
+    }
+
+    static func packageRoot() -> URL {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        return url
+    }
+
+    static func describe() throws -> Description {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // A scratch path of its own: the running `swift test` holds the lock on .build.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-describe-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        process.arguments = [
+            "swift", "package", "--package-path", packageRoot().path, "--scratch-path", scratch.path, "describe", "--type", "json",
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return try JSONDecoder().decode(Description.self, from: data)
+    }
+
+    @Test func cashierClientDependsOnNoCModule() throws {
+        let description = try Self.describe()
+        let byName = Dictionary(uniqueKeysWithValues: description.targets.map { ($0.name, $0) })
+        let client = try #require(byName["CashierClient"])
+        var seen = Set<String>()
+        var queue = [client.name]
+        while let name = queue.popLast() {
+            guard seen.insert(name).inserted, let target = byName[name] else { continue }
+            queue += target.target_dependencies ?? []
+        }
+        let modules = seen.compactMap { byName[$0] }
+        #expect(modules.allSatisfy { $0.module_type == "SwiftTarget" }, "CashierClient reaches \(modules.map(\.name))")
+        // The check itself can fail: CashierCrypto does reach a C module.
+        var cryptoSeen = Set<String>()
+        var cryptoQueue = ["CashierCrypto"]
+        while let name = cryptoQueue.popLast() {
+            guard cryptoSeen.insert(name).inserted, let target = byName[name] else { continue }
+            cryptoQueue += target.target_dependencies ?? []
+        }
+        #expect(cryptoSeen.compactMap { byName[$0] }.contains { $0.module_type != "SwiftTarget" })
+    }
+}
