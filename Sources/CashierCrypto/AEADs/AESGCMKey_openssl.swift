@@ -66,25 +66,14 @@ public final class AESGCMKey: Sendable {
     ///   - iv: the initialisation vector (nonce), 1 to 128 bytes; never reuse one with the same key.
     ///   - aad: associated data that is authenticated but not encrypted.
     /// - Returns: the ciphertext and its tag.
+    @inlinable
     public func seal(
         _ plaintext: some ContiguousBytes,
         iv: some ContiguousBytes,
         authenticating aad: some ContiguousBytes = [UInt8]()
     ) throws -> AESGCMSealedBox {
-        try pool.withContext { context in
-            try start(context, iv: iv, aad: aad, encrypting: true)
-            var ciphertext = try update(context, plaintext)
-            var tail = [UInt8](repeating: 0, count: 16)
-            var tailLength: Int32 = 0
-            guard EVP_CipherFinal_ex(context, &tail, &tailLength) == 1 else {
-                throw OpenSSLErrorQueue.error(.internalFailure, "AES-GCM encryption failed")
-            }
-            ciphertext += tail.prefix(Int(tailLength))
-            var tag = [UInt8](repeating: 0, count: AESGCMSealedBox.tagByteCount)
-            guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(tag.count), &tag) == 1 else {
-                throw OpenSSLErrorQueue.error(.internalFailure, "AES-GCM could not produce its tag")
-            }
-            return AESGCMSealedBox(ciphertext: ciphertext, tag: tag)
+        try plaintext.withUnsafeBytes { input in
+            try iv.withUnsafeBytes { iv in try aad.withUnsafeBytes { aad in try seal(buffer: input, iv: iv, aad: aad) } }
         }
     }
 
@@ -96,33 +85,17 @@ public final class AESGCMKey: Sendable {
     /// - Returns: the plaintext.
     /// - Throws: `CryptoError.authenticationFailure` when the tag does not match: the
     ///   ciphertext, tag, IV, associated data or key is not the genuine one.
+    @inlinable
     public func open(
         _ box: AESGCMSealedBox,
         iv: some ContiguousBytes,
         authenticating aad: some ContiguousBytes = [UInt8]()
     ) throws -> [UInt8] {
-        guard (12...16).contains(box.tag.count) else {
-            throw CryptoError(.invalidInput, "an AES-GCM tag must be 12 to 16 bytes, not \(box.tag.count)")
-        }
-        return try pool.withContext { context in
-            try start(context, iv: iv, aad: aad, encrypting: false)
-            var plaintext = try update(context, box.ciphertext)
-            var tag = box.tag
-            guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tag.count), &tag) == 1 else {
-                throw OpenSSLErrorQueue.error(.invalidInput, "AES-GCM rejected the tag")
-            }
-            var tail = [UInt8](repeating: 0, count: 16)
-            var tailLength: Int32 = 0
-            guard EVP_CipherFinal_ex(context, &tail, &tailLength) == 1 else {
-                OpenSSLErrorQueue.clear()
-                throw CryptoError(.authenticationFailure, "AES-GCM tag mismatch: the data, key, IV or associated data is wrong")
-            }
-            plaintext += tail.prefix(Int(tailLength))
-            return plaintext
-        }
+        try iv.withUnsafeBytes { iv in try aad.withUnsafeBytes { aad in try open(box: box, iv: iv, aad: aad) } }
     }
 
     /// Opens ciphertext ‖ tag as providers send it.
+    @inlinable
     public func open(
         combined: some Collection<UInt8>,
         iv: some ContiguousBytes,
@@ -131,50 +104,95 @@ public final class AESGCMKey: Sendable {
         try open(AESGCMSealedBox(combined: combined), iv: iv, authenticating: aad)
     }
 
-    private func start(_ context: OpaquePointer, iv: some ContiguousBytes, aad: some ContiguousBytes, encrypting: Bool) throws {
-        let direction: Int32 = encrypting ? 1 : 0
-        try iv.withUnsafeBytes { ivBytes in
-            guard (1...128).contains(ivBytes.count) else {
-                throw CryptoError(.invalidInput, "an AES-GCM IV must be 1 to 128 bytes, not \(ivBytes.count)")
+    @usableFromInline
+    func seal(buffer input: UnsafeRawBufferPointer, iv: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer) throws -> AESGCMSealedBox {
+        try withContext(ivLength: iv.count) { context in
+            try start(context, iv: iv, aad: aad, encrypting: true)
+            let ciphertext = try update(context, input)
+            try finish(context) { OpenSSLErrorQueue.error(.internalFailure, "AES-GCM encryption failed") }
+            var tag = [UInt8](repeating: 0, count: AESGCMSealedBox.tagByteCount)
+            guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(tag.count), &tag) == 1 else {
+                throw OpenSSLErrorQueue.error(.internalFailure, "AES-GCM could not produce its tag")
             }
-            if EVP_CIPHER_CTX_get_iv_length(context) != Int32(ivBytes.count) {
-                guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(ivBytes.count), nil) == 1 else {
-                    throw OpenSSLErrorQueue.error(.invalidInput, "AES-GCM rejected the IV length")
-                }
-            }
-            let ivPointer = ivBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            guard EVP_CipherInit_ex(context, nil, nil, nil, ivPointer, direction) == 1 else {
-                throw OpenSSLErrorQueue.error(.internalFailure, "AES-GCM could not start")
-            }
-        }
-        try aad.withUnsafeBytes { aadBytes in
-            guard aadBytes.count > 0 else { return }
-            var unused: Int32 = 0
-            guard
-                EVP_CipherUpdate(
-                    context, nil, &unused, aadBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(aadBytes.count)
-                ) == 1
-            else {
-                throw OpenSSLErrorQueue.error(.internalFailure, "AES-GCM rejected the associated data")
-            }
+            return AESGCMSealedBox(ciphertext: ciphertext, tag: tag)
         }
     }
 
-    private func update(_ context: OpaquePointer, _ input: some ContiguousBytes) throws -> [UInt8] {
-        try input.withUnsafeBytes { inputBytes in
-            guard inputBytes.count > 0 else { return [] }
-            guard inputBytes.count < Int(Int32.max) else {
-                throw CryptoError(.invalidInput, "AES-GCM input is too large")
-            }
-            var output = [UInt8](repeating: 0, count: inputBytes.count)
-            var written: Int32 = 0
-            let ok = output.withUnsafeMutableBufferPointer { out in
-                EVP_CipherUpdate(
-                    context, out.baseAddress, &written, inputBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                    Int32(inputBytes.count))
-            }
-            guard ok == 1 else { throw OpenSSLErrorQueue.error(.internalFailure, "AES-GCM update failed") }
-            return Array(output.prefix(Int(written)))
+    @usableFromInline
+    func open(box: AESGCMSealedBox, iv: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer) throws -> [UInt8] {
+        guard (12...16).contains(box.tag.count) else {
+            throw CryptoError(.invalidInput, "an AES-GCM tag must be 12 to 16 bytes, not \(box.tag.count)")
         }
+        return try withContext(ivLength: iv.count) { context in
+            try start(context, iv: iv, aad: aad, encrypting: false)
+            let plaintext = try box.ciphertext.withUnsafeBytes { try update(context, $0) }
+            var tag = box.tag
+            guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tag.count), &tag) == 1 else {
+                throw OpenSSLErrorQueue.error(.invalidInput, "AES-GCM rejected the tag")
+            }
+            try finish(context) {
+                OpenSSLErrorQueue.clear()
+                return CryptoError(.authenticationFailure, "AES-GCM tag mismatch: the data, key, IV or associated data is wrong")
+            }
+            return plaintext
+        }
+    }
+
+    /// Pooled contexts keep the standard 12-byte IV length; any other length (Apple Pay's 16
+    /// bytes) gets a context of its own, so the common path never queries or resets it.
+    private func withContext<Result>(ivLength: Int, _ body: (OpaquePointer) throws -> Result) throws -> Result {
+        guard (1...128).contains(ivLength) else {
+            throw CryptoError(.invalidInput, "an AES-GCM IV must be 1 to 128 bytes, not \(ivLength)")
+        }
+        if ivLength == Self.standardIVLength {
+            return try pool.withContext(body)
+        }
+        guard let context = EVP_CIPHER_CTX_new() else {
+            throw OpenSSLErrorQueue.error(.internalFailure, "EVP_CIPHER_CTX_new failed")
+        }
+        defer { EVP_CIPHER_CTX_free(context) }
+        guard EVP_CIPHER_CTX_copy(context, template.context) == 1,
+            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(ivLength), nil) == 1
+        else {
+            throw OpenSSLErrorQueue.error(.invalidInput, "AES-GCM rejected the IV length")
+        }
+        return try body(context)
+    }
+
+    private static let standardIVLength = 12
+
+    private func start(_ context: OpaquePointer, iv: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer, encrypting: Bool) throws {
+        let ivPointer = iv.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        guard EVP_CipherInit_ex(context, nil, nil, nil, ivPointer, encrypting ? 1 : 0) == 1 else {
+            throw OpenSSLErrorQueue.error(.internalFailure, "AES-GCM could not start")
+        }
+        guard aad.count > 0 else { return }
+        var unused: Int32 = 0
+        guard EVP_CipherUpdate(context, nil, &unused, aad.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(aad.count)) == 1 else {
+            throw OpenSSLErrorQueue.error(.internalFailure, "AES-GCM rejected the associated data")
+        }
+    }
+
+    /// `EVP_CipherFinal_ex`, which writes nothing for GCM (a stream mode), into a stack buffer.
+    private func finish(_ context: OpaquePointer, failure: () -> CryptoError) throws {
+        let ok = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer -> Bool in
+            var written: Int32 = 0
+            return EVP_CipherFinal_ex(context, buffer.baseAddress, &written) == 1 && written == 0
+        }
+        guard ok else { throw failure() }
+    }
+
+    private func update(_ context: OpaquePointer, _ input: UnsafeRawBufferPointer) throws -> [UInt8] {
+        guard input.count > 0 else { return [] }
+        guard input.count < Int(Int32.max) else { throw CryptoError(.invalidInput, "AES-GCM input is too large") }
+        var written: Int32 = 0
+        var ok: Int32 = 0
+        let output = [UInt8](unsafeUninitializedCapacity: input.count) { buffer, count in
+            ok = EVP_CipherUpdate(
+                context, buffer.baseAddress, &written, input.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(input.count))
+            count = ok == 1 ? Int(written) : 0
+        }
+        guard ok == 1 else { throw OpenSSLErrorQueue.error(.internalFailure, "AES-GCM update failed") }
+        return output
     }
 }

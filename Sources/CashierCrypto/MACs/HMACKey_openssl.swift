@@ -58,20 +58,27 @@ public final class HMACKey: Sendable {
     }
 
     /// The authentication code of `message`, `digest.byteCount` bytes long.
+    @inlinable
     public func authenticationCode(for message: some ContiguousBytes) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: digest.byteCount)
-        let ok = try? pool.withContext { context -> Bool in
-            message.withUnsafeBytes { input in
-                out.withUnsafeMutableBufferPointer { output in
+        message.withUnsafeBytes { authenticationCode(buffer: $0) }
+    }
+
+    @usableFromInline
+    func authenticationCode(buffer input: UnsafeRawBufferPointer) -> [UInt8] {
+        let size = digest.byteCount
+        var ok = false
+        let out = [UInt8](unsafeUninitializedCapacity: size) { output, count in
+            ok =
+                (try? pool.withContext { context -> Bool in
                     var length = 0
                     return EVP_MAC_init(context, nil, 0, nil) == 1
-                        && EVP_MAC_update(context, input.baseAddress, input.count) == 1
-                        && EVP_MAC_final(context, output.baseAddress, &length, output.count) == 1
-                        && length == output.count
-                }
-            }
+                        && EVP_MAC_update(context, input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count) == 1
+                        && EVP_MAC_final(context, output.baseAddress, &length, size) == 1
+                        && length == size
+                }) ?? false
+            count = ok ? size : 0
         }
-        precondition(ok == true, "HMAC failed: \(OpenSSLErrorQueue.drain())")
+        precondition(ok, "HMAC failed: \(OpenSSLErrorQueue.drain())")
         return out
     }
 

@@ -6,16 +6,22 @@ extension DigestAlgorithm {
     ///
     /// - Parameter bytes: the message.
     /// - Returns: the digest, `byteCount` bytes long.
+    @inlinable
     public func hash(_ bytes: some ContiguousBytes) -> [UInt8] {
+        bytes.withUnsafeBytes { hash(buffer: $0) }
+    }
+
+    @usableFromInline
+    func hash(buffer input: UnsafeRawBufferPointer) -> [UInt8] {
         let md = FetchedAlgorithms.shared.digest(self)
-        var out = [UInt8](repeating: 0, count: byteCount)
+        let size = byteCount
         var length: UInt32 = 0
-        let ok = bytes.withUnsafeBytes { input in
-            out.withUnsafeMutableBufferPointer { output in
-                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, md, nil)
-            }
+        var ok: Int32 = 0
+        let out = [UInt8](unsafeUninitializedCapacity: size) { output, count in
+            ok = EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, md, nil)
+            count = ok == 1 ? size : 0
         }
-        precondition(ok == 1 && Int(length) == byteCount, "EVP_Digest failed: \(OpenSSLErrorQueue.drain())")
+        precondition(ok == 1 && Int(length) == size, "EVP_Digest failed: \(OpenSSLErrorQueue.drain())")
         return out
     }
 

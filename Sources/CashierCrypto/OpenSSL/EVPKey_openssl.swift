@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 internal import COpenSSL
 
 /// Owns one `EVP_PKEY`. OpenSSL 3 keys are safe to use from several threads for
@@ -98,63 +99,78 @@ final class EVPKey: @unchecked Sendable {
         return EVPKey(taking: key)
     }
 
-    /// Makes a one-shot digest-sign or digest-verify context for this key.
-    func withDigestContext<Result>(
-        digest: DigestAlgorithm,
-        signing: Bool,
-        rsaPadding: Int32? = nil,
-        _ body: (OpaquePointer) throws -> Result
-    ) throws -> Result {
-        guard let context = EVP_MD_CTX_new() else {
-            throw OpenSSLErrorQueue.error(.internalFailure, "EVP_MD_CTX_new failed")
-        }
-        defer { EVP_MD_CTX_free(context) }
-        var keyContext: OpaquePointer?
-        let md = FetchedAlgorithms.shared.digest(digest)
-        let started =
-            signing
-            ? EVP_DigestSignInit(context, &keyContext, md, nil, pointer)
-            : EVP_DigestVerifyInit(context, &keyContext, md, nil, pointer)
-        guard started == 1 else {
-            throw OpenSSLErrorQueue.error(.invalidKey, "the key cannot be used with \(digest)")
-        }
-        if let rsaPadding, EVP_PKEY_CTX_set_rsa_padding(keyContext, rsaPadding) != 1 {
-            throw OpenSSLErrorQueue.error(.internalFailure, "could not set RSA padding")
-        }
-        return try body(context)
+    /// What a pooled `EVP_PKEY_CTX` was initialised for.
+    struct Operation: Hashable, Sendable {
+        enum Kind: Hashable, Sendable { case sign, verify, derive }
+        let kind: Kind
+        let digest: DigestAlgorithm?
+        let rsaPadding: Int32?
     }
 
-    /// Signs `message` with a prepared digest-sign context.
-    func sign(_ message: some ContiguousBytes, digest: DigestAlgorithm, rsaPadding: Int32? = nil) throws -> [UInt8] {
-        try withDigestContext(digest: digest, signing: true, rsaPadding: rsaPadding) { context in
-            try message.withUnsafeBytes { input in
-                var length = 0
-                guard EVP_DigestSign(context, nil, &length, input.baseAddress, input.count) == 1 else {
-                    throw OpenSSLErrorQueue.error(.internalFailure, "signing failed")
-                }
-                var out = [UInt8](repeating: 0, count: length)
-                guard EVP_DigestSign(context, &out, &length, input.baseAddress, input.count) == 1 else {
-                    throw OpenSSLErrorQueue.error(.internalFailure, "signing failed")
-                }
-                return Array(out.prefix(length))
+    /// Contexts initialised once per operation, reused as `openssl speed` reuses its own:
+    /// initialising a context fetches the provider's algorithm, which costs more than a verify.
+    private let pools = Mutex<[Operation: ContextPool]>([:])
+
+    func withContext<Result>(for operation: Operation, _ body: (OpaquePointer) throws -> Result) throws -> Result {
+        let pool = pools.withLock { pools in
+            if let pool = pools[operation] { return pool }
+            let pool = ContextPool(
+                make: { [unowned self] in makeContext(for: operation) },
+                free: { EVP_PKEY_CTX_free($0) })
+            pools[operation] = pool
+            return pool
+        }
+        return try pool.withContext(body)
+    }
+
+    private func makeContext(for operation: Operation) -> OpaquePointer? {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else { return nil }
+        let initialised: Int32 =
+            switch operation.kind {
+            case .sign: EVP_PKEY_sign_init(context)
+            case .verify: EVP_PKEY_verify_init(context)
+            case .derive: EVP_PKEY_derive_init(context)
             }
+        var ok = initialised == 1
+        if ok, let padding = operation.rsaPadding { ok = EVP_PKEY_CTX_set_rsa_padding(context, padding) == 1 }
+        if ok, let digest = operation.digest {
+            ok = EVP_PKEY_CTX_set_signature_md(context, FetchedAlgorithms.shared.digest(digest)) == 1
+        }
+        guard ok else {
+            EVP_PKEY_CTX_free(context)
+            return nil
+        }
+        return context
+    }
+
+    /// Hashes `message` with `digest` and signs the hash.
+    func sign(_ message: some ContiguousBytes, digest: DigestAlgorithm, rsaPadding: Int32? = nil) throws -> [UInt8] {
+        let hash = digest.hash(message)
+        return try withContext(for: Operation(kind: .sign, digest: digest, rsaPadding: rsaPadding)) { context in
+            var length = 0
+            guard EVP_PKEY_sign(context, nil, &length, hash, hash.count) == 1 else {
+                throw OpenSSLErrorQueue.error(.invalidKey, "the key cannot sign with \(digest)")
+            }
+            var out = [UInt8](repeating: 0, count: length)
+            guard EVP_PKEY_sign(context, &out, &length, hash, hash.count) == 1 else {
+                throw OpenSSLErrorQueue.error(.internalFailure, "signing failed")
+            }
+            return Array(out.prefix(length))
         }
     }
 
-    /// `true` when `signature` verifies over `message`; OpenSSL's errors from a mismatch are cleared.
+    /// `true` when `signature` verifies over the `digest` hash of `message`; OpenSSL's errors from
+    /// a mismatch are cleared.
     func verify(
         _ signature: some ContiguousBytes,
         message: some ContiguousBytes,
         digest: DigestAlgorithm,
         rsaPadding: Int32? = nil
     ) -> Bool {
-        let result = try? withDigestContext(digest: digest, signing: false, rsaPadding: rsaPadding) { context in
+        let hash = digest.hash(message)
+        let result = try? withContext(for: Operation(kind: .verify, digest: digest, rsaPadding: rsaPadding)) { context in
             signature.withUnsafeBytes { sig in
-                message.withUnsafeBytes { input in
-                    EVP_DigestVerify(
-                        context, sig.baseAddress?.assumingMemoryBound(to: UInt8.self), sig.count, input.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                        input.count)
-                }
+                EVP_PKEY_verify(context, sig.baseAddress?.assumingMemoryBound(to: UInt8.self), sig.count, hash, hash.count)
             }
         }
         if result != 1 { OpenSSLErrorQueue.clear() }

@@ -69,20 +69,18 @@ public struct P256PrivateKey: Sendable {
 
     /// The ECDH shared secret Z (the x-coordinate, 32 bytes) with another party's public key.
     public func sharedSecret(with peer: P256PublicKey) throws -> [UInt8] {
-        guard let context = EVP_PKEY_CTX_new(backing.pointer, nil) else {
-            throw OpenSSLErrorQueue.error(.internalFailure, "EVP_PKEY_CTX_new failed")
+        try backing.withContext(for: EVPKey.Operation(kind: .derive, digest: nil, rsaPadding: nil)) { context in
+            // The peer point was checked to be on P-256 when it was parsed; P-256 has cofactor 1,
+            // so OpenSSL's default re-validation (a full scalar multiplication) is skipped.
+            var length = 0
+            guard EVP_PKEY_derive_set_peer_ex(context, peer.backing.pointer, 0) == 1, EVP_PKEY_derive(context, nil, &length) == 1 else {
+                throw OpenSSLErrorQueue.error(.invalidKey, "ECDH failed: the peer key is not usable with this key")
+            }
+            var secret = [UInt8](repeating: 0, count: length)
+            guard EVP_PKEY_derive(context, &secret, &length) == 1 else {
+                throw OpenSSLErrorQueue.error(.internalFailure, "ECDH derivation failed")
+            }
+            return Array(secret.prefix(length))
         }
-        defer { EVP_PKEY_CTX_free(context) }
-        var length = 0
-        guard EVP_PKEY_derive_init(context) == 1, EVP_PKEY_derive_set_peer(context, peer.backing.pointer) == 1,
-            EVP_PKEY_derive(context, nil, &length) == 1
-        else {
-            throw OpenSSLErrorQueue.error(.invalidKey, "ECDH failed: the peer key is not usable with this key")
-        }
-        var secret = [UInt8](repeating: 0, count: length)
-        guard EVP_PKEY_derive(context, &secret, &length) == 1 else {
-            throw OpenSSLErrorQueue.error(.internalFailure, "ECDH derivation failed")
-        }
-        return Array(secret.prefix(length))
     }
 }

@@ -14,6 +14,13 @@ public struct P256PublicKey: Sendable {
 
     init(backing: EVPKey) throws {
         try Self.requireP256(backing)
+        guard let context = EVP_PKEY_CTX_new(backing.pointer, nil) else {
+            throw OpenSSLErrorQueue.error(.internalFailure, "EVP_PKEY_CTX_new failed")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_public_check_quick(context) == 1 else {
+            throw OpenSSLErrorQueue.error(.invalidKey, "the P-256 public key is not a point on the curve")
+        }
         self.backing = backing
     }
 
