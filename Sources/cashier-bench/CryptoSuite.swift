@@ -27,34 +27,44 @@ enum CryptoSuite {
         let rsaPublic = rsa.publicKey
         let message = SecureRandom.bytes(count: 32)
         let rsaSignature = try rsa.signature(for: message, scheme: .insecurePKCS1v1_5SHA256)
-        try compare("rsa2048-sign", openssl: { try speed.rsa(bits: 2048).sign }) {
-            _ = try rsa.signature(for: message, scheme: .insecurePKCS1v1_5SHA256)
-        }
-        try compare("rsa2048-verify", openssl: { try speed.rsa(bits: 2048).verify }) {
-            precondition(rsaPublic.isValidSignature(rsaSignature, for: message, scheme: .insecurePKCS1v1_5SHA256))
-        }
+        try compare(
+            "rsa2048-sign", openssl: { try speed.rsa(bits: 2048).sign },
+            cashier: {
+                _ = try rsa.signature(for: message, scheme: .insecurePKCS1v1_5SHA256)
+            })
+        try compare(
+            "rsa2048-verify", openssl: { try speed.rsa(bits: 2048).verify },
+            cashier: {
+                precondition(rsaPublic.isValidSignature(rsaSignature, for: message, scheme: .insecurePKCS1v1_5SHA256))
+            })
 
         let merchant = try P256PrivateKey()
         let peer = try P256PrivateKey().publicKey
-        try compare("ecdh-p256", openssl: speed.ecdhP256) { _ = try merchant.sharedSecret(with: peer) }
+        try compare("ecdh-p256", openssl: speed.ecdhP256, cashier: { _ = try merchant.sharedSecret(with: peer) })
 
         let ecdsaSignature = try merchant.signature(for: message)
         let merchantPublic = merchant.publicKey
-        try compare("ecdsa-p256-verify", openssl: { try speed.ecdsaP256().verify }) {
-            precondition(merchantPublic.isValidSignature(ecdsaSignature, for: message))
-        }
+        try compare(
+            "ecdsa-p256-verify", openssl: { try speed.ecdsaP256().verify },
+            cashier: {
+                precondition(merchantPublic.isValidSignature(ecdsaSignature, for: message))
+            })
 
         let aes = try AESGCMKey(SecureRandom.bytes(count: 32))
         let kilobyte = SecureRandom.bytes(count: 1024)
         let iv = SecureRandom.bytes(count: 12)
         let aad = SecureRandom.bytes(count: 13)
-        try compare("aes-256-gcm-1k", openssl: { try speed.aead(cipher: "aes-256-gcm", bytes: 1024) }) {
-            _ = try aes.seal(kilobyte, iv: iv, authenticating: aad)
-        }
+        try compare(
+            "aes-256-gcm-1k", openssl: { try speed.aead(cipher: "aes-256-gcm", bytes: 1024) },
+            cashier: {
+                _ = try aes.seal(kilobyte, iv: iv, authenticating: aad)
+            })
 
         let hmacKey = HMACKey(key: SecureRandom.bytes(count: 32))
-        try compare("hmac-sha256-1k", openssl: { try speed.hmac(digest: "sha256", bytes: 1024) }) {
-            _ = hmacKey.authenticationCode(for: kilobyte)
-        }
+        try compare(
+            "hmac-sha256-1k", openssl: { try speed.hmac(digest: "sha256", bytes: 1024) },
+            cashier: {
+                _ = hmacKey.authenticationCode(for: kilobyte)
+            })
     }
 }

@@ -26,6 +26,7 @@ enum Throughput {
     /// `<name> ratio=<a ÷ b> <label>_ops=<a> <baseline>_ops=<b>`, rounded for reading.
     static func line(_ name: String, cashier: Double, baseline: Double, baselineName: String = "openssl") -> String {
         let ratio = baseline > 0 ? cashier / baseline : 0
-        return "\(name) ratio=\(String(format: "%.2f", ratio)) cashier_ops=\(Int(cashier.rounded())) \(baselineName)_ops=\(Int(baseline.rounded()))"
+        return
+            "\(name) ratio=\(String(format: "%.2f", ratio)) cashier_ops=\(Int(cashier.rounded())) \(baselineName)_ops=\(Int(baseline.rounded()))"
     }
 }

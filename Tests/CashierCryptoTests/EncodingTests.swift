@@ -5,7 +5,9 @@ import Testing
 
 @Suite struct EncodingTests {
     /// RFC 4648 §10 test vectors.
-    @Test(arguments: [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")])
+    @Test(arguments: [
+        ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy"),
+    ])
     func base64RFC4648(plain: String, encoded: String) throws {
         #expect(Base64.encode(Data(plain.utf8)) == encoded)
         #expect(try Base64.decode(encoded) == Data(plain.utf8))
@@ -48,7 +50,8 @@ import Testing
         #expect(text.split(separator: "\n").allSatisfy { $0.count <= 64 })
         #expect(try PEMDocument.parseAll("junk\n" + text + "more junk\n" + text) == [document, document])
         #expect(throws: CryptoError.self) { try PEMDocument.parseAll("-----BEGIN X-----\nAAAA\n") }
-        let encrypted = "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00\n\nAAAA\n-----END RSA PRIVATE KEY-----\n"
+        let encrypted =
+            "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00\n\nAAAA\n-----END RSA PRIVATE KEY-----\n"
         let error = #expect(throws: CryptoError.self) { try PEMDocument.parseAll(encrypted) }
         #expect(error?.reason.contains("encrypted") == true)
     }

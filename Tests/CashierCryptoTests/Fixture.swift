@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import CashierCrypto
+
 /// Reads the JSON and PEM fixtures copied from ../shared/vectors into `Vectors/`.
 enum Fixture {
     static func data(_ name: String) throws -> Data {
@@ -29,5 +31,3 @@ extension Array where Element == UInt8 {
         self = try! Hex.decode(hex)
     }
 }
-
-@testable import CashierCrypto

@@ -100,7 +100,8 @@ import Testing
     /// `openssl pkcs12 -nodes` writes "Bag Attributes" lines before the PEM block.
     @Test func bagAttributesPreambleIsSkipped() throws {
         let pem = try Self.vectors()[0].pem
-        let withPreamble = "Bag Attributes\n    localKeyID: 01 00 00 00 \n    friendlyName: apiclient\nKey Attributes: <No Attributes>\n" + pem
+        let withPreamble =
+            "Bag Attributes\n    localKeyID: 01 00 00 00 \n    friendlyName: apiclient\nKey Attributes: <No Attributes>\n" + pem
         let key = try RSAPrivateKey(pemRepresentation: withPreamble)
         #expect(try key.signature(for: "source", scheme: .insecurePKCS1v1_5SHA256) == Array(Base64.decode(Self.vectors()[0].signature)))
     }

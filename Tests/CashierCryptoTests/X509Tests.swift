@@ -67,7 +67,8 @@ import Testing
             intermediate, intermediates: [], trustAnchors: [root], at: Self.date("2020-01-01T00:00:00Z"))
         #expect(chain == [intermediate, root])
         let expired = #expect(throws: CryptoError.self) {
-            try CertificateChainVerifier.verify(intermediate, intermediates: [], trustAnchors: [root], at: Self.date("2030-01-01T00:00:00Z"))
+            try CertificateChainVerifier.verify(
+                intermediate, intermediates: [], trustAnchors: [root], at: Self.date("2030-01-01T00:00:00Z"))
         }
         #expect(expired?.code == .chainVerificationFailure)
         #expect(expired?.reason.contains("expired") == true)
@@ -84,7 +85,9 @@ import Testing
         #expect(try X509Certificate(pemRepresentation: certificates[1].pemRepresentation) == certificates[1])
         let error = #expect(throws: CryptoError.self) { try X509Certificate(derRepresentation: [0x30, 0x03, 0x02, 0x01, 0x01]) }
         #expect(error?.code == .invalidCertificate)
-        #expect(throws: CryptoError.self) { try X509Certificate(pemRepresentation: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n") }
+        #expect(throws: CryptoError.self) {
+            try X509Certificate(pemRepresentation: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
+        }
     }
 
     @Test func rsaCertificateKeyAndSignatureAlgorithm() throws {

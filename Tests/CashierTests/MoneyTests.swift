@@ -42,7 +42,9 @@ import Testing
             }
             if generator.next() % 2 == 0 { text = "-" + text }
             let parsed = try Money(decimal: text, currency: currency)
-            let expected = text == "-0" || text.allSatisfy({ $0 == "-" || $0 == "0" || $0 == "." }) ? text.replacingOccurrences(of: "-", with: "") : text
+            let expected =
+                text == "-0" || text.allSatisfy({ $0 == "-" || $0 == "0" || $0 == "." })
+                ? text.replacingOccurrences(of: "-", with: "") : text
             #expect(parsed.decimalString == expected)
         }
     }
@@ -123,7 +125,9 @@ import Testing
         let decoder = JSONDecoder()
         #expect(try decoder.decode(Money.self, from: Data(#"{"amount":"12.75","currency":"CNY"}"#.utf8)) == money)
         #expect(try decoder.decode(Money.self, from: Data(#"{"amount_minor":1275,"currency":"cny"}"#.utf8)) == money)
-        #expect(throws: (any Error).self) { try decoder.decode(Money.self, from: Data(#"{"amount":"12.75","amount_minor":1276,"currency":"CNY"}"#.utf8)) }
+        #expect(throws: (any Error).self) {
+            try decoder.decode(Money.self, from: Data(#"{"amount":"12.75","amount_minor":1276,"currency":"CNY"}"#.utf8))
+        }
         #expect(throws: (any Error).self) { try decoder.decode(Money.self, from: Data(#"{"currency":"CNY"}"#.utf8)) }
         #expect(throws: (any Error).self) { try decoder.decode(Money.self, from: Data(#"{"amount":12.75,"currency":"CNY"}"#.utf8)) }
         #expect(throws: (any Error).self) { try decoder.decode(Money.self, from: Data(#"{"amount":"1","currency":"XYZ"}"#.utf8)) }

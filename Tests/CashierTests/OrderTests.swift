@@ -28,7 +28,10 @@ import Testing
     @Test func summaryRules() throws {
         let mixed = #expect(throws: MoneyError.self) {
             try PaymentSummary(
-                items: [LineItem(label: "A", unitAmount: Self.yuan("1.00")), LineItem(label: "B", unitAmount: Money(minorUnits: 100, currency: .usd))],
+                items: [
+                    LineItem(label: "A", unitAmount: Self.yuan("1.00")),
+                    LineItem(label: "B", unitAmount: Money(minorUnits: 100, currency: .usd)),
+                ],
                 totalLabel: "Shop")
         }
         #expect(mixed?.code == .currencyMismatch)
@@ -39,7 +42,9 @@ import Testing
         }
         #expect(negative?.code == .invalidTotal)
         #expect(throws: MoneyError.self) { try PaymentSummary(items: [], totalLabel: "Shop") }
-        #expect(throws: MoneyError.self) { try PaymentSummary(items: [LineItem(label: "A", unitAmount: Self.yuan("1.00"))], totalLabel: " ") }
+        #expect(throws: MoneyError.self) {
+            try PaymentSummary(items: [LineItem(label: "A", unitAmount: Self.yuan("1.00"))], totalLabel: " ")
+        }
         #expect(throws: MoneyError.self) { try LineItem(label: "A", unitAmount: Self.yuan("1.00"), quantity: 0) }
         #expect(throws: MoneyError.self) { try LineItem(label: "", unitAmount: Self.yuan("1.00")) }
         #expect(throws: MoneyError.self) { try LineItem(label: "A", unitAmount: Money(minorUnits: .max, currency: .cny), quantity: 2) }

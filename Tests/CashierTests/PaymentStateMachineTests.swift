@@ -45,6 +45,7 @@ import Testing
     }
 
     @Test func jsonNames() {
-        #expect(PaymentStatus.allCases.map(\.rawValue) == ["created", "pending", "paid", "partially_refunded", "refunded", "closed", "failed"])
+        #expect(
+            PaymentStatus.allCases.map(\.rawValue) == ["created", "pending", "paid", "partially_refunded", "refunded", "closed", "failed"])
     }
 }

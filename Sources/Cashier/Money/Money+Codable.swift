@@ -13,9 +13,9 @@ extension Money: Codable {
         let decimal = try container.decodeIfPresent(String.self, forKey: .amount).map { try Money(decimal: $0, currency: currency) }
         let minor = try container.decodeIfPresent(Int64.self, forKey: .amountMinor).map { Money(minorUnits: $0, currency: currency) }
         switch (decimal, minor) {
-        case let (decimal?, minor?) where decimal != minor:
+        case (let decimal?, let minor?) where decimal != minor:
             throw MoneyError(.invalidAmount, "amount \"\(decimal.decimalString)\" and amount_minor \(minor.minorUnits) disagree")
-        case let (money?, _), let (nil, money?):
+        case (let money?, _), (nil, let money?):
             self = money
         case (nil, nil):
             throw MoneyError(.invalidAmount, "an amount needs \"amount\" (a decimal string) or \"amount_minor\" (an integer)")

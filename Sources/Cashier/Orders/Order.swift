@@ -96,7 +96,8 @@ public struct Order: Hashable, Sendable, Codable {
     public static func makeID() -> String {
         let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
         var generator = SystemRandomNumberGenerator()
-        return "ord_" + String(decoding: (0..<24).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] }, as: UTF8.self)
+        return "ord_"
+            + String(decoding: (0..<24).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] }, as: UTF8.self)
     }
 
     enum CodingKeys: String, CodingKey {

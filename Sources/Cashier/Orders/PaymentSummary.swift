@@ -34,7 +34,8 @@ public struct PaymentSummary: Hashable, Sendable, Codable {
         if let stranger = items.first(where: { $0.unitAmount.currency != first.unitAmount.currency }) {
             throw MoneyError(
                 .currencyMismatch,
-                "'\(stranger.label)' is in \(stranger.unitAmount.currency.code) but '\(first.label)' is in \(first.unitAmount.currency.code)")
+                "'\(stranger.label)' is in \(stranger.unitAmount.currency.code) but '\(first.label)' is in \(first.unitAmount.currency.code)"
+            )
         }
         let total = try Money.sum(items.map(\.amount), currency: first.unitAmount.currency)
         guard !total.isNegative else {

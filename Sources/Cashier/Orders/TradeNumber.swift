@@ -46,7 +46,9 @@ public enum TradeNumber {
     ///   - date: the time to embed (the current time by default).
     /// - Returns: prefix + `yyyyMMddHHmmss` (UTC) + 12 random characters; at most 32 characters.
     public static func generate(prefix: String = "C", date: Date = Date()) -> String {
-        precondition(prefix.count <= 6 && prefix.utf8.allSatisfy { Rules.every.allows($0) && $0 != UInt8(ascii: "_") }, "a prefix is up to 6 letters or digits")
+        precondition(
+            prefix.count <= 6 && prefix.utf8.allSatisfy { Rules.every.allows($0) && $0 != UInt8(ascii: "_") },
+            "a prefix is up to 6 letters or digits")
         var generator = SystemRandomNumberGenerator()
         let random = (0..<12).map { _ in randomAlphabet[Int(generator.next(upperBound: UInt(randomAlphabet.count)))] }
         return prefix + timestamp(date) + String(decoding: random, as: UTF8.self)

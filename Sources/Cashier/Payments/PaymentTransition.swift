@@ -17,5 +17,7 @@ public struct PaymentTransition: Hashable, Sendable, CustomStringConvertible {
         self.requiresRefund = requiresRefund
     }
 
-    public var description: String { "\(from.rawValue) --\(event.rawValue)--> \(to.rawValue)" + (requiresRefund ? " [refund_required]" : "") }
+    public var description: String {
+        "\(from.rawValue) --\(event.rawValue)--> \(to.rawValue)" + (requiresRefund ? " [refund_required]" : "")
+    }
 }

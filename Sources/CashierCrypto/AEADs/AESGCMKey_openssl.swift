@@ -1,5 +1,5 @@
-public import Foundation
 internal import COpenSSL
+public import Foundation
 
 /// An AES-GCM key (128, 192 or 256 bits), keyed once and reused.
 ///

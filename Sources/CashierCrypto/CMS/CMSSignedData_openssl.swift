@@ -1,6 +1,6 @@
-public import Foundation
 internal import COpenSSL
 internal import COpenSSLShims
+public import Foundation
 
 /// A CMS (PKCS#7) `SignedData` structure with a detached signature, as in an Apple Pay token.
 ///

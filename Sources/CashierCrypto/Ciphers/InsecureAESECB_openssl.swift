@@ -1,5 +1,5 @@
-public import Foundation
 internal import COpenSSL
+public import Foundation
 
 /// AES in ECB mode with PKCS#7 padding.
 ///

@@ -1,5 +1,5 @@
-public import Foundation
 internal import COpenSSL
+public import Foundation
 
 /// An HMAC key, keyed once and reused for every message.
 ///

@@ -1,5 +1,5 @@
-public import Foundation
 internal import COpenSSL
+public import Foundation
 
 /// Comparison whose running time does not depend on where two byte strings differ.
 public enum ConstantTime {

@@ -1,5 +1,5 @@
-public import Foundation
 internal import COpenSSL
+public import Foundation
 
 extension DigestAlgorithm {
     /// Hashes bytes in one call.

@@ -1,6 +1,6 @@
+internal import COpenSSL
 import Foundation
 import Synchronization
-internal import COpenSSL
 
 /// Owns one `EVP_PKEY`. OpenSSL 3 keys are safe to use from several threads for
 /// signing, verifying and deriving once built.

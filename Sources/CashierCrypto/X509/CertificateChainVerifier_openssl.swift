@@ -1,6 +1,6 @@
-public import Foundation
 internal import COpenSSL
 internal import COpenSSLShims
+public import Foundation
 
 /// Path validation of a certificate to caller-chosen trust anchors at a caller-chosen time.
 public enum CertificateChainVerifier {

@@ -1,6 +1,6 @@
-public import Foundation
 internal import COpenSSL
 internal import COpenSSLShims
+public import Foundation
 
 /// A parsed X.509 certificate.
 ///

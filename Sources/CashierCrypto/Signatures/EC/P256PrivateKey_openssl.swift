@@ -1,5 +1,5 @@
-public import Foundation
 internal import COpenSSL
+public import Foundation
 
 /// A NIST P-256 private key: ECDSA signing and ECDH key agreement.
 ///

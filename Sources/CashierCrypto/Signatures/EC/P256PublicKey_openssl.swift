@@ -1,5 +1,5 @@
-public import Foundation
 internal import COpenSSL
+public import Foundation
 
 /// A NIST P-256 public key: ECDSA verification and the peer side of ECDH.
 public struct P256PublicKey: Sendable {

@@ -1,5 +1,5 @@
-public import Foundation
 internal import COpenSSL
+public import Foundation
 
 /// An RSA private key, used on the server only.
 ///

@@ -1,5 +1,5 @@
-public import Foundation
 internal import COpenSSL
+public import Foundation
 
 /// An RSA public key: a provider's platform key, or the merchant's own public half.
 ///

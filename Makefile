@@ -1,0 +1,40 @@
+# Cashier — the two commands a new user runs are `make demo` and `make test`.
+SWIFT ?= swift
+FORMAT_PATHS := Sources Tests Package.swift
+
+.PHONY: demo test deps build lint format bench check-long clean
+
+## demo: install what is missing, build, and run the end-to-end demo
+demo: deps
+	$(SWIFT) build --product cashier
+	$(SWIFT) run --skip-build cashier demo
+
+## test: install what is missing, check formatting, build, and run every test
+test: deps lint
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## deps: the Debian packages (as root; otherwise prints the apt-get command)
+deps:
+	scripts/install-deps
+
+build: deps
+	$(SWIFT) build
+
+## lint: `swift format lint` must be clean (`make format` fixes most findings)
+lint:
+	$(SWIFT) format lint --strict -r $(FORMAT_PATHS)
+
+format:
+	$(SWIFT) format -i -r $(FORMAT_PATHS)
+
+## bench: ratios against baselines measured in the same run (`openssl speed`, …)
+bench: deps
+	$(SWIFT) build -c release --product cashier-bench
+	.build/release/cashier-bench crypto
+
+## check-long: everything `make test` runs, then the slow suites (today: the benchmarks)
+check-long: test bench
+
+clean:
+	rm -rf .build
