@@ -14,26 +14,14 @@ public import Foundation
 public final class AESGCMKey: Sendable {
     /// The key size in bits.
     public let keySizeInBits: Int
-    private let template: Template
+    private let template: OwnedPointer
     private let pool: ContextPool
-
-    private final class Template: @unchecked Sendable {
-        let context: OpaquePointer
-        init(_ context: OpaquePointer) { self.context = context }
-        deinit { EVP_CIPHER_CTX_free(context) }
-    }
 
     /// Creates a key from 16, 24 or 32 bytes.
     /// - Throws: `CryptoError.invalidKey` for any other length.
     public init(_ key: some ContiguousBytes) throws {
-        let cipher: OpaquePointer
         let byteCount = key.withUnsafeBytes { $0.count }
-        switch byteCount {
-        case 16: cipher = FetchedAlgorithms.shared.aes128GCM
-        case 24: cipher = FetchedAlgorithms.shared.aes192GCM
-        case 32: cipher = FetchedAlgorithms.shared.aes256GCM
-        default: throw CryptoError(.invalidKey, "an AES key must be 16, 24 or 32 bytes, not \(byteCount)")
-        }
+        let cipher = try FetchedAlgorithms.shared.aes(.gcm, keyByteCount: byteCount)
         guard let context = EVP_CIPHER_CTX_new() else {
             throw OpenSSLErrorQueue.error(.internalFailure, "EVP_CIPHER_CTX_new failed")
         }
@@ -45,12 +33,12 @@ public final class AESGCMKey: Sendable {
             throw OpenSSLErrorQueue.error(.invalidKey, "AES-GCM key setup failed")
         }
         keySizeInBits = byteCount * 8
-        let template = Template(context)
+        let template = OwnedPointer(context, free: { EVP_CIPHER_CTX_free($0) })
         self.template = template
         pool = ContextPool(
             make: {
                 guard let copy = EVP_CIPHER_CTX_new() else { return nil }
-                guard EVP_CIPHER_CTX_copy(copy, template.context) == 1 else {
+                guard EVP_CIPHER_CTX_copy(copy, template.pointer) == 1 else {
                     EVP_CIPHER_CTX_free(copy)
                     return nil
                 }
@@ -151,7 +139,7 @@ public final class AESGCMKey: Sendable {
             throw OpenSSLErrorQueue.error(.internalFailure, "EVP_CIPHER_CTX_new failed")
         }
         defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_CIPHER_CTX_copy(context, template.context) == 1,
+        guard EVP_CIPHER_CTX_copy(context, template.pointer) == 1,
             EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(ivLength), nil) == 1
         else {
             throw OpenSSLErrorQueue.error(.invalidInput, "AES-GCM rejected the IV length")

@@ -28,14 +28,7 @@ public enum InsecureAESECB {
     }
 
     private static func run(_ input: some ContiguousBytes, key: some ContiguousBytes, encrypting: Bool) throws -> [UInt8] {
-        let cipher: OpaquePointer
-        let keyCount = key.withUnsafeBytes { $0.count }
-        switch keyCount {
-        case 16: cipher = FetchedAlgorithms.shared.aes128ECB
-        case 24: cipher = FetchedAlgorithms.shared.aes192ECB
-        case 32: cipher = FetchedAlgorithms.shared.aes256ECB
-        default: throw CryptoError(.invalidKey, "an AES key must be 16, 24 or 32 bytes, not \(keyCount)")
-        }
+        let cipher = try FetchedAlgorithms.shared.aes(.ecb, keyByteCount: key.withUnsafeBytes { $0.count })
         guard let context = EVP_CIPHER_CTX_new() else {
             throw OpenSSLErrorQueue.error(.internalFailure, "EVP_CIPHER_CTX_new failed")
         }

@@ -14,14 +14,8 @@ public import Foundation
 public final class HMACKey: Sendable {
     /// The digest the HMAC is built on.
     public let digest: DigestAlgorithm
-    private let template: Template
+    private let template: OwnedPointer
     private let pool: ContextPool
-
-    private final class Template: @unchecked Sendable {
-        let context: OpaquePointer
-        init(_ context: OpaquePointer) { self.context = context }
-        deinit { EVP_MAC_CTX_free(context) }
-    }
 
     /// Creates a key.
     /// - Parameters:
@@ -49,10 +43,10 @@ public final class HMACKey: Sendable {
             }
         }
         precondition(ok == 1, "EVP_MAC_init failed: \(OpenSSLErrorQueue.drain())")
-        let template = Template(context)
+        let template = OwnedPointer(context, free: { EVP_MAC_CTX_free($0) })
         self.template = template
         self.pool = ContextPool(
-            make: { EVP_MAC_CTX_dup(template.context) },
+            make: { EVP_MAC_CTX_dup(template.pointer) },
             free: { EVP_MAC_CTX_free($0) }
         )
     }

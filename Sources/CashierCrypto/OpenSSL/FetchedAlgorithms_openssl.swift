@@ -51,6 +51,22 @@ final class FetchedAlgorithms: @unchecked Sendable {
         hmac = mac
     }
 
+    enum AESMode { case gcm, ecb }
+
+    /// The AES cipher for a key of `keyByteCount` bytes.
+    /// - Throws: `CryptoError.invalidKey` unless the key is 16, 24 or 32 bytes.
+    func aes(_ mode: AESMode, keyByteCount: Int) throws -> OpaquePointer {
+        switch (mode, keyByteCount) {
+        case (.gcm, 16): aes128GCM
+        case (.gcm, 24): aes192GCM
+        case (.gcm, 32): aes256GCM
+        case (.ecb, 16): aes128ECB
+        case (.ecb, 24): aes192ECB
+        case (.ecb, 32): aes256ECB
+        default: throw CryptoError(.invalidKey, "an AES key must be 16, 24 or 32 bytes, not \(keyByteCount)")
+        }
+    }
+
     func digest(_ algorithm: DigestAlgorithm) -> OpaquePointer {
         switch algorithm.kind {
         case .md5: md5
