@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "Cashier", targets: ["Cashier"]),
         .library(name: "CashierCrypto", targets: ["CashierCrypto"]),
+        .library(name: "WeChatPay", targets: ["WeChatPay"]),
         // The app-side SDK: Foundation only, so an iOS app builds no C code.
         .library(name: "CashierClient", targets: ["CashierClient"]),
         .executable(name: "cashier", targets: ["cashier"]),
@@ -32,18 +33,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(name: "Cashier", swiftSettings: strictSettings),
+        .target(name: "WeChatPay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
         .target(name: "CashierClient", swiftSettings: strictSettings),
 
         // MARK: Executables
         .target(
             name: "CashierCLI",
-            dependencies: ["Cashier", "CashierCrypto"],
+            dependencies: ["Cashier", "CashierCrypto", "WeChatPay"],
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "cashier", dependencies: ["CashierCLI"], swiftSettings: strictSettings),
         .executableTarget(
             name: "cashier-bench",
-            dependencies: ["CashierCrypto"],
+            dependencies: ["CashierCrypto", "WeChatPay"],
             swiftSettings: strictSettings
         ),
 
@@ -55,6 +57,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "CashierTests", dependencies: ["Cashier"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "WeChatPayTests",
+            dependencies: ["WeChatPay"],
+            resources: [.copy("Vectors")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "CashierCLITests", dependencies: ["CashierCLI"], swiftSettings: strictSettings),
         .testTarget(name: "PackageManifestTests", swiftSettings: strictSettings),
     ],

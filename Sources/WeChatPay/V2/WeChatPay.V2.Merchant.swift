@@ -1,0 +1,27 @@
+extension WeChatPay.V2 {
+    /// A merchant's v2 identity: app id, merchant id and the API key that signs everything.
+    ///
+    /// Printing it never shows the key.
+    public struct Merchant: Sendable, CustomStringConvertible {
+        /// `appid`: the app, official account or mini program bound to the merchant.
+        public let appID: String
+        /// `mch_id`: the merchant number.
+        public let mchID: String
+        /// The 32-character API key (secret).
+        public let apiKey: String
+        /// The sign type orders are placed with; notifications are verified with the same.
+        public let signType: SignType
+
+        public init(appID: String, mchID: String, apiKey: String, signType: SignType = .md5) {
+            self.appID = appID
+            self.mchID = mchID
+            self.apiKey = apiKey
+            self.signType = signType
+        }
+
+        /// A signer for this merchant's key.
+        public var signer: Signer { Signer(apiKey: apiKey) }
+
+        public var description: String { "WeChatPay.V2.Merchant(appid: \(appID), mch_id: \(mchID), sign_type: \(signType.rawValue))" }
+    }
+}

@@ -1,0 +1,70 @@
+import Cashier
+import CashierCrypto
+import Foundation
+
+extension WeChatPay.V2 {
+    /// Signs and verifies v2 parameters with the merchant's API key.
+    ///
+    /// The rules, exactly: every parameter except `sign`, including unknown extension fields;
+    /// empty values skipped; names sorted by ASCII byte order and case-sensitive; joined as
+    /// `k=v&k=v`, then `&key=API_KEY` appended; MD5 or HMAC-SHA256 (keyed with the API key),
+    /// upper-case hex.
+    ///
+    /// ```swift
+    /// let signer = WeChatPay.V2.Signer(apiKey: "192006250b4c09247ec02edce69f6a2d")
+    /// signer.signature(for: ["appid": "wxd930ea5d5a258f4f", "mch_id": "10000100", …], type: .md5)
+    /// ```
+    public struct Signer: Sendable {
+        private let apiKey: [UInt8]
+        private let hmac: HMACKey
+
+        /// - Parameter apiKey: the 32-character API key from the merchant platform.
+        public init(apiKey: String) {
+            self.apiKey = Array(apiKey.utf8)
+            self.hmac = HMACKey(key: self.apiKey, digest: .sha256)
+        }
+
+        /// The `stringA` of the documentation: the sorted, non-empty parameters without `sign`.
+        public static func canonicalString(_ parameters: some Sequence<(key: String, value: String)>) -> String {
+            String(decoding: canonicalBytes(parameters), as: UTF8.self)
+        }
+
+        /// The signature of `parameters` (any order; `sign` and empty values are ignored).
+        public func signature(for parameters: some Sequence<(key: String, value: String)>, type: SignType) -> String {
+            var message = Self.canonicalBytes(parameters)
+            if !message.isEmpty { message.append(UInt8(ascii: "&")) }
+            message += Array("key=".utf8) + apiKey
+            let digest =
+                switch type {
+                case .md5: DigestAlgorithm.insecureMD5.hash(message)
+                case .hmacSHA256: hmac.authenticationCode(for: message)
+                }
+            return Hex.encode(digest, uppercase: true)
+        }
+
+        /// The signature of a dictionary of parameters.
+        public func signature(for parameters: [String: String], type: SignType) -> String {
+            signature(for: parameters.lazy.map { (key: $0.key, value: $0.value) }, type: type)
+        }
+
+        /// `true` when `sign` is the signature of `parameters`, compared in constant time.
+        /// Hex case is significant: WeChat signs in upper case.
+        public func isValidSignature(_ sign: String, for parameters: some Sequence<(key: String, value: String)>, type: SignType) -> Bool {
+            ConstantTime.equals(signature(for: parameters, type: type), sign)
+        }
+
+        static func canonicalBytes(_ parameters: some Sequence<(key: String, value: String)>) -> [UInt8] {
+            let included = parameters.filter { !$0.value.isEmpty && $0.key != "sign" }
+                .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(included.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 2 } + 40)
+            for (index, parameter) in included.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: "&")) }
+                bytes += parameter.key.utf8
+                bytes.append(UInt8(ascii: "="))
+                bytes += parameter.value.utf8
+            }
+            return bytes
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Cashier
+
+extension WeChatPay.V2 {
+    /// A flat WeChat Pay v2 XML document: `<xml><name><![CDATA[value]]></name>…</xml>`.
+    ///
+    /// The parser accepts exactly what WeChat sends — an optional XML declaration, one root
+    /// element, and child elements holding text or CDATA — and refuses everything else with a
+    /// reason: any DOCTYPE or entity declaration (so no XXE and no billion laughs), comments,
+    /// processing instructions after the start, attributes, nested elements, duplicate fields,
+    /// undefined entity references, invalid UTF-8, and bodies over the size limit.
+    ///
+    /// ```swift
+    /// let document = try WeChatPay.V2.XMLDocument(parsing: body)
+    /// document["out_trade_no"]
+    /// WeChatPay.V2.XMLDocument(fields: [("return_code", "SUCCESS")]).xmlString
+    /// ```
+    public struct XMLDocument: Hashable, Sendable {
+        /// The largest body accepted by default (WeChat's documents are a few kilobytes).
+        public static let defaultSizeLimit = 64 * 1024
+
+        /// The root element's name: `xml`, or `root` inside a refund notification's `req_info`.
+        public let root: String
+        /// The fields in document order.
+        public let fields: [Field]
+
+        /// One child element.
+        public struct Field: Hashable, Sendable {
+            public let name: String
+            public let value: String
+
+            public init(name: String, value: String) {
+                self.name = name
+                self.value = value
+            }
+        }
+
+        /// A document to encode.
+        /// - Precondition: names are letters, digits and `_` (checked when encoding).
+        public init(root: String = "xml", fields: [Field]) {
+            self.root = root
+            self.fields = fields
+        }
+
+        /// A document from `(name, value)` pairs, in order.
+        public init(root: String = "xml", _ pairs: [(String, String)]) {
+            self.init(root: root, fields: pairs.map { Field(name: $0.0, value: $0.1) })
+        }
+
+        /// The value of the field `name`, or `nil`.
+        public subscript(_ name: String) -> String? {
+            fields.first { $0.name == name }?.value
+        }
+
+        /// The fields as `(key, value)` pairs, for signing.
+        public var pairs: [(key: String, value: String)] {
+            fields.map { (key: $0.name, value: $0.value) }
+        }
+
+        /// The fields as a dictionary.
+        public var dictionary: [String: String] {
+            Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        }
+
+        /// Parses a document.
+        /// - Parameters:
+        ///   - bytes: the body as received.
+        ///   - sizeLimit: the largest body accepted.
+        /// - Throws: `PaymentError` with code `.malformedMessage` and a reason.
+        public init(parsing bytes: some Collection<UInt8>, sizeLimit: Int = defaultSizeLimit) throws {
+            guard bytes.count <= sizeLimit else {
+                throw XMLScanner.failure("the body is \(bytes.count) bytes, over the \(sizeLimit)-byte limit")
+            }
+            var scanner = XMLScanner(Array(bytes))
+            (root, fields) = try scanner.document()
+        }
+
+        /// Parses a document from text.
+        public init(parsing text: String, sizeLimit: Int = defaultSizeLimit) throws {
+            try self.init(parsing: Array(text.utf8), sizeLimit: sizeLimit)
+        }
+
+        /// The document as XML, every value in CDATA.
+        public var xmlString: String {
+            var out = "<\(root)>"
+            for field in fields {
+                precondition(XMLScanner.isValidName(Array(field.name.utf8)), "'\(field.name)' is not a WeChat Pay field name")
+                // "]]>" cannot appear inside CDATA: end the section and start another between "]]" and ">".
+                let value = field.value.replacingOccurrences(of: "]]>", with: "]]]]><![CDATA[>")
+                out += "<\(field.name)><![CDATA[\(value)]]></\(field.name)>"
+            }
+            return out + "</\(root)>"
+        }
+    }
+}

@@ -1,0 +1,45 @@
+public import CashierCrypto
+public import Foundation
+import Synchronization
+
+extension WeChatPay.V3 {
+    /// The keys WeChat Pay signs with, chosen by the `Wechatpay-Serial` header.
+    ///
+    /// Two modes, usable together while a merchant migrates: platform certificates (serial =
+    /// the certificate's serial in hex, downloaded from `/v3/certificates`) and WeChat Pay
+    /// public keys (serial = `PUB_KEY_ID_…`, downloaded once from the merchant platform).
+    /// Safe to share between threads; refreshing replaces keys atomically.
+    public final class PlatformKeys: Sendable {
+        private struct Entry: Sendable {
+            let key: RSAPublicKey
+            let notValidAfter: Date?
+        }
+
+        private let entries = Mutex<[String: Entry]>([:])
+
+        public init() {}
+
+        /// Adds a platform certificate under its serial number.
+        public func add(certificate: X509Certificate) throws {
+            let key = try RSAPublicKey(certificate: certificate)
+            entries.withLock { $0[certificate.serialNumberHex.uppercased()] = Entry(key: key, notValidAfter: certificate.notValidAfter) }
+        }
+
+        /// Adds a WeChat Pay public key under its id (`PUB_KEY_ID_…`).
+        public func add(publicKey: RSAPublicKey, id: String) {
+            entries.withLock { $0[id.uppercased()] = Entry(key: publicKey, notValidAfter: nil) }
+        }
+
+        /// The key for `serial`, if it is known and (for a certificate) not expired at `date`.
+        public func key(serial: String, at date: Date = Date()) -> RSAPublicKey? {
+            entries.withLock { entries in
+                guard let entry = entries[serial.uppercased()] else { return nil }
+                if let end = entry.notValidAfter, date > end { return nil }
+                return entry.key
+            }
+        }
+
+        /// Every serial or key id known.
+        public var serials: [String] { entries.withLock { $0.keys.sorted() } }
+    }
+}

@@ -1,0 +1,32 @@
+public import CashierCrypto
+public import Foundation
+
+extension WeChatPay.V3 {
+    /// Signs outgoing v3 requests: `Authorization: WECHATPAY2-SHA256-RSA2048 mchid="…",…`.
+    ///
+    /// The signed message is `METHOD\nPATH?QUERY\nTIMESTAMP\nNONCE\nBODY\n` (an empty body for GET,
+    /// the trailing newline always), signed with SHA256withRSA by the merchant API key.
+    public enum RequestSigner {
+        /// The exact message that is signed.
+        public static func message(method: String, canonicalURL: String, timestamp: Int, nonce: String, body: String) -> String {
+            "\(method)\n\(canonicalURL)\n\(timestamp)\n\(nonce)\n\(body)\n"
+        }
+
+        /// The `Authorization` header value.
+        /// - Parameters:
+        ///   - canonicalURL: the path and query as sent, e.g. `/v3/pay/transactions/id/4200…?mchid=1230000109`.
+        public static func authorization(
+            method: String,
+            canonicalURL: String,
+            body: String,
+            merchant: Merchant,
+            timestamp: Int = Int(Date().timeIntervalSince1970),
+            nonce: String = SecureRandom.alphanumeric(count: 32)
+        ) throws -> String {
+            let signed = message(method: method, canonicalURL: canonicalURL, timestamp: timestamp, nonce: nonce, body: body)
+            let signature = try merchant.privateKey.signature(for: signed, scheme: .insecurePKCS1v1_5SHA256)
+            return "WECHATPAY2-SHA256-RSA2048 mchid=\"\(merchant.mchID)\",nonce_str=\"\(nonce)\",signature=\"\(Base64.encode(signature))\","
+                + "timestamp=\"\(timestamp)\",serial_no=\"\(merchant.certificateSerial)\""
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Cashier
+import Foundation
+import Testing
+
+@testable import WeChatPay
+
+@Suite struct V2XMLDocumentTests {
+    @Test func parsesWhatWeChatSends() throws {
+        let body = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <xml>
+              <appid><![CDATA[wx2421b1c4370ec43b]]></appid>
+              <total_fee>1</total_fee>
+              <attach><![CDATA[支付测试]]></attach>
+              <note>a &lt;b&gt; &amp; &quot;c&quot; &#x4E2D;&#25991;</note>
+              <empty></empty>
+              <short/>
+              <split><![CDATA[x]]]]><![CDATA[>y]]></split>
+            </xml>
+            """
+        let document = try WeChatPay.V2.XMLDocument(parsing: body)
+        #expect(document.root == "xml")
+        #expect(document["appid"] == "wx2421b1c4370ec43b")
+        #expect(document["total_fee"] == "1")
+        #expect(document["attach"] == "支付测试")
+        #expect(document["note"] == "a <b> & \"c\" 中文")
+        #expect(document["empty"] == "")
+        #expect(document["short"] == "")
+        #expect(document["split"] == "x]]>y")
+        #expect(document.fields.map(\.name) == ["appid", "total_fee", "attach", "note", "empty", "short", "split"])
+    }
+
+    @Test func encodesAndRoundTrips() throws {
+        let document = WeChatPay.V2.XMLDocument([("return_code", "SUCCESS"), ("tricky", "a]]>b<c>&"), ("text", "中文")])
+        #expect(document.xmlString.hasPrefix("<xml><return_code><![CDATA[SUCCESS]]></return_code>"))
+        #expect(try WeChatPay.V2.XMLDocument(parsing: document.xmlString) == document)
+    }
+
+    static let hostile: [(String, String)] = [
+        ("XXE", #"<?xml version="1.0"?><!DOCTYPE xml [<!ENTITY x SYSTEM "file:///etc/passwd">]><xml><a>&x;</a></xml>"#),
+        (
+            "billion laughs",
+            #"<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><xml><a>&lol2;</a></xml>"#
+        ),
+        ("external DTD", #"<!DOCTYPE xml SYSTEM "http://127.0.0.1/evil.dtd"><xml><a>1</a></xml>"#),
+        ("entity without DTD", "<xml><a>&lol;</a></xml>"),
+        ("comment", "<xml><!-- hi --><a>1</a></xml>"),
+        ("nested element", "<xml><a><b>1</b></a></xml>"),
+        ("attribute", #"<xml><a x="1">1</a></xml>"#),
+        ("duplicate field", "<xml><total_fee>1</total_fee><total_fee>100</total_fee></xml>"),
+        ("truncated", "<xml><a>1</a>"),
+        ("mismatched close", "<xml><a>1</b></xml>"),
+        ("trailing data", "<xml><a>1</a></xml><xml></xml>"),
+        ("not xml", "{\"a\":1}"),
+        ("empty", ""),
+        ("bad name", "<xml><a-b>1</a-b></xml>"),
+        ("processing instruction", "<xml><?php echo 1 ?><a>1</a></xml>"),
+        ("unterminated CDATA", "<xml><a><![CDATA[1</a></xml>"),
+    ]
+
+    @Test(arguments: hostile)
+    func refusesHostileInput(name: String, body: String) {
+        let error = #expect(throws: PaymentError.self, "\(name)") { try WeChatPay.V2.XMLDocument(parsing: body) }
+        #expect(error?.code == .malformedMessage)
+        #expect(error?.message.hasPrefix("WeChat Pay XML refused:") == true)
+    }
+
+    @Test func refusesInvalidUTF8AndOversizeBodies() {
+        let invalid = Array("<xml><a>".utf8) + [0xFF, 0xFE] + Array("</a></xml>".utf8)
+        #expect(throws: PaymentError.self) { try WeChatPay.V2.XMLDocument(parsing: invalid) }
+        let big = "<xml><a>" + String(repeating: "x", count: 70_000) + "</a></xml>"
+        let error = #expect(throws: PaymentError.self) { try WeChatPay.V2.XMLDocument(parsing: big) }
+        #expect(error?.message.contains("limit") == true)
+        #expect(throws: Never.self) { try WeChatPay.V2.XMLDocument(parsing: big, sizeLimit: 100_000) }
+    }
+}
