@@ -63,7 +63,12 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "CashierCLITests", dependencies: ["CashierCLI"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "CashierCLITests",
+            dependencies: ["CashierCLI", "WeChatPay"],
+            resources: [.copy("Vectors")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "PackageManifestTests", swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

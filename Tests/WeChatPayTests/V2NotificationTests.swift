@@ -21,7 +21,8 @@ import Testing
             ("appid", appID), ("bank_type", "CFT"), ("cash_fee", totalFee), ("fee_type", "CNY"), ("is_subscribe", "N"),
             ("mch_id", mchID), ("nonce_str", "5d2b6c2a8db53831f7eda20af46e531c"), ("openid", "oUpF8uMEb4qRXf22hE3X68TekukE"),
             ("out_trade_no", "C20261129112233K7Q2M9X4B1ZP"), ("result_code", "SUCCESS"), ("return_code", "SUCCESS"),
-            ("time_end", "20261129112240"), ("total_fee", totalFee), ("trade_type", "APP"), ("transaction_id", "4200000001202611290000000001"),
+            ("time_end", "20261129112240"), ("total_fee", totalFee), ("trade_type", "APP"),
+            ("transaction_id", "4200000001202611290000000001"),
         ]
         if declareSignType { fields.append(("sign_type", type.rawValue)) }
         fields += extra
@@ -45,12 +46,15 @@ import Testing
     @Test func amountChangedAfterSigningIsRefused() throws {
         var fields = Self.notification()
         fields = fields.map { $0.0 == "total_fee" ? ("total_fee", "5101") : $0 }
-        let error = #expect(throws: PaymentError.self) { try WeChatPay.V2.PaymentNotification.verify(Self.body(fields), merchant: Self.merchant) }
+        let error = #expect(throws: PaymentError.self) {
+            try WeChatPay.V2.PaymentNotification.verify(Self.body(fields), merchant: Self.merchant)
+        }
         #expect(error?.code == .signatureMismatch)
     }
 
     @Test func amountDifferentFromTheOrderByOneFenIsRefused() throws {
-        let notification = try WeChatPay.V2.PaymentNotification.verify(Self.body(Self.notification(totalFee: "5099")), merchant: Self.merchant)
+        let notification = try WeChatPay.V2.PaymentNotification.verify(
+            Self.body(Self.notification(totalFee: "5099")), merchant: Self.merchant)
         let error = #expect(throws: PaymentError.self) { try notification.check(amount: Money(minorUnits: 5100, currency: .cny)) }
         #expect(error?.code == .amountMismatch)
         let currency = #expect(throws: PaymentError.self) { try notification.check(amount: Money(minorUnits: 5099, currency: .hkd)) }
@@ -59,7 +63,8 @@ import Testing
 
     @Test func wrongKeyAppIDOrMerchantIsRefused() throws {
         let wrongKey = #expect(throws: PaymentError.self) {
-            try WeChatPay.V2.PaymentNotification.verify(Self.body(Self.notification(key: "00000000000000000000000000000000")), merchant: Self.merchant)
+            try WeChatPay.V2.PaymentNotification.verify(
+                Self.body(Self.notification(key: "00000000000000000000000000000000")), merchant: Self.merchant)
         }
         #expect(wrongKey?.code == .signatureMismatch)
         let wrongApp = #expect(throws: PaymentError.self) {
@@ -74,11 +79,13 @@ import Testing
 
     @Test func signTypeIsTheOrdersNotTheMessages() throws {
         // An HMAC merchant accepts an HMAC notification that omits sign_type…
-        let hmacMerchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: Self.merchant.apiKey, signType: .hmacSHA256)
+        let hmacMerchant = WeChatPay.V2.Merchant(
+            appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: Self.merchant.apiKey, signType: .hmacSHA256)
         _ = try WeChatPay.V2.PaymentNotification.verify(Self.body(Self.notification(type: .hmacSHA256)), merchant: hmacMerchant)
         // …and refuses one that declares MD5 instead, even though that MD5 signature is genuine.
         let downgraded = #expect(throws: PaymentError.self) {
-            try WeChatPay.V2.PaymentNotification.verify(Self.body(Self.notification(type: .md5, declareSignType: true)), merchant: hmacMerchant)
+            try WeChatPay.V2.PaymentNotification.verify(
+                Self.body(Self.notification(type: .md5, declareSignType: true)), merchant: hmacMerchant)
         }
         #expect(downgraded?.code == .signatureMismatch)
         // The caller can name the order's sign type explicitly.
@@ -89,10 +96,14 @@ import Testing
     @Test func failuresAndMissingFields() throws {
         var fail = Self.notification().filter { $0.0 != "return_code" && $0.0 != "sign" }
         fail.append(("return_code", "FAIL"))
-        let failed = #expect(throws: PaymentError.self) { try WeChatPay.V2.PaymentNotification.verify(Self.body(fail), merchant: Self.merchant) }
+        let failed = #expect(throws: PaymentError.self) {
+            try WeChatPay.V2.PaymentNotification.verify(Self.body(fail), merchant: Self.merchant)
+        }
         #expect(failed?.code == .providerRejected)
         let unsigned = Self.notification().filter { $0.0 != "sign" }
-        let missing = #expect(throws: PaymentError.self) { try WeChatPay.V2.PaymentNotification.verify(Self.body(unsigned), merchant: Self.merchant) }
+        let missing = #expect(throws: PaymentError.self) {
+            try WeChatPay.V2.PaymentNotification.verify(Self.body(unsigned), merchant: Self.merchant)
+        }
         #expect(missing?.code == .signatureMismatch)
         let garbage = #expect(throws: PaymentError.self) {
             try WeChatPay.V2.PaymentNotification.verify(Self.body(Self.notification(totalFee: "51.00")), merchant: Self.merchant)
@@ -125,8 +136,10 @@ import Testing
         #expect(parameters.package == "prepay_id=wx201410272009395522657a690389285100")
         #expect(parameters.signType == "MD5")
         let expected = Self.merchant.signer.signature(
-            for: ["appId": "wxd930ea5d5a258f4f", "timeStamp": "1414561699", "nonceStr": "5K8264ILTKCH16CQ2502SI8ZNMTM67VS",
-                "package": "prepay_id=wx201410272009395522657a690389285100", "signType": "MD5"], type: .md5)
+            for: [
+                "appId": "wxd930ea5d5a258f4f", "timeStamp": "1414561699", "nonceStr": "5K8264ILTKCH16CQ2502SI8ZNMTM67VS",
+                "package": "prepay_id=wx201410272009395522657a690389285100", "signType": "MD5",
+            ], type: .md5)
         #expect(parameters.paySign == expected)
         let json = String(decoding: try JSONEncoder().encode(parameters), as: UTF8.self)
         #expect(json.contains(#""paySign""#) && json.contains(#""timeStamp":"1414561699""#))
@@ -164,7 +177,9 @@ import Testing
     @Test func wrongKeyOrMerchantIsRefused() throws {
         let vector = try Fixture.decode(Vector.self, "v2_refund_notify.json")
         let wrongKey = WeChatPay.V2.Merchant(appID: "wx2421b1c4370ec43b", mchID: "10000100", apiKey: "ziR0QKsTUfMOuochC9RfCdmfHECorQAX")
-        let error = #expect(throws: PaymentError.self) { try WeChatPay.V2.RefundNotification.verify(Self.outer(reqInfo: vector.req_info), merchant: wrongKey) }
+        let error = #expect(throws: PaymentError.self) {
+            try WeChatPay.V2.RefundNotification.verify(Self.outer(reqInfo: vector.req_info), merchant: wrongKey)
+        }
         #expect(error?.code == .decryptionFailure)
         let otherMerchant = WeChatPay.V2.Merchant(appID: "wx2421b1c4370ec43b", mchID: "10000999", apiKey: vector.api_key)
         let mismatch = #expect(throws: PaymentError.self) {

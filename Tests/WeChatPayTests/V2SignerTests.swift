@@ -58,7 +58,10 @@ import Testing
         extra["sub_mch_id"] = "1"
         #expect(signer.signature(for: extra, type: .md5) != base)
         // Names are case-sensitive and sorted by ASCII: upper case before lower case.
-        #expect(WeChatPay.V2.Signer.canonicalString([(key: "b", value: "1"), (key: "B", value: "2"), (key: "a_", value: "3"), (key: "a", value: "4")]) == "B=2&a=4&a_=3&b=1")
+        #expect(
+            WeChatPay.V2.Signer.canonicalString([
+                (key: "b", value: "1"), (key: "B", value: "2"), (key: "a_", value: "3"), (key: "a", value: "4"),
+            ]) == "B=2&a=4&a_=3&b=1")
         // Values are used raw, not URL-encoded.
         #expect(WeChatPay.V2.Signer.canonicalString([(key: "body", value: "a&b=c 支付")]) == "body=a&b=c 支付")
     }

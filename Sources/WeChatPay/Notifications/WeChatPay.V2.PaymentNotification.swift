@@ -37,7 +37,9 @@ extension WeChatPay.V2 {
         ///   - signType: the sign type the order was placed with (the merchant's by default).
         /// - Throws: `PaymentError` — `.malformedMessage`, `.providerRejected` (return_code FAIL),
         ///   `.signatureMismatch`, `.merchantMismatch` — and nothing was trusted.
-        public static func verify(_ body: some Collection<UInt8>, merchant: Merchant, signType: SignType? = nil) throws -> PaymentNotification {
+        public static func verify(_ body: some Collection<UInt8>, merchant: Merchant, signType: SignType? = nil) throws
+            -> PaymentNotification
+        {
             let document = try XMLDocument(parsing: body)
             try VerifiedDocument.check(document, merchant: merchant, signType: signType ?? merchant.signType, signed: true)
             guard let outTradeNo = document["out_trade_no"], !outTradeNo.isEmpty else {
@@ -78,17 +80,7 @@ extension WeChatPay.V2 {
                     providerCode: document["return_code"], providerMessage: document["return_msg"])
             }
             if signed {
-                guard let sign = document["sign"], !sign.isEmpty else {
-                    throw PaymentError(.signatureMismatch, provider: .wechatV2, "the document is not signed")
-                }
-                if let declared = document["sign_type"], SignType(field: declared) != signType {
-                    throw PaymentError(
-                        .signatureMismatch, provider: .wechatV2,
-                        "sign_type is \(declared.prefix(20)) but the order was placed with \(signType.rawValue)")
-                }
-                guard merchant.signer.isValidSignature(sign, for: document.pairs, type: signType) else {
-                    throw PaymentError(.signatureMismatch, provider: .wechatV2, "the \(signType.rawValue) signature does not verify with this API key")
-                }
+                try document.verifySignature(signer: merchant.signer, type: signType)
             }
             guard document["appid"] == merchant.appID else {
                 throw PaymentError(.merchantMismatch, provider: .wechatV2, "appid is not this merchant's (\(merchant.appID))")

@@ -21,7 +21,10 @@ extension WeChatPay.V2 {
             noncestr = nonce
             self.timestamp = String(Int(timestamp.timeIntervalSince1970))
             sign = merchant.signer.signature(
-                for: ["appid": appid, "partnerid": partnerid, "prepayid": prepayid, "package": package, "noncestr": noncestr, "timestamp": self.timestamp],
+                for: [
+                    "appid": appid, "partnerid": partnerid, "prepayid": prepayid, "package": package, "noncestr": noncestr,
+                    "timestamp": self.timestamp,
+                ],
                 type: merchant.signType)
         }
     }

@@ -17,10 +17,11 @@ extension WeChatPay.V2 {
             self.mchID = mchID
             self.apiKey = apiKey
             self.signType = signType
+            self.signer = Signer(apiKey: apiKey)
         }
 
-        /// A signer for this merchant's key.
-        public var signer: Signer { Signer(apiKey: apiKey) }
+        /// The signer for this merchant's key, keyed once.
+        public let signer: Signer
 
         public var description: String { "WeChatPay.V2.Merchant(appid: \(appID), mch_id: \(mchID), sign_type: \(signType.rawValue))" }
     }

@@ -131,7 +131,8 @@ struct XMLScanner {
         case "apos": return [UInt8(ascii: "'")]
         default:
             let number: UInt32? =
-                name.hasPrefix("#x") ? UInt32(name.dropFirst(2), radix: 16) : name.hasPrefix("#") ? UInt32(name.dropFirst(), radix: 10) : nil
+                name.hasPrefix("#x")
+                ? UInt32(name.dropFirst(2), radix: 16) : name.hasPrefix("#") ? UInt32(name.dropFirst(), radix: 10) : nil
             guard let number, let scalar = Unicode.Scalar(number) else {
                 throw Self.failure("the entity '&\(name.prefix(10));' is not defined (DTD entities are refused)")
             }

@@ -14,7 +14,8 @@ extension WeChatPay.V3 {
         public let sign: String
 
         public init(
-            appID: String, prepayID: String, merchant: Merchant, nonce: String = SecureRandom.alphanumeric(count: 32), timestamp: Date = Date()
+            appID: String, prepayID: String, merchant: Merchant, nonce: String = SecureRandom.alphanumeric(count: 32),
+            timestamp: Date = Date()
         ) throws {
             appid = appID
             partnerid = merchant.mchID
@@ -23,7 +24,8 @@ extension WeChatPay.V3 {
             noncestr = nonce
             self.timestamp = String(Int(timestamp.timeIntervalSince1970))
             sign = Base64.encode(
-                try merchant.privateKey.signature(for: "\(appid)\n\(self.timestamp)\n\(noncestr)\n\(prepayid)\n", scheme: .insecurePKCS1v1_5SHA256))
+                try merchant.privateKey.signature(
+                    for: "\(appid)\n\(self.timestamp)\n\(noncestr)\n\(prepayid)\n", scheme: .insecurePKCS1v1_5SHA256))
         }
     }
 
@@ -38,7 +40,8 @@ extension WeChatPay.V3 {
         public let paySign: String
 
         public init(
-            appID: String, prepayID: String, merchant: Merchant, nonce: String = SecureRandom.alphanumeric(count: 32), timestamp: Date = Date()
+            appID: String, prepayID: String, merchant: Merchant, nonce: String = SecureRandom.alphanumeric(count: 32),
+            timestamp: Date = Date()
         ) throws {
             appId = appID
             timeStamp = String(Int(timestamp.timeIntervalSince1970))
@@ -46,7 +49,8 @@ extension WeChatPay.V3 {
             package = "prepay_id=\(prepayID)"
             signType = "RSA"
             paySign = Base64.encode(
-                try merchant.privateKey.signature(for: "\(appId)\n\(timeStamp)\n\(nonceStr)\n\(package)\n", scheme: .insecurePKCS1v1_5SHA256))
+                try merchant.privateKey.signature(
+                    for: "\(appId)\n\(timeStamp)\n\(nonceStr)\n\(package)\n", scheme: .insecurePKCS1v1_5SHA256))
         }
     }
 }

@@ -16,7 +16,9 @@ extension WeChatPay.V3 {
             case originalType = "original_type"
         }
 
-        public init(algorithm: String = "AEAD_AES_256_GCM", ciphertext: String, associatedData: String?, nonce: String, originalType: String?) {
+        public init(
+            algorithm: String = "AEAD_AES_256_GCM", ciphertext: String, associatedData: String?, nonce: String, originalType: String?
+        ) {
             self.algorithm = algorithm
             self.ciphertext = ciphertext
             self.associatedData = associatedData

@@ -42,9 +42,11 @@ extension WeChatPay.V3 {
 
         /// Verifies `body` against these headers.
         /// - Throws: `PaymentError` `.replayed`, `.unknownKey`, `.signatureMismatch` or `.malformedMessage`.
-        public func verify(body: some ContiguousBytes, keys: PlatformKeys, now: Date = Date(), window: TimeInterval = defaultWindow) throws {
+        public func verify(body: some ContiguousBytes, keys: PlatformKeys, now: Date = Date(), window: TimeInterval = defaultWindow) throws
+        {
             if let signatureType, signatureType != "WECHATPAY2-SHA256-RSA2048" {
-                throw PaymentError(.signatureMismatch, provider: .wechatV3, "unsupported Wechatpay-Signature-Type \(signatureType.prefix(40))")
+                throw PaymentError(
+                    .signatureMismatch, provider: .wechatV3, "unsupported Wechatpay-Signature-Type \(signatureType.prefix(40))")
             }
             guard timestamp.utf8.count <= 12, timestamp.utf8.allSatisfy({ (48...57).contains($0) }), let seconds = Int64(timestamp) else {
                 throw PaymentError(.malformedMessage, provider: .wechatV3, "Wechatpay-Timestamp is not a number of seconds")
@@ -67,7 +69,8 @@ extension WeChatPay.V3 {
             body.withUnsafeBytes { message += $0 }
             message.append(UInt8(ascii: "\n"))
             guard key.isValidSignature(signatureBytes, for: message, scheme: .insecurePKCS1v1_5SHA256) else {
-                throw PaymentError(.signatureMismatch, provider: .wechatV3, "the signature does not verify with the key \(serial.prefix(64))")
+                throw PaymentError(
+                    .signatureMismatch, provider: .wechatV3, "the signature does not verify with the key \(serial.prefix(64))")
             }
         }
     }

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Helpers the provider commands share: reading stdin, key arguments and printing JSON.
+enum CommandInput {
+    /// Standard input as text, without a trailing newline.
+    static func text(_ io: CommandIO) -> String {
+        var text = String(decoding: io.readInput(), as: UTF8.self)
+        while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+        return text
+    }
+
+    /// Standard input as bytes, exactly as given.
+    static func bytes(_ io: CommandIO) -> [UInt8] {
+        Array(io.readInput())
+    }
+
+    /// A PEM argument: inline PEM text, or the path of a file holding it.
+    static func pem(_ argument: String, option: String) throws -> String {
+        if argument.contains("-----BEGIN") { return argument }
+        guard let contents = FileManager.default.contents(atPath: argument) else {
+            throw CommandFailure("--\(option): cannot read '\(argument)' (give a PEM file path or the PEM text)", status: 2)
+        }
+        return String(decoding: contents, as: UTF8.self)
+    }
+
+    /// A JSON object of parameters whose values are strings, integers or booleans.
+    static func parameters(_ io: CommandIO) throws -> [String: String] {
+        struct Scalar: Decodable {
+            let text: String
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let string = try? container.decode(String.self) {
+                    text = string
+                } else if let integer = try? container.decode(Int64.self) {
+                    text = String(integer)
+                } else if let bool = try? container.decode(Bool.self) {
+                    text = bool ? "true" : "false"
+                } else {
+                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a string, integer or boolean")
+                }
+            }
+        }
+        do {
+            return try JSONDecoder().decode([String: Scalar].self, from: io.readInput()).mapValues(\.text)
+        } catch {
+            throw CommandFailure("stdin must be a JSON object whose values are strings or integers")
+        }
+    }
+
+    /// Prints a JSON object with sorted keys.
+    static func printJSON(_ object: Any, _ io: CommandIO) throws {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        io.write(String(decoding: data, as: UTF8.self) + "\n")
+    }
+}

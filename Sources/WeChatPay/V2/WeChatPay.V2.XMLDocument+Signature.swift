@@ -1,0 +1,26 @@
+import Cashier
+
+extension WeChatPay.V2.XMLDocument {
+    /// Checks `return_code`, then the `sign` field with `type` — the sign type the order was
+    /// placed with. A `sign_type` field naming another type is refused, so a message cannot
+    /// choose a weaker check than the merchant's.
+    /// - Throws: `PaymentError` `.providerRejected` or `.signatureMismatch`.
+    public func verifySignature(signer: WeChatPay.V2.Signer, type: WeChatPay.V2.SignType) throws {
+        guard self["return_code"] == "SUCCESS" else {
+            throw PaymentError(
+                .providerRejected, provider: .wechatV2, "return_code is not SUCCESS", providerCode: self["return_code"],
+                providerMessage: self["return_msg"])
+        }
+        guard let sign = self["sign"], !sign.isEmpty else {
+            throw PaymentError(.signatureMismatch, provider: .wechatV2, "the document is not signed")
+        }
+        if let declared = self["sign_type"], WeChatPay.V2.SignType(field: declared) != type {
+            throw PaymentError(
+                .signatureMismatch, provider: .wechatV2,
+                "sign_type is \(declared.prefix(20)) but the order was placed with \(type.rawValue)")
+        }
+        guard signer.isValidSignature(sign, for: pairs, type: type) else {
+            throw PaymentError(.signatureMismatch, provider: .wechatV2, "the \(type.rawValue) signature does not verify with this API key")
+        }
+    }
+}
