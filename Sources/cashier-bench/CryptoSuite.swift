@@ -9,18 +9,13 @@ import CashierCrypto
 /// These machines are noisy, so each side is measured three times, alternating, and the best
 /// of each is compared.
 enum CryptoSuite {
-    static let rounds = 3
-
     static func run(seconds: Int, report: (String) -> Void) throws {
         let speed = OpenSSLSpeed(seconds: seconds)
         let duration = Double(seconds)
         func compare(_ name: String, openssl: () throws -> Double, cashier: () throws -> Void) throws {
-            var best = (cashier: 0.0, openssl: 0.0)
-            for _ in 0..<rounds {
-                best.openssl = max(best.openssl, try openssl())
-                best.cashier = max(best.cashier, try Throughput.operationsPerSecond(seconds: duration, cashier))
-            }
-            report(Throughput.line(name, cashier: best.cashier, baseline: best.openssl))
+            let best = try Throughput.bestOfAlternating(
+                baseline: openssl, cashier: { try Throughput.operationsPerSecond(seconds: duration, cashier) })
+            report(Throughput.line(name, cashier: best.cashier, baseline: best.baseline))
         }
 
         let rsa = try RSAPrivateKey(generatingKeySizeInBits: 2048)

@@ -23,6 +23,21 @@ enum Throughput {
         return Double(count) / (elapsed / 1e9)
     }
 
+    /// Measures the baseline and Cashier alternately `rounds` times and keeps the best of each:
+    /// on a noisy machine the best run is the one least disturbed.
+    static func bestOfAlternating(
+        rounds: Int = 3,
+        baseline: () throws -> Double,
+        cashier: () throws -> Double
+    ) rethrows -> (cashier: Double, baseline: Double) {
+        var best = (cashier: 0.0, baseline: 0.0)
+        for _ in 0..<rounds {
+            best.baseline = max(best.baseline, try baseline())
+            best.cashier = max(best.cashier, try cashier())
+        }
+        return best
+    }
+
     /// `<name> ratio=<a ÷ b> <label>_ops=<a> <baseline>_ops=<b>`, rounded for reading.
     static func line(_ name: String, cashier: Double, baseline: Double, baselineName: String = "openssl") -> String {
         let ratio = baseline > 0 ? cashier / baseline : 0

@@ -6,7 +6,8 @@ import Foundation
 /// baseline is measured in the same run on the same machine (timings here are noisy; only
 /// ratios are comparable across runs).
 let suites: [String: (Int, (String) -> Void) throws -> Void] = [
-    "crypto": CryptoSuite.run
+    "crypto": CryptoSuite.run,
+    "wechat": WeChatSuite.run,
 ]
 
 var arguments = Array(CommandLine.arguments.dropFirst())

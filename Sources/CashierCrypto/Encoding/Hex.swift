@@ -6,14 +6,15 @@
 /// try Hex.decode("ab01")                 // [0xAB, 0x01]
 /// ```
 public enum Hex {
-    private static let lower = Array("0123456789abcdef".utf8)
-    private static let upper = Array("0123456789ABCDEF".utf8)
+    @usableFromInline static let lower = Array("0123456789abcdef".utf8)
+    @usableFromInline static let upper = Array("0123456789ABCDEF".utf8)
 
     /// Encodes bytes as hexadecimal text.
     /// - Parameters:
     ///   - bytes: the bytes to encode.
     ///   - uppercase: `true` for `A`–`F` (WeChat Pay v2 signatures), `false` for `a`–`f`.
     /// - Returns: two characters per byte.
+    @inlinable
     public static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
         let alphabet = uppercase ? upper : lower
         var out: [UInt8] = []

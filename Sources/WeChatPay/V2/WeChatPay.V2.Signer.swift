@@ -31,7 +31,26 @@ extension WeChatPay.V2 {
 
         /// The signature of `parameters` (any order; `sign` and empty values are ignored).
         public func signature(for parameters: some Sequence<(key: String, value: String)>, type: SignType) -> String {
-            var message = Self.canonicalBytes(parameters)
+            sign(Self.canonicalBytes(parameters), type: type)
+        }
+
+        /// The signature of parsed fields, without copying them into pairs first.
+        func signature(forFields fields: [XMLDocument.Field], type: SignType) -> String {
+            var order = fields.indices.filter { !fields[$0].value.isEmpty && fields[$0].name != "sign" }
+            order.sort { Self.precedes(fields[$0].name, fields[$1].name) }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 } + 40)
+            for (position, index) in order.enumerated() {
+                if position > 0 { bytes.append(UInt8(ascii: "&")) }
+                bytes += fields[index].name.utf8
+                bytes.append(UInt8(ascii: "="))
+                bytes += fields[index].value.utf8
+            }
+            return sign(bytes, type: type)
+        }
+
+        private func sign(_ canonical: [UInt8], type: SignType) -> String {
+            var message = canonical
             if !message.isEmpty { message.append(UInt8(ascii: "&")) }
             message += Array("key=".utf8) + apiKey
             let digest =
@@ -54,8 +73,8 @@ extension WeChatPay.V2 {
         }
 
         static func canonicalBytes(_ parameters: some Sequence<(key: String, value: String)>) -> [UInt8] {
-            let included = parameters.filter { !$0.value.isEmpty && $0.key != "sign" }
-                .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            var included = parameters.filter { !$0.value.isEmpty && $0.key != "sign" }
+            included.sort { precedes($0.key, $1.key) }
             var bytes: [UInt8] = []
             bytes.reserveCapacity(included.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 2 } + 40)
             for (index, parameter) in included.enumerated() {
@@ -65,6 +84,13 @@ extension WeChatPay.V2 {
                 bytes += parameter.value.utf8
             }
             return bytes
+        }
+
+        /// ASCII (byte) order of the names' UTF-8, as WeChat sorts them.
+        private static func precedes(_ a: String, _ b: String) -> Bool {
+            var a = a
+            var b = b
+            return a.withUTF8 { left in b.withUTF8 { right in left.lexicographicallyPrecedes(right) } }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Cashier
+import CashierCrypto
 
 extension WeChatPay.V2.XMLDocument {
     /// Checks `return_code`, then the `sign` field with `type` — the sign type the order was
@@ -19,7 +20,7 @@ extension WeChatPay.V2.XMLDocument {
                 .signatureMismatch, provider: .wechatV2,
                 "sign_type is \(declared.prefix(20)) but the order was placed with \(type.rawValue)")
         }
-        guard signer.isValidSignature(sign, for: pairs, type: type) else {
+        guard ConstantTime.equals(signer.signature(forFields: fields, type: type), sign) else {
             throw PaymentError(.signatureMismatch, provider: .wechatV2, "the \(type.rawValue) signature does not verify with this API key")
         }
     }

@@ -48,7 +48,8 @@ extension WeChatPay.V2 {
 
         /// The value of the field `name`, or `nil`.
         public subscript(_ name: String) -> String? {
-            fields.first { $0.name == name }?.value
+            let length = name.utf8.count
+            return fields.first { $0.name.utf8.count == length && $0.name == name }?.value
         }
 
         /// The fields as `(key, value)` pairs, for signing.
@@ -66,11 +67,19 @@ extension WeChatPay.V2 {
         ///   - bytes: the body as received.
         ///   - sizeLimit: the largest body accepted.
         /// - Throws: `PaymentError` with code `.malformedMessage` and a reason.
+        @inlinable
         public init(parsing bytes: some Collection<UInt8>, sizeLimit: Int = defaultSizeLimit) throws {
-            guard bytes.count <= sizeLimit else {
-                throw XMLScanner.failure("the body is \(bytes.count) bytes, over the \(sizeLimit)-byte limit")
+            self =
+                try bytes.withContiguousStorageIfAvailable { try Self(buffer: $0, sizeLimit: sizeLimit) }
+                ?? Array(bytes).withUnsafeBufferPointer { try Self(buffer: $0, sizeLimit: sizeLimit) }
+        }
+
+        @usableFromInline
+        init(buffer: UnsafeBufferPointer<UInt8>, sizeLimit: Int) throws {
+            guard buffer.count <= sizeLimit else {
+                throw XMLScanner.failure("the body is \(buffer.count) bytes, over the \(sizeLimit)-byte limit")
             }
-            var scanner = XMLScanner(Array(bytes))
+            var scanner = XMLScanner(buffer)
             (root, fields) = try scanner.document()
         }
 

@@ -1,11 +1,12 @@
 import Cashier
 
-/// The byte scanner behind `WeChatPay.V2.XMLDocument`: one pass, no DOM, no Foundation XML.
+/// The byte scanner behind `WeChatPay.V2.XMLDocument`: one pass over the body, no DOM, no
+/// Foundation XML, no allocation beyond the field strings themselves.
 struct XMLScanner {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
-    init(_ bytes: [UInt8]) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
@@ -13,42 +14,55 @@ struct XMLScanner {
         PaymentError(.malformedMessage, provider: .wechatV2, "WeChat Pay XML refused: \(reason)")
     }
 
-    static func isValidName(_ name: some Collection<UInt8>) -> Bool {
-        !name.isEmpty && name.count <= 64
-            && name.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
-            }
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "_"):
+            true
+        default: false
+        }
     }
 
+    static func isValidName(_ name: some Collection<UInt8>) -> Bool {
+        !name.isEmpty && name.count <= 64 && name.allSatisfy(isNameByte)
+    }
+
+    private static let less = UInt8(ascii: "<")
+    private static let greater = UInt8(ascii: ">")
+    private static let slash = UInt8(ascii: "/")
+    private static let bang = UInt8(ascii: "!")
+    private static let question = UInt8(ascii: "?")
+    private static let ampersand = UInt8(ascii: "&")
+
     mutating func document() throws -> (String, [WeChatPay.V2.XMLDocument.Field]) {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }  // a UTF-8 byte-order mark
+        if matches([0xEF, 0xBB, 0xBF]) { index = 3 }  // a UTF-8 byte-order mark
         skipWhitespace()
-        if startsWith("<?xml") {
-            guard let end = find("?>") else { throw Self.failure("the XML declaration is not closed") }
+        if matches(Array("<?xml".utf8)) {
+            guard let end = find(Self.question, Self.greater, from: index) else { throw Self.failure("the XML declaration is not closed") }
             index = end + 2
             skipWhitespace()
         }
         try refuseMarkupDeclarations()
-        let root = try openTag()
+        let (rootStart, rootEnd, rootEmpty) = try openTag()
+        let root = String(decoding: UnsafeBufferPointer(rebasing: bytes[rootStart..<rootEnd]), as: UTF8.self)
+        guard !rootEmpty else { throw Self.failure("the root element is empty") }
         var fields: [WeChatPay.V2.XMLDocument.Field] = []
-        var seen = Set<String>()
+        fields.reserveCapacity(24)
         while true {
             skipWhitespace()
-            try refuseMarkupDeclarations()
             guard index < bytes.count else { throw Self.failure("the document ends before </\(root)>") }
-            if startsWith("</") {
-                try closeTag(root)
+            try refuseMarkupDeclarations()
+            if index + 1 < bytes.count, bytes[index] == Self.less, bytes[index + 1] == Self.slash {
+                try closeTag(rootStart, rootEnd)
                 break
             }
-            let name = try openTag()
-            let value: String
-            if bytes[index - 2] == UInt8(ascii: "/") {
-                value = ""
-            } else {
-                value = try content(of: name)
+            let (start, end, empty) = try openTag()
+            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            let value = empty ? "" : try content(nameStart: start, nameEnd: end)
+            let length = end - start
+            guard !fields.contains(where: { $0.name.utf8.count == length && $0.name == name }) else {
+                throw Self.failure("the field '\(name)' appears twice")
             }
-            guard seen.insert(name).inserted else { throw Self.failure("the field '\(name)' appears twice") }
             fields.append(.init(name: name, value: value))
             guard fields.count <= 256 else { throw Self.failure("more than 256 fields") }
         }
@@ -57,76 +71,117 @@ struct XMLScanner {
         return (root, fields)
     }
 
-    /// Reads `<name>` or `<name/>` and returns the name.
-    private mutating func openTag() throws -> String {
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "<") else { throw Self.failure("an element was expected at byte \(index)") }
+    /// Reads `<name>` or `<name/>`; returns the name's byte range and whether the element is empty.
+    private mutating func openTag() throws -> (Int, Int, Bool) {
+        guard index < bytes.count, bytes[index] == Self.less else { throw Self.failure("an element was expected at byte \(index)") }
         let start = index + 1
         var end = start
-        while end < bytes.count, bytes[end] != UInt8(ascii: ">") { end += 1 }
+        while end < bytes.count, Self.isNameByte(bytes[end]) { end += 1 }
         guard end < bytes.count else { throw Self.failure("a tag is not closed") }
-        var nameEnd = end
-        if nameEnd > start, bytes[nameEnd - 1] == UInt8(ascii: "/") { nameEnd -= 1 }
-        let name = bytes[start..<nameEnd]
-        guard Self.isValidName(name) else {
-            if name.contains(UInt8(ascii: " ")) || name.contains(UInt8(ascii: "=")) {
-                throw Self.failure("attributes are not accepted")
-            }
-            throw Self.failure("'\(String(decoding: name.prefix(40), as: UTF8.self))' is not a field name")
+        guard end > start, end - start <= 64 else { throw Self.failure("an element has no valid name") }
+        switch bytes[end] {
+        case Self.greater:
+            index = end + 1
+            return (start, end, false)
+        case Self.slash where end + 1 < bytes.count && bytes[end + 1] == Self.greater:
+            index = end + 2
+            return (start, end, true)
+        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+            throw Self.failure("attributes are not accepted")
+        default:
+            throw Self.failure("an element name has a character other than letters, digits and _")
         }
-        index = end + 1
-        return String(decoding: name, as: UTF8.self)
     }
 
-    private mutating func closeTag(_ name: String) throws {
-        let expected = Array("</\(name)>".utf8)
-        guard startsWith(expected) else { throw Self.failure("<\(name)> is not closed by </\(name)>") }
-        index += expected.count
+    /// Reads `</name>` for the name at `start..<end`.
+    private mutating func closeTag(_ start: Int, _ end: Int) throws {
+        let length = end - start
+        guard index + length + 3 <= bytes.count, bytes[index] == Self.less, bytes[index + 1] == Self.slash,
+            bytes[index + 2 + length] == Self.greater,
+            (0..<length).allSatisfy({ bytes[index + 2 + $0] == bytes[start + $0] })
+        else {
+            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            throw Self.failure("<\(name)> is not closed by </\(name)>")
+        }
+        index += length + 3
     }
 
-    /// Text and CDATA up to `</name>`, with entity references decoded.
-    private mutating func content(of name: String) throws -> String {
+    /// Text and CDATA up to the closing tag, with entity references decoded.
+    private mutating func content(nameStart: Int, nameEnd: Int) throws -> String {
+        // The common cases — one CDATA section, or plain text without '&' — become a string directly.
+        if matches(Self.cdataOpen), let end = find(UInt8(ascii: "]"), UInt8(ascii: "]"), Self.greater, from: index + 9),
+            end + 4 < bytes.count, bytes[end + 3] == Self.less, bytes[end + 4] == Self.slash
+        {
+            let text = try string(index + 9, end, nameStart, nameEnd)
+            index = end + 3
+            try closeTag(nameStart, nameEnd)
+            return text
+        }
+        var plainEnd = index
+        while plainEnd < bytes.count, bytes[plainEnd] != Self.less, bytes[plainEnd] != Self.ampersand { plainEnd += 1 }
+        if plainEnd + 1 < bytes.count, bytes[plainEnd] == Self.less, bytes[plainEnd + 1] == Self.slash {
+            let text = try string(index, plainEnd, nameStart, nameEnd)
+            index = plainEnd
+            try closeTag(nameStart, nameEnd)
+            return text
+        }
+        return try mixedContent(nameStart: nameStart, nameEnd: nameEnd)
+    }
+
+    /// Content that mixes text, entity references and several CDATA sections.
+    private mutating func mixedContent(nameStart: Int, nameEnd: Int) throws -> String {
         var value: [UInt8] = []
         while true {
-            guard index < bytes.count else { throw Self.failure("<\(name)> is not closed") }
+            guard index < bytes.count else { throw Self.failure("an element is not closed") }
             let byte = bytes[index]
-            if byte == UInt8(ascii: "<") {
-                if startsWith("<![CDATA[") {
-                    guard let end = find("]]>", from: index + 9) else { throw Self.failure("a CDATA section is not closed") }
+            if byte == Self.less {
+                if matches(Self.cdataOpen) {
+                    guard let end = find(UInt8(ascii: "]"), UInt8(ascii: "]"), Self.greater, from: index + 9) else {
+                        throw Self.failure("a CDATA section is not closed")
+                    }
                     value += bytes[(index + 9)..<end]
                     index = end + 3
                     continue
                 }
-                if startsWith("</") {
-                    try closeTag(name)
+                if index + 1 < bytes.count, bytes[index + 1] == Self.slash {
+                    try closeTag(nameStart, nameEnd)
                     break
                 }
                 try refuseMarkupDeclarations()
-                throw Self.failure("<\(name)> contains an element; WeChat Pay documents are flat")
+                throw Self.failure("an element contains another element; WeChat Pay documents are flat")
             }
-            if byte == UInt8(ascii: "&") {
+            if byte == Self.ampersand {
                 value += try entity()
                 continue
             }
             value.append(byte)
             index += 1
         }
-        guard let text = String(validating: value, as: UTF8.self) else {
-            throw Self.failure("<\(name)> is not valid UTF-8")
+        return try value.withUnsafeBufferPointer { try Self.validated($0, nameBytes: bytes[nameStart..<nameEnd]) }
+    }
+
+    private func string(_ start: Int, _ end: Int, _ nameStart: Int, _ nameEnd: Int) throws -> String {
+        try Self.validated(UnsafeBufferPointer(rebasing: bytes[start..<end]), nameBytes: bytes[nameStart..<nameEnd])
+    }
+
+    private static func validated(_ buffer: UnsafeBufferPointer<UInt8>, nameBytes: Slice<UnsafeBufferPointer<UInt8>>) throws -> String {
+        guard let text = String(validating: buffer, as: UTF8.self) else {
+            throw failure("<\(String(decoding: nameBytes, as: UTF8.self))> is not valid UTF-8")
         }
         return text
     }
 
     /// Decodes `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` `&#NN;` `&#xHH;`; anything else is refused.
     private mutating func entity() throws -> [UInt8] {
-        guard let end = bytes[index..<min(bytes.count, index + 12)].firstIndex(of: UInt8(ascii: ";")) else {
-            throw Self.failure("a '&' is not a complete entity reference")
-        }
-        let name = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
+        var end = index + 1
+        while end < min(bytes.count, index + 12), bytes[end] != UInt8(ascii: ";") { end += 1 }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: ";") else { throw Self.failure("a '&' is not a complete entity reference") }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end]), as: UTF8.self)
         index = end + 1
         switch name {
-        case "lt": return [UInt8(ascii: "<")]
-        case "gt": return [UInt8(ascii: ">")]
-        case "amp": return [UInt8(ascii: "&")]
+        case "lt": return [Self.less]
+        case "gt": return [Self.greater]
+        case "amp": return [Self.ampersand]
         case "quot": return [UInt8(ascii: "\"")]
         case "apos": return [UInt8(ascii: "'")]
         default:
@@ -140,32 +195,43 @@ struct XMLScanner {
         }
     }
 
+    private static let cdataOpen = Array("<![CDATA[".utf8)
+
     private mutating func refuseMarkupDeclarations() throws {
-        if startsWith("<!DOCTYPE") || startsWith("<!doctype") || startsWith("<!ENTITY") {
+        guard index + 1 < bytes.count, bytes[index] == Self.less else { return }
+        switch bytes[index + 1] {
+        case Self.bang:
+            if matches(Self.cdataOpen) { return }
+            if matches(Array("<!--".utf8)) { throw Self.failure("comments are not accepted") }
             throw Self.failure("DOCTYPE and entity declarations are refused")
+        case Self.question:
+            throw Self.failure("processing instructions are not accepted")
+        default:
+            return
         }
-        if startsWith("<!--") { throw Self.failure("comments are not accepted") }
-        if startsWith("<?") { throw Self.failure("processing instructions are not accepted") }
-        if startsWith("<!") && !startsWith("<![CDATA[") { throw Self.failure("markup declarations are refused") }
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
-    private func startsWith(_ text: String) -> Bool {
-        startsWith(Array(text.utf8))
+    private func matches(_ prefix: [UInt8]) -> Bool {
+        guard bytes.count - index >= prefix.count else { return false }
+        for offset in 0..<prefix.count where bytes[index + offset] != prefix[offset] { return false }
+        return true
     }
 
-    private func startsWith(_ prefix: [UInt8]) -> Bool {
-        bytes.count - index >= prefix.count && bytes[index..<(index + prefix.count)].elementsEqual(prefix)
-    }
-
-    private func find(_ text: String, from start: Int? = nil) -> Int? {
-        let needle = Array(text.utf8)
-        var position = start ?? index
-        while position + needle.count <= bytes.count {
-            if bytes[position] == needle[0], bytes[position..<(position + needle.count)].elementsEqual(needle) { return position }
+    /// The position of the first `a b` (or `a b c`) at or after `start`.
+    private func find(_ a: UInt8, _ b: UInt8, _ c: UInt8? = nil, from start: Int) -> Int? {
+        let length = c == nil ? 2 : 3
+        var position = start
+        while position + length <= bytes.count {
+            if bytes[position] == a, bytes[position + 1] == b, c == nil || bytes[position + 2] == c! { return position }
             position += 1
         }
         return nil

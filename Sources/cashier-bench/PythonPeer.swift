@@ -1,0 +1,51 @@
+import Foundation
+
+/// Runs a benchmark script of a peer SDK in the project's virtualenv (`scripts/python-env`).
+struct PythonPeer {
+    let root: URL
+    let python: String
+
+    /// Finds the repository from the current directory and makes sure the virtualenv exists.
+    init() throws {
+        var folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("scripts/python-env").path) {
+            guard folder.path != "/" else { throw Failure("run cashier-bench from the Cashier repository (scripts/python-env not found)") }
+            folder.deleteLastPathComponent()
+        }
+        root = folder
+        python = try Self.run(folder.appendingPathComponent("scripts/python-env").path, arguments: [], input: Data())
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs `scripts/bench/<script>` with `input` as JSON on stdin; returns its one-number answer.
+    func operationsPerSecond(script: String, input: [String: String]) throws -> Double {
+        let data = try JSONSerialization.data(withJSONObject: input)
+        let output = try Self.run(python, arguments: [root.appendingPathComponent("scripts/bench/\(script)").path], input: data)
+        guard let rate = Double(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw Failure("\(script) printed '\(output.prefix(200))' instead of a rate")
+        }
+        return rate
+    }
+
+    private static func run(_ executable: String, arguments: [String], input: Data) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        stdin.fileHandleForWriting.write(input)
+        try stdin.fileHandleForWriting.close()
+        let data = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Failure("\(executable) \(arguments.joined(separator: " ")) failed") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
