@@ -28,10 +28,11 @@ lint:
 format:
 	$(SWIFT) format -i -r $(FORMAT_PATHS)
 
-## bench: ratios against baselines measured in the same run (`openssl speed`, …)
+## bench: ratios against baselines measured in the same run (`openssl speed`, wechatpy, …)
 bench: deps
 	$(SWIFT) build -c release --product cashier-bench
 	.build/release/cashier-bench crypto
+	.build/release/cashier-bench wechat
 
 ## check-long: everything `make test` runs, then the slow suites (today: the benchmarks)
 check-long: test bench
