@@ -25,6 +25,12 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
 
         // MARK: Libraries
         .target(
@@ -34,6 +40,11 @@ let package = Package(
         ),
         .target(name: "Cashier", swiftSettings: strictSettings),
         .target(name: "WeChatPay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
+        .target(
+            name: "CashierHTTP",
+            dependencies: ["Cashier", "CMicroHTTPD", "CMicroHTTPDShims"],
+            swiftSettings: strictSettings
+        ),
         .target(name: "CashierClient", swiftSettings: strictSettings),
 
         // MARK: Executables
@@ -69,6 +80,7 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "CashierHTTPTests", dependencies: ["CashierHTTP"], swiftSettings: strictSettings),
         .testTarget(name: "PackageManifestTests", swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,16 @@
+// MHD_start_daemon is variadic, and MHD_get_daemon_info returns a union: Swift can call neither.
+#ifndef CMICROHTTPDSHIMS_H
+#define CMICROHTTPDSHIMS_H
+#include "../../CMicroHTTPD/CMicroHTTPD.h"
+
+/// Starts a daemon on `host` (an IPv4 or IPv6 literal) and `port` (0 = any free port) with an
+/// internal epoll thread pool. Returns NULL on failure (bad host, port in use, ...).
+struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned int threads,
+                                     unsigned int connection_limit, unsigned int timeout_seconds,
+                                     size_t connection_memory_limit,
+                                     MHD_AccessHandlerCallback handler, void *handler_cls,
+                                     MHD_RequestCompletedCallback completed, void *completed_cls);
+
+/// The port the daemon is bound to.
+uint16_t cashier_mhd_bound_port(struct MHD_Daemon *daemon);
+#endif

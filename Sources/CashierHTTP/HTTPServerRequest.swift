@@ -1,0 +1,35 @@
+public import Cashier
+import Foundation
+
+/// A request as the server received it, with its body read in full (and within the limit).
+public struct HTTPServerRequest: Sendable {
+    /// `GET`, `POST`, …
+    public let method: String
+    /// The path without the query, percent-decoded, e.g. `/v1/orders/ord_123`.
+    public let path: String
+    /// Query arguments, percent-decoded, in order.
+    public let query: [(name: String, value: String)]
+    /// Header fields, looked up case-insensitively.
+    public let headers: HTTPHeaders
+    /// The body bytes.
+    public let body: [UInt8]
+
+    public init(method: String, path: String, query: [(name: String, value: String)] = [], headers: HTTPHeaders = [:], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first query argument named `name`.
+    public func queryValue(_ name: String) -> String? {
+        query.first { $0.name == name }?.value
+    }
+
+    /// Decodes the body as JSON.
+    /// - Throws: `DecodingError` when the body is not a `T`.
+    public func decodeJSON<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONDecoder().decode(type, from: Data(body))
+    }
+}

@@ -1,0 +1,45 @@
+public import Cashier
+import Foundation
+
+/// A response to send. Header values containing CR or LF are dropped, never sent.
+public struct HTTPServerResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A UTF-8 text response.
+    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> HTTPServerResponse {
+        HTTPServerResponse(status: status, headers: ["Content-Type": contentType], body: Array(text.utf8))
+    }
+
+    /// A JSON response (keys sorted, so answers are byte-for-byte repeatable).
+    public static func json(_ value: some Encodable, status: Int = 200) -> HTTPServerResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else {
+            return .error(status: 500, code: "internal_error", message: "the response could not be encoded")
+        }
+        return HTTPServerResponse(status: status, headers: ["Content-Type": "application/json"], body: Array(data))
+    }
+
+    /// `{"error": {"code": …, "message": …}}`, the shape every Cashier error takes.
+    public static func error(status: Int, code: String, message: String) -> HTTPServerResponse {
+        struct Body: Encodable {
+            struct Detail: Encodable {
+                let code: String
+                let message: String
+            }
+            let error: Detail
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(Body(error: .init(code: code, message: message)))) ?? Data()
+        return HTTPServerResponse(status: status, headers: ["Content-Type": "application/json"], body: Array(data))
+    }
+}

@@ -1,0 +1,251 @@
+internal import CMicroHTTPD
+internal import CMicroHTTPDShims
+import Cashier
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A small HTTP/1.1 server over libmicrohttpd: epoll with a thread pool, limits on body and
+/// header size, connection timeouts, a graceful stop, and an access log that never holds a
+/// body, a header value or a query string. Swift never parses HTTP here; libmicrohttpd does.
+///
+/// ```swift
+/// let server = HTTPServer(configuration: .init(port: 0)) { request in .text("hello") }
+/// try server.start()
+/// print(server.port)
+/// server.stop()
+/// ```
+public final class HTTPServer: Sendable {
+    /// Limits and addresses.
+    public struct Configuration: Sendable {
+        /// The address to listen on; loopback unless you mean otherwise.
+        public var host: String
+        /// The port; 0 picks a free one (read it back from `port`).
+        public var port: UInt16
+        /// Worker threads (libmicrohttpd's thread pool).
+        public var threads: Int
+        /// The largest request body accepted; larger ones get 413.
+        public var maxBodyBytes: Int
+        /// Per-connection memory for the request line and headers; larger headers get 431.
+        public var maxHeaderBytes: Int
+        /// Idle connections are closed after this many seconds.
+        public var connectionTimeoutSeconds: Int
+        /// The most connections at once.
+        public var connectionLimit: Int
+
+        public init(
+            host: String = "127.0.0.1",
+            port: UInt16 = 0,
+            threads: Int = 4,
+            maxBodyBytes: Int = 1 << 20,
+            maxHeaderBytes: Int = 32 * 1024,
+            connectionTimeoutSeconds: Int = 30,
+            connectionLimit: Int = 1024
+        ) {
+            self.host = host
+            self.port = port
+            self.threads = threads
+            self.maxBodyBytes = maxBodyBytes
+            self.maxHeaderBytes = maxHeaderBytes
+            self.connectionTimeoutSeconds = connectionTimeoutSeconds
+            self.connectionLimit = connectionLimit
+        }
+    }
+
+    public typealias Handler = @Sendable (HTTPServerRequest) async -> HTTPServerResponse
+
+    /// What libmicrohttpd's callbacks reach through their `cls` pointer.
+    final class Core: @unchecked Sendable {
+        let configuration: Configuration
+        let handler: Handler
+        let accessLog: (@Sendable (AccessLogEntry) -> Void)?
+        let inFlight = Atomic<Int>(0)
+
+        init(configuration: Configuration, handler: @escaping Handler, accessLog: (@Sendable (AccessLogEntry) -> Void)?) {
+            self.configuration = configuration
+            self.handler = handler
+            self.accessLog = accessLog
+        }
+    }
+
+    private struct Daemon: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    private let core: Core
+    private let daemon = Mutex<Daemon?>(nil)
+    private let boundPort = Atomic<UInt16>(0)
+
+    /// - Parameters:
+    ///   - configuration: address and limits.
+    ///   - accessLog: receives one entry per answered request.
+    ///   - handler: answers every request; runs on the server's worker threads.
+    public init(configuration: Configuration, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil, handler: @escaping Handler) {
+        core = Core(configuration: configuration, handler: handler, accessLog: accessLog)
+    }
+
+    /// The port the server listens on (after `start`).
+    public var port: UInt16 { boundPort.load(ordering: .acquiring) }
+
+    /// Starts listening.
+    /// - Throws: `HTTPServerError` when the address is invalid or the port is taken.
+    public func start() throws {
+        try daemon.withLock { daemon in
+            guard daemon == nil else { return }
+            let configuration = core.configuration
+            let started = configuration.host.withCString { host in
+                cashier_mhd_start(
+                    host, configuration.port, UInt32(max(1, configuration.threads)), UInt32(configuration.connectionLimit),
+                    UInt32(configuration.connectionTimeoutSeconds), configuration.maxHeaderBytes, accessHandler,
+                    Unmanaged.passUnretained(core).toOpaque(), completedHandler, nil)
+            }
+            guard let started else {
+                throw HTTPServerError(
+                    message: "cannot listen on \(configuration.host):\(configuration.port) (address invalid or port in use)")
+            }
+            daemon = Daemon(pointer: started)
+            boundPort.store(cashier_mhd_bound_port(started), ordering: .releasing)
+        }
+    }
+
+    /// Stops accepting connections, lets requests in progress finish (up to `grace`), then stops.
+    public func stop(grace: Duration = .seconds(10)) {
+        guard
+            let running = daemon.withLock({ daemon -> Daemon? in
+                defer { daemon = nil }
+                return daemon
+            })
+        else { return }
+        // Quiescing hands the listening socket back to us; it is ours to close once stopped.
+        let listening = MHD_quiesce_daemon(running.pointer)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: grace)
+        while core.inFlight.load(ordering: .acquiring) > 0 && clock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        MHD_stop_daemon(running.pointer)
+        if listening >= 0 { close(listening) }
+    }
+
+    deinit {
+        stop(grace: .zero)
+    }
+}
+
+/// An error starting the server.
+public struct HTTPServerError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// Per-request state, kept in libmicrohttpd's `req_cls` from the first callback to completion.
+private final class RequestState {
+    var body: [UInt8] = []
+    var tooLarge = false
+    var answered = false
+    let started = ContinuousClock.now
+}
+
+/// Collects header or query values through libmicrohttpd's iterator.
+private final class ValueCollector {
+    var pairs: [(String, String)] = []
+}
+
+private let collectValue: MHD_KeyValueIterator = { cls, _, key, value in
+    guard let cls, let key else { return .YES }
+    let collector = Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue()
+    collector.pairs.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+    return .YES
+}
+
+private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(String, String)] {
+    let collector = ValueCollector()
+    _ = MHD_get_connection_values(connection, kind, collectValue, Unmanaged.passUnretained(collector).toOpaque())
+    return collector.pairs
+}
+
+private let completedHandler: MHD_RequestCompletedCallback = { _, _, requestState, _ in
+    guard let requestState, let pointer = requestState.pointee else { return }
+    Unmanaged<RequestState>.fromOpaque(pointer).release()
+    requestState.pointee = nil
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, requestState in
+    guard let cls, let connection, let uploadDataSize, let requestState else { return .NO }
+    let core = Unmanaged<HTTPServer.Core>.fromOpaque(cls).takeUnretainedValue()
+    let limit = core.configuration.maxBodyBytes
+
+    guard let existing = requestState.pointee else {
+        // First call: headers are in. Refuse a declared oversize body before reading it.
+        let state = RequestState()
+        requestState.pointee = Unmanaged.passRetained(state).toOpaque()
+        let declared = values(connection, .HEADER_KIND).first { $0.0.caseInsensitiveCompare("Content-Length") == .orderedSame }
+        if let declared, let length = Int(declared.1), length > limit {
+            state.tooLarge = true
+        }
+        return .YES
+    }
+    let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+
+    if uploadDataSize.pointee > 0 {
+        let size = uploadDataSize.pointee
+        if !state.tooLarge, state.body.count + size <= limit, let uploadData {
+            uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+                state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+            }
+        } else {
+            state.tooLarge = true
+            state.body = []
+        }
+        uploadDataSize.pointee = 0
+        return .YES
+    }
+    guard !state.answered else { return .YES }
+    state.answered = true
+
+    let methodText = method.map { String(cString: $0) } ?? "GET"
+    let path = url.map { String(cString: $0) } ?? "/"
+    let response: HTTPServerResponse
+    if state.tooLarge {
+        response = .error(status: 413, code: "body_too_large", message: "the request body is over the \(limit)-byte limit")
+    } else {
+        var headers = HTTPHeaders()
+        for (name, value) in values(connection, .HEADER_KIND) { headers.add(name, value) }
+        let query = values(connection, .GET_ARGUMENT_KIND).map { (name: $0.0, value: $0.1) }
+        let request = HTTPServerRequest(method: methodText, path: path, query: query, headers: headers, body: state.body)
+        core.inFlight.add(1, ordering: .relaxed)
+        response = runBlocking(core.handler, request)
+        core.inFlight.subtract(1, ordering: .relaxed)
+    }
+    let result = queue(response, on: connection)
+    core.accessLog?(
+        AccessLogEntry(
+            method: methodText, path: path, status: response.status, responseBytes: response.body.count, requestBytes: state.body.count,
+            duration: ContinuousClock.now - state.started))
+    return result
+}
+
+/// Runs the async handler on the cooperative pool while this libmicrohttpd worker waits.
+private func runBlocking(_ handler: @escaping HTTPServer.Handler, _ request: HTTPServerRequest) -> HTTPServerResponse {
+    let result = Mutex<HTTPServerResponse?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        let response = await handler(request)
+        result.withLock { $0 = response }
+        done.signal()
+    }
+    done.wait()
+    return result.withLock { $0 } ?? .error(status: 500, code: "internal_error", message: "no response")
+}
+
+private func queue(_ response: HTTPServerResponse, on connection: OpaquePointer) -> MHD_Result {
+    let created = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let created else { return .NO }
+    defer { MHD_destroy_response(created) }
+    for field in response.headers where !field.name.contains(where: \.isNewline) && !field.value.contains(where: \.isNewline) {
+        _ = MHD_add_response_header(created, field.name, field.value)
+    }
+    return MHD_queue_response(connection, UInt32(response.status), created)
+}

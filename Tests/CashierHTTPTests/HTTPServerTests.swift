@@ -1,0 +1,163 @@
+import Cashier
+import Foundation
+import Synchronization
+import Testing
+
+@testable import CashierHTTP
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite struct HTTPServerTests {
+    /// A server with a few routes on 127.0.0.1 and a free port, and its access log.
+    final class LogSink: Sendable {
+        let lines = Mutex<[String]>([])
+        let slowStarted = Atomic<Bool>(false)
+    }
+
+    final class Fixture: Sendable {
+        let server: HTTPServer
+        let log = LogSink()
+
+        init(configuration: HTTPServer.Configuration = .init(maxBodyBytes: 1024, maxHeaderBytes: 8 * 1024)) throws {
+            var router = Router()
+            router.add("GET", "/hello") { _, _ in .text("hello") }
+            router.add("POST", "/echo") { request, _ in
+                HTTPServerResponse(status: 201, headers: ["Content-Type": "application/octet-stream"], body: request.body)
+            }
+            router.add("GET", "/orders/{id}/events") { request, parameters in
+                .json(["id": parameters["id"] ?? "", "limit": request.queryValue("limit") ?? "", "agent": request.headers["x-agent"] ?? ""])
+            }
+            router.add("GET", "/inject") { _, _ in
+                HTTPServerResponse(status: 200, headers: ["X-Safe": "yes", "X-Evil": "a\r\nSet-Cookie: stolen=1"], body: [])
+            }
+            let sink = log
+            router.add("GET", "/slow") { _, _ in
+                sink.slowStarted.store(true, ordering: .releasing)
+                try? await Task.sleep(for: .milliseconds(300))
+                return .text("done")
+            }
+            let handler = router
+            let log = self.log
+            server = HTTPServer(
+                configuration: configuration,
+                accessLog: { entry in log.lines.withLock { $0.append(entry.jsonLine) } },
+                handler: { request in await handler.handle(request) })
+            try server.start()
+        }
+
+        func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(server.port)\(path)")! }
+
+        func send(
+            _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:], timeout: TimeInterval = 10
+        ) async throws -> (Int, Data, HTTPURLResponse) {
+            var request = URLRequest(url: url(path), timeoutInterval: timeout)
+            request.httpMethod = method
+            request.httpBody = body
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let http = try #require(response as? HTTPURLResponse)
+            return (http.statusCode, data, http)
+        }
+
+        deinit { server.stop() }
+    }
+
+    @Test func routesAnswerOverARealSocket() async throws {
+        let fixture = try Fixture()
+        #expect(fixture.server.port > 0)
+        let hello = try await fixture.send("GET", "/hello")
+        #expect(hello.0 == 200)
+        #expect(String(decoding: hello.1, as: UTF8.self) == "hello")
+        #expect(hello.2.value(forHTTPHeaderField: "Content-Type") == "text/plain; charset=utf-8")
+        let echo = try await fixture.send("POST", "/echo", body: Data("支付".utf8))
+        #expect(echo.0 == 201)
+        #expect(echo.1 == Data("支付".utf8))
+        let events = try await fixture.send("GET", "/orders/ord_123/events?limit=5&x=y", headers: ["X-Agent": "tests"])
+        let object = try JSONSerialization.jsonObject(with: events.1) as? [String: String]
+        #expect(object == ["id": "ord_123", "limit": "5", "agent": "tests"])
+    }
+
+    @Test func unknownPathsAndMethods() async throws {
+        let fixture = try Fixture()
+        let missing = try await fixture.send("GET", "/nope")
+        #expect(missing.0 == 404)
+        #expect(String(decoding: missing.1, as: UTF8.self) == #"{"error":{"code":"not_found","message":"no such endpoint"}}"#)
+        let wrongMethod = try await fixture.send("DELETE", "/hello")
+        #expect(wrongMethod.0 == 405)
+        #expect(wrongMethod.2.value(forHTTPHeaderField: "Allow") == "GET")
+    }
+
+    @Test func oversizeBodiesAndHeadersAreRefused() async throws {
+        let fixture = try Fixture()
+        let big = try await fixture.send("POST", "/echo", body: Data(repeating: 0x41, count: 4096))
+        #expect(big.0 == 413)
+        let justRight = try await fixture.send("POST", "/echo", body: Data(repeating: 0x41, count: 1024))
+        #expect(justRight.0 == 201)
+        let hugeHeader = try await fixture.send("GET", "/hello", headers: ["X-Big": String(repeating: "h", count: 16 * 1024)])
+        #expect(hugeHeader.0 == 431)
+        // The server still works afterwards.
+        #expect(try await fixture.send("GET", "/hello").0 == 200)
+    }
+
+    @Test func manyConcurrentRequests() async throws {
+        let fixture = try Fixture()
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<50 {
+                group.addTask { try await fixture.send("POST", "/echo", body: Data("\(index)".utf8)).0 }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == 50)
+        #expect(statuses.allSatisfy { $0 == 201 })
+    }
+
+    @Test func accessLogHoldsNoQueryBodyOrHeaderValues() async throws {
+        let fixture = try Fixture()
+        _ = try await fixture.send("POST", "/echo", body: Data("card=4111111111111111".utf8))
+        _ = try await fixture.send(
+            "GET", "/orders/ord_1/events?client_secret=cs_secret_value", headers: ["Authorization": "Bearer sk_secret"])
+        let lines = fixture.log.lines.withLock { $0 }
+        #expect(lines.count == 2)
+        #expect(lines.contains { $0.contains(#""path":"/echo""#) && $0.contains(#""status":201"#) && $0.contains(#""bytes_in":21"#) })
+        for line in lines {
+            #expect(!line.contains("4111111111111111"))
+            #expect(!line.contains("cs_secret_value"))
+            #expect(!line.contains("sk_secret"))
+        }
+    }
+
+    @Test func headerValuesWithNewlinesAreNeverSent() async throws {
+        let fixture = try Fixture()
+        let response = try await fixture.send("GET", "/inject")
+        #expect(response.0 == 200)
+        #expect(response.2.value(forHTTPHeaderField: "X-Safe") == "yes")
+        #expect(response.2.value(forHTTPHeaderField: "X-Evil") == nil)
+        #expect(response.2.value(forHTTPHeaderField: "Set-Cookie") == nil)
+    }
+
+    @Test func stopWaitsForRequestsInProgressThenRefusesConnections() async throws {
+        let fixture = try Fixture()
+        async let slow = fixture.send("GET", "/slow")
+        for _ in 0..<1000 where !fixture.log.slowStarted.load(ordering: .acquiring) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let started = fixture.log.slowStarted.load(ordering: .acquiring)
+        #expect(started)
+        fixture.server.stop()
+        let finished = try await slow
+        #expect(finished.0 == 200)
+        #expect(String(decoding: finished.1, as: UTF8.self) == "done")
+        // Refused at once (the listening socket is closed), not left to time out in the backlog.
+        let error = await #expect(throws: URLError.self) { try await fixture.send("GET", "/hello", timeout: 5) }
+        #expect(error?.code == .cannotConnectToHost, "got \(String(describing: error?.code))")
+    }
+
+    @Test func badAddressOrTakenPort() throws {
+        #expect(throws: HTTPServerError.self) { try HTTPServer(configuration: .init(host: "not an address")) { _ in .text("") }.start() }
+        let first = try Fixture()
+        let second = HTTPServer(configuration: .init(port: first.server.port)) { _ in .text("") }
+        #expect(throws: HTTPServerError.self) { try second.start() }
+    }
+}
