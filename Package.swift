@@ -41,6 +41,11 @@ let package = Package(
         .target(name: "Cashier", swiftSettings: strictSettings),
         .target(name: "WeChatPay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
         .target(
+            name: "CashierSandbox",
+            dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "CashierHTTP",
             dependencies: ["Cashier", "CMicroHTTPD", "CMicroHTTPDShims"],
             swiftSettings: strictSettings
@@ -81,6 +86,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "CashierHTTPTests", dependencies: ["CashierHTTP"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "CashierSandboxTests",
+            dependencies: ["CashierSandbox", "WeChatPay", "CashierHTTP"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "PackageManifestTests", swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

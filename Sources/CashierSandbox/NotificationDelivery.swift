@@ -1,0 +1,65 @@
+public import Cashier
+public import Foundation
+
+/// Delivers a provider's notification to a merchant's `notify_url`, retrying on the provider's
+/// schedule until the merchant acknowledges it, and remembers every attempt.
+public actor NotificationDelivery {
+    /// WeChat Pay's retry intervals after the first attempt: 15s/15s/30s/3m/10m/20m/30m/30m/30m/60m/3h/3h/3h/6h/6h.
+    public static let wechatSchedule: [Duration] = [15, 15, 30, 180, 600, 1200, 1800, 1800, 1800, 3600, 10800, 10800, 10800, 21600, 21600]
+        .map {
+            .seconds($0)
+        }
+
+    /// One attempt to deliver.
+    public struct Attempt: Sendable {
+        public let key: String
+        public let url: String
+        public let status: Int?
+        public let acknowledged: Bool
+    }
+
+    private let transport: any HTTPTransport
+    private let timeScale: Double
+    private var attempts: [Attempt] = []
+
+    /// - Parameters:
+    ///   - transport: how notifications travel.
+    ///   - timeScale: multiplies every retry interval (0.001 turns 15 s into 15 ms for tests).
+    public init(transport: any HTTPTransport, timeScale: Double) {
+        self.transport = transport
+        self.timeScale = timeScale
+    }
+
+    /// Starts delivering `body` to `url` in the background.
+    /// - Parameters:
+    ///   - key: what the attempts are filed under (the trade number).
+    ///   - acknowledged: decides from the merchant's answer whether to stop retrying.
+    public nonisolated func deliver(
+        key: String, url: String, body: Data, contentType: String, schedule: [Duration],
+        acknowledged: @escaping @Sendable (HTTPResponse) -> Bool
+    ) {
+        Task { await self.run(key: key, url: url, body: body, contentType: contentType, schedule: schedule, acknowledged: acknowledged) }
+    }
+
+    private func run(
+        key: String, url: String, body: Data, contentType: String, schedule: [Duration], acknowledged: @Sendable (HTTPResponse) -> Bool
+    ) async {
+        guard let target = URL(string: url), target.scheme == "http" || target.scheme == "https" else {
+            attempts.append(Attempt(key: key, url: url, status: nil, acknowledged: false))
+            return
+        }
+        for delay in [Duration.zero] + schedule {
+            if delay > .zero { try? await Task.sleep(for: delay * timeScale) }
+            let request = HTTPRequest(method: "POST", url: target, headers: ["Content-Type": contentType], body: body, timeout: .seconds(5))
+            let response = try? await transport.send(request)
+            let done = response.map(acknowledged) ?? false
+            attempts.append(Attempt(key: key, url: url, status: response?.status, acknowledged: done))
+            if done { return }
+        }
+    }
+
+    /// Every attempt so far for `key`.
+    public func attempts(for key: String) -> [Attempt] {
+        attempts.filter { $0.key == key }
+    }
+}

@@ -1,0 +1,77 @@
+public import Cashier
+import CashierHTTP
+public import Foundation
+public import WeChatPay
+
+/// The sandboxes on one HTTP server on 127.0.0.1: the WeChat Pay v2 gateway under `/wechat/`
+/// and the payer API `POST /sandbox/pay`.
+///
+/// ```swift
+/// let sandbox = SandboxServer(wechatMerchants: [merchant], timeScale: 0.001)
+/// try sandbox.start()
+/// let client = WeChatPay.V2.Client(merchant: merchant, baseURL: sandbox.wechatV2URL)
+/// ```
+public final class SandboxServer: Sendable {
+    /// The WeChat Pay v2 simulator.
+    public let wechatV2: WeChatV2Sandbox
+    /// Every notification the sandboxes sent, with each attempt.
+    public let delivery: NotificationDelivery
+    private let server: HTTPServer
+
+    /// - Parameters:
+    ///   - wechatMerchants: the merchants the WeChat sandbox knows (their keys verify requests).
+    ///   - host: where to listen (loopback).
+    ///   - port: 0 for any free port.
+    ///   - timeScale: multiplies notification retry intervals (1 = WeChat's real schedule).
+    ///   - transport: how notifications are sent.
+    public init(
+        wechatMerchants: [WeChatPay.V2.Merchant],
+        host: String = "127.0.0.1",
+        port: UInt16 = 0,
+        timeScale: Double = 1,
+        transport: any HTTPTransport = URLSessionTransport()
+    ) {
+        delivery = NotificationDelivery(transport: transport, timeScale: timeScale)
+        wechatV2 = WeChatV2Sandbox(merchants: wechatMerchants, delivery: delivery)
+        var router = Router()
+        wechatV2.register(on: &router, prefix: "/wechat")
+        let wechat = wechatV2
+        router.add("POST", "/sandbox/pay") { request, _ in
+            struct Pay: Decodable {
+                let provider: String
+                let out_trade_no: String
+                let outcome: WeChatV2Sandbox.Outcome
+            }
+            guard let pay = try? request.decodeJSON(Pay.self) else {
+                return .error(
+                    status: 400, code: "invalid_request",
+                    message: #"expected {"provider":"wechat","out_trade_no":"…","outcome":"success"|"cancel"|"fail"}"#)
+            }
+            guard pay.provider == "wechat" else {
+                return .error(status: 400, code: "unsupported_provider", message: "the sandbox pays for provider \"wechat\" only so far")
+            }
+            guard let state = await wechat.pay(outTradeNo: pay.out_trade_no, outcome: pay.outcome) else {
+                return .error(status: 404, code: "order_not_found", message: "no WeChat order \(pay.out_trade_no) in the sandbox")
+            }
+            return .json(["provider": pay.provider, "out_trade_no": pay.out_trade_no, "trade_state": state])
+        }
+        let routes = router
+        server = HTTPServer(configuration: .init(host: host, port: port)) { request in await routes.handle(request) }
+    }
+
+    /// Starts listening.
+    public func start() throws {
+        try server.start()
+    }
+
+    /// Stops listening.
+    public func stop() {
+        server.stop()
+    }
+
+    /// `http://127.0.0.1:PORT/`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(server.port)/")! }
+
+    /// The WeChat Pay v2 gateway, for `WeChatPay.V2.Client(baseURL:)` and wechatpy's `API_BASE_URL`.
+    public var wechatV2URL: URL { URL(string: "http://127.0.0.1:\(server.port)/wechat/")! }
+}

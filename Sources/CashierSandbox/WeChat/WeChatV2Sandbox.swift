@@ -1,0 +1,317 @@
+import Cashier
+import CashierCrypto
+public import CashierHTTP
+import Foundation
+public import WeChatPay
+
+/// An offline, stateful simulator of the WeChat Pay v2 gateway.
+///
+/// It verifies every request's signature as WeChat does (with the sign type the request names),
+/// answers in WeChat's XML with WeChat's error codes (`SIGNERROR` as `return_code` FAIL,
+/// `ORDERPAID`, `ORDERCLOSED`, `OUT_TRADE_NO_USED`, `ORDERNOTEXIST`, `NOTENOUGH`, …), signs every
+/// response, keeps orders and refunds, and, when a payer pays (``pay(outTradeNo:outcome:)``),
+/// posts the signed notification to `notify_url` on WeChat's retry schedule.
+///
+/// Mount it on a router under a prefix; clients then use `http://127.0.0.1:PORT/PREFIX/` as
+/// their gateway (wechatpy: `WeChatPay.API_BASE_URL`).
+public actor WeChatV2Sandbox {
+    /// What a payer does on the wallet's sheet.
+    public enum Outcome: String, Sendable, Codable {
+        case success, cancel, fail
+    }
+
+    struct Order: Sendable {
+        let merchant: WeChatPay.V2.Merchant
+        let signType: WeChatPay.V2.SignType
+        let fingerprint: String
+        let fields: [String: String]
+        let prepayID: String
+        var state: String = "NOTPAY"
+        var transactionID: String?
+        var timeEnd: String?
+        var refunds: [Refund] = []
+        var totalFee: Int64 { Int64(fields["total_fee"] ?? "0") ?? 0 }
+        var refunded: Int64 { refunds.reduce(0) { $0 + $1.fee } }
+    }
+
+    struct Refund: Sendable {
+        let outRefundNo: String
+        let refundID: String
+        let fee: Int64
+    }
+
+    private let merchants: [String: WeChatPay.V2.Merchant]
+    private let delivery: NotificationDelivery
+    private var orders: [String: Order] = [:]
+    /// Refunds fail with `NOTENOUGH` while this is set (the merchant's balance is empty).
+    public private(set) var refundBalanceExhausted = false
+
+    /// Empties (or refills) the merchant's balance, so refunds fail with `NOTENOUGH`.
+    public func setRefundBalanceExhausted(_ exhausted: Bool) {
+        refundBalanceExhausted = exhausted
+    }
+
+    /// - Parameters:
+    ///   - merchants: whose keys the sandbox verifies with and signs with.
+    ///   - delivery: sends notifications (and keeps the record of attempts).
+    public init(merchants: [WeChatPay.V2.Merchant], delivery: NotificationDelivery) {
+        self.merchants = Dictionary(merchants.map { ($0.mchID, $0) }, uniquingKeysWith: { first, _ in first })
+        self.delivery = delivery
+    }
+
+    /// Routes the gateway's endpoints under `prefix` (e.g. `/wechat`), with and without `sandboxnew/`.
+    public nonisolated func register(on router: inout Router, prefix: String) {
+        let endpoints = ["pay/unifiedorder", "pay/orderquery", "pay/closeorder", "secapi/pay/refund", "pay/refundquery", "pay/getsignkey"]
+        for endpoint in endpoints {
+            for path in ["\(prefix)/\(endpoint)", "\(prefix)/sandboxnew/\(endpoint)"] {
+                router.add("POST", path) { request, _ in
+                    let xml = await self.handle(endpoint: endpoint, body: request.body)
+                    return .text(xml, contentType: "text/xml; charset=utf-8")
+                }
+            }
+        }
+    }
+
+    /// Answers one gateway call with the response XML.
+    func handle(endpoint: String, body: [UInt8]) -> String {
+        let request: WeChatPay.V2.XMLDocument
+        do {
+            request = try WeChatPay.V2.XMLDocument(parsing: body)
+        } catch {
+            return Self.failReturn("XML格式错误")
+        }
+        guard let mchID = request["mch_id"], let merchant = merchants[mchID] else { return Self.failReturn("mch_id参数格式错误或商户不存在") }
+        guard request["appid"] == merchant.appID else { return Self.failReturn("appid和mch_id不匹配") }
+        guard let signType = WeChatPay.V2.SignType(field: request["sign_type"] ?? "MD5") else { return Self.failReturn("sign_type参数格式错误") }
+        guard let sign = request["sign"], merchant.signer.isValidSignature(sign, for: request.pairs, type: signType) else {
+            return Self.failReturn("签名错误")
+        }
+        let result: Result<[(String, String)], BusinessError>
+        switch endpoint {
+        case "pay/unifiedorder": result = unifiedOrder(request, merchant: merchant, signType: signType)
+        case "pay/orderquery": result = orderQuery(request)
+        case "pay/closeorder": result = closeOrder(request)
+        case "secapi/pay/refund": result = refund(request)
+        case "pay/refundquery": result = refundQuery(request)
+        case "pay/getsignkey": result = .success([("sandbox_signkey", merchant.apiKey)])
+        default: result = .failure(BusinessError("SYSTEMERROR", "系统错误"))
+        }
+        var fields: [(String, String)] = [
+            ("return_code", "SUCCESS"), ("return_msg", "OK"), ("appid", merchant.appID), ("mch_id", merchant.mchID),
+            ("nonce_str", SecureRandom.alphanumeric(count: 16)),
+        ]
+        switch result {
+        case .success(let extra): fields += [("result_code", "SUCCESS")] + extra
+        case .failure(let error): fields += [("result_code", "FAIL"), ("err_code", error.code), ("err_code_des", error.description)]
+        }
+        if signType != .md5 { fields.append(("sign_type", signType.rawValue)) }
+        fields.append(("sign", merchant.signer.signature(for: fields.map { (key: $0.0, value: $0.1) }, type: signType)))
+        return WeChatPay.V2.XMLDocument(fields).xmlString
+    }
+
+    struct BusinessError: Error, CustomStringConvertible {
+        let code: String
+        let description: String
+        init(_ code: String, _ description: String) {
+            self.code = code
+            self.description = description
+        }
+    }
+
+    private static func failReturn(_ message: String) -> String {
+        WeChatPay.V2.XMLDocument([("return_code", "FAIL"), ("return_msg", message)]).xmlString
+    }
+
+    // MARK: Endpoints
+
+    private static let businessFields = [
+        "body", "detail", "attach", "out_trade_no", "fee_type", "total_fee", "spbill_create_ip", "notify_url", "trade_type", "openid",
+        "product_id",
+    ]
+
+    private func unifiedOrder(
+        _ request: WeChatPay.V2.XMLDocument, merchant: WeChatPay.V2.Merchant, signType: WeChatPay.V2.SignType
+    ) -> Result<[(String, String)], BusinessError> {
+        for name in ["body", "out_trade_no", "total_fee", "spbill_create_ip", "notify_url", "trade_type"]
+        where (request[name] ?? "").isEmpty {
+            return .failure(BusinessError("PARAM_ERROR", "缺少参数\(name)"))
+        }
+        let outTradeNo = request["out_trade_no"]!
+        guard TradeNumber.isValid(outTradeNo, for: .wechat) else { return .failure(BusinessError("PARAM_ERROR", "out_trade_no参数格式错误")) }
+        guard let fee = Int64(request["total_fee"]!), fee > 0 else { return .failure(BusinessError("PARAM_ERROR", "total_fee参数格式错误")) }
+        _ = fee
+        let tradeType = request["trade_type"]!
+        guard ["APP", "JSAPI", "NATIVE", "MWEB"].contains(tradeType) else {
+            return .failure(BusinessError("PARAM_ERROR", "trade_type参数格式错误"))
+        }
+        if tradeType == "JSAPI", (request["openid"] ?? "").isEmpty { return .failure(BusinessError("PARAM_ERROR", "JSAPI支付必须传openid")) }
+        let fingerprint = Self.businessFields.map { "\($0)=\(request[$0] ?? "")" }.joined(separator: "&")
+        if let existing = orders[outTradeNo] {
+            switch existing.state {
+            case "SUCCESS", "REFUND": return .failure(BusinessError("ORDERPAID", "该订单已支付"))
+            case "CLOSED": return .failure(BusinessError("ORDERCLOSED", "该订单已关闭"))
+            default: break
+            }
+            guard existing.fingerprint == fingerprint else { return .failure(BusinessError("OUT_TRADE_NO_USED", "商户订单号重复")) }
+            return .success(prepayFields(existing))
+        }
+        var fields: [String: String] = [:]
+        for name in Self.businessFields { fields[name] = request[name] }
+        let order = Order(
+            merchant: merchant, signType: signType, fingerprint: fingerprint, fields: fields,
+            prepayID: "wx" + Self.timestamp() + SecureRandom.string(count: 18, alphabet: "0123456789abcdef"))
+        orders[outTradeNo] = order
+        return .success(prepayFields(order))
+    }
+
+    private func prepayFields(_ order: Order) -> [(String, String)] {
+        var fields = [("trade_type", order.fields["trade_type"] ?? ""), ("prepay_id", order.prepayID)]
+        if order.fields["trade_type"] == "NATIVE" { fields.append(("code_url", "weixin://wxpay/bizpayurl?pr=\(order.prepayID.suffix(7))")) }
+        if order.fields["trade_type"] == "MWEB" {
+            fields.append(("mweb_url", "https://wx.tenpay.com/cgi-bin/mmpayweb-bin/checkmweb?prepay_id=\(order.prepayID)"))
+        }
+        return fields
+    }
+
+    private func find(_ request: WeChatPay.V2.XMLDocument) -> String? {
+        if let outTradeNo = request["out_trade_no"], orders[outTradeNo] != nil { return outTradeNo }
+        if let transactionID = request["transaction_id"] { return orders.first { $0.value.transactionID == transactionID }?.key }
+        return nil
+    }
+
+    private func orderQuery(_ request: WeChatPay.V2.XMLDocument) -> Result<[(String, String)], BusinessError> {
+        guard let key = find(request), let order = orders[key] else { return .failure(BusinessError("ORDERNOTEXIST", "订单不存在")) }
+        var fields = [("out_trade_no", key), ("trade_state", order.state), ("trade_type", order.fields["trade_type"] ?? "")]
+        fields.append(("total_fee", String(order.totalFee)))
+        fields.append(("fee_type", order.fields["fee_type"] ?? "CNY"))
+        if let transactionID = order.transactionID {
+            fields += [
+                ("transaction_id", transactionID), ("time_end", order.timeEnd ?? ""), ("cash_fee", String(order.totalFee)),
+                ("bank_type", "CFT"),
+            ]
+        }
+        fields.append(("trade_state_desc", Self.stateDescription[order.state] ?? order.state))
+        return .success(fields)
+    }
+
+    private static let stateDescription = [
+        "SUCCESS": "支付成功", "REFUND": "转入退款", "NOTPAY": "未支付", "CLOSED": "已关闭", "PAYERROR": "支付失败(其他原因，如银行返回失败)",
+    ]
+
+    private func closeOrder(_ request: WeChatPay.V2.XMLDocument) -> Result<[(String, String)], BusinessError> {
+        guard let key = find(request), var order = orders[key] else { return .failure(BusinessError("ORDERNOTEXIST", "订单不存在")) }
+        switch order.state {
+        case "SUCCESS", "REFUND": return .failure(BusinessError("ORDERPAID", "订单已支付，不能发起关单"))
+        case "CLOSED": return .failure(BusinessError("ORDERCLOSED", "订单已关闭，无需继续调用"))
+        default:
+            order.state = "CLOSED"
+            orders[key] = order
+            return .success([])
+        }
+    }
+
+    private func refund(_ request: WeChatPay.V2.XMLDocument) -> Result<[(String, String)], BusinessError> {
+        guard let key = find(request), var order = orders[key] else { return .failure(BusinessError("ORDERNOTEXIST", "订单不存在")) }
+        guard order.state == "SUCCESS" || order.state == "REFUND" else { return .failure(BusinessError("TRADE_STATE_ERROR", "订单状态错误")) }
+        guard let outRefundNo = request["out_refund_no"], !outRefundNo.isEmpty, let fee = Int64(request["refund_fee"] ?? ""), fee > 0,
+            Int64(request["total_fee"] ?? "") == order.totalFee
+        else {
+            return .failure(BusinessError("INVALID_REQUEST", "订单金额或退款金额与之前请求不一致，请核实后再试"))
+        }
+        if let existing = order.refunds.first(where: { $0.outRefundNo == outRefundNo }) {
+            guard existing.fee == fee else { return .failure(BusinessError("INVALID_REQUEST", "订单金额或退款金额与之前请求不一致，请核实后再试")) }
+            return .success(refundFields(key, order, existing))
+        }
+        guard order.refunded + fee <= order.totalFee else { return .failure(BusinessError("INVALID_REQUEST", "退款金额大于支付金额")) }
+        guard !refundBalanceExhausted else { return .failure(BusinessError("NOTENOUGH", "基本账户余额不足，请充值后重新发起")) }
+        let refund = Refund(
+            outRefundNo: outRefundNo, refundID: "50" + Self.timestamp() + SecureRandom.string(count: 15, alphabet: "0123456789"), fee: fee)
+        order.refunds.append(refund)
+        order.state = "REFUND"
+        orders[key] = order
+        return .success(refundFields(key, order, refund))
+    }
+
+    private func refundFields(_ key: String, _ order: Order, _ refund: Refund) -> [(String, String)] {
+        [
+            ("out_trade_no", key), ("transaction_id", order.transactionID ?? ""), ("out_refund_no", refund.outRefundNo),
+            ("refund_id", refund.refundID), ("refund_fee", String(refund.fee)), ("total_fee", String(order.totalFee)),
+            ("cash_fee", String(order.totalFee)),
+        ]
+    }
+
+    private func refundQuery(_ request: WeChatPay.V2.XMLDocument) -> Result<[(String, String)], BusinessError> {
+        let key =
+            find(request)
+            ?? request["out_refund_no"].flatMap { number in orders.first { $0.value.refunds.contains { $0.outRefundNo == number } }?.key }
+        guard let key, let order = orders[key], !order.refunds.isEmpty else { return .failure(BusinessError("REFUNDNOTEXIST", "退款订单查询失败")) }
+        var fields = [
+            ("out_trade_no", key), ("transaction_id", order.transactionID ?? ""), ("total_fee", String(order.totalFee)),
+            ("refund_count", String(order.refunds.count)),
+        ]
+        for (index, refund) in order.refunds.enumerated() {
+            fields += [
+                ("out_refund_no_\(index)", refund.outRefundNo), ("refund_id_\(index)", refund.refundID),
+                ("refund_fee_\(index)", String(refund.fee)),
+                ("refund_status_\(index)", "SUCCESS"),
+            ]
+        }
+        return .success(fields)
+    }
+
+    // MARK: The payer
+
+    /// Acts as the payer in the WeChat app: pay, cancel or fail an order placed earlier.
+    /// - Returns: the order's `trade_state` afterwards, or `nil` when no such order exists.
+    @discardableResult
+    public func pay(outTradeNo: String, outcome: Outcome) -> String? {
+        guard var order = orders[outTradeNo] else { return nil }
+        guard order.state == "NOTPAY" || order.state == "PAYERROR" else { return order.state }
+        switch outcome {
+        case .cancel: return order.state
+        case .fail:
+            order.state = "PAYERROR"
+            orders[outTradeNo] = order
+            return order.state
+        case .success:
+            order.state = "SUCCESS"
+            order.transactionID = "42000" + Self.timestamp() + SecureRandom.string(count: 9, alphabet: "0123456789")
+            order.timeEnd = Self.timestamp()
+            orders[outTradeNo] = order
+            notify(outTradeNo, order)
+            return order.state
+        }
+    }
+
+    private func notify(_ outTradeNo: String, _ order: Order) {
+        var fields: [(String, String)] = [
+            ("appid", order.merchant.appID), ("bank_type", "CFT"), ("cash_fee", String(order.totalFee)),
+            ("fee_type", order.fields["fee_type"] ?? "CNY"),
+            ("is_subscribe", "N"), ("mch_id", order.merchant.mchID), ("nonce_str", SecureRandom.alphanumeric(count: 32)),
+            ("openid", order.fields["openid"] ?? "oSandboxPayer000000000000000"), ("out_trade_no", outTradeNo), ("result_code", "SUCCESS"),
+            ("return_code", "SUCCESS"), ("time_end", order.timeEnd ?? ""), ("total_fee", String(order.totalFee)),
+            ("trade_type", order.fields["trade_type"] ?? ""), ("transaction_id", order.transactionID ?? ""),
+        ]
+        if let attach = order.fields["attach"] { fields.append(("attach", attach)) }
+        fields.append(("sign", order.merchant.signer.signature(for: fields.map { (key: $0.0, value: $0.1) }, type: order.signType)))
+        delivery.deliver(
+            key: outTradeNo, url: order.fields["notify_url"] ?? "", body: Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8),
+            contentType: "text/xml; charset=utf-8", schedule: NotificationDelivery.wechatSchedule
+        ) { response in
+            response.status == 200 && (try? WeChatPay.V2.XMLDocument(parsing: Array(response.body)))?["return_code"] == "SUCCESS"
+        }
+    }
+
+    /// Where an order stands in the sandbox's ledger (`NOTPAY`, `SUCCESS`, …), for tests.
+    public func tradeState(outTradeNo: String) -> String? {
+        orders[outTradeNo]?.state
+    }
+
+    private static func timestamp() -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMddHHmmss"
+        formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        return formatter.string(from: Date())
+    }
+}

@@ -1,0 +1,195 @@
+public import Cashier
+import CashierCrypto
+public import Foundation
+
+extension WeChatPay.V2 {
+    /// Calls the v2 gateway: signs each request, and verifies each response before using it.
+    ///
+    /// A response is used only after `return_code` is `SUCCESS`, its signature verifies with the
+    /// merchant's key and sign type, and its `appid`/`mch_id` are the merchant's; a business
+    /// failure (`result_code` `FAIL`) becomes `PaymentError.providerRejected` carrying `err_code`
+    /// and `err_code_des` verbatim. Every call is idempotent by its trade or refund number, so a
+    /// retry after a transport error is safe.
+    ///
+    /// ```swift
+    /// let client = WeChatPay.V2.Client(merchant: merchant, baseURL: sandboxURL)
+    /// let prepay = try await client.unifiedOrder(.init(tradeType: .app, body: "2 lattes", outTradeNo: order.outTradeNo,
+    ///                                                  total: order.total, notifyURL: notifyURL, clientIP: "203.0.113.7"))
+    /// ```
+    public struct Client: Sendable {
+        /// WeChat's production gateway.
+        public static let productionURL = URL(string: "https://api.mch.weixin.qq.com/")!
+
+        public let merchant: Merchant
+        private let transport: any HTTPTransport
+        private let baseURL: URL
+        private let sandboxPrefix: Bool
+
+        /// - Parameters:
+        ///   - merchant: appid, mch_id, API key and sign type.
+        ///   - transport: how requests travel (URLSession by default; the sandbox or a fault injector in tests).
+        ///   - baseURL: the gateway, ending in `/`.
+        ///   - sandboxPrefix: put WeChat's `sandboxnew/` before every endpoint (WeChat's own sandbox mode).
+        public init(
+            merchant: Merchant, transport: any HTTPTransport = URLSessionTransport(), baseURL: URL = productionURL,
+            sandboxPrefix: Bool = false
+        ) {
+            self.merchant = merchant
+            self.transport = transport
+            self.baseURL = baseURL
+            self.sandboxPrefix = sandboxPrefix
+        }
+
+        /// Signs `fields` (adding appid, mch_id, nonce_str and sign_type), posts them to `endpoint`,
+        /// and returns the verified response.
+        public func call(_ endpoint: String, _ fields: [(String, String)], timeout: Duration = .seconds(10)) async throws -> XMLDocument {
+            var request =
+                [("appid", merchant.appID), ("mch_id", merchant.mchID), ("nonce_str", SecureRandom.alphanumeric(count: 32))] + fields
+            if merchant.signType != .md5 { request.append(("sign_type", merchant.signType.rawValue)) }
+            request.append(("sign", merchant.signer.signature(for: request.map { (key: $0.0, value: $0.1) }, type: merchant.signType)))
+            let url = URL(string: (sandboxPrefix ? "sandboxnew/" : "") + endpoint, relativeTo: baseURL)!.absoluteURL
+            let response = try await transport.send(
+                HTTPRequest(
+                    method: "POST", url: url, headers: ["Content-Type": "text/xml; charset=utf-8"],
+                    body: Data(XMLDocument(request).xmlString.utf8), timeout: timeout))
+            guard response.status == 200 else {
+                throw PaymentError(.transport, provider: .wechatV2, "\(endpoint) answered HTTP \(response.status)")
+            }
+            let document = try XMLDocument(parsing: Array(response.body))
+            guard document["return_code"] == "SUCCESS" else {
+                throw PaymentError(
+                    .providerRejected, provider: .wechatV2, "\(endpoint) failed: \(document["return_msg"] ?? "no return_msg")",
+                    providerCode: document["return_code"], providerMessage: document["return_msg"])
+            }
+            try VerifiedDocument.check(document, merchant: merchant, signType: merchant.signType, signed: true)
+            guard document["result_code"] == "SUCCESS" else {
+                throw PaymentError(
+                    .providerRejected, provider: .wechatV2,
+                    "\(endpoint) refused: \(document["err_code_des"] ?? document["err_code"] ?? "result_code FAIL")",
+                    providerCode: document["err_code"], providerMessage: document["err_code_des"])
+            }
+            return document
+        }
+
+        /// Places an order (`pay/unifiedorder`).
+        public func unifiedOrder(_ order: UnifiedOrder) async throws -> UnifiedOrder.Result {
+            let document = try await call("pay/unifiedorder", order.fields)
+            guard let prepayID = document["prepay_id"], !prepayID.isEmpty else {
+                throw PaymentError(.malformedMessage, provider: .wechatV2, "pay/unifiedorder answered without prepay_id")
+            }
+            return UnifiedOrder.Result(prepayID: prepayID, codeURL: document["code_url"], mwebURL: document["mweb_url"], document: document)
+        }
+
+        /// Asks where an order stands (`pay/orderquery`).
+        public func orderQuery(outTradeNo: String) async throws -> OrderStatus {
+            try OrderStatus(try await call("pay/orderquery", [("out_trade_no", outTradeNo)]))
+        }
+
+        /// Closes an unpaid order (`pay/closeorder`).
+        public func closeOrder(outTradeNo: String) async throws {
+            _ = try await call("pay/closeorder", [("out_trade_no", outTradeNo)])
+        }
+
+        /// Refunds part or all of a paid order (`secapi/pay/refund`; mutual TLS in production).
+        /// - Returns: WeChat's refund id.
+        public func refund(outTradeNo: String, outRefundNo: String, total: Money, refund: Money, reason: String? = nil) async throws
+            -> String
+        {
+            var fields = [
+                ("out_trade_no", outTradeNo), ("out_refund_no", outRefundNo), ("total_fee", String(total.minorUnits)),
+                ("refund_fee", String(refund.minorUnits)), ("refund_fee_type", refund.currency.code),
+            ]
+            if let reason { fields.append(("refund_desc", reason)) }
+            return try await call("secapi/pay/refund", fields)["refund_id"] ?? ""
+        }
+
+        /// Asks where the refunds of an order stand (`pay/refundquery`).
+        public func refundQuery(outRefundNo: String) async throws -> XMLDocument {
+            try await call("pay/refundquery", [("out_refund_no", outRefundNo)])
+        }
+    }
+
+    /// A `pay/unifiedorder` request.
+    public struct UnifiedOrder: Sendable {
+        /// APP, JSAPI (also mini programs), NATIVE (QR code) or MWEB (H5).
+        public enum TradeType: String, Sendable {
+            case app = "APP"
+            case jsapi = "JSAPI"
+            case native = "NATIVE"
+            case mweb = "MWEB"
+        }
+
+        /// What `pay/unifiedorder` answered.
+        public struct Result: Sendable {
+            public let prepayID: String
+            /// NATIVE: the QR code's content.
+            public let codeURL: String?
+            /// MWEB: the page to open.
+            public let mwebURL: String?
+            public let document: XMLDocument
+        }
+
+        public var tradeType: TradeType
+        public var body: String
+        public var outTradeNo: String
+        public var total: Money
+        public var notifyURL: String
+        public var clientIP: String
+        /// JSAPI: the payer's openid.
+        public var openID: String?
+        /// NATIVE: the merchant's product id.
+        public var productID: String?
+        /// Returned untouched in the notification.
+        public var attach: String?
+
+        public init(
+            tradeType: TradeType, body: String, outTradeNo: String, total: Money, notifyURL: String, clientIP: String,
+            openID: String? = nil,
+            productID: String? = nil, attach: String? = nil
+        ) {
+            self.tradeType = tradeType
+            self.body = body
+            self.outTradeNo = outTradeNo
+            self.total = total
+            self.notifyURL = notifyURL
+            self.clientIP = clientIP
+            self.openID = openID
+            self.productID = productID
+            self.attach = attach
+        }
+
+        var fields: [(String, String)] {
+            var fields = [
+                ("body", body), ("out_trade_no", outTradeNo), ("total_fee", String(total.minorUnits)), ("fee_type", total.currency.code),
+                ("spbill_create_ip", clientIP), ("notify_url", notifyURL), ("trade_type", tradeType.rawValue),
+            ]
+            if let openID { fields.append(("openid", openID)) }
+            if let productID { fields.append(("product_id", productID)) }
+            if let attach { fields.append(("attach", attach)) }
+            return fields
+        }
+    }
+
+    /// Where an order stands, from `pay/orderquery`.
+    public struct OrderStatus: Sendable {
+        /// `SUCCESS`, `REFUND`, `NOTPAY`, `CLOSED`, `REVOKED`, `USERPAYING` or `PAYERROR`.
+        public let tradeState: String
+        /// The amount, once paid.
+        public let amount: Money?
+        public let transactionID: String?
+        public let document: XMLDocument
+
+        init(_ document: XMLDocument) throws {
+            guard let state = document["trade_state"] else {
+                throw PaymentError(.malformedMessage, provider: .wechatV2, "pay/orderquery answered without trade_state")
+            }
+            tradeState = state
+            amount = document["total_fee"] == nil ? nil : try VerifiedDocument.money(document, amountField: "total_fee")
+            transactionID = document["transaction_id"]
+            self.document = document
+        }
+
+        /// `true` when the money arrived (`SUCCESS`, or `REFUND` after a refund).
+        public var isPaid: Bool { tradeState == "SUCCESS" || tradeState == "REFUND" }
+    }
+}

@@ -1,0 +1,206 @@
+import Cashier
+import CashierHTTP
+import CashierSandbox
+import Foundation
+import Synchronization
+import Testing
+import WeChatPay
+
+/// Our v2 client against the v2 sandbox, over real sockets on 127.0.0.1, with a merchant
+/// notify endpoint that verifies what arrives.
+@Suite struct WeChatV2SandboxTests {
+    static let merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: "192006250b4c09247ec02edce69f6a2d")
+
+    /// A merchant server that verifies notifications; it can refuse the first few to test retries.
+    final class MerchantEndpoint: Sendable {
+        let received = Mutex<[WeChatPay.V2.PaymentNotification]>([])
+        let refusals = Atomic<Int>(0)
+        let server: HTTPServer
+
+        init(refuseFirst: Int = 0) throws {
+            refusals.store(refuseFirst, ordering: .relaxed)
+            let box = Box()
+            server = HTTPServer(configuration: .init()) { request in
+                guard let endpoint = box.endpoint else { return .text("", status: 503) }
+                do {
+                    let notification = try WeChatPay.V2.PaymentNotification.verify(request.body, merchant: WeChatV2SandboxTests.merchant)
+                    if endpoint.refusals.load(ordering: .relaxed) > 0 {
+                        endpoint.refusals.subtract(1, ordering: .relaxed)
+                        return .text(WeChatPay.V2.NotificationReply.failure("busy").xmlString)
+                    }
+                    endpoint.received.withLock { $0.append(notification) }
+                    return .text(WeChatPay.V2.NotificationReply.success.xmlString)
+                } catch {
+                    return .text(WeChatPay.V2.NotificationReply.failure("\(error)").xmlString)
+                }
+            }
+            box.endpoint = self
+            try server.start()
+        }
+
+        final class Box: @unchecked Sendable {
+            weak var endpoint: MerchantEndpoint?
+        }
+
+        var notifyURL: String { "http://127.0.0.1:\(server.port)/notify/wechat/v2" }
+
+        func waitForNotification(_ outTradeNo: String) async throws -> WeChatPay.V2.PaymentNotification? {
+            for _ in 0..<500 {
+                if let found = received.withLock({ $0.first { $0.outTradeNo == outTradeNo } }) { return found }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return nil
+        }
+    }
+
+    static func order(_ number: String, _ fen: Int64 = 5100, notifyURL: String) -> WeChatPay.V2.UnifiedOrder {
+        WeChatPay.V2.UnifiedOrder(
+            tradeType: .app, body: "2 lattes", outTradeNo: number, total: Money(minorUnits: fen, currency: .cny), notifyURL: notifyURL,
+            clientIP: "127.0.0.1")
+    }
+
+    @Test func placePayNotifyQueryRefund() async throws {
+        let sandbox = SandboxServer(wechatMerchants: [Self.merchant], timeScale: 0.001)
+        try sandbox.start()
+        defer { sandbox.stop() }
+        let endpoint = try MerchantEndpoint()
+        let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
+        let number = TradeNumber.generate()
+
+        let prepay = try await client.unifiedOrder(Self.order(number, notifyURL: endpoint.notifyURL))
+        #expect(prepay.prepayID.hasPrefix("wx"))
+        // Placing the same order again is idempotent; the same number with another amount is not.
+        #expect(try await client.unifiedOrder(Self.order(number, notifyURL: endpoint.notifyURL)).prepayID == prepay.prepayID)
+        let reused = await #expect(throws: PaymentError.self) {
+            try await client.unifiedOrder(Self.order(number, 5101, notifyURL: endpoint.notifyURL))
+        }
+        #expect(reused?.providerCode == "OUT_TRADE_NO_USED")
+        #expect(try await client.orderQuery(outTradeNo: number).tradeState == "NOTPAY")
+
+        // The payer pays; the verified notification reaches the merchant.
+        #expect(await sandbox.wechatV2.pay(outTradeNo: number, outcome: .success) == "SUCCESS")
+        let notification = try #require(try await endpoint.waitForNotification(number))
+        try notification.check(amount: Money(minorUnits: 5100, currency: .cny))
+        let status = try await client.orderQuery(outTradeNo: number)
+        #expect(status.isPaid)
+        #expect(status.amount == Money(minorUnits: 5100, currency: .cny))
+        #expect(status.transactionID == notification.transactionID)
+        let again = await #expect(throws: PaymentError.self) {
+            try await client.unifiedOrder(Self.order(number, notifyURL: endpoint.notifyURL))
+        }
+        #expect(again?.providerCode == "ORDERPAID")
+        let closePaid = await #expect(throws: PaymentError.self) { try await client.closeOrder(outTradeNo: number) }
+        #expect(closePaid?.providerCode == "ORDERPAID")
+
+        // Refunds: partial, idempotent by out_refund_no, never more than was paid.
+        let total = Money(minorUnits: 5100, currency: .cny)
+        let first = try await client.refund(
+            outTradeNo: number, outRefundNo: "R1", total: total, refund: Money(minorUnits: 1000, currency: .cny))
+        #expect(
+            try await client.refund(outTradeNo: number, outRefundNo: "R1", total: total, refund: Money(minorUnits: 1000, currency: .cny))
+                == first)
+        let tooMuch = await #expect(throws: PaymentError.self) {
+            try await client.refund(outTradeNo: number, outRefundNo: "R2", total: total, refund: Money(minorUnits: 4101, currency: .cny))
+        }
+        #expect(tooMuch?.providerCode == "INVALID_REQUEST")
+        await sandbox.wechatV2.setRefundBalanceExhausted(true)
+        let broke = await #expect(throws: PaymentError.self) {
+            try await client.refund(outTradeNo: number, outRefundNo: "R3", total: total, refund: Money(minorUnits: 100, currency: .cny))
+        }
+        #expect(broke?.providerCode == "NOTENOUGH")
+        await sandbox.wechatV2.setRefundBalanceExhausted(false)
+        _ = try await client.refund(outTradeNo: number, outRefundNo: "R3", total: total, refund: Money(minorUnits: 4100, currency: .cny))
+        let refunds = try await client.refundQuery(outRefundNo: "R1")
+        #expect(refunds["refund_count"] == "2")
+        #expect(try await client.orderQuery(outTradeNo: number).tradeState == "REFUND")
+    }
+
+    @Test func closeAndFailAndCancel() async throws {
+        let sandbox = SandboxServer(wechatMerchants: [Self.merchant], timeScale: 0.001)
+        try sandbox.start()
+        defer { sandbox.stop() }
+        let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
+        let number = TradeNumber.generate()
+        _ = try await client.unifiedOrder(Self.order(number, notifyURL: "http://127.0.0.1:9/unused"))
+        #expect(await sandbox.wechatV2.pay(outTradeNo: number, outcome: .cancel) == "NOTPAY")
+        #expect(await sandbox.wechatV2.pay(outTradeNo: number, outcome: .fail) == "PAYERROR")
+        try await client.closeOrder(outTradeNo: number)
+        #expect(try await client.orderQuery(outTradeNo: number).tradeState == "CLOSED")
+        let closedAgain = await #expect(throws: PaymentError.self) { try await client.closeOrder(outTradeNo: number) }
+        #expect(closedAgain?.providerCode == "ORDERCLOSED")
+        let reopen = await #expect(throws: PaymentError.self) {
+            try await client.unifiedOrder(Self.order(number, notifyURL: "http://127.0.0.1:9/unused"))
+        }
+        #expect(reopen?.providerCode == "ORDERCLOSED")
+        let missing = await #expect(throws: PaymentError.self) { try await client.orderQuery(outTradeNo: "NOSUCHORDER") }
+        #expect(missing?.providerCode == "ORDERNOTEXIST")
+    }
+
+    @Test func wrongKeyGetsSIGNERRORAndTamperedResponsesAreRefused() async throws {
+        let sandbox = SandboxServer(wechatMerchants: [Self.merchant], timeScale: 0.001)
+        try sandbox.start()
+        defer { sandbox.stop() }
+        let impostor = WeChatPay.V2.Merchant(
+            appID: Self.merchant.appID, mchID: Self.merchant.mchID, apiKey: String(repeating: "0", count: 32))
+        let wrongKey = await #expect(throws: PaymentError.self) {
+            try await WeChatPay.V2.Client(merchant: impostor, baseURL: sandbox.wechatV2URL).orderQuery(outTradeNo: "X")
+        }
+        #expect(wrongKey?.code == .providerRejected)
+        #expect(wrongKey?.providerMessage == "签名错误")
+
+        // A man in the middle changes the prepay_id: the response signature no longer verifies.
+        struct Tamper: HTTPTransport {
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+                var response = try await URLSessionTransport().send(request)
+                let text = String(decoding: response.body, as: UTF8.self).replacingOccurrences(
+                    of: "<prepay_id><![CDATA[wx", with: "<prepay_id><![CDATA[xx")
+                response.body = Data(text.utf8)
+                return response
+            }
+        }
+        let tampered = await #expect(throws: PaymentError.self) {
+            try await WeChatPay.V2.Client(merchant: Self.merchant, transport: Tamper(), baseURL: sandbox.wechatV2URL)
+                .unifiedOrder(Self.order(TradeNumber.generate(), notifyURL: "http://127.0.0.1:9/unused"))
+        }
+        #expect(tampered?.code == .signatureMismatch)
+    }
+
+    @Test func hmacMerchantsAndRetriedNotifications() async throws {
+        let hmac = WeChatPay.V2.Merchant(
+            appID: "wx2421b1c4370ec43b", mchID: "10000101", apiKey: "192006250b4c09247ec02edce69f6a2d", signType: .hmacSHA256)
+        let sandbox = SandboxServer(wechatMerchants: [Self.merchant, hmac], timeScale: 0.001)
+        try sandbox.start()
+        defer { sandbox.stop() }
+        let endpoint = try MerchantEndpoint(refuseFirst: 2)
+        let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
+        let number = TradeNumber.generate()
+        _ = try await client.unifiedOrder(Self.order(number, notifyURL: endpoint.notifyURL))
+        await sandbox.wechatV2.pay(outTradeNo: number, outcome: .success)
+        #expect(try await endpoint.waitForNotification(number) != nil)
+        let attempts = await sandbox.delivery.attempts(for: number)
+        #expect(attempts.count == 3)
+        #expect(attempts.map(\.acknowledged) == [false, false, true])
+        // An HMAC-SHA256 merchant's calls are signed and verified with HMAC.
+        let hmacClient = WeChatPay.V2.Client(merchant: hmac, baseURL: sandbox.wechatV2URL)
+        _ = try await hmacClient.unifiedOrder(Self.order(TradeNumber.generate(), notifyURL: "http://127.0.0.1:9/unused"))
+    }
+
+    @Test func payerAPI() async throws {
+        let sandbox = SandboxServer(wechatMerchants: [Self.merchant], timeScale: 0.001)
+        try sandbox.start()
+        defer { sandbox.stop() }
+        let number = TradeNumber.generate()
+        _ = try await WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
+            .unifiedOrder(Self.order(number, notifyURL: "http://127.0.0.1:9/unused"))
+        func pay(_ body: String) async throws -> (Int, String) {
+            let response = try await URLSessionTransport().send(
+                HTTPRequest(method: "POST", url: sandbox.baseURL.appendingPathComponent("sandbox/pay"), body: Data(body.utf8)))
+            return (response.status, String(decoding: response.body, as: UTF8.self))
+        }
+        let ok = try await pay(#"{"provider":"wechat","out_trade_no":"\#(number)","outcome":"success"}"#)
+        #expect(ok.0 == 200)
+        #expect(ok.1.contains(#""trade_state":"SUCCESS""#))
+        #expect(try await pay(#"{"provider":"wechat","out_trade_no":"NOPE","outcome":"success"}"#).0 == 404)
+        #expect(try await pay(#"{"provider":"wechat","out_trade_no":"X","outcome":"maybe"}"#).0 == 400)
+    }
+}
