@@ -1,0 +1,92 @@
+"""wechatpy 1.8.18 against Cashier's WeChat Pay v2 sandbox (run by CashierSandboxTests).
+
+stdin: JSON {"gateway": "http://127.0.0.1:P/wechat/", "payer": "http://127.0.0.1:P/sandbox/pay",
+             "appid", "mch_id", "api_key", "prefix"}.
+Prints one JSON line of results and exits 0, or raises (non-zero exit) at the first mismatch.
+"""
+import http.server
+import json
+import sys
+import threading
+import time
+import urllib.request
+
+from wechatpy.exceptions import WeChatPayException
+from wechatpy.pay import WeChatPay
+
+config = json.load(sys.stdin)
+pay = WeChatPay(appid=config["appid"], api_key=config["api_key"], mch_id=config["mch_id"])
+pay.API_BASE_URL = config["gateway"]
+received = []
+
+
+class Notify(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        received.append(pay.parse_payment_result(body))  # raises when the signature does not verify
+        reply = b"<xml><return_code><![CDATA[SUCCESS]]></return_code><return_msg><![CDATA[OK]]></return_msg></xml>"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def log_message(self, *args):
+        pass
+
+
+server = http.server.HTTPServer(("127.0.0.1", 0), Notify)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+notify_url = "http://127.0.0.1:%d/notify" % server.server_address[1]
+results = {}
+
+paid = config["prefix"] + "P"
+created = pay.order.create(trade_type="APP", body="interop", total_fee=88, notify_url=notify_url, client_ip="127.0.0.1", out_trade_no=paid)
+assert created["prepay_id"].startswith("wx"), created
+assert pay.order.query(out_trade_no=paid)["trade_state"] == "NOTPAY"
+results["create"] = created["prepay_id"]
+
+request = urllib.request.Request(
+    config["payer"], data=json.dumps({"provider": "wechat", "out_trade_no": paid, "outcome": "success"}).encode(),
+    headers={"Content-Type": "application/json"}, method="POST")
+assert json.load(urllib.request.urlopen(request))["trade_state"] == "SUCCESS"
+for _ in range(500):
+    if received:
+        break
+    time.sleep(0.01)
+assert received and received[0]["out_trade_no"] == paid and received[0]["total_fee"] == 88, received
+results["notification"] = received[0]["transaction_id"]
+
+queried = pay.order.query(out_trade_no=paid)
+assert queried["trade_state"] == "SUCCESS" and queried["transaction_id"] == received[0]["transaction_id"], queried
+
+refund = pay.refund.apply(total_fee=88, refund_fee=30, out_refund_no=paid + "R1", out_trade_no=paid)
+assert refund["refund_fee"] == "30", refund
+refunds = pay.refund.query(out_refund_no=paid + "R1")
+assert refunds["refund_count"] == "1" and refunds["refund_status_0"] == "SUCCESS", refunds
+try:
+    pay.refund.apply(total_fee=88, refund_fee=59, out_refund_no=paid + "R2", out_trade_no=paid)
+    raise AssertionError("a refund above the paid amount was accepted")
+except WeChatPayException as error:
+    assert error.errcode == "INVALID_REQUEST", error
+results["refund"] = refund["refund_id"]
+
+closed = config["prefix"] + "C"
+pay.order.create(trade_type="NATIVE", body="interop", total_fee=5, notify_url=notify_url, client_ip="127.0.0.1", out_trade_no=closed, product_id="p1")
+pay.order.close(out_trade_no=closed)
+assert pay.order.query(out_trade_no=closed)["trade_state"] == "CLOSED"
+try:
+    pay.order.create(trade_type="APP", body="interop", total_fee=88, notify_url=notify_url, client_ip="127.0.0.1", out_trade_no=paid)
+    raise AssertionError("a paid order was placed again")
+except WeChatPayException as error:
+    assert error.errcode == "ORDERPAID", error
+results["close"] = "CLOSED"
+
+impostor = WeChatPay(appid=config["appid"], api_key="0" * 32, mch_id=config["mch_id"])
+impostor.API_BASE_URL = config["gateway"]
+try:
+    impostor.order.query(out_trade_no=paid)
+    raise AssertionError("a request signed with the wrong key was answered")
+except WeChatPayException as error:
+    assert error.return_code == "FAIL", error
+results["wrong_key"] = "refused"
+print(json.dumps(results))
