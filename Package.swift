@@ -55,7 +55,7 @@ let package = Package(
         // MARK: Executables
         .target(
             name: "CashierCLI",
-            dependencies: ["Cashier", "CashierCrypto", "WeChatPay"],
+            dependencies: ["Cashier", "CashierCrypto", "WeChatPay", "CashierSandbox"],
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "cashier", dependencies: ["CashierCLI"], swiftSettings: strictSettings),

@@ -1,0 +1,93 @@
+import CashierCrypto
+import CashierSandbox
+import Dispatch
+import Foundation
+import WeChatPay
+
+/// `cashier sandbox`: the offline gateways on 127.0.0.1, until SIGINT or SIGTERM.
+enum SandboxCommand {
+    static let command = Command(
+        name: "sandbox",
+        summary: "Run the offline WeChat Pay v2 gateway simulator and the payer API until interrupted.",
+        discussion: """
+            Without --wechat-key a test merchant is used and its key is printed (sandbox only).
+            The payer API: POST /sandbox/pay {"provider":"wechat","out_trade_no":"…","outcome":"success"|"cancel"|"fail"}.
+            --ready-file gets one JSON object once the sandbox accepts requests.
+            """,
+        options: [
+            .value("port", "N", "Port to listen on (default: any free port)."),
+            .value("time-scale", "X", "Multiply notification retry intervals (default 1; 0.001 for tests)."),
+            .value("wechat-appid", "APPID", "The merchant's appid (default wxd930ea5d5a258f4f)."),
+            .value("wechat-mch-id", "MCH_ID", "The merchant's mch_id (default 10000100)."),
+            .value("wechat-key", "KEY", "The merchant's API key (default: a test key, printed)."),
+            .value("ready-file", "FILE", "Write {\"sandbox_url\",\"wechat_v2_url\",\"payer_url\"} here when ready."),
+        ]
+    ) { arguments, io in
+        guard let port = UInt16(arguments.value("port") ?? "0") else { throw CommandFailure("--port must be 0 to 65535", status: 2) }
+        guard let timeScale = Double(arguments.value("time-scale") ?? "1"), timeScale > 0 else {
+            throw CommandFailure("--time-scale must be a positive number", status: 2)
+        }
+        let key = arguments.value("wechat-key") ?? "192006250b4c09247ec02edce69f6a2d"
+        let merchant = WeChatPay.V2.Merchant(
+            appID: arguments.value("wechat-appid") ?? "wxd930ea5d5a258f4f", mchID: arguments.value("wechat-mch-id") ?? "10000100",
+            apiKey: key)
+        let sandbox = SandboxServer(wechatMerchants: [merchant], port: port, timeScale: timeScale)
+        do {
+            try sandbox.start()
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        let payer = sandbox.baseURL.appendingPathComponent("sandbox/pay").absoluteString
+        io.write("WeChat Pay v2 gateway  \(sandbox.wechatV2URL.absoluteString)  (appid \(merchant.appID), mch_id \(merchant.mchID))\n")
+        if arguments.value("wechat-key") == nil { io.write("test API key           \(key)  (sandbox only)\n") }
+        io.write("payer API              POST \(payer)\n")
+        if let file = arguments.value("ready-file") {
+            let ready = [
+                "sandbox_url": sandbox.baseURL.absoluteString, "wechat_v2_url": sandbox.wechatV2URL.absoluteString, "payer_url": payer,
+            ]
+            let data = try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys, .withoutEscapingSlashes])
+            try data.write(to: URL(fileURLWithPath: file), options: .atomic)
+        }
+        await waitForTermination()
+        sandbox.stop()
+        io.write("sandbox stopped\n")
+        return 0
+    }
+
+    /// Returns when the process receives SIGINT or SIGTERM.
+    static func waitForTermination() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = OnceFlag()
+            var sources: [any DispatchSourceSignal] = []
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler {
+                    if once.claim() { continuation.resume() }
+                }
+                source.resume()
+                sources.append(source)
+            }
+            SignalSources.keep(sources)
+        }
+    }
+}
+
+/// Keeps the signal sources alive for the life of the process.
+private enum SignalSources {
+    nonisolated(unsafe) private static var retained: [any DispatchSourceSignal] = []
+    static func keep(_ sources: [any DispatchSourceSignal]) { retained += sources }
+}
+
+/// True exactly once.
+private final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+    func claim() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if claimed { return false }
+        claimed = true
+        return true
+    }
+}

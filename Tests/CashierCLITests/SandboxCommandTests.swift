@@ -1,0 +1,55 @@
+import Cashier
+import Foundation
+import Testing
+import WeChatPay
+
+/// `cashier sandbox` as a user runs it: a separate process, a ready file, SIGTERM to stop.
+@Suite struct SandboxCommandTests {
+    static let binary: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { url.deleteLastPathComponent() }
+        return url.appendingPathComponent(".build/debug/cashier")
+    }()
+
+    @Test(.timeLimit(.minutes(1)))
+    func runsUntilTerminated() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the cashier executable first (swift build)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-sandbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let ready = folder.appendingPathComponent("ready.json")
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["sandbox", "--ready-file", ready.path, "--time-scale", "0.001"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        var urls: [String: String]?
+        for _ in 0..<500 where urls == nil {
+            if let data = FileManager.default.contents(atPath: ready.path) {
+                urls = try JSONSerialization.jsonObject(with: data) as? [String: String]
+            } else {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let gateway = try #require(urls?["wechat_v2_url"].flatMap(URL.init(string:)))
+        let merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: "192006250b4c09247ec02edce69f6a2d")
+        let client = WeChatPay.V2.Client(merchant: merchant, baseURL: gateway)
+        let number = TradeNumber.generate()
+        _ = try await client.unifiedOrder(
+            .init(
+                tradeType: .native, body: "cli", outTradeNo: number, total: Money(minorUnits: 1, currency: .cny),
+                notifyURL: "http://127.0.0.1:9/n",
+                clientIP: "127.0.0.1", productID: "p"))
+        #expect(try await client.orderQuery(outTradeNo: number).tradeState == "NOTPAY")
+
+        process.terminate()  // SIGTERM
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(printed.contains("WeChat Pay v2 gateway  http://127.0.0.1:"))
+        #expect(printed.contains("sandbox stopped"))
+    }
+}
