@@ -66,6 +66,7 @@ let package = Package(
         ),
 
         // MARK: Tests
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "CashierCryptoTests",
             dependencies: ["CashierCrypto"],
@@ -81,14 +82,14 @@ let package = Package(
         ),
         .testTarget(
             name: "CashierCLITests",
-            dependencies: ["CashierCLI", "WeChatPay"],
+            dependencies: ["CashierCLI", "WeChatPay", "TestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "CashierHTTPTests", dependencies: ["CashierHTTP"], swiftSettings: strictSettings),
         .testTarget(
             name: "CashierSandboxTests",
-            dependencies: ["CashierSandbox", "WeChatPay", "CashierHTTP"],
+            dependencies: ["CashierSandbox", "WeChatPay", "CashierHTTP", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "PackageManifestTests", swiftSettings: strictSettings),

@@ -49,7 +49,7 @@ enum SandboxCommand {
             try data.write(to: URL(fileURLWithPath: file), options: .atomic)
         }
         await waitForTermination()
-        sandbox.stop()
+        await sandbox.stop()
         io.write("sandbox stopped\n")
         return 0
     }

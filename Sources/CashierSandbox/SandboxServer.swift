@@ -64,9 +64,9 @@ public final class SandboxServer: Sendable {
         try server.start()
     }
 
-    /// Stops listening.
-    public func stop() {
-        server.stop()
+    /// Stops listening, letting calls in progress finish.
+    public func stop() async {
+        await server.stop()
     }
 
     /// `http://127.0.0.1:PORT/`.

@@ -1,15 +1,12 @@
 import Cashier
 import Foundation
+import TestSupport
 import Testing
 import WeChatPay
 
 /// `cashier sandbox` as a user runs it: a separate process, a ready file, SIGTERM to stop.
 @Suite struct SandboxCommandTests {
-    static let binary: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { url.deleteLastPathComponent() }
-        return url.appendingPathComponent(".build/debug/cashier")
-    }()
+    static let binary = packageRoot.appendingPathComponent(".build/debug/cashier")
 
     @Test(.timeLimit(.minutes(1)))
     func runsUntilTerminated() async throws {
@@ -46,9 +43,12 @@ import WeChatPay
         #expect(try await client.orderQuery(outTradeNo: number).tradeState == "NOTPAY")
 
         process.terminate()  // SIGTERM
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let status = try await onOwnThread {
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(status == 0)
+        let printed = try await onOwnThread { String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
         #expect(printed.contains("WeChat Pay v2 gateway  http://127.0.0.1:"))
         #expect(printed.contains("sandbox stopped"))
     }

@@ -61,7 +61,6 @@ import Testing
             return (http.statusCode, data, http)
         }
 
-        deinit { server.stop() }
     }
 
     @Test func routesAnswerOverARealSocket() async throws {
@@ -145,7 +144,7 @@ import Testing
         }
         let started = fixture.log.slowStarted.load(ordering: .acquiring)
         #expect(started)
-        fixture.server.stop()
+        await fixture.server.stop()
         let finished = try await slow
         #expect(finished.0 == 200)
         #expect(String(decoding: finished.1, as: UTF8.self) == "done")

@@ -62,7 +62,6 @@ import WeChatPay
     @Test func placePayNotifyQueryRefund() async throws {
         let sandbox = SandboxServer(wechatMerchants: [Self.merchant], timeScale: 0.001)
         try sandbox.start()
-        defer { sandbox.stop() }
         let endpoint = try MerchantEndpoint()
         let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
         let number = TradeNumber.generate()
@@ -118,7 +117,6 @@ import WeChatPay
     @Test func closeAndFailAndCancel() async throws {
         let sandbox = SandboxServer(wechatMerchants: [Self.merchant], timeScale: 0.001)
         try sandbox.start()
-        defer { sandbox.stop() }
         let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
         let number = TradeNumber.generate()
         _ = try await client.unifiedOrder(Self.order(number, notifyURL: "http://127.0.0.1:9/unused"))
@@ -139,7 +137,6 @@ import WeChatPay
     @Test func wrongKeyGetsSIGNERRORAndTamperedResponsesAreRefused() async throws {
         let sandbox = SandboxServer(wechatMerchants: [Self.merchant], timeScale: 0.001)
         try sandbox.start()
-        defer { sandbox.stop() }
         let impostor = WeChatPay.V2.Merchant(
             appID: Self.merchant.appID, mchID: Self.merchant.mchID, apiKey: String(repeating: "0", count: 32))
         let wrongKey = await #expect(throws: PaymentError.self) {
@@ -170,7 +167,6 @@ import WeChatPay
             appID: "wx2421b1c4370ec43b", mchID: "10000101", apiKey: "192006250b4c09247ec02edce69f6a2d", signType: .hmacSHA256)
         let sandbox = SandboxServer(wechatMerchants: [Self.merchant, hmac], timeScale: 0.001)
         try sandbox.start()
-        defer { sandbox.stop() }
         let endpoint = try MerchantEndpoint(refuseFirst: 2)
         let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
         let number = TradeNumber.generate()
@@ -188,7 +184,6 @@ import WeChatPay
     @Test func payerAPI() async throws {
         let sandbox = SandboxServer(wechatMerchants: [Self.merchant], timeScale: 0.001)
         try sandbox.start()
-        defer { sandbox.stop() }
         let number = TradeNumber.generate()
         _ = try await WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
             .unifiedOrder(Self.order(number, notifyURL: "http://127.0.0.1:9/unused"))

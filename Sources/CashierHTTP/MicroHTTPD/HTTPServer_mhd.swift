@@ -109,26 +109,36 @@ public final class HTTPServer: Sendable {
     }
 
     /// Stops accepting connections, lets requests in progress finish (up to `grace`), then stops.
-    public func stop(grace: Duration = .seconds(10)) {
-        guard
-            let running = daemon.withLock({ daemon -> Daemon? in
-                defer { daemon = nil }
-                return daemon
-            })
-        else { return }
+    ///
+    /// It never blocks a thread of Swift's cooperative pool: the wait is a `Task.sleep`, and
+    /// joining libmicrohttpd's threads happens on a thread of its own.
+    public func stop(grace: Duration = .seconds(10)) async {
+        guard let running = takeDaemon() else { return }
         // Quiescing hands the listening socket back to us; it is ours to close once stopped.
         let listening = MHD_quiesce_daemon(running.pointer)
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: grace)
         while core.inFlight.load(ordering: .acquiring) > 0 && clock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
+            try? await Task.sleep(for: .milliseconds(10))
         }
-        MHD_stop_daemon(running.pointer)
-        if listening >= 0 { close(listening) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                MHD_stop_daemon(running.pointer)
+                if listening >= 0 { close(listening) }
+                continuation.resume()
+            }
+        }
+    }
+
+    private func takeDaemon() -> Daemon? {
+        daemon.withLock { daemon -> Daemon? in
+            defer { daemon = nil }
+            return daemon
+        }
     }
 
     deinit {
-        stop(grace: .zero)
+        if let running = takeDaemon() { MHD_stop_daemon(running.pointer) }
     }
 }
 

@@ -1,0 +1,57 @@
+public import Foundation
+import Synchronization
+
+/// Runs blocking work (a subprocess, a file wait) on a thread of its own, never on Swift's
+/// cooperative pool: on a 2-core machine that pool has two threads, and a test that blocks them
+/// starves every server handler the test is waiting for.
+public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// The result of a finished subprocess.
+public struct SubprocessResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+}
+
+/// Runs `executable` with `arguments`, feeding `stdin`, on a thread of its own.
+public func runSubprocess(_ executable: String, _ arguments: [String], stdin: Data = Data()) async throws -> SubprocessResult {
+    try await onOwnThread {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(stdin)
+        try input.fileHandleForWriting.close()
+        // stderr is drained on another thread so neither pipe can fill up and stall the child.
+        let errorData = Mutex(Data())
+        let errorsRead = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            errorData.withLock { $0 = data }
+            errorsRead.signal()
+        }
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        errorsRead.wait()
+        return SubprocessResult(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+    }
+}
+
+/// The package's root folder, found from this file's path.
+public let packageRoot: URL = {
+    var url = URL(fileURLWithPath: #filePath)
+    while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { url.deleteLastPathComponent() }
+    return url
+}()
