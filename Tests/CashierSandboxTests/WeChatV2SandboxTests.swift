@@ -173,7 +173,12 @@ import WeChatPay
         _ = try await client.unifiedOrder(Self.order(number, notifyURL: endpoint.notifyURL))
         await sandbox.wechatV2.pay(outTradeNo: number, outcome: .success)
         #expect(try await endpoint.waitForNotification(number) != nil)
-        let attempts = await sandbox.delivery.attempts(for: number)
+        // The merchant records before it replies; the sandbox logs the attempt once the reply is in.
+        var attempts = await sandbox.delivery.attempts(for: number)
+        for _ in 0..<500 where attempts.last?.acknowledged != true {
+            try await Task.sleep(for: .milliseconds(10))
+            attempts = await sandbox.delivery.attempts(for: number)
+        }
         #expect(attempts.count == 3)
         #expect(attempts.map(\.acknowledged) == [false, false, true])
         // An HMAC-SHA256 merchant's calls are signed and verified with HMAC.
