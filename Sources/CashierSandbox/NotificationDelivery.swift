@@ -35,14 +35,17 @@ public actor NotificationDelivery {
     ///   - key: what the attempts are filed under (the trade number).
     ///   - acknowledged: decides from the merchant's answer whether to stop retrying.
     public nonisolated func deliver(
-        key: String, url: String, body: Data, contentType: String, schedule: [Duration],
+        key: String, url: String, body: Data, contentType: String, headers: HTTPHeaders = [:], schedule: [Duration],
         acknowledged: @escaping @Sendable (HTTPResponse) -> Bool
     ) {
-        Task { await self.run(key: key, url: url, body: body, contentType: contentType, schedule: schedule, acknowledged: acknowledged) }
+        var headers = headers
+        headers.set("Content-Type", contentType)
+        let allHeaders = headers
+        Task { await self.run(key: key, url: url, body: body, headers: allHeaders, schedule: schedule, acknowledged: acknowledged) }
     }
 
     private func run(
-        key: String, url: String, body: Data, contentType: String, schedule: [Duration], acknowledged: @Sendable (HTTPResponse) -> Bool
+        key: String, url: String, body: Data, headers: HTTPHeaders, schedule: [Duration], acknowledged: @Sendable (HTTPResponse) -> Bool
     ) async {
         guard let target = URL(string: url), target.scheme == "http" || target.scheme == "https" else {
             attempts.append(Attempt(key: key, url: url, status: nil, acknowledged: false))
@@ -50,7 +53,7 @@ public actor NotificationDelivery {
         }
         for delay in [Duration.zero] + schedule {
             if delay > .zero { try? await Task.sleep(for: delay * timeScale) }
-            let request = HTTPRequest(method: "POST", url: target, headers: ["Content-Type": contentType], body: body, timeout: .seconds(5))
+            let request = HTTPRequest(method: "POST", url: target, headers: headers, body: body, timeout: .seconds(5))
             let response = try? await transport.send(request)
             let done = response.map(acknowledged) ?? false
             attempts.append(Attempt(key: key, url: url, status: response?.status, acknowledged: done))

@@ -14,6 +14,8 @@ public import WeChatPay
 public final class SandboxServer: Sendable {
     /// The WeChat Pay v2 simulator.
     public let wechatV2: WeChatV2Sandbox
+    /// The WeChat Pay v3 simulator.
+    public let wechatV3: WeChatV3Sandbox
     /// Every notification the sandboxes sent, with each attempt.
     public let delivery: NotificationDelivery
     private let server: HTTPServer
@@ -26,6 +28,7 @@ public final class SandboxServer: Sendable {
     ///   - transport: how notifications are sent.
     public init(
         wechatMerchants: [WeChatPay.V2.Merchant],
+        wechatV3Merchants: [WeChatV3Sandbox.Merchant] = [],
         host: String = "127.0.0.1",
         port: UInt16 = 0,
         timeScale: Double = 1,
@@ -33,9 +36,12 @@ public final class SandboxServer: Sendable {
     ) {
         delivery = NotificationDelivery(transport: transport, timeScale: timeScale)
         wechatV2 = WeChatV2Sandbox(merchants: wechatMerchants, delivery: delivery)
+        wechatV3 = WeChatV3Sandbox(merchants: wechatV3Merchants, delivery: delivery)
         var router = Router()
         wechatV2.register(on: &router, prefix: "/wechat")
+        wechatV3.register(on: &router, prefix: "/wechat")
         let wechat = wechatV2
+        let wechatV3 = wechatV3
         router.add("POST", "/sandbox/pay") { request, _ in
             struct Pay: Decodable {
                 let provider: String
@@ -50,7 +56,10 @@ public final class SandboxServer: Sendable {
             guard pay.provider == "wechat" else {
                 return .error(status: 400, code: "unsupported_provider", message: "the sandbox pays for provider \"wechat\" only so far")
             }
-            guard let state = await wechat.pay(outTradeNo: pay.out_trade_no, outcome: pay.outcome) else {
+            let v2State = await wechat.pay(outTradeNo: pay.out_trade_no, outcome: pay.outcome)
+            let state: String?
+            if let v2State { state = v2State } else { state = await wechatV3.pay(outTradeNo: pay.out_trade_no, outcome: pay.outcome) }
+            guard let state else {
                 return .error(status: 404, code: "order_not_found", message: "no WeChat order \(pay.out_trade_no) in the sandbox")
             }
             return .json(["provider": pay.provider, "out_trade_no": pay.out_trade_no, "trade_state": state])
@@ -71,6 +80,9 @@ public final class SandboxServer: Sendable {
 
     /// `http://127.0.0.1:PORT/`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(server.port)/")! }
+
+    /// The WeChat Pay v3 gateway, for `WeChatPay.V3.Client(baseURL:)` and wechatpayv3's gateway.
+    public var wechatV3URL: URL { URL(string: "http://127.0.0.1:\(server.port)/wechat")! }
 
     /// The WeChat Pay v2 gateway, for `WeChatPay.V2.Client(baseURL:)` and wechatpy's `API_BASE_URL`.
     public var wechatV2URL: URL { URL(string: "http://127.0.0.1:\(server.port)/wechat/")! }

@@ -28,5 +28,22 @@ extension WeChatPay.V3 {
             return "WECHATPAY2-SHA256-RSA2048 mchid=\"\(merchant.mchID)\",nonce_str=\"\(nonce)\",signature=\"\(Base64.encode(signature))\","
                 + "timestamp=\"\(timestamp)\",serial_no=\"\(merchant.certificateSerial)\""
         }
+
+        /// The `key="value"` pairs of an `Authorization` header, or `nil` when it is not a
+        /// `WECHATPAY2-SHA256-RSA2048` header.
+        public static func parse(authorization: String) -> [String: String]? {
+            let scheme = "WECHATPAY2-SHA256-RSA2048 "
+            guard authorization.hasPrefix(scheme) else { return nil }
+            var fields: [String: String] = [:]
+            for part in authorization.dropFirst(scheme.count).split(separator: ",") {
+                guard let equals = part.firstIndex(of: "=") else { return nil }
+                let key = part[..<equals].trimmingCharacters(in: .whitespaces)
+                var value = part[part.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                guard value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 else { return nil }
+                value = String(value.dropFirst().dropLast())
+                fields[key] = value
+            }
+            return fields
+        }
     }
 }

@@ -1,0 +1,332 @@
+import Cashier
+public import CashierCrypto
+public import CashierHTTP
+import Foundation
+import WeChatPay
+
+/// An offline, stateful simulator of the WeChat Pay API v3 gateway.
+///
+/// Every request's `Authorization` is checked as WeChat does (known `mchid`, the merchant
+/// certificate's `serial_no`, a timestamp within 5 minutes, SHA256withRSA over the canonical
+/// request); every response is signed as the platform, with `Wechatpay-Serial` naming either
+/// the platform certificate (certificate mode, served encrypted at `/v3/certificates`) or the
+/// WeChat Pay public key id (public-key mode). Paid orders are notified with the resource
+/// encrypted under the merchant's APIv3 key, on WeChat's retry schedule.
+public actor WeChatV3Sandbox {
+    /// A merchant the sandbox knows: the public half of its API certificate and its APIv3 key.
+    public struct Merchant: Sendable {
+        public let mchID: String
+        public let certificateSerial: String
+        public let publicKey: RSAPublicKey
+        public let apiV3Key: String
+
+        public init(mchID: String, certificateSerial: String, publicKey: RSAPublicKey, apiV3Key: String) {
+            self.mchID = mchID
+            self.certificateSerial = certificateSerial
+            self.publicKey = publicKey
+            self.apiV3Key = apiV3Key
+        }
+    }
+
+    /// How responses name the platform key.
+    public enum SigningMode: Sendable {
+        /// `Wechatpay-Serial` is the platform certificate's serial.
+        case certificate
+        /// `Wechatpay-Serial` is `PUB_KEY_ID_…` (WeChat Pay public-key mode).
+        case publicKey
+    }
+
+    /// The platform's certificate (a public test certificate).
+    public nonisolated let platformCertificate: X509Certificate
+    /// The id of the platform public key in public-key mode.
+    public nonisolated let publicKeyID = "PUB_KEY_ID_0110000000SANDBOX0000000000000"
+    /// The platform's public key.
+    public nonisolated var platformPublicKey: RSAPublicKey { platformKey.publicKey }
+
+    private nonisolated let platformKey: RSAPrivateKey
+    private let merchants: [String: Merchant]
+    private let delivery: NotificationDelivery
+    private var signingMode: SigningMode = .certificate
+    private var orders: [String: Order] = [:]
+
+    struct Order: Sendable {
+        let mchID: String
+        let appID: String
+        let tradeType: String
+        let description: String
+        let notifyURL: String
+        let total: Int64
+        let currency: String
+        let openID: String?
+        let attach: String?
+        let prepayID: String
+        var state = "NOTPAY"
+        var transactionID: String?
+        var successTime: String?
+        var refunds: [(outRefundNo: String, refundID: String, amount: Int64)] = []
+    }
+
+    public init(merchants: [Merchant], delivery: NotificationDelivery) {
+        // The bundled test identity always parses; a failure here is a build defect.
+        platformCertificate = try! X509Certificate(pemRepresentation: WeChatSandboxTestIdentity.certificatePEM)
+        platformKey = try! RSAPrivateKey(pemRepresentation: WeChatSandboxTestIdentity.privateKeyPEM)
+        self.merchants = Dictionary(merchants.map { ($0.mchID, $0) }, uniquingKeysWith: { first, _ in first })
+        self.delivery = delivery
+    }
+
+    /// Switches how responses and notifications name the platform key.
+    public func setSigningMode(_ mode: SigningMode) {
+        signingMode = mode
+    }
+
+    /// Routes `/v3/…` under `prefix`.
+    public nonisolated func register(on router: inout Router, prefix: String) {
+        let routes: [(String, String)] = [
+            ("GET", "/v3/certificates"),
+            ("POST", "/v3/pay/transactions/app"), ("POST", "/v3/pay/transactions/jsapi"), ("POST", "/v3/pay/transactions/native"),
+            ("POST", "/v3/pay/transactions/h5"),
+            ("GET", "/v3/pay/transactions/out-trade-no/{number}"), ("GET", "/v3/pay/transactions/id/{number}"),
+            ("POST", "/v3/pay/transactions/out-trade-no/{number}/close"),
+            ("POST", "/v3/refund/domestic/refunds"), ("GET", "/v3/refund/domestic/refunds/{number}"),
+        ]
+        for (method, pattern) in routes {
+            router.add(method, prefix + pattern) { request, parameters in
+                await self.handle(request, route: pattern, number: parameters["number"], prefix: prefix)
+            }
+        }
+    }
+
+    // MARK: Requests
+
+    private func handle(_ request: HTTPServerRequest, route: String, number: String?, prefix: String) -> HTTPServerResponse {
+        let path = String(request.path.dropFirst(prefix.count))
+        let queryString = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+        let canonical = queryString.isEmpty ? path : path + "?" + queryString
+        guard let fields = request.headers["Authorization"].flatMap(WeChatPay.V3.RequestSigner.parse(authorization:)),
+            let mchID = fields["mchid"], let merchant = merchants[mchID], fields["serial_no"] == merchant.certificateSerial,
+            let timestamp = fields["timestamp"].flatMap(Int.init), let nonce = fields["nonce_str"], let signature = fields["signature"],
+            abs(Int(Date().timeIntervalSince1970) - timestamp) <= 300
+        else {
+            return error(401, "SIGN_ERROR", "Authorization 无效或商户证书序列号不匹配")
+        }
+        let message = WeChatPay.V3.RequestSigner.message(
+            method: request.method, canonicalURL: canonical, timestamp: timestamp, nonce: nonce,
+            body: String(decoding: request.body, as: UTF8.self))
+        guard let signatureBytes = try? Base64.decode(signature),
+            merchant.publicKey.isValidSignature(signatureBytes, for: Array(message.utf8), scheme: .insecurePKCS1v1_5SHA256)
+        else {
+            return error(401, "SIGN_ERROR", "签名错误")
+        }
+        let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
+        switch route {
+        case "/v3/certificates": return certificates(merchant)
+        case "/v3/pay/transactions/out-trade-no/{number}/close": return close(number ?? "")
+        case "/v3/pay/transactions/out-trade-no/{number}": return query(number ?? "", byTransactionID: false)
+        case "/v3/pay/transactions/id/{number}": return query(number ?? "", byTransactionID: true)
+        case "/v3/refund/domestic/refunds": return refund(body)
+        case "/v3/refund/domestic/refunds/{number}": return refundQuery(number ?? "")
+        default: return prepay(String(route.split(separator: "/").last ?? ""), body, merchant)
+        }
+    }
+
+    private func certificates(_ merchant: Merchant) -> HTTPServerResponse {
+        let nonce = SecureRandom.alphanumeric(count: 12)
+        guard let key = try? AESGCMKey(Array(merchant.apiV3Key.utf8)),
+            let box = try? key.seal(
+                Array(platformCertificate.pemRepresentation.utf8), iv: Array(nonce.utf8), authenticating: Array("certificate".utf8))
+        else { return error(500, "SYSTEM_ERROR", "系统错误") }
+        let formatter = ISO8601DateFormatter()
+        let entry: [String: Any] = [
+            "serial_no": platformCertificate.serialNumberHex, "effective_time": formatter.string(from: platformCertificate.notValidBefore),
+            "expire_time": formatter.string(from: platformCertificate.notValidAfter),
+            "encrypt_certificate": [
+                "algorithm": "AEAD_AES_256_GCM", "nonce": nonce, "associated_data": "certificate",
+                "ciphertext": Base64.encode(box.combined),
+            ],
+        ]
+        return signed(200, ["data": [entry]])
+    }
+
+    private func prepay(_ kind: String, _ body: [String: Any], _ merchant: Merchant) -> HTTPServerResponse {
+        guard body["mchid"] as? String == merchant.mchID else { return error(400, "PARAM_ERROR", "mchid与请求头中的商户号不一致") }
+        guard let appID = body["appid"] as? String, let description = body["description"] as? String,
+            let outTradeNo = body["out_trade_no"] as? String, let notifyURL = body["notify_url"] as? String,
+            let amount = body["amount"] as? [String: Any], let total = (amount["total"] as? NSNumber)?.int64Value, total > 0
+        else { return error(400, "PARAM_ERROR", "缺少必要参数或参数格式错误") }
+        let openID = (body["payer"] as? [String: Any])?["openid"] as? String
+        if kind == "jsapi", openID == nil { return error(400, "PARAM_ERROR", "JSAPI下单必须传payer.openid") }
+        if let existing = orders[outTradeNo] {
+            if existing.state == "SUCCESS" || existing.state == "REFUND" { return error(403, "ORDERPAID", "该订单已支付") }
+            if existing.state == "CLOSED" { return error(400, "ORDER_CLOSED", "该订单已关闭") }
+            guard existing.total == total, existing.tradeType == kind.uppercased() else {
+                return error(403, "OUT_TRADE_NO_USED", "商户订单号重复")
+            }
+            return signed(200, prepayAnswer(existing))
+        }
+        let order = Order(
+            mchID: merchant.mchID, appID: appID, tradeType: kind.uppercased(), description: description, notifyURL: notifyURL, total: total,
+            currency: amount["currency"] as? String ?? "CNY", openID: openID, attach: body["attach"] as? String,
+            prepayID: "wx" + SecureRandom.string(count: 30, alphabet: "0123456789abcdef"))
+        orders[outTradeNo] = order
+        return signed(200, prepayAnswer(order))
+    }
+
+    private func prepayAnswer(_ order: Order) -> [String: Any] {
+        switch order.tradeType {
+        case "NATIVE": ["code_url": "weixin://wxpay/bizpayurl?pr=\(order.prepayID.suffix(7))"]
+        case "H5": ["h5_url": "https://wx.tenpay.com/cgi-bin/mmpayweb-bin/checkmweb?prepay_id=\(order.prepayID)"]
+        default: ["prepay_id": order.prepayID]
+        }
+    }
+
+    private func transaction(_ outTradeNo: String, _ order: Order) -> [String: Any] {
+        var object: [String: Any] = [
+            "appid": order.appID, "mchid": order.mchID, "out_trade_no": outTradeNo, "trade_type": order.tradeType,
+            "trade_state": order.state,
+            "trade_state_desc": order.state == "SUCCESS" ? "支付成功" : order.state,
+            "amount": ["total": order.total, "currency": order.currency, "payer_total": order.total, "payer_currency": order.currency],
+        ]
+        if let transactionID = order.transactionID {
+            object["transaction_id"] = transactionID
+            object["success_time"] = order.successTime ?? ""
+            object["bank_type"] = "OTHERS"
+            object["payer"] = ["openid": order.openID ?? "oSandboxPayer000000000000000"]
+        }
+        if let attach = order.attach { object["attach"] = attach }
+        return object
+    }
+
+    private func query(_ number: String, byTransactionID: Bool) -> HTTPServerResponse {
+        let found = byTransactionID ? orders.first { $0.value.transactionID == number } : orders[number].map { (key: number, value: $0) }
+        guard let found else { return error(404, "ORDER_NOT_EXIST", "订单不存在") }
+        return signed(200, transaction(found.key, found.value))
+    }
+
+    private func close(_ number: String) -> HTTPServerResponse {
+        guard var order = orders[number] else { return error(404, "ORDER_NOT_EXIST", "订单不存在") }
+        guard order.state != "SUCCESS" && order.state != "REFUND" else { return error(400, "ORDERPAID", "订单已支付") }
+        order.state = "CLOSED"
+        orders[number] = order
+        return signed(204, nil)
+    }
+
+    private func refund(_ body: [String: Any]) -> HTTPServerResponse {
+        guard
+            let number = body["out_trade_no"] as? String
+                ?? (body["transaction_id"] as? String).flatMap({ id in orders.first { $0.value.transactionID == id }?.key }),
+            var order = orders[number]
+        else { return error(404, "RESOURCE_NOT_EXISTS", "订单不存在") }
+        guard order.state == "SUCCESS" || order.state == "REFUND" else { return error(403, "NOT_ENOUGH", "订单未支付") }
+        guard let outRefundNo = body["out_refund_no"] as? String, let amount = body["amount"] as? [String: Any],
+            let refund = (amount["refund"] as? NSNumber)?.int64Value, let total = (amount["total"] as? NSNumber)?.int64Value, refund > 0,
+            total == order.total
+        else { return error(400, "PARAM_ERROR", "退款金额或订单金额与原订单不一致") }
+        if let existing = order.refunds.first(where: { $0.outRefundNo == outRefundNo }) {
+            return signed(200, refundAnswer(number, order, existing))
+        }
+        guard order.refunds.reduce(0, { $0 + $1.amount }) + refund <= order.total else {
+            return error(400, "INVALID_REQUEST", "退款金额大于支付金额")
+        }
+        let record = (outRefundNo: outRefundNo, refundID: "50" + SecureRandom.string(count: 28, alphabet: "0123456789"), amount: refund)
+        order.refunds.append(record)
+        order.state = "REFUND"
+        orders[number] = order
+        return signed(200, refundAnswer(number, order, record))
+    }
+
+    private func refundAnswer(_ number: String, _ order: Order, _ refund: (outRefundNo: String, refundID: String, amount: Int64))
+        -> [String: Any]
+    {
+        [
+            "refund_id": refund.refundID, "out_refund_no": refund.outRefundNo, "transaction_id": order.transactionID ?? "",
+            "out_trade_no": number,
+            "status": "SUCCESS", "channel": "ORIGINAL",
+            "amount": [
+                "refund": refund.amount, "total": order.total, "currency": order.currency, "payer_refund": refund.amount,
+                "payer_total": order.total,
+            ],
+        ]
+    }
+
+    private func refundQuery(_ outRefundNo: String) -> HTTPServerResponse {
+        for (number, order) in orders {
+            if let refund = order.refunds.first(where: { $0.outRefundNo == outRefundNo }) {
+                return signed(200, refundAnswer(number, order, refund))
+            }
+        }
+        return error(404, "RESOURCE_NOT_EXISTS", "退款单不存在")
+    }
+
+    // MARK: The payer
+
+    /// Acts as the payer: pay, cancel or fail an order. Returns its `trade_state`, or `nil` if unknown.
+    @discardableResult
+    public func pay(outTradeNo: String, outcome: WeChatV2Sandbox.Outcome) -> String? {
+        guard var order = orders[outTradeNo] else { return nil }
+        guard order.state == "NOTPAY" || order.state == "PAYERROR" else { return order.state }
+        switch outcome {
+        case .cancel: return order.state
+        case .fail: order.state = "PAYERROR"
+        case .success:
+            order.state = "SUCCESS"
+            order.transactionID = "42000" + SecureRandom.string(count: 23, alphabet: "0123456789")
+            order.successTime = ISO8601DateFormatter().string(from: Date())
+        }
+        orders[outTradeNo] = order
+        if outcome == .success, let merchant = merchants[order.mchID] { notify(outTradeNo, order, merchant) }
+        return order.state
+    }
+
+    private func notify(_ outTradeNo: String, _ order: Order, _ merchant: Merchant) {
+        let nonce = SecureRandom.alphanumeric(count: 12)
+        guard let plaintext = try? JSONSerialization.data(withJSONObject: transaction(outTradeNo, order), options: [.sortedKeys]),
+            let key = try? AESGCMKey(Array(merchant.apiV3Key.utf8)),
+            let box = try? key.seal(plaintext, iv: Array(nonce.utf8), authenticating: Array("transaction".utf8))
+        else { return }
+        let envelope: [String: Any] = [
+            "id": UUID().uuidString.lowercased(), "create_time": ISO8601DateFormatter().string(from: Date()),
+            "resource_type": "encrypt-resource",
+            "event_type": "TRANSACTION.SUCCESS", "summary": "支付成功",
+            "resource": [
+                "original_type": "transaction", "algorithm": "AEAD_AES_256_GCM", "ciphertext": Base64.encode(box.combined),
+                "associated_data": "transaction", "nonce": nonce,
+            ],
+        ]
+        guard let body = try? JSONSerialization.data(withJSONObject: envelope, options: [.sortedKeys]) else { return }
+        let headers = signatureHeaders(body)
+        delivery.deliver(
+            key: outTradeNo, url: order.notifyURL, body: body, contentType: "application/json", headers: headers,
+            schedule: NotificationDelivery.wechatSchedule
+        ) { response in
+            (200..<300).contains(response.status)
+        }
+    }
+
+    // MARK: Signing
+
+    private func signatureHeaders(_ body: Data) -> HTTPHeaders {
+        let timestamp = String(Int(Date().timeIntervalSince1970))
+        let nonce = SecureRandom.alphanumeric(count: 32)
+        var message = Array("\(timestamp)\n\(nonce)\n".utf8) + Array(body)
+        message.append(UInt8(ascii: "\n"))
+        let signature = (try? platformKey.signature(for: message, scheme: .insecurePKCS1v1_5SHA256)).map { Base64.encode($0) } ?? ""
+        return [
+            "Wechatpay-Timestamp": timestamp, "Wechatpay-Nonce": nonce, "Wechatpay-Signature": signature,
+            "Wechatpay-Serial": signingMode == .certificate ? platformCertificate.serialNumberHex : publicKeyID,
+            "Wechatpay-Signature-Type": "WECHATPAY2-SHA256-RSA2048",
+        ]
+    }
+
+    private func signed(_ status: Int, _ object: [String: Any]?) -> HTTPServerResponse {
+        let body =
+            object.flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys, .withoutEscapingSlashes]) } ?? Data()
+        var headers = signatureHeaders(body)
+        if object != nil { headers.add("Content-Type", "application/json") }
+        headers.add("Request-ID", UUID().uuidString)
+        return HTTPServerResponse(status: status, headers: headers, body: Array(body))
+    }
+
+    private func error(_ status: Int, _ code: String, _ message: String) -> HTTPServerResponse {
+        signed(status, ["code": code, "message": message])
+    }
+}

@@ -1,0 +1,220 @@
+public import Cashier
+import CashierCrypto
+public import Foundation
+
+extension WeChatPay.V3 {
+    /// Calls the v3 gateway: signs each request and verifies each response's signature with the
+    /// platform key named by `Wechatpay-Serial`. An unknown serial triggers one download of the
+    /// platform certificates (`/v3/certificates`, decrypted with the APIv3 key) before giving up.
+    /// Errors mirror v3's `code` and `message`.
+    public struct Client: Sendable {
+        /// WeChat's production gateway (paths start with `/v3/`).
+        public static let productionURL = URL(string: "https://api.mch.weixin.qq.com")!
+
+        public let merchant: Merchant
+        /// The platform keys responses are verified with; shared and refreshed in place.
+        public let keys: PlatformKeys
+        private let transport: any HTTPTransport
+        private let baseURL: String
+
+        public init(
+            merchant: Merchant, keys: PlatformKeys, transport: any HTTPTransport = URLSessionTransport(), baseURL: URL = productionURL
+        ) {
+            self.merchant = merchant
+            self.keys = keys
+            self.transport = transport
+            var base = baseURL.absoluteString
+            while base.hasSuffix("/") { base.removeLast() }
+            self.baseURL = base
+        }
+
+        /// Sends a signed request; returns the verified response body (empty for 204).
+        /// - Parameter path: the path and query, e.g. `/v3/pay/transactions/id/4200…?mchid=1230000109`.
+        public func send(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> Data {
+            let body = try json.map { try JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) } ?? Data()
+            let authorization = try RequestSigner.authorization(
+                method: method, canonicalURL: path, body: String(decoding: body, as: UTF8.self), merchant: merchant)
+            let request = HTTPRequest(
+                method: method, url: URL(string: baseURL + path)!,
+                headers: ["Authorization": authorization, "Accept": "application/json", "Content-Type": "application/json"], body: body)
+            let response = try await transport.send(request)
+            guard (200..<300).contains(response.status) else {
+                let problem = try? JSONDecoder().decode(Problem.self, from: response.body)
+                throw PaymentError(
+                    .providerRejected, provider: .wechatV3, "\(method) \(path.split(separator: "?")[0]) answered HTTP \(response.status)",
+                    providerCode: problem?.code, providerMessage: problem?.message)
+            }
+            let headers = try SignatureHeaders(headers: response.headers)
+            do {
+                try headers.verify(body: Array(response.body), keys: keys)
+            } catch let error as PaymentError where error.code == .unknownKey && !path.hasPrefix("/v3/certificates") {
+                _ = try await downloadCertificates()
+                try headers.verify(body: Array(response.body), keys: keys)
+            }
+            return response.body
+        }
+
+        private struct Problem: Decodable {
+            let code: String
+            let message: String
+        }
+
+        /// Downloads, decrypts and installs the platform certificates.
+        /// - Returns: their serial numbers.
+        @discardableResult
+        public func downloadCertificates() async throws -> [String] {
+            let authorization = try RequestSigner.authorization(
+                method: "GET", canonicalURL: "/v3/certificates", body: "", merchant: merchant)
+            let response = try await transport.send(
+                HTTPRequest(
+                    method: "GET", url: URL(string: baseURL + "/v3/certificates")!,
+                    headers: ["Authorization": authorization, "Accept": "application/json"]))
+            guard response.status == 200 else {
+                throw PaymentError(.providerRejected, provider: .wechatV3, "/v3/certificates answered HTTP \(response.status)")
+            }
+            struct Listing: Decodable {
+                struct Entry: Decodable {
+                    let serial_no: String
+                    let encrypt_certificate: EncryptedResource
+                }
+                let data: [Entry]
+            }
+            let listing: Listing
+            do {
+                listing = try JSONDecoder().decode(Listing.self, from: response.body)
+            } catch {
+                throw PaymentError(
+                    .malformedMessage, provider: .wechatV3, "/v3/certificates answered something other than a certificate list")
+            }
+            var serials: [String] = []
+            for entry in listing.data {
+                // AES-GCM under the APIv3 key authenticates each certificate as WeChat's.
+                let pem = String(decoding: try entry.encrypt_certificate.decrypt(apiV3Key: merchant.apiV3Key), as: UTF8.self)
+                let certificate: X509Certificate
+                do {
+                    certificate = try X509Certificate(pemRepresentation: pem)
+                } catch {
+                    throw PaymentError(.malformedMessage, provider: .wechatV3, "a platform certificate does not parse")
+                }
+                guard certificate.serialNumberHex.caseInsensitiveCompare(entry.serial_no) == .orderedSame else {
+                    throw PaymentError(.malformedMessage, provider: .wechatV3, "a platform certificate's serial does not match its listing")
+                }
+                try keys.add(certificate: certificate)
+                serials.append(certificate.serialNumberHex)
+            }
+            // The listing itself must be signed by one of the certificates it delivered.
+            try SignatureHeaders(headers: response.headers).verify(body: Array(response.body), keys: keys)
+            return serials
+        }
+
+        // MARK: Payments
+
+        /// The four v3 prepay endpoints.
+        public enum PrepayKind: String, Sendable {
+            case app, jsapi, native, h5
+        }
+
+        /// What a prepay call answered: `prepay_id` (APP, JSAPI), `code_url` (Native) or `h5_url` (H5).
+        public struct Prepay: Sendable {
+            public let prepayID: String?
+            public let codeURL: String?
+            public let h5URL: String?
+        }
+
+        /// Places an order.
+        public func prepay(
+            _ kind: PrepayKind, appID: String, description: String, outTradeNo: String, total: Money, notifyURL: String,
+            openID: String? = nil,
+            clientIP: String? = nil, attach: String? = nil
+        ) async throws -> Prepay {
+            var body: [String: Any] = [
+                "appid": appID, "mchid": merchant.mchID, "description": description, "out_trade_no": outTradeNo, "notify_url": notifyURL,
+                "amount": ["total": total.minorUnits, "currency": total.currency.code],
+            ]
+            if let openID { body["payer"] = ["openid": openID] }
+            if let attach { body["attach"] = attach }
+            if kind == .h5 { body["scene_info"] = ["payer_client_ip": clientIP ?? "127.0.0.1", "h5_info": ["type": "Wap"]] }
+            let answer = try JSONDecoder().decode(
+                [String: String].self, from: try await send("POST", "/v3/pay/transactions/\(kind.rawValue)", json: body))
+            return Prepay(prepayID: answer["prepay_id"], codeURL: answer["code_url"], h5URL: answer["h5_url"])
+        }
+
+        /// Where an order stands, by the merchant's trade number.
+        public func transaction(outTradeNo: String) async throws -> Transaction {
+            try Transaction.decode(try await send("GET", "/v3/pay/transactions/out-trade-no/\(outTradeNo)?mchid=\(merchant.mchID)"))
+        }
+
+        /// Where an order stands, by WeChat's transaction id.
+        public func transaction(transactionID: String) async throws -> Transaction {
+            try Transaction.decode(try await send("GET", "/v3/pay/transactions/id/\(transactionID)?mchid=\(merchant.mchID)"))
+        }
+
+        /// Closes an unpaid order.
+        public func close(outTradeNo: String) async throws {
+            _ = try await send("POST", "/v3/pay/transactions/out-trade-no/\(outTradeNo)/close", json: ["mchid": merchant.mchID])
+        }
+
+        /// Refunds part or all of a paid order. - Returns: WeChat's refund id.
+        public func refund(outTradeNo: String, outRefundNo: String, total: Money, refund: Money, reason: String? = nil) async throws
+            -> String
+        {
+            var body: [String: Any] = [
+                "out_trade_no": outTradeNo, "out_refund_no": outRefundNo,
+                "amount": ["refund": refund.minorUnits, "total": total.minorUnits, "currency": total.currency.code],
+            ]
+            if let reason { body["reason"] = reason }
+            let answer =
+                try JSONSerialization.jsonObject(with: try await send("POST", "/v3/refund/domestic/refunds", json: body)) as? [String: Any]
+            return answer?["refund_id"] as? String ?? ""
+        }
+
+        /// A refund's status (`SUCCESS`, `PROCESSING`, `CLOSED`, `ABNORMAL`).
+        public func refundStatus(outRefundNo: String) async throws -> String {
+            let answer =
+                try JSONSerialization.jsonObject(with: try await send("GET", "/v3/refund/domestic/refunds/\(outRefundNo)"))
+                as? [String: Any]
+            return answer?["status"] as? String ?? ""
+        }
+    }
+
+    /// A v3 transaction (query answer, or a `TRANSACTION.SUCCESS` notification's resource).
+    public struct Transaction: Sendable {
+        public let outTradeNo: String
+        public let transactionID: String?
+        /// `SUCCESS`, `REFUND`, `NOTPAY`, `CLOSED`, `REVOKED`, `USERPAYING`, `PAYERROR`.
+        public let tradeState: String
+        public let amount: Money
+        public let appID: String
+        public let mchID: String
+
+        private struct Wire: Decodable {
+            struct Amount: Decodable {
+                let total: Int64
+                let currency: String?
+            }
+            let out_trade_no: String
+            let transaction_id: String?
+            let trade_state: String
+            let amount: Amount
+            let appid: String
+            let mchid: String
+        }
+
+        /// Decodes a transaction JSON document.
+        public static func decode(_ data: some Collection<UInt8>) throws -> Transaction {
+            do {
+                let wire = try JSONDecoder().decode(Wire.self, from: Data(data))
+                return Transaction(
+                    outTradeNo: wire.out_trade_no, transactionID: wire.transaction_id, tradeState: wire.trade_state,
+                    amount: Money(minorUnits: wire.amount.total, currency: try Currency(code: wire.amount.currency ?? "CNY")),
+                    appID: wire.appid,
+                    mchID: wire.mchid)
+            } catch {
+                throw PaymentError(.malformedMessage, provider: .wechatV3, "not a v3 transaction document")
+            }
+        }
+
+        /// `true` when the money arrived.
+        public var isPaid: Bool { tradeState == "SUCCESS" || tradeState == "REFUND" }
+    }
+}

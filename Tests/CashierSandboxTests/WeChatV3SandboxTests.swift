@@ -1,0 +1,148 @@
+import Cashier
+import CashierCrypto
+import CashierHTTP
+import CashierSandbox
+import Foundation
+import Synchronization
+import Testing
+import WeChatPay
+
+/// Our v3 client against the v3 sandbox over real sockets: certificate download on an unknown
+/// serial, prepay, query both ways, paid notifications verified and decrypted, refunds, close,
+/// public-key mode, and a wrong merchant key refused.
+@Suite struct WeChatV3SandboxTests {
+    static let merchantKey = try! RSAPrivateKey(generatingKeySizeInBits: 2048)
+    static let apiV3Key = "0123456789abcdefABCDEF0123456789"
+    static let merchant = try! WeChatPay.V3.Merchant(
+        mchID: "1230000109", certificateSerial: "5F1C72E2A8931B72A2E13AF8DEE92471EB397115", privateKey: merchantKey, apiV3Key: apiV3Key)
+
+    static func sandbox() throws -> SandboxServer {
+        let known = WeChatV3Sandbox.Merchant(
+            mchID: merchant.mchID, certificateSerial: merchant.certificateSerial, publicKey: merchantKey.publicKey, apiV3Key: apiV3Key)
+        let sandbox = SandboxServer(wechatMerchants: [], wechatV3Merchants: [known], timeScale: 0.001)
+        try sandbox.start()
+        return sandbox
+    }
+
+    /// A merchant endpoint that opens v3 notifications with the client's platform keys.
+    final class Endpoint: Sendable {
+        let opened = Mutex<[WeChatPay.V3.Transaction]>([])
+        let server: HTTPServer
+
+        init(keys: WeChatPay.V3.PlatformKeys) throws {
+            let sink = Sink()
+            server = HTTPServer(configuration: .init()) { request in
+                do {
+                    let notification = try WeChatPay.V3.Notification.open(
+                        body: request.body, headers: WeChatPay.V3.SignatureHeaders(headers: request.headers), keys: keys,
+                        apiV3Key: WeChatV3SandboxTests.apiV3Key)
+                    sink.transactions.withLock { $0.append(try! WeChatPay.V3.Transaction.decode(notification.plaintext)) }
+                    return HTTPServerResponse(status: 204)
+                } catch {
+                    return .error(status: 401, code: "FAIL", message: "\(error)")
+                }
+            }
+            self.sink = sink
+            try server.start()
+        }
+
+        final class Sink: Sendable {
+            let transactions = Mutex<[WeChatPay.V3.Transaction]>([])
+        }
+
+        let sink: Sink
+        var url: String { "http://127.0.0.1:\(server.port)/notify/wechat/v3" }
+
+        func wait(for number: String) async throws -> WeChatPay.V3.Transaction? {
+            for _ in 0..<500 {
+                if let found = sink.transactions.withLock({ $0.first { $0.outTradeNo == number } }) { return found }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return nil
+        }
+    }
+
+    @Test func fullPaymentCycleInCertificateMode() async throws {
+        let sandbox = try Self.sandbox()
+        let keys = WeChatPay.V3.PlatformKeys()
+        let client = WeChatPay.V3.Client(merchant: Self.merchant, keys: keys, baseURL: sandbox.wechatV3URL)
+        let endpoint = try Endpoint(keys: keys)
+        let number = TradeNumber.generate()
+        let total = Money(minorUnits: 2599, currency: .cny)
+
+        // No platform key yet: the first response's serial is unknown, so the client downloads the certificates.
+        let prepay = try await client.prepay(
+            .app, appID: "wxd678efh567hg6787", description: "v3", outTradeNo: number, total: total, notifyURL: endpoint.url)
+        #expect(prepay.prepayID?.hasPrefix("wx") == true)
+        #expect(keys.serials == [sandbox.wechatV3.platformCertificate.serialNumberHex])
+        let app = try WeChatPay.V3.AppPayParameters(appID: "wxd678efh567hg6787", prepayID: prepay.prepayID!, merchant: Self.merchant)
+        #expect(app.package == "Sign=WXPay")
+        #expect(try await client.transaction(outTradeNo: number).tradeState == "NOTPAY")
+
+        #expect(await sandbox.wechatV3.pay(outTradeNo: number, outcome: .success) == "SUCCESS")
+        let notified = try #require(try await endpoint.wait(for: number))
+        #expect(notified.amount == total)
+        #expect(notified.mchID == Self.merchant.mchID)
+        let byID = try await client.transaction(transactionID: try #require(notified.transactionID))
+        #expect(byID.isPaid && byID.outTradeNo == number)
+
+        let refundID = try await client.refund(
+            outTradeNo: number, outRefundNo: "R\(number)", total: total, refund: Money(minorUnits: 599, currency: .cny))
+        #expect(refundID.hasPrefix("50"))
+        #expect(try await client.refundStatus(outRefundNo: "R\(number)") == "SUCCESS")
+        let tooMuch = await #expect(throws: PaymentError.self) {
+            try await client.refund(
+                outTradeNo: number, outRefundNo: "R2\(number)", total: total, refund: Money(minorUnits: 2001, currency: .cny))
+        }
+        #expect(tooMuch?.providerCode == "INVALID_REQUEST")
+        let paidAgain = await #expect(throws: PaymentError.self) {
+            try await client.prepay(
+                .app, appID: "wxd678efh567hg6787", description: "v3", outTradeNo: number, total: total, notifyURL: endpoint.url)
+        }
+        #expect(paidAgain?.providerCode == "ORDERPAID")
+
+        let other = TradeNumber.generate()
+        let native = try await client.prepay(
+            .native, appID: "wxd678efh567hg6787", description: "qr", outTradeNo: other, total: total, notifyURL: endpoint.url)
+        #expect(native.codeURL?.hasPrefix("weixin://wxpay/bizpayurl") == true)
+        try await client.close(outTradeNo: other)
+        #expect(try await client.transaction(outTradeNo: other).tradeState == "CLOSED")
+        let missing = await #expect(throws: PaymentError.self) { try await client.transaction(outTradeNo: "NOPE") }
+        #expect(missing?.providerCode == "ORDER_NOT_EXIST")
+        await sandbox.stop()
+    }
+
+    @Test func publicKeyModeAndWrongKeys() async throws {
+        let sandbox = try Self.sandbox()
+        await sandbox.wechatV3.setSigningMode(.publicKey)
+        let keys = WeChatPay.V3.PlatformKeys()
+        keys.add(publicKey: sandbox.wechatV3.platformPublicKey, id: sandbox.wechatV3.publicKeyID)
+        let client = WeChatPay.V3.Client(merchant: Self.merchant, keys: keys, baseURL: sandbox.wechatV3URL)
+        let number = TradeNumber.generate()
+        _ = try await client.prepay(
+            .jsapi, appID: "wxd678efh567hg6787", description: "mini program", outTradeNo: number,
+            total: Money(minorUnits: 1, currency: .cny),
+            notifyURL: "http://127.0.0.1:9/n", openID: "oUpF8uMuAJO_M2pxb1Q9zNjWeS6o")
+        #expect(keys.serials == [sandbox.wechatV3.publicKeyID])  // nothing downloaded in public-key mode
+
+        // A merchant whose private key the sandbox does not know is refused with SIGN_ERROR.
+        let impostor = try WeChatPay.V3.Merchant(
+            mchID: Self.merchant.mchID, certificateSerial: Self.merchant.certificateSerial,
+            privateKey: RSAPrivateKey(generatingKeySizeInBits: 2048),
+            apiV3Key: Self.apiV3Key)
+        let refused = await #expect(throws: PaymentError.self) {
+            try await WeChatPay.V3.Client(merchant: impostor, keys: keys, baseURL: sandbox.wechatV3URL).transaction(outTradeNo: number)
+        }
+        #expect(refused?.providerCode == "SIGN_ERROR")
+
+        // A client that trusts a different platform key refuses the sandbox's responses.
+        let strangerKeys = WeChatPay.V3.PlatformKeys()
+        strangerKeys.add(publicKey: try RSAPrivateKey(generatingKeySizeInBits: 2048).publicKey, id: sandbox.wechatV3.publicKeyID)
+        let forged = await #expect(throws: PaymentError.self) {
+            try await WeChatPay.V3.Client(merchant: Self.merchant, keys: strangerKeys, baseURL: sandbox.wechatV3URL).transaction(
+                outTradeNo: number)
+        }
+        #expect(forged?.code == .signatureMismatch)
+        await sandbox.stop()
+    }
+}
