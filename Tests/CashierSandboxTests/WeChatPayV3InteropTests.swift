@@ -1,0 +1,43 @@
+import CashierCrypto
+import CashierSandbox
+import Foundation
+import TestSupport
+import Testing
+import WeChatPay
+
+/// wechatpayv3 2.0.4 (PyPI, in .venv) against the v3 sandbox, in certificate mode and in
+/// public-key mode: it pays, queries, refunds and closes, and its `callback()` accepts the
+/// sandbox's notifications.
+@Suite struct WeChatPayV3InteropTests {
+    @Test(.timeLimit(.minutes(3)), arguments: ["certificate", "public_key"])
+    func wechatpayv3AgainstTheV3Sandbox(mode: String) async throws {
+        let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, [])
+        try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
+        let python = environment.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let merchantKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let apiV3Key = "a7cde1ZJB1kG2e7VfTs3jQzaWizur8Gb"
+        let merchant = WeChatV3Sandbox.Merchant(
+            mchID: "1900000109", certificateSerial: "444F4864EA9B34415B5C0CC7FB3C6C0B1A2F3E4D", publicKey: merchantKey.publicKey,
+            apiV3Key: apiV3Key)
+        let sandbox = SandboxServer(wechatMerchants: [], wechatV3Merchants: [merchant], timeScale: 0.001)
+        try sandbox.start()
+        if mode == "public_key" { await sandbox.wechatV3.setSigningMode(.publicKey) }
+        let config: [String: String] = [
+            "gateway": sandbox.wechatV3URL.absoluteString, "payer": sandbox.baseURL.appendingPathComponent("sandbox/pay").absoluteString,
+            "mchid": merchant.mchID, "serial": merchant.certificateSerial, "private_key": merchantKey.pemRepresentation,
+            "apiv3_key": apiV3Key,
+            "appid": "wxd678efh567hg6787", "mode": mode, "platform_cert": sandbox.wechatV3.platformCertificate.pemRepresentation,
+            "public_key": sandbox.wechatV3.platformPublicKey.pemRepresentation, "public_key_id": sandbox.wechatV3.publicKeyID,
+            "prefix": "V3\(mode == "certificate" ? "C" : "K")\(Int(Date().timeIntervalSince1970))",
+        ]
+        let script = packageRoot.appendingPathComponent("scripts/interop/wechatpayv3_v3.py").path
+        let result = try await runSubprocess(python, [script], stdin: JSONSerialization.data(withJSONObject: config))
+        await sandbox.stop()
+        #expect(result.status == 0, "wechatpayv3 interop (\(mode)) failed:\n\(result.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String]
+        #expect(summary?["mode"] == mode)
+        #expect(summary?["close"] == "CLOSED")
+        #expect(summary?["transaction_id"]?.hasPrefix("42000") == true)
+    }
+}
