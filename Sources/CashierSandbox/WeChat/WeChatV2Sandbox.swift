@@ -229,6 +229,7 @@ public actor WeChatV2Sandbox {
         order.refunds.append(refund)
         order.state = "REFUND"
         orders[key] = order
+        if let notifyURL = request["notify_url"], !notifyURL.isEmpty { notifyRefund(key, order, refund, notifyURL) }
         return .success(refundFields(key, order, refund))
     }
 
@@ -297,6 +298,32 @@ public actor WeChatV2Sandbox {
         delivery.deliver(
             key: outTradeNo, url: order.fields["notify_url"] ?? "", body: Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8),
             contentType: "text/xml; charset=utf-8", schedule: NotificationDelivery.wechatSchedule
+        ) { response in
+            response.status == 200 && (try? WeChatPay.V2.XMLDocument(parsing: Array(response.body)))?["return_code"] == "SUCCESS"
+        }
+    }
+
+    /// Sends the refund notification: `req_info` is the refund's `<root>` document, AES-256-ECB
+    /// encrypted under the lower-case hex MD5 of the API key, as WeChat does.
+    private func notifyRefund(_ outTradeNo: String, _ order: Order, _ refund: Refund, _ url: String) {
+        let inner = WeChatPay.V2.XMLDocument(
+            root: "root",
+            [
+                ("out_refund_no", refund.outRefundNo), ("out_trade_no", outTradeNo), ("refund_account", "REFUND_SOURCE_UNSETTLED_FUNDS"),
+                ("refund_fee", String(refund.fee)), ("refund_id", refund.refundID), ("refund_recv_accout", "支付用户零钱"),
+                ("refund_request_source", "API"), ("refund_status", "SUCCESS"), ("settlement_refund_fee", String(refund.fee)),
+                ("settlement_total_fee", String(order.totalFee)), ("success_time", Self.timestamp()), ("total_fee", String(order.totalFee)),
+                ("transaction_id", order.transactionID ?? ""),
+            ])
+        let key = Array(Hex.encode(DigestAlgorithm.insecureMD5.hash(order.merchant.apiKey)).utf8)
+        guard let encrypted = try? InsecureAESECB.encrypt(Array(inner.xmlString.utf8), key: key) else { return }
+        let outer = WeChatPay.V2.XMLDocument([
+            ("return_code", "SUCCESS"), ("appid", order.merchant.appID), ("mch_id", order.merchant.mchID),
+            ("nonce_str", SecureRandom.alphanumeric(count: 32)), ("req_info", Base64.encode(encrypted)),
+        ])
+        delivery.deliver(
+            key: refund.outRefundNo, url: url, body: Data(outer.xmlString.utf8), contentType: "text/xml; charset=utf-8",
+            schedule: NotificationDelivery.wechatSchedule
         ) { response in
             response.status == 200 && (try? WeChatPay.V2.XMLDocument(parsing: Array(response.body)))?["return_code"] == "SUCCESS"
         }

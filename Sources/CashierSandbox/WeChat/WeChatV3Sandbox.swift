@@ -231,6 +231,16 @@ public actor WeChatV3Sandbox {
         order.refunds.append(record)
         order.state = "REFUND"
         orders[number] = order
+        if let notifyURL = body["notify_url"] as? String, let merchant = merchants[order.mchID] {
+            var resource = refundAnswer(number, order, record)
+            resource["mchid"] = order.mchID
+            resource["refund_status"] = "SUCCESS"
+            resource["success_time"] = ISO8601DateFormatter().string(from: Date())
+            resource["user_received_account"] = "支付用户零钱"
+            deliverEvent(
+                "REFUND.SUCCESS", summary: "退款成功", originalType: "refund", resource: resource, key: outRefundNo, url: notifyURL,
+                merchant: merchant)
+        }
         return signed(200, refundAnswer(number, order, record))
     }
 
@@ -278,24 +288,33 @@ public actor WeChatV3Sandbox {
     }
 
     private func notify(_ outTradeNo: String, _ order: Order, _ merchant: Merchant) {
+        deliverEvent(
+            "TRANSACTION.SUCCESS", summary: "支付成功", originalType: "transaction", resource: transaction(outTradeNo, order), key: outTradeNo,
+            url: order.notifyURL, merchant: merchant)
+    }
+
+    /// Encrypts `resource` under the merchant's APIv3 key, signs the envelope as the platform,
+    /// and delivers it on WeChat's schedule until the merchant answers 2xx.
+    private func deliverEvent(
+        _ event: String, summary: String, originalType: String, resource: [String: Any], key: String, url: String, merchant: Merchant
+    ) {
         let nonce = SecureRandom.alphanumeric(count: 12)
-        guard let plaintext = try? JSONSerialization.data(withJSONObject: transaction(outTradeNo, order), options: [.sortedKeys]),
-            let key = try? AESGCMKey(Array(merchant.apiV3Key.utf8)),
-            let box = try? key.seal(plaintext, iv: Array(nonce.utf8), authenticating: Array("transaction".utf8))
+        guard let plaintext = try? JSONSerialization.data(withJSONObject: resource, options: [.sortedKeys]),
+            let aes = try? AESGCMKey(Array(merchant.apiV3Key.utf8)),
+            let box = try? aes.seal(plaintext, iv: Array(nonce.utf8), authenticating: Array(originalType.utf8))
         else { return }
         let envelope: [String: Any] = [
             "id": UUID().uuidString.lowercased(), "create_time": ISO8601DateFormatter().string(from: Date()),
             "resource_type": "encrypt-resource",
-            "event_type": "TRANSACTION.SUCCESS", "summary": "支付成功",
+            "event_type": event, "summary": summary,
             "resource": [
-                "original_type": "transaction", "algorithm": "AEAD_AES_256_GCM", "ciphertext": Base64.encode(box.combined),
-                "associated_data": "transaction", "nonce": nonce,
+                "original_type": originalType, "algorithm": "AEAD_AES_256_GCM", "ciphertext": Base64.encode(box.combined),
+                "associated_data": originalType, "nonce": nonce,
             ],
         ]
         guard let body = try? JSONSerialization.data(withJSONObject: envelope, options: [.sortedKeys]) else { return }
-        let headers = signatureHeaders(body)
         delivery.deliver(
-            key: outTradeNo, url: order.notifyURL, body: body, contentType: "application/json", headers: headers,
+            key: key, url: url, body: body, contentType: "application/json", headers: signatureHeaders(body),
             schedule: NotificationDelivery.wechatSchedule
         ) { response in
             (200..<300).contains(response.status)

@@ -37,10 +37,15 @@ extension WeChatPay.V2 {
         ///   - signType: the sign type the order was placed with (the merchant's by default).
         /// - Throws: `PaymentError` — `.malformedMessage`, `.providerRejected` (return_code FAIL),
         ///   `.signatureMismatch`, `.merchantMismatch` — and nothing was trusted.
+        @inlinable
         public static func verify(_ body: some Collection<UInt8>, merchant: Merchant, signType: SignType? = nil) throws
             -> PaymentNotification
         {
-            let document = try XMLDocument(parsing: body)
+            try verify(document: XMLDocument(parsing: body), merchant: merchant, signType: signType)
+        }
+
+        @usableFromInline
+        static func verify(document: XMLDocument, merchant: Merchant, signType: SignType?) throws -> PaymentNotification {
             try VerifiedDocument.check(document, merchant: merchant, signType: signType ?? merchant.signType, signed: true)
             guard let outTradeNo = document["out_trade_no"], !outTradeNo.isEmpty else {
                 throw PaymentError(.malformedMessage, provider: .wechatV2, "the notification has no out_trade_no")

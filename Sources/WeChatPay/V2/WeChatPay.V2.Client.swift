@@ -92,14 +92,15 @@ extension WeChatPay.V2 {
 
         /// Refunds part or all of a paid order (`secapi/pay/refund`; mutual TLS in production).
         /// - Returns: WeChat's refund id.
-        public func refund(outTradeNo: String, outRefundNo: String, total: Money, refund: Money, reason: String? = nil) async throws
-            -> String
-        {
+        public func refund(
+            outTradeNo: String, outRefundNo: String, total: Money, refund: Money, reason: String? = nil, notifyURL: String? = nil
+        ) async throws -> String {
             var fields = [
                 ("out_trade_no", outTradeNo), ("out_refund_no", outRefundNo), ("total_fee", String(total.minorUnits)),
                 ("refund_fee", String(refund.minorUnits)), ("refund_fee_type", refund.currency.code),
             ]
             if let reason { fields.append(("refund_desc", reason)) }
+            if let notifyURL { fields.append(("notify_url", notifyURL)) }
             return try await call("secapi/pay/refund", fields)["refund_id"] ?? ""
         }
 

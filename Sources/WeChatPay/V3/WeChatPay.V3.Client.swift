@@ -155,14 +155,15 @@ extension WeChatPay.V3 {
         }
 
         /// Refunds part or all of a paid order. - Returns: WeChat's refund id.
-        public func refund(outTradeNo: String, outRefundNo: String, total: Money, refund: Money, reason: String? = nil) async throws
-            -> String
-        {
+        public func refund(
+            outTradeNo: String, outRefundNo: String, total: Money, refund: Money, reason: String? = nil, notifyURL: String? = nil
+        ) async throws -> String {
             var body: [String: Any] = [
                 "out_trade_no": outTradeNo, "out_refund_no": outRefundNo,
                 "amount": ["refund": refund.minorUnits, "total": total.minorUnits, "currency": total.currency.code],
             ]
             if let reason { body["reason"] = reason }
+            if let notifyURL { body["notify_url"] = notifyURL }
             let answer =
                 try JSONSerialization.jsonObject(with: try await send("POST", "/v3/refund/domestic/refunds", json: body)) as? [String: Any]
             return answer?["refund_id"] as? String ?? ""
