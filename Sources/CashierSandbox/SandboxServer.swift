@@ -1,6 +1,7 @@
 public import Cashier
 import CashierHTTP
 public import Foundation
+import Synchronization
 public import WeChatPay
 
 /// The sandboxes on one HTTP server on 127.0.0.1: the WeChat Pay v2 gateway under `/wechat/`
@@ -19,6 +20,12 @@ public final class SandboxServer: Sendable {
     /// Every notification the sandboxes sent, with each attempt.
     public let delivery: NotificationDelivery
     private let server: HTTPServer
+    private let faults: FaultSwitch
+
+    /// The fault in force, shared by the request handler and `setFault`.
+    private final class FaultSwitch: Sendable {
+        let current = Mutex<SandboxFault>(.none)
+    }
 
     /// - Parameters:
     ///   - wechatMerchants: the merchants the WeChat sandbox knows (their keys verify requests).
@@ -64,8 +71,31 @@ public final class SandboxServer: Sendable {
             }
             return .json(["provider": pay.provider, "out_trade_no": pay.out_trade_no, "trade_state": state])
         }
+        let faults = FaultSwitch()
+        self.faults = faults
+        router.add("POST", "/sandbox/faults") { request, _ in
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+                let fault = SandboxFault(json: object)
+            else {
+                return .error(
+                    status: 400, code: "invalid_request",
+                    message: #"expected {"mode":"none"|"latency"|"server_error"|"timeout"|"garbage","milliseconds":N}"#)
+            }
+            faults.current.withLock { $0 = fault }
+            return .json(["mode": object["mode"] as? String ?? ""])
+        }
         let routes = router
-        server = HTTPServer(configuration: .init(host: host, port: port)) { request in await routes.handle(request) }
+        server = HTTPServer(configuration: .init(host: host, port: port)) { request in
+            // Faults hit the providers' gateways only, never the sandbox's own control API.
+            guard !request.path.hasPrefix("/sandbox/") else { return await routes.handle(request) }
+            let fault = faults.current.withLock { $0 }
+            return await fault.apply { await routes.handle(request) }
+        }
+    }
+
+    /// Injects `fault` into every gateway call from now on (`.none` to stop).
+    public func setFault(_ fault: SandboxFault) {
+        faults.current.withLock { $0 = fault }
     }
 
     /// Starts listening.

@@ -204,3 +204,55 @@ import WeChatPay
         #expect(try await pay(#"{"provider":"wechat","out_trade_no":"X","outcome":"maybe"}"#).0 == 400)
     }
 }
+
+/// The sandbox's faults, as clients see them.
+@Suite struct SandboxFaultTests {
+    @Test func clientsReportFaultsClearlyAndRecover() async throws {
+        let merchant = WeChatV2SandboxTests.merchant
+        let sandbox = SandboxServer(wechatMerchants: [merchant], timeScale: 0.001)
+        try sandbox.start()
+        let client = WeChatPay.V2.Client(merchant: merchant, baseURL: sandbox.wechatV2URL)
+        let number = TradeNumber.generate()
+        let order = WeChatV2SandboxTests.order(number, notifyURL: "http://127.0.0.1:9/n")
+
+        sandbox.setFault(.serverError)
+        let down = await #expect(throws: PaymentError.self) { try await client.unifiedOrder(order) }
+        #expect(down?.code == .transport)
+        #expect(down?.message.contains("HTTP 500") == true)
+
+        sandbox.setFault(.garbage)
+        let garbage = await #expect(throws: PaymentError.self) { try await client.unifiedOrder(order) }
+        #expect(garbage?.code == .malformedMessage)
+
+        sandbox.setFault(.timeout(.seconds(3)))
+        let slowClient = WeChatPay.V2.Client(merchant: merchant, transport: ShortTimeout(), baseURL: sandbox.wechatV2URL)
+        let timedOut = await #expect(throws: PaymentError.self) { try await slowClient.orderQuery(outTradeNo: number) }
+        #expect(timedOut?.code == .transport)
+
+        sandbox.setFault(.latency(.milliseconds(50)))
+        // Retrying with the same out_trade_no after the failures is safe: one order, one prepay id.
+        let first = try await client.unifiedOrder(order)
+        sandbox.setFault(.none)
+        #expect(try await client.unifiedOrder(order).prepayID == first.prepayID)
+
+        // The control API itself is never faulted, and can be driven over HTTP.
+        let response = try await URLSessionTransport().send(
+            HTTPRequest(
+                method: "POST", url: sandbox.baseURL.appendingPathComponent("sandbox/faults"), body: Data(#"{"mode":"server_error"}"#.utf8))
+        )
+        #expect(response.status == 200)
+        await #expect(throws: PaymentError.self) { try await client.orderQuery(outTradeNo: number) }
+        sandbox.setFault(.none)
+        #expect(try await client.orderQuery(outTradeNo: number).tradeState == "NOTPAY")
+        await sandbox.stop()
+    }
+
+    /// URLSession with a 0.5 s timeout.
+    struct ShortTimeout: HTTPTransport {
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            var request = request
+            request.timeout = .milliseconds(500)
+            return try await URLSessionTransport().send(request)
+        }
+    }
+}
