@@ -29,6 +29,8 @@ public final class SandboxServer: Sendable {
 
     /// - Parameters:
     ///   - wechatMerchants: the merchants the WeChat sandbox knows (their keys verify requests).
+    ///   - wechatV3Merchants: the merchants the v3 sandbox knows.
+    ///   - miniProgramSecrets: mini program app ids and secrets for `jscode2session`.
     ///   - host: where to listen (loopback).
     ///   - port: 0 for any free port.
     ///   - timeScale: multiplies notification retry intervals (1 = WeChat's real schedule).
@@ -36,6 +38,7 @@ public final class SandboxServer: Sendable {
     public init(
         wechatMerchants: [WeChatPay.V2.Merchant],
         wechatV3Merchants: [WeChatV3Sandbox.Merchant] = [],
+        miniProgramSecrets: [String: String] = [:],
         host: String = "127.0.0.1",
         port: UInt16 = 0,
         timeScale: Double = 1,
@@ -47,6 +50,7 @@ public final class SandboxServer: Sendable {
         var router = Router()
         wechatV2.register(on: &router, prefix: "/wechat")
         wechatV3.register(on: &router, prefix: "/wechat")
+        MiniProgramSandbox(secrets: miniProgramSecrets).register(on: &router)
         let wechat = wechatV2
         let wechatV3 = wechatV3
         router.add("POST", "/sandbox/pay") { request, _ in
@@ -113,6 +117,9 @@ public final class SandboxServer: Sendable {
 
     /// The WeChat Pay v3 gateway, for `WeChatPay.V3.Client(baseURL:)` and wechatpayv3's gateway.
     public var wechatV3URL: URL { URL(string: "http://127.0.0.1:\(server.port)/wechat")! }
+
+    /// The host for `WeChatPay.MiniProgram(baseURL:)` (`/sns/jscode2session`).
+    public var miniProgramURL: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
 
     /// The WeChat Pay v2 gateway, for `WeChatPay.V2.Client(baseURL:)` and wechatpy's `API_BASE_URL`.
     public var wechatV2URL: URL { URL(string: "http://127.0.0.1:\(server.port)/wechat/")! }

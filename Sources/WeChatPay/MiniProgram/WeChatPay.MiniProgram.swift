@@ -1,0 +1,64 @@
+public import Cashier
+public import Foundation
+
+extension WeChatPay {
+    /// Mini programs: `wx.login` gives the app a one-time code; the server exchanges it for the
+    /// payer's `openid` (needed by JSAPI orders) with the mini program's secret, never the app.
+    public struct MiniProgram: Sendable {
+        /// WeChat's API host for `jscode2session`.
+        public static let productionURL = URL(string: "https://api.weixin.qq.com")!
+
+        /// What `jscode2session` answered. `sessionKey` is a secret: keep it on the server, never log it.
+        public struct Session: Sendable, CustomStringConvertible {
+            public let openID: String
+            public let unionID: String?
+            public let sessionKey: String
+
+            public var description: String { "MiniProgram.Session(openid: \(openID))" }
+        }
+
+        private let appID: String
+        private let secret: String
+        private let transport: any HTTPTransport
+        private let baseURL: String
+
+        public init(appID: String, secret: String, transport: any HTTPTransport = URLSessionTransport(), baseURL: URL = productionURL) {
+            self.appID = appID
+            self.secret = secret
+            self.transport = transport
+            var base = baseURL.absoluteString
+            while base.hasSuffix("/") { base.removeLast() }
+            self.baseURL = base
+        }
+
+        /// Exchanges a `wx.login` code for the payer's session.
+        /// - Throws: `PaymentError.providerRejected` with WeChat's `errcode`/`errmsg` (40029 invalid
+        ///   code, 40163 code already used, …); `.transport` when WeChat does not answer.
+        public func session(code: String) async throws -> Session {
+            var components = URLComponents(string: baseURL + "/sns/jscode2session")!
+            components.queryItems = [
+                URLQueryItem(name: "appid", value: appID), URLQueryItem(name: "secret", value: secret),
+                URLQueryItem(name: "js_code", value: code),
+                URLQueryItem(name: "grant_type", value: "authorization_code"),
+            ]
+            let response = try await transport.send(HTTPRequest(method: "GET", url: components.url!))
+            struct Answer: Decodable {
+                let openid: String?
+                let unionid: String?
+                let session_key: String?
+                let errcode: Int?
+                let errmsg: String?
+            }
+            guard response.status == 200, let answer = try? JSONDecoder().decode(Answer.self, from: response.body) else {
+                throw PaymentError(.transport, provider: .wechatV3, "jscode2session answered HTTP \(response.status) with no usable body")
+            }
+            guard let openID = answer.openid, let sessionKey = answer.session_key, (answer.errcode ?? 0) == 0 else {
+                throw PaymentError(
+                    .providerRejected, provider: .wechatV3, "jscode2session refused the code",
+                    providerCode: answer.errcode.map(String.init),
+                    providerMessage: answer.errmsg)
+            }
+            return Session(openID: openID, unionID: answer.unionid, sessionKey: sessionKey)
+        }
+    }
+}
