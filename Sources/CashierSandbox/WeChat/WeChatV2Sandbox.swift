@@ -38,6 +38,7 @@ public actor WeChatV2Sandbox {
         let outRefundNo: String
         let refundID: String
         let fee: Int64
+        var time = WeChatV2Sandbox.timestamp()
     }
 
     private let merchants: [String: WeChatPay.V2.Merchant]
@@ -61,7 +62,10 @@ public actor WeChatV2Sandbox {
 
     /// Routes the gateway's endpoints under `prefix` (e.g. `/wechat`), with and without `sandboxnew/`.
     public nonisolated func register(on router: inout Router, prefix: String) {
-        let endpoints = ["pay/unifiedorder", "pay/orderquery", "pay/closeorder", "secapi/pay/refund", "pay/refundquery", "pay/getsignkey"]
+        let endpoints = [
+            "pay/unifiedorder", "pay/orderquery", "pay/closeorder", "secapi/pay/refund", "pay/refundquery", "pay/getsignkey",
+            "pay/downloadbill",
+        ]
         for endpoint in endpoints {
             for path in ["\(prefix)/\(endpoint)", "\(prefix)/sandboxnew/\(endpoint)"] {
                 router.add("POST", path) { request, _ in
@@ -86,6 +90,7 @@ public actor WeChatV2Sandbox {
         guard let sign = request["sign"], merchant.signer.isValidSignature(sign, for: request.pairs, type: signType) else {
             return Self.failReturn("签名错误")
         }
+        if endpoint == "pay/downloadbill" { return bill(request, merchant: merchant) }
         let result: Result<[(String, String)], BusinessError>
         switch endpoint {
         case "pay/unifiedorder": result = unifiedOrder(request, merchant: merchant, signType: signType)
@@ -260,6 +265,40 @@ public actor WeChatV2Sandbox {
         return .success(fields)
     }
 
+    /// The day's bill as WeChat's CSV, or `return_code` FAIL "No Bill Exist".
+    private func bill(_ request: WeChatPay.V2.XMLDocument, merchant: WeChatPay.V2.Merchant) -> String {
+        guard let date = request["bill_date"], date.count == 8 else { return Self.failReturn("invalid bill_date") }
+        let rows = billRows(date: date, mchID: merchant.mchID)
+        guard !rows.isEmpty else { return Self.failReturn("No Bill Exist") }
+        return WeChatPay.Bill(rows: rows).text
+    }
+
+    /// Payments and refunds of `date` (`yyyyMMdd`), as bill rows.
+    func billRows(date: String, mchID: String) -> [WeChatPay.Bill.Row] {
+        var rows: [WeChatPay.Bill.Row] = []
+        for (number, order) in orders.sorted(by: { $0.key < $1.key }) where order.merchant.mchID == mchID {
+            let currency = (try? Currency(code: order.fields["fee_type"] ?? "CNY")) ?? .cny
+            let amount = Money(minorUnits: order.totalFee, currency: currency)
+            func row(_ time: String, _ state: String, _ refund: Refund?) -> WeChatPay.Bill.Row {
+                WeChatPay.Bill.Row(
+                    tradeTime: Self.billTime(time), appID: order.merchant.appID, mchID: mchID, transactionID: order.transactionID ?? "",
+                    outTradeNo: number, tradeState: state, amount: amount,
+                    refundAmount: Money(minorUnits: refund?.fee ?? 0, currency: currency), outRefundNo: refund?.outRefundNo ?? "",
+                    subject: order.fields["body"] ?? "")
+            }
+            if let paid = order.timeEnd, paid.hasPrefix(date) { rows.append(row(paid, "SUCCESS", nil)) }
+            for refund in order.refunds where refund.time.hasPrefix(date) { rows.append(row(refund.time, "REFUND", refund)) }
+        }
+        return rows
+    }
+
+    private static func billTime(_ compact: String) -> String {
+        let c = Array(compact)
+        guard c.count == 14 else { return compact }
+        return
+            "\(String(c[0..<4]))-\(String(c[4..<6]))-\(String(c[6..<8])) \(String(c[8..<10])):\(String(c[10..<12])):\(String(c[12..<14]))"
+    }
+
     // MARK: The payer
 
     /// Acts as the payer in the WeChat app: pay, cancel or fail an order placed earlier.
@@ -334,7 +373,7 @@ public actor WeChatV2Sandbox {
         orders[outTradeNo]?.state
     }
 
-    private static func timestamp() -> String {
+    static func timestamp() -> String {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyyMMddHHmmss"
         formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")

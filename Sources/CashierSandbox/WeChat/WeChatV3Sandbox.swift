@@ -48,6 +48,10 @@ public actor WeChatV3Sandbox {
     private let delivery: NotificationDelivery
     private var signingMode: SigningMode = .certificate
     private var orders: [String: Order] = [:]
+    /// Payments and refunds as they happened, for the trade bill.
+    private var billEvents: [(at: Date, outTradeNo: String, state: String, refund: Int64, outRefundNo: String)] = []
+    /// Bill files waiting to be downloaded, by token.
+    private var billFiles: [String: String] = [:]
 
     struct Order: Sendable {
         let mchID: String
@@ -88,6 +92,7 @@ public actor WeChatV3Sandbox {
             ("GET", "/v3/pay/transactions/out-trade-no/{number}"), ("GET", "/v3/pay/transactions/id/{number}"),
             ("POST", "/v3/pay/transactions/out-trade-no/{number}/close"),
             ("POST", "/v3/refund/domestic/refunds"), ("GET", "/v3/refund/domestic/refunds/{number}"),
+            ("GET", "/v3/bill/tradebill"), ("GET", "/v3/billdownload/file"),
         ]
         for (method, pattern) in routes {
             router.add(method, prefix + pattern) { request, parameters in
@@ -125,6 +130,8 @@ public actor WeChatV3Sandbox {
         case "/v3/pay/transactions/id/{number}": return query(number ?? "", byTransactionID: true)
         case "/v3/refund/domestic/refunds": return refund(body)
         case "/v3/refund/domestic/refunds/{number}": return refundQuery(number ?? "")
+        case "/v3/bill/tradebill": return tradeBill(request, merchant: merchant, prefix: prefix)
+        case "/v3/billdownload/file": return billFile(request.queryValue("token") ?? "")
         default: return prepay(String(route.split(separator: "/").last ?? ""), body, merchant)
         }
     }
@@ -231,6 +238,7 @@ public actor WeChatV3Sandbox {
         order.refunds.append(record)
         order.state = "REFUND"
         orders[number] = order
+        billEvents.append((Date(), number, "REFUND", refund, outRefundNo))
         if let notifyURL = body["notify_url"] as? String, let merchant = merchants[order.mchID] {
             var resource = refundAnswer(number, order, record)
             resource["mchid"] = order.mchID
@@ -267,6 +275,48 @@ public actor WeChatV3Sandbox {
         return error(404, "RESOURCE_NOT_EXISTS", "退款单不存在")
     }
 
+    // MARK: Bills
+
+    private static func beijing(_ format: String) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.dateFormat = format
+        formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        return formatter
+    }
+
+    private func tradeBill(_ request: HTTPServerRequest, merchant: Merchant, prefix: String) -> HTTPServerResponse {
+        guard let date = request.queryValue("bill_date"), date.count == 10 else { return error(400, "PARAM_ERROR", "bill_date格式错误") }
+        let day = Self.beijing("yyyy-MM-dd")
+        let time = Self.beijing("yyyy-MM-dd HH:mm:ss")
+        let rows = billEvents.filter { day.string(from: $0.at) == date }.compactMap { event -> WeChatPay.Bill.Row? in
+            guard let order = orders[event.outTradeNo], order.mchID == merchant.mchID, let currency = try? Currency(code: order.currency)
+            else { return nil }
+            return WeChatPay.Bill.Row(
+                tradeTime: time.string(from: event.at), appID: order.appID, mchID: order.mchID, transactionID: order.transactionID ?? "",
+                outTradeNo: event.outTradeNo, tradeState: event.state, amount: Money(minorUnits: order.total, currency: currency),
+                refundAmount: Money(minorUnits: event.refund, currency: currency), outRefundNo: event.outRefundNo,
+                subject: order.description)
+        }
+        guard !rows.isEmpty else { return error(400, "NO_STATEMENT_EXIST", "要下载的账单不存在") }
+        let text = WeChatPay.Bill(rows: rows).text
+        let token = SecureRandom.alphanumeric(count: 32)
+        billFiles[token] = text
+        let host = request.headers["Host"] ?? "127.0.0.1"
+        return signed(
+            200,
+            [
+                "hash_type": "SHA1", "hash_value": Hex.encode(DigestAlgorithm.insecureSHA1.hash(text)),
+                "download_url": "http://\(host)\(prefix)/v3/billdownload/file?token=\(token)",
+            ])
+    }
+
+    /// The bill file itself; like WeChat's, it is not signed: its SHA1 came in the signed listing.
+    private func billFile(_ token: String) -> HTTPServerResponse {
+        guard let text = billFiles[token] else { return error(404, "RESOURCE_NOT_EXISTS", "账单文件不存在或已过期") }
+        return HTTPServerResponse(status: 200, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8))
+    }
+
     // MARK: The payer
 
     /// Acts as the payer: pay, cancel or fail an order. Returns its `trade_state`, or `nil` if unknown.
@@ -281,6 +331,7 @@ public actor WeChatV3Sandbox {
             order.state = "SUCCESS"
             order.transactionID = "42000" + SecureRandom.string(count: 23, alphabet: "0123456789")
             order.successTime = ISO8601DateFormatter().string(from: Date())
+            billEvents.append((Date(), outTradeNo, "SUCCESS", 0, ""))
         }
         orders[outTradeNo] = order
         if outcome == .success, let merchant = merchants[order.mchID] { notify(outTradeNo, order, merchant) }

@@ -43,18 +43,7 @@ extension WeChatPay.V2 {
         /// Signs `fields` (adding appid, mch_id, nonce_str and sign_type), posts them to `endpoint`,
         /// and returns the verified response.
         public func call(_ endpoint: String, _ fields: [(String, String)], timeout: Duration = .seconds(10)) async throws -> XMLDocument {
-            var request =
-                [("appid", merchant.appID), ("mch_id", merchant.mchID), ("nonce_str", SecureRandom.alphanumeric(count: 32))] + fields
-            if merchant.signType != .md5 { request.append(("sign_type", merchant.signType.rawValue)) }
-            request.append(("sign", merchant.signer.signature(for: request.map { (key: $0.0, value: $0.1) }, type: merchant.signType)))
-            let url = URL(string: (sandboxPrefix ? "sandboxnew/" : "") + endpoint, relativeTo: baseURL)!.absoluteURL
-            let response = try await transport.send(
-                HTTPRequest(
-                    method: "POST", url: url, headers: ["Content-Type": "text/xml; charset=utf-8"],
-                    body: Data(XMLDocument(request).xmlString.utf8), timeout: timeout))
-            guard response.status == 200 else {
-                throw PaymentError(.transport, provider: .wechatV2, "\(endpoint) answered HTTP \(response.status)")
-            }
+            let response = try await post(endpoint, fields, timeout: timeout)
             let document = try XMLDocument(parsing: Array(response.body))
             guard document["return_code"] == "SUCCESS" else {
                 throw PaymentError(
@@ -69,6 +58,45 @@ extension WeChatPay.V2 {
                     providerCode: document["err_code"], providerMessage: document["err_code_des"])
             }
             return document
+        }
+
+        /// Signs and posts; returns the raw answer of an HTTP 200.
+        private func post(_ endpoint: String, _ fields: [(String, String)], timeout: Duration) async throws -> HTTPResponse {
+            var request =
+                [("appid", merchant.appID), ("mch_id", merchant.mchID), ("nonce_str", SecureRandom.alphanumeric(count: 32))] + fields
+            if merchant.signType != .md5 { request.append(("sign_type", merchant.signType.rawValue)) }
+            request.append(("sign", merchant.signer.signature(for: request.map { (key: $0.0, value: $0.1) }, type: merchant.signType)))
+            let url = URL(string: (sandboxPrefix ? "sandboxnew/" : "") + endpoint, relativeTo: baseURL)!.absoluteURL
+            let response = try await transport.send(
+                HTTPRequest(
+                    method: "POST", url: url, headers: ["Content-Type": "text/xml; charset=utf-8"],
+                    body: Data(XMLDocument(request).xmlString.utf8), timeout: timeout))
+            guard response.status == 200 else {
+                throw PaymentError(.transport, provider: .wechatV2, "\(endpoint) answered HTTP \(response.status)")
+            }
+            return response
+        }
+
+        /// Downloads the trade bill of a day (`pay/downloadbill`).
+        /// - Parameters:
+        ///   - date: `yyyyMMdd`, Beijing time.
+        ///   - type: `ALL`, `SUCCESS` or `REFUND`.
+        /// - Throws: `PaymentError.providerRejected` with WeChat's `return_msg` (e.g. "No Bill Exist").
+        public func downloadBill(date: String, type: String = "ALL") async throws -> WeChatPay.Bill {
+            let response = try await post("pay/downloadbill", [("bill_date", date), ("bill_type", type)], timeout: .seconds(60))
+            let text = String(decoding: response.body, as: UTF8.self)
+            if text.hasPrefix("<xml>") {
+                let document = try XMLDocument(parsing: Array(response.body))
+                throw PaymentError(
+                    .providerRejected, provider: .wechatV2, "pay/downloadbill refused: \(document["return_msg"] ?? "no bill")",
+                    providerCode: document["error_code"] ?? document["return_code"], providerMessage: document["return_msg"])
+            }
+            return try WeChatPay.Bill(parsing: text)
+        }
+
+        /// WeChat's own sandbox key (`sandboxnew/pay/getsignkey`), for clients made with `sandboxPrefix`.
+        public func sandboxSignKey() async throws -> String {
+            try await call("pay/getsignkey", [])["sandbox_signkey"] ?? ""
         }
 
         /// Places an order (`pay/unifiedorder`).

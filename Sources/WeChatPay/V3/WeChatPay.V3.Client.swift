@@ -169,6 +169,45 @@ extension WeChatPay.V3 {
             return answer?["refund_id"] as? String ?? ""
         }
 
+        /// Downloads the trade bill of a day and checks it against the hash in the signed listing.
+        /// - Parameter date: `yyyy-MM-dd`, Beijing time.
+        public func tradeBill(date: String, type: String = "ALL") async throws -> WeChatPay.Bill {
+            struct Listing: Decodable {
+                let hash_type: String
+                let hash_value: String
+                let download_url: String
+            }
+            let listing: Listing
+            do {
+                listing = try JSONDecoder().decode(
+                    Listing.self, from: try await send("GET", "/v3/bill/tradebill?bill_date=\(date)&bill_type=\(type)"))
+            } catch let error as PaymentError {
+                throw error
+            } catch {
+                throw PaymentError(
+                    .malformedMessage, provider: .wechatV3, "/v3/bill/tradebill answered something other than a bill listing")
+            }
+            // Only ever fetch from the gateway itself, whatever the listing says.
+            guard listing.download_url.hasPrefix(baseURL + "/v3/billdownload/") else {
+                throw PaymentError(.malformedMessage, provider: .wechatV3, "the bill download_url is not on the gateway")
+            }
+            let path = String(listing.download_url.dropFirst(baseURL.count))
+            let authorization = try RequestSigner.authorization(method: "GET", canonicalURL: path, body: "", merchant: merchant)
+            let response = try await transport.send(
+                HTTPRequest(
+                    method: "GET", url: URL(string: listing.download_url)!, headers: ["Authorization": authorization], timeout: .seconds(60)
+                ))
+            guard response.status == 200 else {
+                throw PaymentError(.providerRejected, provider: .wechatV3, "the bill download answered HTTP \(response.status)")
+            }
+            guard listing.hash_type == "SHA1",
+                ConstantTime.equals(Hex.encode(DigestAlgorithm.insecureSHA1.hash(response.body)), listing.hash_value.lowercased())
+            else {
+                throw PaymentError(.signatureMismatch, provider: .wechatV3, "the bill file does not match the hash in the signed listing")
+            }
+            return try WeChatPay.Bill(parsing: String(decoding: response.body, as: UTF8.self))
+        }
+
         /// A refund's status (`SUCCESS`, `PROCESSING`, `CLOSED`, `ABNORMAL`).
         public func refundStatus(outRefundNo: String) async throws -> String {
             let answer =
