@@ -146,3 +146,44 @@ import WeChatPay
         await sandbox.stop()
     }
 }
+
+@Suite struct PlatformCertificateRefreshTests {
+    /// Counts `/v3/certificates` downloads on the way through.
+    final class Counting: HTTPTransport, Sendable {
+        let downloads = Atomic<Int>(0)
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            if request.url.path.hasSuffix("/v3/certificates") { downloads.add(1, ordering: .relaxed) }
+            return try await URLSessionTransport().send(request)
+        }
+    }
+
+    @Test func refreshRules() {
+        let keys = WeChatPay.V3.PlatformKeys()
+        let now = Date()
+        #expect(!keys.needsRefresh(olderThan: 0, at: now))  // never downloaded: public-key mode or not started
+        keys.markRefreshed(at: now)
+        #expect(!keys.needsRefresh(olderThan: 3600, at: now.addingTimeInterval(3599)))
+        #expect(keys.needsRefresh(olderThan: 3600, at: now.addingTimeInterval(3601)))
+    }
+
+    @Test func staleCertificatesAreRefreshedOnTheNextCall() async throws {
+        let sandbox = try WeChatV3SandboxTests.sandbox()
+        let counting = Counting()
+        let keys = WeChatPay.V3.PlatformKeys()
+        let fresh = WeChatPay.V3.Client(
+            merchant: WeChatV3SandboxTests.merchant, keys: keys, transport: counting, baseURL: sandbox.wechatV3URL)
+        _ = try await fresh.downloadCertificates()
+        _ = try await fresh.prepay(
+            .native, appID: "wx1", description: "r", outTradeNo: TradeNumber.generate(), total: Money(minorUnits: 1, currency: .cny),
+            notifyURL: "http://127.0.0.1:9/n")
+        #expect(counting.downloads.load(ordering: .relaxed) == 1)  // a verified answer within 12 hours: no refresh
+        let eager = WeChatPay.V3.Client(
+            merchant: WeChatV3SandboxTests.merchant, keys: keys, transport: counting, baseURL: sandbox.wechatV3URL,
+            certificateRefreshInterval: 0)
+        _ = try await eager.prepay(
+            .native, appID: "wx1", description: "r", outTradeNo: TradeNumber.generate(), total: Money(minorUnits: 1, currency: .cny),
+            notifyURL: "http://127.0.0.1:9/n")
+        #expect(counting.downloads.load(ordering: .relaxed) == 2)
+        await sandbox.stop()
+    }
+}

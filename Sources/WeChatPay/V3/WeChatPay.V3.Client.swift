@@ -16,11 +16,15 @@ extension WeChatPay.V3 {
         public let keys: PlatformKeys
         private let transport: any HTTPTransport
         private let baseURL: String
+        /// How old downloaded platform certificates may get before the next call refreshes them.
+        public let certificateRefreshInterval: TimeInterval
 
         public init(
-            merchant: Merchant, keys: PlatformKeys, transport: any HTTPTransport = URLSessionTransport(), baseURL: URL = productionURL
+            merchant: Merchant, keys: PlatformKeys, transport: any HTTPTransport = URLSessionTransport(), baseURL: URL = productionURL,
+            certificateRefreshInterval: TimeInterval = 12 * 3600
         ) {
             self.merchant = merchant
+            self.certificateRefreshInterval = certificateRefreshInterval
             self.keys = keys
             self.transport = transport
             var base = baseURL.absoluteString
@@ -45,6 +49,11 @@ extension WeChatPay.V3 {
                     providerCode: problem?.code, providerMessage: problem?.message)
             }
             let headers = try SignatureHeaders(headers: response.headers)
+            if keys.needsRefresh(olderThan: certificateRefreshInterval) {
+                // Periodic refresh picks up rotated certificates before the old ones expire; a failed
+                // refresh keeps the current keys.
+                _ = try? await downloadCertificates()
+            }
             do {
                 try headers.verify(body: Array(response.body), keys: keys)
             } catch let error as PaymentError where error.code == .unknownKey && !path.hasPrefix("/v3/certificates") {
@@ -104,6 +113,7 @@ extension WeChatPay.V3 {
             }
             // The listing itself must be signed by one of the certificates it delivered.
             try SignatureHeaders(headers: response.headers).verify(body: Array(response.body), keys: keys)
+            keys.markRefreshed()
             return serials
         }
 

@@ -16,6 +16,7 @@ extension WeChatPay.V3 {
         }
 
         private let entries = Mutex<[String: Entry]>([:])
+        private let refreshed = Mutex<Date?>(nil)
 
         public init() {}
 
@@ -37,6 +38,17 @@ extension WeChatPay.V3 {
                 if let end = entry.notValidAfter, date > end { return nil }
                 return entry.key
             }
+        }
+
+        /// Records that the platform certificates were downloaded at `date`.
+        public func markRefreshed(at date: Date = Date()) {
+            refreshed.withLock { $0 = date }
+        }
+
+        /// `true` when certificates were downloaded before and are older than `interval` at `date`.
+        /// Keys added by hand (public-key mode) never need a refresh.
+        public func needsRefresh(olderThan interval: TimeInterval, at date: Date = Date()) -> Bool {
+            refreshed.withLock { $0.map { date.timeIntervalSince($0) > interval } ?? false }
         }
 
         /// Every serial or key id known.
