@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Cashier", targets: ["Cashier"]),
         .library(name: "CashierCrypto", targets: ["CashierCrypto"]),
         .library(name: "WeChatPay", targets: ["WeChatPay"]),
+        .library(name: "CashierCurl", targets: ["CashierCurl"]),
         // The app-side SDK: Foundation only, so an iOS app builds no C code.
         .library(name: "CashierClient", targets: ["CashierClient"]),
         .executable(name: "cashier", targets: ["cashier"]),
@@ -31,6 +32,12 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "CCurlShims", dependencies: ["CCurl"]),
 
         // MARK: Libraries
         .target(
@@ -43,6 +50,11 @@ let package = Package(
         .target(
             name: "CashierSandbox",
             dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CashierCurl",
+            dependencies: ["Cashier", "CCurl", "CCurlShims"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -87,6 +99,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "CashierHTTPTests", dependencies: ["CashierHTTP"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "CashierCurlTests",
+            dependencies: ["CashierCurl", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "CashierSandboxTests",
             dependencies: ["CashierSandbox", "WeChatPay", "CashierHTTP", "TestSupport"],

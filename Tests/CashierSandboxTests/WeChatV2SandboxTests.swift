@@ -256,3 +256,32 @@ import WeChatPay
         }
     }
 }
+
+@Suite struct MutualTLSRoutingTests {
+    /// Records the paths it carries, then passes them on.
+    final class Recording: HTTPTransport, Sendable {
+        let paths = Mutex<[String]>([])
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            paths.withLock { $0.append(request.url.path) }
+            return try await URLSessionTransport().send(request)
+        }
+    }
+
+    @Test func refundsTravelOverTheMutualTLSTransport() async throws {
+        let merchant = WeChatV2SandboxTests.merchant
+        let sandbox = SandboxServer(wechatMerchants: [merchant], timeScale: 0.001)
+        try sandbox.start()
+        let plain = Recording()
+        let mutual = Recording()
+        let client = WeChatPay.V2.Client(merchant: merchant, transport: plain, mutualTLSTransport: mutual, baseURL: sandbox.wechatV2URL)
+        let number = TradeNumber.generate()
+        _ = try await client.unifiedOrder(WeChatV2SandboxTests.order(number, notifyURL: "http://127.0.0.1:9/n"))
+        await sandbox.wechatV2.pay(outTradeNo: number, outcome: .success)
+        _ = try await client.refund(
+            outTradeNo: number, outRefundNo: "M\(number)", total: Money(minorUnits: 5100, currency: .cny),
+            refund: Money(minorUnits: 1, currency: .cny))
+        #expect(plain.paths.withLock { $0 } == ["/wechat/pay/unifiedorder"])
+        #expect(mutual.paths.withLock { $0 } == ["/wechat/secapi/pay/refund"])
+        await sandbox.stop()
+    }
+}

@@ -22,20 +22,25 @@ extension WeChatPay.V2 {
 
         public let merchant: Merchant
         private let transport: any HTTPTransport
+        /// Used for `secapi/` endpoints (refunds), which require the merchant certificate on the
+        /// TLS connection: a `CurlTransport` with the certificate in production.
+        private let mutualTLSTransport: (any HTTPTransport)?
         private let baseURL: URL
         private let sandboxPrefix: Bool
 
         /// - Parameters:
         ///   - merchant: appid, mch_id, API key and sign type.
         ///   - transport: how requests travel (URLSession by default; the sandbox or a fault injector in tests).
+        ///   - mutualTLSTransport: how `secapi/` calls (refunds) travel; they need the merchant certificate.
         ///   - baseURL: the gateway, ending in `/`.
         ///   - sandboxPrefix: put WeChat's `sandboxnew/` before every endpoint (WeChat's own sandbox mode).
         public init(
-            merchant: Merchant, transport: any HTTPTransport = URLSessionTransport(), baseURL: URL = productionURL,
-            sandboxPrefix: Bool = false
+            merchant: Merchant, transport: any HTTPTransport = URLSessionTransport(), mutualTLSTransport: (any HTTPTransport)? = nil,
+            baseURL: URL = productionURL, sandboxPrefix: Bool = false
         ) {
             self.merchant = merchant
             self.transport = transport
+            self.mutualTLSTransport = mutualTLSTransport
             self.baseURL = baseURL
             self.sandboxPrefix = sandboxPrefix
         }
@@ -67,7 +72,8 @@ extension WeChatPay.V2 {
             if merchant.signType != .md5 { request.append(("sign_type", merchant.signType.rawValue)) }
             request.append(("sign", merchant.signer.signature(for: request.map { (key: $0.0, value: $0.1) }, type: merchant.signType)))
             let url = URL(string: (sandboxPrefix ? "sandboxnew/" : "") + endpoint, relativeTo: baseURL)!.absoluteURL
-            let response = try await transport.send(
+            let chosen = endpoint.hasPrefix("secapi/") ? mutualTLSTransport ?? transport : transport
+            let response = try await chosen.send(
                 HTTPRequest(
                     method: "POST", url: url, headers: ["Content-Type": "text/xml; charset=utf-8"],
                     body: Data(XMLDocument(request).xmlString.utf8), timeout: timeout))

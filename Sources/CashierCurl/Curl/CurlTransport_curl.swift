@@ -1,0 +1,128 @@
+internal import CCurl
+internal import CCurlShims
+public import Cashier
+import Foundation
+import Synchronization
+
+/// An `HTTPTransport` on libcurl that can present a client certificate (mutual TLS).
+///
+/// WeChat Pay v2 refunds (`secapi/pay/refund`) and Apple Pay merchant validation require the
+/// merchant's certificate on the TLS connection, which URLSession on Linux cannot present.
+/// Each call runs on a thread of its own, never on Swift's cooperative pool.
+///
+/// ```swift
+/// let transport = CurlTransport(clientCertificate: .init(certificatePath: "apiclient_cert.pem", keyPath: "apiclient_key.pem"))
+/// let client = WeChatPay.V2.Client(merchant: merchant, transport: transport)
+/// ```
+public struct CurlTransport: HTTPTransport {
+    /// The client certificate and its key, as PEM files (kept on the server, read by libcurl).
+    public struct ClientCertificate: Sendable {
+        public let certificatePath: String
+        public let keyPath: String
+
+        public init(certificatePath: String, keyPath: String) {
+            self.certificatePath = certificatePath
+            self.keyPath = keyPath
+        }
+    }
+
+    private let clientCertificate: ClientCertificate?
+    private let trustedCAPath: String?
+
+    /// - Parameters:
+    ///   - clientCertificate: presented when the server asks for one.
+    ///   - trustedCAPath: a PEM bundle to trust instead of the system's (tests use their own CA).
+    public init(clientCertificate: ClientCertificate? = nil, trustedCAPath: String? = nil) {
+        self.clientCertificate = clientCertificate
+        self.trustedCAPath = trustedCAPath
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let clientCertificate = clientCertificate
+        let trustedCAPath = trustedCAPath
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result { try Self.perform(request, clientCertificate: clientCertificate, trustedCAPath: trustedCAPath) })
+            }
+        }
+    }
+
+    /// What the callbacks fill in.
+    private final class Collected {
+        var body: [UInt8] = []
+        var headerLines: [String] = []
+    }
+
+    private static let bodyCallback: cashier_curl_data_callback = { data, size, count, context in
+        guard let data, let context else { return 0 }
+        let collected = Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue()
+        data.withMemoryRebound(to: UInt8.self, capacity: size * count) {
+            collected.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size * count))
+        }
+        return size * count
+    }
+
+    private static let headerCallback: cashier_curl_data_callback = { data, size, count, context in
+        guard let data, let context else { return 0 }
+        let collected = Unmanaged<Collected>.fromOpaque(context).takeUnretainedValue()
+        let line = data.withMemoryRebound(to: UInt8.self, capacity: size * count) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: size * count), as: UTF8.self)
+        }
+        collected.headerLines.append(line.trimmingCharacters(in: .whitespacesAndNewlines))
+        return size * count
+    }
+
+    private static func perform(_ request: HTTPRequest, clientCertificate: ClientCertificate?, trustedCAPath: String?) throws
+        -> HTTPResponse
+    {
+        guard let handle = curl_easy_init() else { throw PaymentError(.transport, "libcurl could not start a transfer") }
+        defer { curl_easy_cleanup(handle) }
+        var headers: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(headers) }
+        for field in request.headers where !field.name.contains(where: \.isNewline) && !field.value.contains(where: \.isNewline) {
+            headers = curl_slist_append(headers, "\(field.name): \(field.value)")
+        }
+        let collected = Collected()
+        let milliseconds =
+            Int(request.timeout.components.seconds) * 1000 + Int(request.timeout.components.attoseconds / 1_000_000_000_000_000)
+        var code = cashier_curl_set_string(handle, CURLOPT_URL, request.url.absoluteString)
+        code = code == CURLE_OK ? cashier_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, request.method) : code
+        code = code == CURLE_OK ? cashier_curl_set_long(handle, CURLOPT_TIMEOUT_MS, max(1, milliseconds)) : code
+        code = code == CURLE_OK ? cashier_curl_set_long(handle, CURLOPT_NOSIGNAL, 1) : code
+        code = code == CURLE_OK ? cashier_curl_set_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS)) : code
+        code = code == CURLE_OK ? cashier_curl_set_headers(handle, headers) : code
+        code =
+            code == CURLE_OK
+            ? cashier_curl_set_callbacks(handle, bodyCallback, headerCallback, Unmanaged.passUnretained(collected).toOpaque()) : code
+        if code == CURLE_OK, !request.body.isEmpty {
+            code = request.body.withUnsafeBytes { cashier_curl_set_body(handle, $0.baseAddress, $0.count) }
+        }
+        if code == CURLE_OK, let clientCertificate {
+            code = cashier_curl_set_string(handle, CURLOPT_SSLCERT, clientCertificate.certificatePath)
+            code = code == CURLE_OK ? cashier_curl_set_string(handle, CURLOPT_SSLKEY, clientCertificate.keyPath) : code
+            code = code == CURLE_OK ? cashier_curl_set_string(handle, CURLOPT_SSLCERTTYPE, "PEM") : code
+        }
+        if code == CURLE_OK, let trustedCAPath {
+            code = cashier_curl_set_string(handle, CURLOPT_CAINFO, trustedCAPath)
+        }
+        guard code == CURLE_OK else {
+            throw PaymentError(.transport, "libcurl refused an option: \(String(cString: curl_easy_strerror(code)))")
+        }
+        let result = withExtendedLifetime(collected) { curl_easy_perform(handle) }
+        guard result == CURLE_OK else {
+            throw PaymentError(
+                .transport,
+                "\(request.method) \(request.url.host ?? "")\(request.url.path) got no response: \(String(cString: curl_easy_strerror(result)))"
+            )
+        }
+        var responseHeaders = HTTPHeaders()
+        // Keep only the last response's headers (after any 100-continue or redirect).
+        let lastBlock = collected.headerLines.split(whereSeparator: \.isEmpty).last ?? []
+        for line in lastBlock.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            responseHeaders.add(String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return HTTPResponse(status: cashier_curl_response_code(handle), headers: responseHeaders, body: Data(collected.body))
+    }
+}
