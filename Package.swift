@@ -94,7 +94,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CashierCLITests",
-            dependencies: ["CashierCLI", "WeChatPay", "TestSupport"],
+            dependencies: ["CashierCLI", "WeChatPay", "CashierCrypto", "TestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),

@@ -8,7 +8,7 @@ import WeChatPay
 enum SandboxCommand {
     static let command = Command(
         name: "sandbox",
-        summary: "Run the offline WeChat Pay v2 gateway simulator and the payer API until interrupted.",
+        summary: "Run the offline WeChat Pay v2 and v3 gateway simulators and the payer API until interrupted.",
         discussion: """
             Without --wechat-key a test merchant is used and its key is printed (sandbox only).
             The payer API: POST /sandbox/pay {"provider":"wechat","out_trade_no":"…","outcome":"success"|"cancel"|"fail"}.
@@ -20,7 +20,11 @@ enum SandboxCommand {
             .value("wechat-appid", "APPID", "The merchant's appid (default wxd930ea5d5a258f4f)."),
             .value("wechat-mch-id", "MCH_ID", "The merchant's mch_id (default 10000100)."),
             .value("wechat-key", "KEY", "The merchant's API key (default: a test key, printed)."),
-            .value("ready-file", "FILE", "Write {\"sandbox_url\",\"wechat_v2_url\",\"payer_url\"} here when ready."),
+            .value("wechat-v3-mchid", "MCHID", "A v3 merchant's mchid (with the three options below)."),
+            .value("wechat-v3-serial", "SERIAL", "Its API certificate serial (serial_no in Authorization)."),
+            .value("wechat-v3-public-key", "PEM", "Its API certificate or public key (file path or PEM text)."),
+            .value("wechat-api-v3-key", "KEY", "Its 32-byte APIv3 key."),
+            .value("ready-file", "FILE", "Write {\"sandbox_url\",\"wechat_v2_url\",\"wechat_v3_url\",\"payer_url\"} here when ready."),
         ]
     ) { arguments, io in
         guard let port = UInt16(arguments.value("port") ?? "0") else { throw CommandFailure("--port must be 0 to 65535", status: 2) }
@@ -31,7 +35,26 @@ enum SandboxCommand {
         let merchant = WeChatPay.V2.Merchant(
             appID: arguments.value("wechat-appid") ?? "wxd930ea5d5a258f4f", mchID: arguments.value("wechat-mch-id") ?? "10000100",
             apiKey: key)
-        let sandbox = SandboxServer(wechatMerchants: [merchant], port: port, timeScale: timeScale)
+        let v3Options = ["wechat-v3-mchid", "wechat-v3-serial", "wechat-v3-public-key", "wechat-api-v3-key"].map { arguments.value($0) }
+        var v3Merchants: [WeChatV3Sandbox.Merchant] = []
+        switch v3Options.compactMap({ $0 }).count {
+        case 0: break
+        case 4:
+            guard v3Options[3]!.utf8.count == 32 else { throw CommandFailure("--wechat-api-v3-key must be 32 bytes", status: 2) }
+            let publicKey: RSAPublicKey
+            do {
+                publicKey = try RSAPublicKey(pemRepresentation: CommandInput.pem(v3Options[2]!, option: "wechat-v3-public-key"))
+            } catch let failure as CommandFailure {
+                throw failure
+            } catch {
+                throw CommandFailure("--wechat-v3-public-key: \(error)", status: 2)
+            }
+            v3Merchants.append(.init(mchID: v3Options[0]!, certificateSerial: v3Options[1]!, publicKey: publicKey, apiV3Key: v3Options[3]!))
+        default:
+            throw CommandFailure(
+                "a v3 merchant needs all of --wechat-v3-mchid, --wechat-v3-serial, --wechat-v3-public-key, --wechat-api-v3-key", status: 2)
+        }
+        let sandbox = SandboxServer(wechatMerchants: [merchant], wechatV3Merchants: v3Merchants, port: port, timeScale: timeScale)
         do {
             try sandbox.start()
         } catch {
@@ -40,10 +63,14 @@ enum SandboxCommand {
         let payer = sandbox.baseURL.appendingPathComponent("sandbox/pay").absoluteString
         io.write("WeChat Pay v2 gateway  \(sandbox.wechatV2URL.absoluteString)  (appid \(merchant.appID), mch_id \(merchant.mchID))\n")
         if arguments.value("wechat-key") == nil { io.write("test API key           \(key)  (sandbox only)\n") }
+        if let v3 = v3Merchants.first {
+            io.write("WeChat Pay v3 gateway  \(sandbox.wechatV3URL.absoluteString)  (mchid \(v3.mchID))\n")
+        }
         io.write("payer API              POST \(payer)\n")
         if let file = arguments.value("ready-file") {
             let ready = [
-                "sandbox_url": sandbox.baseURL.absoluteString, "wechat_v2_url": sandbox.wechatV2URL.absoluteString, "payer_url": payer,
+                "sandbox_url": sandbox.baseURL.absoluteString, "wechat_v2_url": sandbox.wechatV2URL.absoluteString,
+                "wechat_v3_url": sandbox.wechatV3URL.absoluteString, "payer_url": payer,
             ]
             let data = try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys, .withoutEscapingSlashes])
             try data.write(to: URL(fileURLWithPath: file), options: .atomic)

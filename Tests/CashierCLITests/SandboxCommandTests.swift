@@ -1,4 +1,5 @@
 import Cashier
+import CashierCrypto
 import Foundation
 import TestSupport
 import Testing
@@ -17,7 +18,11 @@ import WeChatPay
         let ready = folder.appendingPathComponent("ready.json")
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = ["sandbox", "--ready-file", ready.path, "--time-scale", "0.001"]
+        let v3Key = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        process.arguments = [
+            "sandbox", "--ready-file", ready.path, "--time-scale", "0.001", "--wechat-v3-mchid", "1230000109", "--wechat-v3-serial", "ABC",
+            "--wechat-v3-public-key", v3Key.publicKey.pemRepresentation, "--wechat-api-v3-key", "0123456789abcdefABCDEF0123456789",
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -41,6 +46,15 @@ import WeChatPay
                 notifyURL: "http://127.0.0.1:9/n",
                 clientIP: "127.0.0.1", productID: "p"))
         #expect(try await client.orderQuery(outTradeNo: number).tradeState == "NOTPAY")
+        let v3URL = try #require(urls?["wechat_v3_url"].flatMap(URL.init(string:)))
+        let v3 = WeChatPay.V3.Client(
+            merchant: try .init(
+                mchID: "1230000109", certificateSerial: "ABC", privateKey: v3Key, apiV3Key: "0123456789abcdefABCDEF0123456789"),
+            keys: .init(), baseURL: v3URL)
+        let v3Prepay = try await v3.prepay(
+            .native, appID: "wx1", description: "cli", outTradeNo: TradeNumber.generate(), total: Money(minorUnits: 1, currency: .cny),
+            notifyURL: "http://127.0.0.1:9/n")
+        #expect(v3Prepay.codeURL != nil)
 
         process.terminate()  // SIGTERM
         let status = try await onOwnThread {

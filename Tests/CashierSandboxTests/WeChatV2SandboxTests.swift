@@ -135,6 +135,7 @@ import WeChatPay
     }
 
     @Test func wrongKeyGetsSIGNERRORAndTamperedResponsesAreRefused() async throws {
+        let merchant = Self.merchant
         let sandbox = SandboxServer(wechatMerchants: [Self.merchant], timeScale: 0.001)
         try sandbox.start()
         let impostor = WeChatPay.V2.Merchant(
@@ -144,6 +145,17 @@ import WeChatPay
         }
         #expect(wrongKey?.code == .providerRejected)
         #expect(wrongKey?.providerMessage == "签名错误")
+        // WeChat's own sandbox mode: the sandboxnew/ prefix and getsignkey.
+        let sandboxMode = WeChatPay.V2.Client(merchant: merchant, baseURL: sandbox.wechatV2URL, sandboxPrefix: true)
+        #expect(try await sandboxMode.sandboxSignKey() == merchant.apiKey)
+        let raw = try await URLSessionTransport().send(
+            HTTPRequest(
+                method: "POST", url: sandbox.wechatV2URL.appendingPathComponent("pay/orderquery"),
+                body: Data(
+                    WeChatPay.V2.XMLDocument([("appid", merchant.appID), ("mch_id", merchant.mchID), ("sign", "BAD")]).xmlString.utf8)))
+        let refusal = try WeChatPay.V2.XMLDocument(parsing: Array(raw.body))
+        #expect(refusal["return_code"] == "FAIL")
+        #expect(refusal["err_code"] == "SIGNERROR")
 
         // A man in the middle changes the prepay_id: the response signature no longer verifies.
         struct Tamper: HTTPTransport {

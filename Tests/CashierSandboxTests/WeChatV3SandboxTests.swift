@@ -106,6 +106,10 @@ import WeChatPay
             .native, appID: "wxd678efh567hg6787", description: "qr", outTradeNo: other, total: total, notifyURL: endpoint.url)
         #expect(native.codeURL?.hasPrefix("weixin://wxpay/bizpayurl") == true)
         try await client.close(outTradeNo: other)
+        let h5 = try await client.prepay(
+            .h5, appID: "wxd678efh567hg6787", description: "h5", outTradeNo: TradeNumber.generate(), total: total, notifyURL: endpoint.url,
+            clientIP: "203.0.113.7")
+        #expect(h5.h5URL?.hasPrefix("https://wx.tenpay.com/") == true)
         #expect(try await client.transaction(outTradeNo: other).tradeState == "CLOSED")
         let missing = await #expect(throws: PaymentError.self) { try await client.transaction(outTradeNo: "NOPE") }
         #expect(missing?.providerCode == "ORDER_NOT_EXIST")

@@ -88,7 +88,10 @@ public actor WeChatV2Sandbox {
         guard request["appid"] == merchant.appID else { return Self.failReturn("appid和mch_id不匹配") }
         guard let signType = WeChatPay.V2.SignType(field: request["sign_type"] ?? "MD5") else { return Self.failReturn("sign_type参数格式错误") }
         guard let sign = request["sign"], merchant.signer.isValidSignature(sign, for: request.pairs, type: signType) else {
-            return Self.failReturn("签名错误")
+            // WeChat answers a bad signature at the communication level; the code is given too.
+            return WeChatPay.V2.XMLDocument([
+                ("return_code", "FAIL"), ("return_msg", "签名错误"), ("err_code", "SIGNERROR"), ("err_code_des", "签名错误"),
+            ]).xmlString
         }
         if endpoint == "pay/downloadbill" { return bill(request, merchant: merchant) }
         let result: Result<[(String, String)], BusinessError>
