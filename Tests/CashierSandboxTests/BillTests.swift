@@ -42,16 +42,8 @@ import WeChatPay
     }
 
     @Test func v3TradeBill() async throws {
-        let key = try RSAPrivateKey(generatingKeySizeInBits: 2048)
-        let apiV3Key = "0123456789abcdefABCDEF0123456789"
-        let merchant = try WeChatPay.V3.Merchant(mchID: "1230000109", certificateSerial: "ABC123", privateKey: key, apiV3Key: apiV3Key)
-        let sandbox = SandboxServer(
-            wechatMerchants: [],
-            wechatV3Merchants: [
-                .init(mchID: merchant.mchID, certificateSerial: merchant.certificateSerial, publicKey: key.publicKey, apiV3Key: apiV3Key)
-            ],
-            timeScale: 0.001)
-        try sandbox.start()
+        let sandbox = try WeChatV3SandboxTests.sandbox()
+        let merchant = WeChatV3SandboxTests.merchant
         let client = WeChatPay.V3.Client(merchant: merchant, keys: WeChatPay.V3.PlatformKeys(), baseURL: sandbox.wechatV3URL)
         let number = TradeNumber.generate()
         let total = Money(minorUnits: 1234, currency: .cny)

@@ -67,16 +67,9 @@ import WeChatPay
     }
 
     @Test func v3RefundNotification() async throws {
-        let key = try RSAPrivateKey(generatingKeySizeInBits: 2048)
-        let apiV3Key = "0123456789abcdefABCDEF0123456789"
-        let merchant = try WeChatPay.V3.Merchant(mchID: "1230000109", certificateSerial: "ABC123", privateKey: key, apiV3Key: apiV3Key)
-        let sandbox = SandboxServer(
-            wechatMerchants: [],
-            wechatV3Merchants: [
-                .init(mchID: merchant.mchID, certificateSerial: merchant.certificateSerial, publicKey: key.publicKey, apiV3Key: apiV3Key)
-            ],
-            timeScale: 0.001)
-        try sandbox.start()
+        let sandbox = try WeChatV3SandboxTests.sandbox()
+        let merchant = WeChatV3SandboxTests.merchant
+        let apiV3Key = WeChatV3SandboxTests.apiV3Key
         let inbox = try Inbox { _ in HTTPServerResponse(status: 204) }
         let keys = WeChatPay.V3.PlatformKeys()
         let client = WeChatPay.V3.Client(merchant: merchant, keys: keys, baseURL: sandbox.wechatV3URL)

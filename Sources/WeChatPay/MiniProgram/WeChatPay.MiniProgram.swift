@@ -26,9 +26,7 @@ extension WeChatPay {
             self.appID = appID
             self.secret = secret
             self.transport = transport
-            var base = baseURL.absoluteString
-            while base.hasSuffix("/") { base.removeLast() }
-            self.baseURL = base
+            self.baseURL = baseURL.trimmedBase
         }
 
         /// Exchanges a `wx.login` code for the payer's session.

@@ -27,9 +27,7 @@ extension WeChatPay.V3 {
             self.certificateRefreshInterval = certificateRefreshInterval
             self.keys = keys
             self.transport = transport
-            var base = baseURL.absoluteString
-            while base.hasSuffix("/") { base.removeLast() }
-            self.baseURL = base
+            self.baseURL = baseURL.trimmedBase
         }
 
         /// Sends a signed request; returns the verified response body (empty for 204).
