@@ -56,7 +56,7 @@ public struct P256PrivateKey: Sendable {
     /// PKCS#8 DER.
     public var derRepresentation: [UInt8] { try! backing.pkcs8DER() }
 
-    /// PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`).
+    /// PKCS#8 PEM (the `PRIVATE KEY` label).
     public var pemRepresentation: String { PEMDocument(label: "PRIVATE KEY", derBytes: derRepresentation).pemRepresentation }
 
     /// SEC1 `ECPrivateKey` DER.

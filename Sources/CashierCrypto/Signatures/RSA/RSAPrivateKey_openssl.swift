@@ -47,13 +47,13 @@ public struct RSAPrivateKey: Sendable {
     /// PKCS#8 `PrivateKeyInfo` DER.
     public var derRepresentation: [UInt8] { try! backing.pkcs8DER() }
 
-    /// PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`).
+    /// PKCS#8 PEM (the `PRIVATE KEY` label).
     public var pemRepresentation: String { PEMDocument(label: "PRIVATE KEY", derBytes: derRepresentation).pemRepresentation }
 
     /// PKCS#1 `RSAPrivateKey` DER.
     public var pkcs1DERRepresentation: [UInt8] { try! backing.traditionalPrivateDER() }
 
-    /// PKCS#1 PEM (`-----BEGIN RSA PRIVATE KEY-----`).
+    /// PKCS#1 PEM (the `RSA PRIVATE KEY` label).
     public var pkcs1PEMRepresentation: String {
         PEMDocument(label: "RSA PRIVATE KEY", derBytes: pkcs1DERRepresentation).pemRepresentation
     }
