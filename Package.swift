@@ -67,7 +67,7 @@ let package = Package(
         // MARK: Executables
         .target(
             name: "CashierCLI",
-            dependencies: ["Cashier", "CashierCrypto", "WeChatPay", "CashierSandbox"],
+            dependencies: ["Cashier", "CashierCrypto", "WeChatPay", "CashierSandbox", "CashierHTTP"],
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "cashier", dependencies: ["CashierCLI"], swiftSettings: strictSettings),

@@ -4,9 +4,10 @@ import Foundation
 
 /// `cashier demo`: the end-to-end walk-through of what exists so far.
 ///
-/// Today it prices an order, walks it through the payment state machine and exercises the
-/// cryptography every provider needs, checking each result. The merchant server will extend
-/// it to take real orders through every payment method against the sandboxes.
+/// It prices an order, walks it through the payment state machine, exercises the cryptography
+/// every provider needs, and takes WeChat Pay v2 and v3 orders through the in-process sandbox
+/// (place, pay as the payer, receive and verify the notification, query, refund), checking each
+/// result. The merchant server will extend it to every payment method.
 enum DemoCommand {
     static let command = Command(
         name: "demo",
@@ -14,9 +15,9 @@ enum DemoCommand {
         discussion: "Everything runs in process and offline."
     ) { _, io in
         var steps: [(String, String, Bool)] = []
-        func step(_ name: String, _ body: () throws -> (String, Bool)) {
+        func step(_ name: String, _ body: () async throws -> (String, Bool)) async {
             do {
-                let (detail, ok) = try body()
+                let (detail, ok) = try await body()
                 steps.append((name, detail, ok))
             } catch {
                 steps.append((name, "\(error)", false))
@@ -25,7 +26,7 @@ enum DemoCommand {
 
         let yuan = { (text: String) in try Money(decimal: text, currency: .cny) }
         var order: Order?
-        step("price an order") {
+        await step("price an order") {
             let summary = try PaymentSummary(
                 items: [
                     LineItem(label: "Latte", unitAmount: yuan("28.00"), quantity: 2),
@@ -34,11 +35,11 @@ enum DemoCommand {
             order = try Order(summary: summary, description: "2 lattes")
             return ("2 × 28.00 − 5.00 = \(summary.total)", summary.total == (try yuan("51.00")))
         }
-        step("trade number") {
+        await step("trade number") {
             let number = order?.outTradeNo ?? ""
             return (number, TradeNumber.isValid(number, for: .wechat) && TradeNumber.isValid(number, for: .alipay))
         }
-        step("state machine") {
+        await step("state machine") {
             guard var order else { return ("no order", false) }
             var trail = [order.status.rawValue]
             for event in [PaymentEvent.paymentStarted, .paymentSucceeded, .partiallyRefunded, .refunded] {
@@ -47,11 +48,11 @@ enum DemoCommand {
             let refusedDoublePay = (try? order.apply(.paymentSucceeded)) == nil
             return (trail.joined(separator: " → "), order.status == .refunded && refusedDoublePay)
         }
-        step("HMAC-SHA256 (RFC 4231 #2)") {
+        await step("HMAC-SHA256 (RFC 4231 #2)") {
             let mac = Hex.encode(HMACKey(key: Array("Jefe".utf8)).authenticationCode(for: "what do ya want for nothing?"))
             return (String(mac.prefix(16)) + "…", mac == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
         }
-        step("RSA-2048 SHA256withRSA") {
+        await step("RSA-2048 SHA256withRSA") {
             let key = try RSAPrivateKey(generatingKeySizeInBits: 2048)
             let content = "out_trade_no=\(order?.outTradeNo ?? "")&total_amount=51.00"
             let signature = try key.signature(for: content, scheme: .insecurePKCS1v1_5SHA256)
@@ -60,7 +61,7 @@ enum DemoCommand {
                 signature, for: Array(content.replacingOccurrences(of: "51.00", with: "0.01").utf8), scheme: .insecurePKCS1v1_5SHA256)
             return ("signed; tampered amount rejected", genuine && !forged)
         }
-        step("AES-256-GCM") {
+        await step("AES-256-GCM") {
             let key = try AESGCMKey(SecureRandom.bytes(count: 32))
             let nonce = SecureRandom.bytes(count: 12)
             let box = try key.seal(Array(#"{"trade_state":"SUCCESS"}"#.utf8), iv: nonce, authenticating: Array("transaction".utf8))
@@ -68,13 +69,15 @@ enum DemoCommand {
             let tampered = (try? key.open(box, iv: nonce, authenticating: Array("refund".utf8))) == nil
             return ("sealed and opened; wrong associated data rejected", opened.count == 25 && tampered)
         }
-        step("P-256 ECDH") {
+        await step("P-256 ECDH") {
             let merchant = try P256PrivateKey()
             let ephemeral = try P256PrivateKey()
             let a = try merchant.sharedSecret(with: ephemeral.publicKey)
             let b = try ephemeral.sharedSecret(with: merchant.publicKey)
             return ("both sides agree on a 32-byte secret", a == b && a.count == 32)
         }
+
+        await WeChatDemo.run(step)
 
         let width = steps.map(\.0.count).max() ?? 0
         io.write("Cashier \(CashierVersion.current) demo\n\n")

@@ -77,5 +77,7 @@ import Testing
         #expect(result.stdout.contains("51.00 CNY"))
         #expect(!result.stdout.contains("FAIL"))
         #expect(result.stdout.contains(" 0 failed"))
+        #expect(result.stdout.contains("ok    WeChat Pay v2 APP order"))
+        #expect(result.stdout.contains("ok    WeChat Pay v3 Native order"))
     }
 }
