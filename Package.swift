@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Cashier", targets: ["Cashier"]),
         .library(name: "CashierCrypto", targets: ["CashierCrypto"]),
         .library(name: "WeChatPay", targets: ["WeChatPay"]),
+        .library(name: "Alipay", targets: ["Alipay"]),
         .library(name: "CashierCurl", targets: ["CashierCurl"]),
         // The app-side SDK: Foundation only, so an iOS app builds no C code.
         .library(name: "CashierClient", targets: ["CashierClient"]),
@@ -47,6 +48,7 @@ let package = Package(
         ),
         .target(name: "Cashier", swiftSettings: strictSettings),
         .target(name: "WeChatPay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
+        .target(name: "Alipay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
         .target(
             name: "CashierSandbox",
             dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay"],
@@ -95,6 +97,12 @@ let package = Package(
         .testTarget(
             name: "CashierCLITests",
             dependencies: ["CashierCLI", "WeChatPay", "CashierCrypto", "TestSupport"],
+            resources: [.copy("Vectors")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "AlipayTests",
+            dependencies: ["Alipay"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),

@@ -1,0 +1,102 @@
+public import Cashier
+public import CashierCrypto
+
+extension Alipay {
+    /// A verified Alipay async notification (`notify_url`).
+    ///
+    /// ``verify(_:publicKey:appID:sellerID:signType:)`` parses the form body, refuses a declared
+    /// `sign_type` other than the merchant's, verifies `sign` over the content with `sign` and
+    /// `sign_type` removed (the rule for trade notifications; content keeping `sign_type`, as some
+    /// other notification types are signed, is accepted too — both need Alipay's key), then checks
+    /// `app_id` and the seller. Compare with the stored order by ``check(outTradeNo:amount:)``, record
+    /// it durably, and only then answer ``successReply``.
+    public struct Notification: Sendable {
+        /// The body a merchant answers once the notification is recorded; anything else makes Alipay retry.
+        public static let successReply = "success"
+
+        public let appID: String
+        public let outTradeNo: String
+        /// Alipay's trade number.
+        public let tradeNo: String
+        /// `WAIT_BUYER_PAY`, `TRADE_SUCCESS`, `TRADE_FINISHED` or `TRADE_CLOSED`.
+        public let tradeStatus: String
+        /// `total_amount`, in yuan.
+        public let totalAmount: Money
+        public let sellerID: String?
+        /// Every field, as received.
+        public let fields: [String: String]
+
+        /// `true` for `TRADE_SUCCESS` and `TRADE_FINISHED`: the money arrived.
+        public var isPaid: Bool { tradeStatus == "TRADE_SUCCESS" || tradeStatus == "TRADE_FINISHED" }
+
+        /// Verifies and parses a notification body.
+        /// - Parameters:
+        ///   - publicKey: Alipay's public key (from the console, or the Alipay certificate's key).
+        ///   - appID: this merchant's app id, when the notification must be for it.
+        ///   - sellerID: this merchant's seller (partner) id, when checked.
+        ///   - signType: the merchant's sign type.
+        /// - Throws: `PaymentError` `.malformedMessage`, `.signatureMismatch`, `.merchantMismatch`.
+        public static func verify(
+            _ body: some Collection<UInt8>, publicKey: RSAPublicKey, appID: String? = nil, sellerID: String? = nil,
+            signType: SignType = .rsa2
+        ) throws -> Notification {
+            let fields = try FormBody.parse(body)
+            try verifySignature(fields, publicKey: publicKey, signType: signType)
+            if let appID, fields["app_id"] != appID {
+                throw PaymentError(.merchantMismatch, provider: .alipay, "app_id is not this merchant's (\(appID))")
+            }
+            if let sellerID, fields["seller_id"] != sellerID {
+                throw PaymentError(.merchantMismatch, provider: .alipay, "seller_id is not this merchant's (\(sellerID))")
+            }
+            func required(_ name: String) throws -> String {
+                guard let value = fields[name], !value.isEmpty else {
+                    throw PaymentError(.malformedMessage, provider: .alipay, "the notification has no \(name)")
+                }
+                return value
+            }
+            let amount: Money
+            do {
+                amount = try Money(decimal: try required("total_amount"), currency: .cny)
+            } catch let error as PaymentError {
+                throw error
+            } catch {
+                throw PaymentError(.malformedMessage, provider: .alipay, "total_amount is not an amount in yuan")
+            }
+            return Notification(
+                appID: try required("app_id"), outTradeNo: try required("out_trade_no"), tradeNo: fields["trade_no"] ?? "",
+                tradeStatus: try required("trade_status"), totalAmount: amount, sellerID: fields["seller_id"], fields: fields)
+        }
+
+        /// Checks `sign` over the fields, as Alipay signs notifications.
+        public static func verifySignature(_ fields: [String: String], publicKey: RSAPublicKey, signType: SignType) throws {
+            guard let sign = fields["sign"], !sign.isEmpty else {
+                throw PaymentError(.signatureMismatch, provider: .alipay, "the notification is not signed")
+            }
+            if let declared = fields["sign_type"], declared != signType.rawValue {
+                throw PaymentError(
+                    .signatureMismatch, provider: .alipay, "sign_type is \(declared.prefix(10)), not the merchant's \(signType.rawValue)")
+            }
+            let withoutSignType = Signer.content(fields, excluding: ["sign", "sign_type"])
+            let keepingSignType = Signer.content(fields, excluding: ["sign"])
+            guard
+                Signer.isValidSignature(sign, content: withoutSignType, publicKey: publicKey, type: signType)
+                    || Signer.isValidSignature(sign, content: keepingSignType, publicKey: publicKey, type: signType)
+            else {
+                throw PaymentError(
+                    .signatureMismatch, provider: .alipay, "the \(signType.rawValue) signature does not verify with Alipay's public key")
+            }
+        }
+
+        /// Checks the trade number and amount against the stored order.
+        /// - Throws: `PaymentError` `.malformedMessage` (another order) or `.amountMismatch`.
+        public func check(outTradeNo expected: String, amount: Money) throws {
+            guard outTradeNo == expected else {
+                throw PaymentError(.malformedMessage, provider: .alipay, "the notification is for \(outTradeNo), not \(expected)")
+            }
+            guard amount.currency == totalAmount.currency, amount.minorUnits == totalAmount.minorUnits else {
+                throw PaymentError(
+                    .amountMismatch, provider: .alipay, "the notification says \(totalAmount) but order \(expected) is for \(amount)")
+            }
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Alipay
+import Cashier
+import CashierCrypto
+import Foundation
+import Testing
+
+@Suite struct AlipayTests {
+    struct Vectors: Decodable {
+        struct Notify: Decodable {
+            let alipay_public_key_pem: String
+            let params: [String: String]
+        }
+        struct Sync: Decodable {
+            let alipay_public_key_pem: String
+            let raw_response: String
+            let signed_substring: String
+        }
+        let notify_trade_status_sync: Notify
+        let notify_servicemarket_order: Notify
+        let sync_response: Sync
+    }
+
+    static func vectors() throws -> Vectors {
+        let url = try #require(Bundle.module.url(forResource: "real_signed.json", withExtension: nil, subdirectory: "Vectors"))
+        return try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
+    }
+
+    static func body(_ fields: [String: String]) -> [UInt8] {
+        Array(Alipay.FormBody.encode(fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }).utf8)
+    }
+
+    /// A real trade notification (verifies with sign and sign_type removed) and a real
+    /// service-market notification (signed keeping sign_type) both verify; the bare base64 key works.
+    @Test func realNotificationsVerify() throws {
+        let vectors = try Self.vectors()
+        let trade = vectors.notify_trade_status_sync
+        let key = try RSAPublicKey(pemRepresentation: trade.alipay_public_key_pem)
+        let notification = try Alipay.Notification.verify(
+            Self.body(trade.params), publicKey: key, appID: "2019073166072302", sellerID: "2088531891668739")
+        #expect(notification.isPaid)
+        #expect(notification.totalAmount == Money(minorUnits: 10, currency: .cny))
+        try notification.check(outTradeNo: "20190815155618536-564-57", amount: Money(minorUnits: 10, currency: .cny))
+        let market = vectors.notify_servicemarket_order
+        try Alipay.Notification.verifySignature(
+            market.params, publicKey: RSAPublicKey(pemRepresentation: market.alipay_public_key_pem), signType: .rsa2)
+    }
+
+    @Test(arguments: ["total_amount", "out_trade_no", "trade_status", "buyer_id", "gmt_payment"])
+    func everyTamperedFieldFails(field: String) throws {
+        let trade = try Self.vectors().notify_trade_status_sync
+        let key = try RSAPublicKey(pemRepresentation: trade.alipay_public_key_pem)
+        var fields = trade.params
+        fields[field] = (fields[field] ?? "") + "1"
+        let error = #expect(throws: PaymentError.self) { try Alipay.Notification.verify(Self.body(fields), publicKey: key) }
+        #expect(error?.code == .signatureMismatch)
+    }
+
+    @Test func wrongKeyAppSellerAmountAndSignTypeGames() throws {
+        let trade = try Self.vectors().notify_trade_status_sync
+        let key = try RSAPublicKey(pemRepresentation: trade.alipay_public_key_pem)
+        let otherKey = try RSAPrivateKey(generatingKeySizeInBits: 2048).publicKey
+        #expect(throws: PaymentError.self) { try Alipay.Notification.verify(Self.body(trade.params), publicKey: otherKey) }
+        let app = #expect(throws: PaymentError.self) {
+            try Alipay.Notification.verify(Self.body(trade.params), publicKey: key, appID: "2021000000000000")
+        }
+        #expect(app?.code == .merchantMismatch)
+        let seller = #expect(throws: PaymentError.self) {
+            try Alipay.Notification.verify(Self.body(trade.params), publicKey: key, sellerID: "2088000000000000")
+        }
+        #expect(seller?.code == .merchantMismatch)
+        let notification = try Alipay.Notification.verify(Self.body(trade.params), publicKey: key)
+        let amount = #expect(throws: PaymentError.self) {
+            try notification.check(outTradeNo: notification.outTradeNo, amount: Money(minorUnits: 11, currency: .cny))
+        }
+        #expect(amount?.code == .amountMismatch)
+        #expect(throws: PaymentError.self) { try notification.check(outTradeNo: "OTHER", amount: notification.totalAmount) }
+        // Declaring legacy RSA to a RSA2 merchant is refused, and a missing sign is refused.
+        var downgraded = trade.params
+        downgraded["sign_type"] = "RSA"
+        #expect(throws: PaymentError.self) { try Alipay.Notification.verify(Self.body(downgraded), publicKey: key) }
+        var unsigned = trade.params
+        unsigned["sign"] = nil
+        #expect(throws: PaymentError.self) { try Alipay.Notification.verify(Self.body(unsigned), publicKey: key) }
+    }
+
+    @Test func realSyncResponseVerifiesOverItsRawNode() throws {
+        let sync = try Self.vectors().sync_response
+        let key = try RSAPublicKey(pemRepresentation: sync.alipay_public_key_pem)
+        let node = try Alipay.ResponseNode(text: sync.raw_response, name: "alipay_open_file_upload_response")
+        #expect(node.raw == sync.signed_substring)
+        try node.verify(publicKey: key)
+        // Re-serialising the same JSON (other spacing) would not verify: the raw node matters.
+        let spaced = sync.raw_response.replacingOccurrences(of: #""code":"10000""#, with: #""code": "10000""#)
+        #expect(throws: PaymentError.self) {
+            try Alipay.ResponseNode(text: spaced, name: "alipay_open_file_upload_response").verify(publicKey: key)
+        }
+        #expect(throws: PaymentError.self) { try Alipay.ResponseNode(text: sync.raw_response, name: "alipay_trade_query_response") }
+    }
+
+    @Test func scannerSkipsQuotesAndNesting() throws {
+        let text = #"{"a":"x\"}{,","alipay_trade_query_response":{"code":"10000","n":{"k":["}",1]}},"sign":"c2ln\/bmF0dXJl"}"#
+        let node = try Alipay.ResponseNode(text: text, name: "alipay_trade_query_response")
+        #expect(node.raw == #"{"code":"10000","n":{"k":["}",1]}}"#)
+        #expect(node.sign == "c2ln/bmF0dXJl")
+        for broken in [#"{"a":"#, #"["a"]"#, #"{"alipay_trade_query_response":{"code":"1"}"#, ""] {
+            #expect(throws: PaymentError.self) { try Alipay.ResponseNode(text: broken, name: "alipay_trade_query_response") }
+        }
+    }
+
+    @Test func ourSignaturesAndOrderStrings() throws {
+        let merchantKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let signer = Alipay.Signer(privateKey: merchantKey)
+        let biz = #"{"out_trade_no":"C20261129","total_amount":"51.00","subject":"2 杯拿铁 & more"}"#
+        let orderString = try Alipay.OrderString.make(
+            appID: "2021000000000000", signer: signer, notifyURL: "https://shop.example/notify/alipay", bizContent: biz,
+            timestamp: Date(timeIntervalSince1970: 1_795_000_000))
+        let fields = try Alipay.FormBody.parse(Array(orderString.utf8))
+        #expect(fields["biz_content"] == biz)
+        #expect(fields["timestamp"] == "2026-11-18 19:06:40")  // Beijing time
+        #expect(fields["method"] == "alipay.trade.app.pay")
+        #expect(orderString.hasSuffix("&sign=" + Alipay.FormBody.escape(fields["sign"] ?? "")))
+        // Request signatures keep sign_type.
+        #expect(
+            Alipay.Signer.isValidSignature(
+                fields["sign"]!, content: Alipay.Signer.content(fields), publicKey: merchantKey.publicKey, type: .rsa2))
+        #expect(
+            !Alipay.Signer.isValidSignature(
+                fields["sign"]!, content: Alipay.Signer.content(fields, excluding: ["sign", "sign_type"]), publicKey: merchantKey.publicKey,
+                type: .rsa2))
+        // Empty values are dropped; names sort by bytes.
+        #expect(Alipay.Signer.content(["b": "2", "a": "1", "empty": "", "sign": "x", "B": "3"]) == "B=3&a=1&b=2")
+    }
+
+    @Test func legacyResultString() throws {
+        let key = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let content =
+            #"partner="2088101568358171"&seller_id="xxx@alipay.com"&out_trade_no="0819145412-6177"&subject="测试"&total_fee="0.01"&success="true""#
+        let sign = Base64.encode(try key.signature(for: content, scheme: .insecurePKCS1v1_5SHA1))
+        #expect(sign.hasSuffix("="))
+        let result = content + #"&sign_type="RSA"&sign=""# + sign + "\""
+        #expect(try Alipay.SyncResult.verify(result, publicKey: key.publicKey) == content)
+        let tampered = result.replacingOccurrences(of: #"total_fee="0.01""#, with: #"total_fee="100.00""#)
+        #expect(throws: PaymentError.self) { try Alipay.SyncResult.verify(tampered, publicKey: key.publicKey) }
+        #expect(throws: PaymentError.self) { try Alipay.SyncResult.verify(content, publicKey: key.publicKey) }
+        // The JSON shape: a sync result signed over its raw node.
+        let node = #"{"code":"10000","msg":"Success","out_trade_no":"C1","total_amount":"0.01"}"#
+        let json =
+            #"{"alipay_trade_app_pay_response":"# + node + #","sign":""#
+            + Base64.encode(try key.signature(for: node, scheme: .insecurePKCS1v1_5SHA256)) + #"","sign_type":"RSA2"}"#
+        #expect(try Alipay.SyncResult.verify(json, publicKey: key.publicKey) == node)
+    }
+
+    @Test func resultStatusOutcomes() {
+        #expect(Alipay.PaymentOutcome(resultStatus: "9000") == .succeeded)
+        #expect(Alipay.PaymentOutcome(resultStatus: "8000") == .pending)
+        #expect(Alipay.PaymentOutcome(resultStatus: "6004") == .pending)
+        #expect(Alipay.PaymentOutcome(resultStatus: "4000") == .failed)
+        #expect(Alipay.PaymentOutcome(resultStatus: "5000") == .duplicate)
+        #expect(Alipay.PaymentOutcome(resultStatus: "6002") == .networkError)
+        #expect(Alipay.PaymentOutcome(resultStatus: "7777") == .unknown("7777"))
+        let cancelled = Alipay.PaymentOutcome(resultStatus: "6001")
+        #expect(cancelled == .cancelled && !cancelled.mustConfirmWithServer)
+        #expect(Alipay.PaymentOutcome(resultStatus: "9000").mustConfirmWithServer)
+    }
+
+    @Test func formBodies() throws {
+        #expect(try Alipay.FormBody.parse(Array("a=1&b=x+y%26z&c=%E4%B8%AD&d=".utf8)) == ["a": "1", "b": "x y&z", "c": "中", "d": ""])
+        for bad in ["a=%G1", "a=%4", "a=1&a=2", "=1", "a=%FF"] {
+            #expect(throws: PaymentError.self, "\(bad)") { try Alipay.FormBody.parse(Array(bad.utf8)) }
+        }
+        #expect(throws: PaymentError.self) { try Alipay.FormBody.parse([UInt8](repeating: 0x61, count: 70_000)) }
+        #expect(Alipay.FormBody.escape("a b&中~") == "a%20b%26%E4%B8%AD~")
+    }
+}
