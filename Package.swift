@@ -69,7 +69,7 @@ let package = Package(
         // MARK: Executables
         .target(
             name: "CashierCLI",
-            dependencies: ["Cashier", "CashierCrypto", "WeChatPay", "CashierSandbox", "CashierHTTP"],
+            dependencies: ["Cashier", "CashierCrypto", "WeChatPay", "Alipay", "CashierSandbox", "CashierHTTP"],
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "cashier", dependencies: ["CashierCLI"], swiftSettings: strictSettings),
@@ -96,7 +96,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CashierCLITests",
-            dependencies: ["CashierCLI", "WeChatPay", "CashierCrypto", "TestSupport"],
+            dependencies: ["CashierCLI", "WeChatPay", "Alipay", "CashierCrypto", "TestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),

@@ -23,6 +23,12 @@ enum CommandInput {
         return String(decoding: contents, as: UTF8.self)
     }
 
+    /// A key argument: PEM text, the path of a PEM file, or bare base64 DER (the Alipay console's form).
+    static func keyText(_ argument: String, option: String) throws -> String {
+        guard !argument.contains("-----BEGIN"), FileManager.default.fileExists(atPath: argument) else { return argument }
+        return try pem(argument, option: option)
+    }
+
     /// A JSON object of parameters whose values are strings, integers or booleans.
     static func parameters(_ io: CommandIO) throws -> [String: String] {
         struct Scalar: Decodable {
