@@ -33,6 +33,7 @@ bench: deps
 	$(SWIFT) build -c release --product cashier-bench
 	.build/release/cashier-bench crypto
 	.build/release/cashier-bench wechat
+	.build/release/cashier-bench alipay
 
 ## check-long: everything `make test` runs, then the slow suites (today: the benchmarks)
 check-long: test bench

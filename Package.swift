@@ -75,7 +75,7 @@ let package = Package(
         .executableTarget(name: "cashier", dependencies: ["CashierCLI"], swiftSettings: strictSettings),
         .executableTarget(
             name: "cashier-bench",
-            dependencies: ["CashierCrypto", "WeChatPay"],
+            dependencies: ["CashierCrypto", "WeChatPay", "Alipay"],
             swiftSettings: strictSettings
         ),
 

@@ -18,8 +18,13 @@ struct PythonPeer {
     }
 
     /// Runs `scripts/bench/<script>` with `input` as JSON on stdin; returns its one-number answer.
-    func operationsPerSecond(script: String, input: [String: String]) throws -> Double {
-        let data = try JSONSerialization.data(withJSONObject: input)
+    /// - Parameter jsonFields: input values that are JSON text, passed to the script as JSON.
+    func operationsPerSecond(script: String, input: [String: String], jsonFields: Set<String> = []) throws -> Double {
+        var object: [String: Any] = input
+        for name in jsonFields {
+            object[name] = input[name].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
+        }
+        let data = try JSONSerialization.data(withJSONObject: object)
         let output = try Self.run(python, arguments: [root.appendingPathComponent("scripts/bench/\(script)").path], input: data)
         guard let rate = Double(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw Failure("\(script) printed '\(output.prefix(200))' instead of a rate")

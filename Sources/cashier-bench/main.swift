@@ -8,6 +8,7 @@ import Foundation
 let suites: [String: (Int, (String) -> Void) throws -> Void] = [
     "crypto": CryptoSuite.run,
     "wechat": WeChatSuite.run,
+    "alipay": AlipaySuite.run,
 ]
 
 var arguments = Array(CommandLine.arguments.dropFirst())

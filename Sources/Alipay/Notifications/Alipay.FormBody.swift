@@ -44,6 +44,13 @@ extension Alipay {
         }
 
         private static func decode(_ bytes: ArraySlice<UInt8>) throws -> String {
+            // Most values need no unescaping: make the string straight from the bytes.
+            if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
+                guard let text = bytes.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else {
+                    throw failure("a field is not valid UTF-8")
+                }
+                return text
+            }
             var out: [UInt8] = []
             out.reserveCapacity(bytes.count)
             var index = bytes.startIndex

@@ -26,19 +26,26 @@ public enum Base64 {
     ///   - urlSafe: accept the URL-safe alphabet (`-`, `_`) instead of the standard one.
     /// - Throws: `CryptoError.invalidEncoding` when the text is not base64.
     public static func decode(_ text: some StringProtocol, urlSafe: Bool = false) throws -> Data {
-        var cleaned = String(text.filter { !$0.isWhitespace })
-        if urlSafe {
-            guard !cleaned.contains("+"), !cleaned.contains("/") else {
-                throw CryptoError(.invalidEncoding, "URL-safe base64 text contains '+' or '/'")
+        // Bytes, not Characters: whitespace and alphabet checks need no Unicode tables.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 3)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            case UInt8(ascii: "-") where urlSafe: bytes.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_") where urlSafe: bytes.append(UInt8(ascii: "/"))
+            case UInt8(ascii: "+"), UInt8(ascii: "/"):
+                if urlSafe { throw CryptoError(.invalidEncoding, "URL-safe base64 text contains '+' or '/'") }
+                bytes.append(byte)
+            default: bytes.append(byte)
             }
-            cleaned = cleaned.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         }
-        let remainder = cleaned.count % 4
+        let remainder = bytes.count % 4
         if remainder == 1 {
             throw CryptoError(.invalidEncoding, "base64 text has an impossible length")
         }
-        if remainder > 0 { cleaned += String(repeating: "=", count: 4 - remainder) }
-        guard let data = Data(base64Encoded: cleaned) else {
+        if remainder > 0 { bytes += [UInt8](repeating: UInt8(ascii: "="), count: 4 - remainder) }
+        guard let data = Data(base64Encoded: Data(bytes)) else {
             throw CryptoError(.invalidEncoding, "text is not valid base64")
         }
         return data

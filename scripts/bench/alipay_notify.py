@@ -1,0 +1,34 @@
+"""Measures python-alipay-sdk 3.4.0's notification verify rate (cashier-bench alipay).
+
+stdin: JSON {"fields": {...}, "public_key": PEM, "private_key": PEM, "seconds"}; stdout: operations per second.
+"""
+import json
+import sys
+import time
+
+from alipay import AliPay
+
+config = json.load(sys.stdin)
+client = AliPay(appid=config["fields"]["app_id"], app_notify_url=None, app_private_key_string=config["private_key"],
+                alipay_public_key_string=config["public_key"], sign_type="RSA2")
+
+
+def verify():
+    data = dict(config["fields"])
+    signature = data.pop("sign")
+    return client.verify(data, signature)
+
+
+assert verify(), "python-alipay-sdk did not verify the notification"
+for _ in range(50):
+    verify()
+count = 0
+start = time.perf_counter()
+deadline = start + float(config["seconds"])
+now = start
+while now < deadline:
+    for _ in range(20):
+        verify()
+    count += 20
+    now = time.perf_counter()
+print(count / (now - start))
