@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "Alipay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
         .target(
             name: "CashierSandbox",
-            dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay"],
+            dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay", "Alipay"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -114,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CashierSandboxTests",
-            dependencies: ["CashierSandbox", "WeChatPay", "CashierHTTP", "TestSupport"],
+            dependencies: ["CashierSandbox", "WeChatPay", "Alipay", "CashierHTTP", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "PackageManifestTests", swiftSettings: strictSettings),

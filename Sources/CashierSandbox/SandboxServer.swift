@@ -1,4 +1,5 @@
 public import Cashier
+public import CashierCrypto
 import CashierHTTP
 public import Foundation
 import Synchronization
@@ -17,6 +18,8 @@ public final class SandboxServer: Sendable {
     public let wechatV2: WeChatV2Sandbox
     /// The WeChat Pay v3 simulator.
     public let wechatV3: WeChatV3Sandbox
+    /// The Alipay gateway simulator.
+    public let alipay: AlipaySandbox
     /// Every notification the sandboxes sent, with each attempt.
     public let delivery: NotificationDelivery
     private let server: HTTPServer
@@ -39,6 +42,7 @@ public final class SandboxServer: Sendable {
         wechatMerchants: [WeChatPay.V2.Merchant],
         wechatV3Merchants: [WeChatV3Sandbox.Merchant] = [],
         miniProgramSecrets: [String: String] = [:],
+        alipayApps: [String: RSAPublicKey] = [:],
         host: String = "127.0.0.1",
         port: UInt16 = 0,
         timeScale: Double = 1,
@@ -51,6 +55,9 @@ public final class SandboxServer: Sendable {
         wechatV2.register(on: &router, prefix: "/wechat")
         wechatV3.register(on: &router, prefix: "/wechat")
         MiniProgramSandbox(secrets: miniProgramSecrets).register(on: &router)
+        alipay = AlipaySandbox(apps: alipayApps, delivery: delivery)
+        alipay.register(on: &router, path: "/alipay/gateway.do")
+        let alipaySandbox = alipay
         let wechat = wechatV2
         let wechatV3 = wechatV3
         router.add("POST", "/sandbox/pay") { request, _ in
@@ -64,12 +71,18 @@ public final class SandboxServer: Sendable {
                     status: 400, code: "invalid_request",
                     message: #"expected {"provider":"wechat","out_trade_no":"…","outcome":"success"|"cancel"|"fail"}"#)
             }
-            guard pay.provider == "wechat" else {
-                return .error(status: 400, code: "unsupported_provider", message: "the sandbox pays for provider \"wechat\" only so far")
+            guard pay.provider == "wechat" || pay.provider == "alipay" else {
+                return .error(status: 400, code: "unsupported_provider", message: "provider must be \"wechat\" or \"alipay\"")
             }
-            let v2State = await wechat.pay(outTradeNo: pay.out_trade_no, outcome: pay.outcome)
+            let v2State = pay.provider == "wechat" ? await wechat.pay(outTradeNo: pay.out_trade_no, outcome: pay.outcome) : nil
             let state: String?
-            if let v2State { state = v2State } else { state = await wechatV3.pay(outTradeNo: pay.out_trade_no, outcome: pay.outcome) }
+            if pay.provider == "alipay" {
+                state = await alipaySandbox.pay(outTradeNo: pay.out_trade_no, outcome: pay.outcome)
+            } else if let v2State {
+                state = v2State
+            } else {
+                state = await wechatV3.pay(outTradeNo: pay.out_trade_no, outcome: pay.outcome)
+            }
             guard let state else {
                 return .error(status: 404, code: "order_not_found", message: "no WeChat order \(pay.out_trade_no) in the sandbox")
             }
@@ -117,6 +130,9 @@ public final class SandboxServer: Sendable {
 
     /// The WeChat Pay v3 gateway, for `WeChatPay.V3.Client(baseURL:)` and wechatpayv3's gateway.
     public var wechatV3URL: URL { URL(string: "http://127.0.0.1:\(server.port)/wechat")! }
+
+    /// Alipay's `gateway.do`, for `Alipay.Client(gateway:)` and other SDKs.
+    public var alipayGatewayURL: URL { URL(string: "http://127.0.0.1:\(server.port)/alipay/gateway.do")! }
 
     /// The host for `WeChatPay.MiniProgram(baseURL:)` (`/sns/jscode2session`).
     public var miniProgramURL: URL { URL(string: "http://127.0.0.1:\(server.port)")! }

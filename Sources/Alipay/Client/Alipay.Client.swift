@@ -1,0 +1,158 @@
+public import Cashier
+public import CashierCrypto
+public import Foundation
+
+extension Alipay {
+    /// Calls Alipay's open-API gateway: signs each request (common parameters + `biz_content`),
+    /// and verifies each answer over its raw response node before reading it. Errors mirror
+    /// Alipay's `code`/`msg`/`sub_code`/`sub_msg` (`providerCode` is `sub_code`, else `code`).
+    ///
+    /// ```swift
+    /// let client = Alipay.Client(appID: appID, signer: signer, alipayPublicKey: alipayKey)
+    /// let trade = try await client.query(outTradeNo: order.outTradeNo)
+    /// ```
+    public struct Client: Sendable {
+        /// Alipay's production gateway.
+        public static let productionURL = URL(string: "https://openapi.alipay.com/gateway.do")!
+
+        public let appID: String
+        private let signer: Signer
+        private let alipayPublicKey: RSAPublicKey
+        private let transport: any HTTPTransport
+        private let gateway: URL
+        private let signType: SignType
+
+        public init(
+            appID: String, signer: Signer, alipayPublicKey: RSAPublicKey, transport: any HTTPTransport = URLSessionTransport(),
+            gateway: URL = productionURL, signType: SignType = .rsa2
+        ) {
+            self.appID = appID
+            self.signer = signer
+            self.alipayPublicKey = alipayPublicKey
+            self.transport = transport
+            self.gateway = gateway
+            self.signType = signType
+        }
+
+        /// The signed parameters of a call.
+        public func signedParameters(method: String, biz: [String: Any], notifyURL: String? = nil, returnURL: String? = nil) throws
+            -> [String: String]
+        {
+            let bizContent = String(decoding: try JSONSerialization.data(withJSONObject: biz, options: [.sortedKeys]), as: UTF8.self)
+            var parameters = OrderString.commonParameters(
+                appID: appID, method: method, notifyURL: notifyURL, bizContent: bizContent, timestamp: Date(), signType: signType)
+            if let returnURL { parameters["return_url"] = returnURL }
+            parameters["sign"] = try signer.signature(for: parameters, type: signType)
+            return parameters
+        }
+
+        /// Calls `method` and returns its verified response node, decoded.
+        public func call(_ method: String, biz: [String: Any], notifyURL: String? = nil) async throws -> [String: Any] {
+            let parameters = try signedParameters(method: method, biz: biz, notifyURL: notifyURL)
+            let body = FormBody.encode(parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            let response = try await transport.send(
+                HTTPRequest(
+                    method: "POST", url: URL(string: gateway.absoluteString + "?charset=utf-8")!,
+                    headers: ["Content-Type": "application/x-www-form-urlencoded;charset=utf-8"], body: Data(body.utf8)))
+            guard response.status == 200 else {
+                throw PaymentError(.transport, provider: .alipay, "\(method) answered HTTP \(response.status)")
+            }
+            let text = String(decoding: response.body, as: UTF8.self)
+            let nodeName = method.replacingOccurrences(of: ".", with: "_") + "_response"
+            let node = try ResponseNode(text: text, name: nodeName)
+            try node.verify(publicKey: alipayPublicKey, signType: signType)
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(node.raw.utf8))) as? [String: Any] else {
+                throw PaymentError(.malformedMessage, provider: .alipay, "\(nodeName) is not a JSON object")
+            }
+            guard object["code"] as? String == "10000" else {
+                let code = object["code"] as? String
+                let subCode = object["sub_code"] as? String
+                throw PaymentError(
+                    .providerRejected, provider: .alipay,
+                    "\(method) refused: \(object["sub_msg"] as? String ?? object["msg"] as? String ?? "no message")",
+                    providerCode: subCode ?? code, providerMessage: object["sub_msg"] as? String ?? object["msg"] as? String,
+                    details: "code \(code ?? "?") msg \(object["msg"] as? String ?? "?")")
+            }
+            return object
+        }
+
+        /// A QR-code order (`alipay.trade.precreate`). - Returns: the QR code's content.
+        public func precreate(outTradeNo: String, total: Money, subject: String, notifyURL: String) async throws -> String {
+            let node = try await call(
+                "alipay.trade.precreate", biz: ["out_trade_no": outTradeNo, "total_amount": total.decimalString, "subject": subject],
+                notifyURL: notifyURL)
+            guard let qr = node["qr_code"] as? String else {
+                throw PaymentError(.malformedMessage, provider: .alipay, "alipay.trade.precreate answered without qr_code")
+            }
+            return qr
+        }
+
+        /// Where a trade stands (`alipay.trade.query`).
+        public func query(outTradeNo: String) async throws -> Trade {
+            try Trade(try await call("alipay.trade.query", biz: ["out_trade_no": outTradeNo]))
+        }
+
+        /// Closes an unpaid trade (`alipay.trade.close`).
+        public func close(outTradeNo: String) async throws {
+            _ = try await call("alipay.trade.close", biz: ["out_trade_no": outTradeNo])
+        }
+
+        /// Refunds part or all of a paid trade (`alipay.trade.refund`), idempotent by `outRequestNo`.
+        /// - Returns: the total refunded so far.
+        public func refund(outTradeNo: String, amount: Money, outRequestNo: String, reason: String? = nil) async throws -> Money {
+            var biz: [String: Any] = ["out_trade_no": outTradeNo, "refund_amount": amount.decimalString, "out_request_no": outRequestNo]
+            if let reason { biz["refund_reason"] = reason }
+            let node = try await call("alipay.trade.refund", biz: biz)
+            return try Money(decimal: node["refund_fee"] as? String ?? "0", currency: .cny)
+        }
+
+        /// A refund's amount, or `nil` when Alipay has no such refund (`alipay.trade.fastpay.refund.query`).
+        public func refundQuery(outTradeNo: String, outRequestNo: String) async throws -> Money? {
+            let node = try await call(
+                "alipay.trade.fastpay.refund.query", biz: ["out_trade_no": outTradeNo, "out_request_no": outRequestNo])
+            return try (node["refund_amount"] as? String).map { try Money(decimal: $0, currency: .cny) }
+        }
+
+        /// Where to download a day's bill (`alipay.data.dataservice.bill.downloadurl.query`).
+        public func billDownloadURL(date: String, type: String = "trade") async throws -> String {
+            let node = try await call("alipay.data.dataservice.bill.downloadurl.query", biz: ["bill_type": type, "bill_date": date])
+            return node["bill_download_url"] as? String ?? ""
+        }
+
+        /// The URL a browser opens for `alipay.trade.wap.pay` or `alipay.trade.page.pay` (GET).
+        public func paymentPageURL(method: String, outTradeNo: String, total: Money, subject: String, notifyURL: String, returnURL: String)
+            throws -> URL
+        {
+            precondition(method == "alipay.trade.wap.pay" || method == "alipay.trade.page.pay", "a page payment method")
+            let product = method == "alipay.trade.wap.pay" ? "QUICK_WAP_WAY" : "FAST_INSTANT_TRADE_PAY"
+            let parameters = try signedParameters(
+                method: method,
+                biz: ["out_trade_no": outTradeNo, "total_amount": total.decimalString, "subject": subject, "product_code": product],
+                notifyURL: notifyURL, returnURL: returnURL)
+            let query = FormBody.encode(parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            return URL(string: gateway.absoluteString + "?" + query)!
+        }
+    }
+
+    /// A trade, from `alipay.trade.query`.
+    public struct Trade: Sendable {
+        public let outTradeNo: String
+        public let tradeNo: String
+        /// `WAIT_BUYER_PAY`, `TRADE_SUCCESS`, `TRADE_FINISHED` or `TRADE_CLOSED`.
+        public let tradeStatus: String
+        public let totalAmount: Money
+
+        init(_ node: [String: Any]) throws {
+            guard let outTradeNo = node["out_trade_no"] as? String, let status = node["trade_status"] as? String,
+                let total = node["total_amount"] as? String, let amount = try? Money(decimal: total, currency: .cny)
+            else { throw PaymentError(.malformedMessage, provider: .alipay, "alipay.trade.query answered without the trade's fields") }
+            self.outTradeNo = outTradeNo
+            tradeNo = node["trade_no"] as? String ?? ""
+            tradeStatus = status
+            totalAmount = amount
+        }
+
+        /// `true` when the money arrived.
+        public var isPaid: Bool { tradeStatus == "TRADE_SUCCESS" || tradeStatus == "TRADE_FINISHED" }
+    }
+}

@@ -1,0 +1,223 @@
+import Alipay
+import Cashier
+public import CashierCrypto
+public import CashierHTTP
+import Foundation
+
+/// An offline, stateful simulator of Alipay's `gateway.do`.
+///
+/// Requests are accepted as GET, POST form, or the query-plus-form split the official SDKs send;
+/// each is verified with the app's public key (keeping `sign_type`, as Alipay signs requests).
+/// Answers carry Alipay's codes (10000; 40004 with `ACQ.TRADE_NOT_EXIST`, `ACQ.TRADE_HAS_SUCCESS`,
+/// `ACQ.TRADE_HAS_CLOSE`, `ACQ.TRADE_STATUS_ERROR`; 40002 `isv.invalid-signature`) and are signed
+/// with the sandbox's own Alipay key over the response node. Paid trades are notified on
+/// Alipay's retry schedule.
+public actor AlipaySandbox {
+    /// Alipay's retry intervals after the first attempt: 4m, 10m, 10m, 1h, 2h, 6h, 15h.
+    public static let schedule: [Duration] = [240, 600, 600, 3600, 7200, 21600, 54000].map { .seconds($0) }
+
+    /// The key the sandbox signs answers and notifications with; give merchants its public half.
+    public nonisolated let alipayPublicKey: RSAPublicKey
+    private nonisolated let alipayKey: RSAPrivateKey
+    private let apps: [String: RSAPublicKey]
+    private let delivery: NotificationDelivery
+    /// The sandbox's seller (partner) id.
+    public nonisolated let sellerID = "2088000000000001"
+
+    struct Trade: Sendable {
+        let appID: String
+        let subject: String
+        let total: Money
+        let notifyURL: String?
+        var status = "WAIT_BUYER_PAY"
+        var tradeNo: String
+        var refunds: [String: Money] = [:]
+        let created = Date()
+        var paid: Date?
+    }
+
+    private var trades: [String: Trade] = [:]
+
+    /// - Parameter apps: app ids and their public keys (what the merchant uploaded to Alipay).
+    public init(apps: [String: RSAPublicKey], delivery: NotificationDelivery) {
+        // A fresh sandbox key; its public half is what merchants configure as "Alipay's public key".
+        alipayKey = try! RSAPrivateKey(generatingKeySizeInBits: 2048)
+        alipayPublicKey = alipayKey.publicKey
+        self.apps = apps
+        self.delivery = delivery
+    }
+
+    /// Routes `GET` and `POST` `path` (e.g. `/alipay/gateway.do`).
+    public nonisolated func register(on router: inout Router, path: String) {
+        for method in ["GET", "POST"] {
+            router.add(method, path) { request, _ in
+                var parameters: [String: String] = [:]
+                for item in request.query { parameters[item.name] = item.value }
+                if !request.body.isEmpty, let form = try? Alipay.FormBody.parse(request.body) {
+                    parameters.merge(form) { _, body in body }
+                }
+                let answer = await self.handle(parameters)
+                return .text(answer, contentType: "application/json;charset=utf-8")
+            }
+        }
+    }
+
+    func handle(_ parameters: [String: String]) -> String {
+        let method = parameters["method"] ?? ""
+        let nodeName = method.isEmpty ? "error_response" : method.replacingOccurrences(of: ".", with: "_") + "_response"
+        guard let appID = parameters["app_id"], let appKey = apps[appID] else {
+            return signed("error_response", failure("40002", "Invalid Arguments", "isv.invalid-app-id", "无效的AppID参数"))
+        }
+        guard let sign = parameters["sign"], let type = Alipay.SignType(rawValue: parameters["sign_type"] ?? "RSA2"),
+            Alipay.Signer.isValidSignature(sign, content: Alipay.Signer.content(parameters), publicKey: appKey, type: type)
+        else {
+            return signed(nodeName, failure("40002", "Invalid Arguments", "isv.invalid-signature", "验签出错，建议检查签名字符串或签名私钥与应用公钥是否匹配"))
+        }
+        let biz = (parameters["biz_content"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        switch method {
+        case "alipay.trade.precreate": return signed(nodeName, precreate(biz, appID: appID, notifyURL: parameters["notify_url"]))
+        case "alipay.trade.query": return signed(nodeName, query(biz))
+        case "alipay.trade.close": return signed(nodeName, close(biz))
+        case "alipay.trade.refund": return signed(nodeName, refund(biz))
+        case "alipay.trade.fastpay.refund.query": return signed(nodeName, refundQuery(biz))
+        case "alipay.data.dataservice.bill.downloadurl.query":
+            return signed(
+                nodeName, success(["bill_download_url": "http://127.0.0.1/alipay/bill?date=\(biz["bill_date"] as? String ?? "")"]))
+        default: return signed(nodeName, failure("40004", "Business Failed", "isv.missing-method", "不支持的接口 \(method)"))
+        }
+    }
+
+    private func success(_ fields: [String: Any]) -> [String: Any] {
+        fields.merging(["code": "10000", "msg": "Success"]) { first, _ in first }
+    }
+
+    private func failure(_ code: String, _ message: String, _ subCode: String, _ subMessage: String) -> [String: Any] {
+        ["code": code, "msg": message, "sub_code": subCode, "sub_msg": subMessage]
+    }
+
+    private func notFound() -> [String: Any] {
+        failure("40004", "Business Failed", "ACQ.TRADE_NOT_EXIST", "交易不存在")
+    }
+
+    /// The answer text: the node, exactly as signed, then the signature.
+    private func signed(_ nodeName: String, _ node: [String: Any]) -> String {
+        let nodeText = String(
+            decoding: (try? JSONSerialization.data(withJSONObject: node, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
+        let sign = (try? alipayKey.signature(for: nodeText, scheme: .insecurePKCS1v1_5SHA256)).map { Base64.encode($0) } ?? ""
+        return "{\"\(nodeName)\":\(nodeText),\"sign\":\"\(sign)\"}"
+    }
+
+    // MARK: Methods
+
+    private func precreate(_ biz: [String: Any], appID: String, notifyURL: String?) -> [String: Any] {
+        guard let number = biz["out_trade_no"] as? String, let totalText = biz["total_amount"] as? String,
+            let total = try? Money(decimal: totalText, currency: .cny), total.isPositive, let subject = biz["subject"] as? String
+        else { return failure("40002", "Invalid Arguments", "isv.invalid-parameter", "参数无效") }
+        if let existing = trades[number] {
+            if existing.status == "TRADE_SUCCESS" { return failure("40004", "Business Failed", "ACQ.TRADE_HAS_SUCCESS", "交易已被支付") }
+            if existing.status == "TRADE_CLOSED" { return failure("40004", "Business Failed", "ACQ.TRADE_HAS_CLOSE", "交易已经关闭") }
+        } else {
+            trades[number] = Trade(
+                appID: appID, subject: subject, total: total, notifyURL: notifyURL,
+                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"))
+        }
+        return success([
+            "out_trade_no": number, "qr_code": "https://qr.alipay.com/bax0\(SecureRandom.alphanumeric(count: 20).lowercased())",
+        ])
+    }
+
+    private func query(_ biz: [String: Any]) -> [String: Any] {
+        guard let number = biz["out_trade_no"] as? String, let trade = trades[number] else { return notFound() }
+        return success([
+            "out_trade_no": number, "trade_no": trade.tradeNo, "trade_status": trade.status, "total_amount": trade.total.decimalString,
+            "buyer_logon_id": "san***@sandbox.example",
+        ])
+    }
+
+    private func close(_ biz: [String: Any]) -> [String: Any] {
+        guard let number = biz["out_trade_no"] as? String, var trade = trades[number] else { return notFound() }
+        guard trade.status == "WAIT_BUYER_PAY" else { return failure("40004", "Business Failed", "ACQ.TRADE_STATUS_ERROR", "交易状态不合法") }
+        trade.status = "TRADE_CLOSED"
+        trades[number] = trade
+        return success(["out_trade_no": number, "trade_no": trade.tradeNo])
+    }
+
+    private func refund(_ biz: [String: Any]) -> [String: Any] {
+        guard let number = biz["out_trade_no"] as? String, var trade = trades[number] else { return notFound() }
+        guard trade.status == "TRADE_SUCCESS" else { return failure("40004", "Business Failed", "ACQ.TRADE_STATUS_ERROR", "交易状态不合法") }
+        guard let text = biz["refund_amount"] as? String, let amount = try? Money(decimal: text, currency: .cny), amount.isPositive else {
+            return failure("40002", "Invalid Arguments", "isv.invalid-parameter", "refund_amount无效")
+        }
+        let requestNo = biz["out_request_no"] as? String ?? number
+        if let existing = trade.refunds[requestNo], existing != amount {
+            return failure("40004", "Business Failed", "ACQ.REFUND_AMT_NOT_EQUAL_TOTAL", "退款金额与之前请求不一致")
+        }
+        if trade.refunds[requestNo] == nil {
+            let refunded = trade.refunds.values.reduce(Int64(0)) { $0 + $1.minorUnits }
+            guard refunded + amount.minorUnits <= trade.total.minorUnits else {
+                return failure("40004", "Business Failed", "ACQ.REFUND_AMT_NOT_EQUAL_TOTAL", "退款金额超限")
+            }
+            trade.refunds[requestNo] = amount
+            trades[number] = trade
+        }
+        let total = trade.refunds.values.reduce(Int64(0)) { $0 + $1.minorUnits }
+        return success([
+            "out_trade_no": number, "trade_no": trade.tradeNo, "refund_fee": Money(minorUnits: total, currency: .cny).decimalString,
+            "fund_change": "Y",
+        ])
+    }
+
+    private func refundQuery(_ biz: [String: Any]) -> [String: Any] {
+        guard let number = biz["out_trade_no"] as? String, let trade = trades[number] else { return notFound() }
+        guard let requestNo = biz["out_request_no"] as? String, let amount = trade.refunds[requestNo] else {
+            return success(["out_trade_no": number])  // Alipay answers success without refund fields when there is none
+        }
+        return success([
+            "out_trade_no": number, "out_request_no": requestNo, "refund_amount": amount.decimalString,
+            "total_amount": trade.total.decimalString, "refund_status": "REFUND_SUCCESS",
+        ])
+    }
+
+    // MARK: The payer
+
+    /// Acts as the payer: pay, cancel or fail a trade. Returns its status, or `nil` when unknown.
+    @discardableResult
+    public func pay(outTradeNo: String, outcome: WeChatV2Sandbox.Outcome) -> String? {
+        guard var trade = trades[outTradeNo] else { return nil }
+        guard trade.status == "WAIT_BUYER_PAY", outcome == .success else { return trade.status }
+        trade.status = "TRADE_SUCCESS"
+        trade.paid = Date()
+        trades[outTradeNo] = trade
+        if let url = trade.notifyURL { notify(outTradeNo, trade, url) }
+        return trade.status
+    }
+
+    private func notify(_ outTradeNo: String, _ trade: Trade, _ url: String) {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        var fields: [String: String] = [
+            "notify_time": formatter.string(from: Date()), "notify_type": "trade_status_sync",
+            "notify_id": SecureRandom.alphanumeric(count: 34),
+            "app_id": trade.appID, "charset": "utf-8", "version": "1.0", "trade_no": trade.tradeNo, "out_trade_no": outTradeNo,
+            "trade_status": "TRADE_SUCCESS", "total_amount": trade.total.decimalString, "receipt_amount": trade.total.decimalString,
+            "buyer_pay_amount": trade.total.decimalString, "gmt_create": formatter.string(from: trade.created),
+            "gmt_payment": formatter.string(from: trade.paid ?? Date()), "subject": trade.subject, "seller_id": sellerID,
+            "buyer_id": "2088102000000000",
+        ]
+        // Trade notifications are signed without sign_type, which is added afterwards.
+        fields["sign"] = (try? alipayKey.signature(for: Alipay.Signer.content(fields), scheme: .insecurePKCS1v1_5SHA256)).map {
+            Base64.encode($0)
+        }
+        fields["sign_type"] = "RSA2"
+        let body = Alipay.FormBody.encode(fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        delivery.deliver(
+            key: outTradeNo, url: url, body: Data(body.utf8), contentType: "application/x-www-form-urlencoded;charset=utf-8",
+            schedule: Self.schedule
+        ) { response in
+            response.status == 200
+                && String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "success"
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Alipay
+import Cashier
+import CashierCrypto
+import CashierHTTP
+import CashierSandbox
+import Foundation
+import Synchronization
+import Testing
+
+/// Our Alipay client against the Alipay sandbox over real sockets.
+@Suite struct AlipaySandboxTests {
+    static let appKey = try! RSAPrivateKey(generatingKeySizeInBits: 2048)
+    static let appID = "2021000000000001"
+
+    final class Inbox: Sendable {
+        let bodies = Mutex<[[UInt8]]>([])
+        let server: HTTPServer
+        init() throws {
+            let sink = Sink()
+            server = HTTPServer(configuration: .init()) { request in
+                sink.bodies.withLock { $0.append(request.body) }
+                return .text(Alipay.Notification.successReply)
+            }
+            self.sink = sink
+            try server.start()
+        }
+        final class Sink: Sendable { let bodies = Mutex<[[UInt8]]>([]) }
+        let sink: Sink
+        var url: String { "http://127.0.0.1:\(server.port)/notify/alipay" }
+        func first() async throws -> [UInt8]? {
+            for _ in 0..<500 {
+                if let body = sink.bodies.withLock({ $0.first }) { return body }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return nil
+        }
+    }
+
+    @Test func precreatePayNotifyQueryRefundClose() async throws {
+        let sandbox = SandboxServer(wechatMerchants: [], alipayApps: [Self.appID: Self.appKey.publicKey], timeScale: 0.001)
+        try sandbox.start()
+        let inbox = try Inbox()
+        let client = Alipay.Client(
+            appID: Self.appID, signer: Alipay.Signer(privateKey: Self.appKey), alipayPublicKey: sandbox.alipay.alipayPublicKey,
+            gateway: sandbox.alipayGatewayURL)
+        let number = TradeNumber.generate()
+        let total = Money(minorUnits: 5100, currency: .cny)
+        let qr = try await client.precreate(outTradeNo: number, total: total, subject: "2 杯拿铁", notifyURL: inbox.url)
+        #expect(qr.hasPrefix("https://qr.alipay.com/"))
+        #expect(try await client.query(outTradeNo: number).tradeStatus == "WAIT_BUYER_PAY")
+
+        #expect(await sandbox.alipay.pay(outTradeNo: number, outcome: .success) == "TRADE_SUCCESS")
+        let body = try #require(try await inbox.first())
+        let notification = try Alipay.Notification.verify(
+            body, publicKey: sandbox.alipay.alipayPublicKey, appID: Self.appID, sellerID: sandbox.alipay.sellerID)
+        try notification.check(outTradeNo: number, amount: total)
+        #expect(try await client.query(outTradeNo: number).isPaid)
+
+        #expect(
+            try await client.refund(outTradeNo: number, amount: Money(minorUnits: 1000, currency: .cny), outRequestNo: "R1")
+                == Money(minorUnits: 1000, currency: .cny))
+        #expect(
+            try await client.refund(outTradeNo: number, amount: Money(minorUnits: 1000, currency: .cny), outRequestNo: "R1")
+                == Money(minorUnits: 1000, currency: .cny))
+        let over = await #expect(throws: PaymentError.self) {
+            try await client.refund(outTradeNo: number, amount: Money(minorUnits: 4101, currency: .cny), outRequestNo: "R2")
+        }
+        #expect(over?.providerCode == "ACQ.REFUND_AMT_NOT_EQUAL_TOTAL")
+        #expect(try await client.refundQuery(outTradeNo: number, outRequestNo: "R1") == Money(minorUnits: 1000, currency: .cny))
+        #expect(try await client.refundQuery(outTradeNo: number, outRequestNo: "NONE") == nil)
+        let paidAgain = await #expect(throws: PaymentError.self) {
+            try await client.precreate(outTradeNo: number, total: total, subject: "x", notifyURL: inbox.url)
+        }
+        #expect(paidAgain?.providerCode == "ACQ.TRADE_HAS_SUCCESS")
+
+        let other = TradeNumber.generate()
+        _ = try await client.precreate(outTradeNo: other, total: total, subject: "x", notifyURL: inbox.url)
+        try await client.close(outTradeNo: other)
+        #expect(try await client.query(outTradeNo: other).tradeStatus == "TRADE_CLOSED")
+        let missing = await #expect(throws: PaymentError.self) { try await client.query(outTradeNo: "NONE") }
+        #expect(missing?.providerCode == "ACQ.TRADE_NOT_EXIST")
+        #expect(try await client.billDownloadURL(date: "2026-11-29").hasPrefix("http://"))
+        await sandbox.stop()
+    }
+
+    @Test func wrongKeysAndGetRequests() async throws {
+        let sandbox = SandboxServer(wechatMerchants: [], alipayApps: [Self.appID: Self.appKey.publicKey], timeScale: 0.001)
+        try sandbox.start()
+        let impostor = Alipay.Client(
+            appID: Self.appID, signer: Alipay.Signer(privateKey: try RSAPrivateKey(generatingKeySizeInBits: 2048)),
+            alipayPublicKey: sandbox.alipay.alipayPublicKey, gateway: sandbox.alipayGatewayURL)
+        let refused = await #expect(throws: PaymentError.self) { try await impostor.query(outTradeNo: "X") }
+        #expect(refused?.providerCode == "isv.invalid-signature")
+        // A client that trusts another Alipay key refuses the sandbox's answers.
+        let distrustful = Alipay.Client(
+            appID: Self.appID, signer: Alipay.Signer(privateKey: Self.appKey),
+            alipayPublicKey: try RSAPrivateKey(generatingKeySizeInBits: 2048).publicKey,
+            gateway: sandbox.alipayGatewayURL)
+        let forged = await #expect(throws: PaymentError.self) { try await distrustful.query(outTradeNo: "X") }
+        #expect(forged?.code == .signatureMismatch)
+        // A signed GET (as page-pay URLs and python-alipay-sdk send) is accepted too.
+        let client = Alipay.Client(
+            appID: Self.appID, signer: Alipay.Signer(privateKey: Self.appKey), alipayPublicKey: sandbox.alipay.alipayPublicKey,
+            gateway: sandbox.alipayGatewayURL)
+        let parameters = try client.signedParameters(method: "alipay.trade.query", biz: ["out_trade_no": "NONE"])
+        let query = Alipay.FormBody.encode(parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        let response = try await URLSessionTransport().send(
+            HTTPRequest(method: "GET", url: URL(string: sandbox.alipayGatewayURL.absoluteString + "?" + query)!))
+        let node = try Alipay.ResponseNode(text: String(decoding: response.body, as: UTF8.self), name: "alipay_trade_query_response")
+        try node.verify(publicKey: sandbox.alipay.alipayPublicKey)
+        #expect(node.raw.contains("ACQ.TRADE_NOT_EXIST"))
+        let page = try client.paymentPageURL(
+            method: "alipay.trade.wap.pay", outTradeNo: "W1", total: Money(minorUnits: 1, currency: .cny), subject: "wap",
+            notifyURL: "https://n",
+            returnURL: "https://r")
+        #expect(page.absoluteString.contains("method=alipay.trade.wap.pay"))
+        #expect(page.absoluteString.contains("QUICK_WAP_WAY"))
+        await sandbox.stop()
+    }
+}
