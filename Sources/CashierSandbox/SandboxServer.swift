@@ -63,7 +63,8 @@ public final class SandboxServer: Sendable {
         router.add("POST", "/sandbox/pay") { request, _ in
             struct Pay: Decodable {
                 let provider: String
-                let out_trade_no: String
+                let out_trade_no: String?
+                let order_string: String?
                 let outcome: WeChatV2Sandbox.Outcome
             }
             guard let pay = try? request.decodeJSON(Pay.self) else {
@@ -71,22 +72,28 @@ public final class SandboxServer: Sendable {
                     status: 400, code: "invalid_request",
                     message: #"expected {"provider":"wechat","out_trade_no":"…","outcome":"success"|"cancel"|"fail"}"#)
             }
+            if pay.provider == "alipay", let orderString = pay.order_string {
+                return .json(await alipaySandbox.payOrderString(orderString, outcome: pay.outcome))
+            }
+            guard let outTradeNo = pay.out_trade_no else {
+                return .error(status: 400, code: "invalid_request", message: "give out_trade_no (or, for Alipay app pay, order_string)")
+            }
             guard pay.provider == "wechat" || pay.provider == "alipay" else {
                 return .error(status: 400, code: "unsupported_provider", message: "provider must be \"wechat\" or \"alipay\"")
             }
-            let v2State = pay.provider == "wechat" ? await wechat.pay(outTradeNo: pay.out_trade_no, outcome: pay.outcome) : nil
+            let v2State = pay.provider == "wechat" ? await wechat.pay(outTradeNo: outTradeNo, outcome: pay.outcome) : nil
             let state: String?
             if pay.provider == "alipay" {
-                state = await alipaySandbox.pay(outTradeNo: pay.out_trade_no, outcome: pay.outcome)
+                state = await alipaySandbox.pay(outTradeNo: outTradeNo, outcome: pay.outcome)
             } else if let v2State {
                 state = v2State
             } else {
-                state = await wechatV3.pay(outTradeNo: pay.out_trade_no, outcome: pay.outcome)
+                state = await wechatV3.pay(outTradeNo: outTradeNo, outcome: pay.outcome)
             }
             guard let state else {
-                return .error(status: 404, code: "order_not_found", message: "no WeChat order \(pay.out_trade_no) in the sandbox")
+                return .error(status: 404, code: "order_not_found", message: "no \(pay.provider) order \(outTradeNo) in the sandbox")
             }
-            return .json(["provider": pay.provider, "out_trade_no": pay.out_trade_no, "trade_state": state])
+            return .json(["provider": pay.provider, "out_trade_no": outTradeNo, "trade_state": state])
         }
         let faults = FaultSwitch()
         self.faults = faults

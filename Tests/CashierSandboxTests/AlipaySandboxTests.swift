@@ -118,3 +118,38 @@ import Testing
         await sandbox.stop()
     }
 }
+
+/// App pay: the payer API plays the Alipay app given the order string.
+@Suite struct AlipayAppPayTests {
+    @Test func orderStringToSyncResultAndNotification() async throws {
+        let sandbox = SandboxServer(
+            wechatMerchants: [], alipayApps: [AlipaySandboxTests.appID: AlipaySandboxTests.appKey.publicKey], timeScale: 0.001)
+        try sandbox.start()
+        let inbox = try AlipaySandboxTests.Inbox()
+        let signer = Alipay.Signer(privateKey: AlipaySandboxTests.appKey)
+        let number = TradeNumber.generate()
+        let orderString = try Alipay.OrderString.make(
+            appID: AlipaySandboxTests.appID, signer: signer, notifyURL: inbox.url,
+            bizContent: #"{"out_trade_no":"\#(number)","total_amount":"12.34","subject":"app pay","product_code":"QUICK_MSECURITY_PAY"}"#)
+
+        func launch(_ orderString: String, _ outcome: String) async throws -> [String: String] {
+            let body = try JSONSerialization.data(withJSONObject: ["provider": "alipay", "order_string": orderString, "outcome": outcome])
+            let response = try await URLSessionTransport().send(
+                HTTPRequest(method: "POST", url: sandbox.baseURL.appendingPathComponent("sandbox/pay"), body: body))
+            return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: String])
+        }
+
+        #expect(try await launch(orderString, "cancel")["resultStatus"] == "6001")
+        let tampered = orderString.replacingOccurrences(of: "12.34", with: "0.01")
+        #expect(try await launch(tampered, "success")["resultStatus"] == "4000")
+        let paid = try await launch(orderString, "success")
+        #expect(paid["resultStatus"] == "9000")
+        #expect(Alipay.PaymentOutcome(resultStatus: paid["resultStatus"] ?? "").mustConfirmWithServer)
+        let content = try Alipay.SyncResult.verify(paid["result"] ?? "", publicKey: sandbox.alipay.alipayPublicKey)
+        #expect(content.contains(number))
+        let body = try #require(try await inbox.first())
+        let notification = try Alipay.Notification.verify(body, publicKey: sandbox.alipay.alipayPublicKey, appID: AlipaySandboxTests.appID)
+        try notification.check(outTradeNo: number, amount: Money(minorUnits: 1234, currency: .cny))
+        await sandbox.stop()
+    }
+}

@@ -192,6 +192,40 @@ public actor AlipaySandbox {
         return trade.status
     }
 
+    /// Acts as the Alipay app given an order string (`alipay.trade.app.pay`): checks the app's
+    /// signature, creates the trade, pays, cancels or fails it, and answers as the SDK's callback
+    /// does: `resultStatus`, `memo` and, when paid, the signed sync `result`.
+    public func payOrderString(_ orderString: String, outcome: WeChatV2Sandbox.Outcome) -> [String: String] {
+        func answer(_ status: String, _ memo: String, _ result: String = "") -> [String: String] {
+            ["resultStatus": status, "memo": memo, "result": result]
+        }
+        guard let parameters = try? Alipay.FormBody.parse(Array(orderString.utf8)), parameters["method"] == "alipay.trade.app.pay",
+            let appID = parameters["app_id"], let appKey = apps[appID], let sign = parameters["sign"],
+            let type = Alipay.SignType(rawValue: parameters["sign_type"] ?? "RSA2"),
+            Alipay.Signer.isValidSignature(sign, content: Alipay.Signer.content(parameters), publicKey: appKey, type: type)
+        else { return answer("4000", "订单信息无效或签名错误") }
+        guard let biz = parameters["biz_content"].flatMap({ try? JSONSerialization.jsonObject(with: Data($0.utf8)) }) as? [String: Any],
+            let number = biz["out_trade_no"] as? String, let totalText = biz["total_amount"] as? String,
+            let total = try? Money(decimal: totalText, currency: .cny), total.isPositive
+        else { return answer("4000", "订单参数错误") }
+        if outcome == .cancel { return answer("6001", "用户中途取消") }
+        if trades[number] == nil {
+            trades[number] = Trade(
+                appID: appID, subject: biz["subject"] as? String ?? "", total: total, notifyURL: parameters["notify_url"],
+                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"))
+        }
+        guard outcome == .success else { return answer("4000", "支付失败") }
+        guard pay(outTradeNo: number, outcome: .success) == "TRADE_SUCCESS", let trade = trades[number] else {
+            return answer("5000", "重复请求")
+        }
+        let node: [String: Any] = [
+            "code": "10000", "msg": "Success", "app_id": appID, "auth_app_id": appID, "charset": "utf-8", "out_trade_no": number,
+            "trade_no": trade.tradeNo, "total_amount": trade.total.decimalString, "seller_id": sellerID,
+        ]
+        let result = signed("alipay_trade_app_pay_response", node).dropLast() + ",\"sign_type\":\"RSA2\"}"
+        return answer("9000", "", String(result))
+    }
+
     private func notify(_ outTradeNo: String, _ trade: Trade, _ url: String) {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
