@@ -7,6 +7,10 @@ import Foundation
 import Synchronization
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Our Alipay client against the Alipay sandbox over real sockets.
 @Suite struct AlipaySandboxTests {
     static let appKey = try! RSAPrivateKey(generatingKeySizeInBits: 2048)
@@ -150,6 +154,71 @@ import Testing
         let body = try #require(try await inbox.first())
         let notification = try Alipay.Notification.verify(body, publicKey: sandbox.alipay.alipayPublicKey, appID: AlipaySandboxTests.appID)
         try notification.check(outTradeNo: number, amount: Money(minorUnits: 1234, currency: .cny))
+        await sandbox.stop()
+    }
+}
+
+/// Wap/page pay: the sandbox's cashier page, as a payer's browser sees it.
+@Suite struct AlipayCashierPageTests {
+    /// Follows no redirects, so the 303 back to the merchant can be inspected.
+    final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest,
+            completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            completionHandler(nil)
+        }
+    }
+
+    @Test func payOnTheCashierPageAndReturn() async throws {
+        let sandbox = SandboxServer(
+            wechatMerchants: [], alipayApps: [AlipaySandboxTests.appID: AlipaySandboxTests.appKey.publicKey], timeScale: 0.001)
+        try sandbox.start()
+        let inbox = try AlipaySandboxTests.Inbox()
+        let client = Alipay.Client(
+            appID: AlipaySandboxTests.appID, signer: Alipay.Signer(privateKey: AlipaySandboxTests.appKey),
+            alipayPublicKey: sandbox.alipay.alipayPublicKey, gateway: sandbox.alipayGatewayURL)
+        let number = TradeNumber.generate()
+        let url = try client.paymentPageURL(
+            method: "alipay.trade.wap.pay", outTradeNo: number, total: Money(minorUnits: 990, currency: .cny),
+            subject: "<script>alert(1)</script> latte", notifyURL: inbox.url, returnURL: "https://shop.example/return")
+        let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+        let (pageData, pageResponse) = try await session.data(from: url)
+        #expect((pageResponse as? HTTPURLResponse)?.statusCode == 200)
+        let page = String(decoding: pageData, as: UTF8.self)
+        #expect(page.contains("¥9.90"))
+        #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt; latte"))
+        #expect(!page.contains("<script>"))
+        #expect(
+            (pageResponse as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Security-Policy")?.contains("default-src 'none'") == true
+        )
+        let token = try #require(page.range(of: #"name="token" value=""#).map { String(page[$0.upperBound...].prefix(32)) })
+
+        var pay = URLRequest(url: sandbox.baseURL.appendingPathComponent("alipay/cashier"))
+        pay.httpMethod = "POST"
+        pay.httpBody = Data("token=\(token)&action=pay".utf8)
+        let (_, payResponse) = try await session.data(for: pay)
+        let http = try #require(payResponse as? HTTPURLResponse)
+        #expect(http.statusCode == 303)
+        let location = try #require(http.value(forHTTPHeaderField: "Location"))
+        #expect(location.hasPrefix("https://shop.example/return?"))
+        var fields = try Alipay.FormBody.parse(Array(location.split(separator: "?", maxSplits: 1)[1].utf8))
+        #expect(fields["out_trade_no"] == number)
+        try Alipay.Notification.verifySignature(fields, publicKey: sandbox.alipay.alipayPublicKey, signType: .rsa2)
+        fields["total_amount"] = "0.01"
+        #expect(throws: PaymentError.self) {
+            try Alipay.Notification.verifySignature(fields, publicKey: sandbox.alipay.alipayPublicKey, signType: .rsa2)
+        }
+        #expect(try await inbox.first() != nil)
+        #expect(try await client.query(outTradeNo: number).isPaid)
+
+        // A used token is refused; a page request with a bad signature is refused.
+        let (_, again) = try await session.data(for: pay)
+        #expect((again as? HTTPURLResponse)?.statusCode == 400)
+        let forged = URL(string: url.absoluteString.replacingOccurrences(of: "9.90", with: "0.01"))!
+        let (_, forgedResponse) = try await session.data(from: forged)
+        #expect((forgedResponse as? HTTPURLResponse)?.statusCode == 400)
         await sandbox.stop()
     }
 }

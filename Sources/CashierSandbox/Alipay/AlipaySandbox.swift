@@ -56,9 +56,15 @@ public actor AlipaySandbox {
                 if !request.body.isEmpty, let form = try? Alipay.FormBody.parse(request.body) {
                     parameters.merge(form) { _, body in body }
                 }
+                if let method = parameters["method"], method == "alipay.trade.wap.pay" || method == "alipay.trade.page.pay" {
+                    return await self.cashierPage(parameters, cashierPath: path.replacingOccurrences(of: "gateway.do", with: "cashier"))
+                }
                 let answer = await self.handle(parameters)
                 return .text(answer, contentType: "application/json;charset=utf-8")
             }
+        }
+        router.add("POST", path.replacingOccurrences(of: "gateway.do", with: "cashier")) { request, _ in
+            await self.cashierAction((try? Alipay.FormBody.parse(request.body)) ?? [:])
         }
     }
 
@@ -224,6 +230,99 @@ public actor AlipaySandbox {
         ]
         let result = signed("alipay_trade_app_pay_response", node).dropLast() + ",\"sign_type\":\"RSA2\"}"
         return answer("9000", "", String(result))
+    }
+
+    // MARK: The web cashier (wap and page pay)
+
+    private var pageTokens: [String: (outTradeNo: String, returnURL: String?)] = [:]
+
+    /// Verifies a wap/page pay request, creates the trade and shows the payer a cashier page.
+    private func cashierPage(_ parameters: [String: String], cashierPath: String) -> HTTPServerResponse {
+        guard let appID = parameters["app_id"], let appKey = apps[appID], let sign = parameters["sign"],
+            let type = Alipay.SignType(rawValue: parameters["sign_type"] ?? "RSA2"),
+            Alipay.Signer.isValidSignature(sign, content: Alipay.Signer.content(parameters), publicKey: appKey, type: type)
+        else { return Self.page(status: 400, title: "签名错误", body: "<p>The request's signature does not verify with the app's key.</p>") }
+        guard let biz = parameters["biz_content"].flatMap({ try? JSONSerialization.jsonObject(with: Data($0.utf8)) }) as? [String: Any],
+            let number = biz["out_trade_no"] as? String, let totalText = biz["total_amount"] as? String,
+            let total = try? Money(decimal: totalText, currency: .cny), total.isPositive
+        else { return Self.page(status: 400, title: "参数错误", body: "<p>biz_content needs out_trade_no and total_amount.</p>") }
+        if trades[number] == nil {
+            trades[number] = Trade(
+                appID: appID, subject: biz["subject"] as? String ?? "", total: total, notifyURL: parameters["notify_url"],
+                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"))
+        }
+        let token = SecureRandom.alphanumeric(count: 32)
+        pageTokens[token] = (number, parameters["return_url"])
+        let subject = Self.escape(trades[number]?.subject ?? "")
+        let form = { (action: String, label: String) in
+            """
+            <form method="post" action="\(Self.escape(cashierPath))"><input type="hidden" name="token" value="\(token)">\
+            <input type="hidden" name="action" value="\(action)"><button type="submit" id="\(action)">\(label)</button></form>
+            """
+        }
+        return Self.page(
+            status: 200, title: "支付宝收银台 (sandbox)",
+            body: """
+                <p class="amount" id="amount">¥\(total.decimalString)</p><p id="subject">\(subject)</p>\
+                <p id="merchant">\(Self.escape(appID))</p>\(form("pay", "确认付款 Pay"))\(form("cancel", "取消 Cancel"))
+                """)
+    }
+
+    /// Pay or cancel from the cashier page, then back to the merchant's `return_url`.
+    private func cashierAction(_ fields: [String: String]) -> HTTPServerResponse {
+        guard let token = fields["token"], let entry = pageTokens.removeValue(forKey: token), var trade = trades[entry.outTradeNo] else {
+            return Self.page(status: 400, title: "页面已失效", body: "<p>This cashier page has expired.</p>")
+        }
+        guard fields["action"] == "pay" else {
+            return entry.returnURL.map { Self.redirect($0) } ?? Self.page(status: 200, title: "已取消", body: "<p>Cancelled.</p>")
+        }
+        _ = pay(outTradeNo: entry.outTradeNo, outcome: .success)
+        trade = trades[entry.outTradeNo] ?? trade
+        guard let returnURL = entry.returnURL else { return Self.page(status: 200, title: "支付成功", body: "<p>Paid.</p>") }
+        var back: [String: String] = [
+            "app_id": trade.appID, "out_trade_no": entry.outTradeNo, "trade_no": trade.tradeNo, "total_amount": trade.total.decimalString,
+            "seller_id": sellerID, "charset": "utf-8", "method": "alipay.trade.wap.pay.return", "version": "1.0",
+        ]
+        back["sign"] = (try? alipayKey.signature(for: Alipay.Signer.content(back), scheme: .insecurePKCS1v1_5SHA256)).map {
+            Base64.encode($0)
+        }
+        back["sign_type"] = "RSA2"
+        let query = Alipay.FormBody.encode(back.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        return Self.redirect(returnURL + (returnURL.contains("?") ? "&" : "?") + query)
+    }
+
+    private static func redirect(_ location: String) -> HTTPServerResponse {
+        HTTPServerResponse(status: 303, headers: ["Location": location], body: [])
+    }
+
+    private static func page(status: Int, title: String, body: String) -> HTTPServerResponse {
+        let html = """
+            <!doctype html><html lang="zh"><head><meta charset="utf-8"><title>\(escape(title))</title>\
+            <style>body{font-family:sans-serif;max-width:24rem;margin:3rem auto}.amount{font-size:2rem}</style></head>\
+            <body><h1>\(escape(title))</h1>\(body)</body></html>
+            """
+        return HTTPServerResponse(
+            status: status,
+            headers: [
+                "Content-Type": "text/html; charset=utf-8",
+                "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+            ],
+            body: Array(html.utf8))
+    }
+
+    private static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
     }
 
     private func notify(_ outTradeNo: String, _ trade: Trade, _ url: String) {
