@@ -20,10 +20,18 @@ extension Alipay {
 
         /// The content that is signed: sorted, non-empty, without the `excluded` names.
         public static func content(_ parameters: [String: String], excluding excluded: Set<String> = ["sign"]) -> String {
-            parameters.filter { !$0.value.isEmpty && !excluded.contains($0.key) }
+            let included = parameters.filter { !$0.value.isEmpty && !excluded.contains($0.key) }
                 .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-                .map { "\($0.key)=\($0.value)" }
-                .joined(separator: "&")
+            // Built as bytes: string interpolation would check grapheme boundaries on every append.
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(included.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 2 })
+            for (index, parameter) in included.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: "&")) }
+                bytes += parameter.key.utf8
+                bytes.append(UInt8(ascii: "="))
+                bytes += parameter.value.utf8
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
 
         /// The base64 signature of `parameters` (request signing keeps `sign_type`).

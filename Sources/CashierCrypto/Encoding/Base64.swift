@@ -45,9 +45,9 @@ public enum Base64 {
             throw CryptoError(.invalidEncoding, "base64 text has an impossible length")
         }
         if remainder > 0 { bytes += [UInt8](repeating: UInt8(ascii: "="), count: 4 - remainder) }
-        guard let data = Data(base64Encoded: Data(bytes)) else {
+        guard let decoded = openSSLDecode(bytes) else {
             throw CryptoError(.invalidEncoding, "text is not valid base64")
         }
-        return data
+        return Data(decoded)
     }
 }
