@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FORMAT_PATHS := Sources Tests Package.swift
 
-.PHONY: demo test deps build lint format bench check-long clean
+.PHONY: demo test deps venv build lint format bench check-long clean
 
 ## demo: install what is missing, build, and run the end-to-end demo
 demo: deps
@@ -10,9 +10,13 @@ demo: deps
 	$(SWIFT) run --skip-build cashier demo
 
 ## test: install what is missing, check formatting, build, and run every test
-test: deps lint
+test: deps lint venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## venv: the PyPI peers for interop tests and benchmarks, in .venv (scripts/python-requirements.txt)
+venv:
+	scripts/python-env >/dev/null
 
 ## deps: the Debian packages (as root; otherwise prints the apt-get command)
 deps:
