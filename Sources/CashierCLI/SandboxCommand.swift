@@ -8,7 +8,7 @@ import WeChatPay
 enum SandboxCommand {
     static let command = Command(
         name: "sandbox",
-        summary: "Run the offline WeChat Pay v2 and v3 gateway simulators and the payer API until interrupted.",
+        summary: "Run the offline WeChat Pay v2/v3 and Alipay gateway simulators and the payer API until interrupted.",
         discussion: """
             Without --wechat-key a test merchant is used and its key is printed (sandbox only).
             The payer API: POST /sandbox/pay {"provider":"wechat","out_trade_no":"…","outcome":"success"|"cancel"|"fail"}.
@@ -24,6 +24,8 @@ enum SandboxCommand {
             .value("wechat-v3-serial", "SERIAL", "Its API certificate serial (serial_no in Authorization)."),
             .value("wechat-v3-public-key", "PEM", "Its API certificate or public key (file path or PEM text)."),
             .value("wechat-api-v3-key", "KEY", "Its 32-byte APIv3 key."),
+            .value("alipay-app-id", "ID", "An Alipay app id (with --alipay-app-public-key)."),
+            .value("alipay-app-public-key", "PEM", "That app's public key (file path, PEM text or bare base64)."),
             .value("ready-file", "FILE", "Write {\"sandbox_url\",\"wechat_v2_url\",\"wechat_v3_url\",\"payer_url\"} here when ready."),
         ]
     ) { arguments, io in
@@ -54,7 +56,21 @@ enum SandboxCommand {
             throw CommandFailure(
                 "a v3 merchant needs all of --wechat-v3-mchid, --wechat-v3-serial, --wechat-v3-public-key, --wechat-api-v3-key", status: 2)
         }
-        let sandbox = SandboxServer(wechatMerchants: [merchant], wechatV3Merchants: v3Merchants, port: port, timeScale: timeScale)
+        var alipayApps: [String: RSAPublicKey] = [:]
+        switch (arguments.value("alipay-app-id"), arguments.value("alipay-app-public-key")) {
+        case (nil, nil): break
+        case (let appID?, let key?):
+            do {
+                alipayApps[appID] = try RSAPublicKey(pemRepresentation: CommandInput.keyText(key, option: "alipay-app-public-key"))
+            } catch let failure as CommandFailure {
+                throw failure
+            } catch {
+                throw CommandFailure("--alipay-app-public-key is not a readable file, PEM text or bare base64 key", status: 2)
+            }
+        default: throw CommandFailure("an Alipay app needs both --alipay-app-id and --alipay-app-public-key", status: 2)
+        }
+        let sandbox = SandboxServer(
+            wechatMerchants: [merchant], wechatV3Merchants: v3Merchants, alipayApps: alipayApps, port: port, timeScale: timeScale)
         do {
             try sandbox.start()
         } catch {
@@ -66,11 +82,17 @@ enum SandboxCommand {
         if let v3 = v3Merchants.first {
             io.write("WeChat Pay v3 gateway  \(sandbox.wechatV3URL.absoluteString)  (mchid \(v3.mchID))\n")
         }
+        if let appID = alipayApps.keys.first {
+            io.write("Alipay gateway         \(sandbox.alipayGatewayURL.absoluteString)  (app_id \(appID))\n")
+            io.write("Alipay public key (configure it as Alipay's key):\n\(sandbox.alipay.alipayPublicKey.pemRepresentation)")
+        }
         io.write("payer API              POST \(payer)\n")
         if let file = arguments.value("ready-file") {
             let ready = [
                 "sandbox_url": sandbox.baseURL.absoluteString, "wechat_v2_url": sandbox.wechatV2URL.absoluteString,
                 "wechat_v3_url": sandbox.wechatV3URL.absoluteString, "payer_url": payer,
+                "alipay_gateway_url": sandbox.alipayGatewayURL.absoluteString,
+                "alipay_public_key": sandbox.alipay.alipayPublicKey.pemRepresentation,
             ]
             let data = try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys, .withoutEscapingSlashes])
             try data.write(to: URL(fileURLWithPath: file), options: .atomic)

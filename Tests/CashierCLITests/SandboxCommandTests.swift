@@ -1,3 +1,4 @@
+import Alipay
 import Cashier
 import CashierCrypto
 import Foundation
@@ -22,6 +23,7 @@ import WeChatPay
         process.arguments = [
             "sandbox", "--ready-file", ready.path, "--time-scale", "0.001", "--wechat-v3-mchid", "1230000109", "--wechat-v3-serial", "ABC",
             "--wechat-v3-public-key", v3Key.publicKey.pemRepresentation, "--wechat-api-v3-key", "0123456789abcdefABCDEF0123456789",
+            "--alipay-app-id", "2021000000000009", "--alipay-app-public-key", Base64.encode(v3Key.publicKey.derRepresentation),
         ]
         let output = Pipe()
         process.standardOutput = output
@@ -55,6 +57,12 @@ import WeChatPay
             .native, appID: "wx1", description: "cli", outTradeNo: TradeNumber.generate(), total: Money(minorUnits: 1, currency: .cny),
             notifyURL: "http://127.0.0.1:9/n")
         #expect(v3Prepay.codeURL != nil)
+        let alipay = Alipay.Client(
+            appID: "2021000000000009", signer: Alipay.Signer(privateKey: v3Key),
+            alipayPublicKey: try RSAPublicKey(pemRepresentation: try #require(urls?["alipay_public_key"])),
+            gateway: try #require(urls?["alipay_gateway_url"].flatMap(URL.init(string:))))
+        let missing = await #expect(throws: PaymentError.self) { try await alipay.query(outTradeNo: "NONE") }
+        #expect(missing?.providerCode == "ACQ.TRADE_NOT_EXIST")
 
         process.terminate()  // SIGTERM
         let status = try await onOwnThread {
