@@ -5,37 +5,17 @@ stdin: JSON {"gateway", "payer", "mchid", "serial", "private_key", "apiv3_key", 
 Pays and queries orders, refunds and closes, and checks that callback() accepts the sandbox's
 notification. Prints one JSON line; any mismatch raises.
 """
-import http.server
 import json
 import os
 import sys
 import tempfile
-import threading
-import time
-import urllib.request
 
 from wechatpayv3 import WeChatPay, WeChatPayType
 
+from sandbox_helpers import pay, start_receiver, wait_for
+
 config = json.load(sys.stdin)
-received = []
-wxpay = None
-
-
-class Notify(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        headers = {name: value for name, value in self.headers.items()}
-        received.append(wxpay.callback(headers, body))  # None when the signature does not verify
-        self.send_response(204)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-server = http.server.HTTPServer(("127.0.0.1", 0), Notify)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-notify_url = "http://127.0.0.1:%d/notify" % server.server_address[1]
+notify_url, received = start_receiver(lambda headers, body: wxpay.callback(headers, body), status=204)  # None when unverified
 
 common = dict(
     wechatpay_type=WeChatPayType.NATIVE, mchid=config["mchid"], private_key=config["private_key"], cert_serial_no=config["serial"],
@@ -55,14 +35,8 @@ assert code == 200 and json.loads(message)["code_url"].startswith("weixin://"), 
 code, message = wxpay.query(out_trade_no=paid)
 assert code == 200 and json.loads(message)["trade_state"] == "NOTPAY", (code, message)
 
-request = urllib.request.Request(
-    config["payer"], data=json.dumps({"provider": "wechat", "out_trade_no": paid, "outcome": "success"}).encode(),
-    headers={"Content-Type": "application/json"}, method="POST")
-assert json.load(urllib.request.urlopen(request))["trade_state"] == "SUCCESS"
-for _ in range(500):
-    if received:
-        break
-    time.sleep(0.01)
+assert pay(config["payer"], "wechat", paid)["trade_state"] == "SUCCESS"
+wait_for(received)
 assert received and received[0] is not None, "callback() refused the sandbox's notification"
 resource = received[0]["resource"]
 assert resource["out_trade_no"] == paid and resource["trade_state"] == "SUCCESS" and resource["amount"]["total"] == 100, resource

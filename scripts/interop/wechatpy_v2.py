@@ -4,78 +4,53 @@ stdin: JSON {"gateway": "http://127.0.0.1:P/wechat/", "payer": "http://127.0.0.1
              "appid", "mch_id", "api_key", "prefix"}.
 Prints one JSON line of results and exits 0, or raises (non-zero exit) at the first mismatch.
 """
-import http.server
 import json
 import sys
-import threading
-import time
-import urllib.request
 
 from wechatpy.exceptions import WeChatPayException
 from wechatpy.pay import WeChatPay
 
+from sandbox_helpers import pay, start_receiver, wait_for
+
 config = json.load(sys.stdin)
-pay = WeChatPay(appid=config["appid"], api_key=config["api_key"], mch_id=config["mch_id"])
-pay.API_BASE_URL = config["gateway"]
-received = []
-
-
-class Notify(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        received.append(pay.parse_payment_result(body))  # raises when the signature does not verify
-        reply = b"<xml><return_code><![CDATA[SUCCESS]]></return_code><return_msg><![CDATA[OK]]></return_msg></xml>"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
-
-    def log_message(self, *args):
-        pass
-
-
-server = http.server.HTTPServer(("127.0.0.1", 0), Notify)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-notify_url = "http://127.0.0.1:%d/notify" % server.server_address[1]
+pay_client = WeChatPay(appid=config["appid"], api_key=config["api_key"], mch_id=config["mch_id"])
+pay_client.API_BASE_URL = config["gateway"]
+notify_url, received = start_receiver(
+    lambda headers, body: pay_client.parse_payment_result(body),  # raises when the signature does not verify
+    reply=b"<xml><return_code><![CDATA[SUCCESS]]></return_code><return_msg><![CDATA[OK]]></return_msg></xml>")
 results = {}
 
 paid = config["prefix"] + "P"
-created = pay.order.create(trade_type="APP", body="interop", total_fee=88, notify_url=notify_url, client_ip="127.0.0.1", out_trade_no=paid)
+created = pay_client.order.create(trade_type="APP", body="interop", total_fee=88, notify_url=notify_url, client_ip="127.0.0.1", out_trade_no=paid)
 assert created["prepay_id"].startswith("wx"), created
-assert pay.order.query(out_trade_no=paid)["trade_state"] == "NOTPAY"
+assert pay_client.order.query(out_trade_no=paid)["trade_state"] == "NOTPAY"
 results["create"] = created["prepay_id"]
 
-request = urllib.request.Request(
-    config["payer"], data=json.dumps({"provider": "wechat", "out_trade_no": paid, "outcome": "success"}).encode(),
-    headers={"Content-Type": "application/json"}, method="POST")
-assert json.load(urllib.request.urlopen(request))["trade_state"] == "SUCCESS"
-for _ in range(500):
-    if received:
-        break
-    time.sleep(0.01)
+assert pay(config["payer"], "wechat", paid)["trade_state"] == "SUCCESS"
+wait_for(received)
 assert received and received[0]["out_trade_no"] == paid and received[0]["total_fee"] == 88, received
 results["notification"] = received[0]["transaction_id"]
 
-queried = pay.order.query(out_trade_no=paid)
+queried = pay_client.order.query(out_trade_no=paid)
 assert queried["trade_state"] == "SUCCESS" and queried["transaction_id"] == received[0]["transaction_id"], queried
 
-refund = pay.refund.apply(total_fee=88, refund_fee=30, out_refund_no=paid + "R1", out_trade_no=paid)
+refund = pay_client.refund.apply(total_fee=88, refund_fee=30, out_refund_no=paid + "R1", out_trade_no=paid)
 assert refund["refund_fee"] == "30", refund
-refunds = pay.refund.query(out_refund_no=paid + "R1")
+refunds = pay_client.refund.query(out_refund_no=paid + "R1")
 assert refunds["refund_count"] == "1" and refunds["refund_status_0"] == "SUCCESS", refunds
 try:
-    pay.refund.apply(total_fee=88, refund_fee=59, out_refund_no=paid + "R2", out_trade_no=paid)
+    pay_client.refund.apply(total_fee=88, refund_fee=59, out_refund_no=paid + "R2", out_trade_no=paid)
     raise AssertionError("a refund above the paid amount was accepted")
 except WeChatPayException as error:
     assert error.errcode == "INVALID_REQUEST", error
 results["refund"] = refund["refund_id"]
 
 closed = config["prefix"] + "C"
-pay.order.create(trade_type="NATIVE", body="interop", total_fee=5, notify_url=notify_url, client_ip="127.0.0.1", out_trade_no=closed, product_id="p1")
-pay.order.close(out_trade_no=closed)
-assert pay.order.query(out_trade_no=closed)["trade_state"] == "CLOSED"
+pay_client.order.create(trade_type="NATIVE", body="interop", total_fee=5, notify_url=notify_url, client_ip="127.0.0.1", out_trade_no=closed, product_id="p1")
+pay_client.order.close(out_trade_no=closed)
+assert pay_client.order.query(out_trade_no=closed)["trade_state"] == "CLOSED"
 try:
-    pay.order.create(trade_type="APP", body="interop", total_fee=88, notify_url=notify_url, client_ip="127.0.0.1", out_trade_no=paid)
+    pay_client.order.create(trade_type="APP", body="interop", total_fee=88, notify_url=notify_url, client_ip="127.0.0.1", out_trade_no=paid)
     raise AssertionError("a paid order was placed again")
 except WeChatPayException as error:
     assert error.errcode == "ORDERPAID", error
