@@ -51,21 +51,8 @@ struct OpenSSLSpeed {
     }
 
     private func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failure("openssl \(arguments.joined(separator: " ")) failed") }
-        return String(decoding: data, as: UTF8.self)
+        try Subprocess.run("/usr/bin/env", ["openssl"] + arguments)
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
+    typealias Failure = Subprocess.Failure
 }

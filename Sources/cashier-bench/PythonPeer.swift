@@ -33,24 +33,8 @@ struct PythonPeer {
     }
 
     private static func run(_ executable: String, arguments: [String], input: Data) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        stdin.fileHandleForWriting.write(input)
-        try stdin.fileHandleForWriting.close()
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failure("\(executable) \(arguments.joined(separator: " ")) failed") }
-        return String(decoding: data, as: UTF8.self)
+        try Subprocess.run(executable, arguments, input: input)
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
+    typealias Failure = Subprocess.Failure
 }

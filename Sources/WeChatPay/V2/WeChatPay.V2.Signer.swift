@@ -36,17 +36,7 @@ extension WeChatPay.V2 {
 
         /// The signature of parsed fields, without copying them into pairs first.
         func signature(forFields fields: [XMLDocument.Field], type: SignType) -> String {
-            var order = fields.indices.filter { !fields[$0].value.isEmpty && fields[$0].name != "sign" }
-            order.sort { Self.precedes(fields[$0].name, fields[$1].name) }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 } + 40)
-            for (position, index) in order.enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: "&")) }
-                bytes += fields[index].name.utf8
-                bytes.append(UInt8(ascii: "="))
-                bytes += fields[index].value.utf8
-            }
-            return sign(bytes, type: type)
+            sign(Self.canonicalBytes(fields: fields), type: type)
         }
 
         private func sign(_ canonical: [UInt8], type: SignType) -> String {
@@ -73,15 +63,22 @@ extension WeChatPay.V2 {
         }
 
         static func canonicalBytes(_ parameters: some Sequence<(key: String, value: String)>) -> [UInt8] {
-            var included = parameters.filter { !$0.value.isEmpty && $0.key != "sign" }
-            included.sort { precedes($0.key, $1.key) }
+            canonicalBytes(fields: parameters.map { XMLDocument.Field(name: $0.key, value: $0.value) })
+        }
+
+        /// `k=v&k=v` over the non-empty fields other than `sign`, in byte order of their names.
+        /// The one implementation; it sorts indices, so parsed fields are never copied (the
+        /// notification hot path).
+        static func canonicalBytes(fields: [XMLDocument.Field]) -> [UInt8] {
+            var order = fields.indices.filter { !fields[$0].value.isEmpty && fields[$0].name != "sign" }
+            order.sort { precedes(fields[$0].name, fields[$1].name) }
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(included.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 2 } + 40)
-            for (index, parameter) in included.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: "&")) }
-                bytes += parameter.key.utf8
+            bytes.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 } + 40)
+            for (position, index) in order.enumerated() {
+                if position > 0 { bytes.append(UInt8(ascii: "&")) }
+                bytes += fields[index].name.utf8
                 bytes.append(UInt8(ascii: "="))
-                bytes += parameter.value.utf8
+                bytes += fields[index].value.utf8
             }
             return bytes
         }

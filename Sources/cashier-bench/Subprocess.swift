@@ -1,0 +1,29 @@
+import Foundation
+
+/// Runs a command for the benchmarks (`openssl speed`, a peer SDK's script) and returns its stdout.
+enum Subprocess {
+    static func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        let stdin = Pipe()
+        if input != nil { process.standardInput = stdin }
+        try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(input)
+            try stdin.fileHandleForWriting.close()
+        }
+        let data = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Failure("\(executable) \(arguments.joined(separator: " ")) failed") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
