@@ -61,10 +61,10 @@ enum AlipayCommands {
         options: [.value("public-key", "PEM", "Alipay's public key (file path, PEM text or bare base64).", required: true)]
     ) { arguments, io in
         do {
-            let fields = try Alipay.FormBody.parse(CommandInput.bytes(io))
+            let fields = try Alipay.FormBody.fields(CommandInput.bytes(io))
             try Alipay.Notification.verifySignature(
                 fields, publicKey: publicKey(arguments), signType: Alipay.SignType(rawValue: fields["sign_type"] ?? "RSA2") ?? .rsa2)
-            try CommandInput.printJSON(fields, io)
+            try CommandInput.printJSON(fields.dictionary, io)
             return 0
         } catch let error as PaymentError {
             throw CommandFailure(error.message)

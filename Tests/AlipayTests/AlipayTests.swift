@@ -171,4 +171,22 @@ import Testing
         #expect(throws: PaymentError.self) { try Alipay.FormBody.parse([UInt8](repeating: 0x61, count: 70_000)) }
         #expect(Alipay.FormBody.escape("a b&中~") == "a%20b%26%E4%B8%AD~")
     }
+
+    @Test func formFieldsSortByBytesAndRefuseSplitCharacters() throws {
+        // Raw UTF-8 and '=' inside a value; names out of order; a name that sorts after ASCII.
+        let body = Array("z=1&%E4%B8%AD=2&a=x%3Dy&b=&sign=S&sign_type=RSA2&m=%E4%B8%AD%E6%96%87".utf8)
+        let fields = try Alipay.FormBody.fields(body)
+        #expect(fields.pairs.map(\.name) == ["a", "b", "m", "sign", "sign_type", "z", "中"])
+        #expect(fields["a"] == "x=y" && fields["中"] == "2" && fields["m"] == "中文" && fields["b"] == "" && fields["missing"] == nil)
+        #expect(String(decoding: fields.content(excluding: ["sign", "sign_type"]), as: UTF8.self) == "a=x=y&m=中文&z=1&中=2")
+        #expect(String(decoding: fields.content(excluding: ["sign"]), as: UTF8.self) == "a=x=y&m=中文&sign_type=RSA2&z=1&中=2")
+        #expect(fields.dictionary == (try Alipay.FormBody.parse(body)))
+        // Each field must be UTF-8 on its own, even when the bytes of two neighbours would join up.
+        for bad in ["a=%E4%B8&%AD=1", "a=%E4&b=%B8%AD", "%C3=1"] {
+            #expect(throws: PaymentError.self, "\(bad)") { try Alipay.FormBody.fields(Array(bad.utf8)) }
+        }
+        #expect(Alipay.FormFields([(name: "b", value: "2"), (name: "a", value: "1")])?.pairs.map(\.name) == ["a", "b"])
+        #expect(Alipay.FormFields([(name: "a", value: "1"), (name: "a", value: "2")]) == nil)
+        #expect(Alipay.Signer.content(["b": "2", "a": "1", "sign": "x", "e": ""]) == "a=1&b=2")
+    }
 }

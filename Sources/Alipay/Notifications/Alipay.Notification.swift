@@ -23,8 +23,8 @@ extension Alipay {
         /// `total_amount`, in yuan.
         public let totalAmount: Money
         public let sellerID: String?
-        /// Every field, as received.
-        public let fields: [String: String]
+        /// Every field, as received, sorted by name.
+        public let fields: FormFields
 
         /// `true` for `TRADE_SUCCESS` and `TRADE_FINISHED`: the money arrived.
         public var isPaid: Bool { tradeStatus == "TRADE_SUCCESS" || tradeStatus == "TRADE_FINISHED" }
@@ -40,7 +40,7 @@ extension Alipay {
             _ body: some Collection<UInt8>, publicKey: RSAPublicKey, appID: String? = nil, sellerID: String? = nil,
             signType: SignType = .rsa2
         ) throws -> Notification {
-            let fields = try FormBody.parse(body)
+            let fields = try FormBody.fields(body)
             try verifySignature(fields, publicKey: publicKey, signType: signType)
             if let appID, fields["app_id"] != appID {
                 throw PaymentError(.merchantMismatch, provider: .alipay, "app_id is not this merchant's (\(appID))")
@@ -67,8 +67,15 @@ extension Alipay {
                 tradeStatus: try required("trade_status"), totalAmount: amount, sellerID: fields["seller_id"], fields: fields)
         }
 
-        /// Checks `sign` over the fields, as Alipay signs notifications.
+        /// Checks `sign` over fields already in a dictionary (a `return_url` query, say).
         public static func verifySignature(_ fields: [String: String], publicKey: RSAPublicKey, signType: SignType) throws {
+            // A dictionary has unique names, so the fields always sort.
+            let sorted = FormFields(fields.lazy.map { (name: $0.key, value: $0.value) }) ?? FormFields([])!
+            try verifySignature(sorted, publicKey: publicKey, signType: signType)
+        }
+
+        /// Checks `sign` over the fields, as Alipay signs notifications.
+        public static func verifySignature(_ fields: FormFields, publicKey: RSAPublicKey, signType: SignType) throws {
             guard let sign = fields["sign"], !sign.isEmpty else {
                 throw PaymentError(.signatureMismatch, provider: .alipay, "the notification is not signed")
             }
@@ -76,11 +83,13 @@ extension Alipay {
                 throw PaymentError(
                     .signatureMismatch, provider: .alipay, "sign_type is \(declared.prefix(10)), not the merchant's \(signType.rawValue)")
             }
-            let withoutSignType = Signer.content(fields, excluding: ["sign", "sign_type"])
-            let keepingSignType = Signer.content(fields, excluding: ["sign"])
+            let withoutSignType = fields.content(excluding: ["sign", "sign_type"])
+            // The content keeping sign_type is built only when the usual one fails.
             guard
                 Signer.isValidSignature(sign, content: withoutSignType, publicKey: publicKey, type: signType)
-                    || Signer.isValidSignature(sign, content: keepingSignType, publicKey: publicKey, type: signType)
+                    || (fields["sign_type"] != nil
+                        && Signer.isValidSignature(
+                            sign, content: fields.content(excluding: ["sign"]), publicKey: publicKey, type: signType))
             else {
                 throw PaymentError(
                     .signatureMismatch, provider: .alipay, "the \(signType.rawValue) signature does not verify with Alipay's public key")

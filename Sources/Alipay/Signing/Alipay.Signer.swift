@@ -20,18 +20,8 @@ extension Alipay {
 
         /// The content that is signed: sorted, non-empty, without the `excluded` names.
         public static func content(_ parameters: [String: String], excluding excluded: Set<String> = ["sign"]) -> String {
-            let included = parameters.filter { !$0.value.isEmpty && !excluded.contains($0.key) }
-                .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            // Built as bytes: string interpolation would check grapheme boundaries on every append.
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(included.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 2 })
-            for (index, parameter) in included.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: "&")) }
-                bytes += parameter.key.utf8
-                bytes.append(UInt8(ascii: "="))
-                bytes += parameter.value.utf8
-            }
-            return String(decoding: bytes, as: UTF8.self)
+            let fields = FormFields(parameters.lazy.map { (name: $0.key, value: $0.value) })
+            return String(decoding: fields?.content(excluding: Array(excluded)) ?? [], as: UTF8.self)
         }
 
         /// The base64 signature of `parameters` (request signing keeps `sign_type`).
@@ -41,8 +31,12 @@ extension Alipay {
 
         /// `true` when `sign` (base64) is Alipay's signature over `content`.
         public static func isValidSignature(_ sign: String, content: String, publicKey: RSAPublicKey, type: SignType) -> Bool {
+            isValidSignature(sign, content: Array(content.utf8), publicKey: publicKey, type: type)
+        }
+
+        public static func isValidSignature(_ sign: String, content: [UInt8], publicKey: RSAPublicKey, type: SignType) -> Bool {
             guard let bytes = try? Base64.decode(sign) else { return false }
-            return publicKey.isValidSignature(bytes, for: Array(content.utf8), scheme: type.scheme)
+            return publicKey.isValidSignature(bytes, for: content, scheme: type.scheme)
         }
     }
 }

@@ -26,10 +26,23 @@ public enum Base64 {
     ///   - urlSafe: accept the URL-safe alphabet (`-`, `_`) instead of the standard one.
     /// - Throws: `CryptoError.invalidEncoding` when the text is not base64.
     public static func decode(_ text: some StringProtocol, urlSafe: Bool = false) throws -> Data {
-        // Bytes, not Characters: whitespace and alphabet checks need no Unicode tables.
+        // Bytes, not Characters, on the string's own storage: whitespace and alphabet checks need
+        // no Unicode tables, and a generic walk over a StringProtocol is slow across modules.
+        if let decoded = try text.utf8.withContiguousStorageIfAvailable({ try decode(utf8: $0, urlSafe: urlSafe) }) {
+            return decoded
+        }
+        return try Array(text.utf8).withUnsafeBufferPointer { try decode(utf8: $0, urlSafe: urlSafe) }
+    }
+
+    private static func decode(utf8 text: UnsafeBufferPointer<UInt8>, urlSafe: Bool) throws -> Data {
+        // Already standard, padded and unbroken (a signature, usually): straight to OpenSSL.
+        if !urlSafe, text.count % 4 == 0, !text.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+            guard let decoded = openSSLDecode(text) else { throw CryptoError(.invalidEncoding, "text is not valid base64") }
+            return decoded
+        }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count + 3)
-        for byte in text.utf8 {
+        bytes.reserveCapacity(text.count + 3)
+        for byte in text {
             switch byte {
             case 0x20, 0x09, 0x0A, 0x0D: continue
             case UInt8(ascii: "-") where urlSafe: bytes.append(UInt8(ascii: "+"))
@@ -45,9 +58,9 @@ public enum Base64 {
             throw CryptoError(.invalidEncoding, "base64 text has an impossible length")
         }
         if remainder > 0 { bytes += [UInt8](repeating: UInt8(ascii: "="), count: 4 - remainder) }
-        guard let decoded = openSSLDecode(bytes) else {
+        guard let decoded = bytes.withUnsafeBufferPointer({ openSSLDecode($0) }) else {
             throw CryptoError(.invalidEncoding, "text is not valid base64")
         }
-        return Data(decoded)
+        return decoded
     }
 }
