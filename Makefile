@@ -15,8 +15,10 @@ test: deps lint venv
 	$(SWIFT) test --skip-build
 
 ## venv: the PyPI peers for interop tests and benchmarks, in .venv (scripts/python-requirements.txt)
+## and .venv-alipay-official (scripts/python-requirements-alipay-official.txt)
 venv:
 	scripts/python-env >/dev/null
+	scripts/python-env alipay-official >/dev/null
 
 ## deps: the Debian packages (as root; otherwise prints the apt-get command)
 deps:

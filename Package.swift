@@ -106,7 +106,7 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "CashierHTTPTests", dependencies: ["CashierHTTP"], swiftSettings: strictSettings),
+        .testTarget(name: "CashierHTTPTests", dependencies: ["CashierHTTP", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "CashierCurlTests",
             dependencies: ["CashierCurl", "TestSupport"],

@@ -22,6 +22,15 @@ public struct HTTPServerRequest: Sendable {
         self.body = body
     }
 
+    /// The path of a request target: origin-form (`/a/b`) as is, absolute-form
+    /// (`http://host:port/a/b`, which RFC 9112 §3.2.2 says a server must accept, and which some
+    /// SDKs send) reduced to its path, `/` when it has none.
+    public static func path(ofTarget target: String) -> String {
+        guard !target.hasPrefix("/"), let scheme = target.range(of: "://") else { return target }
+        let afterAuthority = target[scheme.upperBound...].firstIndex(of: "/")
+        return afterAuthority.map { String(target[$0...]) } ?? "/"
+    }
+
     /// The first query argument named `name`.
     public func queryValue(_ name: String) -> String? {
         query.first { $0.name == name }?.value

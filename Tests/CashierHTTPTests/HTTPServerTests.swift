@@ -1,6 +1,7 @@
 import Cashier
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import CashierHTTP
@@ -76,6 +77,19 @@ import Testing
         let events = try await fixture.send("GET", "/orders/ord_123/events?limit=5&x=y", headers: ["X-Agent": "tests"])
         let object = try JSONSerialization.jsonObject(with: events.1) as? [String: String]
         #expect(object == ["id": "ord_123", "limit": "5", "agent": "tests"])
+    }
+
+    @Test func absoluteFormTargetsRouteByTheirPath() async throws {
+        #expect(HTTPServerRequest.path(ofTarget: "/a/b") == "/a/b")
+        #expect(HTTPServerRequest.path(ofTarget: "http://127.0.0.1:8080/alipay/gateway.do") == "/alipay/gateway.do")
+        #expect(HTTPServerRequest.path(ofTarget: "https://shop.example") == "/")
+        #expect(HTTPServerRequest.path(ofTarget: "*") == "*")
+        // Over the socket, as the official Alipay SDK sends it (curl writes the target verbatim).
+        let fixture = try Fixture()
+        let target = "http://127.0.0.1:\(fixture.server.port)/orders/ord_9/events?limit=2"
+        let result = try await runSubprocess(
+            "/usr/bin/curl", ["-s", "--request-target", target, "http://127.0.0.1:\(fixture.server.port)/"])
+        #expect(result.stdout == #"{"agent":"","id":"ord_9","limit":"2"}"#, "\(result.stderr)")
     }
 
     @Test func unknownPathsAndMethods() async throws {

@@ -214,7 +214,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     state.answered = true
 
     let methodText = method.map { String(cString: $0) } ?? "GET"
-    let path = url.map { String(cString: $0) } ?? "/"
+    let path = HTTPServerRequest.path(ofTarget: url.map { String(cString: $0) } ?? "/")
     let response: HTTPServerResponse
     if state.tooLarge {
         response = .error(status: 413, code: "body_too_large", message: "the request body is over the \(limit)-byte limit")
