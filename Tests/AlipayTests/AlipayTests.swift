@@ -172,6 +172,42 @@ import Testing
         #expect(Alipay.FormBody.escape("a b&中~") == "a%20b%26%E4%B8%AD~")
     }
 
+    @Test func billsRoundTripInGBKAndRefuseTruncationZipsAndBadAmounts() throws {
+        let yuan = { (minor: Int64) in Money(minorUnits: minor, currency: .cny) }
+        let bill = Alipay.Bill(
+            account: "20880000000000010156",
+            rows: [
+                .init(
+                    tradeNo: "2026112922001", outTradeNo: "A1", kind: .trade, subject: "拿铁, 大杯", created: "2026-11-29 10:00:00",
+                    finished: "2026-11-29 10:00:05", amount: yuan(5100), fee: yuan(31)),
+                .init(
+                    tradeNo: "2026112922001", outTradeNo: "A1", kind: .refund, subject: "拿铁, 大杯", created: "2026-11-29 10:00:00",
+                    finished: "2026-11-29 11:00:00", amount: yuan(-1000), refundRequestNo: "R1"),
+            ])
+        let data = bill.gbkData(from: "2026年11月29日 00:00:00", to: "2026年11月30日 00:00:00", exportedAt: "2026年11月30日 09:00:00")
+        #expect(String(data: data, encoding: .utf8) == nil, "Alipay's bills are GBK, not UTF-8")
+        var parsed = try Alipay.Bill.parse(data)
+        // The CSV cannot hold a comma in a cell: Alipay writes a full-width one.
+        #expect(parsed.rows[0].subject == "拿铁， 大杯")
+        parsed.rows[0].subject = "拿铁, 大杯"
+        parsed.rows[1].subject = "拿铁, 大杯"
+        #expect(parsed == bill)
+        let text = bill.text(from: "a", to: "b", exportedAt: "c")
+        #expect(try Alipay.Bill.parse(Data(text.utf8)).rows.count == 2)
+        let broken = [
+            text.replacingOccurrences(of: "退款合计：1笔", with: "退款合计：2笔"),  // rows lost in transit
+            String(text.prefix(while: { $0 != "#" }) + text.split(separator: "\r\n").prefix(6).joined(separator: "\r\n")),  // cut short
+            text.replacingOccurrences(of: "51.00", with: "51.0x"),
+            text.replacingOccurrences(of: "退款\t", with: "退货\t"),
+            text.replacingOccurrences(of: "支付宝交易号", with: "交易号"),
+        ]
+        for variant in broken {
+            #expect(throws: PaymentError.self) { try Alipay.Bill.parse(Data(variant.utf8)) }
+        }
+        let zipped = #expect(throws: PaymentError.self) { try Alipay.Bill.parse(Data([0x50, 0x4B, 0x03, 0x04, 0, 0])) }
+        #expect(zipped?.message.contains("unzip") == true)
+    }
+
     @Test func formFieldsSortByBytesAndRefuseSplitCharacters() throws {
         // Raw UTF-8 and '=' inside a value; names out of order; a name that sorts after ASCII.
         let body = Array("z=1&%E4%B8%AD=2&a=x%3Dy&b=&sign=S&sign_type=RSA2&m=%E4%B8%AD%E6%96%87".utf8)

@@ -83,8 +83,34 @@ import Testing
         #expect(try await client.query(outTradeNo: other).tradeStatus == "TRADE_CLOSED")
         let missing = await #expect(throws: PaymentError.self) { try await client.query(outTradeNo: "NONE") }
         #expect(missing?.providerCode == "ACQ.TRADE_NOT_EXIST")
-        #expect(try await client.billDownloadURL(date: "2026-11-29").hasPrefix("http://"))
+
+        // Today's bill (Beijing time) holds the payment and the one refund; the link is single-use-ish and short-lived.
+        let today = Self.beijingDay(Date())
+        let bill = try await client.downloadBill(date: today)
+        #expect(bill.account.hasPrefix(sandbox.alipay.sellerID))
+        let rows = bill.rows.filter { $0.outTradeNo == number }
+        #expect(rows.map(\.kind) == [.trade, .refund])
+        #expect(rows.first?.amount == total && rows.first?.subject == "2 杯拿铁")
+        #expect(rows.last?.amount == Money(minorUnits: -1000, currency: .cny) && rows.last?.refundRequestNo == "R1")
+        #expect(!bill.rows.contains { $0.outTradeNo == other })
+        let yesterday = try await client.downloadBill(date: Self.beijingDay(Date().addingTimeInterval(-86_400)))
+        #expect(yesterday.rows.isEmpty)
+        for bad in ["2026/11/29", Self.beijingDay(Date().addingTimeInterval(3 * 86_400))] {
+            let refusedBill = await #expect(throws: PaymentError.self, "\(bad)") { try await client.downloadBill(date: bad) }
+            #expect(refusedBill?.providerCode == "isp.bill_not_exist")
+        }
+        let link = try #require(URL(string: try await client.billDownloadURL(date: today)))
+        let forged = link.absoluteString.replacingOccurrences(of: "token=", with: "token=x")
+        #expect(try await URLSessionTransport().send(HTTPRequest(method: "GET", url: URL(string: forged)!)).status == 404)
         await sandbox.stop()
+    }
+
+    static func beijingDay(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd"
+        formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        return formatter.string(from: date)
     }
 
     @Test func wrongKeysAndGetRequests() async throws {

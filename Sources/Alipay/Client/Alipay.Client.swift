@@ -119,6 +119,21 @@ extension Alipay {
             return node["bill_download_url"] as? String ?? ""
         }
 
+        /// Downloads and parses a day's trade bill (`date` as `yyyy-MM-dd`): asks for the link, then
+        /// fetches it at once (links expire within seconds).
+        /// - Throws: `PaymentError` — Alipay's refusal (`isp.bill_not_exist` before the bill is
+        ///   ready), `.transport`, or `.malformedMessage` from ``Bill/parse(_:)-(Data)``.
+        public func downloadBill(date: String) async throws -> Bill {
+            guard let url = URL(string: try await billDownloadURL(date: date, type: "trade")), url.scheme?.hasPrefix("http") == true else {
+                throw PaymentError(.malformedMessage, provider: .alipay, "bill_download_url is not an http(s) URL")
+            }
+            let response = try await transport.send(HTTPRequest(method: "GET", url: url))
+            guard response.status == 200 else {
+                throw PaymentError(.transport, provider: .alipay, "the bill download answered HTTP \(response.status)")
+            }
+            return try Bill.parse(response.body)
+        }
+
         /// The URL a browser opens for `alipay.trade.wap.pay` or `alipay.trade.page.pay` (GET).
         public func paymentPageURL(method: String, outTradeNo: String, total: Money, subject: String, notifyURL: String, returnURL: String)
             throws -> URL

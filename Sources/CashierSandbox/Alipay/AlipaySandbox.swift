@@ -31,12 +31,19 @@ public actor AlipaySandbox {
         let notifyURL: String?
         var status = "WAIT_BUYER_PAY"
         var tradeNo: String
-        var refunds: [String: Money] = [:]
+        var refunds: [String: Refund] = [:]
         let created = Date()
         var paid: Date?
     }
 
+    struct Refund: Sendable {
+        let amount: Money
+        let date = Date()
+    }
+
     private var trades: [String: Trade] = [:]
+    /// Bill download links: token → bill date; each works for 30 seconds, as Alipay's do.
+    private var billLinks: [String: (date: String, expires: ContinuousClock.Instant)] = [:]
 
     /// - Parameter apps: app ids and their public keys (what the merchant uploaded to Alipay).
     public init(apps: [String: RSAPublicKey], delivery: NotificationDelivery) {
@@ -59,16 +66,19 @@ public actor AlipaySandbox {
                 if let method = parameters["method"], method == "alipay.trade.wap.pay" || method == "alipay.trade.page.pay" {
                     return await self.cashierPage(parameters, cashierPath: path.replacingOccurrences(of: "gateway.do", with: "cashier"))
                 }
-                let answer = await self.handle(parameters)
+                let answer = await self.handle(parameters, host: request.headers["Host"])
                 return .text(answer, contentType: "application/json;charset=utf-8")
             }
+        }
+        router.add("GET", path.replacingOccurrences(of: "gateway.do", with: "bill")) { request, _ in
+            await self.billFile(token: request.queryValue("token") ?? "")
         }
         router.add("POST", path.replacingOccurrences(of: "gateway.do", with: "cashier")) { request, _ in
             await self.cashierAction((try? Alipay.FormBody.parse(request.body)) ?? [:])
         }
     }
 
-    func handle(_ parameters: [String: String]) -> String {
+    func handle(_ parameters: [String: String], host: String? = nil) -> String {
         let method = parameters["method"] ?? ""
         let nodeName = method.isEmpty ? "error_response" : method.replacingOccurrences(of: ".", with: "_") + "_response"
         guard let appID = parameters["app_id"], let appKey = apps[appID] else {
@@ -87,8 +97,7 @@ public actor AlipaySandbox {
         case "alipay.trade.refund": return signed(nodeName, refund(biz))
         case "alipay.trade.fastpay.refund.query": return signed(nodeName, refundQuery(biz))
         case "alipay.data.dataservice.bill.downloadurl.query":
-            return signed(
-                nodeName, success(["bill_download_url": "http://127.0.0.1/alipay/bill?date=\(biz["bill_date"] as? String ?? "")"]))
+            return signed(nodeName, billLink(biz, host: host ?? "127.0.0.1"))
         default: return signed(nodeName, failure("40004", "Business Failed", "isv.missing-method", "不支持的接口 \(method)"))
         }
     }
@@ -155,18 +164,18 @@ public actor AlipaySandbox {
             return failure("40002", "Invalid Arguments", "isv.invalid-parameter", "refund_amount无效")
         }
         let requestNo = biz["out_request_no"] as? String ?? number
-        if let existing = trade.refunds[requestNo], existing != amount {
+        if let existing = trade.refunds[requestNo], existing.amount != amount {
             return failure("40004", "Business Failed", "ACQ.REFUND_AMT_NOT_EQUAL_TOTAL", "退款金额与之前请求不一致")
         }
         if trade.refunds[requestNo] == nil {
-            let refunded = trade.refunds.values.reduce(Int64(0)) { $0 + $1.minorUnits }
+            let refunded = trade.refunds.values.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
             guard refunded + amount.minorUnits <= trade.total.minorUnits else {
                 return failure("40004", "Business Failed", "ACQ.REFUND_AMT_NOT_EQUAL_TOTAL", "退款金额超限")
             }
-            trade.refunds[requestNo] = amount
+            trade.refunds[requestNo] = Refund(amount: amount)
             trades[number] = trade
         }
-        let total = trade.refunds.values.reduce(Int64(0)) { $0 + $1.minorUnits }
+        let total = trade.refunds.values.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
         return success([
             "out_trade_no": number, "trade_no": trade.tradeNo, "refund_fee": Money(minorUnits: total, currency: .cny).decimalString,
             "fund_change": "Y",
@@ -175,13 +184,80 @@ public actor AlipaySandbox {
 
     private func refundQuery(_ biz: [String: Any]) -> [String: Any] {
         guard let number = biz["out_trade_no"] as? String, let trade = trades[number] else { return notFound() }
-        guard let requestNo = biz["out_request_no"] as? String, let amount = trade.refunds[requestNo] else {
+        guard let requestNo = biz["out_request_no"] as? String, let amount = trade.refunds[requestNo]?.amount else {
             return success(["out_trade_no": number])  // Alipay answers success without refund fields when there is none
         }
         return success([
             "out_trade_no": number, "out_request_no": requestNo, "refund_amount": amount.decimalString,
             "total_amount": trade.total.decimalString, "refund_status": "REFUND_SUCCESS",
         ])
+    }
+
+    // MARK: Bills
+
+    private static func formatter(_ format: String) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.dateFormat = format
+        formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        return formatter
+    }
+
+    /// `alipay.data.dataservice.bill.downloadurl.query`: a 30-second link to the day's trade bill.
+    private func billLink(_ biz: [String: Any], host: String) -> [String: Any] {
+        guard biz["bill_type"] as? String == "trade", let date = biz["bill_date"] as? String,
+            let day = Self.formatter("yyyy-MM-dd").date(from: date), Self.formatter("yyyy-MM-dd").string(from: day) == date
+        else { return failure("40004", "Business Failed", "isp.bill_not_exist", "账单不存在 (the sandbox keeps trade bills by yyyy-MM-dd)") }
+        guard day <= Date() else { return failure("40004", "Business Failed", "isp.bill_not_exist", "账单不存在") }
+        let now = ContinuousClock.now
+        billLinks = billLinks.filter { $0.value.expires > now }
+        let token = SecureRandom.alphanumeric(count: 32)
+        billLinks[token] = (date, now.advanced(by: .seconds(30)))
+        return success(["bill_download_url": "http://\(host)/alipay/bill?bill_type=trade&bill_date=\(date)&token=\(token)"])
+    }
+
+    /// The day's trade bill: every payment and refund whose time falls on it (Beijing time), in GBK.
+    func bill(date: String) -> Alipay.Bill {
+        let day = Self.formatter("yyyy-MM-dd")
+        let time = Self.formatter("yyyy-MM-dd HH:mm:ss")
+        var rows: [Alipay.Bill.Row] = []
+        for (number, trade) in trades.sorted(by: { $0.key < $1.key }) {
+            guard let paid = trade.paid else { continue }
+            if day.string(from: paid) == date {
+                rows.append(
+                    .init(
+                        tradeNo: trade.tradeNo, outTradeNo: number, kind: .trade, subject: trade.subject,
+                        created: time.string(from: trade.created), finished: time.string(from: paid), amount: trade.total))
+            }
+            for (requestNo, refund) in trade.refunds.sorted(by: { $0.key < $1.key }) where day.string(from: refund.date) == date {
+                rows.append(
+                    .init(
+                        tradeNo: trade.tradeNo, outTradeNo: number, kind: .refund, subject: trade.subject,
+                        created: time.string(from: trade.created), finished: time.string(from: refund.date),
+                        amount: Money(minorUnits: -refund.amount.minorUnits, currency: .cny), refundRequestNo: requestNo))
+            }
+        }
+        return Alipay.Bill(account: sellerID + "0156", rows: rows)
+    }
+
+    private func billFile(token: String) -> HTTPServerResponse {
+        guard let link = billLinks[token], link.expires > ContinuousClock.now else {
+            return .text("bill link expired or unknown", status: 404)
+        }
+        let chinese = Self.formatter("yyyy年MM月dd日 HH:mm:ss")
+        let start = Self.formatter("yyyy-MM-dd").date(from: link.date) ?? Date()
+        let data = bill(date: link.date).gbkData(
+            from: chinese.string(from: start), to: chinese.string(from: start.addingTimeInterval(86_400)),
+            exportedAt: chinese.string(from: Date()))
+        return HTTPServerResponse(
+            status: 200,
+            headers: [
+                "Content-Type": "text/csv; charset=GBK",
+                "Content-Disposition":
+                    "attachment; filename*=UTF-8''"
+                    + Alipay.FormBody.escape("\(sellerID)0156_\(link.date.replacingOccurrences(of: "-", with: ""))_业务明细.csv"),
+            ],
+            body: Array(data))
     }
 
     // MARK: The payer
@@ -326,10 +402,7 @@ public actor AlipaySandbox {
     }
 
     private func notify(_ outTradeNo: String, _ trade: Trade, _ url: String) {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")
-        formatter.locale = Locale(identifier: "en_US_POSIX")
+        let formatter = Self.formatter("yyyy-MM-dd HH:mm:ss")
         var fields: [String: String] = [
             "notify_time": formatter.string(from: Date()), "notify_type": "trade_status_sync",
             "notify_id": SecureRandom.alphanumeric(count: 34),

@@ -1,0 +1,172 @@
+public import Cashier
+public import Foundation
+
+extension Alipay {
+    /// A day's trade bill (`业务明细`), as `alipay.data.dataservice.bill.downloadurl.query` points to.
+    ///
+    /// The file is CSV in GBK with `#` comment lines around the detail list: an account line, the
+    /// period, a header row, one row per trade or refund (cells end in a tab, so spreadsheets keep
+    /// long numbers as text), the end marker and a `#交易合计：N笔，退款合计：M笔` summary. ``parse(_:)``
+    /// reads it and checks the row counts against that summary, so a truncated download is refused.
+    /// Alipay serves the file zipped; unzip it before parsing.
+    public struct Bill: Sendable, Equatable {
+        /// `交易` (a payment) or `退款` (a refund).
+        public enum Kind: String, Sendable {
+            case trade = "交易"
+            case refund = "退款"
+        }
+
+        /// One trade or refund.
+        public struct Row: Sendable, Equatable {
+            public var tradeNo: String
+            public var outTradeNo: String
+            public var kind: Kind
+            public var subject: String
+            /// `yyyy-MM-dd HH:mm:ss`, Beijing time.
+            public var created: String
+            public var finished: String
+            /// The order amount; negative for a refund.
+            public var amount: Money
+            /// What the merchant received (`商家实收`); negative for a refund.
+            public var received: Money
+            /// `out_request_no` of a refund.
+            public var refundRequestNo: String
+            /// Alipay's fee (`服务费`).
+            public var fee: Money
+
+            public init(
+                tradeNo: String, outTradeNo: String, kind: Kind, subject: String, created: String, finished: String, amount: Money,
+                received: Money? = nil, refundRequestNo: String = "", fee: Money = Money(minorUnits: 0, currency: .cny)
+            ) {
+                self.tradeNo = tradeNo
+                self.outTradeNo = outTradeNo
+                self.kind = kind
+                self.subject = subject
+                self.created = created
+                self.finished = finished
+                self.amount = amount
+                self.received = received ?? amount
+                self.refundRequestNo = refundRequestNo
+                self.fee = fee
+            }
+        }
+
+        /// The columns of the detail list, in Alipay's order.
+        public static let columns = [
+            "支付宝交易号", "商户订单号", "业务类型", "商品名称", "创建时间", "完成时间", "门店编号", "门店名称", "操作员", "终端号", "对方账户",
+            "订单金额（元）", "商家实收（元）", "支付宝红包（元）", "集分宝（元）", "支付宝优惠（元）", "商家优惠（元）", "券核销金额（元）", "券名称",
+            "商家红包消费金额（元）", "卡消费金额（元）", "退款批次号/请求号", "服务费（元）", "分润（元）", "备注",
+        ]
+
+        /// The merchant's Alipay account (`#账号：[…]`).
+        public var account: String
+        public var rows: [Row]
+
+        public init(account: String, rows: [Row]) {
+            self.account = account
+            self.rows = rows
+        }
+
+        /// Reads a bill from its bytes: UTF-8, or GBK as Alipay writes it.
+        /// - Throws: `PaymentError.malformedMessage` saying what is wrong (a zip archive, an
+        ///   unknown layout, a bad amount, row counts that disagree with the summary).
+        public static func parse(_ data: Data) throws -> Bill {
+            if data.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+                throw failure("this is a zip archive (Alipay zips its bills): unzip it and parse the 业务明细 CSV inside")
+            }
+            // GB 18030 is a superset of GBK and shares ASCII with UTF-8.
+            let gb18030 = String.Encoding(rawValue: 0x8000_0632)
+            guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: gb18030) else {
+                throw failure("the bill is neither UTF-8 nor GBK text")
+            }
+            return try parse(text)
+        }
+
+        /// Reads a bill's text.
+        public static func parse(_ text: String) throws -> Bill {
+            let lines = text.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }.map(String.init)
+            let account = lines.first { $0.hasPrefix("#账号：") }.map {
+                $0.dropFirst(4).trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
+            }
+            guard let headerIndex = lines.firstIndex(where: { !$0.hasPrefix("#") }) else { throw failure("the bill has no detail list") }
+            let header = cells(lines[headerIndex])
+            guard header.count >= columns.count, Array(header.prefix(columns.count)) == columns else {
+                throw failure("the header row is not Alipay's trade bill layout (first column \(header.first ?? "none"))")
+            }
+            var rows: [Row] = []
+            var index = headerIndex + 1
+            while index < lines.count, !lines[index].hasPrefix("#") {
+                rows.append(try row(cells(lines[index]), line: index + 1))
+                index += 1
+            }
+            guard let summary = lines[index...].first(where: { $0.hasPrefix("#交易合计") }) else {
+                throw failure("the bill has no #交易合计 summary: it is truncated")
+            }
+            let counts = summary.split { !$0.isASCII || !$0.isNumber }.compactMap { Int($0) }
+            let trades = rows.filter { $0.kind == .trade }.count
+            let refunds = rows.count - trades
+            guard counts.count >= 2, counts[0] == trades, counts[1] == refunds else {
+                throw failure("the summary says \(summary.dropFirst()) but the list has \(trades) trades and \(refunds) refunds")
+            }
+            return Bill(account: account ?? "", rows: rows)
+        }
+
+        /// The bill's text (UTF-8; ``gbkData(from:to:exportedAt:)`` for the bytes Alipay serves).
+        /// - Parameters: the period and export time as Alipay prints them, e.g. `2026年11月29日 00:00:00`.
+        public func text(from: String, to: String, exportedAt: String) -> String {
+            let rule = String(repeating: "-", count: 41)
+            var lines = [
+                "#支付宝业务明细查询", "#账号：[\(account)]", "#起始日期：[\(from)]   终止日期：[\(to)]", "#\(rule)业务明细列表\(rule)",
+                Self.columns.joined(separator: ","),
+            ]
+            for row in rows {
+                var cells = [String](repeating: "", count: Self.columns.count)
+                cells[0] = row.tradeNo
+                cells[1] = row.outTradeNo
+                cells[2] = row.kind.rawValue
+                cells[3] = row.subject
+                cells[4] = row.created
+                cells[5] = row.finished
+                cells[11] = row.amount.decimalString
+                cells[12] = row.received.decimalString
+                cells[21] = row.refundRequestNo
+                cells[22] = row.fee.decimalString
+                lines.append(cells.map { $0.replacingOccurrences(of: ",", with: "，") + "\t" }.joined(separator: ","))
+            }
+            let refunds = rows.filter { $0.kind == .refund }.count
+            lines += [
+                "#\(rule)业务明细列表结束\(rule)", "#交易合计：\(rows.count - refunds)笔，退款合计：\(refunds)笔", "#导出时间：[\(exportedAt)]",
+            ]
+            return lines.joined(separator: "\r\n") + "\r\n"
+        }
+
+        /// ``text(from:to:exportedAt:)`` encoded as GBK (GB 18030), as Alipay serves it.
+        public func gbkData(from: String, to: String, exportedAt: String) -> Data {
+            let text = text(from: from, to: to, exportedAt: exportedAt)
+            return text.data(using: String.Encoding(rawValue: 0x8000_0632)) ?? Data(text.utf8)
+        }
+
+        private static func cells(_ line: String) -> [String] {
+            line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+
+        private static func row(_ cells: [String], line: Int) throws -> Row {
+            guard cells.count >= columns.count else { throw failure("line \(line) has \(cells.count) cells, not \(columns.count)") }
+            guard let kind = Kind(rawValue: cells[2]) else { throw failure("line \(line) has the unknown business type '\(cells[2])'") }
+            func money(_ index: Int) throws -> Money {
+                if cells[index].isEmpty { return Money(minorUnits: 0, currency: .cny) }
+                guard let value = try? Money(decimal: cells[index], currency: .cny) else {
+                    throw failure("line \(line): \(columns[index]) '\(cells[index].prefix(20))' is not an amount in yuan")
+                }
+                return value
+            }
+            return Row(
+                tradeNo: cells[0], outTradeNo: cells[1], kind: kind, subject: cells[3], created: cells[4], finished: cells[5],
+                amount: try money(11), received: try money(12), refundRequestNo: cells[21], fee: try money(22))
+        }
+
+        private static func failure(_ reason: String) -> PaymentError {
+            PaymentError(.malformedMessage, provider: .alipay, "Alipay bill refused: \(reason)")
+        }
+    }
+}
