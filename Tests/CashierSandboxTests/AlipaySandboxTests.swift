@@ -245,6 +245,40 @@ import Testing
         let forged = URL(string: url.absoluteString.replacingOccurrences(of: "9.90", with: "0.01"))!
         let (_, forgedResponse) = try await session.data(from: forged)
         #expect((forgedResponse as? HTTPURLResponse)?.statusCode == 400)
+
+        // page.pay as the auto-submitting form: what a browser would post lands on the cashier.
+        let form = try client.paymentPageForm(
+            method: "alipay.trade.page.pay", outTradeNo: TradeNumber.generate(), total: Money(minorUnits: 1234, currency: .cny),
+            subject: #"Tom's "best" <b>tea</b>"#, notifyURL: inbox.url, returnURL: "https://shop.example/return")
+        #expect(form.hasSuffix("<script>document.forms['alipaysubmit'].submit();</script>"))
+        #expect(!form.contains("<b>") && form.contains("&lt;b&gt;"))
+        let posted = Self.hiddenInputs(form)
+        #expect(posted["method"] == "alipay.trade.page.pay" && posted["sign"] != nil)
+        let action = try #require(form.range(of: #"action=""#).map { form[$0.upperBound...].prefix { $0 != "\"" } })
+        var submit = URLRequest(url: try #require(URL(string: Self.unescapeHTML(String(action)))))
+        submit.httpMethod = "POST"
+        submit.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        submit.httpBody = Data(Alipay.FormBody.encode(posted.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }).utf8)
+        let (cashierData, cashierResponse) = try await session.data(for: submit)
+        #expect((cashierResponse as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: cashierData, as: UTF8.self).contains("¥12.34"))
         await sandbox.stop()
+    }
+
+    /// The hidden inputs of an HTML form, unescaped.
+    static func hiddenInputs(_ html: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for piece in html.components(separatedBy: "<input type=\"hidden\" name=\"").dropFirst() {
+            let name = piece.prefix { $0 != "\"" }
+            guard let value = piece.range(of: "value=\"").map({ piece[$0.upperBound...].prefix { $0 != "\"" } }) else { continue }
+            fields[unescapeHTML(String(name))] = unescapeHTML(String(value))
+        }
+        return fields
+    }
+
+    static func unescapeHTML(_ text: String) -> String {
+        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
     }
 }

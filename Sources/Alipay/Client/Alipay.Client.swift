@@ -21,10 +21,14 @@ extension Alipay {
         private let transport: any HTTPTransport
         private let gateway: URL
         private let signType: SignType
+        private let certificates: CertificateMode?
+        private let appAuthToken: String?
 
+        /// A client in public-key mode (the Alipay public key from the console).
+        /// - Parameter appAuthToken: the merchant's `app_auth_token` when a service provider calls for it.
         public init(
             appID: String, signer: Signer, alipayPublicKey: RSAPublicKey, transport: any HTTPTransport = URLSessionTransport(),
-            gateway: URL = productionURL, signType: SignType = .rsa2
+            gateway: URL = productionURL, signType: SignType = .rsa2, appAuthToken: String? = nil
         ) {
             self.appID = appID
             self.signer = signer
@@ -32,6 +36,24 @@ extension Alipay {
             self.transport = transport
             self.gateway = gateway
             self.signType = signType
+            self.certificates = nil
+            self.appAuthToken = appAuthToken
+        }
+
+        /// A client in certificate mode: requests carry the certificate SNs, and every answer's
+        /// `alipay_cert_sn` must name the loaded Alipay certificate before its key verifies it.
+        public init(
+            appID: String, signer: Signer, certificates: CertificateMode, transport: any HTTPTransport = URLSessionTransport(),
+            gateway: URL = productionURL, signType: SignType = .rsa2, appAuthToken: String? = nil
+        ) {
+            self.appID = appID
+            self.signer = signer
+            self.alipayPublicKey = certificates.alipayPublicKey
+            self.transport = transport
+            self.gateway = gateway
+            self.signType = signType
+            self.certificates = certificates
+            self.appAuthToken = appAuthToken
         }
 
         /// The signed parameters of a call.
@@ -40,7 +62,8 @@ extension Alipay {
         {
             let bizContent = String(decoding: try JSONSerialization.data(withJSONObject: biz, options: [.sortedKeys]), as: UTF8.self)
             var parameters = OrderString.commonParameters(
-                appID: appID, method: method, notifyURL: notifyURL, bizContent: bizContent, timestamp: Date(), signType: signType)
+                appID: appID, method: method, notifyURL: notifyURL, bizContent: bizContent, timestamp: Date(), signType: signType,
+                certificates: certificates, appAuthToken: appAuthToken)
             if let returnURL { parameters["return_url"] = returnURL }
             parameters["sign"] = try signer.signature(for: parameters, type: signType)
             return parameters
@@ -60,6 +83,7 @@ extension Alipay {
             let text = String(decoding: response.body, as: UTF8.self)
             let nodeName = method.replacingOccurrences(of: ".", with: "_") + "_response"
             let node = try ResponseNode(text: text, name: nodeName)
+            try certificates?.check(alipayCertSN: node.alipayCertSN)
             try node.verify(publicKey: alipayPublicKey, signType: signType)
             guard let object = (try? JSONSerialization.jsonObject(with: Data(node.raw.utf8))) as? [String: Any] else {
                 throw PaymentError(.malformedMessage, provider: .alipay, "\(nodeName) is not a JSON object")
@@ -138,14 +162,40 @@ extension Alipay {
         public func paymentPageURL(method: String, outTradeNo: String, total: Money, subject: String, notifyURL: String, returnURL: String)
             throws -> URL
         {
-            precondition(method == "alipay.trade.wap.pay" || method == "alipay.trade.page.pay", "a page payment method")
+            let parameters = try pagePaymentParameters(method, outTradeNo, total, subject, notifyURL, returnURL)
+            let query = FormBody.encode(parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            return URL(string: gateway.absoluteString + "?" + query)!
+        }
+
+        /// The same payment as an HTML form that posts itself to the gateway as soon as the page
+        /// loads, as the official SDKs' `pageExecute` returns: serve it as the body of a page.
+        public func paymentPageForm(method: String, outTradeNo: String, total: Money, subject: String, notifyURL: String, returnURL: String)
+            throws -> String
+        {
+            let parameters = try pagePaymentParameters(method, outTradeNo, total, subject, notifyURL, returnURL)
+            let inputs = parameters.sorted { $0.key < $1.key }.map {
+                "<input type=\"hidden\" name=\"\(HTMLText.escape($0.key))\" value=\"\(HTMLText.escape($0.value))\">"
+            }
+            return """
+                <form id="alipaysubmit" name="alipaysubmit" action="\(HTMLText.escape(gateway.absoluteString))?charset=utf-8" method="POST">\
+                \(inputs.joined())<input type="submit" value="Pay" style="display:none"></form>\
+                <script>document.forms['alipaysubmit'].submit();</script>
+                """
+        }
+
+        private func pagePaymentParameters(
+            _ method: String, _ outTradeNo: String, _ total: Money, _ subject: String, _ notifyURL: String, _ returnURL: String
+        ) throws -> [String: String] {
+            guard method == "alipay.trade.wap.pay" || method == "alipay.trade.page.pay" else {
+                throw PaymentError(
+                    .invalidConfiguration, provider: .alipay,
+                    "\(method) is not a page payment: use alipay.trade.wap.pay or alipay.trade.page.pay")
+            }
             let product = method == "alipay.trade.wap.pay" ? "QUICK_WAP_WAY" : "FAST_INSTANT_TRADE_PAY"
-            let parameters = try signedParameters(
+            return try signedParameters(
                 method: method,
                 biz: ["out_trade_no": outTradeNo, "total_amount": total.decimalString, "subject": subject, "product_code": product],
                 notifyURL: notifyURL, returnURL: returnURL)
-            let query = FormBody.encode(parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
-            return URL(string: gateway.absoluteString + "?" + query)!
         }
     }
 

@@ -42,6 +42,23 @@ extension Alipay {
         ) throws -> Notification {
             let fields = try FormBody.fields(body)
             try verifySignature(fields, publicKey: publicKey, signType: signType)
+            return try checked(fields, appID: appID, sellerID: sellerID)
+        }
+
+        /// Verifies and parses a notification in certificate mode: an `alipay_cert_sn` in the
+        /// body must name the loaded Alipay certificate, whose key verifies the signature.
+        /// - Throws: as ``verify(_:publicKey:appID:sellerID:signType:)``, and `.unknownKey`.
+        public static func verify(
+            _ body: some Collection<UInt8>, certificates: CertificateMode, appID: String? = nil, sellerID: String? = nil,
+            signType: SignType = .rsa2
+        ) throws -> Notification {
+            let fields = try FormBody.fields(body)
+            if let answered = fields["alipay_cert_sn"] { try certificates.check(alipayCertSN: answered) }
+            try verifySignature(fields, publicKey: certificates.alipayPublicKey, signType: signType)
+            return try checked(fields, appID: appID, sellerID: sellerID)
+        }
+
+        private static func checked(_ fields: FormFields, appID: String?, sellerID: String?) throws -> Notification {
             if let appID, fields["app_id"] != appID {
                 throw PaymentError(.merchantMismatch, provider: .alipay, "app_id is not this merchant's (\(appID))")
             }

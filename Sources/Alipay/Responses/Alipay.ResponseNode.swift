@@ -18,6 +18,8 @@ extension Alipay {
         public let raw: String
         /// The top-level `sign`, when present.
         public let sign: String?
+        /// The top-level `alipay_cert_sn` (certificate mode), when present.
+        public let alipayCertSN: String?
 
         /// Finds `name` and `sign` at the top level of `text`.
         /// - Throws: `PaymentError.malformedMessage` when the text is not a JSON object or has no such node.
@@ -26,18 +28,21 @@ extension Alipay {
             var scanner = JSONScanner(bytes: bytes)
             var found: Range<Int>?
             var sign: String?
+            var certSN: String?
+            func string(_ value: Range<Int>) -> String? {
+                (try? JSONSerialization.jsonObject(with: Data(bytes[value]), options: .fragmentsAllowed)) as? String
+            }
             try scanner.topLevelMembers { key, value in
                 if key == name { found = value }
-                if key == "sign" {
-                    let fragment = String(decoding: bytes[value], as: UTF8.self)
-                    sign = (try? JSONSerialization.jsonObject(with: Data(fragment.utf8), options: .fragmentsAllowed)) as? String
-                }
+                if key == "sign" { sign = string(value) }
+                if key == "alipay_cert_sn" { certSN = string(value) }
             }
             guard let found else {
                 throw PaymentError(.malformedMessage, provider: .alipay, "the answer has no \(name) node")
             }
             raw = String(decoding: bytes[found], as: UTF8.self)
             self.sign = sign
+            self.alipayCertSN = certSN
         }
 
         /// Verifies `sign` over the raw node.

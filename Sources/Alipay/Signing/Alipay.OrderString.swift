@@ -13,8 +13,12 @@ extension Alipay {
     /// ```
     public enum OrderString {
         /// The common parameters of a request, as Alipay names them.
+        ///
+        /// `certificates` adds `app_cert_sn` and `alipay_root_cert_sn`; `appAuthToken` is the
+        /// merchant's authorisation when a service provider (ISV) calls on its behalf.
         public static func commonParameters(
-            appID: String, method: String, notifyURL: String?, bizContent: String, timestamp: Date, signType: SignType
+            appID: String, method: String, notifyURL: String?, bizContent: String, timestamp: Date, signType: SignType,
+            certificates: CertificateMode? = nil, appAuthToken: String? = nil
         ) -> [String: String] {
             let formatter = DateFormatter()
             formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
@@ -25,18 +29,24 @@ extension Alipay {
                 "timestamp": formatter.string(from: timestamp), "version": "1.0", "biz_content": bizContent,
             ]
             if let notifyURL { parameters["notify_url"] = notifyURL }
+            if let appAuthToken { parameters["app_auth_token"] = appAuthToken }
+            if let certificates { parameters.merge(certificates.parameters) { _, new in new } }
             return parameters
         }
 
         /// A signed, URL-encoded order string for `alipay.trade.app.pay`.
         public static func make(
-            appID: String, signer: Signer, notifyURL: String, bizContent: String, timestamp: Date = Date(), signType: SignType = .rsa2
+            appID: String, signer: Signer, notifyURL: String, bizContent: String, timestamp: Date = Date(), signType: SignType = .rsa2,
+            certificates: CertificateMode? = nil
         ) throws -> String {
             var parameters = commonParameters(
                 appID: appID, method: "alipay.trade.app.pay", notifyURL: notifyURL, bizContent: bizContent, timestamp: timestamp,
-                signType: signType)
+                signType: signType, certificates: certificates)
             parameters["sign"] = try signer.signature(for: parameters, type: signType)
-            let order = ["app_id", "biz_content", "charset", "format", "method", "notify_url", "sign_type", "timestamp", "version", "sign"]
+            let order = [
+                "alipay_root_cert_sn", "app_cert_sn", "app_id", "biz_content", "charset", "format", "method", "notify_url", "sign_type",
+                "timestamp", "version", "sign",
+            ]
             return order.compactMap { name in parameters[name].map { (name, $0) } }.map { "\($0.0)=\(FormBody.escape($0.1))" }.joined(
                 separator: "&")
         }

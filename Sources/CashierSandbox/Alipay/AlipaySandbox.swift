@@ -42,6 +42,9 @@ public actor AlipaySandbox {
     }
 
     private var trades: [String: Trade] = [:]
+    /// Certificate mode: the SN of the certificate issued for the sandbox's key, put in every
+    /// answer as `alipay_cert_sn` (Alipay does so for apps in certificate mode).
+    private var alipayCertSN: String?
     /// Bill download links: token → bill date; each works for 30 seconds, as Alipay's do.
     private var billLinks: [String: (date: String, expires: ContinuousClock.Instant)] = [:]
 
@@ -119,7 +122,14 @@ public actor AlipaySandbox {
         let nodeText = String(
             decoding: (try? JSONSerialization.data(withJSONObject: node, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
         let sign = (try? alipayKey.signature(for: nodeText, scheme: .insecurePKCS1v1_5SHA256)).map { Base64.encode($0) } ?? ""
-        return "{\"\(nodeName)\":\(nodeText),\"sign\":\"\(sign)\"}"
+        let certificate = alipayCertSN.map { ",\"alipay_cert_sn\":\"\($0)\"" } ?? ""
+        return "{\"\(nodeName)\":\(nodeText)\(certificate),\"sign\":\"\(sign)\"}"
+    }
+
+    /// Puts `alipay_cert_sn` in every answer from now on (`nil`: public-key mode again). Issue a
+    /// certificate for ``alipayPublicKey`` and give its SN here and the certificate to the client.
+    public func useCertificate(sn: String?) {
+        alipayCertSN = sn
     }
 
     // MARK: Methods
@@ -386,20 +396,7 @@ public actor AlipaySandbox {
             body: Array(html.utf8))
     }
 
-    private static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    private static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
     private func notify(_ outTradeNo: String, _ trade: Trade, _ url: String) {
         let formatter = Self.formatter("yyyy-MM-dd HH:mm:ss")
