@@ -46,13 +46,19 @@ def get_http_connection(url, query_string, timeout):
 WebUtils.get_http_connection = get_http_connection
 
 config = json.load(sys.stdin)
-client_config = AlipayClientConfig()
-client_config.server_url = config["gateway"]
-client_config.app_id = config["app_id"]
-client_config.app_private_key = config["app_private_key"]
-client_config.alipay_public_key = config["alipay_public_key"]
-client_config.sign_type = "RSA2"
-client = DefaultAlipayClient(alipay_client_config=client_config)
+
+
+def make_client(alipay_public_key):
+    client_config = AlipayClientConfig()
+    client_config.server_url = config["gateway"]
+    client_config.app_id = config["app_id"]
+    client_config.app_private_key = config["app_private_key"]
+    client_config.alipay_public_key = alipay_public_key
+    client_config.sign_type = "RSA2"
+    return DefaultAlipayClient(alipay_client_config=client_config)
+
+
+client = make_client(config["alipay_public_key"])
 
 
 def verify_notification(headers, body):
@@ -109,14 +115,8 @@ assert "0.50" in page and "action" in page, page[:300]
 # Negative: a client holding the wrong Alipay public key must refuse the sandbox's signed answer.
 from alipay.aop.api.exception.Exception import ResponseException  # noqa: E402
 
-wrong_config = AlipayClientConfig()
-wrong_config.server_url = config["gateway"]
-wrong_config.app_id = config["app_id"]
-wrong_config.app_private_key = config["app_private_key"]
-wrong_config.alipay_public_key = config["wrong_alipay_public_key"]
-wrong_config.sign_type = "RSA2"
 try:
-    DefaultAlipayClient(alipay_client_config=wrong_config).execute(AlipayTradeQueryRequest(biz_model=query_model))
+    make_client(config["wrong_alipay_public_key"]).execute(AlipayTradeQueryRequest(biz_model=query_model))
     raise AssertionError("a response verified under the wrong Alipay key")
 except ResponseException as error:
     assert "sign verify failed" in str(error), error

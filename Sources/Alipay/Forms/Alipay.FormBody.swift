@@ -1,4 +1,5 @@
 import Cashier
+import CashierCrypto
 import Foundation
 
 extension Alipay {
@@ -104,7 +105,8 @@ extension Alipay {
                 if byte == UInt8(ascii: "+") {
                     byte = UInt8(ascii: " ")
                 } else if byte == UInt8(ascii: "%") {
-                    guard index + 2 < bytes.count, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2])
+                    guard index + 2 < bytes.count, let high = Hex.value(ofDigit: bytes[index + 1]),
+                        let low = Hex.value(ofDigit: bytes[index + 2])
                     else { throw failure("a '%' is not followed by two hex digits") }
                     byte = high << 4 | low
                     index += 2
@@ -139,15 +141,6 @@ extension Alipay {
                 index += 1
             }
             return true
-        }
-
-        private static func hex(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-            default: nil
-            }
         }
 
         static func failure(_ reason: String) -> PaymentError {

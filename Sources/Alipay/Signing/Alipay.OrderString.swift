@@ -1,3 +1,4 @@
+import Cashier
 import CashierCrypto
 public import Foundation
 
@@ -20,10 +21,7 @@ extension Alipay {
             appID: String, method: String, notifyURL: String?, bizContent: String, timestamp: Date, signType: SignType,
             certificates: CertificateMode? = nil, appAuthToken: String? = nil
         ) -> [String: String] {
-            let formatter = DateFormatter()
-            formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-            formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")
-            formatter.locale = Locale(identifier: "en_US_POSIX")
+            let formatter = BeijingTime.formatter("yyyy-MM-dd HH:mm:ss")
             var parameters = [
                 "app_id": appID, "method": method, "format": "JSON", "charset": "utf-8", "sign_type": signType.rawValue,
                 "timestamp": formatter.string(from: timestamp), "version": "1.0", "biz_content": bizContent,

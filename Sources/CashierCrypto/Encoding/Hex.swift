@@ -37,7 +37,7 @@ public enum Hex {
         out.reserveCapacity(utf8.count / 2)
         var index = 0
         while index < utf8.count {
-            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else {
+            guard let high = value(ofDigit: utf8[index]), let low = value(ofDigit: utf8[index + 1]) else {
                 throw CryptoError(.invalidEncoding, "hex text has a non-hex character at offset \(index)")
             }
             out.append(high << 4 | low)
@@ -46,7 +46,8 @@ public enum Hex {
         return out
     }
 
-    private static func nibble(_ c: UInt8) -> UInt8? {
+    /// The value of one hex digit (either case), `nil` for any other byte.
+    public static func value(ofDigit c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10

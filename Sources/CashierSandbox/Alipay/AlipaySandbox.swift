@@ -205,18 +205,10 @@ public actor AlipaySandbox {
 
     // MARK: Bills
 
-    private static func formatter(_ format: String) -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.dateFormat = format
-        formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        return formatter
-    }
-
     /// `alipay.data.dataservice.bill.downloadurl.query`: a 30-second link to the day's trade bill.
     private func billLink(_ biz: [String: Any], host: String) -> [String: Any] {
         guard biz["bill_type"] as? String == "trade", let date = biz["bill_date"] as? String,
-            let day = Self.formatter("yyyy-MM-dd").date(from: date), Self.formatter("yyyy-MM-dd").string(from: day) == date
+            let day = BeijingTime.formatter("yyyy-MM-dd").date(from: date), BeijingTime.formatter("yyyy-MM-dd").string(from: day) == date
         else { return failure("40004", "Business Failed", "isp.bill_not_exist", "账单不存在 (the sandbox keeps trade bills by yyyy-MM-dd)") }
         guard day <= Date() else { return failure("40004", "Business Failed", "isp.bill_not_exist", "账单不存在") }
         let now = ContinuousClock.now
@@ -228,8 +220,8 @@ public actor AlipaySandbox {
 
     /// The day's trade bill: every payment and refund whose time falls on it (Beijing time), in GBK.
     func bill(date: String) -> Alipay.Bill {
-        let day = Self.formatter("yyyy-MM-dd")
-        let time = Self.formatter("yyyy-MM-dd HH:mm:ss")
+        let day = BeijingTime.formatter("yyyy-MM-dd")
+        let time = BeijingTime.formatter("yyyy-MM-dd HH:mm:ss")
         var rows: [Alipay.Bill.Row] = []
         for (number, trade) in trades.sorted(by: { $0.key < $1.key }) {
             guard let paid = trade.paid else { continue }
@@ -254,8 +246,8 @@ public actor AlipaySandbox {
         guard let link = billLinks[token], link.expires > ContinuousClock.now else {
             return .text("bill link expired or unknown", status: 404)
         }
-        let chinese = Self.formatter("yyyy年MM月dd日 HH:mm:ss")
-        let start = Self.formatter("yyyy-MM-dd").date(from: link.date) ?? Date()
+        let chinese = BeijingTime.formatter("yyyy年MM月dd日 HH:mm:ss")
+        let start = BeijingTime.formatter("yyyy-MM-dd").date(from: link.date) ?? Date()
         let data = bill(date: link.date).gbkData(
             from: chinese.string(from: start), to: chinese.string(from: start.addingTimeInterval(86_400)),
             exportedAt: chinese.string(from: Date()))
@@ -399,7 +391,7 @@ public actor AlipaySandbox {
     private static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
     private func notify(_ outTradeNo: String, _ trade: Trade, _ url: String) {
-        let formatter = Self.formatter("yyyy-MM-dd HH:mm:ss")
+        let formatter = BeijingTime.formatter("yyyy-MM-dd HH:mm:ss")
         var fields: [String: String] = [
             "notify_time": formatter.string(from: Date()), "notify_type": "trade_status_sync",
             "notify_id": SecureRandom.alphanumeric(count: 34),

@@ -377,10 +377,6 @@ public actor WeChatV2Sandbox {
     }
 
     static func timestamp() -> String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyyMMddHHmmss"
-        formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        return formatter.string(from: Date())
+        BeijingTime.formatter("yyyyMMddHHmmss").string(from: Date())
     }
 }

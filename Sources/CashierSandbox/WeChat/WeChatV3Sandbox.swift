@@ -277,18 +277,10 @@ public actor WeChatV3Sandbox {
 
     // MARK: Bills
 
-    private static func beijing(_ format: String) -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.dateFormat = format
-        formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        return formatter
-    }
-
     private func tradeBill(_ request: HTTPServerRequest, merchant: Merchant, prefix: String) -> HTTPServerResponse {
         guard let date = request.queryValue("bill_date"), date.count == 10 else { return error(400, "PARAM_ERROR", "bill_date格式错误") }
-        let day = Self.beijing("yyyy-MM-dd")
-        let time = Self.beijing("yyyy-MM-dd HH:mm:ss")
+        let day = BeijingTime.formatter("yyyy-MM-dd")
+        let time = BeijingTime.formatter("yyyy-MM-dd HH:mm:ss")
         let rows = billEvents.filter { day.string(from: $0.at) == date }.compactMap { event -> WeChatPay.Bill.Row? in
             guard let order = orders[event.outTradeNo], order.mchID == merchant.mchID, let currency = try? Currency(code: order.currency)
             else { return nil }
