@@ -87,6 +87,39 @@ public struct CMSSignedData: Sendable {
         }
     }
 
+    /// Signs `content` as a detached CMS `SignedData` (binary content, SHA-256), embedding
+    /// `signer` and `certificates` and a `signingTime` attribute of the caller's choosing — the
+    /// shape of an Apple Pay token's signature. For test CAs and minters.
+    /// - Returns: the DER encoding.
+    public static func signDetached(
+        content: some ContiguousBytes, signer: X509Certificate, key: CertificateKey, certificates: [X509Certificate], signingTime: Date
+    ) throws -> [UInt8] {
+        let flags = UInt32(CMS_PARTIAL | CMS_DETACHED | CMS_BINARY)
+        guard let cms = CMS_sign(nil, nil, nil, nil, flags) else { throw OpenSSLErrorQueue.error(.internalFailure, "CMS_sign failed") }
+        defer { CMS_ContentInfo_free(cms) }
+        guard let info = CMS_add1_signer(cms, signer.backing.pointer, key.backing.pointer, EVP_sha256(), flags) else {
+            throw OpenSSLErrorQueue.error(.invalidKey, "the key does not match the signer certificate")
+        }
+        guard let time = ASN1_TIME_set(nil, time_t(signingTime.timeIntervalSince1970)) else {
+            throw OpenSSLErrorQueue.error(.internalFailure, "the signing time cannot be encoded")
+        }
+        defer { ASN1_TIME_free(time) }
+        // A signingTime present before CMS_final is kept; otherwise OpenSSL would add the current time.
+        guard CMS_signed_add1_attr_by_NID(info, NID_pkcs9_signingTime, ASN1_STRING_type(time), time, -1) == 1 else {
+            throw OpenSSLErrorQueue.error(.internalFailure, "the signingTime attribute cannot be added")
+        }
+        for certificate in certificates where CMS_add1_cert(cms, certificate.backing.pointer) != 1 {
+            throw OpenSSLErrorQueue.error(.internalFailure, "a certificate cannot be embedded")
+        }
+        let finished = content.withUnsafeBytes { bytes -> Int32 in
+            guard let bio = BIO_new_mem_buf(bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count)) else { return 0 }
+            defer { BIO_free(bio) }
+            return CMS_final(cms, bio, nil, flags)
+        }
+        guard finished == 1 else { throw OpenSSLErrorQueue.error(.internalFailure, "the CMS signature cannot be made") }
+        return try EVPKey.encode { i2d_CMS_ContentInfo(cms, $0) }
+    }
+
     /// The first signer's `signingTime` signed attribute.
     public var signingTime: Date? {
         guard let infos = CMS_get0_SignerInfos(backing.pointer), cashier_sk_CMS_SignerInfo_num(infos) > 0,
