@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "CashierCrypto", targets: ["CashierCrypto"]),
         .library(name: "WeChatPay", targets: ["WeChatPay"]),
         .library(name: "Alipay", targets: ["Alipay"]),
+        .library(name: "ApplePay", targets: ["ApplePay"]),
         .library(name: "CashierCurl", targets: ["CashierCurl"]),
         // The app-side SDK: Foundation only, so an iOS app builds no C code.
         .library(name: "CashierClient", targets: ["CashierClient"]),
@@ -49,9 +50,10 @@ let package = Package(
         .target(name: "Cashier", swiftSettings: strictSettings),
         .target(name: "WeChatPay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
         .target(name: "Alipay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
+        .target(name: "ApplePay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
         .target(
             name: "CashierSandbox",
-            dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay", "Alipay"],
+            dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -69,13 +71,13 @@ let package = Package(
         // MARK: Executables
         .target(
             name: "CashierCLI",
-            dependencies: ["Cashier", "CashierCrypto", "WeChatPay", "Alipay", "CashierSandbox", "CashierHTTP"],
+            dependencies: ["Cashier", "CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierSandbox", "CashierHTTP"],
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "cashier", dependencies: ["CashierCLI"], swiftSettings: strictSettings),
         .executableTarget(
             name: "cashier-bench",
-            dependencies: ["CashierCrypto", "WeChatPay", "Alipay"],
+            dependencies: ["CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierSandbox"],
             swiftSettings: strictSettings
         ),
 
@@ -103,6 +105,12 @@ let package = Package(
         .testTarget(
             name: "AlipayTests",
             dependencies: ["Alipay"],
+            resources: [.copy("Vectors")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ApplePayTests",
+            dependencies: ["ApplePay", "CashierSandbox"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),

@@ -7,8 +7,10 @@ import Testing
 @Suite struct CertificateBuilderTests {
     @Test func issuedChainSignsCMSThatVerifies() throws {
         let rootKey = try P256PrivateKey()
-        let root = try CertificateBuilder(subject: [("C", "US"), ("O", "Test"), ("CN", "Test Root")], serialNumber: 1, isCertificateAuthority: true)
-            .issue(publicKey: .p256(rootKey.publicKey), signedBy: .p256(rootKey))
+        let root = try CertificateBuilder(
+            subject: [("C", "US"), ("O", "Test"), ("CN", "Test Root")], serialNumber: 1, isCertificateAuthority: true
+        )
+        .issue(publicKey: .p256(rootKey.publicKey), signedBy: .p256(rootKey))
         let middleKey = try P256PrivateKey()
         let middle = try CertificateBuilder(
             subject: [("CN", "Test Intermediate")], serialNumber: 2, isCertificateAuthority: true,

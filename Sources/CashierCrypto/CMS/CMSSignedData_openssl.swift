@@ -58,6 +58,17 @@ public struct CMSSignedData: Sendable {
     ///   content; `.chainVerificationFailure` (with OpenSSL's reason, e.g. "certificate has
     ///   expired") when the chain does not lead to an anchor at `time`.
     public func verifyDetached(content: some ContiguousBytes, trustAnchors: [X509Certificate], at time: Date) throws -> CMSVerification {
+        let signer = try verifiedSigner(content: content)
+        let embedded = embeddedCertificates
+        let chain = try CertificateChainVerifier.verify(signer, intermediates: embedded, trustAnchors: trustAnchors, at: time)
+        return CMSVerification(signer: signer, chain: chain, embeddedCertificates: embedded, signingTime: signingTime)
+    }
+
+    /// Checks only that the signature over detached `content` was made by the signer certificate
+    /// inside, and returns that certificate — no chain. For callers that validate (and cache) the
+    /// chain themselves.
+    /// - Throws: `CryptoError.signatureVerificationFailure`.
+    public func verifiedSigner(content: some ContiguousBytes) throws -> X509Certificate {
         try verifySignature(content: content)
         guard let signers = CMS_get0_signers(backing.pointer) else {
             throw OpenSSLErrorQueue.error(.signatureVerificationFailure, "the CMS structure names no signer certificate")
@@ -66,10 +77,7 @@ public struct CMSSignedData: Sendable {
         guard cashier_sk_X509_num(signers) == 1, let signerPointer = cashier_sk_X509_value(signers, 0) else {
             throw CryptoError(.signatureVerificationFailure, "expected exactly one signer, found \(cashier_sk_X509_num(signers))")
         }
-        let signer = try X509Certificate(retaining: signerPointer)
-        let embedded = embeddedCertificates
-        let chain = try CertificateChainVerifier.verify(signer, intermediates: embedded, trustAnchors: trustAnchors, at: time)
-        return CMSVerification(signer: signer, chain: chain, embeddedCertificates: embedded, signingTime: signingTime)
+        return try X509Certificate(retaining: signerPointer)
     }
 
     /// Checks only that the signature matches the content and the signer certificate inside.

@@ -1,0 +1,105 @@
+public import Cashier
+import CashierCrypto
+public import Foundation
+
+extension ApplePay {
+    /// A payment token's `paymentData` (and, from a whole `PKPayment`, the method and transaction id).
+    ///
+    /// ```swift
+    /// let token = try ApplePay.PaymentToken(json: body)   // PKPayment JSON or bare paymentData
+    /// ```
+    public struct PaymentToken: Sendable, Codable, Equatable {
+        /// `EC_v1` or `RSA_v1`.
+        public enum Version: String, Sendable, Codable {
+            case ecV1 = "EC_v1"
+            case rsaV1 = "RSA_v1"
+        }
+
+        public struct Header: Sendable, Codable, Equatable {
+            /// EC_v1: the ephemeral P-256 key, base64 SubjectPublicKeyInfo.
+            public var ephemeralPublicKey: String?
+            /// RSA_v1: the symmetric key wrapped with RSA-OAEP-SHA256, base64.
+            public var wrappedKey: String?
+            /// SHA-256 of the merchant certificate's SubjectPublicKeyInfo, base64.
+            public var publicKeyHash: String
+            /// Hex.
+            public var transactionId: String
+            /// SHA-256 of the request's applicationData, hex, when the request had one.
+            public var applicationData: String?
+
+            public init(
+                ephemeralPublicKey: String? = nil, wrappedKey: String? = nil, publicKeyHash: String, transactionId: String,
+                applicationData: String? = nil
+            ) {
+                self.ephemeralPublicKey = ephemeralPublicKey
+                self.wrappedKey = wrappedKey
+                self.publicKeyHash = publicKeyHash
+                self.transactionId = transactionId
+                self.applicationData = applicationData
+            }
+        }
+
+        public var version: Version
+        /// The encrypted payment data, base64 (ciphertext ‖ 16-byte tag).
+        public var data: String
+        /// The detached CMS signature, base64.
+        public var signature: String
+        public var header: Header
+        /// From a `PKPayment`: `paymentMethod.network` (e.g. `Visa`), when present.
+        public var network: String?
+        /// From a `PKPayment`: `transactionIdentifier`, when present.
+        public var transactionIdentifier: String?
+
+        enum CodingKeys: String, CodingKey { case version, data, signature, header }
+
+        public init(version: Version, data: String, signature: String, header: Header) {
+            self.version = version
+            self.data = data
+            self.signature = signature
+            self.header = header
+        }
+
+        /// Reads a `PKPayment` (`{"token":{"paymentData":…}}`, or `{"paymentData":…}` as
+        /// `PKPaymentToken`) or a bare `paymentData` object.
+        /// - Throws: `PaymentError.malformedMessage` naming what is missing.
+        public init(json: Data) throws {
+            guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else {
+                throw TokenCheck.format.failure("the token is not a JSON object")
+            }
+            let tokenObject = object["token"] as? [String: Any] ?? object
+            let paymentData: Any? = tokenObject["paymentData"] ?? (object["version"] != nil ? object : nil)
+            guard let paymentData, let bytes = try? JSONSerialization.data(withJSONObject: paymentData) else {
+                throw TokenCheck.format.failure("no paymentData (expected a PKPayment or its token.paymentData)")
+            }
+            do {
+                self = try JSONDecoder().decode(PaymentToken.self, from: bytes)
+            } catch {
+                throw TokenCheck.format.failure("paymentData needs version (EC_v1 or RSA_v1), data, signature and header")
+            }
+            let method = tokenObject["paymentMethod"] as? [String: Any] ?? object["paymentMethod"] as? [String: Any]
+            network = method?["network"] as? String
+            transactionIdentifier = (tokenObject["transactionIdentifier"] ?? object["transactionIdentifier"]) as? String
+        }
+
+        /// The bytes the signature covers: ephemeral key (or wrapped key) ‖ data ‖ transaction id ‖ applicationData.
+        func signedContent() throws -> [UInt8] {
+            let key = version == .ecV1 ? header.ephemeralPublicKey : header.wrappedKey
+            guard let key, let keyBytes = try? Array(Base64.decode(key)) else {
+                throw TokenCheck.format.failure(
+                    version == .ecV1 ? "header.ephemeralPublicKey is missing or not base64" : "header.wrappedKey is missing or not base64")
+            }
+            guard let dataBytes = try? Array(Base64.decode(data)) else { throw TokenCheck.format.failure("data is not base64") }
+            guard let transaction = try? Hex.decode(header.transactionId) else {
+                throw TokenCheck.format.failure("header.transactionId is not hex")
+            }
+            var content = keyBytes + dataBytes + transaction
+            if let applicationData = header.applicationData {
+                guard let bytes = try? Hex.decode(applicationData) else {
+                    throw TokenCheck.format.failure("header.applicationData is not hex")
+                }
+                content += bytes
+            }
+            return content
+        }
+    }
+}

@@ -1,0 +1,100 @@
+public import Cashier
+public import CashierCrypto
+public import Foundation
+import Synchronization
+
+extension ApplePay {
+    /// Verifies a token before anything decrypts it: the CMS signature over the token's content,
+    /// the signer's chain to Apple Root CA - G3, the leaf and intermediate OIDs, the signing time
+    /// against an injectable clock, and the applicationData the caller expects.
+    ///
+    /// Chains are validated once per leaf certificate and cached by the leaf's fingerprint
+    /// (bounded; an entry is used only while the clock is inside every certificate's validity),
+    /// since verifying the P-384 root signature costs far more than the token's own ECDSA check.
+    public final class TokenVerifier: Sendable {
+        /// What a verification established.
+        public struct Verified: Sendable {
+            public let signer: X509Certificate
+            public let signingTime: Date
+        }
+
+        public let trustAnchors: [X509Certificate]
+        public let window: TimeInterval
+        private let clock: @Sendable () -> Date
+        private let cacheLimit: Int
+        private let cache = Mutex<[[UInt8]: CachedChain]>([:])
+
+        struct CachedChain {
+            let validFrom: Date
+            let validUntil: Date
+        }
+
+        /// - Parameters:
+        ///   - trustAnchors: the roots accepted (Apple Root CA - G3 unless a test names its own).
+        ///   - window: how far the signing time may be from the clock, either way (Apple suggests minutes).
+        ///   - clock: "now", injectable so recorded tokens can be checked as of their time.
+        public init(
+            trustAnchors: [X509Certificate]? = nil, window: TimeInterval = 300, clock: @escaping @Sendable () -> Date = { Date() },
+            cacheLimit: Int = 64
+        ) throws {
+            self.trustAnchors = try trustAnchors ?? [X509Certificate(pemRepresentation: ApplePay.appleRootCAG3PEM)]
+            self.window = window
+            self.clock = clock
+            self.cacheLimit = cacheLimit
+        }
+
+        /// Verifies `token`.
+        /// - Parameter applicationData: the request's applicationData, when the caller set one:
+        ///   the token's `header.applicationData` must be its SHA-256.
+        /// - Throws: `PaymentError` whose message starts with the failed ``TokenCheck``.
+        public func verify(_ token: PaymentToken, applicationData: [UInt8]? = nil) throws -> Verified {
+            let content = try token.signedContent()
+            guard let signatureBytes = try? Base64.decode(token.signature), let cms = try? CMSSignedData(derRepresentation: signatureBytes)
+            else { throw TokenCheck.format.failure("signature is not a base64 CMS SignedData structure") }
+            let signer: X509Certificate
+            do {
+                signer = try cms.verifiedSigner(content: content)
+            } catch {
+                throw TokenCheck.signature.failure("the CMS signature does not match the token's content")
+            }
+            let now = clock()
+            try checkChain(signer, intermediates: cms.embeddedCertificates, at: now)
+            guard let signingTime = cms.signingTime else { throw TokenCheck.signingTime.failure("the signature has no signingTime") }
+            guard abs(signingTime.timeIntervalSince(now)) <= window else {
+                throw TokenCheck.signingTime.failure(
+                    "signed at \(signingTime.ISO8601Format()), more than \(Int(window)) s from now (\(now.ISO8601Format()))")
+            }
+            if let applicationData {
+                let expected = Hex.encode(DigestAlgorithm.sha256.hash(applicationData))
+                guard token.header.applicationData?.lowercased() == expected else {
+                    throw TokenCheck.applicationData.failure("header.applicationData is not the SHA-256 of the request's applicationData")
+                }
+            }
+            return Verified(signer: signer, signingTime: signingTime)
+        }
+
+        private func checkChain(_ signer: X509Certificate, intermediates: [X509Certificate], at now: Date) throws {
+            let key = signer.sha256Fingerprint
+            if let cached = cache.withLock({ $0[key] }), cached.validFrom <= now, now <= cached.validUntil { return }
+            guard signer.extension(oid: ApplePay.leafOID) != nil else {
+                throw TokenCheck.leafOID.failure("the signing certificate lacks Apple's leaf OID \(ApplePay.leafOID)")
+            }
+            let chain: [X509Certificate]
+            do {
+                chain = try CertificateChainVerifier.verify(signer, intermediates: intermediates, trustAnchors: trustAnchors, at: now)
+            } catch let error as CryptoError {
+                throw TokenCheck.chain.failure(
+                    "the signer's chain does not lead to a trusted Apple root at \(now.ISO8601Format()): \(error.reason)")
+            }
+            guard chain.count >= 3, chain[1].extension(oid: ApplePay.intermediateOID) != nil else {
+                throw TokenCheck.intermediateOID.failure("the intermediate lacks Apple's OID \(ApplePay.intermediateOID)")
+            }
+            let entry = CachedChain(
+                validFrom: chain.map(\.notValidBefore).max() ?? now, validUntil: chain.map(\.notValidAfter).min() ?? now)
+            cache.withLock { cache in
+                if cache.count >= cacheLimit { cache.removeAll(keepingCapacity: true) }
+                cache[key] = entry
+            }
+        }
+    }
+}
