@@ -7,7 +7,9 @@ public enum CashierTool {
     public static let root = Command(
         name: "cashier",
         summary: "Cashier: take WeChat Pay, Alipay and Apple Pay payments with the keys on your server.",
-        subcommands: [version, WeChatCommands.command, AlipayCommands.command, SandboxCommand.command, DemoCommand.command]
+        subcommands: [
+            version, WeChatCommands.command, AlipayCommands.command, ApplePayCommands.command, SandboxCommand.command, DemoCommand.command,
+        ]
     )
 
     static let version = Command(

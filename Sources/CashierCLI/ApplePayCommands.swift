@@ -1,0 +1,143 @@
+import ApplePay
+import Cashier
+import CashierCrypto
+import CashierSandbox
+import Foundation
+
+/// `cashier applepay …`: verify and decrypt tokens, mint sandbox tokens.
+enum ApplePayCommands {
+    static let command = Command(
+        name: "applepay",
+        summary: "Apple Pay: verify and decrypt payment tokens; mint tokens with the sandbox's test CA.",
+        subcommands: [decrypt, mint]
+    )
+
+    static func date(_ text: String, option: String) throws -> Date {
+        guard let date = ISO8601DateFormatter().date(from: text) else {
+            throw CommandFailure("--\(option) must be an ISO 8601 time such as 2014-10-27T19:51:43Z, not '\(text)'", status: 2)
+        }
+        return date
+    }
+
+    static let decrypt = Command(
+        name: "decrypt",
+        summary: "Verify an Apple Pay token, then decrypt it and print the payment data as JSON.",
+        discussion: """
+            Checks, in order: signature, chain (to Apple Root CA - G3 or --root-ca), leaf OID, intermediate OID, signing time \
+            (within --window seconds of --at or now), applicationData (when given), key hash, decryption. Exit 0 printing the \
+            payload with Apple's field names, or exit 1 with one line naming the failed check.
+            """,
+        options: [
+            .value("token", "FILE", "The token: a PKPayment JSON or its paymentData.", required: true),
+            .value("merchant-key", "PEM", "The payment processing private key (file or PEM text).", required: true),
+            .value("merchant-cert", "PEM", "The payment processing certificate (file or PEM text).", required: true),
+            .value("root-ca", "PEM", "Trust this root instead of Apple Root CA - G3 (tests, the sandbox)."),
+            .value("at", "ISO8601", "Check as of this time instead of now (recorded tokens)."),
+            .value("window", "SECONDS", "How far the signing time may be from --at/now (default 300)."),
+            .value("application-data", "HEX", "The request's applicationData, which the token must carry the hash of."),
+        ]
+    ) { arguments, io in
+        guard let tokenData = FileManager.default.contents(atPath: arguments.required("token")) else {
+            throw CommandFailure("--token: cannot read '\(arguments.required("token"))'", status: 2)
+        }
+        let merchantKey: ApplePay.MerchantKey
+        let anchors: [X509Certificate]?
+        do {
+            merchantKey = try ApplePay.MerchantKey(
+                certificatePEM: try CommandInput.pem(arguments.required("merchant-cert"), option: "merchant-cert"),
+                privateKeyPEM: try CommandInput.pem(arguments.required("merchant-key"), option: "merchant-key"))
+            anchors = try arguments.value("root-ca").map {
+                try X509Certificate.certificates(pemRepresentation: CommandInput.pem($0, option: "root-ca"))
+            }
+        } catch let error as PaymentError {
+            throw CommandFailure(error.message, status: 2)
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure("--root-ca is not a PEM certificate", status: 2)
+        }
+        let at = try arguments.value("at").map { try date($0, option: "at") }
+        guard let window = TimeInterval(arguments.value("window") ?? "300"), window >= 0 else {
+            throw CommandFailure("--window must be a number of seconds", status: 2)
+        }
+        let applicationData = try arguments.value("application-data").map { text in
+            guard let bytes = try? Hex.decode(text) else { throw CommandFailure("--application-data must be hex", status: 2) }
+            return bytes
+        }
+        do {
+            let verifier = try ApplePay.TokenVerifier(trustAnchors: anchors, window: window, clock: { at ?? Date() })
+            let token = try ApplePay.PaymentToken(json: tokenData)
+            let payment = try ApplePay.TokenDecrypter(merchantKeys: [merchantKey], verifier: verifier)
+                .decrypt(token, applicationData: applicationData)
+            let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(payment))
+            try CommandInput.printJSON(json, io)
+            return 0
+        } catch let error as PaymentError {
+            throw CommandFailure(error.message)
+        }
+    }
+
+    static let mint = Command(
+        name: "mint",
+        summary: "Mint a sandbox Apple Pay token (and the certificates to check it) into a folder.",
+        discussion: """
+            Writes token.json (a PKPayment), merchant-cert.pem, merchant-key.pem and root-ca.pem (a fresh test CA, never Apple's) \
+            into --out, and prints the token's path. Check it with `cashier applepay decrypt --root-ca DIR/root-ca.pem …`.
+            """,
+        options: [
+            .value("out", "DIR", "The folder to write into (created if missing).", required: true),
+            .value("amount", "DECIMAL", "The amount, e.g. 12.75 (default 1.00)."),
+            .value("currency", "CODE", "ISO 4217 code (default CNY)."),
+            .value("merchant-id", "ID", "The merchant identifier (default merchant.com.example.cashier)."),
+            .value("application-data", "HEX", "applicationData to bind the token to."),
+            .value("signed-at", "ISO8601", "The signing time (default now)."),
+            .flag("rsa", "Mint RSA_v1 instead of EC_v1."),
+        ]
+    ) { arguments, io in
+        let amount: Money
+        do {
+            amount = try Money(
+                decimal: arguments.value("amount") ?? "1.00", currency: try Currency(code: arguments.value("currency") ?? "CNY"))
+        } catch {
+            throw CommandFailure("--amount/--currency: \(error)", status: 2)
+        }
+        let applicationData = try arguments.value("application-data").map { text in
+            guard let bytes = try? Hex.decode(text) else { throw CommandFailure("--application-data must be hex", status: 2) }
+            return bytes
+        }
+        let signedAt = try arguments.value("signed-at").map { try date($0, option: "signed-at") } ?? Date()
+        let folder = URL(fileURLWithPath: arguments.required("out"))
+        let ca = try ApplePayTestCA()
+        let merchant = try ca.issueMerchantKey(
+            merchantIdentifier: arguments.value("merchant-id") ?? "merchant.com.example.cashier", rsa: arguments.flag("rsa"))
+        let token = try ApplePayTokenMinter(ca: ca).mint(
+            for: merchant, amount: amount, applicationData: applicationData, signedAt: signedAt)
+        let keyPEM: String
+        switch merchant.privateKey {
+        case .p256(let key): keyPEM = key.pemRepresentation
+        case .rsa(let key): keyPEM = key.pemRepresentation
+        }
+        let payment: [String: Any] = [
+            "token": [
+                "paymentData": try JSONSerialization.jsonObject(with: JSONEncoder().encode(token)),
+                "paymentMethod": ["network": "Visa", "type": "debit", "displayName": "Visa 1111"],
+                "transactionIdentifier": token.header.transactionId.uppercased(),
+            ]
+        ]
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try JSONSerialization.data(withJSONObject: payment, options: [.sortedKeys]).write(
+                to: folder.appendingPathComponent("token.json"))
+            try merchant.certificate.pemRepresentation.write(
+                to: folder.appendingPathComponent("merchant-cert.pem"), atomically: true, encoding: .utf8)
+            try keyPEM.write(to: folder.appendingPathComponent("merchant-key.pem"), atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o600], ofItemAtPath: folder.appendingPathComponent("merchant-key.pem").path)
+            try ca.root.pemRepresentation.write(to: folder.appendingPathComponent("root-ca.pem"), atomically: true, encoding: .utf8)
+        } catch {
+            throw CommandFailure("--out: cannot write into \(folder.path) (\(error.localizedDescription))", status: 2)
+        }
+        io.write(folder.appendingPathComponent("token.json").path + "\n")
+        return 0
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// `cashier applepay decrypt` on the real gala-2014 token and `mint` → `decrypt` round trips.
+@Suite struct ApplePayCommandTests {
+    static func vector(_ name: String) throws -> String {
+        try #require(Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Vectors")).path
+    }
+
+    @Test func decryptsGalaAtItsTimeAndNamesTheFailedCheckOtherwise() async throws {
+        let common = [
+            "applepay", "decrypt", "--token", try Self.vector("gala-2014-token.json"), "--merchant-key",
+            try Self.vector("gala-2014-private_key.pem"), "--merchant-cert", try Self.vector("gala-2014-certificate.pem"),
+        ]
+        let ok = await CapturedIO.run(common + ["--at", "2014-10-27T19:52:00Z"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        let payload = try JSONSerialization.jsonObject(with: Data(ok.stdout.utf8)) as? [String: Any]
+        #expect(payload?["applicationPrimaryAccountNumber"] as? String == "4109370251004320")
+        #expect(payload?["transactionAmount"] as? Int == 100)
+        let today = await CapturedIO.run(common)
+        #expect(today.status == 1 && today.stderr.contains("chain:") && today.stderr.split(separator: "\n").count == 1)
+        let late = await CapturedIO.run(common + ["--at", "2014-10-27T20:52:00Z", "--window", "60"])
+        #expect(late.status == 1 && late.stderr.contains("signing time:"))
+        let bound = await CapturedIO.run(common + ["--at", "2014-10-27T19:52:00Z", "--application-data", "00ff"])
+        #expect(bound.status == 1 && bound.stderr.contains("applicationData:"))
+        let badFlag = await CapturedIO.run(common + ["--at", "yesterday"])
+        #expect(badFlag.status == 2)
+    }
+
+    @Test(arguments: [false, true])
+    func mintThenDecrypt(rsa: Bool) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("applepay-mint-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let minted = await CapturedIO.run(
+            ["applepay", "mint", "--out", folder, "--amount", "12.75", "--currency", "USD", "--application-data", "6f72646572"]
+                + (rsa ? ["--rsa"] : []))
+        #expect(minted.status == 0, "\(minted.stderr)")
+        let decrypt = [
+            "applepay", "decrypt", "--token", "\(folder)/token.json", "--merchant-key", "\(folder)/merchant-key.pem", "--merchant-cert",
+            "\(folder)/merchant-cert.pem",
+        ]
+        let ok = await CapturedIO.run(decrypt + ["--root-ca", "\(folder)/root-ca.pem", "--application-data", "6f72646572"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        let payload = try JSONSerialization.jsonObject(with: Data(ok.stdout.utf8)) as? [String: Any]
+        #expect(payload?["transactionAmount"] as? Int == 1275 && payload?["currencyCode"] as? String == "840")
+        // Without the sandbox root the chain ends nowhere Apple's.
+        let untrusted = await CapturedIO.run(decrypt)
+        #expect(untrusted.status == 1 && untrusted.stderr.contains("chain:"))
+    }
+}
