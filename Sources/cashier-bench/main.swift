@@ -9,6 +9,7 @@ let suites: [String: (Int, (String) -> Void) throws -> Void] = [
     "crypto": CryptoSuite.run,
     "wechat": WeChatSuite.run,
     "alipay": AlipaySuite.run,
+    "applepay": ApplePaySuite.run,
 ]
 
 var arguments = Array(CommandLine.arguments.dropFirst())
