@@ -110,7 +110,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ApplePayTests",
-            dependencies: ["ApplePay", "CashierSandbox"],
+            dependencies: ["ApplePay", "CashierSandbox", "CashierCurl", "TestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
