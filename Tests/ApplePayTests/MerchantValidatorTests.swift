@@ -67,7 +67,7 @@ import Testing
         // Closing its stdin stops the server (a child of a test thread may not see SIGTERM).
         defer {
             try? input.fileHandleForWriting.close()
-            process.terminate()
+            stopForGood(process)
         }
         let portLine = try await onOwnThread { String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }
         let port = try #require(Int(portLine.trimmingCharacters(in: .whitespacesAndNewlines)))

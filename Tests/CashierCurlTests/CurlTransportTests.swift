@@ -68,7 +68,7 @@ import Testing
                     self.process = process
                     return
                 }
-                process.terminate()
+                stopForGood(process)
                 if attempt == 5 { throw Failure("openssl s_server did not start") }
             }
             throw Failure("unreachable")
@@ -78,7 +78,7 @@ import Testing
         var url: URL { URL(string: "https://127.0.0.1:\(port)/")! }
 
         deinit {
-            process.terminate()
+            stopForGood(process)
             try? FileManager.default.removeItem(at: folder)
         }
 
