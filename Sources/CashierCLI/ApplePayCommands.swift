@@ -8,8 +8,8 @@ import Foundation
 enum ApplePayCommands {
     static let command = Command(
         name: "applepay",
-        summary: "Apple Pay: verify and decrypt payment tokens; mint tokens with the sandbox's test CA.",
-        subcommands: [decrypt, mint]
+        summary: "Apple Pay: verify and decrypt payment tokens, mint sandbox tokens, check payment requests.",
+        subcommands: [decrypt, mint, request]
     )
 
     static func date(_ text: String, option: String) throws -> Date {
@@ -71,6 +71,24 @@ enum ApplePayCommands {
                 .decrypt(token, applicationData: applicationData)
             let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(payment))
             try CommandInput.printJSON(json, io)
+            return 0
+        } catch let error as PaymentError {
+            throw CommandFailure(error.message)
+        }
+    }
+
+    static let request = Command(
+        name: "request",
+        summary: "Check an Apple Pay payment request (Apple Pay JS JSON) and print it with its total.",
+        discussion: """
+            stdin: an ApplePayPaymentRequest. Checks the networks, country and currency codes, 3-D Secure (and EMV for China), \
+            that total.amount is the sum of lineItems, shipping method identifiers and amounts. Exit 0 printing the request as \
+            Cashier would send it, or exit 1 with one line saying which rule is broken.
+            """
+    ) { _, io in
+        do {
+            let request = try ApplePay.PaymentRequest(json: Data(CommandInput.bytes(io)))
+            try CommandInput.printJSON(try request.jsonObject(), io)
             return 0
         } catch let error as PaymentError {
             throw CommandFailure(error.message)

@@ -8,10 +8,13 @@ import WeChatPay
 enum SandboxCommand {
     static let command = Command(
         name: "sandbox",
-        summary: "Run the offline WeChat Pay v2/v3 and Alipay gateway simulators and the payer API until interrupted.",
+        summary: "Run the offline WeChat Pay v2/v3 and Alipay gateways, the Apple Pay token minter and the payer API until interrupted.",
         discussion: """
             Without --wechat-key a test merchant is used and its key is printed (sandbox only).
             The payer API: POST /sandbox/pay {"provider":"wechat","out_trade_no":"…","outcome":"success"|"cancel"|"fail"}.
+            Apple Pay: POST /sandbox/applepay/token {"amount":"12.75","currency":"CNY"} mints a PKPayment for the registered
+            processing certificate (--applepay-merchant-cert, or POST /sandbox/applepay/merchants); trust GET
+            /sandbox/applepay/root.pem in place of Apple's root.
             --ready-file gets one JSON object once the sandbox accepts requests.
             """,
         options: [
@@ -26,6 +29,7 @@ enum SandboxCommand {
             .value("wechat-api-v3-key", "KEY", "Its 32-byte APIv3 key."),
             .value("alipay-app-id", "ID", "An Alipay app id (with --alipay-app-public-key)."),
             .value("alipay-app-public-key", "PEM", "That app's public key (file path, PEM text or bare base64)."),
+            .value("applepay-merchant-cert", "PEM", "An Apple Pay payment processing certificate to mint tokens for."),
             .value("ready-file", "FILE", "Write {\"sandbox_url\",\"wechat_v2_url\",\"wechat_v3_url\",\"payer_url\"} here when ready."),
         ]
     ) { arguments, io in
@@ -71,6 +75,16 @@ enum SandboxCommand {
         }
         let sandbox = SandboxServer(
             wechatMerchants: [merchant], wechatV3Merchants: v3Merchants, alipayApps: alipayApps, port: port, timeScale: timeScale)
+        if let certificate = arguments.value("applepay-merchant-cert") {
+            do {
+                let pem = try CommandInput.pem(certificate, option: "applepay-merchant-cert")
+                try await sandbox.applePay.register(merchantCertificate: X509Certificate(pemRepresentation: pem))
+            } catch let failure as CommandFailure {
+                throw failure
+            } catch {
+                throw CommandFailure("--applepay-merchant-cert: not a payment processing certificate (\(error))", status: 2)
+            }
+        }
         do {
             try sandbox.start()
         } catch {
@@ -86,13 +100,17 @@ enum SandboxCommand {
             io.write("Alipay gateway         \(sandbox.alipayGatewayURL.absoluteString)  (app_id \(appID))\n")
             io.write("Alipay public key (configure it as Alipay's key):\n\(sandbox.alipay.alipayPublicKey.pemRepresentation)")
         }
+        let applePayToken = sandbox.baseURL.appendingPathComponent("sandbox/applepay/token").absoluteString
+        let applePayRoot = sandbox.baseURL.appendingPathComponent("sandbox/applepay/root.pem").absoluteString
+        io.write("Apple Pay token minter POST \(applePayToken)  (trust \(applePayRoot), not Apple's root)\n")
         io.write("payer API              POST \(payer)\n")
         if let file = arguments.value("ready-file") {
             let ready = [
                 "sandbox_url": sandbox.baseURL.absoluteString, "wechat_v2_url": sandbox.wechatV2URL.absoluteString,
                 "wechat_v3_url": sandbox.wechatV3URL.absoluteString, "payer_url": payer,
                 "alipay_gateway_url": sandbox.alipayGatewayURL.absoluteString,
-                "alipay_public_key": sandbox.alipay.alipayPublicKey.pemRepresentation,
+                "alipay_public_key": sandbox.alipay.alipayPublicKey.pemRepresentation, "applepay_token_url": applePayToken,
+                "applepay_root_url": applePayRoot,
             ]
             let data = try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys, .withoutEscapingSlashes])
             try data.write(to: URL(fileURLWithPath: file), options: .atomic)

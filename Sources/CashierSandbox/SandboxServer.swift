@@ -5,8 +5,9 @@ public import Foundation
 import Synchronization
 public import WeChatPay
 
-/// The sandboxes on one HTTP server on 127.0.0.1: the WeChat Pay v2 gateway under `/wechat/`
-/// and the payer API `POST /sandbox/pay`.
+/// The sandboxes on one HTTP server on 127.0.0.1: the WeChat Pay v2 and v3 gateways under
+/// `/wechat/`, Alipay's `gateway.do` under `/alipay/`, the Apple Pay token minter under
+/// `/sandbox/applepay/`, and the payer API `POST /sandbox/pay`.
 ///
 /// ```swift
 /// let sandbox = SandboxServer(wechatMerchants: [merchant], timeScale: 0.001)
@@ -20,6 +21,8 @@ public final class SandboxServer: Sendable {
     public let wechatV3: WeChatV3Sandbox
     /// The Alipay gateway simulator.
     public let alipay: AlipaySandbox
+    /// The Apple Pay test CA and token minter.
+    public let applePay: ApplePaySandbox
     /// Every notification the sandboxes sent, with each attempt.
     public let delivery: NotificationDelivery
     private let server: HTTPServer
@@ -34,6 +37,7 @@ public final class SandboxServer: Sendable {
     ///   - wechatMerchants: the merchants the WeChat sandbox knows (their keys verify requests).
     ///   - wechatV3Merchants: the merchants the v3 sandbox knows.
     ///   - miniProgramSecrets: mini program app ids and secrets for `jscode2session`.
+    ///   - applePayCA: the Apple Pay test CA (a fresh one when `nil`).
     ///   - host: where to listen (loopback).
     ///   - port: 0 for any free port.
     ///   - timeScale: multiplies notification retry intervals (1 = WeChat's real schedule).
@@ -43,6 +47,7 @@ public final class SandboxServer: Sendable {
         wechatV3Merchants: [WeChatV3Sandbox.Merchant] = [],
         miniProgramSecrets: [String: String] = [:],
         alipayApps: [String: RSAPublicKey] = [:],
+        applePayCA: ApplePayTestCA? = nil,
         host: String = "127.0.0.1",
         port: UInt16 = 0,
         timeScale: Double = 1,
@@ -57,6 +62,8 @@ public final class SandboxServer: Sendable {
         MiniProgramSandbox(secrets: miniProgramSecrets).register(on: &router)
         alipay = AlipaySandbox(apps: alipayApps, delivery: delivery)
         alipay.register(on: &router, path: "/alipay/gateway.do")
+        applePay = ApplePaySandbox(ca: applePayCA ?? (try! ApplePayTestCA()))
+        applePay.register(on: &router)
         let alipaySandbox = alipay
         let wechat = wechatV2
         let wechatV3 = wechatV3

@@ -47,4 +47,21 @@ import Testing
         let untrusted = await CapturedIO.run(decrypt)
         #expect(untrusted.status == 1 && untrusted.stderr.contains("chain:"))
     }
+
+    @Test func requestChecksTheRules() async throws {
+        let good = """
+            {"countryCode":"CN","currencyCode":"CNY","supportedNetworks":["chinaUnionPay","visa"],
+             "merchantCapabilities":["supports3DS","supportsEMV"],"total":{"label":"Example Coffee Co.","amount":"46.00"},
+             "lineItems":[{"label":"Latte ×2","amount":"51.00"},{"label":"Coupon","amount":"-5.00"}]}
+            """
+        let ok = await CapturedIO.run(["applepay", "request"], stdin: good)
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.contains(#""total":{"amount":"46.00","label":"Example Coffee Co.","type":"final"}"#))
+        let wrongTotal = await CapturedIO.run(["applepay", "request"], stdin: good.replacingOccurrences(of: "46.00", with: "45.00"))
+        #expect(wrongTotal.status == 1 && wrongTotal.stderr.contains("not the sum of the line items"))
+        let noEMV = await CapturedIO.run(["applepay", "request"], stdin: good.replacingOccurrences(of: #","supportsEMV""#, with: ""))
+        #expect(noEMV.status == 1 && noEMV.stderr.contains("supportsEMV"))
+        let unknown = await CapturedIO.run(["applepay", "request"], stdin: good.replacingOccurrences(of: "\"visa\"", with: "\"diners\""))
+        #expect(unknown.status == 1 && unknown.stderr.contains("diners"))
+    }
 }

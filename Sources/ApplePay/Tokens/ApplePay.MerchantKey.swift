@@ -22,12 +22,7 @@ extension ApplePay {
         ///   extension or the key is not the certificate's.
         public init(certificate: X509Certificate, privateKey: PrivateKey) throws {
             func refuse(_ reason: String) -> PaymentError { PaymentError(.invalidConfiguration, provider: .applePay, reason) }
-            guard let value = certificate.extension(oid: ApplePay.merchantIdentifierOID)?.value, value.count >= 66,
-                let hash = try? Hex.decode(String(decoding: value.suffix(64), as: UTF8.self))
-            else {
-                throw refuse(
-                    "the certificate has no Apple merchant-id extension (1.2.840.113635.100.6.32): use the payment processing certificate")
-            }
+            let hash = try Self.merchantIdentifierHash(of: certificate)
             let matches: Bool
             switch privateKey {
             case .p256(let key):
@@ -39,7 +34,26 @@ extension ApplePay {
             self.certificate = certificate
             self.privateKey = privateKey
             self.merchantIdentifierHash = hash
-            self.publicKeyHash = Base64.encode(DigestAlgorithm.sha256.hash(certificate.subjectPublicKeyInfoDER))
+            self.publicKeyHash = Self.publicKeyHash(of: certificate)
+        }
+
+        /// base64 SHA-256 of a certificate's SubjectPublicKeyInfo, as tokens name their merchant key.
+        public static func publicKeyHash(of certificate: X509Certificate) -> String {
+            Base64.encode(DigestAlgorithm.sha256.hash(certificate.subjectPublicKeyInfoDER))
+        }
+
+        /// The merchant id's SHA-256 from a processing certificate's extension 1.2.840.113635.100.6.32
+        /// (two header bytes, then 64 hex characters).
+        /// - Throws: `PaymentError.invalidConfiguration` when the extension is missing or malformed.
+        public static func merchantIdentifierHash(of certificate: X509Certificate) throws -> [UInt8] {
+            guard let value = certificate.extension(oid: ApplePay.merchantIdentifierOID)?.value, value.count >= 66,
+                let hash = try? Hex.decode(String(decoding: value.suffix(64), as: UTF8.self))
+            else {
+                throw PaymentError(
+                    .invalidConfiguration, provider: .applePay,
+                    "the certificate has no Apple merchant-id extension (1.2.840.113635.100.6.32): use the payment processing certificate")
+            }
+            return hash
         }
 
         /// Reads the certificate and key from PEM (the key as PKCS#8, SEC1 or PKCS#1).

@@ -38,6 +38,14 @@ public struct ApplePayTokenMinter: Sendable {
     public func mint(
         for merchant: ApplePay.MerchantKey, amount: Money, card: Card = Card(), applicationData: [UInt8]? = nil, signedAt: Date = Date()
     ) throws -> ApplePay.PaymentToken {
+        try mint(for: merchant.certificate, amount: amount, card: card, applicationData: applicationData, signedAt: signedAt)
+    }
+
+    /// A token for the merchant whose processing certificate is `certificate` (its public key
+    /// is all a minter needs): EC_v1 for a P-256 key, RSA_v1 for an RSA key.
+    public func mint(
+        for certificate: X509Certificate, amount: Money, card: Card = Card(), applicationData: [UInt8]? = nil, signedAt: Date = Date()
+    ) throws -> ApplePay.PaymentToken {
         let payment = ApplePay.DecryptedPayment(
             applicationPrimaryAccountNumber: card.accountNumber, applicationExpirationDate: card.expiration,
             currencyCode: String(format: "%03d", amount.currency.numericCode), transactionAmount: amount.minorUnits,
@@ -45,20 +53,21 @@ public struct ApplePayTokenMinter: Sendable {
             paymentData: .init(onlinePaymentCryptogram: card.cryptogram, eciIndicator: card.eci))
         let plaintext = Array(try JSONEncoder().encode(payment))
         var header = ApplePay.PaymentToken.Header(
-            publicKeyHash: merchant.publicKeyHash, transactionId: Hex.encode(SecureRandom.bytes(count: 32)),
+            publicKeyHash: ApplePay.MerchantKey.publicKeyHash(of: certificate), transactionId: Hex.encode(SecureRandom.bytes(count: 32)),
             applicationData: applicationData.map { Hex.encode(DigestAlgorithm.sha256.hash($0)) })
         let version: ApplePay.PaymentToken.Version
         let symmetricKey: [UInt8]
-        switch merchant.privateKey {
-        case .p256(let merchantKey):
+        if let merchantKey = try? P256PublicKey(certificate: certificate) {
             let ephemeral = try P256PrivateKey()
             header.ephemeralPublicKey = Base64.encode(ephemeral.publicKey.derRepresentation)
-            let secret = try ephemeral.sharedSecret(with: merchantKey.publicKey)
-            symmetricKey = ApplePay.ecSymmetricKey(sharedSecret: secret, merchantIdentifierHash: merchant.merchantIdentifierHash)
+            let secret = try ephemeral.sharedSecret(with: merchantKey)
+            symmetricKey = ApplePay.ecSymmetricKey(
+                sharedSecret: secret, merchantIdentifierHash: try ApplePay.MerchantKey.merchantIdentifierHash(of: certificate))
             version = .ecV1
-        case .rsa(let merchantKey):
+        } else {
+            let merchantKey = try RSAPublicKey(certificate: certificate)
             symmetricKey = SecureRandom.bytes(count: 32)
-            header.wrappedKey = Base64.encode(try merchantKey.publicKey.encrypt(symmetricKey, padding: .oaepSHA256))
+            header.wrappedKey = Base64.encode(try merchantKey.encrypt(symmetricKey, padding: .oaepSHA256))
             version = .rsaV1
         }
         let sealed = try AESGCMKey(symmetricKey).seal(plaintext, iv: [UInt8](repeating: 0, count: 16))

@@ -1,0 +1,108 @@
+public import ApplePay
+public import Cashier
+public import CashierCrypto
+public import CashierHTTP
+public import Foundation
+
+/// The Apple Pay part of the sandbox: a test CA (never Apple's) and a token minter for the
+/// merchants whose processing certificates are registered.
+///
+/// - `GET /sandbox/applepay/root.pem` — the CA's root, to trust instead of Apple Root CA - G3.
+/// - `POST /sandbox/applepay/merchants` — body: a processing certificate (PEM) to mint for.
+/// - `POST /sandbox/applepay/token` — `{"amount":"12.75","currency":"CNY","public_key_hash":…,
+///   "application_data":"hex","card":"4111…","signed_at":"ISO8601"}` (all but amount optional) →
+///   a `PKPayment` JSON as a device would send it.
+public actor ApplePaySandbox {
+    public nonisolated let ca: ApplePayTestCA
+    private let minter: ApplePayTokenMinter
+    private var merchants: [String: X509Certificate] = [:]
+    private var order: [String] = []
+
+    public init(ca: ApplePayTestCA) {
+        self.ca = ca
+        self.minter = ApplePayTokenMinter(ca: ca)
+    }
+
+    /// Mints for the merchant with this processing certificate from now on.
+    /// - Returns: its `publicKeyHash`.
+    @discardableResult
+    public func register(merchantCertificate certificate: X509Certificate) throws -> String {
+        _ = try ApplePay.MerchantKey.merchantIdentifierHash(of: certificate)
+        let hash = ApplePay.MerchantKey.publicKeyHash(of: certificate)
+        if merchants.updateValue(certificate, forKey: hash) == nil { order.append(hash) }
+        return hash
+    }
+
+    /// A `PKPayment` as JSON (sorted keys) for `amount`.
+    /// - Parameter publicKeyHash: which registered merchant; the first registered when `nil`.
+    public func mintPayment(
+        amount: Money, publicKeyHash: String? = nil, card: ApplePayTokenMinter.Card = .init(), applicationData: [UInt8]? = nil,
+        signedAt: Date = Date()
+    ) throws -> Data {
+        guard let hash = publicKeyHash ?? order.first, let certificate = merchants[hash] else {
+            throw PaymentError(
+                .invalidConfiguration, provider: .applePay,
+                "no merchant processing certificate is registered with the sandbox for \(publicKeyHash ?? "any key") (POST /sandbox/applepay/merchants)"
+            )
+        }
+        let token = try minter.mint(for: certificate, amount: amount, card: card, applicationData: applicationData, signedAt: signedAt)
+        let payment: [String: Any] = [
+            "token": [
+                "paymentData": try JSONSerialization.jsonObject(with: JSONEncoder().encode(token)),
+                "paymentMethod": ["network": "Visa", "type": "debit", "displayName": "Visa \(card.accountNumber.suffix(4))"],
+                "transactionIdentifier": token.header.transactionId.uppercased(),
+            ]
+        ]
+        return try JSONSerialization.data(withJSONObject: payment, options: [.sortedKeys])
+    }
+
+    /// Routes the three endpoints.
+    public nonisolated func register(on router: inout Router) {
+        let rootPEM = ca.root.pemRepresentation
+        router.add("GET", "/sandbox/applepay/root.pem") { _, _ in .text(rootPEM, contentType: "application/x-pem-file") }
+        router.add("POST", "/sandbox/applepay/merchants") { request, _ in
+            guard let certificate = try? X509Certificate(pemRepresentation: String(decoding: request.body, as: UTF8.self)) else {
+                return .error(status: 400, code: "invalid_request", message: "the body must be a PEM processing certificate")
+            }
+            do {
+                return .json(["public_key_hash": try await self.register(merchantCertificate: certificate)], status: 201)
+            } catch let error as PaymentError {
+                return .error(status: 400, code: "invalid_certificate", message: error.message)
+            } catch {
+                return .error(status: 400, code: "invalid_certificate", message: "\(error)")
+            }
+        }
+        router.add("POST", "/sandbox/applepay/token") { request, _ in
+            struct Mint: Decodable {
+                let amount: String
+                let currency: String?
+                let public_key_hash: String?
+                let application_data: String?
+                let card: String?
+                let signed_at: String?
+            }
+            guard let mint = try? request.decodeJSON(Mint.self) else {
+                return .error(status: 400, code: "invalid_request", message: #"expected {"amount":"12.75","currency":"CNY",…}"#)
+            }
+            guard let currency = try? Currency(code: mint.currency ?? "CNY"),
+                let amount = try? Money(decimal: mint.amount, currency: currency)
+            else { return .error(status: 400, code: "invalid_amount", message: "amount must be a decimal string in the currency") }
+            let applicationData = mint.application_data.flatMap { try? Hex.decode($0) }
+            if mint.application_data != nil, applicationData == nil {
+                return .error(status: 400, code: "invalid_request", message: "application_data must be hex")
+            }
+            let signedAt = mint.signed_at.flatMap { ISO8601DateFormatter().date(from: $0) } ?? Date()
+            var card = ApplePayTokenMinter.Card()
+            if let number = mint.card { card.accountNumber = number }
+            do {
+                let payment = try await self.mintPayment(
+                    amount: amount, publicKeyHash: mint.public_key_hash, card: card, applicationData: applicationData, signedAt: signedAt)
+                return HTTPServerResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(payment))
+            } catch let error as PaymentError {
+                return .error(status: 409, code: "no_merchant", message: error.message)
+            } catch {
+                return .error(status: 500, code: "mint_failed", message: "\(error)")
+            }
+        }
+    }
+}
