@@ -64,17 +64,13 @@ enum ApplePayCommands {
             guard let bytes = try? Hex.decode(text) else { throw CommandFailure("--application-data must be hex", status: 2) }
             return bytes
         }
-        do {
-            let verifier = try ApplePay.TokenVerifier(trustAnchors: anchors, window: window, clock: { at ?? Date() })
-            let token = try ApplePay.PaymentToken(json: tokenData)
-            let payment = try ApplePay.TokenDecrypter(merchantKeys: [merchantKey], verifier: verifier)
-                .decrypt(token, applicationData: applicationData)
-            let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(payment))
-            try CommandInput.printJSON(json, io)
-            return 0
-        } catch let error as PaymentError {
-            throw CommandFailure(error.message)
-        }
+        let verifier = try ApplePay.TokenVerifier(trustAnchors: anchors, window: window, clock: { at ?? Date() })
+        let token = try ApplePay.PaymentToken(json: tokenData)
+        let payment = try ApplePay.TokenDecrypter(merchantKeys: [merchantKey], verifier: verifier)
+            .decrypt(token, applicationData: applicationData)
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(payment))
+        try CommandInput.printJSON(json, io)
+        return 0
     }
 
     static let request = Command(
@@ -86,13 +82,9 @@ enum ApplePayCommands {
             Cashier would send it, or exit 1 with one line saying which rule is broken.
             """
     ) { _, io in
-        do {
-            let request = try ApplePay.PaymentRequest(json: Data(CommandInput.bytes(io)))
-            try CommandInput.printJSON(try request.jsonObject(), io)
-            return 0
-        } catch let error as PaymentError {
-            throw CommandFailure(error.message)
-        }
+        let request = try ApplePay.PaymentRequest(json: Data(CommandInput.bytes(io)))
+        try CommandInput.printJSON(try request.jsonObject(), io)
+        return 0
     }
 
     static let mint = Command(

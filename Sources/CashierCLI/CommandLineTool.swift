@@ -1,3 +1,4 @@
+import Cashier
 import Foundation
 
 /// Parses a command line against the command tree and runs the chosen command.
@@ -53,6 +54,10 @@ public enum CommandLineTool {
         } catch let error as CommandFailure {
             io.writeError("error: \(error.message)\n")
             return error.status
+        } catch let error as PaymentError {
+            // A provider check that failed (a bad signature, a wrong amount): one line, exit 1.
+            io.writeError("error: \(error.message)\n")
+            return 1
         } catch {
             io.writeError("error: \(error)\n")
             return 1

@@ -44,20 +44,16 @@ enum WeChatCommands {
             .value("appid", "APPID", "Also require this appid."), .value("mch-id", "MCH_ID", "Also require this mch_id."),
         ]
     ) { arguments, io in
-        do {
-            let document = try WeChatPay.V2.XMLDocument(parsing: CommandInput.bytes(io))
-            try document.verifySignature(signer: WeChatPay.V2.Signer(apiKey: arguments.required("key")), type: try signType(arguments))
-            if let appID = arguments.value("appid"), document["appid"] != appID {
-                throw CommandFailure("appid is not \(appID)")
-            }
-            if let mchID = arguments.value("mch-id"), document["mch_id"] != mchID {
-                throw CommandFailure("mch_id is not \(mchID)")
-            }
-            try CommandInput.printJSON(document.dictionary, io)
-            return 0
-        } catch let error as PaymentError {
-            throw CommandFailure(error.message)
+        let document = try WeChatPay.V2.XMLDocument(parsing: CommandInput.bytes(io))
+        try document.verifySignature(signer: WeChatPay.V2.Signer(apiKey: arguments.required("key")), type: try signType(arguments))
+        if let appID = arguments.value("appid"), document["appid"] != appID {
+            throw CommandFailure("appid is not \(appID)")
         }
+        if let mchID = arguments.value("mch-id"), document["mch_id"] != mchID {
+            throw CommandFailure("mch_id is not \(mchID)")
+        }
+        try CommandInput.printJSON(document.dictionary, io)
+        return 0
     }
 
     static let decryptRefund = Command(
@@ -66,13 +62,9 @@ enum WeChatCommands {
         discussion: "stdin: the req_info value (base64).",
         options: [.value("key", "KEY", "The merchant API key.", required: true)]
     ) { arguments, io in
-        do {
-            let document = try WeChatPay.V2.RefundNotification.decrypt(reqInfo: CommandInput.text(io), apiKey: arguments.required("key"))
-            try CommandInput.printJSON(document.dictionary, io)
-            return 0
-        } catch let error as PaymentError {
-            throw CommandFailure(error.message)
-        }
+        let document = try WeChatPay.V2.RefundNotification.decrypt(reqInfo: CommandInput.text(io), apiKey: arguments.required("key"))
+        try CommandInput.printJSON(document.dictionary, io)
+        return 0
     }
 
     static let v3 = Command(
@@ -119,13 +111,9 @@ enum WeChatCommands {
         let headers = WeChatPay.V3.SignatureHeaders(
             timestamp: arguments.required("timestamp"), nonce: arguments.required("nonce"), signature: arguments.required("signature"),
             serial: arguments.required("serial"))
-        do {
-            let notification = try WeChatPay.V3.Notification.open(
-                body: CommandInput.bytes(io), headers: headers, keys: keys, apiV3Key: arguments.required("api-v3-key"), now: now)
-            io.write(String(decoding: notification.plaintext, as: UTF8.self) + "\n")
-            return 0
-        } catch let error as PaymentError {
-            throw CommandFailure(error.message)
-        }
+        let notification = try WeChatPay.V3.Notification.open(
+            body: CommandInput.bytes(io), headers: headers, keys: keys, apiV3Key: arguments.required("api-v3-key"), now: now)
+        io.write(String(decoding: notification.plaintext, as: UTF8.self) + "\n")
+        return 0
     }
 }

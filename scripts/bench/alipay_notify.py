@@ -4,9 +4,10 @@ stdin: JSON {"fields": {...}, "public_key": PEM, "private_key": PEM, "seconds"};
 """
 import json
 import sys
-import time
 
 from alipay import AliPay
+
+from rate import operations_per_second
 
 config = json.load(sys.stdin)
 client = AliPay(appid=config["fields"]["app_id"], app_notify_url=None, app_private_key_string=config["private_key"],
@@ -20,15 +21,4 @@ def verify():
 
 
 assert verify(), "python-alipay-sdk did not verify the notification"
-for _ in range(50):
-    verify()
-count = 0
-start = time.perf_counter()
-deadline = start + float(config["seconds"])
-now = start
-while now < deadline:
-    for _ in range(20):
-        verify()
-    count += 20
-    now = time.perf_counter()
-print(count / (now - start))
+print(operations_per_second(verify, config["seconds"], warmup=50, batch=20))

@@ -9,9 +9,10 @@ stdin: JSON {"certificate": PEM, "private_key": PEM, "root_der_base64", "ephemer
 import base64
 import json
 import sys
-import time
 
 from applepay.payment import Payment
+
+from rate import operations_per_second
 
 config = json.load(sys.stdin)
 root = base64.b64decode(config["root_der_base64"])
@@ -23,15 +24,4 @@ def decrypt():
 
 
 assert json.loads(decrypt()) == json.loads(config["expected"]), "applepay did not decrypt the token"
-for _ in range(50):
-    decrypt()
-count = 0
-start = time.perf_counter()
-deadline = start + float(config["seconds"])
-now = start
-while now < deadline:
-    for _ in range(20):
-        decrypt()
-    count += 20
-    now = time.perf_counter()
-print(count / (now - start))
+print(operations_per_second(decrypt, config["seconds"], warmup=50, batch=20))
