@@ -51,6 +51,26 @@ extension ApplePay {
             self.paymentData = paymentData
         }
 
+        /// Reads Apple's payment data JSON (what ``TokenDecrypter`` decrypts): the same fields as
+        /// `Decodable`, read through `JSONSerialization`, which is several times faster here.
+        /// - Returns: `nil` when a required field is missing or has the wrong type.
+        public init?(json: Data) {
+            guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any],
+                let account = object["applicationPrimaryAccountNumber"] as? String,
+                let expiry = object["applicationExpirationDate"] as? String, let currency = object["currencyCode"] as? String,
+                let amount = (object["transactionAmount"] as? NSNumber).flatMap({ Int64(exactly: $0.doubleValue) }),
+                let device = object["deviceManufacturerIdentifier"] as? String, let type = object["paymentDataType"] as? String,
+                let data = object["paymentData"] as? [String: Any]
+            else { return nil }
+            self.init(
+                applicationPrimaryAccountNumber: account, applicationExpirationDate: expiry, currencyCode: currency,
+                transactionAmount: amount,
+                cardholderName: object["cardholderName"] as? String, deviceManufacturerIdentifier: device, paymentDataType: type,
+                paymentData: PaymentData(
+                    onlinePaymentCryptogram: data["onlinePaymentCryptogram"] as? String, eciIndicator: data["eciIndicator"] as? String,
+                    emvData: data["emvData"] as? String, encryptedPINData: data["encryptedPINData"] as? String))
+        }
+
         /// The amount as `Money` in the payload's currency.
         /// - Throws: `MoneyError` for a numeric code that is not ISO 4217.
         public func amount() throws -> Money {

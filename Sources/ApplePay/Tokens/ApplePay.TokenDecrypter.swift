@@ -25,7 +25,7 @@ extension ApplePay {
         public func decrypt(_ token: PaymentToken, applicationData: [UInt8]? = nil) throws -> DecryptedPayment {
             _ = try verifier.verify(token, applicationData: applicationData)
             let plaintext = try decryptWithoutVerifying(token)
-            guard let payment = try? JSONDecoder().decode(DecryptedPayment.self, from: Data(plaintext)) else {
+            guard let payment = DecryptedPayment(json: Data(plaintext)) else {
                 throw TokenCheck.decryption.failure("the decrypted data is not Apple's payment data JSON")
             }
             return payment
@@ -42,11 +42,8 @@ extension ApplePay {
             switch (token.version, key.privateKey) {
             case (.ecV1, .p256(let privateKey)):
                 guard let encoded = token.header.ephemeralPublicKey, let der = try? Base64.decode(encoded),
-                    let ephemeral = try? P256PublicKey(derRepresentation: der)
-                else { throw TokenCheck.format.failure("header.ephemeralPublicKey is not a P-256 public key") }
-                guard let secret = try? privateKey.sharedSecret(with: ephemeral) else {
-                    throw TokenCheck.decryption.failure("ECDH with the ephemeral key failed")
-                }
+                    let secret = try? privateKey.sharedSecret(withPeerPoint: der)
+                else { throw TokenCheck.format.failure("header.ephemeralPublicKey is not a P-256 public key on the curve") }
                 symmetricKey = ApplePay.ecSymmetricKey(sharedSecret: secret, merchantIdentifierHash: key.merchantIdentifierHash)
             case (.rsaV1, .rsa(let privateKey)):
                 guard let wrapped = token.header.wrappedKey.flatMap({ try? Base64.decode($0) }),

@@ -23,6 +23,8 @@ extension ApplePay {
         private let clock: @Sendable () -> Date
         private let cacheLimit: Int
         private let cache = Mutex<[[UInt8]: CachedChain]>([:])
+        /// Parses each distinct signing certificate once.
+        private let signatures: CMSDetachedVerifier
 
         struct CachedChain {
             let validFrom: Date
@@ -41,6 +43,7 @@ extension ApplePay {
             self.window = window
             self.clock = clock
             self.cacheLimit = cacheLimit
+            self.signatures = CMSDetachedVerifier(cacheLimit: cacheLimit)
         }
 
         /// Verifies `token`.
@@ -49,17 +52,21 @@ extension ApplePay {
         /// - Throws: `PaymentError` whose message starts with the failed ``TokenCheck``.
         public func verify(_ token: PaymentToken, applicationData: [UInt8]? = nil) throws -> Verified {
             let content = try token.signedContent()
-            guard let signatureBytes = try? Base64.decode(token.signature), let cms = try? CMSSignedData(derRepresentation: signatureBytes)
-            else { throw TokenCheck.format.failure("signature is not a base64 CMS SignedData structure") }
-            let signer: X509Certificate
+            guard let signatureBytes = try? Base64.decode(token.signature) else {
+                throw TokenCheck.format.failure("signature is not base64")
+            }
+            let verified: CMSDetachedVerifier.Verified
             do {
-                signer = try cms.verifiedSigner(content: content)
+                verified = try signatures.verify(signature: Array(signatureBytes), content: content)
+            } catch let error as CryptoError where error.code == .invalidEncoding || error.code == .invalidCertificate {
+                throw TokenCheck.format.failure("signature is not a CMS SignedData structure with its certificates")
             } catch {
                 throw TokenCheck.signature.failure("the CMS signature does not match the token's content")
             }
+            let signer = verified.signer
             let now = clock()
-            try checkChain(signer, intermediates: cms.embeddedCertificates, at: now)
-            guard let signingTime = cms.signingTime else { throw TokenCheck.signingTime.failure("the signature has no signingTime") }
+            try checkChain(signer, intermediates: verified.certificates, at: now)
+            guard let signingTime = verified.signingTime else { throw TokenCheck.signingTime.failure("the signature has no signingTime") }
             guard abs(signingTime.timeIntervalSince(now)) <= window else {
                 throw TokenCheck.signingTime.failure(
                     "signed at \(signingTime.ISO8601Format()), more than \(Int(window)) s from now (\(now.ISO8601Format()))")

@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import COpenSSLShims
 public import Foundation
 
 /// A NIST P-256 private key: ECDSA signing and ECDH key agreement.
@@ -68,6 +69,21 @@ public struct P256PrivateKey: Sendable {
     }
 
     /// The ECDH shared secret Z (the x-coordinate, 32 bytes) with another party's public key.
+    /// The ECDH shared secret Z with a peer given as its uncompressed point (`04 ‖ X ‖ Y`) or its
+    /// SubjectPublicKeyInfo DER, without building a key object for it: the way to derive from a
+    /// one-time ephemeral key (an Apple Pay token's), as parsing a key costs more than deriving.
+    /// - Throws: `CryptoError.invalidKey` when the bytes are not a point on P-256.
+    public func sharedSecret(withPeerPoint encoded: some ContiguousBytes) throws -> [UInt8] {
+        let bytes = encoded.withUnsafeBytes { Array($0) }
+        let point = bytes.count == 91 && bytes.starts(with: P256PublicKey.spkiPrefix) ? Array(bytes.suffix(65)) : bytes
+        var secret = [UInt8](repeating: 0, count: 32)
+        guard cashier_p256_ecdh_x963(backing.pointer, point, point.count, &secret) == 32 else {
+            OpenSSLErrorQueue.clear()
+            throw CryptoError(.invalidKey, "the peer is not an uncompressed P-256 point (or SubjectPublicKeyInfo) on the curve")
+        }
+        return secret
+    }
+
     public func sharedSecret(with peer: P256PublicKey) throws -> [UInt8] {
         try backing.withContext(for: EVPKey.Operation(kind: .derive, digest: nil, rsaPadding: nil)) { context in
             // The peer point was checked to be on P-256 when it was parsed; P-256 has cofactor 1,

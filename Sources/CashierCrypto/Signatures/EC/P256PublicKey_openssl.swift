@@ -3,11 +3,12 @@ public import Foundation
 
 /// A NIST P-256 public key: ECDSA verification and the peer side of ECDH.
 public struct P256PublicKey: Sendable {
+
     let backing: EVPKey
 
     /// The fixed SubjectPublicKeyInfo prefix of an uncompressed P-256 point
     /// (id-ecPublicKey, prime256v1, BIT STRING of 66 bytes).
-    private static let spkiPrefix: [UInt8] = [
+    static let spkiPrefix: [UInt8] = [
         0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x08, 0x2A,
         0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
     ]
