@@ -40,6 +40,7 @@ bench: deps
 	.build/release/cashier-bench crypto
 	.build/release/cashier-bench wechat
 	.build/release/cashier-bench alipay
+	.build/release/cashier-bench applepay
 
 ## check-long: everything `make test` runs, then the slow suites (today: the benchmarks)
 check-long: test bench
