@@ -78,6 +78,8 @@ enum DemoCommand {
         }
 
         await WeChatDemo.run(step)
+        await AlipayDemo.run(step)
+        await ApplePayDemo.run(step)
 
         let width = steps.map(\.0.count).max() ?? 0
         io.write("Cashier \(CashierVersion.current) demo\n\n")
