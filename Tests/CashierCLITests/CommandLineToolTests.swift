@@ -79,5 +79,7 @@ import Testing
         #expect(result.stdout.contains(" 0 failed"))
         #expect(result.stdout.contains("ok    WeChat Pay v2 APP order"))
         #expect(result.stdout.contains("ok    WeChat Pay v3 Native order"))
+        #expect(result.stdout.contains("ok    Alipay precreate → pay → query"))
+        #expect(result.stdout.contains("ok    Apple Pay token → authorised"))
     }
 }
