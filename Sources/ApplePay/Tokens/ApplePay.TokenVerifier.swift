@@ -8,7 +8,7 @@ extension ApplePay {
     /// the signer's chain to Apple Root CA - G3, the leaf and intermediate OIDs, the signing time
     /// against an injectable clock, and the applicationData the caller expects.
     ///
-    /// Chains are validated once per leaf certificate and cached by the leaf's fingerprint
+    /// Chains are validated once per leaf certificate and cached by the leaf certificate
     /// (bounded; an entry is used only while the clock is inside every certificate's validity),
     /// since verifying the P-384 root signature costs far more than the token's own ECDSA check.
     public final class TokenVerifier: Sendable {
@@ -27,6 +27,7 @@ extension ApplePay {
         private let signatures: CMSDetachedVerifier
 
         struct CachedChain {
+            let leaf: X509Certificate
             let validFrom: Date
             let validUntil: Date
         }
@@ -81,8 +82,10 @@ extension ApplePay {
         }
 
         private func checkChain(_ signer: X509Certificate, intermediates: [X509Certificate], at now: Date) throws {
-            let key = signer.sha256Fingerprint
-            if let cached = cache.withLock({ $0[key] }), cached.validFrom <= now, now <= cached.validUntil { return }
+            // Keyed by the DER's last 32 bytes (inside the signature, distinct per certificate; cheaper
+            // to hash than a fingerprint to compute), used only when the whole certificate is equal.
+            let key = Array(signer.derRepresentation.suffix(32))
+            if let cached = cache.withLock({ $0[key] }), cached.leaf == signer, cached.validFrom <= now, now <= cached.validUntil { return }
             guard signer.extension(oid: ApplePay.leafOID) != nil else {
                 throw TokenCheck.leafOID.failure("the signing certificate lacks Apple's leaf OID \(ApplePay.leafOID)")
             }
@@ -97,7 +100,7 @@ extension ApplePay {
                 throw TokenCheck.intermediateOID.failure("the intermediate lacks Apple's OID \(ApplePay.intermediateOID)")
             }
             let entry = CachedChain(
-                validFrom: chain.map(\.notValidBefore).max() ?? now, validUntil: chain.map(\.notValidAfter).min() ?? now)
+                leaf: signer, validFrom: chain.map(\.notValidBefore).max() ?? now, validUntil: chain.map(\.notValidAfter).min() ?? now)
             cache.withLock { cache in
                 if cache.count >= cacheLimit { cache.removeAll(keepingCapacity: true) }
                 cache[key] = entry
