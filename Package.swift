@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "WeChatPay", targets: ["WeChatPay"]),
         .library(name: "Alipay", targets: ["Alipay"]),
         .library(name: "ApplePay", targets: ["ApplePay"]),
+        .library(name: "CashierStore", targets: ["CashierStore"]),
         .library(name: "CashierCurl", targets: ["CashierCurl"]),
         // The app-side SDK: Foundation only, so an iOS app builds no C code.
         .library(name: "CashierClient", targets: ["CashierClient"]),
@@ -34,6 +35,12 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"]),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "CSQLiteShims", dependencies: ["CSQLite"]),
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
@@ -67,6 +74,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(name: "CashierClient", swiftSettings: strictSettings),
+        .target(
+            name: "CashierStore",
+            dependencies: ["Cashier", "CSQLite", "CSQLiteShims"],
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Executables
         .target(
@@ -114,6 +126,7 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "CashierStoreTests", dependencies: ["CashierStore", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "CashierHTTPTests", dependencies: ["CashierHTTP", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "CashierCurlTests",

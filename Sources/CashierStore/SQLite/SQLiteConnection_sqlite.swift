@@ -1,0 +1,107 @@
+internal import CSQLite
+internal import CSQLiteShims
+import Foundation
+
+/// One SQLite connection: prepared statements, typed binding, and errors that say what failed.
+/// Not thread-safe by itself; ``SQLiteOrderStore`` serialises every use behind a lock.
+final class SQLiteConnection {
+    /// A value to bind or read.
+    enum Value: Equatable {
+        case null
+        case integer(Int64)
+        case text(String)
+        case blob([UInt8])
+    }
+
+    private let handle: OpaquePointer
+
+    /// Opens (creating) the database at `path`; `:memory:` for a private in-memory one.
+    init(path: String) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let handle { sqlite3_close_v2(handle) }
+            throw StoreError(.unavailable, "cannot open the SQLite database at \(path): \(message)")
+        }
+        self.handle = handle
+        sqlite3_busy_timeout(handle, 5_000)
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs statements that return no rows (several, separated by `;`).
+    func execute(_ sql: String) throws {
+        var error: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
+            let message = error.map { String(cString: $0) } ?? lastError
+            sqlite3_free(error)
+            throw StoreError(.failed, "SQLite: \(message)")
+        }
+    }
+
+    /// Runs one statement with `parameters` and returns its rows.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [Value] = []) throws -> [[Value]] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw StoreError(.failed, "SQLite cannot prepare a statement: \(lastError)")
+        }
+        defer { sqlite3_finalize(statement) }
+        for (offset, value) in parameters.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .null: status = sqlite3_bind_null(statement, index)
+            case .integer(let number): status = sqlite3_bind_int64(statement, index, number)
+            case .text(let text): status = cashier_sqlite3_bind_text(statement, index, text, -1)
+            case .blob(let bytes):
+                status = bytes.withUnsafeBytes { cashier_sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count)) }
+            }
+            guard status == SQLITE_OK else { throw StoreError(.failed, "SQLite cannot bind parameter \(index): \(lastError)") }
+        }
+        var rows: [[Value]] = []
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { break }
+            guard status == SQLITE_ROW else {
+                let code: StoreError.Code =
+                    (status & 0xFF) == SQLITE_CONSTRAINT ? .conflict : ((status & 0xFF) == SQLITE_BUSY ? .busy : .failed)
+                throw StoreError(code, "SQLite: \(lastError)")
+            }
+            rows.append(
+                (0..<sqlite3_column_count(statement)).map { column in
+                    switch sqlite3_column_type(statement, column) {
+                    case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
+                    case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, column)))
+                    case SQLITE_BLOB:
+                        let count = Int(sqlite3_column_bytes(statement, column))
+                        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob([]) }
+                        return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+                    default: return .null
+                    }
+                })
+        }
+        return rows
+    }
+
+    /// Rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    private var lastError: String { String(cString: sqlite3_errmsg(handle)) }
+}
+
+extension SQLiteConnection.Value {
+    var integer: Int64? { if case .integer(let value) = self { value } else { nil } }
+    var text: String? { if case .text(let value) = self { value } else { nil } }
+    var blob: [UInt8]? {
+        switch self {
+        case .blob(let value): value
+        case .null: nil
+        default: nil
+        }
+    }
+}
