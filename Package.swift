@@ -75,6 +75,11 @@ let package = Package(
         ),
         .target(name: "CashierClient", swiftSettings: strictSettings),
         .target(
+            name: "CashierServer",
+            dependencies: ["Cashier", "CashierCrypto", "CashierStore", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "CashierStore",
             dependencies: ["Cashier", "CSQLite", "CSQLiteShims"],
             swiftSettings: strictSettings
@@ -83,7 +88,10 @@ let package = Package(
         // MARK: Executables
         .target(
             name: "CashierCLI",
-            dependencies: ["Cashier", "CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierSandbox", "CashierHTTP"],
+            dependencies: [
+                "Cashier", "CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierSandbox", "CashierHTTP", "CashierServer",
+                "CashierStore",
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "cashier", dependencies: ["CashierCLI"], swiftSettings: strictSettings),
@@ -124,6 +132,13 @@ let package = Package(
             name: "ApplePayTests",
             dependencies: ["ApplePay", "CashierSandbox", "CashierCurl", "TestSupport"],
             resources: [.copy("Vectors")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CashierServerTests",
+            dependencies: [
+                "CashierServer", "CashierStore", "CashierSandbox", "WeChatPay", "Alipay", "ApplePay", "CashierHTTP", "TestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "CashierStoreTests", dependencies: ["CashierStore", "TestSupport"], swiftSettings: strictSettings),

@@ -1,0 +1,423 @@
+import Alipay
+import ApplePay
+import Cashier
+import CashierCrypto
+import CashierHTTP
+import CashierStore
+import Foundation
+import WeChatPay
+
+/// The routes of ``MerchantServer``.
+struct MerchantAPI: Sendable {
+    let configuration: MerchantConfiguration
+    let store: any OrderStore
+    let listening: ListeningPort
+
+    /// Where providers send notifications.
+    var notifyBase: String {
+        configuration.publicBaseURL ?? "http://127.0.0.1:\(listening.port.load(ordering: .acquiring))"
+    }
+
+    enum Caller { case secret, publishable }
+
+    func register(on router: inout Router) {
+        router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
+        router.add("POST", "/v1/orders") { request, _ in await self.createOrder(request) }
+        router.add("GET", "/v1/orders/{id}") { request, parameters in await self.getOrder(request, id: parameters["id"] ?? "") }
+        router.add("POST", "/v1/orders/{id}/payments") { request, parameters in await self.startPayment(request, id: parameters["id"] ?? "")
+        }
+        router.add("POST", "/v1/orders/{id}/payments/applepay/authorize") { request, parameters in
+            await self.authorizeApplePay(request, id: parameters["id"] ?? "")
+        }
+        router.add("POST", "/notify/wechat/v2") { request, _ in await self.wechatNotification(request) }
+        router.add("POST", "/notify/alipay") { request, _ in await self.alipayNotification(request) }
+    }
+
+    // MARK: Authentication
+
+    func caller(_ request: HTTPServerRequest) -> Caller? {
+        guard let header = request.headers["Authorization"], header.hasPrefix("Bearer ") else { return nil }
+        let key = String(header.dropFirst(7))
+        if ConstantTime.equals(key, configuration.secretKey) { return .secret }
+        if ConstantTime.equals(key, configuration.publishableKey) { return .publishable }
+        return nil
+    }
+
+    static let unauthorized = HTTPServerResponse.error(
+        status: 401, code: "unauthorized",
+        message: "send Authorization: Bearer sk_… (your backend) or pk_… with the order's client_secret (the app)")
+
+    /// The order, if the caller may see it: the secret key, or the publishable key with its client secret.
+    func authorizedOrder(_ request: HTTPServerRequest, id: String, clientSecret: String?) async throws -> (StoredOrder, Caller)? {
+        guard let caller = caller(request) else { return nil }
+        guard let order = try await store.order(id: id) else { return nil }
+        if caller == .publishable {
+            guard let clientSecret, ConstantTime.equals(clientSecret, order.clientSecret) else { return nil }
+        }
+        return (order, caller)
+    }
+
+    static func failure(_ error: any Error) -> HTTPServerResponse {
+        switch error {
+        case let error as PaymentError where error.code == .invalidRequest:
+            .error(status: 400, code: "invalid_request", message: error.message)
+        case let error as PaymentError: .error(status: 502, code: "provider_error", message: error.message)
+        case let error as StoreError where error.code == .illegalTransition:
+            .error(status: 409, code: "invalid_state", message: error.message)
+        case let error as StoreError where error.code == .conflict: .error(status: 409, code: "conflict", message: error.message)
+        default: .error(status: 500, code: "internal_error", message: "the request could not be completed; it is safe to retry")
+        }
+    }
+
+    // MARK: Orders
+
+    func createOrder(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard let caller = caller(request) else { return Self.unauthorized }
+        guard caller == .secret else {
+            return .error(
+                status: 403, code: "forbidden",
+                message: "orders are created by your backend with the secret key; the app never sets a price")
+        }
+        do {
+            // The same request is the same JSON, whatever its key order or spacing.
+            let canonical = (try? JSONSerialization.jsonObject(with: Data(request.body))).flatMap {
+                try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys])
+            }
+            let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(canonical.map(Array.init) ?? request.body))
+            let key = request.headers["Idempotency-Key"]
+            if let key {
+                switch try await store.idempotency(key: key, requestSHA256: bodyHash) {
+                case .replay(let status, let body):
+                    return HTTPServerResponse(
+                        status: status, headers: ["Content-Type": "application/json", "Idempotent-Replayed": "true"], body: body)
+                case .conflict:
+                    return .error(
+                        status: 409, code: "idempotency_conflict", message: "Idempotency-Key \(key) was used with another request body")
+                case .new: break
+                }
+            }
+            guard let input = try? request.decodeJSON(OrderRequest.self) else {
+                return .error(
+                    status: 400, code: "invalid_request",
+                    message: #"expected {"items":[{"label":"Latte","amount":"12.75","quantity":2}],"currency":"CNY","description":"…"}"#)
+            }
+            let items = try input.lineItems()
+            let summary: PaymentSummary
+            do {
+                summary = try PaymentSummary(items: items, totalLabel: input.description ?? "Order")
+            } catch let error as MoneyError {
+                throw PaymentError(.invalidRequest, error.message)
+            }
+            guard summary.total.isPositive else { throw PaymentError(.invalidRequest, "the order's total must be more than zero") }
+            let id = "ord_" + SecureRandom.alphanumeric(count: 24)
+            let itemsJSON = String(decoding: try JSONEncoder().encode(items), as: UTF8.self)
+            let order = try await store.create(
+                NewOrder(
+                    id: id, outTradeNo: TradeNumber.generate(), total: summary.total, description: input.description ?? "Order",
+                    metadata: input.metadata ?? [:], itemsJSON: itemsJSON,
+                    clientSecret: id + "_secret_" + SecureRandom.alphanumeric(count: 24),
+                    expiresAt: Date().addingTimeInterval(TimeInterval(input.expires_in ?? 7200))))
+            let response = HTTPServerResponse.json(OrderJSON(order, includeSecret: true), status: 201)
+            if let key { try await store.saveIdempotentResponse(key: key, requestSHA256: bodyHash, status: 201, body: response.body) }
+            return response
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    func getOrder(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
+        guard caller(request) != nil else { return Self.unauthorized }
+        do {
+            guard let (order, caller) = try await authorizedOrder(request, id: id, clientSecret: request.queryValue("client_secret")) else {
+                return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
+            }
+            return .json(OrderJSON(order, includeSecret: caller == .secret))
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    // MARK: Payments
+
+    struct PaymentRequestBody: Decodable {
+        let method: String
+        let client_secret: String?
+        let client_ip: String?
+    }
+
+    func startPayment(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
+        guard caller(request) != nil else { return Self.unauthorized }
+        guard let body = try? request.decodeJSON(PaymentRequestBody.self) else {
+            return .error(
+                status: 400, code: "invalid_request",
+                message: #"expected {"method":"wechat.app"|"wechat.native"|"alipay.app"|"alipay.qr"|"applepay"}"#)
+        }
+        do {
+            guard let (order, _) = try await authorizedOrder(request, id: id, clientSecret: body.client_secret) else {
+                return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
+            }
+            guard !order.status.hasReceivedMoney, order.status != .closed else {
+                return .error(
+                    status: 409, code: "invalid_state", message: "order \(id) is \(order.status.rawValue); it takes no new payment")
+            }
+            let parameters = try await walletParameters(body.method, order: order, clientIP: body.client_ip ?? "127.0.0.1")
+            _ = try await store.apply(
+                .paymentStarted, to: order.id, refunded: nil,
+                record: EventRecord(kind: "payment_started", detail: #"{"method":"\#(body.method)"}"#),
+                now: Date())
+            return HTTPServerResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(parameters))
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    /// What the app hands to the wallet, as JSON bytes.
+    func walletParameters(_ method: String, order: StoredOrder, clientIP: String) async throws -> Data {
+        func json(_ object: [String: Any]) throws -> Data {
+            try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        }
+        switch method {
+        case "wechat.app", "wechat.native":
+            guard let wechat = configuration.wechat else {
+                throw PaymentError(.invalidRequest, "WeChat Pay is not configured on this server")
+            }
+            let client = WeChatPay.V2.Client(merchant: wechat.merchant, baseURL: wechat.baseURL)
+            let result = try await client.unifiedOrder(
+                .init(
+                    tradeType: method == "wechat.app" ? .app : .native, body: order.description, outTradeNo: order.outTradeNo,
+                    total: order.total,
+                    notifyURL: notifyBase + "/notify/wechat/v2", clientIP: clientIP, productID: method == "wechat.native" ? order.id : nil))
+            if method == "wechat.native" { return try json(["method": method, "code_url": result.codeURL ?? ""]) }
+            let app = WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: wechat.merchant)
+            let appObject = try JSONSerialization.jsonObject(with: JSONEncoder().encode(app))
+            return try json(["method": method, "wechat": appObject])
+        case "alipay.app", "alipay.qr":
+            guard let alipay = configuration.alipay else { throw PaymentError(.invalidRequest, "Alipay is not configured on this server") }
+            let signer = Alipay.Signer(privateKey: alipay.privateKey)
+            if method == "alipay.app" {
+                let biz = try JSONSerialization.data(
+                    withJSONObject: [
+                        "out_trade_no": order.outTradeNo, "total_amount": order.total.decimalString, "subject": order.description,
+                    ],
+                    options: [.sortedKeys])
+                let orderString = try Alipay.OrderString.make(
+                    appID: alipay.appID, signer: signer, notifyURL: notifyBase + "/notify/alipay",
+                    bizContent: String(decoding: biz, as: UTF8.self))
+                return try json(["method": method, "order_string": orderString])
+            }
+            let client = Alipay.Client(
+                appID: alipay.appID, signer: signer, alipayPublicKey: alipay.alipayPublicKey, gateway: alipay.gateway)
+            let qr = try await client.precreate(
+                outTradeNo: order.outTradeNo, total: order.total, subject: order.description, notifyURL: notifyBase + "/notify/alipay")
+            return try json(["method": method, "qr_code": qr])
+        case "applepay":
+            guard let applePay = configuration.applePay else {
+                throw PaymentError(.invalidRequest, "Apple Pay is not configured on this server")
+            }
+            let request = try ApplePay.PaymentRequest(
+                merchantIdentifier: applePay.merchantIdentifier, countryCode: applePay.countryCode,
+                items: [try LineItem(label: order.description, unitAmount: order.total)], totalLabel: applePay.displayName,
+                supportedNetworks: applePay.supportedNetworks,
+                merchantCapabilities: applePay.countryCode.alpha2 == "CN" || applePay.supportedNetworks.contains(.chinaUnionPay)
+                    ? [.supports3DS, .supportsEMV] : [.supports3DS],
+                applicationData: Array(order.id.utf8))
+            return try json(["method": method, "payment_request": try request.jsonObject()])
+        default:
+            throw PaymentError(
+                .invalidRequest, "method '\(method)' is not one of wechat.app, wechat.native, alipay.app, alipay.qr, applepay")
+        }
+    }
+
+    struct AuthorizeBody: Decodable {
+        let token: JSONValue
+        let client_secret: String?
+    }
+
+    /// `POST /v1/orders/{id}/payments/applepay/authorize`: verify, decrypt, check, authorise, record.
+    func authorizeApplePay(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
+        guard caller(request) != nil else { return Self.unauthorized }
+        guard let applePay = configuration.applePay else {
+            return .error(status: 400, code: "invalid_request", message: "Apple Pay is not configured on this server")
+        }
+        guard let body = try? request.decodeJSON(AuthorizeBody.self), let tokenJSON = try? JSONEncoder().encode(body.token) else {
+            return .error(status: 400, code: "invalid_request", message: #"expected {"token": <the PKPayment or its token as JSON>}"#)
+        }
+        do {
+            guard let (order, _) = try await authorizedOrder(request, id: id, clientSecret: body.client_secret) else {
+                return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
+            }
+            let payment: ApplePay.DecryptedPayment
+            do {
+                payment = try applePay.decrypter.decrypt(try ApplePay.PaymentToken(json: tokenJSON), applicationData: Array(order.id.utf8))
+                try payment.check(total: order.total)
+            } catch let error as PaymentError {
+                try await store.append(
+                    EventRecord(kind: "applepay_refused", detail: Self.detail(["reason": error.message])), to: order.id, now: Date())
+                return .json(
+                    AuthorizationAnswer(
+                        status: ApplePay.AuthorizationStatus.failure.rawValue, order_status: order.status.rawValue, message: error.message))
+            }
+            let decision = try await applePay.processor.authorize(payment, amount: order.total, reference: order.id)
+            guard case .authorized(let reference) = decision else {
+                try await store.append(
+                    EventRecord(
+                        kind: "applepay_declined",
+                        detail: Self.detail(["card": payment.maskedAccountNumber, "status": "\(decision.status.rawValue)"])),
+                    to: order.id, now: Date())
+                return .json(
+                    AuthorizationAnswer(status: decision.status.rawValue, order_status: order.status.rawValue, message: "declined"))
+            }
+            let outcome = try await store.apply(
+                .paymentSucceeded, to: order.id, refunded: nil,
+                record: EventRecord(
+                    kind: "applepay_authorized",
+                    detail: Self.detail(["card": payment.maskedAccountNumber, "processor_reference": reference])),
+                now: Date())
+            let updated: StoredOrder
+            switch outcome {
+            case .applied(let order, _), .unchanged(let order): updated = order
+            }
+            return .json(AuthorizationAnswer(status: 0, order_status: updated.status.rawValue, message: "authorized"))
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    struct AuthorizationAnswer: Encodable {
+        /// `PKPaymentAuthorizationStatus` / `ApplePaySession.STATUS_*`.
+        let status: Int
+        let order_status: String
+        let message: String
+    }
+
+    static func detail(_ fields: [String: String]) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    // MARK: Notifications
+
+    func wechatNotification(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        func reply(_ answer: WeChatPay.V2.NotificationReply) -> HTTPServerResponse {
+            .text(answer.xmlString, contentType: "application/xml; charset=utf-8")
+        }
+        guard let wechat = configuration.wechat else { return reply(.failure("not configured")) }
+        let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(request.body))
+        let notification: WeChatPay.V2.PaymentNotification
+        do {
+            notification = try WeChatPay.V2.PaymentNotification.verify(request.body, merchant: wechat.merchant)
+        } catch {
+            return reply(.failure("signature or merchant check failed"))  // nothing is touched
+        }
+        do {
+            guard let order = try await store.order(outTradeNo: notification.outTradeNo) else {
+                return reply(.failure("unknown out_trade_no"))
+            }
+            let fields = Self.detail([
+                "transaction_id": notification.transactionID, "total_fee": String(notification.amount.minorUnits),
+                "currency": notification.amount.currency.code,
+            ])
+            do {
+                try notification.check(amount: order.total)
+            } catch let error as PaymentError {
+                try await store.append(
+                    EventRecord(kind: "notification_refused", detail: Self.detail(["reason": error.message]), bodySHA256: bodyHash),
+                    to: order.id, now: Date())
+                return reply(.failure("amount mismatch"))
+            }
+            guard notification.isSuccess else {
+                try await store.append(EventRecord(kind: "notification", detail: fields, bodySHA256: bodyHash), to: order.id, now: Date())
+                return reply(.success)
+            }
+            let outcome = try await store.apply(
+                .paymentSucceeded, to: order.id, refunded: nil,
+                record: EventRecord(kind: "notification", detail: fields, bodySHA256: bodyHash), now: Date())
+            if case .unchanged = outcome {
+                try await store.append(
+                    EventRecord(kind: "notification_duplicate", detail: fields, bodySHA256: bodyHash), to: order.id, now: Date())
+            }
+            return reply(.success)  // only now: the change (or the duplicate) is on disk
+        } catch {
+            return reply(.failure("temporarily unavailable"))  // WeChat retries
+        }
+    }
+
+    func alipayNotification(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard let alipay = configuration.alipay else { return .text("failure") }
+        let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(request.body))
+        let notification: Alipay.Notification
+        do {
+            notification = try Alipay.Notification.verify(
+                request.body, publicKey: alipay.alipayPublicKey, appID: alipay.appID, sellerID: alipay.sellerID)
+        } catch {
+            return .text("failure")
+        }
+        do {
+            guard let order = try await store.order(outTradeNo: notification.outTradeNo) else { return .text("failure") }
+            let fields = Self.detail([
+                "trade_no": notification.tradeNo, "trade_status": notification.tradeStatus,
+                "total_amount": notification.totalAmount.decimalString,
+            ])
+            do {
+                try notification.check(outTradeNo: order.outTradeNo, amount: order.total)
+            } catch let error as PaymentError {
+                try await store.append(
+                    EventRecord(kind: "notification_refused", detail: Self.detail(["reason": error.message]), bodySHA256: bodyHash),
+                    to: order.id, now: Date())
+                return .text("failure")
+            }
+            guard notification.isPaid else {
+                try await store.append(EventRecord(kind: "notification", detail: fields, bodySHA256: bodyHash), to: order.id, now: Date())
+                return .text(Alipay.Notification.successReply)
+            }
+            let outcome = try await store.apply(
+                .paymentSucceeded, to: order.id, refunded: nil,
+                record: EventRecord(kind: "notification", detail: fields, bodySHA256: bodyHash), now: Date())
+            if case .unchanged = outcome {
+                try await store.append(
+                    EventRecord(kind: "notification_duplicate", detail: fields, bodySHA256: bodyHash), to: order.id, now: Date())
+            }
+            return .text(Alipay.Notification.successReply)
+        } catch {
+            return .text("failure")
+        }
+    }
+}
+
+/// Any JSON value, to carry a token through `Decodable` untouched.
+indirect enum JSONValue: Codable, Sendable {
+    case object([String: JSONValue])
+    case array([JSONValue])
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .object(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        }
+    }
+}

@@ -1,0 +1,91 @@
+public import Alipay
+public import ApplePay
+public import Cashier
+public import CashierCrypto
+public import Foundation
+public import WeChatPay
+
+/// Everything the merchant server needs: API keys, where providers should send notifications,
+/// and each provider's credentials (any may be missing; its payment methods are then refused).
+public struct MerchantConfiguration: Sendable {
+    /// WeChat Pay API v2.
+    public struct WeChat: Sendable {
+        public var merchant: WeChatPay.V2.Merchant
+        public var baseURL: URL
+
+        public init(merchant: WeChatPay.V2.Merchant, baseURL: URL = WeChatPay.V2.Client.productionURL) {
+            self.merchant = merchant
+            self.baseURL = baseURL
+        }
+    }
+
+    public struct Alipay: Sendable {
+        public var appID: String
+        public var privateKey: RSAPrivateKey
+        public var alipayPublicKey: RSAPublicKey
+        public var gateway: URL
+        /// The seller (partner) id notifications must name, when known.
+        public var sellerID: String?
+
+        public init(appID: String, privateKey: RSAPrivateKey, alipayPublicKey: RSAPublicKey, gateway: URL, sellerID: String? = nil) {
+            self.appID = appID
+            self.privateKey = privateKey
+            self.alipayPublicKey = alipayPublicKey
+            self.gateway = gateway
+            self.sellerID = sellerID
+        }
+    }
+
+    public struct ApplePay: Sendable {
+        public var merchantIdentifier: String
+        public var countryCode: CountryCode
+        public var displayName: String
+        public var supportedNetworks: [ApplePayNetwork]
+        public var decrypter: ApplePayDecrypter
+        public var processor: any ApplePayProcessor
+
+        public init(
+            merchantIdentifier: String, countryCode: CountryCode, displayName: String, supportedNetworks: [ApplePayNetwork],
+            decrypter: ApplePayDecrypter, processor: any ApplePayProcessor
+        ) {
+            self.merchantIdentifier = merchantIdentifier
+            self.countryCode = countryCode
+            self.displayName = displayName
+            self.supportedNetworks = supportedNetworks
+            self.decrypter = decrypter
+            self.processor = processor
+        }
+    }
+
+    /// `sk_…`: the merchant's backend.
+    public var secretKey: String
+    /// `pk_…`: the app, with an order's `client_secret`.
+    public var publishableKey: String
+    /// Where providers reach this server, e.g. `https://pay.example.com` (notify URLs hang off it);
+    /// `nil`: the address it listens on (the sandbox, tests).
+    public var publicBaseURL: String?
+    public var wechat: WeChat?
+    public var alipay: Alipay?
+    public var applePay: ApplePay?
+
+    public init(
+        secretKey: String, publishableKey: String, publicBaseURL: String? = nil, wechat: WeChat? = nil, alipay: Alipay? = nil,
+        applePay: ApplePay? = nil
+    ) {
+        self.secretKey = secretKey
+        self.publishableKey = publishableKey
+        self.publicBaseURL = publicBaseURL
+        self.wechat = wechat
+        self.alipay = alipay
+        self.applePay = applePay
+    }
+
+    /// A fresh pair of API keys.
+    public static func generateKeys() -> (secret: String, publishable: String) {
+        ("sk_" + SecureRandom.alphanumeric(count: 32), "pk_" + SecureRandom.alphanumeric(count: 32))
+    }
+}
+
+public typealias ApplePayNetwork = ApplePay.PaymentRequest.Network
+public typealias ApplePayDecrypter = ApplePay.TokenDecrypter
+public typealias ApplePayProcessor = ApplePay.PaymentProcessor

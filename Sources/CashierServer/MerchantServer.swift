@@ -1,0 +1,59 @@
+public import Alipay
+public import ApplePay
+public import Cashier
+public import CashierCrypto
+public import CashierHTTP
+public import CashierStore
+public import Foundation
+import Synchronization
+import WeChatPay
+
+/// The merchant server: the `/v1` API the merchant's backend and app call, and the notify
+/// endpoints the providers call. Notifications are verified before they touch an order; an order
+/// moves by compare-and-set, once; the answer a provider waits for is sent only after the change
+/// is on disk.
+///
+/// ```swift
+/// let server = MerchantServer(configuration: configuration, store: try SQLiteOrderStore(path: "cashier.db"))
+/// try await server.start()
+/// ```
+public final class MerchantServer: Sendable {
+    public let configuration: MerchantConfiguration
+    public let store: any OrderStore
+    private let server: HTTPServer
+
+    public init(configuration: MerchantConfiguration, store: any OrderStore, host: String = "127.0.0.1", port: UInt16 = 0) {
+        self.configuration = configuration
+        self.store = store
+        let listening = ListeningPort()
+        let api = MerchantAPI(configuration: configuration, store: store, listening: listening)
+        var router = Router()
+        api.register(on: &router)
+        let routes = router
+        server = HTTPServer(configuration: .init(host: host, port: port)) { request in await routes.handle(request) }
+        self.listening = listening
+    }
+
+    private let listening: ListeningPort
+
+    /// Applies the store's migrations, then listens.
+    public func start() async throws {
+        try await store.migrate()
+        try server.start()
+        listening.port.store(server.port, ordering: .releasing)
+    }
+
+    public var port: UInt16 { server.port }
+    /// `http://127.0.0.1:PORT`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
+
+    /// Stops listening, letting requests in progress finish.
+    public func stop() async {
+        await server.stop()
+    }
+}
+
+/// The port the server ended up on, for notify URLs when no public base URL is configured.
+final class ListeningPort: Sendable {
+    let port = Atomic<UInt16>(0)
+}

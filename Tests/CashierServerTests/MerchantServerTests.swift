@@ -1,0 +1,208 @@
+import Alipay
+import ApplePay
+import Cashier
+import CashierCrypto
+import CashierSandbox
+import CashierServer
+import CashierStore
+import Foundation
+import Testing
+import WeChatPay
+
+/// The merchant server over real sockets, against the in-process sandboxes: orders, payment
+/// parameters, notifications (verified, once), Apple Pay authorisation.
+@Suite struct MerchantServerTests {
+    final class Fixture: Sendable {
+        let sandbox: SandboxServer
+        let server: MerchantServer
+        let store: SQLiteOrderStore
+        let wechatMerchant: WeChatPay.V2.Merchant
+        let keys: (secret: String, publishable: String)
+
+        init() async throws {
+            wechatMerchant = WeChatPay.V2.Merchant(
+                appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
+            let alipayKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+            sandbox = SandboxServer(
+                wechatMerchants: [wechatMerchant], alipayApps: ["2021000000000001": alipayKey.publicKey], timeScale: 0.001)
+            try sandbox.start()
+            let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: "merchant.com.example.server")
+            try await sandbox.applePay.register(merchantCertificate: processing.certificate)
+            keys = MerchantConfiguration.generateKeys()
+            let configuration = MerchantConfiguration(
+                secretKey: keys.secret, publishableKey: keys.publishable,
+                wechat: .init(merchant: wechatMerchant, baseURL: sandbox.wechatV2URL),
+                alipay: .init(
+                    appID: "2021000000000001", privateKey: alipayKey, alipayPublicKey: sandbox.alipay.alipayPublicKey,
+                    gateway: sandbox.alipayGatewayURL, sellerID: sandbox.alipay.sellerID),
+                applePay: .init(
+                    merchantIdentifier: "merchant.com.example.server", countryCode: try CountryCode(alpha2: "CN"),
+                    displayName: "Example Coffee",
+                    supportedNetworks: [.chinaUnionPay, .visa],
+                    decrypter: ApplePay.TokenDecrypter(
+                        merchantKeys: [processing], verifier: try ApplePay.TokenVerifier(trustAnchors: [sandbox.applePay.ca.root])),
+                    processor: ApplePay.SandboxProcessor()))
+            store = try SQLiteOrderStore(
+                path: FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).db").path)
+            server = MerchantServer(configuration: configuration, store: store)
+            try await server.start()
+        }
+
+        func stop() async {
+            await server.stop()
+            await sandbox.stop()
+        }
+
+        func call(_ method: String, _ path: String, key: String? = nil, headers: [String: String] = [:], json: Any? = nil) async throws
+            -> (status: Int, object: [String: Any], body: Data)
+        {
+            var allHeaders = HTTPHeaders()
+            for (name, value) in headers { allHeaders.add(name, value) }
+            if let key = key ?? Optional(keys.secret) { allHeaders.add("Authorization", "Bearer \(key)") }
+            allHeaders.add("Content-Type", "application/json")
+            let body = try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
+            let response = try await URLSessionTransport().send(
+                HTTPRequest(method: method, url: URL(string: server.baseURL.absoluteString + path)!, headers: allHeaders, body: body))
+            return (response.status, (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:], response.body)
+        }
+
+        func createOrder(amount: String = "51.00", key idempotencyKey: String? = nil) async throws -> [String: Any] {
+            let result = try await call(
+                "POST", "/v1/orders", headers: idempotencyKey.map { ["Idempotency-Key": $0] } ?? [:],
+                json: ["items": [["label": "Latte", "amount": amount]], "currency": "CNY", "description": "Latte"])
+            try #require(result.status == 201, "\(String(decoding: result.body, as: UTF8.self))")
+            return result.object
+        }
+
+        func waitForStatus(_ id: String, _ status: String) async throws -> Bool {
+            for _ in 0..<300 {
+                if try await call("GET", "/v1/orders/\(id)").object["status"] as? String == status { return true }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return false
+        }
+    }
+
+    @Test func ordersAuthAndIdempotency() async throws {
+        let fixture = try await Fixture()
+        let order = try await fixture.createOrder(key: "idem-1")
+        #expect(order["status"] as? String == "created" && (order["amount"] as? [String: Any])?["amount_minor"] as? Int == 5100)
+        let replay = try await fixture.createOrder(key: "idem-1")
+        #expect(replay["id"] as? String == order["id"] as? String)
+        let conflict = try await fixture.call(
+            "POST", "/v1/orders", headers: ["Idempotency-Key": "idem-1"],
+            json: ["items": [["label": "Tea", "amount": "1.00"]], "currency": "CNY"])
+        #expect(conflict.status == 409)
+        let id = try #require(order["id"] as? String)
+        let secret = try #require(order["client_secret"] as? String)
+        // The app: publishable key plus client secret; it cannot create orders or read others.
+        #expect(try await fixture.call("GET", "/v1/orders/\(id)?client_secret=\(secret)", key: fixture.keys.publishable).status == 200)
+        #expect(try await fixture.call("GET", "/v1/orders/\(id)?client_secret=wrong", key: fixture.keys.publishable).status == 404)
+        #expect(
+            try await fixture.call("POST", "/v1/orders", key: fixture.keys.publishable, json: ["items": [], "currency": "CNY"]).status
+                == 403)
+        #expect(try await fixture.call("GET", "/v1/orders/\(id)", key: "sk_wrong").status == 401)
+        let bad = try await fixture.call("POST", "/v1/orders", json: ["items": [["label": "x", "amount": "1.005"]], "currency": "CNY"])
+        #expect(bad.status == 400 && (bad.object["error"] as? [String: String])?["message"]?.contains("items[0].amount") == true)
+        await fixture.stop()
+    }
+
+    @Test func wechatPaymentIsPaidOnceDespiteDuplicatesAndRefusesATamperedAmount() async throws {
+        let fixture = try await Fixture()
+        let order = try await fixture.createOrder()
+        let id = try #require(order["id"] as? String)
+        let outTradeNo = try #require(order["out_trade_no"] as? String)
+        let started = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.app"])
+        #expect(started.status == 200)
+        let wechat = try #require(started.object["wechat"] as? [String: String])
+        #expect(wechat["package"] == "Sign=WXPay" && wechat["partnerid"] == "10000100" && wechat["sign"]?.isEmpty == false)
+
+        // A forged notification (another amount, signed with the right key) changes nothing.
+        let notifyURL = fixture.server.baseURL.absoluteString + "/notify/wechat/v2"
+        func notification(totalFee: Int64) -> Data {
+            var fields: [(String, String)] = [
+                ("appid", fixture.wechatMerchant.appID), ("mch_id", fixture.wechatMerchant.mchID),
+                ("nonce_str", SecureRandom.alphanumeric(count: 16)),
+                ("result_code", "SUCCESS"), ("return_code", "SUCCESS"), ("out_trade_no", outTradeNo), ("transaction_id", "4200000001"),
+                ("total_fee", String(totalFee)), ("fee_type", "CNY"), ("trade_type", "APP"), ("openid", "o1"),
+                ("time_end", "20261129120000"),
+            ]
+            fields.append(("sign", fixture.wechatMerchant.signer.signature(for: fields, type: .md5)))
+            return Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8)
+        }
+        let forged = try await URLSessionTransport().send(
+            HTTPRequest(method: "POST", url: URL(string: notifyURL)!, body: notification(totalFee: 5099)))
+        #expect(String(decoding: forged.body, as: UTF8.self).contains("FAIL"))
+        #expect(try await fixture.call("GET", "/v1/orders/\(id)").object["status"] as? String == "pending")
+
+        // 50 copies of the genuine notification at once: one transition.
+        let genuine = notification(totalFee: 5100)
+        let replies = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    String(
+                        decoding: try await URLSessionTransport().send(
+                            HTTPRequest(method: "POST", url: URL(string: notifyURL)!, body: genuine)
+                        ).body, as: UTF8.self)
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(replies.allSatisfy { $0.contains("SUCCESS") })
+        #expect(try await fixture.call("GET", "/v1/orders/\(id)").object["status"] as? String == "paid")
+        let events = try await fixture.store.events(orderID: id)
+        #expect(events.filter { $0.to == .paid }.count == 1)
+        #expect(events.filter { $0.kind == "notification_duplicate" }.count == 49)
+        #expect(events.contains { $0.kind == "notification_refused" && $0.bodySHA256 != nil })
+        #expect(try await fixture.store.dueOutbox(now: Date().addingTimeInterval(1), limit: 10).map(\.type) == ["order.paid"])
+        // A paid order takes no new payment.
+        #expect(try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.app"]).status == 409)
+        await fixture.stop()
+    }
+
+    @Test func sandboxPaymentsReachTheServer() async throws {
+        let fixture = try await Fixture()
+        // WeChat Native: the payer pays in the sandbox, the sandbox notifies the server.
+        let native = try await fixture.createOrder(amount: "12.00")
+        let nativeID = try #require(native["id"] as? String)
+        let qr = try await fixture.call("POST", "/v1/orders/\(nativeID)/payments", json: ["method": "wechat.native"])
+        #expect((qr.object["code_url"] as? String)?.hasPrefix("weixin://") == true)
+        await fixture.sandbox.wechatV2.pay(outTradeNo: native["out_trade_no"] as? String ?? "", outcome: .success)
+        #expect(try await fixture.waitForStatus(nativeID, "paid"))
+
+        // Alipay app pay: the order string goes to the "Alipay app" (the sandbox payer API).
+        let alipay = try await fixture.createOrder(amount: "8.80")
+        let alipayID = try #require(alipay["id"] as? String)
+        let secret = try #require(alipay["client_secret"] as? String)
+        let app = try await fixture.call(
+            "POST", "/v1/orders/\(alipayID)/payments", key: fixture.keys.publishable,
+            json: ["method": "alipay.app", "client_secret": secret])
+        let orderString = try #require(app.object["order_string"] as? String)
+        let answer = await fixture.sandbox.alipay.payOrderString(orderString, outcome: .success)
+        #expect(answer["resultStatus"] == "9000")
+        #expect(try await fixture.waitForStatus(alipayID, "paid"))
+        await fixture.stop()
+    }
+
+    @Test func applePayIsAuthorisedOnceForTheRightAmount() async throws {
+        let fixture = try await Fixture()
+        let order = try await fixture.createOrder(amount: "46.00")
+        let id = try #require(order["id"] as? String)
+        let started = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "applepay"])
+        let request = try #require(started.object["payment_request"] as? [String: Any])
+        #expect((request["total"] as? [String: String])?["amount"] == "46.00")
+        let appData = try #require(request["applicationData"] as? String)
+        // A token for another amount is refused and nothing changes.
+        let wrong = try await fixture.sandbox.applePay.mintPayment(
+            amount: Money(minorUnits: 4500, currency: .cny), applicationData: Array(try Base64.decode(appData)))
+        let refused = try await fixture.call(
+            "POST", "/v1/orders/\(id)/payments/applepay/authorize", json: ["token": try JSONSerialization.jsonObject(with: wrong)])
+        #expect(refused.object["status"] as? Int == 1 && refused.object["order_status"] as? String == "pending")
+        let token = try await fixture.sandbox.applePay.mintPayment(
+            amount: Money(minorUnits: 4600, currency: .cny), applicationData: Array(try Base64.decode(appData)))
+        let authorized = try await fixture.call(
+            "POST", "/v1/orders/\(id)/payments/applepay/authorize", json: ["token": try JSONSerialization.jsonObject(with: token)])
+        #expect(authorized.object["status"] as? Int == 0 && authorized.object["order_status"] as? String == "paid")
+        await fixture.stop()
+    }
+}
