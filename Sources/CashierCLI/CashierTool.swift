@@ -8,7 +8,8 @@ public enum CashierTool {
         name: "cashier",
         summary: "Cashier: take WeChat Pay, Alipay and Apple Pay payments with the keys on your server.",
         subcommands: [
-            version, WeChatCommands.command, AlipayCommands.command, ApplePayCommands.command, SandboxCommand.command, DemoCommand.command,
+            version, ServeCommand.command, WeChatCommands.command, AlipayCommands.command, ApplePayCommands.command, SandboxCommand.command,
+            DemoCommand.command,
         ]
     )
 

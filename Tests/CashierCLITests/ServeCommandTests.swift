@@ -1,0 +1,69 @@
+import Cashier
+import Foundation
+import TestSupport
+import Testing
+
+/// `cashier serve` as a user runs it in sandbox mode: a separate process, a ready file, an order
+/// paid through the sandbox's payer API, SIGTERM to stop; the order survives in the database.
+@Suite struct ServeCommandTests {
+    @Test(.timeLimit(.minutes(1)))
+    func sandboxModeTakesAnOrderToPaid() async throws {
+        let binary = SandboxCommandTests.binary
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the cashier executable first (swift build)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let ready = folder.appendingPathComponent("ready.json")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer { stopForGood(process) }
+        var urls: [String: String]?
+        for _ in 0..<500 where urls == nil {
+            if let data = FileManager.default.contents(atPath: ready.path) {
+                urls = try JSONSerialization.jsonObject(with: data) as? [String: String]
+            } else {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let api = try #require(urls?["api_url"])
+        let sandbox = try #require(urls?["sandbox_url"])
+        let secret = try #require(urls?["secret_key"])
+        #expect(secret.hasPrefix("sk_") && urls?["publishable_key"]?.hasPrefix("pk_") == true)
+
+        func post(_ url: String, _ object: Any, key: String? = nil) async throws -> [String: Any] {
+            var headers = HTTPHeaders()
+            if let key { headers.add("Authorization", "Bearer \(key)") }
+            let response = try await URLSessionTransport().send(
+                HTTPRequest(
+                    method: "POST", url: URL(string: url)!, headers: headers, body: try JSONSerialization.data(withJSONObject: object)))
+            return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        }
+        let order = try await post(api + "/v1/orders", ["items": [["label": "Latte", "amount": "12.75"]], "currency": "CNY"], key: secret)
+        let id = try #require(order["id"] as? String)
+        let qr = try await post(api + "/v1/orders/\(id)/payments", ["method": "wechat.native"], key: secret)
+        #expect((qr["code_url"] as? String)?.hasPrefix("weixin://") == true)
+        let paid = try await post(
+            sandbox + "sandbox/pay", ["provider": "wechat", "out_trade_no": order["out_trade_no"] as? String ?? "", "outcome": "success"])
+        #expect(paid["trade_state"] as? String == "SUCCESS")
+        var status = ""
+        for _ in 0..<200 where status != "paid" {
+            var headers = HTTPHeaders()
+            headers.add("Authorization", "Bearer \(secret)")
+            let response = try await URLSessionTransport().send(
+                HTTPRequest(method: "GET", url: URL(string: api + "/v1/orders/\(id)")!, headers: headers))
+            status = (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["status"] as? String ?? ""
+            if status != "paid" { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(status == "paid")
+        process.terminate()  // SIGTERM: the server stops cleanly
+        let exit = try await onOwnThread {
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(exit == 0)
+    }
+}
