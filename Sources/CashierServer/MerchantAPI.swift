@@ -29,6 +29,9 @@ struct MerchantAPI: Sendable {
         router.add("POST", "/v1/orders/{id}/payments/applepay/authorize") { request, parameters in
             await self.authorizeApplePay(request, id: parameters["id"] ?? "")
         }
+        router.add("POST", "/v1/orders/{id}/refunds") { request, parameters in await self.refund(request, id: parameters["id"] ?? "") }
+        router.add("POST", "/v1/orders/{id}/close") { request, parameters in await self.close(request, id: parameters["id"] ?? "") }
+        router.add("GET", "/v1/orders/{id}/events") { request, parameters in await self.events(request, id: parameters["id"] ?? "") }
         router.add("POST", "/notify/wechat/v2") { request, _ in await self.wechatNotification(request) }
         router.add("POST", "/notify/alipay") { request, _ in await self.alipayNotification(request) }
     }
@@ -292,6 +295,152 @@ struct MerchantAPI: Sendable {
 
     static func detail(_ fields: [String: String]) -> String {
         String(decoding: (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    // MARK: Refunds, closing, events (secret key)
+
+    /// The provider family of the order's last started payment (`wechat`, `alipay`, `applepay`).
+    func provider(of order: StoredOrder) async throws -> String? {
+        let started = try await store.events(orderID: order.id).last { $0.kind == "payment_started" }
+        guard let data = started?.detail.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: String],
+            let method = object["method"]
+        else { return nil }
+        return String(method.prefix { $0 != "." })
+    }
+
+    struct RefundBody: Decodable {
+        let amount: String?
+        let amount_minor: Int64?
+        let reason: String?
+    }
+
+    /// `POST /v1/orders/{id}/refunds`: refunds at the provider, then records it; never more than was paid.
+    func refund(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
+        guard caller(request) == .secret else { return Self.unauthorized }
+        guard let body = try? request.decodeJSON(RefundBody.self) else {
+            return .error(
+                status: 400, code: "invalid_request",
+                message: #"expected {"amount":"1.00"} or {"amount_minor":100}, and an optional reason"#)
+        }
+        do {
+            guard let order = try await store.order(id: id) else {
+                return .error(status: 404, code: "not_found", message: "no order \(id)")
+            }
+            let amount: Money
+            switch (body.amount, body.amount_minor) {
+            case (let text?, nil):
+                guard let parsed = try? Money(decimal: text, currency: order.total.currency) else {
+                    return .error(
+                        status: 400, code: "invalid_request",
+                        message: "amount '\(text)' is not a decimal amount in \(order.total.currency.code)")
+                }
+                amount = parsed
+            case (nil, let minor?): amount = Money(minorUnits: minor, currency: order.total.currency)
+            case (nil, nil): amount = Money(minorUnits: order.total.minorUnits - order.refunded.minorUnits, currency: order.total.currency)
+            default: return .error(status: 400, code: "invalid_request", message: "give amount or amount_minor, not both")
+            }
+            guard order.status.hasReceivedMoney else {
+                return .error(
+                    status: 409, code: "invalid_state", message: "order \(id) is \(order.status.rawValue): nothing was paid to refund")
+            }
+            let refunded = Money(minorUnits: order.refunded.minorUnits + amount.minorUnits, currency: order.total.currency)
+            guard amount.isPositive, refunded.minorUnits <= order.total.minorUnits else {
+                return .error(
+                    status: 400, code: "refund_too_large",
+                    message: "a refund of \(amount) would bring refunds to \(refunded), more than the \(order.total) paid")
+            }
+            let requestNo = "R\(order.outTradeNo.suffix(20))\(refunded.minorUnits)"
+            switch try await provider(of: order) {
+            case "wechat":
+                guard let wechat = configuration.wechat else { throw PaymentError(.invalidRequest, "WeChat Pay is not configured") }
+                _ = try await WeChatPay.V2.Client(merchant: wechat.merchant, baseURL: wechat.baseURL).refund(
+                    outTradeNo: order.outTradeNo, outRefundNo: requestNo, total: order.total, refund: amount, reason: body.reason)
+            case "alipay":
+                guard let alipay = configuration.alipay else { throw PaymentError(.invalidRequest, "Alipay is not configured") }
+                _ = try await Alipay.Client(
+                    appID: alipay.appID, signer: Alipay.Signer(privateKey: alipay.privateKey), alipayPublicKey: alipay.alipayPublicKey,
+                    gateway: alipay.gateway
+                ).refund(outTradeNo: order.outTradeNo, amount: amount, outRequestNo: requestNo, reason: body.reason)
+            default:
+                return .error(status: 409, code: "unsupported", message: "refund Apple Pay payments through your payment processor")
+            }
+            let event: PaymentEvent = refunded.minorUnits == order.total.minorUnits ? .refunded : .partiallyRefunded
+            let outcome = try await store.apply(
+                event, to: id, refunded: refunded,
+                record: EventRecord(kind: "refund", detail: Self.detail(["amount": amount.decimalString, "request_no": requestNo])),
+                now: Date())
+            switch outcome {
+            case .applied(let updated, _), .unchanged(let updated): return .json(OrderJSON(updated, includeSecret: true))
+            }
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    /// `POST /v1/orders/{id}/close`: closes an unpaid order at its provider, then here.
+    func close(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
+        guard caller(request) == .secret else { return Self.unauthorized }
+        do {
+            guard let order = try await store.order(id: id) else {
+                return .error(status: 404, code: "not_found", message: "no order \(id)")
+            }
+            guard order.status == .created || order.status == .pending || order.status == .failed else {
+                return .error(status: 409, code: "invalid_state", message: "order \(id) is \(order.status.rawValue) and cannot be closed")
+            }
+            switch try await provider(of: order) {
+            case "wechat":
+                if let wechat = configuration.wechat {
+                    try await WeChatPay.V2.Client(merchant: wechat.merchant, baseURL: wechat.baseURL).closeOrder(
+                        outTradeNo: order.outTradeNo)
+                }
+            case "alipay":
+                if let alipay = configuration.alipay {
+                    do {
+                        try await Alipay.Client(
+                            appID: alipay.appID, signer: Alipay.Signer(privateKey: alipay.privateKey),
+                            alipayPublicKey: alipay.alipayPublicKey,
+                            gateway: alipay.gateway
+                        ).close(outTradeNo: order.outTradeNo)
+                    } catch let error as PaymentError where error.providerCode == "ACQ.TRADE_NOT_EXIST" {
+                        // An app-pay order the payer never opened does not exist at Alipay: nothing to close there.
+                    }
+                }
+            default: break
+            }
+            let outcome = try await store.apply(.closed, to: id, refunded: nil, record: EventRecord(kind: "close"), now: Date())
+            switch outcome {
+            case .applied(let updated, _), .unchanged(let updated): return .json(OrderJSON(updated, includeSecret: true))
+            }
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    struct EventJSON: Encodable {
+        let sequence: Int64
+        let kind: String
+        let from: String?
+        let to: String?
+        let detail: String
+        let body_sha256: String?
+        let created: Int64
+    }
+
+    func events(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
+        guard caller(request) == .secret else { return Self.unauthorized }
+        do {
+            guard try await store.order(id: id) != nil else { return .error(status: 404, code: "not_found", message: "no order \(id)") }
+            let events = try await store.events(orderID: id).map {
+                EventJSON(
+                    sequence: $0.sequence, kind: $0.kind, from: $0.from?.rawValue, to: $0.to?.rawValue, detail: $0.detail,
+                    body_sha256: $0.bodySHA256,
+                    created: Int64($0.createdAt.timeIntervalSince1970))
+            }
+            return .json(["data": events])
+        } catch {
+            return Self.failure(error)
+        }
     }
 
     // MARK: Notifications

@@ -205,4 +205,40 @@ import WeChatPay
         #expect(authorized.object["status"] as? Int == 0 && authorized.object["order_status"] as? String == "paid")
         await fixture.stop()
     }
+
+    @Test func refundsNeverExceedWhatWasPaidAndUnpaidOrdersClose() async throws {
+        let fixture = try await Fixture()
+        let order = try await fixture.createOrder(amount: "30.00")
+        let id = try #require(order["id"] as? String)
+        _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "alipay.qr"])
+        // Not paid yet: nothing to refund.
+        #expect(try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "1.00"]).status == 409)
+        await fixture.sandbox.alipay.pay(outTradeNo: order["out_trade_no"] as? String ?? "", outcome: .success)
+        #expect(try await fixture.waitForStatus(id, "paid"))
+        let partial = try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "10.00", "reason": "one cup spilt"])
+        #expect(partial.status == 200 && partial.object["status"] as? String == "partially_refunded")
+        let tooMuch = try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount_minor": 2001])
+        #expect(tooMuch.status == 400 && (tooMuch.object["error"] as? [String: String])?["code"] == "refund_too_large")
+        let rest = try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: [String: String]())
+        #expect(
+            rest.object["status"] as? String == "refunded"
+                && (rest.object["amount_refunded"] as? [String: Any])?["amount"] as? String == "30.00")
+        // The publishable key cannot refund.
+        #expect(
+            try await fixture.call("POST", "/v1/orders/\(id)/refunds", key: fixture.keys.publishable, json: ["amount": "1.00"]).status
+                == 401)
+        let events = try await fixture.call("GET", "/v1/orders/\(id)/events")
+        let kinds = (events.object["data"] as? [[String: Any]])?.compactMap { $0["kind"] as? String }
+        #expect(kinds == ["payment_started", "notification", "refund", "refund"])
+
+        // An unpaid order closes at the provider and here; a paid one cannot be closed.
+        let unpaid = try await fixture.createOrder(amount: "5.00")
+        let unpaidID = try #require(unpaid["id"] as? String)
+        _ = try await fixture.call("POST", "/v1/orders/\(unpaidID)/payments", json: ["method": "wechat.native"])
+        let closed = try await fixture.call("POST", "/v1/orders/\(unpaidID)/close")
+        #expect(closed.object["status"] as? String == "closed")
+        #expect(await fixture.sandbox.wechatV2.tradeState(outTradeNo: unpaid["out_trade_no"] as? String ?? "") == "CLOSED")
+        #expect(try await fixture.call("POST", "/v1/orders/\(id)/close").status == 409)
+        await fixture.stop()
+    }
 }
