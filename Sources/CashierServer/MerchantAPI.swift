@@ -131,12 +131,48 @@ struct MerchantAPI: Sendable {
     func getOrder(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
         guard caller(request) != nil else { return Self.unauthorized }
         do {
-            guard let (order, caller) = try await authorizedOrder(request, id: id, clientSecret: request.queryValue("client_secret")) else {
+            guard let (found, caller) = try await authorizedOrder(request, id: id, clientSecret: request.queryValue("client_secret")) else {
                 return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
             }
+            let order = (try? await queryIfInDoubt(found)) ?? found
             return .json(OrderJSON(order, includeSecret: caller == .secret))
         } catch {
             return Self.failure(error)
+        }
+    }
+
+    /// A payment pending past ``MerchantConfiguration/queryAfter``: ask its provider, and record a
+    /// confirmed payment (same amount checks as a notification) before answering.
+    func queryIfInDoubt(_ order: StoredOrder) async throws -> StoredOrder {
+        guard order.status == .pending,
+            let started = try await store.events(orderID: order.id).last(where: { $0.kind == "payment_started" }),
+            Date().timeIntervalSince(started.createdAt) >= configuration.queryAfter
+        else { return order }
+        var confirmed: [String: String]?
+        switch try await provider(of: order) {
+        case "wechat":
+            guard let wechat = configuration.wechat else { return order }
+            let status = try await WeChatPay.V2.Client(merchant: wechat.merchant, baseURL: wechat.baseURL).orderQuery(
+                outTradeNo: order.outTradeNo)
+            if status.tradeState == "SUCCESS", status.amount == order.total {
+                confirmed = ["trade_state": status.tradeState, "transaction_id": status.transactionID ?? ""]
+            }
+        case "alipay":
+            guard let alipay = configuration.alipay else { return order }
+            let trade = try await Alipay.Client(
+                appID: alipay.appID, signer: Alipay.Signer(privateKey: alipay.privateKey), alipayPublicKey: alipay.alipayPublicKey,
+                gateway: alipay.gateway
+            ).query(outTradeNo: order.outTradeNo)
+            if trade.isPaid, trade.totalAmount == order.total {
+                confirmed = ["trade_status": trade.tradeStatus, "trade_no": trade.tradeNo]
+            }
+        default: break
+        }
+        guard let confirmed else { return order }
+        switch try await store.apply(
+            .paymentSucceeded, to: order.id, refunded: nil, record: EventRecord(kind: "query", detail: Self.detail(confirmed)), now: Date())
+        {
+        case .applied(let updated, _), .unchanged(let updated): return updated
         }
     }
 

@@ -67,6 +67,9 @@ public struct MerchantConfiguration: Sendable {
     public var wechat: WeChat?
     public var alipay: Alipay?
     public var applePay: ApplePay?
+    /// When a payment has been pending this long, reading the order asks the provider first
+    /// ("query when in doubt": the notification may be late or lost).
+    public var queryAfter: TimeInterval = 10
 
     public init(
         secretKey: String, publishableKey: String, publicBaseURL: String? = nil, wechat: WeChat? = nil, alipay: Alipay? = nil,

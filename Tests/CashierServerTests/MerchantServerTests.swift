@@ -19,7 +19,7 @@ import WeChatPay
         let wechatMerchant: WeChatPay.V2.Merchant
         let keys: (secret: String, publishable: String)
 
-        init() async throws {
+        init(publicBaseURL: String? = nil, queryAfter: TimeInterval = 10) async throws {
             wechatMerchant = WeChatPay.V2.Merchant(
                 appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
             let alipayKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
@@ -29,8 +29,8 @@ import WeChatPay
             let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: "merchant.com.example.server")
             try await sandbox.applePay.register(merchantCertificate: processing.certificate)
             keys = MerchantConfiguration.generateKeys()
-            let configuration = MerchantConfiguration(
-                secretKey: keys.secret, publishableKey: keys.publishable,
+            var configuration = MerchantConfiguration(
+                secretKey: keys.secret, publishableKey: keys.publishable, publicBaseURL: publicBaseURL,
                 wechat: .init(merchant: wechatMerchant, baseURL: sandbox.wechatV2URL),
                 alipay: .init(
                     appID: "2021000000000001", privateKey: alipayKey, alipayPublicKey: sandbox.alipay.alipayPublicKey,
@@ -42,6 +42,7 @@ import WeChatPay
                     decrypter: ApplePay.TokenDecrypter(
                         merchantKeys: [processing], verifier: try ApplePay.TokenVerifier(trustAnchors: [sandbox.applePay.ca.root])),
                     processor: ApplePay.SandboxProcessor()))
+            configuration.queryAfter = queryAfter
             store = try SQLiteOrderStore(
                 path: FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).db").path)
             server = MerchantServer(configuration: configuration, store: store)
@@ -239,6 +240,25 @@ import WeChatPay
         #expect(closed.object["status"] as? String == "closed")
         #expect(await fixture.sandbox.wechatV2.tradeState(outTradeNo: unpaid["out_trade_no"] as? String ?? "") == "CLOSED")
         #expect(try await fixture.call("POST", "/v1/orders/\(id)/close").status == 409)
+        await fixture.stop()
+    }
+
+    @Test func aLostNotificationIsCaughtByTheQueryFallback() async throws {
+        // The providers cannot reach this server (its public URL goes nowhere): only a query can tell.
+        let fixture = try await Fixture(publicBaseURL: "http://127.0.0.1:9", queryAfter: 0)
+        for method in ["wechat.native", "alipay.qr"] {
+            let order = try await fixture.createOrder(amount: "3.30")
+            let id = try #require(order["id"] as? String)
+            _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": method])
+            let number = order["out_trade_no"] as? String ?? ""
+            if method == "wechat.native" {
+                await fixture.sandbox.wechatV2.pay(outTradeNo: number, outcome: .success)
+            } else {
+                await fixture.sandbox.alipay.pay(outTradeNo: number, outcome: .success)
+            }
+            #expect(try await fixture.call("GET", "/v1/orders/\(id)").object["status"] as? String == "paid", "\(method)")
+            #expect(try await fixture.store.events(orderID: id).contains { $0.kind == "query" && $0.to == .paid })
+        }
         await fixture.stop()
     }
 }
