@@ -36,6 +36,20 @@ struct MerchantAPI: Sendable {
         router.add("POST", "/notify/alipay") { request, _ in await self.alipayNotification(request) }
     }
 
+    // MARK: Provider clients
+
+    func wechatClient() throws -> WeChatPay.V2.Client {
+        guard let wechat = configuration.wechat else { throw PaymentError(.invalidRequest, "WeChat Pay is not configured on this server") }
+        return WeChatPay.V2.Client(merchant: wechat.merchant, baseURL: wechat.baseURL)
+    }
+
+    func alipayClient() throws -> Alipay.Client {
+        guard let alipay = configuration.alipay else { throw PaymentError(.invalidRequest, "Alipay is not configured on this server") }
+        return Alipay.Client(
+            appID: alipay.appID, signer: Alipay.Signer(privateKey: alipay.privateKey), alipayPublicKey: alipay.alipayPublicKey,
+            gateway: alipay.gateway)
+    }
+
     // MARK: Authentication
 
     func caller(_ request: HTTPServerRequest) -> Caller? {
@@ -151,18 +165,12 @@ struct MerchantAPI: Sendable {
         var confirmed: [String: String]?
         switch try await provider(of: order) {
         case "wechat":
-            guard let wechat = configuration.wechat else { return order }
-            let status = try await WeChatPay.V2.Client(merchant: wechat.merchant, baseURL: wechat.baseURL).orderQuery(
-                outTradeNo: order.outTradeNo)
+            let status = try await wechatClient().orderQuery(outTradeNo: order.outTradeNo)
             if status.tradeState == "SUCCESS", status.amount == order.total {
                 confirmed = ["trade_state": status.tradeState, "transaction_id": status.transactionID ?? ""]
             }
         case "alipay":
-            guard let alipay = configuration.alipay else { return order }
-            let trade = try await Alipay.Client(
-                appID: alipay.appID, signer: Alipay.Signer(privateKey: alipay.privateKey), alipayPublicKey: alipay.alipayPublicKey,
-                gateway: alipay.gateway
-            ).query(outTradeNo: order.outTradeNo)
+            let trade = try await alipayClient().query(outTradeNo: order.outTradeNo)
             if trade.isPaid, trade.totalAmount == order.total {
                 confirmed = ["trade_status": trade.tradeStatus, "trade_no": trade.tradeNo]
             }
@@ -217,17 +225,13 @@ struct MerchantAPI: Sendable {
         }
         switch method {
         case "wechat.app", "wechat.native":
-            guard let wechat = configuration.wechat else {
-                throw PaymentError(.invalidRequest, "WeChat Pay is not configured on this server")
-            }
-            let client = WeChatPay.V2.Client(merchant: wechat.merchant, baseURL: wechat.baseURL)
-            let result = try await client.unifiedOrder(
+            let result = try await wechatClient().unifiedOrder(
                 .init(
                     tradeType: method == "wechat.app" ? .app : .native, body: order.description, outTradeNo: order.outTradeNo,
                     total: order.total,
                     notifyURL: notifyBase + "/notify/wechat/v2", clientIP: clientIP, productID: method == "wechat.native" ? order.id : nil))
             if method == "wechat.native" { return try json(["method": method, "code_url": result.codeURL ?? ""]) }
-            let app = WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: wechat.merchant)
+            let app = WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: try wechatClient().merchant)
             let appObject = try JSONSerialization.jsonObject(with: JSONEncoder().encode(app))
             return try json(["method": method, "wechat": appObject])
         case "alipay.app", "alipay.qr":
@@ -244,9 +248,7 @@ struct MerchantAPI: Sendable {
                     bizContent: String(decoding: biz, as: UTF8.self))
                 return try json(["method": method, "order_string": orderString])
             }
-            let client = Alipay.Client(
-                appID: alipay.appID, signer: signer, alipayPublicKey: alipay.alipayPublicKey, gateway: alipay.gateway)
-            let qr = try await client.precreate(
+            let qr = try await alipayClient().precreate(
                 outTradeNo: order.outTradeNo, total: order.total, subject: order.description, notifyURL: notifyBase + "/notify/alipay")
             return try json(["method": method, "qr_code": qr])
         case "applepay":
@@ -389,15 +391,11 @@ struct MerchantAPI: Sendable {
             let requestNo = "R\(order.outTradeNo.suffix(20))\(refunded.minorUnits)"
             switch try await provider(of: order) {
             case "wechat":
-                guard let wechat = configuration.wechat else { throw PaymentError(.invalidRequest, "WeChat Pay is not configured") }
-                _ = try await WeChatPay.V2.Client(merchant: wechat.merchant, baseURL: wechat.baseURL).refund(
+                _ = try await wechatClient().refund(
                     outTradeNo: order.outTradeNo, outRefundNo: requestNo, total: order.total, refund: amount, reason: body.reason)
             case "alipay":
-                guard let alipay = configuration.alipay else { throw PaymentError(.invalidRequest, "Alipay is not configured") }
-                _ = try await Alipay.Client(
-                    appID: alipay.appID, signer: Alipay.Signer(privateKey: alipay.privateKey), alipayPublicKey: alipay.alipayPublicKey,
-                    gateway: alipay.gateway
-                ).refund(outTradeNo: order.outTradeNo, amount: amount, outRequestNo: requestNo, reason: body.reason)
+                _ = try await alipayClient().refund(
+                    outTradeNo: order.outTradeNo, amount: amount, outRequestNo: requestNo, reason: body.reason)
             default:
                 return .error(status: 409, code: "unsupported", message: "refund Apple Pay payments through your payment processor")
             }
@@ -426,21 +424,12 @@ struct MerchantAPI: Sendable {
             }
             switch try await provider(of: order) {
             case "wechat":
-                if let wechat = configuration.wechat {
-                    try await WeChatPay.V2.Client(merchant: wechat.merchant, baseURL: wechat.baseURL).closeOrder(
-                        outTradeNo: order.outTradeNo)
-                }
+                try await wechatClient().closeOrder(outTradeNo: order.outTradeNo)
             case "alipay":
-                if let alipay = configuration.alipay {
-                    do {
-                        try await Alipay.Client(
-                            appID: alipay.appID, signer: Alipay.Signer(privateKey: alipay.privateKey),
-                            alipayPublicKey: alipay.alipayPublicKey,
-                            gateway: alipay.gateway
-                        ).close(outTradeNo: order.outTradeNo)
-                    } catch let error as PaymentError where error.providerCode == "ACQ.TRADE_NOT_EXIST" {
-                        // An app-pay order the payer never opened does not exist at Alipay: nothing to close there.
-                    }
+                do {
+                    try await alipayClient().close(outTradeNo: order.outTradeNo)
+                } catch let error as PaymentError where error.providerCode == "ACQ.TRADE_NOT_EXIST" {
+                    // An app-pay order the payer never opened does not exist at Alipay: nothing to close there.
                 }
             default: break
             }
@@ -481,90 +470,85 @@ struct MerchantAPI: Sendable {
 
     // MARK: Notifications
 
+    enum NotificationOutcome {
+        /// Recorded (a change, a duplicate or a non-payment status): tell the provider it arrived.
+        case acknowledged
+        /// Refused and logged (another amount, an unknown order): the provider should not count it.
+        case refused
+        /// Not recorded (storage failed): the provider must retry.
+        case retry
+    }
+
+    /// What every provider's notification shares once its signature is verified: find the order,
+    /// run the provider's checks against it, move it once (or log the duplicate), log every
+    /// refusal with the body's hash — all before the provider hears back.
+    func record(
+        outTradeNo: String, paid: Bool, fields: [String: String], body: [UInt8], check: (StoredOrder) throws -> Void
+    ) async -> NotificationOutcome {
+        let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(body))
+        let detail = Self.detail(fields)
+        do {
+            guard let order = try await store.order(outTradeNo: outTradeNo) else { return .refused }
+            do {
+                try check(order)
+            } catch let error as PaymentError {
+                try await store.append(
+                    EventRecord(kind: "notification_refused", detail: Self.detail(["reason": error.message]), bodySHA256: bodyHash),
+                    to: order.id, now: Date())
+                return .refused
+            }
+            guard paid else {
+                try await store.append(EventRecord(kind: "notification", detail: detail, bodySHA256: bodyHash), to: order.id, now: Date())
+                return .acknowledged
+            }
+            let outcome = try await store.apply(
+                .paymentSucceeded, to: order.id, refunded: nil,
+                record: EventRecord(kind: "notification", detail: detail, bodySHA256: bodyHash),
+                now: Date())
+            if case .unchanged = outcome {
+                try await store.append(
+                    EventRecord(kind: "notification_duplicate", detail: detail, bodySHA256: bodyHash), to: order.id, now: Date())
+            }
+            return .acknowledged  // only now: the change (or the duplicate) is on disk
+        } catch {
+            return .retry
+        }
+    }
+
     func wechatNotification(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         func reply(_ answer: WeChatPay.V2.NotificationReply) -> HTTPServerResponse {
             .text(answer.xmlString, contentType: "application/xml; charset=utf-8")
         }
-        guard let wechat = configuration.wechat else { return reply(.failure("not configured")) }
-        let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(request.body))
-        let notification: WeChatPay.V2.PaymentNotification
-        do {
-            notification = try WeChatPay.V2.PaymentNotification.verify(request.body, merchant: wechat.merchant)
-        } catch {
-            return reply(.failure("signature or merchant check failed"))  // nothing is touched
-        }
-        do {
-            guard let order = try await store.order(outTradeNo: notification.outTradeNo) else {
-                return reply(.failure("unknown out_trade_no"))
-            }
-            let fields = Self.detail([
-                "transaction_id": notification.transactionID, "total_fee": String(notification.amount.minorUnits),
-                "currency": notification.amount.currency.code,
-            ])
-            do {
-                try notification.check(amount: order.total)
-            } catch let error as PaymentError {
-                try await store.append(
-                    EventRecord(kind: "notification_refused", detail: Self.detail(["reason": error.message]), bodySHA256: bodyHash),
-                    to: order.id, now: Date())
-                return reply(.failure("amount mismatch"))
-            }
-            guard notification.isSuccess else {
-                try await store.append(EventRecord(kind: "notification", detail: fields, bodySHA256: bodyHash), to: order.id, now: Date())
-                return reply(.success)
-            }
-            let outcome = try await store.apply(
-                .paymentSucceeded, to: order.id, refunded: nil,
-                record: EventRecord(kind: "notification", detail: fields, bodySHA256: bodyHash), now: Date())
-            if case .unchanged = outcome {
-                try await store.append(
-                    EventRecord(kind: "notification_duplicate", detail: fields, bodySHA256: bodyHash), to: order.id, now: Date())
-            }
-            return reply(.success)  // only now: the change (or the duplicate) is on disk
-        } catch {
-            return reply(.failure("temporarily unavailable"))  // WeChat retries
+        guard let wechat = configuration.wechat,
+            let notification = try? WeChatPay.V2.PaymentNotification.verify(request.body, merchant: wechat.merchant)
+        else { return reply(.failure("signature or merchant check failed")) }  // nothing is touched
+        let fields = [
+            "transaction_id": notification.transactionID, "total_fee": String(notification.amount.minorUnits),
+            "currency": notification.amount.currency.code,
+        ]
+        switch await record(
+            outTradeNo: notification.outTradeNo, paid: notification.isSuccess, fields: fields, body: request.body,
+            check: { try notification.check(amount: $0.total) })
+        {
+        case .acknowledged: return reply(.success)
+        case .refused: return reply(.failure("refused: unknown order or another amount"))
+        case .retry: return reply(.failure("temporarily unavailable"))
         }
     }
 
     func alipayNotification(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        guard let alipay = configuration.alipay else { return .text("failure") }
-        let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(request.body))
-        let notification: Alipay.Notification
-        do {
-            notification = try Alipay.Notification.verify(
+        guard let alipay = configuration.alipay,
+            let notification = try? Alipay.Notification.verify(
                 request.body, publicKey: alipay.alipayPublicKey, appID: alipay.appID, sellerID: alipay.sellerID)
-        } catch {
-            return .text("failure")
-        }
-        do {
-            guard let order = try await store.order(outTradeNo: notification.outTradeNo) else { return .text("failure") }
-            let fields = Self.detail([
-                "trade_no": notification.tradeNo, "trade_status": notification.tradeStatus,
-                "total_amount": notification.totalAmount.decimalString,
-            ])
-            do {
-                try notification.check(outTradeNo: order.outTradeNo, amount: order.total)
-            } catch let error as PaymentError {
-                try await store.append(
-                    EventRecord(kind: "notification_refused", detail: Self.detail(["reason": error.message]), bodySHA256: bodyHash),
-                    to: order.id, now: Date())
-                return .text("failure")
-            }
-            guard notification.isPaid else {
-                try await store.append(EventRecord(kind: "notification", detail: fields, bodySHA256: bodyHash), to: order.id, now: Date())
-                return .text(Alipay.Notification.successReply)
-            }
-            let outcome = try await store.apply(
-                .paymentSucceeded, to: order.id, refunded: nil,
-                record: EventRecord(kind: "notification", detail: fields, bodySHA256: bodyHash), now: Date())
-            if case .unchanged = outcome {
-                try await store.append(
-                    EventRecord(kind: "notification_duplicate", detail: fields, bodySHA256: bodyHash), to: order.id, now: Date())
-            }
-            return .text(Alipay.Notification.successReply)
-        } catch {
-            return .text("failure")
-        }
+        else { return .text("failure") }
+        let fields = [
+            "trade_no": notification.tradeNo, "trade_status": notification.tradeStatus,
+            "total_amount": notification.totalAmount.decimalString,
+        ]
+        let outcome = await record(
+            outTradeNo: notification.outTradeNo, paid: notification.isPaid, fields: fields, body: request.body,
+            check: { try notification.check(outTradeNo: $0.outTradeNo, amount: $0.total) })
+        return .text(outcome == .acknowledged ? Alipay.Notification.successReply : "failure")
     }
 }
 

@@ -30,14 +30,7 @@ import WeChatPay
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
-        var urls: [String: String]?
-        for _ in 0..<500 where urls == nil {
-            if let data = FileManager.default.contents(atPath: ready.path) {
-                urls = try JSONSerialization.jsonObject(with: data) as? [String: String]
-            } else {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
+        let urls = try await readyFile(ready)
         let gateway = try #require(urls?["wechat_v2_url"].flatMap(URL.init(string:)))
         let merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: "192006250b4c09247ec02edce69f6a2d")
         let client = WeChatPay.V2.Client(merchant: merchant, baseURL: gateway)

@@ -21,14 +21,7 @@ import Testing
         process.standardOutput = output
         try process.run()
         defer { stopForGood(process) }
-        var urls: [String: String]?
-        for _ in 0..<500 where urls == nil {
-            if let data = FileManager.default.contents(atPath: ready.path) {
-                urls = try JSONSerialization.jsonObject(with: data) as? [String: String]
-            } else {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
+        let urls = try await readyFile(ready)
         let api = try #require(urls?["api_url"])
         let sandbox = try #require(urls?["sandbox_url"])
         let secret = try #require(urls?["secret_key"])
