@@ -70,6 +70,10 @@ public struct MerchantConfiguration: Sendable {
     /// When a payment has been pending this long, reading the order asks the provider first
     /// ("query when in doubt": the notification may be late or lost).
     public var queryAfter: TimeInterval = 10
+    /// Where `order.paid`, `order.refunded`, `order.closed` and `order.refund_required` go.
+    public var webhook: WebhookDispatcher.Endpoint?
+    /// How often the webhook outbox is checked.
+    public var webhookInterval: Duration = .seconds(1)
 
     public init(
         secretKey: String, publishableKey: String, publicBaseURL: String? = nil, wechat: WeChat? = nil, alipay: Alipay? = nil,

@@ -36,11 +36,18 @@ public final class MerchantServer: Sendable {
 
     private let listening: ListeningPort
 
-    /// Applies the store's migrations, then listens.
+    private let jobs = Mutex<[Task<Void, Never>]>([])
+
+    /// Applies the store's migrations, listens, and starts the webhook delivery job.
     public func start() async throws {
         try await store.migrate()
         try server.start()
         listening.port.store(server.port, ordering: .releasing)
+        if let endpoint = configuration.webhook {
+            let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store)
+            let interval = configuration.webhookInterval
+            jobs.withLock { $0.append(Task { await dispatcher.run(every: interval) }) }
+        }
     }
 
     public var port: UInt16 { server.port }
@@ -49,6 +56,10 @@ public final class MerchantServer: Sendable {
 
     /// Stops listening, letting requests in progress finish.
     public func stop() async {
+        jobs.withLock { tasks in
+            for task in tasks { task.cancel() }
+            tasks.removeAll()
+        }
         await server.stop()
     }
 }

@@ -19,7 +19,7 @@ import WeChatPay
         let wechatMerchant: WeChatPay.V2.Merchant
         let keys: (secret: String, publishable: String)
 
-        init(publicBaseURL: String? = nil, queryAfter: TimeInterval = 10) async throws {
+        init(publicBaseURL: String? = nil, queryAfter: TimeInterval = 10, webhook: WebhookDispatcher.Endpoint? = nil) async throws {
             wechatMerchant = WeChatPay.V2.Merchant(
                 appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
             let alipayKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
@@ -43,6 +43,8 @@ import WeChatPay
                         merchantKeys: [processing], verifier: try ApplePay.TokenVerifier(trustAnchors: [sandbox.applePay.ca.root])),
                     processor: ApplePay.SandboxProcessor()))
             configuration.queryAfter = queryAfter
+            configuration.webhook = webhook
+            configuration.webhookInterval = .milliseconds(50)
             store = try SQLiteOrderStore(
                 path: FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).db").path)
             server = MerchantServer(configuration: configuration, store: store)
@@ -260,5 +262,22 @@ import WeChatPay
             #expect(try await fixture.store.events(orderID: id).contains { $0.kind == "query" && $0.to == .paid })
         }
         await fixture.stop()
+    }
+
+    @Test func theMerchantHearsOfThePaymentByWebhook() async throws {
+        let receiver = try WebhookTests.Receiver(failures: 0)
+        let fixture = try await Fixture(webhook: .init(url: receiver.url, secret: "whsec_e2e"))
+        let order = try await fixture.createOrder(amount: "7.00")
+        let id = try #require(order["id"] as? String)
+        _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "alipay.qr"])
+        await fixture.sandbox.alipay.pay(outTradeNo: order["out_trade_no"] as? String ?? "", outcome: .success)
+        #expect(try await fixture.waitForStatus(id, "paid"))
+        for _ in 0..<200 where receiver.received.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        let delivery = try #require(receiver.received.first)
+        #expect(WebhookSignature.verify(header: delivery.signature, body: delivery.body, secret: "whsec_e2e"))
+        let event = try JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any]
+        #expect(event?["type"] as? String == "order.paid" && (event?["data"] as? [String: Any])?["order_id"] as? String == id)
+        await fixture.stop()
+        await receiver.server.stop()
     }
 }

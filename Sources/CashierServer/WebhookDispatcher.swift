@@ -1,0 +1,70 @@
+public import Cashier
+public import CashierStore
+public import Foundation
+
+/// Delivers the outbox: each message is POSTed to the merchant's endpoint with a
+/// `Cashier-Signature` and its event id (`Cashier-Event-Id`, for deduplication), marked delivered
+/// on a 2xx answer, otherwise retried with exponential backoff (capped at an hour) for about a day.
+public struct WebhookDispatcher: Sendable {
+    public struct Endpoint: Sendable {
+        public var url: URL
+        /// `whsec_…`: signs every delivery.
+        public var secret: String
+
+        public init(url: URL, secret: String) {
+            self.url = url
+            self.secret = secret
+        }
+    }
+
+    public let endpoint: Endpoint
+    let store: any OrderStore
+    let transport: any HTTPTransport
+    /// The first retry's delay; each further one doubles, up to an hour.
+    let backoff: TimeInterval
+    /// After this many attempts a message is parked (about a day with the default backoff).
+    let maximumAttempts: Int
+
+    public init(
+        endpoint: Endpoint, store: any OrderStore, transport: any HTTPTransport = URLSessionTransport(), backoff: TimeInterval = 5,
+        maximumAttempts: Int = 30
+    ) {
+        self.endpoint = endpoint
+        self.store = store
+        self.transport = transport
+        self.backoff = backoff
+        self.maximumAttempts = maximumAttempts
+    }
+
+    /// Sends what is due now. - Returns: how many were delivered.
+    @discardableResult
+    public func deliverDue(now: Date = Date(), limit: Int = 50) async throws -> Int {
+        var delivered = 0
+        for message in try await store.dueOutbox(now: now, limit: limit) {
+            let body = Array(message.payload.utf8)
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", "application/json")
+            headers.add("Cashier-Signature", WebhookSignature.header(body: body, secret: endpoint.secret, timestamp: now))
+            headers.add("Cashier-Event-Id", message.id)
+            let status = (try? await transport.send(HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: Data(body))))?
+                .status
+            if let status, (200..<300).contains(status) {
+                try await store.markDelivered(message.id, at: now)
+                delivered += 1
+            } else {
+                let attempts = message.attempts + 1
+                let delay = attempts >= maximumAttempts ? 100 * 365 * 86_400 : min(3_600, backoff * pow(2, Double(attempts - 1)))
+                try await store.reschedule(message.id, attempts: attempts, nextAttemptAt: now.addingTimeInterval(delay))
+            }
+        }
+        return delivered
+    }
+
+    /// Runs ``deliverDue(now:limit:)`` every `interval` until the task is cancelled.
+    public func run(every interval: Duration = .seconds(1)) async {
+        while !Task.isCancelled {
+            _ = try? await deliverDue()
+            try? await Task.sleep(for: interval)
+        }
+    }
+}
