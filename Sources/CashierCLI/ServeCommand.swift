@@ -23,6 +23,8 @@ enum ServeCommand {
             .value("db", "PATH", "The SQLite database (default ./cashier.db)."),
             .value("config", "FILE", "Provider credentials (not supported yet)."),
             .value("ready-file", "FILE", "Write the URLs and keys here as JSON when ready."),
+            .value("webhook-url", "URL", "Deliver order.paid/refunded/closed/refund_required webhooks here."),
+            .value("webhook-secret", "SECRET", "Sign them with this secret (default: generated and printed)."),
             .flag("sandbox", "Run with the in-process sandboxes (the default while no credentials are configured)."),
         ]
     ) { arguments, io in
@@ -51,7 +53,7 @@ enum ServeCommand {
             throw CommandFailure("--db: \(error.message)", status: 2)
         }
         let keys = MerchantConfiguration.generateKeys()
-        let configuration = MerchantConfiguration(
+        var configuration = MerchantConfiguration(
             secretKey: keys.secret, publishableKey: keys.publishable,
             wechat: .init(merchant: wechat, baseURL: sandbox.wechatV2URL),
             alipay: .init(
@@ -65,6 +67,15 @@ enum ServeCommand {
                 decrypter: ApplePay.TokenDecrypter(
                     merchantKeys: [processing], verifier: try ApplePay.TokenVerifier(trustAnchors: [sandbox.applePay.ca.root])),
                 processor: ApplePay.SandboxProcessor()))
+        var webhookSecret: String?
+        if let text = arguments.value("webhook-url") {
+            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
+                throw CommandFailure("--webhook-url must be an http(s) URL, not '\(text)'", status: 2)
+            }
+            let secret = arguments.value("webhook-secret") ?? "whsec_" + SecureRandom.alphanumeric(count: 32)
+            configuration.webhook = .init(url: url, secret: secret)
+            webhookSecret = secret
+        }
         let server = MerchantServer(configuration: configuration, store: store, port: port)
         do {
             try await server.start()
@@ -76,6 +87,9 @@ enum ServeCommand {
         io.write("sandbox          \(sandbox.baseURL.absoluteString)   (payer API: POST /sandbox/pay)\n")
         io.write("secret key       \(keys.secret)   (sandbox only; your backend)\n")
         io.write("publishable key  \(keys.publishable)   (the app, with an order's client_secret)\n")
+        if let webhook = configuration.webhook {
+            io.write("webhooks         \(webhook.url.absoluteString)   (signing secret \(webhookSecret ?? ""))\n")
+        }
         if let file = arguments.value("ready-file") {
             let ready = [
                 "api_url": server.baseURL.absoluteString, "sandbox_url": sandbox.baseURL.absoluteString,
