@@ -12,6 +12,7 @@ struct MerchantAPI: Sendable {
     let configuration: MerchantConfiguration
     let store: any OrderStore
     let listening: ListeningPort
+    let metrics: ServerMetrics
 
     /// Where providers send notifications.
     var notifyBase: String {
@@ -22,6 +23,7 @@ struct MerchantAPI: Sendable {
 
     func register(on router: inout Router) {
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
+        router.add("GET", "/metrics") { _, _ in .text(self.metrics.render(), contentType: "text/plain; version=0.0.4") }
         router.add("POST", "/v1/orders") { request, _ in await self.createOrder(request) }
         router.add("GET", "/v1/orders/{id}") { request, parameters in await self.getOrder(request, id: parameters["id"] ?? "") }
         router.add("POST", "/v1/orders/{id}/payments") { request, parameters in await self.startPayment(request, id: parameters["id"] ?? "")
@@ -34,6 +36,14 @@ struct MerchantAPI: Sendable {
         router.add("GET", "/v1/orders/{id}/events") { request, parameters in await self.events(request, id: parameters["id"] ?? "") }
         router.add("POST", "/notify/wechat/v2") { request, _ in await self.wechatNotification(request) }
         router.add("POST", "/notify/alipay") { request, _ in await self.alipayNotification(request) }
+    }
+
+    /// ``OrderStore/apply(_:to:refunded:record:now:)``, counted for `/metrics`.
+    func move(_ event: PaymentEvent, to orderID: String, refunded: Money?, record: EventRecord, now: Date) async throws -> TransitionOutcome
+    {
+        let outcome = try await store.apply(event, to: orderID, refunded: refunded, record: record, now: now)
+        if case .applied(let order, _) = outcome { metrics.increment("cashier_transitions_total", ["to": order.status.rawValue]) }
+        return outcome
     }
 
     // MARK: Provider clients
@@ -177,7 +187,7 @@ struct MerchantAPI: Sendable {
         default: break
         }
         guard let confirmed else { return order }
-        switch try await store.apply(
+        switch try await move(
             .paymentSucceeded, to: order.id, refunded: nil, record: EventRecord(kind: "query", detail: Self.detail(confirmed)), now: Date())
         {
         case .applied(let updated, _), .unchanged(let updated): return updated
@@ -208,7 +218,7 @@ struct MerchantAPI: Sendable {
                     status: 409, code: "invalid_state", message: "order \(id) is \(order.status.rawValue); it takes no new payment")
             }
             let parameters = try await walletParameters(body.method, order: order, clientIP: body.client_ip ?? "127.0.0.1")
-            _ = try await store.apply(
+            _ = try await move(
                 .paymentStarted, to: order.id, refunded: nil,
                 record: EventRecord(kind: "payment_started", detail: #"{"method":"\#(body.method)"}"#),
                 now: Date())
@@ -308,7 +318,7 @@ struct MerchantAPI: Sendable {
                 return .json(
                     AuthorizationAnswer(status: decision.status.rawValue, order_status: order.status.rawValue, message: "declined"))
             }
-            let outcome = try await store.apply(
+            let outcome = try await move(
                 .paymentSucceeded, to: order.id, refunded: nil,
                 record: EventRecord(
                     kind: "applepay_authorized",
@@ -400,7 +410,7 @@ struct MerchantAPI: Sendable {
                 return .error(status: 409, code: "unsupported", message: "refund Apple Pay payments through your payment processor")
             }
             let event: PaymentEvent = refunded.minorUnits == order.total.minorUnits ? .refunded : .partiallyRefunded
-            let outcome = try await store.apply(
+            let outcome = try await move(
                 event, to: id, refunded: refunded,
                 record: EventRecord(kind: "refund", detail: Self.detail(["amount": amount.decimalString, "request_no": requestNo])),
                 now: Date())
@@ -433,7 +443,7 @@ struct MerchantAPI: Sendable {
                 }
             default: break
             }
-            let outcome = try await store.apply(.closed, to: id, refunded: nil, record: EventRecord(kind: "close"), now: Date())
+            let outcome = try await move(.closed, to: id, refunded: nil, record: EventRecord(kind: "close"), now: Date())
             switch outcome {
             case .applied(let updated, _), .unchanged(let updated): return .json(OrderJSON(updated, includeSecret: true))
             }
@@ -501,7 +511,7 @@ struct MerchantAPI: Sendable {
                 try await store.append(EventRecord(kind: "notification", detail: detail, bodySHA256: bodyHash), to: order.id, now: Date())
                 return .acknowledged
             }
-            let outcome = try await store.apply(
+            let outcome = try await move(
                 .paymentSucceeded, to: order.id, refunded: nil,
                 record: EventRecord(kind: "notification", detail: detail, bodySHA256: bodyHash),
                 now: Date())
@@ -521,15 +531,19 @@ struct MerchantAPI: Sendable {
         }
         guard let wechat = configuration.wechat,
             let notification = try? WeChatPay.V2.PaymentNotification.verify(request.body, merchant: wechat.merchant)
-        else { return reply(.failure("signature or merchant check failed")) }  // nothing is touched
+        else {
+            metrics.increment("cashier_notifications_total", ["provider": "wechat", "outcome": "unverified"])
+            return reply(.failure("signature or merchant check failed"))  // nothing is touched
+        }
         let fields = [
             "transaction_id": notification.transactionID, "total_fee": String(notification.amount.minorUnits),
             "currency": notification.amount.currency.code,
         ]
-        switch await record(
+        let outcome = await record(
             outTradeNo: notification.outTradeNo, paid: notification.isSuccess, fields: fields, body: request.body,
             check: { try notification.check(amount: $0.total) })
-        {
+        metrics.increment("cashier_notifications_total", ["provider": "wechat", "outcome": "\(outcome)"])
+        switch outcome {
         case .acknowledged: return reply(.success)
         case .refused: return reply(.failure("refused: unknown order or another amount"))
         case .retry: return reply(.failure("temporarily unavailable"))
@@ -540,7 +554,10 @@ struct MerchantAPI: Sendable {
         guard let alipay = configuration.alipay,
             let notification = try? Alipay.Notification.verify(
                 request.body, publicKey: alipay.alipayPublicKey, appID: alipay.appID, sellerID: alipay.sellerID)
-        else { return .text("failure") }
+        else {
+            metrics.increment("cashier_notifications_total", ["provider": "alipay", "outcome": "unverified"])
+            return .text("failure")
+        }
         let fields = [
             "trade_no": notification.tradeNo, "trade_status": notification.tradeStatus,
             "total_amount": notification.totalAmount.decimalString,
@@ -548,6 +565,7 @@ struct MerchantAPI: Sendable {
         let outcome = await record(
             outTradeNo: notification.outTradeNo, paid: notification.isPaid, fields: fields, body: request.body,
             check: { try notification.check(outTradeNo: $0.outTradeNo, amount: $0.total) })
+        metrics.increment("cashier_notifications_total", ["provider": "alipay", "outcome": "\(outcome)"])
         return .text(outcome == .acknowledged ? Alipay.Notification.successReply : "failure")
     }
 }

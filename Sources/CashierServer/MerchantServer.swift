@@ -26,15 +26,25 @@ public final class MerchantServer: Sendable {
         self.configuration = configuration
         self.store = store
         let listening = ListeningPort()
-        let api = MerchantAPI(configuration: configuration, store: store, listening: listening)
+        let metrics = ServerMetrics()
+        let api = MerchantAPI(configuration: configuration, store: store, listening: listening, metrics: metrics)
         var router = Router()
         api.register(on: &router)
         let routes = router
-        server = HTTPServer(configuration: .init(host: host, port: port)) { request in await routes.handle(request) }
+        server = HTTPServer(configuration: .init(host: host, port: port)) { request in
+            let response = await routes.handle(request)
+            metrics.increment("cashier_http_requests_total", ["code": "\(response.status / 100)xx"])
+            return response
+        }
         self.listening = listening
+        self.metrics = metrics
+        self.routeTable = routes.table
     }
 
     private let listening: ListeningPort
+    private let metrics: ServerMetrics
+    /// Every route, as `(method, pattern)`.
+    public let routeTable: [(method: String, pattern: String)]
 
     private let jobs = Mutex<[Task<Void, Never>]>([])
 
@@ -44,7 +54,10 @@ public final class MerchantServer: Sendable {
         try server.start()
         listening.port.store(server.port, ordering: .releasing)
         if let endpoint = configuration.webhook {
-            let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store)
+            let metrics = self.metrics
+            let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store) { delivered in
+                metrics.increment("cashier_webhook_deliveries_total", ["result": delivered ? "delivered" : "failed"])
+            }
             let interval = configuration.webhookInterval
             jobs.withLock { $0.append(Task { await dispatcher.run(every: interval) }) }
         }

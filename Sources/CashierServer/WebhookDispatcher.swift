@@ -24,11 +24,14 @@ public struct WebhookDispatcher: Sendable {
     let backoff: TimeInterval
     /// After this many attempts a message is parked (about a day with the default backoff).
     let maximumAttempts: Int
+    /// Told the result of every attempt (for metrics).
+    let onAttempt: @Sendable (_ delivered: Bool) -> Void
 
     public init(
         endpoint: Endpoint, store: any OrderStore, transport: any HTTPTransport = URLSessionTransport(), backoff: TimeInterval = 5,
-        maximumAttempts: Int = 30
+        maximumAttempts: Int = 30, onAttempt: @escaping @Sendable (_ delivered: Bool) -> Void = { _ in }
     ) {
+        self.onAttempt = onAttempt
         self.endpoint = endpoint
         self.store = store
         self.transport = transport
@@ -39,7 +42,7 @@ public struct WebhookDispatcher: Sendable {
     /// Sends what is due now. - Returns: how many were delivered.
     @discardableResult
     public func deliverDue(now: Date = Date(), limit: Int = 50) async throws -> Int {
-        var delivered = 0
+        var sent = 0
         for message in try await store.dueOutbox(now: now, limit: limit) {
             let body = Array(message.payload.utf8)
             var headers = HTTPHeaders()
@@ -48,16 +51,18 @@ public struct WebhookDispatcher: Sendable {
             headers.add("Cashier-Event-Id", message.id)
             let status = (try? await transport.send(HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: Data(body))))?
                 .status
-            if let status, (200..<300).contains(status) {
+            let delivered = status.map { (200..<300).contains($0) } ?? false
+            onAttempt(delivered)
+            if delivered {
                 try await store.markDelivered(message.id, at: now)
-                delivered += 1
+                sent += 1
             } else {
                 let attempts = message.attempts + 1
                 let delay = attempts >= maximumAttempts ? 100 * 365 * 86_400 : min(3_600, backoff * pow(2, Double(attempts - 1)))
                 try await store.reschedule(message.id, attempts: attempts, nextAttemptAt: now.addingTimeInterval(delay))
             }
         }
-        return delivered
+        return sent
     }
 
     /// Runs ``deliverDue(now:limit:)`` every `interval` until the task is cancelled.

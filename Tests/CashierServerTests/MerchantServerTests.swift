@@ -158,6 +158,12 @@ import WeChatPay
         #expect(events.filter { $0.kind == "notification_duplicate" }.count == 49)
         #expect(events.contains { $0.kind == "notification_refused" && $0.bodySHA256 != nil })
         #expect(try await fixture.store.dueOutbox(now: Date().addingTimeInterval(1), limit: 10).map(\.type) == ["order.paid"])
+        // /metrics counts them: one transition to paid, 50 acknowledged, 1 refused.
+        let metrics = String(decoding: try await fixture.call("GET", "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains(#"cashier_transitions_total{to="paid"} 1"#))
+        #expect(metrics.contains(#"cashier_notifications_total{outcome="acknowledged",provider="wechat"} 50"#))
+        #expect(metrics.contains(#"cashier_notifications_total{outcome="refused",provider="wechat"} 1"#))
+        #expect(metrics.contains("# TYPE cashier_http_requests_total counter"))
         // A paid order takes no new payment.
         #expect(try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.app"]).status == 409)
         await fixture.stop()

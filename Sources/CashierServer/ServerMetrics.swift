@@ -1,0 +1,37 @@
+import Synchronization
+
+/// Counters for `GET /metrics`, in the Prometheus text format: requests by status class,
+/// notifications by provider and outcome, order transitions, webhook deliveries.
+final class ServerMetrics: Sendable {
+    private let counters = Mutex<[String: Int]>([:])
+
+    /// Adds one to the series `name{labels}`.
+    func increment(_ name: String, _ labels: [String: String] = [:]) {
+        let key =
+            name
+            + (labels.isEmpty
+                ? "" : "{" + labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\($0.value)\"" }.joined(separator: ",") + "}")
+        counters.withLock { $0[key, default: 0] += 1 }
+    }
+
+    static let help: [String: String] = [
+        "cashier_http_requests_total": "HTTP requests answered, by status class.",
+        "cashier_notifications_total": "Provider notifications, by provider and outcome.",
+        "cashier_transitions_total": "Order status changes, by the status reached.",
+        "cashier_webhook_deliveries_total": "Webhook delivery attempts, by result.",
+    ]
+
+    /// The exposition text.
+    func render() -> String {
+        let snapshot = counters.withLock { $0 }
+        var lines: [String] = []
+        for name in Self.help.keys.sorted() {
+            lines.append("# HELP \(name) \(Self.help[name] ?? "")")
+            lines.append("# TYPE \(name) counter")
+            for (key, value) in snapshot.sorted(by: { $0.key < $1.key }) where key == name || key.hasPrefix(name + "{") {
+                lines.append("\(key) \(value)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
