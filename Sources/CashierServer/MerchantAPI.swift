@@ -23,6 +23,12 @@ struct MerchantAPI: Sendable {
 
     func register(on router: inout Router) {
         router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
+        router.add("GET", "/openapi.json") { _, _ in
+            let data =
+                (try? JSONSerialization.data(withJSONObject: OpenAPIDocument.json(version: CashierVersion.current), options: [.sortedKeys]))
+                ?? Data()
+            return HTTPServerResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(data))
+        }
         router.add("GET", "/metrics") { _, _ in .text(self.metrics.render(), contentType: "text/plain; version=0.0.4") }
         router.add("POST", "/v1/orders") { request, _ in await self.createOrder(request) }
         router.add("GET", "/v1/orders/{id}") { request, parameters in await self.getOrder(request, id: parameters["id"] ?? "") }

@@ -286,4 +286,17 @@ import WeChatPay
         await fixture.stop()
         await receiver.server.stop()
     }
+
+    @Test func theOpenAPIDocumentNamesExactlyTheRoutes() async throws {
+        let fixture = try await Fixture()
+        let document = try await fixture.call("GET", "/openapi.json", key: "")
+        #expect(document.object["openapi"] as? String == "3.0.3")
+        let paths = try #require(document.object["paths"] as? [String: [String: Any]])
+        let documented = Set(paths.flatMap { path, methods in methods.keys.map { "\($0.uppercased()) \(path)" } })
+        let routed = Set(fixture.server.routeTable.map { "\($0.method) \($0.pattern)" })
+        #expect(
+            documented == routed,
+            "documented but not routed: \(documented.subtracting(routed)); routed but not documented: \(routed.subtracting(documented))")
+        await fixture.stop()
+    }
 }

@@ -1,0 +1,73 @@
+import Foundation
+
+/// The OpenAPI 3 description of the merchant API, served at `/openapi.json`. A test checks that
+/// it names exactly the routes the server answers.
+enum OpenAPIDocument {
+    struct Operation {
+        let method: String
+        let path: String
+        let summary: String
+        /// `secret`, `either` (secret, or publishable with the client secret), `provider` or `none`.
+        let access: String
+    }
+
+    static let operations: [Operation] = [
+        .init(method: "GET", path: "/healthz", summary: "Liveness.", access: "none"),
+        .init(method: "GET", path: "/metrics", summary: "Counters in the Prometheus text format.", access: "none"),
+        .init(method: "GET", path: "/openapi.json", summary: "This document.", access: "none"),
+        .init(
+            method: "POST", path: "/v1/orders",
+            summary: "Create an order from priced items; honours Idempotency-Key (same body: same answer; other body: 409).",
+            access: "secret"),
+        .init(
+            method: "GET", path: "/v1/orders/{id}", summary: "An order; a payment pending too long is first queried at its provider.",
+            access: "either"),
+        .init(
+            method: "POST", path: "/v1/orders/{id}/payments",
+            summary: "Start a payment: wallet parameters for wechat.app, wechat.native, alipay.app, alipay.qr or applepay.",
+            access: "either"),
+        .init(
+            method: "POST", path: "/v1/orders/{id}/payments/applepay/authorize",
+            summary: "Verify, decrypt and authorise an Apple Pay token; answers a PKPaymentAuthorizationStatus.", access: "either"),
+        .init(
+            method: "POST", path: "/v1/orders/{id}/refunds", summary: "Refund part or all of what was paid, never more.", access: "secret"),
+        .init(method: "POST", path: "/v1/orders/{id}/close", summary: "Close an unpaid order at its provider and here.", access: "secret"),
+        .init(method: "GET", path: "/v1/orders/{id}/events", summary: "The order's append-only event log.", access: "secret"),
+        .init(method: "POST", path: "/notify/wechat/v2", summary: "WeChat Pay API v2 payment notifications (XML).", access: "provider"),
+        .init(method: "POST", path: "/notify/alipay", summary: "Alipay async notifications (form).", access: "provider"),
+    ]
+
+    static func json(version: String) -> [String: Any] {
+        var paths: [String: [String: Any]] = [:]
+        for operation in operations {
+            var entry: [String: Any] = [
+                "summary": operation.summary, "responses": ["200": ["description": "OK"], "default": ["description": "An error object"]],
+            ]
+            switch operation.access {
+            case "secret": entry["security"] = [["secretKey": [String]()]]
+            case "either": entry["security"] = [["secretKey": [String]()], ["publishableKey": [String]()]]
+            default: entry["security"] = [[String: [String]]]()
+            }
+            if operation.path.contains("{id}") {
+                entry["parameters"] = [["name": "id", "in": "path", "required": true, "schema": ["type": "string"]]]
+            }
+            paths[operation.path, default: [:]][operation.method.lowercased()] = entry
+        }
+        return [
+            "openapi": "3.0.3",
+            "info": [
+                "title": "Cashier merchant API", "version": version,
+                "description": "Amounts are {\"amount\": \"12.75\", \"amount_minor\": 1275, \"currency\": \"CNY\"}.",
+            ],
+            "paths": paths,
+            "components": [
+                "securitySchemes": [
+                    "secretKey": ["type": "http", "scheme": "bearer", "description": "sk_… — your backend"],
+                    "publishableKey": [
+                        "type": "http", "scheme": "bearer", "description": "pk_… — the app, with the order's client_secret",
+                    ],
+                ]
+            ],
+        ]
+    }
+}
