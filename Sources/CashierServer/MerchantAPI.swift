@@ -438,24 +438,40 @@ struct MerchantAPI: Sendable {
             guard order.status == .created || order.status == .pending || order.status == .failed else {
                 return .error(status: 409, code: "invalid_state", message: "order \(id) is \(order.status.rawValue) and cannot be closed")
             }
-            switch try await provider(of: order) {
-            case "wechat":
-                try await wechatClient().closeOrder(outTradeNo: order.outTradeNo)
-            case "alipay":
-                do {
-                    try await alipayClient().close(outTradeNo: order.outTradeNo)
-                } catch let error as PaymentError where error.providerCode == "ACQ.TRADE_NOT_EXIST" {
-                    // An app-pay order the payer never opened does not exist at Alipay: nothing to close there.
-                }
-            default: break
-            }
-            let outcome = try await move(.closed, to: id, refunded: nil, record: EventRecord(kind: "close"), now: Date())
-            switch outcome {
-            case .applied(let updated, _), .unchanged(let updated): return .json(OrderJSON(updated, includeSecret: true))
-            }
+            return .json(OrderJSON(try await closeOrder(order, kind: "close"), includeSecret: true))
         } catch {
             return Self.failure(error)
         }
+    }
+
+    /// Closes an unpaid order at its provider (so it can no longer be paid there), then here.
+    /// Used by `POST …/close` and by the expiry job.
+    func closeOrder(_ order: StoredOrder, kind: String) async throws -> StoredOrder {
+        switch try await provider(of: order) {
+        case "wechat":
+            try await wechatClient().closeOrder(outTradeNo: order.outTradeNo)
+        case "alipay":
+            do {
+                try await alipayClient().close(outTradeNo: order.outTradeNo)
+            } catch let error as PaymentError where error.providerCode == "ACQ.TRADE_NOT_EXIST" {
+                // An app-pay order the payer never opened does not exist at Alipay: nothing to close there.
+            }
+        default: break
+        }
+        switch try await move(.closed, to: order.id, refunded: nil, record: EventRecord(kind: kind), now: Date()) {
+        case .applied(let updated, _), .unchanged(let updated): return updated
+        }
+    }
+
+    /// The expiry job: closes orders past their expiry that were never paid. - Returns: how many.
+    @discardableResult
+    func closeExpired(now: Date = Date(), limit: Int = 50) async throws -> Int {
+        var closed = 0
+        for order in try await store.unpaidOrders(expiringBefore: now, limit: limit) {
+            // A payment may land meanwhile: the compare-and-set then refuses the close, and that is right.
+            if (try? await closeOrder(order, kind: "expired")) != nil { closed += 1 }
+        }
+        return closed
     }
 
     struct EventJSON: Encodable {

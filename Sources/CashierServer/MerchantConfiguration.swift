@@ -74,6 +74,8 @@ public struct MerchantConfiguration: Sendable {
     public var webhook: WebhookDispatcher.Endpoint?
     /// How often the webhook outbox is checked.
     public var webhookInterval: Duration = .seconds(1)
+    /// How often expired unpaid orders are looked for and closed.
+    public var expiryInterval: Duration = .seconds(30)
 
     public init(
         secretKey: String, publishableKey: String, publicBaseURL: String? = nil, wechat: WeChat? = nil, alipay: Alipay? = nil,

@@ -28,6 +28,7 @@ public final class MerchantServer: Sendable {
         let listening = ListeningPort()
         let metrics = ServerMetrics()
         let api = MerchantAPI(configuration: configuration, store: store, listening: listening, metrics: metrics)
+        self.api = api
         var router = Router()
         api.register(on: &router)
         let routes = router
@@ -43,6 +44,7 @@ public final class MerchantServer: Sendable {
 
     private let listening: ListeningPort
     private let metrics: ServerMetrics
+    private let api: MerchantAPI
     /// Every route, as `(method, pattern)`.
     public let routeTable: [(method: String, pattern: String)]
 
@@ -53,6 +55,17 @@ public final class MerchantServer: Sendable {
         try await store.migrate()
         try server.start()
         listening.port.store(server.port, ordering: .releasing)
+        let api = self.api
+        let expiryInterval = configuration.expiryInterval
+        jobs.withLock {
+            $0.append(
+                Task {
+                    while !Task.isCancelled {
+                        _ = try? await api.closeExpired()
+                        try? await Task.sleep(for: expiryInterval)
+                    }
+                })
+        }
         if let endpoint = configuration.webhook {
             let metrics = self.metrics
             let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store) { delivered in

@@ -123,6 +123,9 @@ public protocol OrderStore: Sendable {
     func order(id: String) async throws -> StoredOrder?
     func order(outTradeNo: String) async throws -> StoredOrder?
 
+    /// Orders still `created`, `pending` or `failed` whose expiry is before `date`, oldest first.
+    func unpaidOrders(expiringBefore date: Date, limit: Int) async throws -> [StoredOrder]
+
     /// Moves an order by `event` if the state machine allows it from its current status.
     /// - Parameters:
     ///   - refunded: the new refunded total, for refund events.

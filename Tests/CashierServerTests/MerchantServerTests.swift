@@ -45,6 +45,7 @@ import WeChatPay
             configuration.queryAfter = queryAfter
             configuration.webhook = webhook
             configuration.webhookInterval = .milliseconds(50)
+            configuration.expiryInterval = .milliseconds(50)
             store = try SQLiteOrderStore(
                 path: FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).db").path)
             server = MerchantServer(configuration: configuration, store: store)
@@ -297,6 +298,20 @@ import WeChatPay
         #expect(
             documented == routed,
             "documented but not routed: \(documented.subtracting(routed)); routed but not documented: \(routed.subtracting(documented))")
+        await fixture.stop()
+    }
+
+    @Test func expiredUnpaidOrdersAreClosedAtTheProviderAndHere() async throws {
+        let fixture = try await Fixture()
+        let result = try await fixture.call(
+            "POST", "/v1/orders", json: ["items": [["label": "Tea", "amount": "2.00"]], "currency": "CNY", "expires_in": 1])
+        let id = try #require(result.object["id"] as? String)
+        let paidSoon = try await fixture.createOrder(amount: "2.00")  // two hours to live: untouched
+        _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"])
+        #expect(try await fixture.waitForStatus(id, "closed"))
+        #expect(await fixture.sandbox.wechatV2.tradeState(outTradeNo: result.object["out_trade_no"] as? String ?? "") == "CLOSED")
+        #expect(try await fixture.store.events(orderID: id).last?.kind == "expired")
+        #expect(try await fixture.call("GET", "/v1/orders/\(paidSoon["id"] as? String ?? "")").object["status"] as? String == "created")
         await fixture.stop()
     }
 }

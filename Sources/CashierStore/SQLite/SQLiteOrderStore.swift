@@ -26,6 +26,7 @@ public final class SQLiteOrderStore: OrderStore {
                 created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER
             );
             CREATE INDEX orders_status ON orders(status, created_at);
+            CREATE INDEX orders_expiry ON orders(status, expires_at);
             """
         ),
         (
@@ -138,6 +139,18 @@ public final class SQLiteOrderStore: OrderStore {
 
     public func order(outTradeNo: String) async throws -> StoredOrder? {
         try connection.withLock { try Self.fetch($0, where: "out_trade_no = ?", .text(outTradeNo)) }
+    }
+
+    public func unpaidOrders(expiringBefore date: Date, limit: Int) async throws -> [StoredOrder] {
+        try connection.withLock { connection in
+            try connection.query(
+                """
+                SELECT \(Self.orderColumns) FROM orders WHERE status IN ('created', 'pending', 'failed') AND expires_at IS NOT NULL
+                    AND expires_at < ? ORDER BY expires_at LIMIT ?
+                """,
+                [.integer(Int64(date.timeIntervalSince1970 * 1000)), .integer(Int64(limit))]
+            ).map(Self.order)
+        }
     }
 
     private static func fetch(_ connection: SQLiteConnection, where condition: String, _ value: SQLiteConnection.Value) throws
