@@ -31,6 +31,7 @@ struct MerchantAPI: Sendable {
         }
         router.add("GET", "/metrics") { _, _ in .text(self.metrics.render(), contentType: "text/plain; version=0.0.4") }
         router.add("POST", "/v1/orders") { request, _ in await self.createOrder(request) }
+        router.add("GET", "/v1/orders") { request, _ in await self.listOrders(request) }
         router.add("GET", "/v1/orders/{id}") { request, parameters in await self.getOrder(request, id: parameters["id"] ?? "") }
         router.add("POST", "/v1/orders/{id}/payments") { request, parameters in await self.startPayment(request, id: parameters["id"] ?? "")
         }
@@ -197,6 +198,31 @@ struct MerchantAPI: Sendable {
             .paymentSucceeded, to: order.id, refunded: nil, record: EventRecord(kind: "query", detail: Self.detail(confirmed)), now: Date())
         {
         case .applied(let updated, _), .unchanged(let updated): return updated
+        }
+    }
+
+    /// `GET /v1/orders?status=paid&limit=20&starting_after=ord_…`: newest first, secret key only.
+    func listOrders(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard caller(request) == .secret else { return Self.unauthorized }
+        let status = request.queryValue("status")
+        guard status == nil || PaymentStatus(rawValue: status ?? "") != nil else {
+            return .error(
+                status: 400, code: "invalid_request",
+                message: "status must be one of \(PaymentStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let limit = Int(request.queryValue("limit") ?? "20"), (1...100).contains(limit) else {
+            return .error(status: 400, code: "invalid_request", message: "limit must be 1 to 100")
+        }
+        do {
+            let page = try await store.orders(
+                status: status.flatMap(PaymentStatus.init), before: request.queryValue("starting_after"), limit: limit + 1)
+            struct Page: Encodable {
+                let data: [OrderJSON]
+                let has_more: Bool
+            }
+            return .json(Page(data: page.prefix(limit).map { OrderJSON($0, includeSecret: true) }, has_more: page.count > limit))
+        } catch {
+            return Self.failure(error)
         }
     }
 

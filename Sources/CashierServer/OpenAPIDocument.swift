@@ -20,6 +20,9 @@ enum OpenAPIDocument {
             summary: "Create an order from priced items; honours Idempotency-Key (same body: same answer; other body: 409).",
             access: "secret"),
         .init(
+            method: "GET", path: "/v1/orders",
+            summary: "Orders, newest first: status, limit (1–100), starting_after (an order id) for the next page.", access: "secret"),
+        .init(
             method: "GET", path: "/v1/orders/{id}", summary: "An order; a payment pending too long is first queried at its provider.",
             access: "either"),
         .init(

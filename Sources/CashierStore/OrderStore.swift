@@ -123,6 +123,10 @@ public protocol OrderStore: Sendable {
     func order(id: String) async throws -> StoredOrder?
     func order(outTradeNo: String) async throws -> StoredOrder?
 
+    /// Orders newest first, optionally of one status, after the cursor `before` (an order id from
+    /// the previous page).
+    func orders(status: PaymentStatus?, before: String?, limit: Int) async throws -> [StoredOrder]
+
     /// Orders still `created`, `pending` or `failed` whose expiry is before `date`, oldest first.
     func unpaidOrders(expiringBefore date: Date, limit: Int) async throws -> [StoredOrder]
 

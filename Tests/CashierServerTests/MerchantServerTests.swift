@@ -314,4 +314,22 @@ import WeChatPay
         #expect(try await fixture.call("GET", "/v1/orders/\(paidSoon["id"] as? String ?? "")").object["status"] as? String == "created")
         await fixture.stop()
     }
+
+    @Test func ordersListNewestFirstInPages() async throws {
+        let fixture = try await Fixture()
+        var ids: [String] = []
+        for _ in 0..<5 { ids.append(try #require(try await fixture.createOrder(amount: "1.00")["id"] as? String)) }
+        _ = try await fixture.call("POST", "/v1/orders/\(ids[0])/close")
+        let first = try await fixture.call("GET", "/v1/orders?limit=2")
+        let firstIDs = (first.object["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+        #expect(firstIDs == [ids[4], ids[3]] && first.object["has_more"] as? Bool == true)
+        let second = try await fixture.call("GET", "/v1/orders?limit=10&starting_after=\(ids[3])")
+        #expect((second.object["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [ids[2], ids[1], ids[0]])
+        #expect(second.object["has_more"] as? Bool == false)
+        let closed = try await fixture.call("GET", "/v1/orders?status=closed")
+        #expect((closed.object["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [ids[0]])
+        #expect(try await fixture.call("GET", "/v1/orders?status=lost").status == 400)
+        #expect(try await fixture.call("GET", "/v1/orders", key: fixture.keys.publishable).status == 401)
+        await fixture.stop()
+    }
 }

@@ -141,6 +141,27 @@ public final class SQLiteOrderStore: OrderStore {
         try connection.withLock { try Self.fetch($0, where: "out_trade_no = ?", .text(outTradeNo)) }
     }
 
+    public func orders(status: PaymentStatus?, before cursor: String?, limit: Int) async throws -> [StoredOrder] {
+        try connection.withLock { connection in
+            var conditions: [String] = []
+            var parameters: [SQLiteConnection.Value] = []
+            if let status {
+                conditions.append("status = ?")
+                parameters.append(.text(status.rawValue))
+            }
+            if let cursor {
+                // Newest first by insertion order (rowid): the page continues strictly after the cursor's order.
+                conditions.append("rowid < (SELECT rowid FROM orders WHERE id = ?)")
+                parameters.append(.text(cursor))
+            }
+            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            parameters.append(.integer(Int64(limit)))
+            return try connection.query(
+                "SELECT \(Self.orderColumns) FROM orders \(filter) ORDER BY rowid DESC LIMIT ?", parameters
+            ).map(Self.order)
+        }
+    }
+
     public func unpaidOrders(expiringBefore date: Date, limit: Int) async throws -> [StoredOrder] {
         try connection.withLock { connection in
             try connection.query(
