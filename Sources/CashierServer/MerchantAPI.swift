@@ -42,6 +42,7 @@ struct MerchantAPI: Sendable {
         router.add("POST", "/v1/orders/{id}/close") { request, parameters in await self.close(request, id: parameters["id"] ?? "") }
         router.add("GET", "/v1/orders/{id}/events") { request, parameters in await self.events(request, id: parameters["id"] ?? "") }
         router.add("POST", "/notify/wechat/v2") { request, _ in await self.wechatNotification(request) }
+        router.add("POST", "/notify/wechat/v2/refund") { request, _ in await self.wechatRefundNotification(request) }
         router.add("POST", "/notify/alipay") { request, _ in await self.alipayNotification(request) }
     }
 
@@ -434,7 +435,8 @@ struct MerchantAPI: Sendable {
             switch try await provider(of: order) {
             case "wechat":
                 _ = try await wechatClient().refund(
-                    outTradeNo: order.outTradeNo, outRefundNo: requestNo, total: order.total, refund: amount, reason: body.reason)
+                    outTradeNo: order.outTradeNo, outRefundNo: requestNo, total: order.total, refund: amount, reason: body.reason,
+                    notifyURL: notifyBase + "/notify/wechat/v2/refund")
             case "alipay":
                 _ = try await alipayClient().refund(
                     outTradeNo: order.outTradeNo, amount: amount, outRequestNo: requestNo, reason: body.reason)
@@ -595,6 +597,38 @@ struct MerchantAPI: Sendable {
         case .acknowledged: return reply(.success)
         case .refused: return reply(.failure("refused: unknown order or another amount"))
         case .retry: return reply(.failure("temporarily unavailable"))
+        }
+    }
+
+    /// WeChat's refund result (`req_info` decrypted with the API key): logged against the order;
+    /// a refund WeChat could not complete (`CHANGE`, `REFUNDCLOSE`) is logged as such for follow-up.
+    func wechatRefundNotification(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        func reply(_ answer: WeChatPay.V2.NotificationReply) -> HTTPServerResponse {
+            .text(answer.xmlString, contentType: "application/xml; charset=utf-8")
+        }
+        guard let wechat = configuration.wechat,
+            let notification = try? WeChatPay.V2.RefundNotification.verify(request.body, merchant: wechat.merchant)
+        else {
+            metrics.increment("cashier_notifications_total", ["provider": "wechat_refund", "outcome": "unverified"])
+            return reply(.failure("req_info does not decrypt with this merchant's key"))
+        }
+        do {
+            guard let order = try await store.order(outTradeNo: notification.outTradeNo) else {
+                return reply(.failure("unknown out_trade_no"))
+            }
+            let kind = notification.refundStatus == "SUCCESS" ? "refund_notification" : "refund_failed"
+            try await store.append(
+                EventRecord(
+                    kind: kind,
+                    detail: Self.detail([
+                        "out_refund_no": notification.outRefundNo, "refund_id": notification.refundID,
+                        "refund_status": notification.refundStatus,
+                        "refund_fee": notification.refundAmount.decimalString,
+                    ]), bodySHA256: Hex.encode(DigestAlgorithm.sha256.hash(request.body))), to: order.id, now: Date())
+            metrics.increment("cashier_notifications_total", ["provider": "wechat_refund", "outcome": "acknowledged"])
+            return reply(.success)
+        } catch {
+            return reply(.failure("temporarily unavailable"))
         }
     }
 

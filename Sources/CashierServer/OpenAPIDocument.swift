@@ -37,6 +37,9 @@ enum OpenAPIDocument {
         .init(method: "POST", path: "/v1/orders/{id}/close", summary: "Close an unpaid order at its provider and here.", access: "secret"),
         .init(method: "GET", path: "/v1/orders/{id}/events", summary: "The order's append-only event log.", access: "secret"),
         .init(method: "POST", path: "/notify/wechat/v2", summary: "WeChat Pay API v2 payment notifications (XML).", access: "provider"),
+        .init(
+            method: "POST", path: "/notify/wechat/v2/refund", summary: "WeChat Pay API v2 refund results (encrypted req_info).",
+            access: "provider"),
         .init(method: "POST", path: "/notify/alipay", summary: "Alipay async notifications (form).", access: "provider"),
     ]
 

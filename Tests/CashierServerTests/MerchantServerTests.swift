@@ -216,6 +216,37 @@ import WeChatPay
         await fixture.stop()
     }
 
+    @Test func wechatRefundsAreConfirmedByTheirNotification() async throws {
+        let fixture = try await Fixture()
+        let order = try await fixture.createOrder(amount: "9.00")
+        let id = try #require(order["id"] as? String)
+        _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"])
+        await fixture.sandbox.wechatV2.pay(outTradeNo: order["out_trade_no"] as? String ?? "", outcome: .success)
+        #expect(try await fixture.waitForStatus(id, "paid"))
+        #expect(
+            try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "4.00"]).object["status"] as? String
+                == "partially_refunded")
+        var confirmed = false
+        for _ in 0..<200 where !confirmed {
+            confirmed = try await fixture.store.events(orderID: id).contains {
+                $0.kind == "refund_notification" && $0.detail.contains("4.00")
+            }
+            if !confirmed { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(confirmed)
+        // A refund notification under another key does not decrypt: refused, nothing logged.
+        let forged = Data(
+            WeChatPay.V2.XMLDocument([
+                ("return_code", "SUCCESS"), ("appid", fixture.wechatMerchant.appID), ("mch_id", fixture.wechatMerchant.mchID),
+                ("req_info", "bm90IGVuY3J5cHRlZA=="),
+            ]).xmlString.utf8)
+        let answer = try await URLSessionTransport().send(
+            HTTPRequest(method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/notify/wechat/v2/refund")!, body: forged)
+        )
+        #expect(String(decoding: answer.body, as: UTF8.self).contains("FAIL"))
+        await fixture.stop()
+    }
+
     @Test func refundsNeverExceedWhatWasPaidAndUnpaidOrdersClose() async throws {
         let fixture = try await Fixture()
         let order = try await fixture.createOrder(amount: "30.00")
