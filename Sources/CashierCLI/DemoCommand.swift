@@ -80,6 +80,7 @@ enum DemoCommand {
         await WeChatDemo.run(step)
         await AlipayDemo.run(step)
         await ApplePayDemo.run(step)
+        await ServerDemo.run(step)
 
         let width = steps.map(\.0.count).max() ?? 0
         io.write("Cashier \(CashierVersion.current) demo\n\n")

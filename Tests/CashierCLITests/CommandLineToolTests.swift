@@ -81,5 +81,9 @@ import Testing
         #expect(result.stdout.contains("ok    WeChat Pay v3 Native order"))
         #expect(result.stdout.contains("ok    Alipay precreate → pay → query"))
         #expect(result.stdout.contains("ok    Apple Pay token → authorised"))
+        for method in ["wechat.app (v2)", "wechat.native + refund", "alipay.app", "alipay.qr", "applepay (EC_v1)", "close an unpaid order"]
+        {
+            #expect(result.stdout.contains("ok    server: \(method)"), "\(method)")
+        }
     }
 }
