@@ -76,6 +76,13 @@ public final class MerchantServer: Sendable {
         }
     }
 
+    /// Closes unpaid orders whose expiry is before `now`, at their provider and here (what the
+    /// expiry job runs every ``MerchantConfiguration/expiryInterval``). - Returns: how many.
+    @discardableResult
+    public func closeExpiredOrders(now: Date = Date()) async throws -> Int {
+        try await api.closeExpired(now: now)
+    }
+
     public var port: UInt16 { server.port }
     /// `http://127.0.0.1:PORT`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
