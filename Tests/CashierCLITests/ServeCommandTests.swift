@@ -43,7 +43,7 @@ import Testing
             sandbox + "sandbox/pay", ["provider": "wechat", "out_trade_no": order["out_trade_no"] as? String ?? "", "outcome": "success"])
         #expect(paid["trade_state"] as? String == "SUCCESS")
         var status = ""
-        for _ in 0..<200 where status != "paid" {
+        for _ in 0..<500 where status != "paid" {
             var headers = HTTPHeaders()
             headers.add("Authorization", "Bearer \(secret)")
             let response = try await URLSessionTransport().send(

@@ -230,7 +230,7 @@ import WeChatPay
             try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "4.00"]).object["status"] as? String
                 == "partially_refunded")
         var confirmed = false
-        for _ in 0..<200 where !confirmed {
+        for _ in 0..<500 where !confirmed {
             confirmed = try await fixture.store.events(orderID: id).contains {
                 $0.kind == "refund_notification" && $0.detail.contains("4.00")
             }
@@ -313,7 +313,7 @@ import WeChatPay
         _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "alipay.qr"])
         await fixture.sandbox.alipay.pay(outTradeNo: order["out_trade_no"] as? String ?? "", outcome: .success)
         #expect(try await fixture.waitForStatus(id, "paid"))
-        for _ in 0..<200 where receiver.received.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<500 where receiver.received.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
         let delivery = try #require(receiver.received.first)
         #expect(WebhookSignature.verify(header: delivery.signature, body: delivery.body, secret: "whsec_e2e"))
         let event = try JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any]
