@@ -16,22 +16,21 @@ enum ServeCommand {
         discussion: """
             Sandbox mode generates API keys (printed) and provider keys, and keeps orders in --db (default ./cashier.db).
             --ready-file gets {"api_url","sandbox_url","publishable_key","secret_key"} once the server accepts requests.
-            Production configuration files (provider credentials) are not read yet: --config is refused.
+            With --config FILE it runs with the merchant's real credentials instead (see ConfigurationFile: secrets come from
+            environment variables or key files, and every field is checked at start).
             """,
         options: [
             .value("port", "N", "Port for the merchant API (default: any free port)."),
             .value("db", "PATH", "The SQLite database (default ./cashier.db)."),
-            .value("config", "FILE", "Provider credentials (not supported yet)."),
+            .value("config", "FILE", "Real credentials (JSON; secrets from environment variables or key files)."),
             .value("ready-file", "FILE", "Write the URLs and keys here as JSON when ready."),
             .value("webhook-url", "URL", "Deliver order.paid/refunded/closed/refund_required webhooks here."),
             .value("webhook-secret", "SECRET", "Sign them with this secret (default: generated and printed)."),
             .flag("sandbox", "Run with the in-process sandboxes (the default while no credentials are configured)."),
         ]
     ) { arguments, io in
-        if arguments.value("config") != nil {
-            throw CommandFailure(
-                "--config: production credentials are not supported yet; run `cashier serve --sandbox` (see the README's status)", status: 2
-            )
+        if let file = arguments.value("config") {
+            return try await production(file: file, arguments, io)
         }
         guard let port = UInt16(arguments.value("port") ?? "0") else { throw CommandFailure("--port must be 0 to 65535", status: 2) }
         let path = arguments.value("db") ?? "cashier.db"
@@ -102,6 +101,48 @@ enum ServeCommand {
         await SandboxCommand.waitForTermination()
         await server.stop()
         await sandbox.stop()
+        io.write("server stopped\n")
+        return 0
+    }
+
+    /// `cashier serve --config FILE`: no sandboxes, the configured providers.
+    static func production(file: String, _ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
+        let parsed: ConfigurationFile
+        do {
+            parsed = try ConfigurationFile(contentsOf: URL(fileURLWithPath: file))
+        } catch let problem as ConfigurationFile.Problem {
+            throw CommandFailure(problem.description, status: 2)
+        }
+        guard let port = arguments.value("port").map({ UInt16($0) }) ?? parsed.port else {
+            throw CommandFailure("--port must be 0 to 65535", status: 2)
+        }
+        let path = arguments.value("db") ?? parsed.database
+        let store: SQLiteOrderStore
+        do {
+            store = try SQLiteOrderStore(path: path)
+        } catch let error as StoreError {
+            throw CommandFailure("database: \(error.message)", status: 2)
+        }
+        let server = MerchantServer(configuration: parsed.configuration, store: store, port: port)
+        do {
+            try await server.start()
+        } catch {
+            throw CommandFailure("cannot start: \(error)")
+        }
+        let providers = [
+            parsed.configuration.wechat.map { _ in "WeChat Pay v2" }, parsed.configuration.alipay.map { _ in "Alipay" },
+            parsed.configuration.applePay.map { _ in "Apple Pay" },
+        ].compactMap { $0 }
+        io.write("Cashier \(CashierVersion.current) — \(providers.isEmpty ? "no providers" : providers.joined(separator: ", "))\n")
+        io.write("merchant API  \(server.baseURL.absoluteString)/v1   (orders in \(path))\n")
+        io.write("notify URLs   \(parsed.configuration.publicBaseURL ?? "")/notify/wechat/v2, /notify/wechat/v2/refund, /notify/alipay\n")
+        if let file = arguments.value("ready-file") {
+            let ready = ["api_url": server.baseURL.absoluteString, "publishable_key": parsed.configuration.publishableKey]
+            try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys, .withoutEscapingSlashes]).write(
+                to: URL(fileURLWithPath: file), options: .atomic)
+        }
+        await SandboxCommand.waitForTermination()
+        await server.stop()
         io.write("server stopped\n")
         return 0
     }

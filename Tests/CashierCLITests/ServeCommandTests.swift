@@ -59,4 +59,14 @@ import Testing
         }
         #expect(exit == 0)
     }
+
+    @Test func aBadConfigurationIsRefusedWithItsField() async throws {
+        let missing = await CapturedIO.run(["serve", "--config", "/nonexistent/cashier.json"])
+        #expect(missing.status == 2 && missing.stderr.contains("config: /nonexistent/cashier.json: cannot be read"))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"{"secret_key":"sk_inline_is_refused_000000000"}"#.utf8).write(to: file)
+        let inline = await CapturedIO.run(["serve", "--config", file.path])
+        #expect(inline.status == 2 && inline.stderr.contains("secret_key: secrets are not written in the file"))
+    }
 }

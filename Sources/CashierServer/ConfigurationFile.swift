@@ -1,0 +1,198 @@
+import Alipay
+public import ApplePay
+public import Cashier
+public import CashierCrypto
+public import Foundation
+import WeChatPay
+
+/// `cashier serve --config FILE`: the merchant's real credentials, as JSON. Secrets are never
+/// written in the file itself: each comes from an environment variable (`…_env`) or a key file
+/// (`…_file`, relative paths from the file's folder). Every field is checked at start, and a
+/// mistake is reported with its path, e.g. `wechat.api_key_env: WECHAT_API_KEY is not set`.
+///
+/// ```json
+/// {
+///   "public_base_url": "https://pay.example.com", "port": 8080, "database": "cashier.db",
+///   "secret_key_env": "CASHIER_SECRET_KEY", "publishable_key": "pk_live_…",
+///   "wechat": {"appid": "wx…", "mch_id": "1230000109", "api_key_env": "WECHAT_API_KEY"},
+///   "alipay": {"app_id": "2021…", "private_key_file": "keys/alipay-app.pem", "alipay_public_key_file": "keys/alipay.pem"},
+///   "applepay": {"merchant_identifier": "merchant.com.example", "country_code": "CN", "display_name": "Example",
+///                "supported_networks": ["chinaUnionPay", "visa"], "processing_certificate_file": "keys/apple.pem",
+///                "processing_key_file": "keys/apple.key", "processor": "sandbox"},
+///   "webhook": {"url": "https://shop.example.com/hooks/cashier", "secret_env": "CASHIER_WEBHOOK_SECRET"}
+/// }
+/// ```
+public struct ConfigurationFile: Sendable {
+    public let configuration: MerchantConfiguration
+    public let port: UInt16
+    public let database: String
+
+    /// A configuration problem: `path` names the field.
+    public struct Problem: Error, CustomStringConvertible, Sendable {
+        public let path: String
+        public let reason: String
+        public var description: String { "config: \(path): \(reason)" }
+    }
+
+    /// Reads and checks the file. - Throws: ``Problem`` naming the first wrong field.
+    public init(contentsOf url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw Problem(path: url.path, reason: "cannot be read")
+        }
+        guard let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw Problem(path: url.path, reason: "is not a JSON object")
+        }
+        let reader = Reader(folder: url.deletingLastPathComponent(), environment: environment)
+        try self.init(root, reader)
+    }
+
+    struct Reader {
+        let folder: URL
+        let environment: [String: String]
+
+        func string(_ object: [String: Any], _ key: String, _ path: String, required: Bool = true) throws -> String? {
+            guard let value = object[key] else {
+                if required { throw Problem(path: path + key, reason: "is missing") }
+                return nil
+            }
+            guard let text = value as? String, !text.isEmpty else { throw Problem(path: path + key, reason: "must be a non-empty string") }
+            return text
+        }
+
+        /// A secret from `<key>_env` (an environment variable) or `<key>_file` (a file).
+        func secret(_ object: [String: Any], _ key: String, _ path: String) throws -> String {
+            if object[key] != nil {
+                throw Problem(path: path + key, reason: "secrets are not written in the file: use \(key)_env or \(key)_file")
+            }
+            if let name = try string(object, key + "_env", path, required: false) {
+                guard let value = environment[name], !value.isEmpty else {
+                    throw Problem(path: path + key + "_env", reason: "\(name) is not set in the environment")
+                }
+                return value
+            }
+            if let file = try string(object, key + "_file", path, required: false) {
+                return try contents(file, path + key + "_file")
+            }
+            throw Problem(path: path + key + "_env", reason: "is missing (or give \(key)_file)")
+        }
+
+        func contents(_ file: String, _ path: String) throws -> String {
+            let url = file.hasPrefix("/") ? URL(fileURLWithPath: file) : folder.appendingPathComponent(file)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw Problem(path: path, reason: "\(url.path) cannot be read")
+            }
+            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        func url(_ object: [String: Any], _ key: String, _ path: String) throws -> URL? {
+            guard let text = try string(object, key, path, required: false) else { return nil }
+            guard let url = URL(string: text), url.scheme == "https" || url.scheme == "http", url.host != nil else {
+                throw Problem(path: path + key, reason: "'\(text)' is not an http(s) URL")
+            }
+            return url
+        }
+    }
+
+    init(_ root: [String: Any], _ reader: Reader) throws {
+        let secret = try reader.secret(root, "secret_key", "")
+        guard secret.hasPrefix("sk_"), secret.count >= 24 else {
+            throw Problem(path: "secret_key", reason: "must start with sk_ and have at least 24 characters")
+        }
+        let publishable = try reader.string(root, "publishable_key", "")!
+        guard publishable.hasPrefix("pk_") else { throw Problem(path: "publishable_key", reason: "must start with pk_") }
+        guard let base = try reader.url(root, "public_base_url", "") else {
+            throw Problem(path: "public_base_url", reason: "is missing: where the providers reach this server (https://…)")
+        }
+        var configuration = MerchantConfiguration(
+            secretKey: secret, publishableKey: publishable,
+            publicBaseURL: base.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
+        if let wechat = root["wechat"] as? [String: Any] {
+            let apiKey = try reader.secret(wechat, "api_key", "wechat.")
+            guard apiKey.utf8.count == 32 else {
+                throw Problem(path: "wechat.api_key", reason: "must be the 32-character API key from the merchant platform")
+            }
+            configuration.wechat = .init(
+                merchant: WeChatPay.V2.Merchant(
+                    appID: try reader.string(wechat, "appid", "wechat.")!, mchID: try reader.string(wechat, "mch_id", "wechat.")!,
+                    apiKey: apiKey),
+                baseURL: try reader.url(wechat, "base_url", "wechat.") ?? WeChatPay.V2.Client.productionURL)
+        }
+        if let alipay = root["alipay"] as? [String: Any] {
+            let privateKey: RSAPrivateKey
+            do {
+                privateKey = try RSAPrivateKey(pemRepresentation: try reader.secret(alipay, "private_key", "alipay."))
+            } catch let problem as Problem {
+                throw problem
+            } catch {
+                throw Problem(path: "alipay.private_key", reason: "is not an RSA private key (PKCS#1, PKCS#8 or the console's base64)")
+            }
+            guard let publicFile = try reader.string(alipay, "alipay_public_key_file", "alipay."),
+                let alipayKey = try? RSAPublicKey(pemRepresentation: try reader.contents(publicFile, "alipay.alipay_public_key_file"))
+            else { throw Problem(path: "alipay.alipay_public_key_file", reason: "is not Alipay's RSA public key") }
+            configuration.alipay = .init(
+                appID: try reader.string(alipay, "app_id", "alipay.")!, privateKey: privateKey, alipayPublicKey: alipayKey,
+                gateway: try reader.url(alipay, "gateway", "alipay.") ?? Alipay.Client.productionURL,
+                sellerID: try reader.string(alipay, "seller_id", "alipay.", required: false))
+        }
+        if let applePay = root["applepay"] as? [String: Any] {
+            configuration.applePay = try Self.applePay(applePay, reader)
+        }
+        if let webhook = root["webhook"] as? [String: Any] {
+            guard let url = try reader.url(webhook, "url", "webhook.") else { throw Problem(path: "webhook.url", reason: "is missing") }
+            configuration.webhook = .init(url: url, secret: try reader.secret(webhook, "secret", "webhook."))
+        }
+        let port = root["port"] as? Int ?? 8080
+        guard (0...65_535).contains(port) else { throw Problem(path: "port", reason: "must be 0 to 65535") }
+        self.configuration = configuration
+        self.port = UInt16(port)
+        self.database = try reader.string(root, "database", "", required: false) ?? "cashier.db"
+    }
+
+    static func applePay(_ object: [String: Any], _ reader: Reader) throws -> MerchantConfiguration.ApplePay {
+        let country: CountryCode
+        do {
+            country = try CountryCode(alpha2: try reader.string(object, "country_code", "applepay.")!)
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw Problem(path: "applepay.country_code", reason: "is not an ISO 3166 alpha-2 code (e.g. CN)")
+        }
+        let networks = try (object["supported_networks"] as? [String] ?? []).map { name in
+            guard let network = ApplePay.PaymentRequest.Network(rawValue: name) else {
+                throw Problem(path: "applepay.supported_networks", reason: "unknown network '\(name)'")
+            }
+            return network
+        }
+        guard !networks.isEmpty else { throw Problem(path: "applepay.supported_networks", reason: "name at least one network") }
+        let key: ApplePay.MerchantKey
+        do {
+            key = try ApplePay.MerchantKey(
+                certificatePEM: try reader.contents(
+                    try reader.string(object, "processing_certificate_file", "applepay.")!, "applepay.processing_certificate_file"),
+                privateKeyPEM: try reader.secret(object, "processing_key", "applepay."))
+        } catch let problem as Problem {
+            throw problem
+        } catch let error as PaymentError {
+            throw Problem(path: "applepay.processing_certificate_file", reason: error.message)
+        }
+        guard (try reader.string(object, "processor", "applepay.")) == "sandbox" else {
+            throw Problem(
+                path: "applepay.processor",
+                reason: "only \"sandbox\" is built in; connect your processor by implementing ApplePay.PaymentProcessor")
+        }
+        var anchors: [X509Certificate]?
+        if let root = try reader.string(object, "root_ca_file", "applepay.", required: false) {
+            guard
+                let certificates = try? X509Certificate.certificates(pemRepresentation: try reader.contents(root, "applepay.root_ca_file"))
+            else {
+                throw Problem(path: "applepay.root_ca_file", reason: "is not a PEM certificate")
+            }
+            anchors = certificates
+        }
+        return .init(
+            merchantIdentifier: try reader.string(object, "merchant_identifier", "applepay.")!, countryCode: country,
+            displayName: try reader.string(object, "display_name", "applepay.")!, supportedNetworks: networks,
+            decrypter: ApplePay.TokenDecrypter(merchantKeys: [key], verifier: try ApplePay.TokenVerifier(trustAnchors: anchors)),
+            processor: ApplePay.SandboxProcessor())
+    }
+}

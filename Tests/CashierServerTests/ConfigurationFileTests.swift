@@ -1,0 +1,97 @@
+import CashierCrypto
+import CashierSandbox
+import CashierServer
+import Foundation
+import Testing
+
+/// `cashier serve --config`: secrets from the environment or key files, every field checked,
+/// and each mistake reported with its path.
+@Suite struct ConfigurationFileTests {
+    struct Folder {
+        let url: URL
+        init() throws {
+            url = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-config-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        }
+        func write(_ text: String, _ name: String) throws {
+            try text.write(to: url.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        func config(_ object: [String: Any]) throws -> URL {
+            let file = url.appendingPathComponent("cashier.json")
+            try JSONSerialization.data(withJSONObject: object).write(to: file)
+            return file
+        }
+    }
+
+    static let environment = [
+        "CASHIER_SECRET_KEY": "sk_" + String(repeating: "a", count: 32), "WECHAT_API_KEY": String(repeating: "k", count: 32),
+        "HOOK_SECRET": "whsec_x",
+    ]
+
+    func full(_ folder: Folder) throws -> [String: Any] {
+        let alipayApp = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let alipay = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        try folder.write(alipayApp.pemRepresentation, "alipay-app.pem")
+        try folder.write(alipay.publicKey.pemRepresentation, "alipay.pem")
+        let ca = try ApplePayTestCA()
+        let merchant = try ca.issueMerchantKey(merchantIdentifier: "merchant.com.example")
+        try folder.write(merchant.certificate.pemRepresentation, "apple.pem")
+        guard case .p256(let key) = merchant.privateKey else { throw CocoaError(.featureUnsupported) }
+        try folder.write(key.pemRepresentation, "apple.key")
+        return [
+            "public_base_url": "https://pay.example.com/", "port": 8443, "database": "/var/lib/cashier.db",
+            "secret_key_env": "CASHIER_SECRET_KEY", "publishable_key": "pk_live_123",
+            "wechat": ["appid": "wx1", "mch_id": "1230000109", "api_key_env": "WECHAT_API_KEY"],
+            "alipay": ["app_id": "2021", "private_key_file": "alipay-app.pem", "alipay_public_key_file": "alipay.pem"],
+            "applepay": [
+                "merchant_identifier": "merchant.com.example", "country_code": "CN", "display_name": "Example",
+                "supported_networks": ["chinaUnionPay", "visa"], "processing_certificate_file": "apple.pem",
+                "processing_key_file": "apple.key",
+                "processor": "sandbox",
+            ],
+            "webhook": ["url": "https://shop.example.com/hooks", "secret_env": "HOOK_SECRET"],
+        ]
+    }
+
+    @Test func aCompleteFileConfiguresEveryProvider() throws {
+        let folder = try Folder()
+        let parsed = try ConfigurationFile(contentsOf: try folder.config(try full(folder)), environment: Self.environment)
+        #expect(parsed.port == 8443 && parsed.database == "/var/lib/cashier.db")
+        #expect(parsed.configuration.publicBaseURL == "https://pay.example.com")
+        #expect(parsed.configuration.wechat?.merchant.mchID == "1230000109" && parsed.configuration.alipay?.appID == "2021")
+        #expect(parsed.configuration.applePay?.supportedNetworks == [.chinaUnionPay, .visa])
+        #expect(parsed.configuration.webhook?.secret == "whsec_x")
+    }
+
+    @Test func everyMistakeNamesItsField() throws {
+        let folder = try Folder()
+        let good = try full(folder)
+        func problem(_ change: (inout [String: Any]) -> Void, environment: [String: String] = Self.environment) throws -> String {
+            var object = good
+            change(&object)
+            do {
+                _ = try ConfigurationFile(contentsOf: try folder.config(object), environment: environment)
+                return "accepted"
+            } catch let problem as ConfigurationFile.Problem {
+                return problem.description
+            }
+        }
+        #expect(try problem({ _ in }, environment: [:]) == "config: secret_key_env: CASHIER_SECRET_KEY is not set in the environment")
+        #expect(try problem({ $0["secret_key"] = "sk_inline" }).contains("secrets are not written in the file"))
+        #expect(try problem({ $0["public_base_url"] = "pay.example.com" }).contains("public_base_url"))
+        #expect(try problem({ $0["publishable_key"] = "sk_oops" }) == "config: publishable_key: must start with pk_")
+        #expect(
+            try problem({ $0["wechat"] = ["appid": "wx1", "mch_id": "1", "api_key_env": "MISSING"] }).contains(
+                "wechat.api_key_env: MISSING"))
+        #expect(
+            try problem({ $0["alipay"] = ["app_id": "2021", "private_key_file": "nope.pem", "alipay_public_key_file": "alipay.pem"] })
+                .contains("alipay.private_key_file"))
+        var apple = good["applepay"] as? [String: Any] ?? [:]
+        apple["supported_networks"] = ["diners"]
+        #expect(try problem({ $0["applepay"] = apple }).contains("unknown network 'diners'"))
+        apple = good["applepay"] as? [String: Any] ?? [:]
+        apple["processor"] = "stripe"
+        #expect(try problem({ $0["applepay"] = apple }).contains("applepay.processor"))
+        #expect(try problem({ $0["port"] = 70_000 }) == "config: port: must be 0 to 65535")
+    }
+}
