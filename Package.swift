@@ -76,7 +76,7 @@ let package = Package(
         .target(name: "CashierClient", swiftSettings: strictSettings),
         .target(
             name: "CashierServer",
-            dependencies: ["Cashier", "CashierCrypto", "CashierStore", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay"],
+            dependencies: ["Cashier", "CashierCrypto", "CashierStore", "CashierHTTP", "CashierCurl", "WeChatPay", "Alipay", "ApplePay"],
             swiftSettings: strictSettings
         ),
         .target(

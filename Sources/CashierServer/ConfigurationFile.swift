@@ -2,6 +2,7 @@ import Alipay
 public import ApplePay
 public import Cashier
 public import CashierCrypto
+import CashierCurl
 public import Foundation
 import WeChatPay
 
@@ -111,11 +112,30 @@ public struct ConfigurationFile: Sendable {
             guard apiKey.utf8.count == 32 else {
                 throw Problem(path: "wechat.api_key", reason: "must be the 32-character API key from the merchant platform")
             }
+            // Refunds need the API certificate (apiclient_cert.pem / apiclient_key.pem), read by libcurl.
+            var mutualTLS: CurlTransport?
+            switch (
+                try reader.string(wechat, "api_certificate_file", "wechat.", required: false),
+                try reader.string(wechat, "api_certificate_key_file", "wechat.", required: false)
+            ) {
+            case (nil, nil): break
+            case (let certificate?, let key?):
+                let paths = try [(certificate, "api_certificate_file"), (key, "api_certificate_key_file")].map { file, field in
+                    let url = file.hasPrefix("/") ? URL(fileURLWithPath: file) : reader.folder.appendingPathComponent(file)
+                    guard FileManager.default.isReadableFile(atPath: url.path) else {
+                        throw Problem(path: "wechat." + field, reason: "\(url.path) cannot be read")
+                    }
+                    return url.path
+                }
+                mutualTLS = CurlTransport(clientCertificate: .init(certificatePath: paths[0], keyPath: paths[1]))
+            default:
+                throw Problem(path: "wechat.api_certificate_file", reason: "give both api_certificate_file and api_certificate_key_file")
+            }
             configuration.wechat = .init(
                 merchant: WeChatPay.V2.Merchant(
                     appID: try reader.string(wechat, "appid", "wechat.")!, mchID: try reader.string(wechat, "mch_id", "wechat.")!,
                     apiKey: apiKey),
-                baseURL: try reader.url(wechat, "base_url", "wechat.") ?? WeChatPay.V2.Client.productionURL)
+                baseURL: try reader.url(wechat, "base_url", "wechat.") ?? WeChatPay.V2.Client.productionURL, mutualTLSTransport: mutualTLS)
         }
         if let alipay = root["alipay"] as? [String: Any] {
             let privateKey: RSAPrivateKey

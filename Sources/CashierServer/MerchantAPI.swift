@@ -58,7 +58,7 @@ struct MerchantAPI: Sendable {
 
     func wechatClient() throws -> WeChatPay.V2.Client {
         guard let wechat = configuration.wechat else { throw PaymentError(.invalidRequest, "WeChat Pay is not configured on this server") }
-        return WeChatPay.V2.Client(merchant: wechat.merchant, baseURL: wechat.baseURL)
+        return WeChatPay.V2.Client(merchant: wechat.merchant, mutualTLSTransport: wechat.mutualTLSTransport, baseURL: wechat.baseURL)
     }
 
     func alipayClient() throws -> Alipay.Client {

@@ -12,10 +12,16 @@ public struct MerchantConfiguration: Sendable {
     public struct WeChat: Sendable {
         public var merchant: WeChatPay.V2.Merchant
         public var baseURL: URL
+        /// How refunds (`secapi/`) travel: with the merchant's API certificate (mutual TLS).
+        public var mutualTLSTransport: (any HTTPTransport)?
 
-        public init(merchant: WeChatPay.V2.Merchant, baseURL: URL = WeChatPay.V2.Client.productionURL) {
+        public init(
+            merchant: WeChatPay.V2.Merchant, baseURL: URL = WeChatPay.V2.Client.productionURL,
+            mutualTLSTransport: (any HTTPTransport)? = nil
+        ) {
             self.merchant = merchant
             self.baseURL = baseURL
+            self.mutualTLSTransport = mutualTLSTransport
         }
     }
 

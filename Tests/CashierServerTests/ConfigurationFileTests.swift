@@ -93,5 +93,16 @@ import Testing
         apple["processor"] = "stripe"
         #expect(try problem({ $0["applepay"] = apple }).contains("applepay.processor"))
         #expect(try problem({ $0["port"] = 70_000 }) == "config: port: must be 0 to 65535")
+        #expect(
+            try problem({
+                $0["wechat"] = ["appid": "wx1", "mch_id": "1", "api_key_env": "WECHAT_API_KEY", "api_certificate_file": "alipay.pem"]
+            }).contains("give both api_certificate_file and api_certificate_key_file"))
+        #expect(
+            try problem({
+                $0["wechat"] = [
+                    "appid": "wx1", "mch_id": "1", "api_key_env": "WECHAT_API_KEY", "api_certificate_file": "alipay.pem",
+                    "api_certificate_key_file": "missing.key",
+                ]
+            }).contains("wechat.api_certificate_key_file"))
     }
 }
