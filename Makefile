@@ -41,6 +41,7 @@ bench: deps
 	.build/release/cashier-bench wechat
 	.build/release/cashier-bench alipay
 	.build/release/cashier-bench applepay
+	.build/release/cashier-bench server
 
 ## check-long: everything `make test` runs, then the slow suites (today: the benchmarks)
 check-long: test bench

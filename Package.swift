@@ -97,7 +97,7 @@ let package = Package(
         .executableTarget(name: "cashier", dependencies: ["CashierCLI"], swiftSettings: strictSettings),
         .executableTarget(
             name: "cashier-bench",
-            dependencies: ["CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierSandbox"],
+            dependencies: ["CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierSandbox", "CashierServer", "CashierStore"],
             swiftSettings: strictSettings
         ),
 

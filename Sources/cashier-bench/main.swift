@@ -10,6 +10,7 @@ let suites: [String: (Int, (String) -> Void) throws -> Void] = [
     "wechat": WeChatSuite.run,
     "alipay": AlipaySuite.run,
     "applepay": ApplePaySuite.run,
+    "server": ServerSuite.run,
 ]
 
 var arguments = Array(CommandLine.arguments.dropFirst())

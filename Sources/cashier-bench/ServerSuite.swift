@@ -1,0 +1,134 @@
+import Cashier
+import CashierCrypto
+import CashierServer
+import CashierStore
+import Dispatch
+import Foundation
+import WeChatPay
+
+/// `cashier-bench server`: verified WeChat v2 notifications per second through the merchant
+/// server (HTTP, verification, order lookup, compare-and-set or a logged duplicate, a durable
+/// commit each), loaded by `wrk` on loopback for a bounded time, against the durable single-row
+/// SQLite commits per second measured in the same run, and against a bare route on the same server.
+enum ServerSuite {
+    static func run(seconds: Int, report: (String) -> Void) throws {
+        let lines = try blocking { try await measure(seconds: seconds) }
+        lines.forEach(report)
+    }
+
+    /// Holds an async result for a synchronous caller.
+    final class ResultBox<T>: @unchecked Sendable { var result: Result<T, any Error>? }
+
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
+    }
+
+    static func measure(seconds: Int) async throws -> [String] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-bench-server-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
+        let store = try SQLiteOrderStore(path: folder.appendingPathComponent("bench.db").path)
+        let keys = MerchantConfiguration.generateKeys()
+        let server = MerchantServer(
+            configuration: MerchantConfiguration(
+                secretKey: keys.secret, publishableKey: keys.publishable, wechat: .init(merchant: merchant)),
+            store: store)
+        try await server.start()
+        defer { Task { await server.stop() } }
+
+        // 200 orders and a signed payment notification for each: the first of each moves an order
+        // to paid, the rest are duplicates that are verified and logged — one commit each way.
+        var bodies: [String] = []
+        for index in 0..<200 {
+            let order = try await store.create(
+                NewOrder(
+                    id: "ord_bench_\(index)", outTradeNo: "CBENCH\(index)", total: Money(minorUnits: 1275, currency: .cny),
+                    description: "bench",
+                    clientSecret: "s"))
+            var fields: [(String, String)] = [
+                ("appid", merchant.appID), ("mch_id", merchant.mchID), ("nonce_str", SecureRandom.alphanumeric(count: 16)),
+                ("result_code", "SUCCESS"), ("return_code", "SUCCESS"), ("out_trade_no", order.outTradeNo),
+                ("transaction_id", "42\(index)"),
+                ("total_fee", "1275"), ("fee_type", "CNY"), ("trade_type", "APP"), ("openid", "o"), ("time_end", "20261129120000"),
+            ]
+            fields.append(("sign", merchant.signer.signature(for: fields, type: .md5)))
+            bodies.append(WeChatPay.V2.XMLDocument(fields).xmlString)
+        }
+        let script = folder.appendingPathComponent("notify.lua")
+        let quoted = bodies.map { "[==[" + $0 + "]==]" }.joined(separator: ",\n")
+        try """
+        wrk.method = "POST"
+        wrk.headers["Content-Type"] = "application/xml"
+        local bodies = {\(quoted)}
+        local n = 0
+        request = function()
+          n = n + 1
+          return wrk.format(nil, nil, nil, bodies[(n % #bodies) + 1])
+        end
+        """.write(to: script, atomically: true, encoding: .utf8)
+
+        let base = server.baseURL.absoluteString
+        let notify = try wrk(["-t2", "-c16", "-d\(seconds)s", "--latency", "-s", script.path, base + "/notify/wechat/v2"])
+        let hello = try wrk(["-t2", "-c16", "-d\(seconds)s", base + "/healthz"])
+        let rss = residentMegabytes()
+
+        // The baseline: durable single-row commits on the same disk, one transaction each.
+        let baselineStore = try SQLiteOrderStore(path: folder.appendingPathComponent("baseline.db").path)
+        try await baselineStore.migrate()
+        _ = try await baselineStore.create(
+            NewOrder(id: "ord_base", outTradeNo: "CBASE", total: Money(minorUnits: 1, currency: .cny), description: "b", clientSecret: "s"))
+        let clock = ContinuousClock()
+        let start = clock.now
+        var commits = 0
+        while clock.now - start < .seconds(seconds) {
+            try await baselineStore.append(EventRecord(kind: "bench"), to: "ord_base", now: Date())
+            commits += 1
+        }
+        let commitRate = Double(commits) / ((clock.now - start) / .seconds(1))
+        return [
+            String(
+                format: "server-notify ratio=%.2f notify_ops=%.0f sqlite_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f rss_mb=%.0f",
+                notify.rate / commitRate, notify.rate, commitRate, notify.p50, notify.p99, rss),
+            String(format: "server-hello ratio=%.2f notify_ops=%.0f hello_ops=%.0f", notify.rate / hello.rate, notify.rate, hello.rate),
+        ]
+    }
+
+    /// Runs wrk; returns requests per second and the 50th/99th percentile latencies in ms.
+    static func wrk(_ arguments: [String]) throws -> (rate: Double, p50: Double, p99: Double) {
+        let output = try Subprocess.run("/usr/bin/env", ["wrk"] + arguments)
+        func milliseconds(_ text: Substring) -> Double {
+            let value = Double(text.filter { $0.isNumber || $0 == "." }) ?? 0
+            if text.hasSuffix("us") { return value / 1000 }
+            if text.hasSuffix("ms") { return value }
+            if text.hasSuffix("s") { return value * 1000 }
+            return value
+        }
+        var rate = 0.0
+        var p50 = 0.0
+        var p99 = 0.0
+        for line in output.split(separator: "\n") {
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            if parts.first == "Requests/sec:", parts.count > 1 { rate = Double(parts[1]) ?? 0 }
+            if parts.first == "50%", parts.count > 1 { p50 = milliseconds(parts[1]) }
+            if parts.first == "99%", parts.count > 1 { p99 = milliseconds(parts[1]) }
+        }
+        guard rate > 0 else { throw Subprocess.Failure("wrk printed no Requests/sec (is wrk installed? scripts/install-deps)") }
+        return (rate, p50, p99)
+    }
+
+    /// This process's resident memory (the server runs in it), from /proc.
+    static func residentMegabytes() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        return (Double(line.filter(\.isNumber)) ?? 0) / 1024
+    }
+}
