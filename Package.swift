@@ -141,6 +141,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "CashierClientTests",
+            dependencies: [
+                "CashierClient", "CashierServer", "CashierStore", "CashierSandbox", "WeChatPay", "ApplePay", "CashierCrypto", "TestSupport",
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "CashierStoreTests", dependencies: ["CashierStore", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "CashierHTTPTests", dependencies: ["CashierHTTP", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(

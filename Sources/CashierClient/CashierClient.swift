@@ -1,0 +1,135 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+
+/// The app's side of Cashier: talks to your Cashier server with the publishable key and an
+/// order's client secret, hands the wallet its parameters, and asks the server — never the
+/// wallet — whether the order is paid.
+///
+/// ```swift
+/// let cashier = CashierClient(baseURL: URL(string: "https://pay.example.com")!, publishableKey: "pk_live_…")
+/// let result = try await cashier.pay(orderID: id, clientSecret: secret, method: .wechatApp, launcher: WeChatLauncher())
+/// if case .paid = result { showReceipt() }
+/// ```
+public struct CashierClient: Sendable {
+    public let baseURL: URL
+    private let publishableKey: String
+    private let session: URLSession
+
+    public init(baseURL: URL, publishableKey: String, session: URLSession = .shared) {
+        self.baseURL = baseURL
+        self.publishableKey = publishableKey
+        self.session = session
+    }
+
+    // MARK: The server
+
+    /// The order as the server knows it.
+    public func order(id: String, clientSecret: String) async throws -> ClientOrder {
+        let query = clientSecret.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? clientSecret
+        return try ClientOrder(json: try await send("GET", "/v1/orders/\(id)?client_secret=\(query)"))
+    }
+
+    /// Starts a payment and returns what the wallet needs.
+    public func startPayment(orderID: String, clientSecret: String, method: PaymentMethod) async throws -> WalletParameters {
+        let object = try await send("POST", "/v1/orders/\(orderID)/payments", ["method": method.rawValue, "client_secret": clientSecret])
+        return try WalletParameters(json: object, method: method)
+    }
+
+    /// Sends an Apple Pay token (the `PKPayment` as JSON) for the server to verify, decrypt and
+    /// authorise. - Returns: the status to complete the sheet with (`PKPaymentAuthorizationStatus`).
+    public func authorizeApplePay(orderID: String, clientSecret: String, paymentJSON: Data) async throws -> ApplePayAuthorization {
+        guard let token = try? JSONSerialization.jsonObject(with: paymentJSON) else {
+            throw CashierClientError(code: "invalid_token", message: "the Apple Pay payment is not JSON")
+        }
+        let object = try await send(
+            "POST", "/v1/orders/\(orderID)/payments/applepay/authorize", ["token": token, "client_secret": clientSecret])
+        return ApplePayAuthorization(
+            status: object["status"] as? Int ?? 1,
+            orderStatus: ClientOrder.Status(rawValue: object["order_status"] as? String ?? "") ?? .unknown)
+    }
+
+    // MARK: Confirmation
+
+    /// Asks the server until the order is paid or can no longer be (closed, failed, refunded), or
+    /// until `timeout`; waits grow from 0.5 s to 4 s. Network failures are retried until then.
+    /// - Throws: ``CashierClientError`` `confirmation_timeout` with the last status seen.
+    public func confirm(orderID: String, clientSecret: String, timeout: Duration = .seconds(60), firstDelay: Duration = .milliseconds(500))
+        async throws -> ClientOrder
+    {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var delay = firstDelay
+        var lastSeen: ClientOrder?
+        var lastError: (any Error)?
+        while true {
+            do {
+                let order = try await order(id: orderID, clientSecret: clientSecret)
+                lastSeen = order
+                if order.status != .created && order.status != .pending { return order }
+            } catch let error as CashierClientError where error.httpStatus == 404 || error.httpStatus == 401 {
+                throw error  // wrong id or keys: waiting will not help
+            } catch {
+                lastError = error
+            }
+            guard clock.now.advanced(by: delay) < deadline else { break }
+            try await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(4))
+        }
+        throw CashierClientError(
+            code: "confirmation_timeout",
+            message: "the server did not confirm the payment in time (last status: \(lastSeen?.status.rawValue ?? "unknown")"
+                + (lastError.map { "; last error: \($0)" } ?? "") + "); ask again later, it may still be paid")
+    }
+
+    /// The whole payment: start it, hand it to the wallet, and — unless the payer cancelled — let
+    /// the server say how it ended. A wallet that reports success is never taken at its word.
+    public func pay(
+        orderID: String, clientSecret: String, method: PaymentMethod, launcher: any PaymentLauncher, timeout: Duration = .seconds(60)
+    ) async throws -> PaymentResult {
+        let order = try await order(id: orderID, clientSecret: clientSecret)
+        let parameters = try await startPayment(orderID: orderID, clientSecret: clientSecret, method: method)
+        let outcome = try await launcher.launch(parameters, for: order)
+        if case .cancelled = outcome.interpretation { return .cancelled }
+        if case .applePayAuthorized(let payment) = outcome {
+            // The sheet's token goes to the server, which verifies, decrypts and authorises it.
+            _ = try await authorizeApplePay(orderID: orderID, clientSecret: clientSecret, paymentJSON: payment)
+        }
+        let confirmed: ClientOrder
+        do {
+            confirmed = try await confirm(orderID: orderID, clientSecret: clientSecret, timeout: timeout)
+        } catch let error as CashierClientError where error.code == "confirmation_timeout" {
+            // Still pending at the deadline: not paid as far as the server knows (it may be later).
+            confirmed = try await self.order(id: orderID, clientSecret: clientSecret)
+        }
+        return confirmed.status.isPaid ? .paid(confirmed) : .notPaid(confirmed, wallet: outcome)
+    }
+
+    // MARK: Transport
+
+    func send(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
+        guard let url = URL(string: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path) else {
+            throw CashierClientError(code: "invalid_request", message: "cannot form a URL for \(path)")
+        }
+        var request = URLRequest(url: url, timeoutInterval: 30)
+        request.httpMethod = method
+        request.setValue("Bearer \(publishableKey)", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        }
+        let (data, response) = try await session.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        guard (200..<300).contains(status) else {
+            let error = object["error"] as? [String: Any]
+            throw CashierClientError(
+                code: error?["code"] as? String ?? "http_\(status)",
+                message: error?["message"] as? String ?? "the server answered HTTP \(status)",
+                httpStatus: status)
+        }
+        return object
+    }
+}

@@ -1,0 +1,68 @@
+public import Foundation
+
+/// What a wallet said when it returned to the app. Only "cancelled" ends a payment without
+/// asking the server; everything else — success included — is confirmed by the server.
+public enum WalletOutcome: Sendable, Equatable {
+    /// `BaseResp.errCode` from WeChat's `onResp`: 0 success, -1 error, -2 cancelled.
+    case wechat(errCode: Int, errStr: String? = nil)
+    /// Alipay's callback (or the `safepay` URL's result): `resultStatus`, `memo`, `result`.
+    case alipay(resultStatus: String, memo: String = "", result: String = "")
+    /// The Apple Pay sheet authorised: the `PKPayment` as JSON, which ``CashierClient/pay(orderID:clientSecret:method:launcher:timeout:)``
+    /// sends to the server (the sheet completes with the status the server answers).
+    case applePayAuthorized(paymentJSON: Data)
+    /// The Apple Pay sheet was dismissed.
+    case applePayDismissed
+    /// The payer was shown a QR code (Native/precreate): only the server knows.
+    case qrCodeShown
+
+    /// How to treat it.
+    public enum Interpretation: Sendable, Equatable {
+        case cancelled
+        /// The wallet says paid: the server must still confirm.
+        case reportedSuccess
+        /// The wallet says it failed (the server is still asked: the money may have moved).
+        case reportedFailure
+        /// The wallet does not know (Alipay 8000/6004, network errors, QR codes).
+        case unknown
+    }
+
+    public var interpretation: Interpretation {
+        switch self {
+        case .wechat(let code, _): code == 0 ? .reportedSuccess : (code == -2 ? .cancelled : .reportedFailure)
+        case .alipay(let status, _, _):
+            switch status {
+            case "9000": .reportedSuccess
+            case "6001": .cancelled
+            case "4000", "5000": .reportedFailure
+            default: .unknown  // 8000 processing, 6002 network, 6004 unknown
+            }
+        case .applePayAuthorized: .reportedSuccess
+        case .applePayDismissed: .cancelled
+        case .qrCodeShown: .unknown
+        }
+    }
+}
+
+/// How a payment ended, in the server's words.
+public enum PaymentResult: Sendable, Equatable {
+    /// The server says the money arrived.
+    case paid(ClientOrder)
+    /// The payer cancelled in the wallet; the order is still open.
+    case cancelled
+    /// The server says it is not paid, whatever the wallet said.
+    case notPaid(ClientOrder, wallet: WalletOutcome)
+}
+
+/// The server's answer to an Apple Pay token.
+public struct ApplePayAuthorization: Sendable, Equatable {
+    /// `PKPaymentAuthorizationStatus` / `ApplePaySession.STATUS_*` (0 success).
+    public let status: Int
+    public let orderStatus: ClientOrder.Status
+}
+
+/// How the app hands parameters to a wallet and learns what it said: the ten-line adapters for
+/// `WXApi`, `AlipaySDK` and PassKit conform to it (see the README); `SandboxLauncher` plays the
+/// wallets against the Cashier sandbox in tests.
+public protocol PaymentLauncher: Sendable {
+    func launch(_ parameters: WalletParameters, for order: ClientOrder) async throws -> WalletOutcome
+}

@@ -1,0 +1,66 @@
+public import Foundation
+
+/// What the app hands to the wallet.
+public enum WalletParameters: Sendable, Equatable {
+    /// WeChat's `PayReq` (`WXApi sendReq:`), with `timeStamp` as the integer PayReq wants.
+    case wechat(WeChatPayRequest)
+    /// A QR code's content to show (WeChat Native).
+    case wechatQRCode(String)
+    /// The signed order string for `payOrder:fromScheme:callback:`.
+    case alipayOrderString(String)
+    /// A QR code's content to show (Alipay precreate).
+    case alipayQRCode(String)
+    /// The payment request as Apple Pay JS / a `PKPaymentRequest` mapping takes it (JSON).
+    case applePayRequest(Data)
+
+    init(json: [String: Any], method: PaymentMethod) throws {
+        func missing(_ field: String) -> CashierClientError {
+            CashierClientError(code: "invalid_response", message: "the server's \(method.rawValue) parameters have no \(field)")
+        }
+        switch method {
+        case .wechatApp:
+            guard let object = json["wechat"] as? [String: String] else { throw missing("wechat") }
+            self = .wechat(try WeChatPayRequest(object))
+        case .wechatNative:
+            guard let code = json["code_url"] as? String else { throw missing("code_url") }
+            self = .wechatQRCode(code)
+        case .alipayApp:
+            guard let text = json["order_string"] as? String else { throw missing("order_string") }
+            self = .alipayOrderString(text)
+        case .alipayQR:
+            guard let code = json["qr_code"] as? String else { throw missing("qr_code") }
+            self = .alipayQRCode(code)
+        case .applePay:
+            guard let request = json["payment_request"],
+                let data = try? JSONSerialization.data(withJSONObject: request, options: [.sortedKeys])
+            else { throw missing("payment_request") }
+            self = .applePayRequest(data)
+        }
+    }
+}
+
+/// WeChat's `PayReq` fields.
+public struct WeChatPayRequest: Sendable, Equatable {
+    public let appID: String
+    public let partnerID: String
+    public let prepayID: String
+    public let package: String
+    public let nonceStr: String
+    /// Seconds since 1970, as `PayReq.timeStamp` (UInt32) wants.
+    public let timeStamp: UInt32
+    public let sign: String
+
+    init(_ object: [String: String]) throws {
+        guard let appID = object["appid"], let partnerID = object["partnerid"], let prepayID = object["prepayid"],
+            let package = object["package"], let nonce = object["noncestr"], let stamp = object["timestamp"].flatMap(UInt32.init),
+            let sign = object["sign"]
+        else { throw CashierClientError(code: "invalid_response", message: "the WeChat PayReq fields are incomplete") }
+        self.appID = appID
+        self.partnerID = partnerID
+        self.prepayID = prepayID
+        self.package = package
+        self.nonceStr = nonce
+        self.timeStamp = stamp
+        self.sign = sign
+    }
+}

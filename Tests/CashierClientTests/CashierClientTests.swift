@@ -1,0 +1,148 @@
+import ApplePay
+import Cashier
+import CashierClient
+import CashierCrypto
+import CashierSandbox
+import CashierServer
+import CashierStore
+import Foundation
+import Testing
+import WeChatPay
+
+/// The app side end to end on Linux: CashierClient against a real merchant server and the
+/// sandbox over sockets, with SandboxLauncher playing each wallet.
+@Suite struct CashierClientTests {
+    final class World: Sendable {
+        let sandbox: SandboxServer
+        let server: MerchantServer
+        let keys: (secret: String, publishable: String)
+
+        init() async throws {
+            let merchant = WeChatPay.V2.Merchant(
+                appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
+            let alipayKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+            sandbox = SandboxServer(wechatMerchants: [merchant], alipayApps: ["2021000000000001": alipayKey.publicKey], timeScale: 0.001)
+            try sandbox.start()
+            let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: "merchant.com.example.client")
+            try await sandbox.applePay.register(merchantCertificate: processing.certificate)
+            keys = MerchantConfiguration.generateKeys()
+            let configuration = MerchantConfiguration(
+                secretKey: keys.secret, publishableKey: keys.publishable, wechat: .init(merchant: merchant, baseURL: sandbox.wechatV2URL),
+                alipay: .init(
+                    appID: "2021000000000001", privateKey: alipayKey, alipayPublicKey: sandbox.alipay.alipayPublicKey,
+                    gateway: sandbox.alipayGatewayURL, sellerID: sandbox.alipay.sellerID),
+                applePay: .init(
+                    merchantIdentifier: "merchant.com.example.client", countryCode: try CountryCode(alpha2: "CN"),
+                    displayName: "Client Test",
+                    supportedNetworks: [.chinaUnionPay, .visa],
+                    decrypter: ApplePay.TokenDecrypter(
+                        merchantKeys: [processing], verifier: try ApplePay.TokenVerifier(trustAnchors: [sandbox.applePay.ca.root])),
+                    processor: ApplePay.SandboxProcessor()))
+            server = MerchantServer(
+                configuration: configuration,
+                store: try SQLiteOrderStore(
+                    path: FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString).db").path))
+            try await server.start()
+        }
+
+        var client: CashierClient { CashierClient(baseURL: server.baseURL, publishableKey: keys.publishable) }
+
+        /// The merchant's backend creates the order (the app never prices it).
+        func order(_ amount: String = "12.00") async throws -> (id: String, secret: String) {
+            var headers = HTTPHeaders()
+            headers.add("Authorization", "Bearer \(keys.secret)")
+            let body = try JSONSerialization.data(withJSONObject: ["items": [["label": "Latte", "amount": amount]], "currency": "CNY"])
+            let response = try await URLSessionTransport().send(
+                HTTPRequest(method: "POST", url: URL(string: server.baseURL.absoluteString + "/v1/orders")!, headers: headers, body: body))
+            let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+            return (object["id"] as? String ?? "", object["client_secret"] as? String ?? "")
+        }
+
+        func stop() async {
+            await server.stop()
+            await sandbox.stop()
+        }
+    }
+
+    @Test(arguments: PaymentMethod.allCases)
+    func everyMethodIsPaidInTheServersWords(method: PaymentMethod) async throws {
+        let world = try await World()
+        let order = try await world.order()
+        let result = try await world.client.pay(
+            orderID: order.id, clientSecret: order.secret, method: method, launcher: SandboxLauncher(sandboxURL: world.sandbox.baseURL),
+            timeout: .seconds(10))
+        guard case .paid(let paid) = result else {
+            Issue.record("\(method.rawValue) ended as \(result)")
+            return
+        }
+        #expect(paid.status == .paid && paid.amountMinor == 1200 && paid.currency == "CNY")
+        await world.stop()
+    }
+
+    @Test(arguments: [PaymentMethod.wechatApp, .alipayApp, .applePay])
+    func aCancelledWalletIsCancelled(method: PaymentMethod) async throws {
+        let world = try await World()
+        let order = try await world.order()
+        let result = try await world.client.pay(
+            orderID: order.id, clientSecret: order.secret, method: method,
+            launcher: SandboxLauncher(sandboxURL: world.sandbox.baseURL, behavior: .cancel))
+        #expect(result == .cancelled)
+        #expect(try await world.client.order(id: order.id, clientSecret: order.secret).status == .pending)
+        await world.stop()
+    }
+
+    @Test(arguments: [PaymentMethod.wechatApp, .alipayApp, .applePay])
+    func aWalletThatSaysSuccessIsNotBelieved(method: PaymentMethod) async throws {
+        let world = try await World()
+        let order = try await world.order()
+        let result = try? await world.client.pay(
+            orderID: order.id, clientSecret: order.secret, method: method,
+            launcher: SandboxLauncher(sandboxURL: world.sandbox.baseURL, behavior: .reportSuccessWithoutPaying), timeout: .seconds(1))
+        if case .paid = result { Issue.record("\(method.rawValue): the client believed a wallet that did not pay") }
+        #expect(try await world.client.order(id: order.id, clientSecret: order.secret).status != .paid)
+        await world.stop()
+    }
+
+    @Test(arguments: [PaymentMethod.wechatApp, .applePay])
+    func aWalletErrorIsNotPaid(method: PaymentMethod) async throws {
+        let world = try await World()
+        let order = try await world.order()
+        let result = try await world.client.pay(
+            orderID: order.id, clientSecret: order.secret, method: method,
+            launcher: SandboxLauncher(sandboxURL: world.sandbox.baseURL, behavior: .fail), timeout: .seconds(1))
+        guard case .notPaid(let seen, _) = result else {
+            Issue.record("\(method.rawValue) ended as \(result)")
+            return
+        }
+        #expect(seen.status == .pending)
+        await world.stop()
+    }
+
+    @Test func walletResultsAreInterpreted() {
+        #expect(WalletOutcome.wechat(errCode: 0).interpretation == .reportedSuccess)
+        #expect(WalletOutcome.wechat(errCode: -2).interpretation == .cancelled)
+        #expect(WalletOutcome.wechat(errCode: -1).interpretation == .reportedFailure)
+        for (status, expected) in [
+            ("9000", WalletOutcome.Interpretation.reportedSuccess), ("8000", .unknown), ("4000", .reportedFailure),
+            ("5000", .reportedFailure),
+            ("6001", .cancelled), ("6002", .unknown), ("6004", .unknown),
+        ] {
+            #expect(WalletOutcome.alipay(resultStatus: status).interpretation == expected, "\(status)")
+        }
+        #expect(WalletOutcome.applePayDismissed.interpretation == .cancelled)
+    }
+
+    @Test func aServerThatCannotBeReachedNeverMeansPaid() async throws {
+        let world = try await World()
+        let order = try await world.order()
+        _ = try await world.client.startPayment(orderID: order.id, clientSecret: order.secret, method: .wechatNative)
+        let port = world.server.port
+        await world.server.stop()  // the network goes away mid-confirmation
+        let offline = CashierClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, publishableKey: world.keys.publishable)
+        let error = await #expect(throws: CashierClientError.self) {
+            try await offline.confirm(orderID: order.id, clientSecret: order.secret, timeout: .seconds(1), firstDelay: .milliseconds(100))
+        }
+        #expect(error?.code == "confirmation_timeout")
+        await world.sandbox.stop()
+    }
+}
