@@ -10,6 +10,9 @@ public enum WalletOutcome: Sendable, Equatable {
     /// The Apple Pay sheet authorised: the `PKPayment` as JSON, which ``CashierClient/pay(orderID:clientSecret:method:launcher:timeout:)``
     /// sends to the server (the sheet completes with the status the server answers).
     case applePayAuthorized(paymentJSON: Data)
+    /// The Apple Pay adapter already sent the token with ``CashierClient/authorizeApplePay(orderID:clientSecret:paymentJSON:)``
+    /// from `didAuthorizePayment` and completed the sheet with the server's status (the PassKit way).
+    case applePayCompleted(ApplePayAuthorization)
     /// The Apple Pay sheet was dismissed.
     case applePayDismissed
     /// The payer was shown a QR code (Native/precreate): only the server knows.
@@ -37,6 +40,7 @@ public enum WalletOutcome: Sendable, Equatable {
             default: .unknown  // 8000 processing, 6002 network, 6004 unknown
             }
         case .applePayAuthorized: .reportedSuccess
+        case .applePayCompleted(let answer): answer.status == 0 ? .reportedSuccess : .reportedFailure
         case .applePayDismissed: .cancelled
         case .qrCodeShown: .unknown
         }
@@ -58,6 +62,11 @@ public struct ApplePayAuthorization: Sendable, Equatable {
     /// `PKPaymentAuthorizationStatus` / `ApplePaySession.STATUS_*` (0 success).
     public let status: Int
     public let orderStatus: ClientOrder.Status
+
+    public init(status: Int, orderStatus: ClientOrder.Status) {
+        self.status = status
+        self.orderStatus = orderStatus
+    }
 }
 
 /// How the app hands parameters to a wallet and learns what it said: the ten-line adapters for

@@ -130,6 +130,8 @@ import WeChatPay
             #expect(WalletOutcome.alipay(resultStatus: status).interpretation == expected, "\(status)")
         }
         #expect(WalletOutcome.applePayDismissed.interpretation == .cancelled)
+        #expect(WalletOutcome.applePayCompleted(.init(status: 0, orderStatus: .paid)).interpretation == .reportedSuccess)
+        #expect(WalletOutcome.applePayCompleted(.init(status: 1, orderStatus: .pending)).interpretation == .reportedFailure)
     }
 
     @Test func aServerThatCannotBeReachedNeverMeansPaid() async throws {
