@@ -76,7 +76,10 @@ let package = Package(
         .target(name: "CashierClient", swiftSettings: strictSettings),
         .target(
             name: "CashierServer",
-            dependencies: ["Cashier", "CashierCrypto", "CashierStore", "CashierHTTP", "CashierCurl", "WeChatPay", "Alipay", "ApplePay"],
+            dependencies: [
+                "Cashier", "CashierCrypto", "CashierStore", "CashierHTTP", "CashierCurl", "CashierSandbox", "WeChatPay", "Alipay",
+                "ApplePay",
+            ],
             swiftSettings: strictSettings
         ),
         .target(

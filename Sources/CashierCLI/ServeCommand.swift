@@ -34,38 +34,21 @@ enum ServeCommand {
         }
         guard let port = UInt16(arguments.value("port") ?? "0") else { throw CommandFailure("--port must be 0 to 65535", status: 2) }
         let path = arguments.value("db") ?? "cashier.db"
-        let wechat = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
-        let alipayAppID = "2021000000000001"
-        let alipayKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
-        let sandbox = SandboxServer(wechatMerchants: [wechat], alipayApps: [alipayAppID: alipayKey.publicKey])
+        let mode: SandboxMode
         do {
-            try sandbox.start()  // first: the configuration below needs its port
+            mode = try await SandboxMode.start()
         } catch {
             throw CommandFailure("cannot start the sandbox: \(error)")
         }
-        let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: "merchant.com.example.sandbox")
-        try await sandbox.applePay.register(merchantCertificate: processing.certificate)
+        let sandbox = mode.sandbox
         let store: SQLiteOrderStore
         do {
             store = try SQLiteOrderStore(path: path)
         } catch let error as StoreError {
             throw CommandFailure("--db: \(error.message)", status: 2)
         }
-        let keys = MerchantConfiguration.generateKeys()
-        var configuration = MerchantConfiguration(
-            secretKey: keys.secret, publishableKey: keys.publishable,
-            wechat: .init(merchant: wechat, baseURL: sandbox.wechatV2URL),
-            alipay: .init(
-                appID: alipayAppID, privateKey: alipayKey, alipayPublicKey: sandbox.alipay.alipayPublicKey,
-                gateway: sandbox.alipayGatewayURL,
-                sellerID: sandbox.alipay.sellerID),
-            applePay: .init(
-                merchantIdentifier: "merchant.com.example.sandbox", countryCode: try CountryCode(alpha2: "CN"),
-                displayName: "Cashier Sandbox",
-                supportedNetworks: [.chinaUnionPay, .visa, .masterCard],
-                decrypter: ApplePay.TokenDecrypter(
-                    merchantKeys: [processing], verifier: try ApplePay.TokenVerifier(trustAnchors: [sandbox.applePay.ca.root])),
-                processor: ApplePay.SandboxProcessor()))
+        var configuration = mode.configuration
+        let keys = (secret: configuration.secretKey, publishable: configuration.publishableKey)
         var webhookSecret: String?
         if let text = arguments.value("webhook-url") {
             guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {

@@ -121,28 +121,11 @@ enum ServerDemo {
 
     static func start(folder: URL) async throws -> Session {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
-        let alipayKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
-        let sandbox = SandboxServer(wechatMerchants: [merchant], alipayApps: ["2021000000000001": alipayKey.publicKey], timeScale: 0.001)
-        try sandbox.start()
-        let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: "merchant.com.example.demo")
-        try await sandbox.applePay.register(merchantCertificate: processing.certificate)
-        let keys = MerchantConfiguration.generateKeys()
-        let configuration = MerchantConfiguration(
-            secretKey: keys.secret, publishableKey: keys.publishable, wechat: .init(merchant: merchant, baseURL: sandbox.wechatV2URL),
-            alipay: .init(
-                appID: "2021000000000001", privateKey: alipayKey, alipayPublicKey: sandbox.alipay.alipayPublicKey,
-                gateway: sandbox.alipayGatewayURL, sellerID: sandbox.alipay.sellerID),
-            applePay: .init(
-                merchantIdentifier: "merchant.com.example.demo", countryCode: try CountryCode(alpha2: "CN"), displayName: "Cashier Demo",
-                supportedNetworks: [.chinaUnionPay, .visa],
-                decrypter: ApplePay.TokenDecrypter(
-                    merchantKeys: [processing], verifier: try ApplePay.TokenVerifier(trustAnchors: [sandbox.applePay.ca.root])),
-                processor: ApplePay.SandboxProcessor()))
+        let mode = try await SandboxMode.start(timeScale: 0.001)
         let server = MerchantServer(
-            configuration: configuration, store: try SQLiteOrderStore(path: folder.appendingPathComponent("demo.db").path))
+            configuration: mode.configuration, store: try SQLiteOrderStore(path: folder.appendingPathComponent("demo.db").path))
         try await server.start()
-        return Session(server: server, sandbox: sandbox, secret: keys.secret, merchant: merchant)
+        return Session(server: server, sandbox: mode.sandbox, secret: mode.configuration.secretKey, merchant: mode.wechatMerchant)
     }
 
     /// Sends a correctly signed copy of the payment notification again; `true` when it is

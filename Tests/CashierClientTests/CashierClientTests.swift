@@ -18,28 +18,11 @@ import WeChatPay
         let keys: (secret: String, publishable: String)
 
         init() async throws {
-            let merchant = WeChatPay.V2.Merchant(
-                appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
-            let alipayKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
-            sandbox = SandboxServer(wechatMerchants: [merchant], alipayApps: ["2021000000000001": alipayKey.publicKey], timeScale: 0.001)
-            try sandbox.start()
-            let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: "merchant.com.example.client")
-            try await sandbox.applePay.register(merchantCertificate: processing.certificate)
-            keys = MerchantConfiguration.generateKeys()
-            let configuration = MerchantConfiguration(
-                secretKey: keys.secret, publishableKey: keys.publishable, wechat: .init(merchant: merchant, baseURL: sandbox.wechatV2URL),
-                alipay: .init(
-                    appID: "2021000000000001", privateKey: alipayKey, alipayPublicKey: sandbox.alipay.alipayPublicKey,
-                    gateway: sandbox.alipayGatewayURL, sellerID: sandbox.alipay.sellerID),
-                applePay: .init(
-                    merchantIdentifier: "merchant.com.example.client", countryCode: try CountryCode(alpha2: "CN"),
-                    displayName: "Client Test",
-                    supportedNetworks: [.chinaUnionPay, .visa],
-                    decrypter: ApplePay.TokenDecrypter(
-                        merchantKeys: [processing], verifier: try ApplePay.TokenVerifier(trustAnchors: [sandbox.applePay.ca.root])),
-                    processor: ApplePay.SandboxProcessor()))
+            let mode = try await SandboxMode.start(timeScale: 0.001)
+            sandbox = mode.sandbox
+            keys = (mode.configuration.secretKey, mode.configuration.publishableKey)
             server = MerchantServer(
-                configuration: configuration,
+                configuration: mode.configuration,
                 store: try SQLiteOrderStore(
                     path: FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString).db").path))
             try await server.start()

@@ -1,0 +1,44 @@
+public import ApplePay
+public import Cashier
+public import CashierCrypto
+public import CashierSandbox
+import Foundation
+public import WeChatPay
+
+/// Sandbox mode: the provider sandboxes on loopback with a WeChat Pay merchant, an Alipay app and
+/// an Apple Pay processing certificate of their own, and the merchant configuration that uses
+/// them — what `cashier serve --sandbox`, `cashier demo` and the end-to-end tests run.
+public struct SandboxMode: Sendable {
+    public let sandbox: SandboxServer
+    public let configuration: MerchantConfiguration
+    /// The WeChat merchant (its API key signs the sandbox's notifications).
+    public let wechatMerchant: WeChatPay.V2.Merchant
+
+    public static let alipayAppID = "2021000000000001"
+    public static let appleMerchantIdentifier = "merchant.com.example.sandbox"
+
+    /// Starts the sandbox (on `port`, 0 for any) and returns the configuration for a server.
+    public static func start(port: UInt16 = 0, timeScale: Double = 1) async throws -> SandboxMode {
+        let wechat = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
+        let alipayKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let sandbox = SandboxServer(
+            wechatMerchants: [wechat], alipayApps: [alipayAppID: alipayKey.publicKey], port: port, timeScale: timeScale)
+        try sandbox.start()  // first: the configuration needs its port
+        let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: appleMerchantIdentifier)
+        try await sandbox.applePay.register(merchantCertificate: processing.certificate)
+        let keys = MerchantConfiguration.generateKeys()
+        let configuration = MerchantConfiguration(
+            secretKey: keys.secret, publishableKey: keys.publishable, wechat: .init(merchant: wechat, baseURL: sandbox.wechatV2URL),
+            alipay: .init(
+                appID: alipayAppID, privateKey: alipayKey, alipayPublicKey: sandbox.alipay.alipayPublicKey,
+                gateway: sandbox.alipayGatewayURL,
+                sellerID: sandbox.alipay.sellerID),
+            applePay: .init(
+                merchantIdentifier: appleMerchantIdentifier, countryCode: try CountryCode(alpha2: "CN"), displayName: "Cashier Sandbox",
+                supportedNetworks: [.chinaUnionPay, .visa, .masterCard],
+                decrypter: ApplePay.TokenDecrypter(
+                    merchantKeys: [processing], verifier: try ApplePay.TokenVerifier(trustAnchors: [sandbox.applePay.ca.root])),
+                processor: ApplePay.SandboxProcessor()))
+        return SandboxMode(sandbox: sandbox, configuration: configuration, wechatMerchant: wechat)
+    }
+}
