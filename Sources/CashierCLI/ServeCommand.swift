@@ -1,6 +1,7 @@
 import ApplePay
 import Cashier
 import CashierCrypto
+import CashierHTTP
 import CashierSandbox
 import CashierServer
 import CashierStore
@@ -27,6 +28,7 @@ enum ServeCommand {
             .value("webhook-url", "URL", "Deliver order.paid/refunded/closed/refund_required webhooks here."),
             .value("webhook-secret", "SECRET", "Sign them with this secret (default: generated and printed)."),
             .flag("sandbox", "Run with the in-process sandboxes (the default while no credentials are configured)."),
+            .flag("access-log", "Write one JSON line per request to stderr (method, path, status, sizes, time; never bodies or keys)."),
         ]
     ) { arguments, io in
         if let file = arguments.value("config") {
@@ -58,7 +60,7 @@ enum ServeCommand {
             configuration.webhook = .init(url: url, secret: secret)
             webhookSecret = secret
         }
-        let server = MerchantServer(configuration: configuration, store: store, port: port)
+        let server = MerchantServer(configuration: configuration, store: store, port: port, accessLog: Self.accessLog(arguments))
         do {
             try await server.start()
         } catch {
@@ -106,7 +108,8 @@ enum ServeCommand {
         } catch let error as StoreError {
             throw CommandFailure("database: \(error.message)", status: 2)
         }
-        let server = MerchantServer(configuration: parsed.configuration, store: store, port: port)
+        let server = MerchantServer(
+            configuration: parsed.configuration, store: store, port: port, accessLog: Self.accessLog(arguments))
         do {
             try await server.start()
         } catch {
@@ -128,5 +131,11 @@ enum ServeCommand {
         await server.stop()
         io.write("server stopped\n")
         return 0
+    }
+
+    /// `--access-log`: JSON lines on stderr.
+    static func accessLog(_ arguments: ParsedArguments) -> (@Sendable (AccessLogEntry) -> Void)? {
+        guard arguments.flag("access-log") else { return nil }
+        return { entry in FileHandle.standardError.write(Data((entry.jsonLine + "\n").utf8)) }
     }
 }

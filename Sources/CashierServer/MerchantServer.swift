@@ -22,7 +22,12 @@ public final class MerchantServer: Sendable {
     public let store: any OrderStore
     private let server: HTTPServer
 
-    public init(configuration: MerchantConfiguration, store: any OrderStore, host: String = "127.0.0.1", port: UInt16 = 0) {
+    /// - Parameter accessLog: one entry per request: method, path (no query), status, sizes and
+    ///   time — never bodies, headers, keys or card data.
+    public init(
+        configuration: MerchantConfiguration, store: any OrderStore, host: String = "127.0.0.1", port: UInt16 = 0,
+        accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil
+    ) {
         self.configuration = configuration
         self.store = store
         let listening = ListeningPort()
@@ -32,7 +37,7 @@ public final class MerchantServer: Sendable {
         var router = Router()
         api.register(on: &router)
         let routes = router
-        server = HTTPServer(configuration: .init(host: host, port: port)) { request in
+        server = HTTPServer(configuration: .init(host: host, port: port), accessLog: accessLog) { request in
             let response = await routes.handle(request)
             metrics.increment("cashier_http_requests_total", ["code": "\(response.status / 100)xx"])
             return response

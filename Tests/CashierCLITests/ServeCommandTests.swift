@@ -16,9 +16,13 @@ import Testing
         let ready = folder.appendingPathComponent("ready.json")
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path]
+        process.arguments = [
+            "serve", "--sandbox", "--access-log", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path,
+        ]
         let output = Pipe()
+        let log = Pipe()
         process.standardOutput = output
+        process.standardError = log
         try process.run()
         defer { stopForGood(process) }
         let urls = try await readyFile(ready)
@@ -58,6 +62,10 @@ import Testing
             return process.terminationStatus
         }
         #expect(exit == 0)
+        // The access log has every request and nothing secret: no keys, no query, no bodies.
+        let logged = try await onOwnThread { String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        #expect(logged.contains(#""path":"/v1/orders""#) && logged.contains(#""status":201"#))
+        #expect(!logged.contains(secret) && !logged.contains("client_secret") && !logged.contains("12.75") && !logged.contains("Bearer"))
     }
 
     @Test func aBadConfigurationIsRefusedWithItsField() async throws {
