@@ -33,8 +33,13 @@ public struct CashierClient: Sendable {
     }
 
     /// Starts a payment and returns what the wallet needs.
-    public func startPayment(orderID: String, clientSecret: String, method: PaymentMethod) async throws -> WalletParameters {
-        let object = try await send("POST", "/v1/orders/\(orderID)/payments", ["method": method.rawValue, "client_secret": clientSecret])
+    /// - Parameter returnURL: for `alipayWap`, where Alipay's web cashier sends the payer back.
+    public func startPayment(orderID: String, clientSecret: String, method: PaymentMethod, returnURL: URL? = nil) async throws
+        -> WalletParameters
+    {
+        var body = ["method": method.rawValue, "client_secret": clientSecret]
+        if let returnURL { body["return_url"] = returnURL.absoluteString }
+        let object = try await send("POST", "/v1/orders/\(orderID)/payments", body)
         return try WalletParameters(json: object, method: method)
     }
 
@@ -87,10 +92,11 @@ public struct CashierClient: Sendable {
     /// The whole payment: start it, hand it to the wallet, and — unless the payer cancelled — let
     /// the server say how it ended. A wallet that reports success is never taken at its word.
     public func pay(
-        orderID: String, clientSecret: String, method: PaymentMethod, launcher: any PaymentLauncher, timeout: Duration = .seconds(60)
+        orderID: String, clientSecret: String, method: PaymentMethod, launcher: any PaymentLauncher, timeout: Duration = .seconds(60),
+        returnURL: URL? = nil
     ) async throws -> PaymentResult {
         let order = try await order(id: orderID, clientSecret: clientSecret)
-        let parameters = try await startPayment(orderID: orderID, clientSecret: clientSecret, method: method)
+        let parameters = try await startPayment(orderID: orderID, clientSecret: clientSecret, method: method, returnURL: returnURL)
         let outcome = try await launcher.launch(parameters, for: order)
         if case .cancelled = outcome.interpretation { return .cancelled }
         if case .applePayAuthorized(let payment) = outcome {

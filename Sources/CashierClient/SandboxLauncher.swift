@@ -45,6 +45,14 @@ public struct SandboxLauncher: PaymentLauncher {
             return .alipay(
                 resultStatus: answer["resultStatus"] as? String ?? "6004", memo: answer["memo"] as? String ?? "",
                 result: answer["result"] as? String ?? "")
+        case .webPage(let url):
+            // The browser: opening Alipay's cashier creates its trade; then the payer acts.
+            if url.absoluteString.contains("/alipay/") { _ = try await session.data(from: url) }
+            if behavior == .pay || behavior == .fail {
+                let provider = url.absoluteString.contains("/alipay/") ? "alipay" : "wechat"
+                _ = try await post("sandbox/pay", ["provider": provider, "out_trade_no": order.outTradeNo, "outcome": outcome])
+            }
+            return .qrCodeShown
         case .wechatQRCode, .alipayQRCode:
             if behavior == .pay || behavior == .fail {
                 let provider = if case .wechatQRCode = parameters { "wechat" } else { "alipay" }

@@ -15,7 +15,7 @@ public enum WalletOutcome: Sendable, Equatable {
     case applePayCompleted(ApplePayAuthorization)
     /// The Apple Pay sheet was dismissed.
     case applePayDismissed
-    /// The payer was shown a QR code (Native/precreate): only the server knows.
+    /// The payer was shown a QR code (Native/precreate) or a web page: only the server knows.
     case qrCodeShown
 
     /// How to treat it.

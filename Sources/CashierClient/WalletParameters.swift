@@ -12,6 +12,8 @@ public enum WalletParameters: Sendable, Equatable {
     case alipayQRCode(String)
     /// The payment request as Apple Pay JS / a `PKPaymentRequest` mapping takes it (JSON).
     case applePayRequest(Data)
+    /// A page to open in a browser or web view (WeChat H5, Alipay's web cashier).
+    case webPage(URL)
 
     init(json: [String: Any], method: PaymentMethod) throws {
         func missing(_ field: String) -> CashierClientError {
@@ -30,6 +32,11 @@ public enum WalletParameters: Sendable, Equatable {
         case .alipayQR:
             guard let code = json["qr_code"] as? String else { throw missing("qr_code") }
             self = .alipayQRCode(code)
+        case .wechatH5, .alipayWap:
+            guard let text = json[method == .wechatH5 ? "mweb_url" : "url"] as? String, let url = URL(string: text) else {
+                throw missing(method == .wechatH5 ? "mweb_url" : "url")
+            }
+            self = .webPage(url)
         case .applePay:
             guard let request = json["payment_request"],
                 let data = try? JSONSerialization.data(withJSONObject: request, options: [.sortedKeys])

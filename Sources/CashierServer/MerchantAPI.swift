@@ -233,6 +233,10 @@ struct MerchantAPI: Sendable {
         let method: String
         let client_secret: String?
         let client_ip: String?
+        /// wechat.jsapi: the payer's openid for this appid.
+        let openid: String?
+        /// alipay.wap / alipay.page: where Alipay sends the browser back.
+        let return_url: String?
     }
 
     func startPayment(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
@@ -240,7 +244,9 @@ struct MerchantAPI: Sendable {
         guard let body = try? request.decodeJSON(PaymentRequestBody.self) else {
             return .error(
                 status: 400, code: "invalid_request",
-                message: #"expected {"method":"wechat.app"|"wechat.native"|"alipay.app"|"alipay.qr"|"applepay"}"#)
+                message:
+                    #"expected {"method":"wechat.app"|"wechat.jsapi"|"wechat.native"|"wechat.h5"|"alipay.app"|"alipay.wap"|"alipay.page"|"alipay.qr"|"applepay"}"#
+            )
         }
         do {
             guard let (order, _) = try await authorizedOrder(request, id: id, clientSecret: body.client_secret) else {
@@ -250,7 +256,7 @@ struct MerchantAPI: Sendable {
                 return .error(
                     status: 409, code: "invalid_state", message: "order \(id) is \(order.status.rawValue); it takes no new payment")
             }
-            let parameters = try await walletParameters(body.method, order: order, clientIP: body.client_ip ?? "127.0.0.1")
+            let parameters = try await walletParameters(body, order: order)
             _ = try await move(
                 .paymentStarted, to: order.id, refunded: nil,
                 record: EventRecord(kind: "payment_started", detail: #"{"method":"\#(body.method)"}"#),
@@ -262,21 +268,54 @@ struct MerchantAPI: Sendable {
     }
 
     /// What the app hands to the wallet, as JSON bytes.
-    func walletParameters(_ method: String, order: StoredOrder, clientIP: String) async throws -> Data {
+    func walletParameters(_ body: PaymentRequestBody, order: StoredOrder) async throws -> Data {
+        let method = body.method
+        let clientIP = body.client_ip ?? "127.0.0.1"
         func json(_ object: [String: Any]) throws -> Data {
             try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         }
         switch method {
-        case "wechat.app", "wechat.native":
-            let result = try await wechatClient().unifiedOrder(
+        case "wechat.app", "wechat.native", "wechat.h5", "wechat.jsapi":
+            let tradeType: WeChatPay.V2.UnifiedOrder.TradeType =
+                switch method {
+                case "wechat.app": .app
+                case "wechat.native": .native
+                case "wechat.h5": .mweb
+                default: .jsapi
+                }
+            if tradeType == .jsapi, body.openid?.isEmpty ?? true {
+                throw PaymentError(
+                    .invalidRequest, "wechat.jsapi needs the payer's openid (from OAuth, or jscode2session in a mini program)")
+            }
+            let client = try wechatClient()
+            let result = try await client.unifiedOrder(
                 .init(
-                    tradeType: method == "wechat.app" ? .app : .native, body: order.description, outTradeNo: order.outTradeNo,
-                    total: order.total,
-                    notifyURL: notifyBase + "/notify/wechat/v2", clientIP: clientIP, productID: method == "wechat.native" ? order.id : nil))
-            if method == "wechat.native" { return try json(["method": method, "code_url": result.codeURL ?? ""]) }
-            let app = WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: try wechatClient().merchant)
-            let appObject = try JSONSerialization.jsonObject(with: JSONEncoder().encode(app))
-            return try json(["method": method, "wechat": appObject])
+                    tradeType: tradeType, body: order.description, outTradeNo: order.outTradeNo, total: order.total,
+                    notifyURL: notifyBase + "/notify/wechat/v2", clientIP: clientIP, openID: tradeType == .jsapi ? body.openid : nil,
+                    productID: tradeType == .native ? order.id : nil))
+            switch tradeType {
+            case .native: return try json(["method": method, "code_url": result.codeURL ?? ""])
+            case .mweb: return try json(["method": method, "mweb_url": result.mwebURL ?? ""])
+            case .jsapi:
+                let parameters = WeChatPay.V2.JSAPIParameters(prepayID: result.prepayID, merchant: client.merchant)
+                return try json(["method": method, "wechat": try JSONSerialization.jsonObject(with: JSONEncoder().encode(parameters))])
+            case .app:
+                let parameters = WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: client.merchant)
+                return try json(["method": method, "wechat": try JSONSerialization.jsonObject(with: JSONEncoder().encode(parameters))])
+            }
+        case "alipay.wap", "alipay.page":
+            guard let returnURL = body.return_url, URL(string: returnURL)?.scheme?.hasPrefix("http") == true else {
+                throw PaymentError(.invalidRequest, "\(method) needs return_url, the page Alipay sends the browser back to")
+            }
+            let client = try alipayClient()
+            let apiMethod = method == "alipay.wap" ? "alipay.trade.wap.pay" : "alipay.trade.page.pay"
+            let url = try client.paymentPageURL(
+                method: apiMethod, outTradeNo: order.outTradeNo, total: order.total, subject: order.description,
+                notifyURL: notifyBase + "/notify/alipay", returnURL: returnURL)
+            let form = try client.paymentPageForm(
+                method: apiMethod, outTradeNo: order.outTradeNo, total: order.total, subject: order.description,
+                notifyURL: notifyBase + "/notify/alipay", returnURL: returnURL)
+            return try json(["method": method, "url": url.absoluteString, "form": form])
         case "alipay.app", "alipay.qr":
             guard let alipay = configuration.alipay else { throw PaymentError(.invalidRequest, "Alipay is not configured on this server") }
             let signer = Alipay.Signer(privateKey: alipay.privateKey)
@@ -308,7 +347,9 @@ struct MerchantAPI: Sendable {
             return try json(["method": method, "payment_request": try request.jsonObject()])
         default:
             throw PaymentError(
-                .invalidRequest, "method '\(method)' is not one of wechat.app, wechat.native, alipay.app, alipay.qr, applepay")
+                .invalidRequest,
+                "method '\(method)' is not one of wechat.app, wechat.jsapi, wechat.native, wechat.h5, alipay.app, alipay.wap, alipay.page, "
+                    + "alipay.qr, applepay")
         }
     }
 

@@ -53,7 +53,7 @@ import WeChatPay
         let order = try await world.order()
         let result = try await world.client.pay(
             orderID: order.id, clientSecret: order.secret, method: method, launcher: SandboxLauncher(sandboxURL: world.sandbox.baseURL),
-            timeout: .seconds(10))
+            timeout: .seconds(10), returnURL: URL(string: "https://shop.example/return"))
         guard case .paid(let paid) = result else {
             Issue.record("\(method.rawValue) ended as \(result)")
             return

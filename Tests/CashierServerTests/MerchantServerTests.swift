@@ -369,4 +369,39 @@ import WeChatPay
         #expect(try await fixture.call("GET", "/v1/orders", key: fixture.keys.publishable).status == 401)
         await fixture.stop()
     }
+
+    @Test func h5JSAPIAndWapPaymentsReachPaid() async throws {
+        let fixture = try await Fixture()
+        // WeChat H5: a page to open in the mobile browser.
+        let h5 = try await fixture.createOrder(amount: "1.10")
+        let h5ID = try #require(h5["id"] as? String)
+        let h5Pay = try await fixture.call("POST", "/v1/orders/\(h5ID)/payments", json: ["method": "wechat.h5"])
+        #expect((h5Pay.object["mweb_url"] as? String)?.hasPrefix("https://") == true)
+        await fixture.sandbox.wechatV2.pay(outTradeNo: h5["out_trade_no"] as? String ?? "", outcome: .success)
+        #expect(try await fixture.waitForStatus(h5ID, "paid"))
+
+        // WeChat JSAPI: needs the payer's openid, answers the JSAPI parameters.
+        let jsapi = try await fixture.createOrder(amount: "2.20")
+        let jsapiID = try #require(jsapi["id"] as? String)
+        #expect(try await fixture.call("POST", "/v1/orders/\(jsapiID)/payments", json: ["method": "wechat.jsapi"]).status == 400)
+        let jsapiPay = try await fixture.call(
+            "POST", "/v1/orders/\(jsapiID)/payments", json: ["method": "wechat.jsapi", "openid": "oUpF8uMuAJO_M2pxb1Q9zNjWeS6o"])
+        let parameters = try #require(jsapiPay.object["wechat"] as? [String: String])
+        #expect(parameters.values.contains { $0.hasPrefix("prepay_id=") })
+        await fixture.sandbox.wechatV2.pay(outTradeNo: jsapi["out_trade_no"] as? String ?? "", outcome: .success)
+        #expect(try await fixture.waitForStatus(jsapiID, "paid"))
+
+        // Alipay wap: a URL (and an auto-submitting form) for the browser; the payer pays on Alipay's page.
+        let wap = try await fixture.createOrder(amount: "3.30")
+        let wapID = try #require(wap["id"] as? String)
+        #expect(try await fixture.call("POST", "/v1/orders/\(wapID)/payments", json: ["method": "alipay.wap"]).status == 400)
+        let wapPay = try await fixture.call(
+            "POST", "/v1/orders/\(wapID)/payments", json: ["method": "alipay.wap", "return_url": "https://shop.example/return"])
+        let url = try #require((wapPay.object["url"] as? String).flatMap(URL.init(string:)))
+        #expect((wapPay.object["form"] as? String)?.contains("alipaysubmit") == true)
+        #expect(try await URLSessionTransport().send(HTTPRequest(method: "GET", url: url)).status == 200)  // the cashier page opens
+        await fixture.sandbox.alipay.pay(outTradeNo: wap["out_trade_no"] as? String ?? "", outcome: .success)
+        #expect(try await fixture.waitForStatus(wapID, "paid"))
+        await fixture.stop()
+    }
 }
