@@ -27,7 +27,8 @@ enum OpenAPIDocument {
             access: "either"),
         .init(
             method: "POST", path: "/v1/orders/{id}/payments",
-            summary: "Start a payment: wallet parameters for wechat.app, wechat.native, alipay.app, alipay.qr or applepay.",
+            summary: "Start a payment: wallet parameters for wechat.app, wechat.jsapi (openid), wechat.native, wechat.h5, alipay.app, "
+                + "alipay.wap or alipay.page (return_url), alipay.qr or applepay.",
             access: "either"),
         .init(
             method: "POST", path: "/v1/orders/{id}/payments/applepay/authorize",
