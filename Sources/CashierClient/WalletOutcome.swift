@@ -46,32 +46,3 @@ public enum WalletOutcome: Sendable, Equatable {
         }
     }
 }
-
-/// How a payment ended, in the server's words.
-public enum PaymentResult: Sendable, Equatable {
-    /// The server says the money arrived.
-    case paid(ClientOrder)
-    /// The payer cancelled in the wallet; the order is still open.
-    case cancelled
-    /// The server says it is not paid, whatever the wallet said.
-    case notPaid(ClientOrder, wallet: WalletOutcome)
-}
-
-/// The server's answer to an Apple Pay token.
-public struct ApplePayAuthorization: Sendable, Equatable {
-    /// `PKPaymentAuthorizationStatus` / `ApplePaySession.STATUS_*` (0 success).
-    public let status: Int
-    public let orderStatus: ClientOrder.Status
-
-    public init(status: Int, orderStatus: ClientOrder.Status) {
-        self.status = status
-        self.orderStatus = orderStatus
-    }
-}
-
-/// How the app hands parameters to a wallet and learns what it said: the ten-line adapters for
-/// `WXApi`, `AlipaySDK` and PassKit conform to it (see the README); `SandboxLauncher` plays the
-/// wallets against the Cashier sandbox in tests.
-public protocol PaymentLauncher: Sendable {
-    func launch(_ parameters: WalletParameters, for order: ClientOrder) async throws -> WalletOutcome
-}

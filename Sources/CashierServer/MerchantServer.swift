@@ -101,8 +101,3 @@ public final class MerchantServer: Sendable {
         await server.stop()
     }
 }
-
-/// The port the server ended up on, for notify URLs when no public base URL is configured.
-final class ListeningPort: Sendable {
-    let port = Atomic<UInt16>(0)
-}
