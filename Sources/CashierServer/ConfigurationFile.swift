@@ -1,7 +1,7 @@
 import Alipay
-public import ApplePay
-public import Cashier
-public import CashierCrypto
+import ApplePay
+import Cashier
+import CashierCrypto
 import CashierCurl
 public import Foundation
 import WeChatPay

@@ -1,4 +1,4 @@
-public import Alipay
+import Alipay
 public import ApplePay
 public import Cashier
 public import CashierCrypto

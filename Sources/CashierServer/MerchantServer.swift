@@ -1,7 +1,7 @@
-public import Alipay
-public import ApplePay
-public import Cashier
-public import CashierCrypto
+import Alipay
+import ApplePay
+import Cashier
+import CashierCrypto
 public import CashierHTTP
 public import CashierStore
 public import Foundation

@@ -1,4 +1,4 @@
-public import Cashier
+import Cashier
 import Foundation
 
 /// `POST /v1/orders`: items priced by the merchant's backend (never by the app).

@@ -1,6 +1,6 @@
-public import ApplePay
-public import Cashier
-public import CashierCrypto
+import ApplePay
+import Cashier
+import CashierCrypto
 public import CashierSandbox
 import Foundation
 public import WeChatPay

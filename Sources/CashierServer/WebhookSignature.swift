@@ -1,4 +1,4 @@
-public import CashierCrypto
+import CashierCrypto
 public import Foundation
 
 /// The `Cashier-Signature` header on outgoing webhooks: `t=<unix seconds>,v1=<hex HMAC-SHA256 of

@@ -1,5 +1,5 @@
-public import Cashier
-public import CashierCrypto
+import Cashier
+import CashierCrypto
 public import Foundation
 
 extension ApplePay.PaymentRequest {

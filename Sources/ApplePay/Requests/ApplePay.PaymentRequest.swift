@@ -1,5 +1,5 @@
 public import Cashier
-public import Foundation
+import Foundation
 
 extension ApplePay {
     /// A payment request built and checked on the server, encoded as Apple Pay JS's

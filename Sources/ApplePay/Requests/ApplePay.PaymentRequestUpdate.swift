@@ -1,5 +1,5 @@
 public import Cashier
-public import Foundation
+import Foundation
 
 extension ApplePay {
     /// The answer to a shipping-method or shipping-contact change

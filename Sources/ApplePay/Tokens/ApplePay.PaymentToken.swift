@@ -1,4 +1,4 @@
-public import Cashier
+import Cashier
 import CashierCrypto
 public import Foundation
 

@@ -1,4 +1,4 @@
-public import Cashier
+import Cashier
 
 extension ApplePay {
     /// The check a token failed, named in every refusal (`PaymentError.details` holds the raw value).

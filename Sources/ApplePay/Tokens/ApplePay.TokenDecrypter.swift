@@ -1,6 +1,6 @@
-public import Cashier
-public import CashierCrypto
-public import Foundation
+import Cashier
+import CashierCrypto
+import Foundation
 
 extension ApplePay {
     /// Verifies, then decrypts, payment tokens with the merchant's processing keys.

@@ -1,32 +1,6 @@
 internal import COpenSSL
 public import Foundation
 
-/// The keys a certificate can hold or be signed with.
-public enum CertificateKey: Sendable {
-    case p256(P256PrivateKey)
-    case rsa(RSAPrivateKey)
-
-    var backing: EVPKey {
-        switch self {
-        case .p256(let key): key.backing
-        case .rsa(let key): key.backing
-        }
-    }
-}
-
-/// The public half a certificate carries.
-public enum CertificatePublicKey: Sendable {
-    case p256(P256PublicKey)
-    case rsa(RSAPublicKey)
-
-    var backing: EVPKey {
-        switch self {
-        case .p256(let key): key.backing
-        case .rsa(let key): key.backing
-        }
-    }
-}
-
 /// Issues X.509 v3 certificates: for test CAs (the Apple Pay sandbox's root, intermediate and
 /// leaf, merchant certificates) — never for anything a real relying party trusts.
 ///

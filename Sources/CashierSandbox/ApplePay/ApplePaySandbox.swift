@@ -1,4 +1,4 @@
-public import ApplePay
+import ApplePay
 public import Cashier
 public import CashierCrypto
 public import CashierHTTP

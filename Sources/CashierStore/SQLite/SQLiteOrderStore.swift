@@ -72,6 +72,7 @@ public final class SQLiteOrderStore: OrderStore {
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back on any error.
+    @discardableResult
     private func transaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try connection.withLock { connection in
             try connection.execute("BEGIN IMMEDIATE")

@@ -1,0 +1,28 @@
+public import Cashier
+public import Foundation
+
+/// What ``OrderStore/create(_:)`` takes.
+public struct NewOrder: Sendable {
+    public var id: String
+    public var outTradeNo: String
+    public var total: Money
+    public var description: String
+    public var metadata: [String: String]
+    public var itemsJSON: String
+    public var clientSecret: String
+    public var expiresAt: Date?
+
+    public init(
+        id: String, outTradeNo: String, total: Money, description: String, metadata: [String: String] = [:], itemsJSON: String = "[]",
+        clientSecret: String, expiresAt: Date? = nil
+    ) {
+        self.id = id
+        self.outTradeNo = outTradeNo
+        self.total = total
+        self.description = description
+        self.metadata = metadata
+        self.itemsJSON = itemsJSON
+        self.clientSecret = clientSecret
+        self.expiresAt = expiresAt
+    }
+}

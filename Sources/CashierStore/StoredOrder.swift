@@ -1,0 +1,25 @@
+public import Cashier
+public import Foundation
+
+/// An order as stored.
+public struct StoredOrder: Sendable, Equatable {
+    public let id: String
+    /// The number sent to the providers.
+    public let outTradeNo: String
+    public let status: PaymentStatus
+    public let total: Money
+    /// What has been refunded so far (same currency).
+    public let refunded: Money
+    public let description: String
+    public let metadata: [String: String]
+    /// The line items as the API received them (JSON).
+    public let itemsJSON: String
+    /// Lets the app (with the publishable key) read this one order.
+    public let clientSecret: String
+    /// A payment arrived for an order that was closed or had expired: the money must go back.
+    public let refundRequired: Bool
+    /// Grows by one with every change; compare-and-set uses it.
+    public let version: Int64
+    public let createdAt: Date
+    public let expiresAt: Date?
+}
