@@ -2,55 +2,37 @@ public import CashierCrypto
 public import Foundation
 
 extension WeChatPay.V3 {
-    /// APP pay parameters for `PayReq`, signed with SHA256withRSA over
-    /// `APPID\nTIMESTAMP\nNONCESTR\nPREPAYID\n`.
-    public struct AppPayParameters: Codable, Hashable, Sendable {
-        public let appid: String
-        public let partnerid: String
-        public let prepayid: String
-        public let package: String
-        public let noncestr: String
-        public let timestamp: String
-        public let sign: String
+    public typealias AppPayParameters = WeChatPay.AppPayParameters
+    public typealias JSAPIParameters = WeChatPay.JSAPIParameters
 
-        public init(
-            appID: String, prepayID: String, merchant: Merchant, nonce: String = SecureRandom.alphanumeric(count: 32),
-            timestamp: Date = Date()
-        ) throws {
-            appid = appID
-            partnerid = merchant.mchID
-            prepayid = prepayID
-            package = "Sign=WXPay"
-            noncestr = nonce
-            self.timestamp = String(Int(timestamp.timeIntervalSince1970))
-            sign = Base64.encode(
-                try merchant.privateKey.signature(
-                    for: "\(appid)\n\(self.timestamp)\n\(noncestr)\n\(prepayid)\n", scheme: .insecurePKCS1v1_5SHA256))
-        }
+    /// Base64 SHA256withRSA over the lines, each ending in `\n`, as v3 invoke signatures are made.
+    static func invokeSignature(_ lines: [String], merchant: Merchant) throws -> String {
+        Base64.encode(try merchant.privateKey.signature(for: lines.map { $0 + "\n" }.joined(), scheme: .insecurePKCS1v1_5SHA256))
     }
+}
 
-    /// JSAPI / mini-program parameters for `wx.requestPayment`, signed with SHA256withRSA over
-    /// `APPID\nTIMESTAMP\nNONCESTR\nprepay_id=…\n`; `signType` is `RSA`.
-    public struct JSAPIParameters: Codable, Hashable, Sendable {
-        public let appId: String
-        public let timeStamp: String
-        public let nonceStr: String
-        public let package: String
-        public let signType: String
-        public let paySign: String
+extension WeChatPay.AppPayParameters {
+    /// API v3: APP pay parameters signed with SHA256withRSA over `APPID\nTIMESTAMP\nNONCESTR\nPREPAYID\n`.
+    public init(
+        appID: String, prepayID: String, merchant: WeChatPay.V3.Merchant, nonce: String = SecureRandom.alphanumeric(count: 32),
+        timestamp: Date = Date()
+    ) throws {
+        let stamp = String(Int(timestamp.timeIntervalSince1970))
+        let sign = try WeChatPay.V3.invokeSignature([appID, stamp, nonce, prepayID], merchant: merchant)
+        self.init(appid: appID, partnerid: merchant.mchID, prepayid: prepayID, noncestr: nonce, timestamp: stamp, sign: sign)
+    }
+}
 
-        public init(
-            appID: String, prepayID: String, merchant: Merchant, nonce: String = SecureRandom.alphanumeric(count: 32),
-            timestamp: Date = Date()
-        ) throws {
-            appId = appID
-            timeStamp = String(Int(timestamp.timeIntervalSince1970))
-            nonceStr = nonce
-            package = "prepay_id=\(prepayID)"
-            signType = "RSA"
-            paySign = Base64.encode(
-                try merchant.privateKey.signature(
-                    for: "\(appId)\n\(timeStamp)\n\(nonceStr)\n\(package)\n", scheme: .insecurePKCS1v1_5SHA256))
-        }
+extension WeChatPay.JSAPIParameters {
+    /// API v3: JSAPI / mini-program parameters for `wx.requestPayment`, signed with SHA256withRSA
+    /// over `APPID\nTIMESTAMP\nNONCESTR\nprepay_id=…\n`; `signType` is `RSA`.
+    public init(
+        appID: String, prepayID: String, merchant: WeChatPay.V3.Merchant, nonce: String = SecureRandom.alphanumeric(count: 32),
+        timestamp: Date = Date()
+    ) throws {
+        let stamp = String(Int(timestamp.timeIntervalSince1970))
+        let package = "prepay_id=\(prepayID)"
+        let sign = try WeChatPay.V3.invokeSignature([appID, stamp, nonce, package], merchant: merchant)
+        self.init(appId: appID, timeStamp: stamp, nonceStr: nonce, package: package, signType: "RSA", paySign: sign)
     }
 }
