@@ -35,14 +35,5 @@ extension WeChatPay {
         public let package: String
         public let signType: String
         public let paySign: String
-
-        init(appId: String, timeStamp: String, nonceStr: String, package: String, signType: String, paySign: String) {
-            self.appId = appId
-            self.timeStamp = timeStamp
-            self.nonceStr = nonceStr
-            self.package = package
-            self.signType = signType
-            self.paySign = paySign
-        }
     }
 }
