@@ -28,7 +28,7 @@ import Testing
     /// (signature DER, content) pairs: the genuine one and damaged variants.
     static func cases(_ token: ApplePay.PaymentToken) throws -> [([UInt8], [UInt8])] {
         let signature = Array(try Base64.decode(token.signature))
-        let content = try token.signedContentForMinting()
+        let content = try token.signedContent()
         var result = [(signature, content)]
         var otherContent = content
         otherContent[otherContent.count / 2] ^= 0x01
@@ -63,7 +63,7 @@ import Testing
         #expect(compared == 6 * 9)
         // The genuine tokens do verify (the agreement above is not all failures).
         for token in try Self.tokens() {
-            _ = try fast.verify(signature: Array(try Base64.decode(token.signature)), content: try token.signedContentForMinting())
+            _ = try fast.verify(signature: Array(try Base64.decode(token.signature)), content: try token.signedContent())
         }
     }
 }

@@ -81,11 +81,9 @@ extension ApplePay {
             transactionIdentifier = (tokenObject["transactionIdentifier"] ?? object["transactionIdentifier"]) as? String
         }
 
-        /// The bytes the signature covers, for minters that sign tokens (the sandbox).
-        public func signedContentForMinting() throws -> [UInt8] { try signedContent() }
-
-        /// The bytes the signature covers: ephemeral key (or wrapped key) ‖ data ‖ transaction id ‖ applicationData.
-        func signedContent() throws -> [UInt8] {
+        /// The bytes the signature covers: ephemeral key (or wrapped key) ‖ data ‖ transaction id ‖
+        /// applicationData (what a minter signs, what ``TokenVerifier`` checks).
+        public func signedContent() throws -> [UInt8] {
             let key = version == .ecV1 ? header.ephemeralPublicKey : header.wrappedKey
             guard let key, let keyBytes = try? Array(Base64.decode(key)) else {
                 throw TokenCheck.format.failure(

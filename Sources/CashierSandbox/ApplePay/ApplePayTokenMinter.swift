@@ -73,7 +73,7 @@ public struct ApplePayTokenMinter: Sendable {
         let sealed = try AESGCMKey(symmetricKey).seal(plaintext, iv: [UInt8](repeating: 0, count: 16))
         var token = ApplePay.PaymentToken(version: version, data: Base64.encode(sealed.combined), signature: "", header: header)
         let signature = try CMSSignedData.signDetached(
-            content: try token.signedContentForMinting(), signer: ca.leaf, key: .p256(ca.leafKey), certificates: [ca.intermediate],
+            content: try token.signedContent(), signer: ca.leaf, key: .p256(ca.leafKey), certificates: [ca.intermediate],
             signingTime: signedAt)
         token.signature = Base64.encode(signature)
         return token

@@ -1,0 +1,134 @@
+import Alipay
+import ApplePay
+import Cashier
+import CashierCrypto
+import CashierHTTP
+import CashierStore
+import Foundation
+import WeChatPay
+
+/// The providers' notify endpoints: verified, checked against the order, applied once, logged.
+extension MerchantAPI {
+
+    enum NotificationOutcome {
+        /// Recorded (a change, a duplicate or a non-payment status): tell the provider it arrived.
+        case acknowledged
+        /// Refused and logged (another amount, an unknown order): the provider should not count it.
+        case refused
+        /// Not recorded (storage failed): the provider must retry.
+        case retry
+    }
+
+    /// What every provider's notification shares once its signature is verified: find the order,
+    /// run the provider's checks against it, move it once (or log the duplicate), log every
+    /// refusal with the body's hash — all before the provider hears back.
+    func record(
+        outTradeNo: String, paid: Bool, fields: [String: String], body: [UInt8], check: (StoredOrder) throws -> Void
+    ) async -> NotificationOutcome {
+        let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(body))
+        let detail = Self.detail(fields)
+        do {
+            guard let order = try await store.order(outTradeNo: outTradeNo) else { return .refused }
+            do {
+                try check(order)
+            } catch let error as PaymentError {
+                try await store.append(
+                    EventRecord(kind: "notification_refused", detail: Self.detail(["reason": error.message]), bodySHA256: bodyHash),
+                    to: order.id, now: Date())
+                return .refused
+            }
+            guard paid else {
+                try await store.append(EventRecord(kind: "notification", detail: detail, bodySHA256: bodyHash), to: order.id, now: Date())
+                return .acknowledged
+            }
+            let outcome = try await move(
+                .paymentSucceeded, to: order.id, refunded: nil,
+                record: EventRecord(kind: "notification", detail: detail, bodySHA256: bodyHash),
+                now: Date())
+            if case .unchanged = outcome {
+                try await store.append(
+                    EventRecord(kind: "notification_duplicate", detail: detail, bodySHA256: bodyHash), to: order.id, now: Date())
+            }
+            return .acknowledged  // only now: the change (or the duplicate) is on disk
+        } catch {
+            return .retry
+        }
+    }
+
+    /// The XML WeChat waits for after a notification.
+    static func wechatReply(_ answer: WeChatPay.V2.NotificationReply) -> HTTPServerResponse {
+        .text(answer.xmlString, contentType: "application/xml; charset=utf-8")
+    }
+
+    func wechatNotification(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        let reply = Self.wechatReply
+        guard let wechat = configuration.wechat,
+            let notification = try? WeChatPay.V2.PaymentNotification.verify(request.body, merchant: wechat.merchant)
+        else {
+            metrics.increment("cashier_notifications_total", ["provider": "wechat", "outcome": "unverified"])
+            return reply(.failure("signature or merchant check failed"))  // nothing is touched
+        }
+        let fields = [
+            "transaction_id": notification.transactionID, "total_fee": String(notification.amount.minorUnits),
+            "currency": notification.amount.currency.code,
+        ]
+        let outcome = await record(
+            outTradeNo: notification.outTradeNo, paid: notification.isSuccess, fields: fields, body: request.body,
+            check: { try notification.check(amount: $0.total) })
+        metrics.increment("cashier_notifications_total", ["provider": "wechat", "outcome": "\(outcome)"])
+        switch outcome {
+        case .acknowledged: return reply(.success)
+        case .refused: return reply(.failure("refused: unknown order or another amount"))
+        case .retry: return reply(.failure("temporarily unavailable"))
+        }
+    }
+
+    /// WeChat's refund result (`req_info` decrypted with the API key): logged against the order;
+    /// a refund WeChat could not complete (`CHANGE`, `REFUNDCLOSE`) is logged as such for follow-up.
+    func wechatRefundNotification(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        let reply = Self.wechatReply
+        guard let wechat = configuration.wechat,
+            let notification = try? WeChatPay.V2.RefundNotification.verify(request.body, merchant: wechat.merchant)
+        else {
+            metrics.increment("cashier_notifications_total", ["provider": "wechat_refund", "outcome": "unverified"])
+            return reply(.failure("req_info does not decrypt with this merchant's key"))
+        }
+        do {
+            guard let order = try await store.order(outTradeNo: notification.outTradeNo) else {
+                return reply(.failure("unknown out_trade_no"))
+            }
+            let kind = notification.refundStatus == "SUCCESS" ? "refund_notification" : "refund_failed"
+            try await store.append(
+                EventRecord(
+                    kind: kind,
+                    detail: Self.detail([
+                        "out_refund_no": notification.outRefundNo, "refund_id": notification.refundID,
+                        "refund_status": notification.refundStatus,
+                        "refund_fee": notification.refundAmount.decimalString,
+                    ]), bodySHA256: Hex.encode(DigestAlgorithm.sha256.hash(request.body))), to: order.id, now: Date())
+            metrics.increment("cashier_notifications_total", ["provider": "wechat_refund", "outcome": "acknowledged"])
+            return reply(.success)
+        } catch {
+            return reply(.failure("temporarily unavailable"))
+        }
+    }
+
+    func alipayNotification(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard let alipay = configuration.alipay,
+            let notification = try? Alipay.Notification.verify(
+                request.body, publicKey: alipay.alipayPublicKey, appID: alipay.appID, sellerID: alipay.sellerID)
+        else {
+            metrics.increment("cashier_notifications_total", ["provider": "alipay", "outcome": "unverified"])
+            return .text("failure")
+        }
+        let fields = [
+            "trade_no": notification.tradeNo, "trade_status": notification.tradeStatus,
+            "total_amount": notification.totalAmount.decimalString,
+        ]
+        let outcome = await record(
+            outTradeNo: notification.outTradeNo, paid: notification.isPaid, fields: fields, body: request.body,
+            check: { try notification.check(outTradeNo: $0.outTradeNo, amount: $0.total) })
+        metrics.increment("cashier_notifications_total", ["provider": "alipay", "outcome": "\(outcome)"])
+        return .text(outcome == .acknowledged ? Alipay.Notification.successReply : "failure")
+    }
+}

@@ -1,0 +1,132 @@
+import Alipay
+import ApplePay
+import Cashier
+import CashierCrypto
+import CashierHTTP
+import CashierStore
+import Foundation
+import WeChatPay
+
+/// `/v1/orders`: creating, reading (with the query fallback) and listing orders.
+extension MerchantAPI {
+
+    func createOrder(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard let caller = caller(request) else { return Self.unauthorized }
+        guard caller == .secret else {
+            return .error(
+                status: 403, code: "forbidden",
+                message: "orders are created by your backend with the secret key; the app never sets a price")
+        }
+        do {
+            // The same request is the same JSON, whatever its key order or spacing.
+            let canonical = (try? JSONSerialization.jsonObject(with: Data(request.body))).flatMap {
+                try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys])
+            }
+            let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(canonical.map(Array.init) ?? request.body))
+            let key = request.headers["Idempotency-Key"]
+            if let key {
+                switch try await store.idempotency(key: key, requestSHA256: bodyHash) {
+                case .replay(let status, let body):
+                    return HTTPServerResponse(
+                        status: status, headers: ["Content-Type": "application/json", "Idempotent-Replayed": "true"], body: body)
+                case .conflict:
+                    return .error(
+                        status: 409, code: "idempotency_conflict", message: "Idempotency-Key \(key) was used with another request body")
+                case .new: break
+                }
+            }
+            guard let input = try? request.decodeJSON(OrderRequest.self) else {
+                return .error(
+                    status: 400, code: "invalid_request",
+                    message: #"expected {"items":[{"label":"Latte","amount":"12.75","quantity":2}],"currency":"CNY","description":"…"}"#)
+            }
+            let items = try input.lineItems()
+            let summary: PaymentSummary
+            do {
+                summary = try PaymentSummary(items: items, totalLabel: input.description ?? "Order")
+            } catch let error as MoneyError {
+                throw PaymentError(.invalidRequest, error.message)
+            }
+            guard summary.total.isPositive else { throw PaymentError(.invalidRequest, "the order's total must be more than zero") }
+            let id = "ord_" + SecureRandom.alphanumeric(count: 24)
+            let itemsJSON = String(decoding: try JSONEncoder().encode(items), as: UTF8.self)
+            let order = try await store.create(
+                NewOrder(
+                    id: id, outTradeNo: TradeNumber.generate(), total: summary.total, description: input.description ?? "Order",
+                    metadata: input.metadata ?? [:], itemsJSON: itemsJSON,
+                    clientSecret: id + "_secret_" + SecureRandom.alphanumeric(count: 24),
+                    expiresAt: Date().addingTimeInterval(TimeInterval(input.expires_in ?? 7200))))
+            let response = HTTPServerResponse.json(OrderJSON(order, includeSecret: true), status: 201)
+            if let key { try await store.saveIdempotentResponse(key: key, requestSHA256: bodyHash, status: 201, body: response.body) }
+            return response
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    func getOrder(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
+        guard caller(request) != nil else { return Self.unauthorized }
+        do {
+            guard let (found, caller) = try await authorizedOrder(request, id: id, clientSecret: request.queryValue("client_secret")) else {
+                return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
+            }
+            let order = (try? await queryIfInDoubt(found)) ?? found
+            return .json(OrderJSON(order, includeSecret: caller == .secret))
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    /// A payment pending past ``MerchantConfiguration/queryAfter``: ask its provider, and record a
+    /// confirmed payment (same amount checks as a notification) before answering.
+    func queryIfInDoubt(_ order: StoredOrder) async throws -> StoredOrder {
+        guard order.status == .pending, let started = try await startedPayment(of: order),
+            Date().timeIntervalSince(started.at) >= configuration.queryAfter
+        else { return order }
+        var confirmed: [String: String]?
+        switch started.provider {
+        case "wechat":
+            let status = try await wechatClient().orderQuery(outTradeNo: order.outTradeNo)
+            if status.tradeState == "SUCCESS", status.amount == order.total {
+                confirmed = ["trade_state": status.tradeState, "transaction_id": status.transactionID ?? ""]
+            }
+        case "alipay":
+            let trade = try await alipayClient().query(outTradeNo: order.outTradeNo)
+            if trade.isPaid, trade.totalAmount == order.total {
+                confirmed = ["trade_status": trade.tradeStatus, "trade_no": trade.tradeNo]
+            }
+        default: break
+        }
+        guard let confirmed else { return order }
+        switch try await move(
+            .paymentSucceeded, to: order.id, refunded: nil, record: EventRecord(kind: "query", detail: Self.detail(confirmed)), now: Date())
+        {
+        case .applied(let updated, _), .unchanged(let updated): return updated
+        }
+    }
+
+    /// `GET /v1/orders?status=paid&limit=20&starting_after=ord_…`: newest first, secret key only.
+    func listOrders(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard caller(request) == .secret else { return Self.unauthorized }
+        let status = request.queryValue("status")
+        guard status == nil || PaymentStatus(rawValue: status ?? "") != nil else {
+            return .error(
+                status: 400, code: "invalid_request",
+                message: "status must be one of \(PaymentStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let limit = Int(request.queryValue("limit") ?? "20"), (1...100).contains(limit) else {
+            return .error(status: 400, code: "invalid_request", message: "limit must be 1 to 100")
+        }
+        do {
+            let page = try await store.orders(
+                status: status.flatMap(PaymentStatus.init), before: request.queryValue("starting_after"), limit: limit + 1)
+            struct Page: Encodable {
+                let data: [OrderJSON]
+                let has_more: Bool
+            }
+            return .json(Page(data: page.prefix(limit).map { OrderJSON($0, includeSecret: true) }, has_more: page.count > limit))
+        } catch {
+            return Self.failure(error)
+        }
+    }
+}
