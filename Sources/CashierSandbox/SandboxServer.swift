@@ -54,7 +54,7 @@ public final class SandboxServer: Sendable {
         transport: any HTTPTransport = URLSessionTransport()
     ) {
         delivery = NotificationDelivery(transport: transport, timeScale: timeScale)
-        wechatV2 = WeChatV2Sandbox(merchants: wechatMerchants, delivery: delivery)
+        wechatV2 = WeChatV2Sandbox(merchants: wechatMerchants, boundAppIDs: Set(miniProgramSecrets.keys), delivery: delivery)
         wechatV3 = WeChatV3Sandbox(merchants: wechatV3Merchants, delivery: delivery)
         var router = Router()
         wechatV2.register(on: &router, prefix: "/wechat")

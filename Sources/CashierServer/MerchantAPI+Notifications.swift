@@ -62,8 +62,9 @@ extension MerchantAPI {
 
     func wechatNotification(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         let reply = Self.wechatReply
-        guard let wechat = configuration.wechat,
-            let notification = try? WeChatPay.V2.PaymentNotification.verify(request.body, merchant: wechat.merchant)
+        // The app's appid, or the mini program's: the same merchant key signs both.
+        let merchants = wechatAppIDs.sorted().compactMap { try? wechatClient(appID: $0).merchant }
+        guard let notification = merchants.lazy.compactMap({ try? WeChatPay.V2.PaymentNotification.verify(request.body, merchant: $0) }).first
         else {
             metrics.increment("cashier_notifications_total", ["provider": "wechat", "outcome": "unverified"])
             return reply(.failure("signature or merchant check failed"))  // nothing is touched
@@ -110,6 +111,77 @@ extension MerchantAPI {
             return reply(.success)
         } catch {
             return reply(.failure("temporarily unavailable"))
+        }
+    }
+
+    /// API v3: the signature over the raw body first (platform key by `Wechatpay-Serial`, timestamp
+    /// within five minutes), then the resource decrypted with the APIv3 key, then the order checks.
+    /// WeChat counts 2xx as received and retries anything else.
+    func wechatV3Notification(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        func refuse(_ status: Int, _ message: String) -> HTTPServerResponse {
+            .json(["code": "FAIL", "message": message], status: status)
+        }
+        let acknowledge = HTTPServerResponse(status: 204, headers: [:], body: [])
+        guard let v3 = configuration.wechatV3,
+            let headers = try? WeChatPay.V3.SignatureHeaders(headers: request.headers),
+            let notification = try? WeChatPay.V3.Notification.open(
+                body: request.body, headers: headers, keys: v3.platformKeys, apiV3Key: v3.merchant.apiV3Key)
+        else {
+            metrics.increment("cashier_notifications_total", ["provider": "wechat_v3", "outcome": "unverified"])
+            return refuse(401, "signature verification failed")
+        }
+        if notification.originalType == "refund" || notification.eventType.hasPrefix("REFUND.") {
+            return await wechatV3RefundNotification(notification, body: request.body, refuse: refuse)
+        }
+        guard let transaction = try? WeChatPay.V3.Transaction.decode(notification.plaintext) else {
+            metrics.increment("cashier_notifications_total", ["provider": "wechat_v3", "outcome": "refused"])
+            return refuse(400, "the resource is not a transaction")
+        }
+        let fields = [
+            "notification_id": notification.id, "event_type": notification.eventType, "transaction_id": transaction.transactionID ?? "",
+            "trade_state": transaction.tradeState, "total": String(transaction.amount.minorUnits), "currency": transaction.amount.currency.code,
+        ]
+        let appIDs = wechatAppIDs
+        let outcome = await record(
+            outTradeNo: transaction.outTradeNo, paid: transaction.tradeState == "SUCCESS", fields: fields, body: request.body,
+            check: { order in
+                guard transaction.mchID == v3.merchant.mchID, appIDs.contains(transaction.appID) else {
+                    throw PaymentError(.merchantMismatch, provider: .wechatV3, "mchid or appid is not this merchant's")
+                }
+                guard transaction.amount == order.total else {
+                    throw PaymentError(
+                        .amountMismatch, provider: .wechatV3, "the notification is for \(transaction.amount), the order is for \(order.total)")
+                }
+            })
+        metrics.increment("cashier_notifications_total", ["provider": "wechat_v3", "outcome": "\(outcome)"])
+        switch outcome {
+        case .acknowledged: return acknowledge
+        case .refused: return refuse(400, "refused: unknown order, another merchant or another amount")
+        case .retry: return refuse(500, "temporarily unavailable")
+        }
+    }
+
+    private func wechatV3RefundNotification(
+        _ notification: WeChatPay.V3.Notification, body: [UInt8], refuse: (Int, String) -> HTTPServerResponse
+    ) async -> HTTPServerResponse {
+        guard let resource = (try? JSONSerialization.jsonObject(with: Data(notification.plaintext))) as? [String: Any],
+            let outTradeNo = resource["out_trade_no"] as? String
+        else { return refuse(400, "the resource is not a refund") }
+        do {
+            guard let order = try await store.order(outTradeNo: outTradeNo) else { return refuse(400, "unknown out_trade_no") }
+            let status = resource["refund_status"] as? String ?? ""
+            let refund = ((resource["amount"] as? [String: Any])?["refund"] as? NSNumber)?.int64Value ?? 0
+            try await store.append(
+                EventRecord(
+                    kind: status == "SUCCESS" ? "refund_notification" : "refund_failed",
+                    detail: Self.detail([
+                        "out_refund_no": resource["out_refund_no"] as? String ?? "", "refund_id": resource["refund_id"] as? String ?? "",
+                        "refund_status": status, "refund": Money(minorUnits: refund, currency: order.total.currency).decimalString,
+                    ]), bodySHA256: Hex.encode(DigestAlgorithm.sha256.hash(body))), to: order.id, now: Date())
+            metrics.increment("cashier_notifications_total", ["provider": "wechat_v3_refund", "outcome": "acknowledged"])
+            return HTTPServerResponse(status: 204, headers: [:], body: [])
+        } catch {
+            return refuse(500, "temporarily unavailable")
         }
     }
 

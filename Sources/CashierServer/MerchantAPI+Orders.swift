@@ -85,11 +85,7 @@ extension MerchantAPI {
         else { return order }
         var confirmed: [String: String]?
         switch started.provider {
-        case "wechat":
-            let status = try await wechatClient().orderQuery(outTradeNo: order.outTradeNo)
-            if status.tradeState == "SUCCESS", status.amount == order.total {
-                confirmed = ["trade_state": status.tradeState, "transaction_id": status.transactionID ?? ""]
-            }
+        case "wechat": confirmed = try await wechatConfirmedPayment(order, started)
         case "alipay":
             let trade = try await alipayClient().query(outTradeNo: order.outTradeNo)
             if trade.isPaid, trade.totalAmount == order.total {

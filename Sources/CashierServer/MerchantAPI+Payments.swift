@@ -14,8 +14,12 @@ extension MerchantAPI {
         let method: String
         let client_secret: String?
         let client_ip: String?
+        /// wechat.*: `v2` or `v3` (default: the server's configuration).
+        let api: String?
         /// wechat.jsapi: the payer's openid for this appid.
         let openid: String?
+        /// wechat.miniprogram: the code from `wx.login` (exchanged for the openid on the server).
+        let js_code: String?
         /// alipay.wap / alipay.page: where Alipay sends the browser back.
         let return_url: String?
     }
@@ -26,7 +30,7 @@ extension MerchantAPI {
             return .error(
                 status: 400, code: "invalid_request",
                 message:
-                    #"expected {"method":"wechat.app"|"wechat.jsapi"|"wechat.native"|"wechat.h5"|"alipay.app"|"alipay.wap"|"alipay.page"|"alipay.qr"|"applepay"}"#
+                    #"expected {"method":"wechat.app"|"wechat.jsapi"|"wechat.miniprogram"|"wechat.native"|"wechat.h5"|"alipay.app"|"alipay.wap"|"alipay.page"|"alipay.qr"|"applepay"}"#
             )
         }
         do {
@@ -37,53 +41,24 @@ extension MerchantAPI {
                 return .error(
                     status: 409, code: "invalid_state", message: "order \(id) is \(order.status.rawValue); it takes no new payment")
             }
-            let parameters = try await walletParameters(body, order: order)
+            let (parameters, detail) = try await walletParameters(body, order: order)
             _ = try await move(
-                .paymentStarted, to: order.id, refunded: nil,
-                record: EventRecord(kind: "payment_started", detail: Self.detail(["method": body.method])),
+                .paymentStarted, to: order.id, refunded: nil, record: EventRecord(kind: "payment_started", detail: Self.detail(detail)),
                 now: Date())
-            return HTTPServerResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(parameters))
+            let data = try JSONSerialization.data(withJSONObject: parameters, options: [.sortedKeys, .withoutEscapingSlashes])
+            return HTTPServerResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(data))
         } catch {
             return Self.failure(error)
         }
     }
 
-    /// What the app hands to the wallet, as JSON bytes.
-    func walletParameters(_ body: PaymentRequestBody, order: StoredOrder) async throws -> Data {
+    /// What the app hands to the wallet (a JSON object), and what the payment log remembers about it.
+    func walletParameters(_ body: PaymentRequestBody, order: StoredOrder) async throws -> (json: [String: Any], detail: [String: String]) {
         let method = body.method
-        let clientIP = body.client_ip ?? "127.0.0.1"
-        func json(_ object: [String: Any]) throws -> Data {
-            try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        }
+        let detail = ["method": method]
         switch method {
-        case "wechat.app", "wechat.native", "wechat.h5", "wechat.jsapi":
-            let tradeType: WeChatPay.V2.UnifiedOrder.TradeType =
-                switch method {
-                case "wechat.app": .app
-                case "wechat.native": .native
-                case "wechat.h5": .mweb
-                default: .jsapi
-                }
-            if tradeType == .jsapi, body.openid?.isEmpty ?? true {
-                throw PaymentError(
-                    .invalidRequest, "wechat.jsapi needs the payer's openid (from OAuth, or jscode2session in a mini program)")
-            }
-            let client = try wechatClient()
-            let result = try await client.unifiedOrder(
-                .init(
-                    tradeType: tradeType, body: order.description, outTradeNo: order.outTradeNo, total: order.total,
-                    notifyURL: notifyBase + "/notify/wechat/v2", clientIP: clientIP, openID: tradeType == .jsapi ? body.openid : nil,
-                    productID: tradeType == .native ? order.id : nil))
-            switch tradeType {
-            case .native: return try json(["method": method, "code_url": result.codeURL ?? ""])
-            case .mweb: return try json(["method": method, "mweb_url": result.mwebURL ?? ""])
-            case .jsapi:
-                let parameters = WeChatPay.V2.JSAPIParameters(prepayID: result.prepayID, merchant: client.merchant)
-                return try json(["method": method, "wechat": try JSONSerialization.jsonObject(with: JSONEncoder().encode(parameters))])
-            case .app:
-                let parameters = WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: client.merchant)
-                return try json(["method": method, "wechat": try JSONSerialization.jsonObject(with: JSONEncoder().encode(parameters))])
-            }
+        case "wechat.app", "wechat.native", "wechat.h5", "wechat.jsapi", "wechat.miniprogram":
+            return try await wechatParameters(body, order: order)
         case "alipay.wap", "alipay.page":
             guard let returnURL = body.return_url, URL(string: returnURL)?.scheme?.hasPrefix("http") == true else {
                 throw PaymentError(.invalidRequest, "\(method) needs return_url, the page Alipay sends the browser back to")
@@ -96,7 +71,7 @@ extension MerchantAPI {
             let form = try client.paymentPageForm(
                 method: apiMethod, outTradeNo: order.outTradeNo, total: order.total, subject: order.description,
                 notifyURL: notifyBase + "/notify/alipay", returnURL: returnURL)
-            return try json(["method": method, "url": url.absoluteString, "form": form])
+            return (["method": method, "url": url.absoluteString, "form": form], detail)
         case "alipay.app", "alipay.qr":
             guard let alipay = configuration.alipay else { throw PaymentError(.invalidRequest, "Alipay is not configured on this server") }
             let signer = Alipay.Signer(privateKey: alipay.privateKey)
@@ -109,11 +84,11 @@ extension MerchantAPI {
                 let orderString = try Alipay.OrderString.make(
                     appID: alipay.appID, signer: signer, notifyURL: notifyBase + "/notify/alipay",
                     bizContent: String(decoding: biz, as: UTF8.self))
-                return try json(["method": method, "order_string": orderString])
+                return (["method": method, "order_string": orderString], detail)
             }
             let qr = try await alipayClient().precreate(
                 outTradeNo: order.outTradeNo, total: order.total, subject: order.description, notifyURL: notifyBase + "/notify/alipay")
-            return try json(["method": method, "qr_code": qr])
+            return (["method": method, "qr_code": qr], detail)
         case "applepay":
             guard let applePay = configuration.applePay else {
                 throw PaymentError(.invalidRequest, "Apple Pay is not configured on this server")
@@ -125,11 +100,12 @@ extension MerchantAPI {
                 merchantCapabilities: applePay.countryCode.alpha2 == "CN" || applePay.supportedNetworks.contains(.chinaUnionPay)
                     ? [.supports3DS, .supportsEMV] : [.supports3DS],
                 applicationData: Array(order.id.utf8))
-            return try json(["method": method, "payment_request": try request.jsonObject()])
+            return (["method": method, "payment_request": try request.jsonObject()], detail)
         default:
             throw PaymentError(
                 .invalidRequest,
-                "method '\(method)' is not one of wechat.app, wechat.jsapi, wechat.native, wechat.h5, alipay.app, alipay.wap, alipay.page, "
+                "method '\(method)' is not one of wechat.app, wechat.jsapi, wechat.miniprogram, wechat.native, wechat.h5, alipay.app, "
+                    + "alipay.wap, alipay.page, "
                     + "alipay.qr, applepay")
         }
     }

@@ -10,15 +10,25 @@ import WeChatPay
 /// Refunds, closing (by request and by the expiry job), and the event log — secret key only.
 extension MerchantAPI {
 
-    /// The provider family of the order's last started payment (`wechat`, `alipay`, `applepay`).
-    /// The order's last started payment: its provider family (`wechat`, `alipay`, `applepay`) and
-    /// when it started, from the event log (one read).
-    func startedPayment(of order: StoredOrder) async throws -> (provider: String, at: Date)? {
+    /// The order's last started payment, from the event log: its method (`wechat.app`, …), the
+    /// WeChat API and appid it used, and when it started.
+    struct StartedPayment {
+        let method: String
+        let api: MerchantConfiguration.WeChatAPI?
+        let appID: String?
+        let at: Date
+        /// `wechat`, `alipay` or `applepay`.
+        var provider: String { String(method.prefix { $0 != "." }) }
+    }
+
+    func startedPayment(of order: StoredOrder) async throws -> StartedPayment? {
         guard let started = try await store.events(orderID: order.id).last(where: { $0.kind == "payment_started" }),
             let object = (try? JSONSerialization.jsonObject(with: Data(started.detail.utf8))) as? [String: String],
             let method = object["method"]
         else { return nil }
-        return (String(method.prefix { $0 != "." }), started.createdAt)
+        return StartedPayment(
+            method: method, api: object["api"].flatMap(MerchantConfiguration.WeChatAPI.init(rawValue:)), appID: object["appid"],
+            at: started.createdAt)
     }
 
     struct RefundBody: Decodable {
@@ -63,11 +73,10 @@ extension MerchantAPI {
                     message: "a refund of \(amount) would bring refunds to \(refunded), more than the \(order.total) paid")
             }
             let requestNo = "R\(order.outTradeNo.suffix(20))\(refunded.minorUnits)"
-            switch try await startedPayment(of: order)?.provider {
-            case "wechat":
-                _ = try await wechatClient().refund(
-                    outTradeNo: order.outTradeNo, outRefundNo: requestNo, total: order.total, refund: amount, reason: body.reason,
-                    notifyURL: notifyBase + "/notify/wechat/v2/refund")
+            let started = try await startedPayment(of: order)
+            switch started?.provider {
+            case "wechat" where started != nil:
+                try await wechatRefund(order, started.unsafelyUnwrapped, requestNo: requestNo, amount: amount, reason: body.reason)
             case "alipay":
                 _ = try await alipayClient().refund(
                     outTradeNo: order.outTradeNo, amount: amount, outRequestNo: requestNo, reason: body.reason)
@@ -106,9 +115,10 @@ extension MerchantAPI {
     /// Closes an unpaid order at its provider (so it can no longer be paid there), then here.
     /// Used by `POST …/close` and by the expiry job.
     func closeOrder(_ order: StoredOrder, kind: String) async throws -> StoredOrder {
-        switch try await startedPayment(of: order)?.provider {
+        let started = try await startedPayment(of: order)
+        switch started?.provider {
         case "wechat":
-            try await wechatClient().closeOrder(outTradeNo: order.outTradeNo)
+            try await wechatClose(order, started!)
         case "alipay":
             do {
                 try await alipayClient().close(outTradeNo: order.outTradeNo)

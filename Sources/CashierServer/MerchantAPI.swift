@@ -43,6 +43,7 @@ struct MerchantAPI: Sendable {
         router.add("GET", "/v1/orders/{id}/events") { request, parameters in await self.events(request, id: parameters["id"] ?? "") }
         router.add("POST", "/notify/wechat/v2") { request, _ in await self.wechatNotification(request) }
         router.add("POST", "/notify/wechat/v2/refund") { request, _ in await self.wechatRefundNotification(request) }
+        router.add("POST", "/notify/wechat/v3") { request, _ in await self.wechatV3Notification(request) }
         router.add("POST", "/notify/alipay") { request, _ in await self.alipayNotification(request) }
     }
 
@@ -55,11 +56,6 @@ struct MerchantAPI: Sendable {
     }
 
     // MARK: Provider clients
-
-    func wechatClient() throws -> WeChatPay.V2.Client {
-        guard let wechat = configuration.wechat else { throw PaymentError(.invalidRequest, "WeChat Pay is not configured on this server") }
-        return WeChatPay.V2.Client(merchant: wechat.merchant, mutualTLSTransport: wechat.mutualTLSTransport, baseURL: wechat.baseURL)
-    }
 
     func alipayClient() throws -> Alipay.Client {
         guard let alipay = configuration.alipay else { throw PaymentError(.invalidRequest, "Alipay is not configured on this server") }

@@ -25,6 +25,48 @@ public struct MerchantConfiguration: Sendable {
         }
     }
 
+    /// WeChat Pay API v3 (JSON, SHA256withRSA, AES-256-GCM resources).
+    public struct WeChatV3: Sendable {
+        /// The app (or official account) the payments are for.
+        public var appID: String
+        public var merchant: WeChatPay.V3.Merchant
+        /// WeChat's platform certificates or public key: responses and notifications are verified
+        /// with them (certificates are downloaded and refreshed on demand).
+        public var platformKeys: WeChatPay.V3.PlatformKeys
+        public var baseURL: URL
+        public var transport: any HTTPTransport
+
+        public init(
+            appID: String, merchant: WeChatPay.V3.Merchant, platformKeys: WeChatPay.V3.PlatformKeys,
+            baseURL: URL = WeChatPay.V3.Client.productionURL, transport: any HTTPTransport = URLSessionTransport()
+        ) {
+            self.appID = appID
+            self.merchant = merchant
+            self.platformKeys = platformKeys
+            self.baseURL = baseURL
+            self.transport = transport
+        }
+    }
+
+    /// A WeChat mini program whose payers pay through `wechat.miniprogram`: its `js_code` is
+    /// exchanged for the payer's openid on the server (the app secret never reaches the device).
+    public struct MiniProgram: Sendable {
+        public var appID: String
+        public var secret: String
+        public var baseURL: URL
+
+        public init(appID: String, secret: String, baseURL: URL = WeChatPay.MiniProgram.productionURL) {
+            self.appID = appID
+            self.secret = secret
+            self.baseURL = baseURL
+        }
+    }
+
+    /// Which WeChat Pay API a payment uses when the request does not say (`api`).
+    public enum WeChatAPI: String, Sendable {
+        case v2, v3
+    }
+
     public struct Alipay: Sendable {
         public var appID: String
         public var privateKey: RSAPrivateKey
@@ -71,6 +113,10 @@ public struct MerchantConfiguration: Sendable {
     /// `nil`: the address it listens on (the sandbox, tests).
     public var publicBaseURL: String?
     public var wechat: WeChat?
+    public var wechatV3: WeChatV3?
+    public var miniProgram: MiniProgram?
+    /// The WeChat API used when a payment request names none: v2 when configured, else v3.
+    public var defaultWeChatAPI: WeChatAPI?
     public var alipay: Alipay?
     public var applePay: ApplePay?
     /// When a payment has been pending this long, reading the order asks the provider first

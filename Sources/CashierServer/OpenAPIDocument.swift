@@ -27,8 +27,9 @@ enum OpenAPIDocument {
             access: "either"),
         .init(
             method: "POST", path: "/v1/orders/{id}/payments",
-            summary: "Start a payment: wallet parameters for wechat.app, wechat.jsapi (openid), wechat.native, wechat.h5, alipay.app, "
-                + "alipay.wap or alipay.page (return_url), alipay.qr or applepay.",
+            summary: "Start a payment: wallet parameters for wechat.app, wechat.jsapi (openid), wechat.miniprogram (js_code), "
+                + "wechat.native, wechat.h5 (each with api v2 or v3), alipay.app, alipay.wap or alipay.page (return_url), alipay.qr "
+                + "or applepay.",
             access: "either"),
         .init(
             method: "POST", path: "/v1/orders/{id}/payments/applepay/authorize",
@@ -41,6 +42,9 @@ enum OpenAPIDocument {
         .init(
             method: "POST", path: "/notify/wechat/v2/refund", summary: "WeChat Pay API v2 refund results (encrypted req_info).",
             access: "provider"),
+        .init(
+            method: "POST", path: "/notify/wechat/v3",
+            summary: "WeChat Pay API v3 notifications (signed JSON, AES-256-GCM resource): payments and refunds.", access: "provider"),
         .init(method: "POST", path: "/notify/alipay", summary: "Alipay async notifications (form).", access: "provider"),
     ]
 

@@ -15,19 +15,34 @@ public struct SandboxMode: Sendable {
     public let wechatMerchant: WeChatPay.V2.Merchant
 
     public static let alipayAppID = "2021000000000001"
+    /// The sandbox's mini program: its payments are placed with the merchant's mch_id under this appid.
+    public static let miniProgramAppID = "wx8888888888888888"
     public static let appleMerchantIdentifier = "merchant.com.example.sandbox"
 
     /// Starts the sandbox (on `port`, 0 for any) and returns the configuration for a server.
     public static func start(port: UInt16 = 0, timeScale: Double = 1) async throws -> SandboxMode {
         let wechat = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
+        let wechatV3 = try WeChatPay.V3.Merchant(
+            mchID: wechat.mchID, certificateSerial: Hex.encode(SecureRandom.bytes(count: 20)).uppercased(),
+            privateKey: try RSAPrivateKey(generatingKeySizeInBits: 2048), apiV3Key: SecureRandom.alphanumeric(count: 32))
+        var miniProgram = MerchantConfiguration.MiniProgram(appID: miniProgramAppID, secret: SecureRandom.alphanumeric(count: 32))
         let alipayKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
         let sandbox = SandboxServer(
-            wechatMerchants: [wechat], alipayApps: [alipayAppID: alipayKey.publicKey], port: port, timeScale: timeScale)
+            wechatMerchants: [wechat],
+            wechatV3Merchants: [
+                .init(
+                    mchID: wechatV3.mchID, certificateSerial: wechatV3.certificateSerial, publicKey: wechatV3.privateKey.publicKey,
+                    apiV3Key: wechatV3.apiV3Key)
+            ],
+            miniProgramSecrets: [miniProgram.appID: miniProgram.secret], alipayApps: [alipayAppID: alipayKey.publicKey], port: port,
+            timeScale: timeScale)
         try sandbox.start()  // first: the configuration needs its port
         let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: appleMerchantIdentifier)
         try await sandbox.applePay.register(merchantCertificate: processing.certificate)
         let keys = MerchantConfiguration.generateKeys()
-        let configuration = MerchantConfiguration(
+        let platformKeys = WeChatPay.V3.PlatformKeys()
+        try platformKeys.add(certificate: sandbox.wechatV3.platformCertificate)
+        var configuration = MerchantConfiguration(
             secretKey: keys.secret, publishableKey: keys.publishable, wechat: .init(merchant: wechat, baseURL: sandbox.wechatV2URL),
             alipay: .init(
                 appID: alipayAppID, privateKey: alipayKey, alipayPublicKey: sandbox.alipay.alipayPublicKey,
@@ -39,6 +54,9 @@ public struct SandboxMode: Sendable {
                 decrypter: ApplePay.TokenDecrypter(
                     merchantKeys: [processing], verifier: try ApplePay.TokenVerifier(trustAnchors: [sandbox.applePay.ca.root])),
                 processor: ApplePay.SandboxProcessor()))
+        configuration.wechatV3 = .init(appID: wechat.appID, merchant: wechatV3, platformKeys: platformKeys, baseURL: sandbox.wechatV3URL)
+        miniProgram.baseURL = sandbox.miniProgramURL
+        configuration.miniProgram = miniProgram
         return SandboxMode(sandbox: sandbox, configuration: configuration, wechatMerchant: wechat)
     }
 }

@@ -18,33 +18,18 @@ import WeChatPay
         let store: SQLiteOrderStore
         let wechatMerchant: WeChatPay.V2.Merchant
         let keys: (secret: String, publishable: String)
+        let mode: SandboxMode
 
         init(
             publicBaseURL: String? = nil, queryAfter: TimeInterval = 10, webhook: WebhookDispatcher.Endpoint? = nil,
             expiryInterval: Duration = .seconds(60)
         ) async throws {
-            wechatMerchant = WeChatPay.V2.Merchant(
-                appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
-            let alipayKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
-            sandbox = SandboxServer(
-                wechatMerchants: [wechatMerchant], alipayApps: ["2021000000000001": alipayKey.publicKey], timeScale: 0.001)
-            try sandbox.start()
-            let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: "merchant.com.example.server")
-            try await sandbox.applePay.register(merchantCertificate: processing.certificate)
-            keys = MerchantConfiguration.generateKeys()
-            var configuration = MerchantConfiguration(
-                secretKey: keys.secret, publishableKey: keys.publishable, publicBaseURL: publicBaseURL,
-                wechat: .init(merchant: wechatMerchant, baseURL: sandbox.wechatV2URL),
-                alipay: .init(
-                    appID: "2021000000000001", privateKey: alipayKey, alipayPublicKey: sandbox.alipay.alipayPublicKey,
-                    gateway: sandbox.alipayGatewayURL, sellerID: sandbox.alipay.sellerID),
-                applePay: .init(
-                    merchantIdentifier: "merchant.com.example.server", countryCode: try CountryCode(alpha2: "CN"),
-                    displayName: "Example Coffee",
-                    supportedNetworks: [.chinaUnionPay, .visa],
-                    decrypter: ApplePay.TokenDecrypter(
-                        merchantKeys: [processing], verifier: try ApplePay.TokenVerifier(trustAnchors: [sandbox.applePay.ca.root])),
-                    processor: ApplePay.SandboxProcessor()))
+            mode = try await SandboxMode.start(timeScale: 0.001)
+            sandbox = mode.sandbox
+            wechatMerchant = mode.wechatMerchant
+            var configuration = mode.configuration
+            configuration.publicBaseURL = publicBaseURL
+            keys = (configuration.secretKey, configuration.publishableKey)
             configuration.queryAfter = queryAfter
             configuration.webhook = webhook
             configuration.webhookInterval = .milliseconds(50)
@@ -402,6 +387,109 @@ import WeChatPay
         #expect(try await URLSessionTransport().send(HTTPRequest(method: "GET", url: url)).status == 200)  // the cashier page opens
         await fixture.sandbox.alipay.pay(outTradeNo: wap["out_trade_no"] as? String ?? "", outcome: .success)
         #expect(try await fixture.waitForStatus(wapID, "paid"))
+        await fixture.stop()
+    }
+
+    @Test func wechatV3AndMiniProgramPaymentsArePaidRefundedAndChecked() async throws {
+        let fixture = try await Fixture()
+        let v3 = try #require(fixture.mode.configuration.wechatV3)
+        // APP pay through API v3: the invoke signature verifies under the merchant's key.
+        let app = try await fixture.createOrder(amount: "12.75")
+        let appID = try #require(app["id"] as? String)
+        let started = try await fixture.call("POST", "/v1/orders/\(appID)/payments", json: ["method": "wechat.app", "api": "v3"])
+        #expect(started.status == 200 && started.object["api"] as? String == "v3")
+        let wechat = try #require(started.object["wechat"] as? [String: String])
+        let message = [wechat["appid"], wechat["timestamp"], wechat["noncestr"], wechat["prepayid"]].compactMap { $0 }.map { $0 + "\n" }
+            .joined()
+        #expect(
+            v3.merchant.privateKey.publicKey.isValidSignature(
+                try Base64.decode(wechat["sign"] ?? ""), for: Array(message.utf8), scheme: .insecurePKCS1v1_5SHA256))
+        #expect(try await fixture.call("POST", "/v1/orders/\(appID)/payments", json: ["method": "wechat.app", "api": "v4"]).status == 400)
+        await fixture.sandbox.wechatV3.pay(outTradeNo: app["out_trade_no"] as? String ?? "", outcome: .success)
+        #expect(try await fixture.waitForStatus(appID, "paid"))
+        // The refund goes through v3 too, and its REFUND.SUCCESS notification is logged.
+        #expect(
+            try await fixture.call("POST", "/v1/orders/\(appID)/refunds", json: ["amount": "2.75"]).object["status"] as? String
+                == "partially_refunded")
+        var refundLogged = false
+        for _ in 0..<500 where !refundLogged {
+            refundLogged = try await fixture.store.events(orderID: appID).contains { $0.kind == "refund_notification" && $0.detail.contains("2.75") }
+            if !refundLogged { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(refundLogged)
+
+        // A mini program: js_code is exchanged for the openid on the server; the parameters are for the mini program's appid.
+        for api in ["v2", "v3"] {
+            let mini = try await fixture.createOrder(amount: "6.60")
+            let miniID = try #require(mini["id"] as? String)
+            #expect(
+                try await fixture.call("POST", "/v1/orders/\(miniID)/payments", json: ["method": "wechat.miniprogram", "api": api]).status
+                    == 400)
+            let pay = try await fixture.call(
+                "POST", "/v1/orders/\(miniID)/payments", json: ["method": "wechat.miniprogram", "api": api, "js_code": "code-\(api)"])
+            let parameters = try #require(pay.object["wechat"] as? [String: String], "\(pay.object)")
+            #expect(parameters["appId"] == SandboxMode.miniProgramAppID && parameters["package"]?.hasPrefix("prepay_id=") == true)
+            #expect(parameters["signType"] == (api == "v3" ? "RSA" : "MD5"))
+            // The same code twice is refused by WeChat: a clear provider error, not a payment.
+            let reused = try await fixture.call(
+                "POST", "/v1/orders/\(miniID)/payments", json: ["method": "wechat.miniprogram", "api": api, "js_code": "code-\(api)"])
+            #expect(reused.status == 502)
+            let number = mini["out_trade_no"] as? String ?? ""
+            if api == "v2" {
+                await fixture.sandbox.wechatV2.pay(outTradeNo: number, outcome: .success)
+            } else {
+                await fixture.sandbox.wechatV3.pay(outTradeNo: number, outcome: .success)
+            }
+            #expect(try await fixture.waitForStatus(miniID, "paid"), "\(api)")
+        }
+
+        // A genuinely signed v3 notification for one fen less is refused and changes nothing.
+        let short = try await fixture.createOrder(amount: "5.00")
+        let shortID = try #require(short["id"] as? String)
+        let number = try #require(short["out_trade_no"] as? String)
+        let direct = WeChatPay.V3.Client(merchant: v3.merchant, keys: v3.platformKeys, baseURL: v3.baseURL)
+        _ = try await direct.prepay(
+            .native, appID: v3.appID, description: "short", outTradeNo: number, total: try Money(decimal: "4.99", currency: .cny),
+            notifyURL: fixture.server.baseURL.absoluteString + "/notify/wechat/v3")
+        await fixture.sandbox.wechatV3.pay(outTradeNo: number, outcome: .success)
+        var refused = false
+        for _ in 0..<500 where !refused {
+            refused = try await fixture.store.events(orderID: shortID).contains { $0.kind == "notification_refused" }
+            if !refused { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(refused)
+        #expect(try await fixture.store.order(id: shortID)?.status == .created)
+
+        // Signed by someone else (the platform's serial, another key): 401, nothing recorded.
+        let body = Data(#"{"id":"x","event_type":"TRANSACTION.SUCCESS","resource_type":"encrypt-resource","resource":{}}"#.utf8)
+        let forger = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let timestamp = String(Int(Date().timeIntervalSince1970))
+        let signature = try forger.signature(for: "\(timestamp)\nnonce\n\(String(decoding: body, as: UTF8.self))\n", scheme: .insecurePKCS1v1_5SHA256)
+        let forged = try await URLSessionTransport().send(
+            HTTPRequest(
+                method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/notify/wechat/v3")!,
+                headers: [
+                    "Wechatpay-Timestamp": timestamp, "Wechatpay-Nonce": "nonce", "Wechatpay-Signature": Base64.encode(signature),
+                    "Wechatpay-Serial": fixture.sandbox.wechatV3.platformCertificate.serialNumberHex, "Content-Type": "application/json",
+                ], body: body))
+        #expect(forged.status == 401)
+        await fixture.stop()
+    }
+
+    @Test func aLostV3NotificationIsCaughtByTheQueryFallback() async throws {
+        let fixture = try await Fixture(publicBaseURL: "http://127.0.0.1:9", queryAfter: 0)
+        let order = try await fixture.createOrder(amount: "3.30")
+        let id = try #require(order["id"] as? String)
+        _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native", "api": "v3"])
+        await fixture.sandbox.wechatV3.pay(outTradeNo: order["out_trade_no"] as? String ?? "", outcome: .success)
+        #expect(try await fixture.call("GET", "/v1/orders/\(id)").object["status"] as? String == "paid")
+        #expect(try await fixture.store.events(orderID: id).contains { $0.kind == "query" && $0.to == .paid })
+        // Closing a v3 order that was never paid closes it at WeChat too.
+        let unpaid = try await fixture.createOrder(amount: "1.00")
+        let unpaidID = try #require(unpaid["id"] as? String)
+        _ = try await fixture.call("POST", "/v1/orders/\(unpaidID)/payments", json: ["method": "wechat.native", "api": "v3"])
+        #expect(try await fixture.call("POST", "/v1/orders/\(unpaidID)/close").object["status"] as? String == "closed")
+        #expect(await fixture.sandbox.wechatV3.pay(outTradeNo: unpaid["out_trade_no"] as? String ?? "", outcome: .success) == "CLOSED")
         await fixture.stop()
     }
 }

@@ -55,10 +55,15 @@ public actor WeChatV2Sandbox {
     /// - Parameters:
     ///   - merchants: whose keys the sandbox verifies with and signs with.
     ///   - delivery: sends notifications (and keeps the record of attempts).
-    public init(merchants: [WeChatPay.V2.Merchant], delivery: NotificationDelivery) {
+    ///   - boundAppIDs: further appids (mini programs) bound to every merchant, as the merchant
+    ///     platform lets a merchant bind several apps.
+    public init(merchants: [WeChatPay.V2.Merchant], boundAppIDs: Set<String> = [], delivery: NotificationDelivery) {
         self.merchants = Dictionary(merchants.map { ($0.mchID, $0) }, uniquingKeysWith: { first, _ in first })
+        self.boundAppIDs = boundAppIDs
         self.delivery = delivery
     }
+
+    private let boundAppIDs: Set<String>
 
     /// Routes the gateway's endpoints under `prefix` (e.g. `/wechat`), with and without `sandboxnew/`.
     public nonisolated func register(on router: inout Router, prefix: String) {
@@ -84,7 +89,10 @@ public actor WeChatV2Sandbox {
         } catch {
             return Self.failReturn("XML格式错误")
         }
-        guard let mchID = request["mch_id"], let merchant = merchants[mchID] else { return Self.failReturn("mch_id参数格式错误或商户不存在") }
+        guard let mchID = request["mch_id"], var merchant = merchants[mchID] else { return Self.failReturn("mch_id参数格式错误或商户不存在") }
+        if let appID = request["appid"], appID != merchant.appID, boundAppIDs.contains(appID) {
+            merchant = WeChatPay.V2.Merchant(appID: appID, mchID: mchID, apiKey: merchant.apiKey, signType: merchant.signType)
+        }
         guard request["appid"] == merchant.appID else { return Self.failReturn("appid和mch_id不匹配") }
         guard let signType = WeChatPay.V2.SignType(field: request["sign_type"] ?? "MD5") else { return Self.failReturn("sign_type参数格式错误") }
         guard let sign = request["sign"], merchant.signer.isValidSignature(sign, for: request.pairs, type: signType) else {
