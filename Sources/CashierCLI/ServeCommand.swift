@@ -25,6 +25,7 @@ enum ServeCommand {
             .value("db", "PATH", "The SQLite database (default ./cashier.db)."),
             .value("config", "FILE", "Real credentials (JSON; secrets from environment variables or key files)."),
             .value("ready-file", "FILE", "Write the URLs and keys here as JSON when ready."),
+            .value("catalog", "FILE", "Prices by SKU (JSON): lets the app create orders from SKUs with the publishable key."),
             .value("webhook-url", "URL", "Deliver order.paid/refunded/closed/refund_required webhooks here."),
             .value("webhook-secret", "SECRET", "Sign them with this secret (default: generated and printed)."),
             .flag("sandbox", "Run with the in-process sandboxes (the default while no credentials are configured)."),
@@ -50,6 +51,16 @@ enum ServeCommand {
             throw CommandFailure("--db: \(error.message)", status: 2)
         }
         var configuration = mode.configuration
+        if let file = arguments.value("catalog") {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw CommandFailure("--catalog: \(file) cannot be read", status: 2)
+            }
+            do {
+                configuration.catalog = try Catalog(json: data)
+            } catch let error as PaymentError {
+                throw CommandFailure("--catalog: \(error.message)", status: 2)
+            }
+        }
         let keys = (secret: configuration.secretKey, publishable: configuration.publishableKey)
         var webhookSecret: String?
         if let text = arguments.value("webhook-url") {
@@ -115,10 +126,13 @@ enum ServeCommand {
         } catch {
             throw CommandFailure("cannot start: \(error)")
         }
-        let providers = [
-            parsed.configuration.wechat.map { _ in "WeChat Pay v2" }, parsed.configuration.alipay.map { _ in "Alipay" },
-            parsed.configuration.applePay.map { _ in "Apple Pay" },
-        ].compactMap { $0 }
+        let configured = parsed.configuration
+        var providers: [String] = []
+        if configured.wechat != nil { providers.append("WeChat Pay v2") }
+        if configured.wechatV3 != nil { providers.append("WeChat Pay v3") }
+        if let mini = configured.miniProgram { providers.append("mini program \(mini.appID)") }
+        if configured.alipay != nil { providers.append("Alipay") }
+        if configured.applePay != nil { providers.append("Apple Pay") }
         io.write("Cashier \(CashierVersion.current) — \(providers.isEmpty ? "no providers" : providers.joined(separator: ", "))\n")
         io.write("merchant API  \(server.baseURL.absoluteString)/v1   (orders in \(path))\n")
         io.write("notify URLs   \(parsed.configuration.publicBaseURL ?? "")/notify/wechat/v2, /notify/wechat/v2/refund, /notify/alipay\n")

@@ -16,10 +16,15 @@ import WeChatPay
 ///   "public_base_url": "https://pay.example.com", "port": 8080, "database": "cashier.db",
 ///   "secret_key_env": "CASHIER_SECRET_KEY", "publishable_key": "pk_live_…",
 ///   "wechat": {"appid": "wx…", "mch_id": "1230000109", "api_key_env": "WECHAT_API_KEY"},
+///   "wechat_v3": {"appid": "wx…", "mch_id": "1230000109", "certificate_serial": "5157F09E…", "private_key_file": "keys/apiclient_key.pem",
+///                 "api_v3_key_env": "WECHAT_API_V3_KEY", "platform_public_key_file": "keys/pub_key.pem",
+///                 "platform_public_key_id": "PUB_KEY_ID_…"},
+///   "miniprogram": {"appid": "wx…", "secret_env": "WECHAT_MINIPROGRAM_SECRET"}, "wechat_default_api": "v3",
 ///   "alipay": {"app_id": "2021…", "private_key_file": "keys/alipay-app.pem", "alipay_public_key_file": "keys/alipay.pem"},
 ///   "applepay": {"merchant_identifier": "merchant.com.example", "country_code": "CN", "display_name": "Example",
 ///                "supported_networks": ["chinaUnionPay", "visa"], "processing_certificate_file": "keys/apple.pem",
 ///                "processing_key_file": "keys/apple.key", "processor": "sandbox"},
+///   "catalog_file": "catalog.json",
 ///   "webhook": {"url": "https://shop.example.com/hooks/cashier", "secret_env": "CASHIER_WEBHOOK_SECRET"}
 /// }
 /// ```
@@ -137,6 +142,20 @@ public struct ConfigurationFile: Sendable {
                     apiKey: apiKey),
                 baseURL: try reader.url(wechat, "base_url", "wechat.") ?? WeChatPay.V2.Client.productionURL, mutualTLSTransport: mutualTLS)
         }
+        if let v3 = root["wechat_v3"] as? [String: Any] {
+            configuration.wechatV3 = try Self.wechatV3(v3, reader)
+        }
+        if let mini = root["miniprogram"] as? [String: Any] {
+            configuration.miniProgram = .init(
+                appID: try reader.string(mini, "appid", "miniprogram.")!, secret: try reader.secret(mini, "secret", "miniprogram."),
+                baseURL: try reader.url(mini, "base_url", "miniprogram.") ?? WeChatPay.MiniProgram.productionURL)
+        }
+        if let api = try reader.string(root, "wechat_default_api", "", required: false) {
+            guard let parsed = MerchantConfiguration.WeChatAPI(rawValue: api) else {
+                throw Problem(path: "wechat_default_api", reason: "must be \"v2\" or \"v3\"")
+            }
+            configuration.defaultWeChatAPI = parsed
+        }
         if let alipay = root["alipay"] as? [String: Any] {
             let privateKey: RSAPrivateKey
             do {
@@ -157,6 +176,13 @@ public struct ConfigurationFile: Sendable {
         if let applePay = root["applepay"] as? [String: Any] {
             configuration.applePay = try Self.applePay(applePay, reader)
         }
+        if let file = try reader.string(root, "catalog_file", "", required: false) {
+            do {
+                configuration.catalog = try Catalog(json: Data(try reader.contents(file, "catalog_file").utf8))
+            } catch let error as PaymentError {
+                throw Problem(path: "catalog_file", reason: error.message)
+            }
+        }
         if let webhook = root["webhook"] as? [String: Any] {
             guard let url = try reader.url(webhook, "url", "webhook.") else { throw Problem(path: "webhook.url", reason: "is missing") }
             configuration.webhook = .init(url: url, secret: try reader.secret(webhook, "secret", "webhook."))
@@ -166,6 +192,48 @@ public struct ConfigurationFile: Sendable {
         self.configuration = configuration
         self.port = UInt16(port)
         self.database = try reader.string(root, "database", "", required: false) ?? "cashier.db"
+    }
+
+    /// `wechat_v3`: the merchant's API certificate serial and key, the APIv3 key, and either
+    /// WeChat Pay's public key (public-key mode) or nothing (platform certificates are downloaded).
+    static func wechatV3(_ object: [String: Any], _ reader: Reader) throws -> MerchantConfiguration.WeChatV3 {
+        let path = "wechat_v3."
+        let privateKey: RSAPrivateKey
+        do {
+            privateKey = try RSAPrivateKey(pemRepresentation: try reader.secret(object, "private_key", path))
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw Problem(path: path + "private_key", reason: "is not the RSA private key of the API certificate (apiclient_key.pem)")
+        }
+        let apiV3Key = try reader.secret(object, "api_v3_key", path)
+        let merchant: WeChatPay.V3.Merchant
+        do {
+            merchant = try WeChatPay.V3.Merchant(
+                mchID: try reader.string(object, "mch_id", path)!,
+                certificateSerial: try reader.string(object, "certificate_serial", path)!, privateKey: privateKey, apiV3Key: apiV3Key)
+        } catch let problem as Problem {
+            throw problem
+        } catch let error as PaymentError {
+            throw Problem(path: path + "api_v3_key", reason: error.message)
+        }
+        let keys = WeChatPay.V3.PlatformKeys()
+        switch (
+            try reader.string(object, "platform_public_key_file", path, required: false),
+            try reader.string(object, "platform_public_key_id", path, required: false)
+        ) {
+        case (nil, nil): break  // certificate mode: downloaded from /v3/certificates on first use
+        case (let file?, let id?):
+            guard let key = try? RSAPublicKey(pemRepresentation: try reader.contents(file, path + "platform_public_key_file")) else {
+                throw Problem(path: path + "platform_public_key_file", reason: "is not WeChat Pay's RSA public key (pub_key.pem)")
+            }
+            keys.add(publicKey: key, id: id)
+        default:
+            throw Problem(path: path + "platform_public_key_id", reason: "give both platform_public_key_file and platform_public_key_id")
+        }
+        return .init(
+            appID: try reader.string(object, "appid", path)!, merchant: merchant, platformKeys: keys,
+            baseURL: try reader.url(object, "base_url", path) ?? WeChatPay.V3.Client.productionURL)
     }
 
     static func applePay(_ object: [String: Any], _ reader: Reader) throws -> MerchantConfiguration.ApplePay {

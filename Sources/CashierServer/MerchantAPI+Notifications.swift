@@ -64,7 +64,8 @@ extension MerchantAPI {
         let reply = Self.wechatReply
         // The app's appid, or the mini program's: the same merchant key signs both.
         let merchants = wechatAppIDs.sorted().compactMap { try? wechatClient(appID: $0).merchant }
-        guard let notification = merchants.lazy.compactMap({ try? WeChatPay.V2.PaymentNotification.verify(request.body, merchant: $0) }).first
+        guard
+            let notification = merchants.lazy.compactMap({ try? WeChatPay.V2.PaymentNotification.verify(request.body, merchant: $0) }).first
         else {
             metrics.increment("cashier_notifications_total", ["provider": "wechat", "outcome": "unverified"])
             return reply(.failure("signature or merchant check failed"))  // nothing is touched
@@ -139,7 +140,8 @@ extension MerchantAPI {
         }
         let fields = [
             "notification_id": notification.id, "event_type": notification.eventType, "transaction_id": transaction.transactionID ?? "",
-            "trade_state": transaction.tradeState, "total": String(transaction.amount.minorUnits), "currency": transaction.amount.currency.code,
+            "trade_state": transaction.tradeState, "total": String(transaction.amount.minorUnits),
+            "currency": transaction.amount.currency.code,
         ]
         let appIDs = wechatAppIDs
         let outcome = await record(
@@ -150,7 +152,8 @@ extension MerchantAPI {
                 }
                 guard transaction.amount == order.total else {
                     throw PaymentError(
-                        .amountMismatch, provider: .wechatV3, "the notification is for \(transaction.amount), the order is for \(order.total)")
+                        .amountMismatch, provider: .wechatV3,
+                        "the notification is for \(transaction.amount), the order is for \(order.total)")
                 }
             })
         metrics.increment("cashier_notifications_total", ["provider": "wechat_v3", "outcome": "\(outcome)"])

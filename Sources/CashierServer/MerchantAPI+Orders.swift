@@ -12,18 +12,14 @@ extension MerchantAPI {
 
     func createOrder(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         guard let caller = caller(request) else { return Self.unauthorized }
-        guard caller == .secret else {
-            return .error(
-                status: 403, code: "forbidden",
-                message: "orders are created by your backend with the secret key; the app never sets a price")
-        }
         do {
             // The same request is the same JSON, whatever its key order or spacing.
             let canonical = (try? JSONSerialization.jsonObject(with: Data(request.body))).flatMap {
                 try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys])
             }
             let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(canonical.map(Array.init) ?? request.body))
-            let key = request.headers["Idempotency-Key"]
+            // The app's keys live apart from the backend's: an app cannot replay the backend's answers.
+            let key = request.headers["Idempotency-Key"].map { caller == .secret ? $0 : "pk:" + $0 }
             if let key {
                 switch try await store.idempotency(key: key, requestSHA256: bodyHash) {
                 case .replay(let status, let body):
@@ -38,9 +34,19 @@ extension MerchantAPI {
             guard let input = try? request.decodeJSON(OrderRequest.self) else {
                 return .error(
                     status: 400, code: "invalid_request",
-                    message: #"expected {"items":[{"label":"Latte","amount":"12.75","quantity":2}],"currency":"CNY","description":"…"}"#)
+                    message:
+                        #"expected {"items":[{"label":"Latte","amount":"12.75","quantity":2}],"currency":"CNY","description":"…"} "#
+                        + #"(or catalog items: [{"sku":"latte","quantity":2}])"#)
             }
-            let items = try input.lineItems()
+            // The app never sets a price: with the publishable key, only catalog SKUs and quantities.
+            guard caller == .secret || (configuration.catalog != nil && input.isCatalogOnly) else {
+                return .error(
+                    status: 403, code: "forbidden",
+                    message: configuration.catalog == nil
+                        ? "orders are created by your backend with the secret key; the app never sets a price"
+                        : "with the publishable key, items name catalog SKUs and quantities only; the app never sets a price")
+            }
+            let items = try input.lineItems(catalog: configuration.catalog)
             let summary: PaymentSummary
             do {
                 summary = try PaymentSummary(items: items, totalLabel: input.description ?? "Order")
@@ -56,6 +62,7 @@ extension MerchantAPI {
                     metadata: input.metadata ?? [:], itemsJSON: itemsJSON,
                     clientSecret: id + "_secret_" + SecureRandom.alphanumeric(count: 24),
                     expiresAt: Date().addingTimeInterval(TimeInterval(input.expires_in ?? 7200))))
+            // The app gets its client secret back, as it would from the merchant's backend.
             let response = HTTPServerResponse.json(OrderJSON(order, includeSecret: true), status: 201)
             if let key { try await store.saveIdempotentResponse(key: key, requestSHA256: bodyHash, status: 201, body: response.body) }
             return response

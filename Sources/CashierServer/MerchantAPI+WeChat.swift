@@ -29,7 +29,9 @@ extension MerchantAPI {
 
     /// An API v2 client, for `appID` when the payment was for another app of the merchant (a mini program).
     func wechatClient(appID: String? = nil) throws -> WeChatPay.V2.Client {
-        guard let wechat = configuration.wechat else { throw PaymentError(.invalidRequest, "WeChat Pay API v2 is not configured on this server") }
+        guard let wechat = configuration.wechat else {
+            throw PaymentError(.invalidRequest, "WeChat Pay API v2 is not configured on this server")
+        }
         var merchant = wechat.merchant
         if let appID, appID != merchant.appID {
             merchant = WeChatPay.V2.Merchant(appID: appID, mchID: merchant.mchID, apiKey: merchant.apiKey, signType: merchant.signType)
@@ -38,7 +40,9 @@ extension MerchantAPI {
     }
 
     func wechatV3Client() throws -> WeChatPay.V3.Client {
-        guard let v3 = configuration.wechatV3 else { throw PaymentError(.invalidRequest, "WeChat Pay API v3 is not configured on this server") }
+        guard let v3 = configuration.wechatV3 else {
+            throw PaymentError(.invalidRequest, "WeChat Pay API v3 is not configured on this server")
+        }
         return WeChatPay.V3.Client(merchant: v3.merchant, keys: v3.platformKeys, transport: v3.transport, baseURL: v3.baseURL)
     }
 
@@ -62,7 +66,8 @@ extension MerchantAPI {
                 throw PaymentError(.invalidRequest, "wechat.miniprogram needs js_code, the code wx.login gave the mini program")
             }
             // The code is exchanged here, with the secret; the device only ever sees the openid's effect.
-            openID = try await WeChatPay.MiniProgram(appID: mini.appID, secret: mini.secret, baseURL: mini.baseURL).session(code: code).openID
+            openID = try await WeChatPay.MiniProgram(appID: mini.appID, secret: mini.secret, baseURL: mini.baseURL).session(code: code)
+                .openID
             appID = mini.appID
         } else if method == "wechat.jsapi", openID?.isEmpty ?? true {
             throw PaymentError(.invalidRequest, "wechat.jsapi needs the payer's openid (from OAuth; mini programs use wechat.miniprogram)")

@@ -119,6 +119,8 @@ public struct MerchantConfiguration: Sendable {
     public var defaultWeChatAPI: WeChatAPI?
     public var alipay: Alipay?
     public var applePay: ApplePay?
+    /// Server-side prices: lets the app create orders from SKUs with the publishable key.
+    public var catalog: Catalog?
     /// When a payment has been pending this long, reading the order asks the provider first
     /// ("query when in doubt": the notification may be late or lost).
     public var queryAfter: TimeInterval = 10

@@ -4,7 +4,9 @@ import Foundation
 /// `POST /v1/orders`: items priced by the merchant's backend (never by the app).
 struct OrderRequest: Decodable {
     struct Item: Decodable {
-        let label: String
+        let label: String?
+        /// Priced from the server's catalog instead of `amount`.
+        let sku: String?
         let amount: String?
         let amount_minor: Int64?
         let quantity: Int?
@@ -12,19 +14,41 @@ struct OrderRequest: Decodable {
     }
 
     let items: [Item]
-    let currency: String
+    /// Required unless every item is a catalog SKU.
+    let currency: String?
     let description: String?
     let metadata: [String: String]?
     /// Seconds until the order expires (default 2 hours).
     let expires_in: Int?
 
-    /// The line items, priced exactly. - Throws: `PaymentError.invalidRequest` naming the item.
-    func lineItems() throws -> [LineItem] {
-        guard let currency = try? Currency(code: currency) else {
-            throw PaymentError(.invalidRequest, "currency '\(self.currency)' is not an ISO 4217 code (e.g. CNY)")
-        }
+    /// `true` when every item names a SKU and none a price: what the app may send.
+    var isCatalogOnly: Bool { !items.isEmpty && items.allSatisfy { $0.sku != nil && $0.amount == nil && $0.amount_minor == nil } }
+
+    /// The line items, priced exactly (SKUs from `catalog`). - Throws: `PaymentError.invalidRequest` naming the item.
+    func lineItems(catalog: Catalog?) throws -> [LineItem] {
         guard !items.isEmpty else { throw PaymentError(.invalidRequest, "items is empty: an order needs at least one item") }
+        let currency: Currency
+        switch (self.currency, catalog) {
+        case (let code?, _):
+            guard let parsed = try? Currency(code: code) else {
+                throw PaymentError(.invalidRequest, "currency '\(code)' is not an ISO 4217 code (e.g. CNY)")
+            }
+            currency = parsed
+        case (nil, let catalog?) where isCatalogOnly: currency = catalog.currency
+        case (nil, _): throw PaymentError(.invalidRequest, "currency is missing (e.g. \"CNY\")")
+        }
         return try items.enumerated().map { index, item in
+            if let sku = item.sku {
+                guard item.amount == nil, item.amount_minor == nil else {
+                    throw PaymentError(.invalidRequest, "items[\(index)] names sku \(sku) and a price: the catalog prices SKUs")
+                }
+                guard let catalog else { throw PaymentError(.invalidRequest, "items[\(index)].sku: this server has no catalog") }
+                guard catalog.currency == currency else {
+                    throw PaymentError(.invalidRequest, "the catalog is priced in \(catalog.currency.code), not \(currency.code)")
+                }
+                return try catalog.lineItem(sku: sku, quantity: item.quantity ?? 1)
+            }
+            guard let label = item.label else { throw PaymentError(.invalidRequest, "items[\(index)] needs a label (or a catalog sku)") }
             let unit: Money
             switch (item.amount, item.amount_minor) {
             case (let text?, nil):
@@ -38,7 +62,7 @@ struct OrderRequest: Decodable {
             }
             do {
                 return try LineItem(
-                    label: item.label, unitAmount: unit, quantity: item.quantity ?? 1, kind: item.type == "pending" ? .pending : .final)
+                    label: label, unitAmount: unit, quantity: item.quantity ?? 1, kind: item.type == "pending" ? .pending : .final)
             } catch let error as MoneyError {
                 throw PaymentError(.invalidRequest, "items[\(index)]: \(error.message)")
             }

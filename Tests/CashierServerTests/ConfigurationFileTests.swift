@@ -25,7 +25,7 @@ import Testing
 
     static let environment = [
         "CASHIER_SECRET_KEY": "sk_" + String(repeating: "a", count: 32), "WECHAT_API_KEY": String(repeating: "k", count: 32),
-        "HOOK_SECRET": "whsec_x",
+        "HOOK_SECRET": "whsec_x", "WECHAT_API_V3_KEY": String(repeating: "v", count: 32), "MINI_SECRET": "mini-secret",
     ]
 
     func full(_ folder: Folder) throws -> [String: Any] {
@@ -38,7 +38,16 @@ import Testing
         try folder.write(merchant.certificate.pemRepresentation, "apple.pem")
         guard case .p256(let key) = merchant.privateKey else { throw CocoaError(.featureUnsupported) }
         try folder.write(key.pemRepresentation, "apple.key")
+        try folder.write(alipayApp.pemRepresentation, "apiclient_key.pem")
+        try folder.write(alipay.publicKey.pemRepresentation, "pub_key.pem")
+        try folder.write(#"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.75"}}}"#, "catalog.json")
         return [
+            "wechat_v3": [
+                "appid": "wx1", "mch_id": "1230000109", "certificate_serial": "5157F09EFDC096DE15EBE81A47057A7232F1B8E1",
+                "private_key_file": "apiclient_key.pem", "api_v3_key_env": "WECHAT_API_V3_KEY", "platform_public_key_file": "pub_key.pem",
+                "platform_public_key_id": "PUB_KEY_ID_0114232134912410000000000000",
+            ],
+            "miniprogram": ["appid": "wxmini", "secret_env": "MINI_SECRET"], "wechat_default_api": "v3", "catalog_file": "catalog.json",
             "public_base_url": "https://pay.example.com/", "port": 8443, "database": "/var/lib/cashier.db",
             "secret_key_env": "CASHIER_SECRET_KEY", "publishable_key": "pk_live_123",
             "wechat": ["appid": "wx1", "mch_id": "1230000109", "api_key_env": "WECHAT_API_KEY"],
@@ -61,6 +70,9 @@ import Testing
         #expect(parsed.configuration.wechat?.merchant.mchID == "1230000109" && parsed.configuration.alipay?.appID == "2021")
         #expect(parsed.configuration.applePay?.supportedNetworks == [.chinaUnionPay, .visa])
         #expect(parsed.configuration.webhook?.secret == "whsec_x")
+        #expect(parsed.configuration.wechatV3?.platformKeys.serials == ["PUB_KEY_ID_0114232134912410000000000000"])
+        #expect(parsed.configuration.miniProgram?.secret == "mini-secret" && parsed.configuration.defaultWeChatAPI == .v3)
+        #expect(parsed.configuration.catalog?.entries["latte"]?.price.minorUnits == 1275)
     }
 
     @Test func everyMistakeNamesItsField() throws {
@@ -93,6 +105,15 @@ import Testing
         apple["processor"] = "stripe"
         #expect(try problem({ $0["applepay"] = apple }).contains("applepay.processor"))
         #expect(try problem({ $0["port"] = 70_000 }) == "config: port: must be 0 to 65535")
+        var v3 = good["wechat_v3"] as? [String: Any] ?? [:]
+        v3["platform_public_key_id"] = nil
+        #expect(try problem({ $0["wechat_v3"] = v3 }).contains("give both platform_public_key_file and platform_public_key_id"))
+        v3 = good["wechat_v3"] as? [String: Any] ?? [:]
+        v3["private_key_file"] = "catalog.json"
+        #expect(try problem({ $0["wechat_v3"] = v3 }).contains("wechat_v3.private_key"))
+        #expect(try problem({ $0["wechat_default_api"] = "v4" }).contains("wechat_default_api"))
+        try folder.write(#"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.755"}}}"#, "bad-catalog.json")
+        #expect(try problem({ $0["catalog_file"] = "bad-catalog.json" }).contains("catalog.items.latte.amount"))
         #expect(
             try problem({
                 $0["wechat"] = ["appid": "wx1", "mch_id": "1", "api_key_env": "WECHAT_API_KEY", "api_certificate_file": "alipay.pem"]

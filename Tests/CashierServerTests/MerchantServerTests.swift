@@ -22,7 +22,7 @@ import WeChatPay
 
         init(
             publicBaseURL: String? = nil, queryAfter: TimeInterval = 10, webhook: WebhookDispatcher.Endpoint? = nil,
-            expiryInterval: Duration = .seconds(60)
+            expiryInterval: Duration = .seconds(60), catalog: Catalog? = nil
         ) async throws {
             mode = try await SandboxMode.start(timeScale: 0.001)
             sandbox = mode.sandbox
@@ -30,6 +30,7 @@ import WeChatPay
             var configuration = mode.configuration
             configuration.publicBaseURL = publicBaseURL
             keys = (configuration.secretKey, configuration.publishableKey)
+            configuration.catalog = catalog
             configuration.queryAfter = queryAfter
             configuration.webhook = webhook
             configuration.webhookInterval = .milliseconds(50)
@@ -413,7 +414,9 @@ import WeChatPay
                 == "partially_refunded")
         var refundLogged = false
         for _ in 0..<500 where !refundLogged {
-            refundLogged = try await fixture.store.events(orderID: appID).contains { $0.kind == "refund_notification" && $0.detail.contains("2.75") }
+            refundLogged = try await fixture.store.events(orderID: appID).contains {
+                $0.kind == "refund_notification" && $0.detail.contains("2.75")
+            }
             if !refundLogged { try await Task.sleep(for: .milliseconds(20)) }
         }
         #expect(refundLogged)
@@ -464,7 +467,8 @@ import WeChatPay
         let body = Data(#"{"id":"x","event_type":"TRANSACTION.SUCCESS","resource_type":"encrypt-resource","resource":{}}"#.utf8)
         let forger = try RSAPrivateKey(generatingKeySizeInBits: 2048)
         let timestamp = String(Int(Date().timeIntervalSince1970))
-        let signature = try forger.signature(for: "\(timestamp)\nnonce\n\(String(decoding: body, as: UTF8.self))\n", scheme: .insecurePKCS1v1_5SHA256)
+        let signature = try forger.signature(
+            for: "\(timestamp)\nnonce\n\(String(decoding: body, as: UTF8.self))\n", scheme: .insecurePKCS1v1_5SHA256)
         let forged = try await URLSessionTransport().send(
             HTTPRequest(
                 method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/notify/wechat/v3")!,
@@ -490,6 +494,37 @@ import WeChatPay
         _ = try await fixture.call("POST", "/v1/orders/\(unpaidID)/payments", json: ["method": "wechat.native", "api": "v3"])
         #expect(try await fixture.call("POST", "/v1/orders/\(unpaidID)/close").object["status"] as? String == "closed")
         #expect(await fixture.sandbox.wechatV3.pay(outTradeNo: unpaid["out_trade_no"] as? String ?? "", outcome: .success) == "CLOSED")
+        await fixture.stop()
+    }
+
+    @Test func theAppOrdersCatalogSKUsAndNeverSetsAPrice() async throws {
+        let catalog = try Catalog(
+            json: Data(
+                #"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.75"},"bagel":{"label":"Bagel","amount_minor":800}}}"#
+                    .utf8))
+        let fixture = try await Fixture(catalog: catalog)
+        let app = fixture.keys.publishable
+        let order = try await fixture.call(
+            "POST", "/v1/orders", key: app,
+            json: ["items": [["sku": "latte", "quantity": 2], ["sku": "bagel"]], "description": "Breakfast"])
+        #expect(order.status == 201, "\(order.object)")
+        #expect((order.object["amount"] as? [String: Any])?["amount_minor"] as? Int == 3350)
+        #expect((order.object["client_secret"] as? String)?.isEmpty == false)
+        // A price from the app, an unknown SKU, or a SKU with a price: refused, nothing created.
+        let before = try await fixture.store.orders(status: nil, before: nil, limit: 100).count
+        let priced = try await fixture.call(
+            "POST", "/v1/orders", key: app, json: ["items": [["label": "Latte", "amount": "0.01"]], "currency": "CNY"])
+        #expect(priced.status == 403)
+        let unknown = try await fixture.call("POST", "/v1/orders", key: app, json: ["items": [["sku": "caviar"]]])
+        #expect(unknown.status == 400 && (unknown.object["error"] as? [String: String])?["message"]?.contains("caviar") == true)
+        let mixed = try await fixture.call("POST", "/v1/orders", key: app, json: ["items": [["sku": "latte", "amount": "0.01"]]])
+        #expect(mixed.status == 403)
+        #expect(try await fixture.store.orders(status: nil, before: nil, limit: 100).count == before)
+        // The backend's idempotent answers stay the backend's.
+        _ = try await fixture.createOrder(key: "shared-key")
+        let replayed = try await fixture.call(
+            "POST", "/v1/orders", key: app, headers: ["Idempotency-Key": "shared-key"], json: ["items": [["sku": "bagel"]]])
+        #expect(replayed.status == 201 && (replayed.object["amount"] as? [String: Any])?["amount_minor"] as? Int == 800)
         await fixture.stop()
     }
 }
