@@ -41,14 +41,11 @@ extension MerchantAPI {
                 try await store.append(EventRecord(kind: "notification", detail: detail, bodySHA256: bodyHash), to: order.id, now: Date())
                 return .acknowledged
             }
-            let outcome = try await move(
+            // The transition, or the duplicate's log line: one transaction either way.
+            try await move(
                 .paymentSucceeded, to: order.id, refunded: nil,
                 record: EventRecord(kind: "notification", detail: detail, bodySHA256: bodyHash),
-                now: Date())
-            if case .unchanged = outcome {
-                try await store.append(
-                    EventRecord(kind: "notification_duplicate", detail: detail, bodySHA256: bodyHash), to: order.id, now: Date())
-            }
+                duplicate: EventRecord(kind: "notification_duplicate", detail: detail, bodySHA256: bodyHash), now: Date())
             return .acknowledged  // only now: the change (or the duplicate) is on disk
         } catch {
             return .retry

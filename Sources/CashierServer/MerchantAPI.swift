@@ -47,10 +47,12 @@ struct MerchantAPI: Sendable {
         router.add("POST", "/notify/alipay") { request, _ in await self.alipayNotification(request) }
     }
 
-    /// ``OrderStore/apply(_:to:refunded:record:now:)``, counted for `/metrics`.
-    func move(_ event: PaymentEvent, to orderID: String, refunded: Money?, record: EventRecord, now: Date) async throws -> TransitionOutcome
-    {
-        let outcome = try await store.apply(event, to: orderID, refunded: refunded, record: record, now: now)
+    /// ``OrderStore/apply(_:to:refunded:record:duplicate:now:)``, counted for `/metrics`.
+    @discardableResult
+    func move(
+        _ event: PaymentEvent, to orderID: String, refunded: Money?, record: EventRecord, duplicate: EventRecord? = nil, now: Date
+    ) async throws -> TransitionOutcome {
+        let outcome = try await store.apply(event, to: orderID, refunded: refunded, record: record, duplicate: duplicate, now: now)
         if case .applied(let order, _) = outcome { metrics.increment("cashier_transitions_total", ["to": order.status.rawValue]) }
         return outcome
     }
@@ -101,7 +103,7 @@ struct MerchantAPI: Sendable {
     }
 
     static func detail(_ fields: [String: String]) -> String {
-        String(decoding: (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
+        JSONText.object(fields)
     }
 
 }

@@ -37,7 +37,7 @@ public final class MerchantServer: Sendable {
         var router = Router()
         api.register(on: &router)
         let routes = router
-        server = HTTPServer(configuration: .init(host: host, port: port), accessLog: accessLog) { request in
+        server = HTTPServer(configuration: .init(host: host, port: port, threads: 2), accessLog: accessLog) { request in
             let response = await routes.handle(request)
             metrics.increment("cashier_http_requests_total", ["code": "\(response.status / 100)xx"])
             return response

@@ -26,10 +26,12 @@ public protocol OrderStore: Sendable {
     /// - Parameters:
     ///   - refunded: the new refunded total, for refund events.
     ///   - record: appended with the transition.
+    ///   - duplicate: appended instead, in the same transaction, when nothing changes (so a
+    ///     duplicate notification costs one commit, not two); `nil` to log nothing then.
     /// - Returns: `.unchanged` when the order already is where a success or refund leads (a
     ///   duplicate). - Throws: `StoreError.illegalTransition` (nothing changed), `.notFound`.
-    func apply(_ event: PaymentEvent, to orderID: String, refunded: Money?, record: EventRecord, now: Date) async throws
-        -> TransitionOutcome
+    func apply(_ event: PaymentEvent, to orderID: String, refunded: Money?, record: EventRecord, duplicate: EventRecord?, now: Date)
+        async throws -> TransitionOutcome
 
     /// Appends to an order's log without changing it (a duplicate or refused notification).
     func append(_ record: EventRecord, to orderID: String, now: Date) async throws
@@ -42,4 +44,14 @@ public protocol OrderStore: Sendable {
     func dueOutbox(now: Date, limit: Int) async throws -> [OutboxMessage]
     func markDelivered(_ id: String, at: Date) async throws
     func reschedule(_ id: String, attempts: Int, nextAttemptAt: Date) async throws
+}
+
+extension OrderStore {
+    /// ``apply(_:to:refunded:record:duplicate:now:)`` logging nothing for a duplicate.
+    @discardableResult
+    public func apply(_ event: PaymentEvent, to orderID: String, refunded: Money?, record: EventRecord, now: Date) async throws
+        -> TransitionOutcome
+    {
+        try await apply(event, to: orderID, refunded: refunded, record: record, duplicate: nil, now: now)
+    }
 }

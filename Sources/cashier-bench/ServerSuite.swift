@@ -76,33 +76,27 @@ enum ServerSuite {
         """.write(to: script, atomically: true, encoding: .utf8)
 
         let base = server.baseURL.absoluteString
+        let commitsBefore = store.commitCount
         let notify = try wrk(["-t2", "-c16", "-d\(seconds)s", "--latency", "-s", script.path, base + "/notify/wechat/v2"])
         let hello = try wrk(["-t2", "-c16", "-d\(seconds)s", base + "/healthz"])
         let rss = residentMegabytes()
 
         // The baseline: durable single-row commits on the same disk, one transaction each.
-        let baselineStore = try SQLiteOrderStore(path: folder.appendingPathComponent("baseline.db").path)
-        try await baselineStore.migrate()
-        _ = try await baselineStore.create(
-            NewOrder(id: "ord_base", outTradeNo: "CBASE", total: Money(minorUnits: 1, currency: .cny), description: "b", clientSecret: "s"))
-        let clock = ContinuousClock()
-        let start = clock.now
-        var commits = 0
-        while clock.now - start < .seconds(seconds) {
-            try await baselineStore.append(EventRecord(kind: "bench"), to: "ord_base", now: Date())
-            commits += 1
-        }
-        let commitRate = Double(commits) / ((clock.now - start) / .seconds(1))
+        let commitRate = try SQLiteOrderStore.singleRowCommitRate(
+            path: folder.appendingPathComponent("baseline.db").path, duration: .seconds(seconds))
         return [
             String(
-                format: "server-notify ratio=%.2f notify_ops=%.0f sqlite_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f rss_mb=%.0f",
-                notify.rate / commitRate, notify.rate, commitRate, notify.p50, notify.p99, rss),
+                format:
+                    "server-notify ratio=%.2f notify_ops=%.0f sqlite_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f rss_mb=%.0f "
+                    + "commits_per_notification=%.2f",
+                notify.rate / commitRate, notify.rate, commitRate, notify.p50, notify.p99, rss,
+                Double(store.commitCount - commitsBefore) / notify.requests),
             String(format: "server-hello ratio=%.2f notify_ops=%.0f hello_ops=%.0f", notify.rate / hello.rate, notify.rate, hello.rate),
         ]
     }
 
-    /// Runs wrk; returns requests per second and the 50th/99th percentile latencies in ms.
-    static func wrk(_ arguments: [String]) throws -> (rate: Double, p50: Double, p99: Double) {
+    /// Runs wrk; returns requests per second, the 50th/99th percentile latencies in ms, and the requests made.
+    static func wrk(_ arguments: [String]) throws -> (rate: Double, p50: Double, p99: Double, requests: Double) {
         let output = try Subprocess.run("/usr/bin/env", ["wrk"] + arguments)
         func milliseconds(_ text: Substring) -> Double {
             let value = Double(text.filter { $0.isNumber || $0 == "." }) ?? 0
@@ -114,14 +108,16 @@ enum ServerSuite {
         var rate = 0.0
         var p50 = 0.0
         var p99 = 0.0
+        var requests = 0.0
         for line in output.split(separator: "\n") {
+            if line.contains(" requests in ") { requests = Double(line.split(separator: " ").first ?? "") ?? 0 }
             let parts = line.split(separator: " ", omittingEmptySubsequences: true)
             if parts.first == "Requests/sec:", parts.count > 1 { rate = Double(parts[1]) ?? 0 }
             if parts.first == "50%", parts.count > 1 { p50 = milliseconds(parts[1]) }
             if parts.first == "99%", parts.count > 1 { p99 = milliseconds(parts[1]) }
         }
         guard rate > 0 else { throw Subprocess.Failure("wrk printed no Requests/sec (is wrk installed? scripts/install-deps)") }
-        return (rate, p50, p99)
+        return (rate, p50, p99, requests)
     }
 
     /// This process's resident memory (the server runs in it), from /proc.

@@ -27,13 +27,21 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
 
     /// Replaces every field of that name with one.
     public mutating func set(_ name: String, _ value: String) {
-        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        fields.removeAll { Self.nameMatches($0.name, name) }
         fields.append((name, value))
     }
 
     /// The first value of a field, looked up case-insensitively.
     public subscript(_ name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        fields.first { Self.nameMatches($0.name, name) }?.value
+    }
+
+    /// Whether two field names are the same: ASCII letters compared without case (field names
+    /// are ASCII tokens, RFC 9110 §5.1), every other byte exactly.
+    public static func nameMatches(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.elementsEqual(rhs.utf8) { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (0x61...0x7A).contains(a | 0x20))
+        }
     }
 
     public func makeIterator() -> some IteratorProtocol<(name: String, value: String)> {

@@ -152,8 +152,22 @@ public struct HTTPServerError: Error, CustomStringConvertible {
 private final class RequestState {
     var body: [UInt8] = []
     var tooLarge = false
-    var answered = false
+    /// Set once the handler has been started; its answer arrives in `response`.
+    var handling = false
+    let response = PendingResponse()
     let started = ContinuousClock.now
+    var method = "GET"
+    var path = "/"
+}
+
+/// The handler's answer, written by its task and read by the worker libmicrohttpd resumes.
+private final class PendingResponse: Sendable {
+    let value = Mutex<HTTPServerResponse?>(nil)
+}
+
+/// A suspended connection, resumed from the handler's task (libmicrohttpd allows that from any thread).
+private struct SuspendedConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
 }
 
 /// Collects header or query values through libmicrohttpd's iterator.
@@ -189,7 +203,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         // First call: headers are in. Refuse a declared oversize body before reading it.
         let state = RequestState()
         requestState.pointee = Unmanaged.passRetained(state).toOpaque()
-        let declared = values(connection, .HEADER_KIND).first { $0.0.caseInsensitiveCompare("Content-Length") == .orderedSame }
+        let declared = values(connection, .HEADER_KIND).first { HTTPHeaders.nameMatches($0.0, "Content-Length") }
         if let declared, let length = Int(declared.1), length > limit {
             state.tooLarge = true
         }
@@ -210,42 +224,49 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         uploadDataSize.pointee = 0
         return .YES
     }
-    guard !state.answered else { return .YES }
-    state.answered = true
-
-    let methodText = method.map { String(cString: $0) } ?? "GET"
-    let path = HTTPServerRequest.path(ofTarget: url.map { String(cString: $0) } ?? "/")
-    let response: HTTPServerResponse
-    if state.tooLarge {
-        response = .error(status: 413, code: "body_too_large", message: "the request body is over the \(limit)-byte limit")
-    } else {
-        var headers = HTTPHeaders()
-        for (name, value) in values(connection, .HEADER_KIND) { headers.add(name, value) }
-        let query = values(connection, .GET_ARGUMENT_KIND).map { (name: $0.0, value: $0.1) }
-        let request = HTTPServerRequest(method: methodText, path: path, query: query, headers: headers, body: state.body)
-        core.inFlight.add(1, ordering: .relaxed)
-        response = runBlocking(core.handler, request)
-        core.inFlight.subtract(1, ordering: .relaxed)
+    if state.handling {
+        // Resumed: the handler has answered.
+        guard let response = state.response.value.withLock({ $0 }) else { return .YES }
+        return answer(response, state, connection, core)
     }
+    state.handling = true
+    state.method = method.map { String(cString: $0) } ?? "GET"
+    state.path = HTTPServerRequest.path(ofTarget: url.map { String(cString: $0) } ?? "/")
+    if state.tooLarge {
+        let response = HTTPServerResponse.error(
+            status: 413, code: "body_too_large", message: "the request body is over the \(limit)-byte limit")
+        return answer(response, state, connection, core)
+    }
+    var headers = HTTPHeaders()
+    for (name, value) in values(connection, .HEADER_KIND) { headers.add(name, value) }
+    let query = values(connection, .GET_ARGUMENT_KIND).map { (name: $0.0, value: $0.1) }
+    let request = HTTPServerRequest(method: state.method, path: state.path, query: query, headers: headers, body: state.body)
+    // The worker does not wait for the handler: the connection is suspended and the worker
+    // serves others; the handler's task resumes it with the answer. Requests in flight are
+    // bounded by the connection limit, not by the number of workers.
+    core.inFlight.add(1, ordering: .relaxed)
+    MHD_suspend_connection(connection)
+    let suspended = SuspendedConnection(pointer: connection)
+    let pending = state.response
+    let handler = core.handler
+    Task {
+        let response = await handler(request)
+        pending.value.withLock { $0 = response }
+        core.inFlight.subtract(1, ordering: .relaxed)
+        MHD_resume_connection(suspended.pointer)
+    }
+    return .YES
+}
+
+private func answer(_ response: HTTPServerResponse, _ state: RequestState, _ connection: OpaquePointer, _ core: HTTPServer.Core)
+    -> MHD_Result
+{
     let result = queue(response, on: connection)
     core.accessLog?(
         AccessLogEntry(
-            method: methodText, path: path, status: response.status, responseBytes: response.body.count, requestBytes: state.body.count,
-            duration: ContinuousClock.now - state.started))
+            method: state.method, path: state.path, status: response.status, responseBytes: response.body.count,
+            requestBytes: state.body.count, duration: ContinuousClock.now - state.started))
     return result
-}
-
-/// Runs the async handler on the cooperative pool while this libmicrohttpd worker waits.
-private func runBlocking(_ handler: @escaping HTTPServer.Handler, _ request: HTTPServerRequest) -> HTTPServerResponse {
-    let result = Mutex<HTTPServerResponse?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        let response = await handler(request)
-        result.withLock { $0 = response }
-        done.signal()
-    }
-    done.wait()
-    return result.withLock { $0 } ?? .error(status: 500, code: "internal_error", message: "no response")
 }
 
 private func queue(_ response: HTTPServerResponse, on connection: OpaquePointer) -> MHD_Result {

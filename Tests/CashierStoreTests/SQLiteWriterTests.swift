@@ -1,0 +1,74 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@testable import CashierStore
+
+/// Group commit: transactions queued while one commit is running share the next one; each runs
+/// in its own savepoint, so one failure rolls back alone; nothing returns before its commit.
+@Suite struct SQLiteWriterTests {
+    static func writer() throws -> (SQLiteWriter, String) {
+        let path = SQLiteOrderStoreTests.temporaryPath()
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE t (n INTEGER PRIMARY KEY)")
+        return (SQLiteWriter(connection: connection, name: "test-writer"), path)
+    }
+
+    static func rows(_ path: String) throws -> [Int64] {
+        try SQLiteConnection(path: path).query("SELECT n FROM t ORDER BY n").compactMap { $0.first?.integer }
+    }
+
+    final class Flag: Sendable {
+        let raised = Atomic<Bool>(false)
+    }
+
+    /// Holds the writer inside a transaction until `queued` more are waiting behind it; returns
+    /// once the writer is held, so what is queued next cannot join the held batch.
+    static func hold(_ writer: SQLiteWriter, until queued: Int) async -> Task<Void, any Error> {
+        let entered = Flag()
+        let task = Task {
+            try await writer.write { connection in
+                entered.raised.store(true, ordering: .sequentiallyConsistent)
+                try connection.query("INSERT INTO t (n) VALUES (0)")
+                while writer.queuedCount < queued { usleep(1000) }
+            }
+        }
+        while !entered.raised.load(ordering: .sequentiallyConsistent) { try? await Task.sleep(for: .milliseconds(1)) }
+        return task
+    }
+
+    @Test func transactionsQueuedDuringACommitShareTheNextOne() async throws {
+        let (writer, path) = try Self.writer()
+        let holder = await Self.hold(writer, until: 50)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 1...50 {
+                group.addTask { try await writer.write { _ = try $0.query("INSERT INTO t (n) VALUES (?)", [.integer(Int64(n))]) } }
+            }
+            try await group.waitForAll()
+        }
+        try await holder.value
+        // The held transaction's commit, then one for the fifty that queued behind it.
+        #expect(writer.commitCount == 2)
+        #expect(try Self.rows(path) == Array(0...50))  // and every one is on disk, readable by another connection
+    }
+
+    @Test func aFailingTransactionRollsBackAloneInItsBatch() async throws {
+        let (writer, path) = try Self.writer()
+        let holder = await Self.hold(writer, until: 3)
+        let good1 = Task { try await writer.write { _ = try $0.query("INSERT INTO t (n) VALUES (1)") } }
+        let bad = Task {
+            try await writer.write { connection in
+                try connection.query("INSERT INTO t (n) VALUES (2)")
+                throw StoreError(.illegalTransition, "refused after a good insert: all of it goes")
+            }
+        }
+        let good3 = Task { try await writer.write { _ = try $0.query("INSERT INTO t (n) VALUES (3)") } }
+        try await holder.value
+        try await good1.value
+        try await good3.value
+        await #expect(throws: StoreError.self) { try await bad.value }
+        #expect(writer.commitCount == 2)
+        #expect(try Self.rows(path) == [0, 1, 3])
+    }
+}
