@@ -90,21 +90,24 @@ extension MerchantAPI {
         guard order.status == .pending, let started = try await startedPayment(of: order),
             Date().timeIntervalSince(started.at) >= configuration.queryAfter
         else { return order }
-        var confirmed: [String: String]?
-        switch started.provider {
-        case "wechat": confirmed = try await wechatConfirmedPayment(order, started)
-        case "alipay":
-            let trade = try await alipayClient().query(outTradeNo: order.outTradeNo)
-            if trade.isPaid, trade.totalAmount == order.total {
-                confirmed = ["trade_status": trade.tradeStatus, "trade_no": trade.tradeNo]
-            }
-        default: break
-        }
-        guard let confirmed else { return order }
+        guard let confirmed = try await confirmedPayment(order, started) else { return order }
         switch try await move(
             .paymentSucceeded, to: order.id, refunded: nil, record: EventRecord(kind: "query", detail: Self.detail(confirmed)), now: Date())
         {
         case .applied(let updated, _), .unchanged(let updated): return updated
+        }
+    }
+
+    /// Asks the payment's provider: the fields to record when it confirms the payment for the
+    /// order's amount, `nil` when it does not (or the provider has no query: Apple Pay).
+    func confirmedPayment(_ order: StoredOrder, _ started: StartedPayment) async throws -> [String: String]? {
+        switch started.provider {
+        case "wechat": return try await wechatConfirmedPayment(order, started)
+        case "alipay":
+            let trade = try await alipayClient().query(outTradeNo: order.outTradeNo)
+            guard trade.isPaid, trade.totalAmount == order.total else { return nil }
+            return ["trade_status": trade.tradeStatus, "trade_no": trade.tradeNo]
+        default: return nil
         }
     }
 

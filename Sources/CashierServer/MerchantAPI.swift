@@ -41,6 +41,9 @@ struct MerchantAPI: Sendable {
         router.add("POST", "/v1/orders/{id}/refunds") { request, parameters in await self.refund(request, id: parameters["id"] ?? "") }
         router.add("POST", "/v1/orders/{id}/close") { request, parameters in await self.close(request, id: parameters["id"] ?? "") }
         router.add("GET", "/v1/orders/{id}/events") { request, parameters in await self.events(request, id: parameters["id"] ?? "") }
+        router.add("GET", "/v1/reconciliations/{date}") { request, parameters in
+            await self.reconciliation(request, date: parameters["date"] ?? "")
+        }
         router.add("POST", "/notify/wechat/v2") { request, _ in await self.wechatNotification(request) }
         router.add("POST", "/notify/wechat/v2/refund") { request, _ in await self.wechatRefundNotification(request) }
         router.add("POST", "/notify/wechat/v3") { request, _ in await self.wechatV3Notification(request) }
@@ -55,6 +58,16 @@ struct MerchantAPI: Sendable {
         let outcome = try await store.apply(event, to: orderID, refunded: refunded, record: record, duplicate: duplicate, now: now)
         if case .applied(let order, _) = outcome { metrics.increment("cashier_transitions_total", ["to": order.status.rawValue]) }
         return outcome
+    }
+
+    /// `GET /v1/reconciliations/{date}`: the day's bills against the orders here (secret key).
+    func reconciliation(_ request: HTTPServerRequest, date: String) async -> HTTPServerResponse {
+        guard caller(request) == .secret else { return Self.unauthorized }
+        do {
+            return .json(try await Reconciler(api: self).run(date: date, progress: { _ in }))
+        } catch {
+            return Self.failure(error)
+        }
     }
 
     // MARK: Provider clients

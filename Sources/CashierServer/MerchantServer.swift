@@ -55,6 +55,15 @@ public final class MerchantServer: Sendable {
 
     private let jobs = Mutex<[Task<Void, Never>]>([])
 
+    /// Reconciles a day (`yyyy-MM-dd`, Beijing time): downloads each configured provider's bill and
+    /// reports every trade missing on either side or differing in amount or status. Works without
+    /// ``start()`` (`cashier reconcile --config`).
+    /// - Parameter progress: one line per step (downloads, then trades checked).
+    public func reconcile(date: String, progress: @Sendable (String) -> Void = { _ in }) async throws -> ReconciliationReport {
+        try await store.migrate()
+        return try await Reconciler(api: api).run(date: date, progress: progress)
+    }
+
     /// Applies the store's migrations, listens, and starts the webhook delivery job.
     public func start() async throws {
         try await store.migrate()

@@ -38,6 +38,9 @@ enum OpenAPIDocument {
             method: "POST", path: "/v1/orders/{id}/refunds", summary: "Refund part or all of what was paid, never more.", access: "secret"),
         .init(method: "POST", path: "/v1/orders/{id}/close", summary: "Close an unpaid order at its provider and here.", access: "secret"),
         .init(method: "GET", path: "/v1/orders/{id}/events", summary: "The order's append-only event log.", access: "secret"),
+        .init(
+            method: "GET", path: "/v1/reconciliations/{date}",
+            summary: "Reconcile a day (YYYY-MM-DD, Beijing time): each provider's bill against the orders here.", access: "secret"),
         .init(method: "POST", path: "/notify/wechat/v2", summary: "WeChat Pay API v2 payment notifications (XML).", access: "provider"),
         .init(
             method: "POST", path: "/notify/wechat/v2/refund", summary: "WeChat Pay API v2 refund results (encrypted req_info).",
@@ -59,8 +62,8 @@ enum OpenAPIDocument {
             case "either": entry["security"] = [["secretKey": [String]()], ["publishableKey": [String]()]]
             default: entry["security"] = [[String: [String]]]()
             }
-            if operation.path.contains("{id}") {
-                entry["parameters"] = [["name": "id", "in": "path", "required": true, "schema": ["type": "string"]]]
+            for name in ["id", "date"] where operation.path.contains("{\(name)}") {
+                entry["parameters"] = [["name": name, "in": "path", "required": true, "schema": ["type": "string"]]]
             }
             paths[operation.path, default: [:]][operation.method.lowercased()] = entry
         }

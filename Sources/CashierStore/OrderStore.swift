@@ -36,6 +36,9 @@ public protocol OrderStore: Sendable {
     /// Appends to an order's log without changing it (a duplicate or refused notification).
     func append(_ record: EventRecord, to orderID: String, now: Date) async throws
     func events(orderID: String) async throws -> [OrderEvent]
+    /// Every transition into one of `statuses` logged in `[from, until)`, oldest first (what
+    /// reconciliation compares with a provider's bill for a day).
+    func transitions(into statuses: Set<PaymentStatus>, from: Date, until: Date) async throws -> [OrderEvent]
 
     func idempotency(key: String, requestSHA256: String) async throws -> IdempotencyLookup
     func saveIdempotentResponse(key: String, requestSHA256: String, status: Int, body: [UInt8]) async throws

@@ -56,6 +56,15 @@ import Testing
             if status != "paid" { try await Task.sleep(for: .milliseconds(20)) }
         }
         #expect(status == "paid")
+        // The day reconciles through the running server; the secret key travels in the environment.
+        let today = BeijingTime.formatter("yyyy-MM-dd").string(from: Date())
+        let reconciled = try await runSubprocess(
+            binary.path, ["reconcile", "--date", today, "--api-url", api], environment: ["CASHIER_SECRET_KEY": secret])
+        #expect(
+            reconciled.status == 0 && reconciled.stdout.contains("matched: 1   discrepancies: 0"),
+            "\(reconciled.stdout)\(reconciled.stderr)")
+        let unkeyed = try await runSubprocess(binary.path, ["reconcile", "--date", today, "--api-url", api])
+        #expect(unkeyed.status == 2 && unkeyed.stderr.contains("CASHIER_SECRET_KEY"))
         process.terminate()  // SIGTERM: the server stops cleanly
         let exit = try await onOwnThread {
             process.waitUntilExit()

@@ -527,4 +527,74 @@ import WeChatPay
         #expect(replayed.status == 201 && (replayed.object["amount"] as? [String: Any])?["amount_minor"] as? Int == 800)
         await fixture.stop()
     }
+
+    @Test func reconciliationFindsEveryKindOfDisagreement() async throws {
+        let fixture = try await Fixture()
+        let v3 = try #require(fixture.mode.configuration.wechatV3)
+        let today = BeijingTime.formatter("yyyy-MM-dd").string(from: Date())
+        func pay(_ amount: String, _ method: String, api: String? = nil) async throws -> [String: Any] {
+            let order = try await fixture.createOrder(amount: amount)
+            let id = try #require(order["id"] as? String)
+            var body: [String: Any] = ["method": method]
+            if let api { body["api"] = api }
+            #expect(try await fixture.call("POST", "/v1/orders/\(id)/payments", json: body).status == 200)
+            let number = order["out_trade_no"] as? String ?? ""
+            switch (method, api) {
+            case ("alipay.qr", _): await fixture.sandbox.alipay.pay(outTradeNo: number, outcome: .success)
+            case (_, "v3"): await fixture.sandbox.wechatV3.pay(outTradeNo: number, outcome: .success)
+            default: await fixture.sandbox.wechatV2.pay(outTradeNo: number, outcome: .success)
+            }
+            #expect(try await fixture.waitForStatus(id, "paid"))
+            return order
+        }
+        // Agreeing trades: WeChat v2 and v3, Alipay with a refund.
+        _ = try await pay("1.00", "wechat.native")
+        _ = try await pay("2.00", "wechat.app", api: "v3")
+        let refunded = try await pay("3.00", "alipay.qr")
+        let refundedID = try #require(refunded["id"] as? String)
+        #expect(try await fixture.call("POST", "/v1/orders/\(refundedID)/refunds", json: ["amount": "1.00"]).status == 200)
+        let clean = try await fixture.call("GET", "/v1/reconciliations/\(today)")
+        #expect(clean.status == 200, "\(clean.object)")
+        #expect(clean.object["matched"] as? Int == 4 && (clean.object["discrepancies"] as? [Any])?.isEmpty == true, "\(clean.object)")
+        #expect((clean.object["bill_rows"] as? [String: Int]) == ["wechat": 2, "alipay": 2])
+
+        // Money at WeChat for an order this server never made.
+        let direct = WeChatPay.V3.Client(merchant: v3.merchant, keys: v3.platformKeys, baseURL: v3.baseURL)
+        let stranger = TradeNumber.generate()
+        _ = try await direct.prepay(
+            .native, appID: v3.appID, description: "stranger", outTradeNo: stranger, total: Money(minorUnits: 700, currency: .cny),
+            notifyURL: "http://127.0.0.1:9/nowhere")
+        await fixture.sandbox.wechatV3.pay(outTradeNo: stranger, outcome: .success)
+        // Paid one fen short at WeChat (the notification was refused: the order is still unpaid here).
+        let short = try await fixture.createOrder(amount: "5.00")
+        let shortNumber = try #require(short["out_trade_no"] as? String)
+        _ = try await direct.prepay(
+            .native, appID: v3.appID, description: "short", outTradeNo: shortNumber, total: Money(minorUnits: 499, currency: .cny),
+            notifyURL: "http://127.0.0.1:9/nowhere")
+        await fixture.sandbox.wechatV3.pay(outTradeNo: shortNumber, outcome: .success)
+        // Paid here, never at the provider.
+        let phantom = try await fixture.createOrder(amount: "6.00")
+        let phantomID = try #require(phantom["id"] as? String)
+        _ = try await fixture.call("POST", "/v1/orders/\(phantomID)/payments", json: ["method": "wechat.native"])
+        try await fixture.store.apply(.paymentSucceeded, to: phantomID, refunded: nil, record: EventRecord(kind: "forged"), now: Date())
+        // A refund recorded here that Alipay never made.
+        try await fixture.store.apply(
+            .refunded, to: refundedID, refunded: Money(minorUnits: 300, currency: .cny),
+            record: EventRecord(kind: "refund", detail: #"{"amount":"2.00"}"#),
+            now: Date())
+
+        let report = try await fixture.server.reconcile(date: today)
+        let kinds = Dictionary(report.discrepancies.map { ($0.kind, $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(
+            kinds.keys.sorted() == ["amount_differs", "missing_at_provider", "missing_here", "refund_differs"], "\(report.discrepancies)")
+        #expect(kinds["missing_here"]?.out_trade_no == stranger && kinds["missing_here"]?.provider_says == "paid 7.00 CNY")
+        #expect(kinds["amount_differs"]?.out_trade_no == shortNumber && kinds["amount_differs"]?.here == "created 5.00 CNY")
+        #expect(kinds["missing_at_provider"]?.order_id == phantomID)
+        #expect(kinds["refund_differs"]?.provider_says == "refunded 1.00 CNY" && kinds["refund_differs"]?.here == "refunded 3.00 CNY")
+        #expect(report.text.contains("discrepancies: 4"))
+        // Only the secret key reconciles, and a date must be a date.
+        #expect(try await fixture.call("GET", "/v1/reconciliations/\(today)", key: fixture.keys.publishable).status == 401)
+        #expect(try await fixture.call("GET", "/v1/reconciliations/2026-13-01").status == 400)
+        await fixture.stop()
+    }
 }

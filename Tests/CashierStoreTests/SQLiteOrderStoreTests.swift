@@ -27,7 +27,8 @@ import Testing
     @Test func migrationsApplyOnceInOrder() async throws {
         let path = Self.temporaryPath()
         let store = try SQLiteOrderStore(path: path)
-        #expect(try await store.migrate() == ["001_orders", "002_events", "003_idempotency_keys", "004_outbox"])
+        #expect(
+            try await store.migrate() == ["001_orders", "002_events", "003_idempotency_keys", "004_outbox", "005_events_by_transition"])
         #expect(try await store.migrate().isEmpty)
         #expect(try await SQLiteOrderStore(path: path).migrate().isEmpty)
         let unwritable = #expect(throws: StoreError.self) { try SQLiteOrderStore(path: "/nonexistent-dir/cashier.db") }
@@ -166,5 +167,26 @@ import Testing
         // The first answer stays: saving again under the key changes nothing.
         try await store.saveIdempotentResponse(key: "k1", requestSHA256: "h1", status: 500, body: [])
         #expect(try await store.idempotency(key: "k1", requestSHA256: "h1") == .replay(status: 201, body: Array("{}".utf8)))
+    }
+
+    @Test func transitionsAreFoundByStatusAndTime() async throws {
+        let store = try await Self.store()
+        _ = try await store.create(Self.newOrder("ord_a"))
+        _ = try await store.create(Self.newOrder("ord_b"))
+        let day = Date(timeIntervalSince1970: 1_800_000_000)
+        try await store.apply(.paymentSucceeded, to: "ord_a", refunded: nil, record: EventRecord(kind: "n"), now: day)
+        try await store.apply(
+            .paymentSucceeded, to: "ord_b", refunded: nil, record: EventRecord(kind: "n"), now: day.addingTimeInterval(86_400))
+        try await store.apply(
+            .partiallyRefunded, to: "ord_a", refunded: Money(minorUnits: 100, currency: .cny), record: EventRecord(kind: "refund"),
+            now: day.addingTimeInterval(60))
+        let paid = try await store.transitions(into: [.paid], from: day, until: day.addingTimeInterval(86_400))
+        #expect(paid.map(\.orderID) == ["ord_a"])
+        let refunds = try await store.transitions(
+            into: [.partiallyRefunded, .refunded], from: day, until: day.addingTimeInterval(86_400))
+        #expect(refunds.map(\.kind) == ["refund"])
+        #expect(
+            try await store.transitions(into: [.paid], from: day.addingTimeInterval(86_400), until: day.addingTimeInterval(2 * 86_400)).map(
+                \.orderID) == ["ord_b"])
     }
 }

@@ -18,13 +18,14 @@ public struct SubprocessResult: Sendable {
 }
 
 /// Runs `executable` with `arguments`, feeding `stdin`, on a thread of its own.
-public func runSubprocess(_ executable: String, _ arguments: [String], stdin: Data = Data(), in folder: URL? = nil) async throws
-    -> SubprocessResult
-{
+public func runSubprocess(
+    _ executable: String, _ arguments: [String], stdin: Data = Data(), in folder: URL? = nil, environment: [String: String] = [:]
+) async throws -> SubprocessResult {
     try await onOwnThread {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         if let folder { process.currentDirectoryURL = folder }
         let input = Pipe()
         let output = Pipe()

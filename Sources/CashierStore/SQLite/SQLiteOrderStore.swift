@@ -70,6 +70,10 @@ public final class SQLiteOrderStore: OrderStore {
             CREATE INDEX outbox_due ON outbox(delivered_at, next_attempt_at);
             """
         ),
+        (
+            "005_events_by_transition",
+            "CREATE INDEX events_transition ON events(to_status, created_at);"
+        ),
     ]
 
     /// Opens (or creates) the database file. `:memory:` gives a private in-memory store for tests.
@@ -344,17 +348,35 @@ public final class SQLiteOrderStore: OrderStore {
             ])
     }
 
+    private static let eventColumns = "sequence, order_id, kind, from_status, to_status, detail, body_sha256, created_at"
+
+    private static func event(_ row: [SQLiteConnection.Value]) -> OrderEvent {
+        OrderEvent(
+            sequence: row[0].integer ?? 0, orderID: row[1].text ?? "", kind: row[2].text ?? "",
+            from: row[3].text.flatMap(PaymentStatus.init), to: row[4].text.flatMap(PaymentStatus.init), detail: row[5].text ?? "{}",
+            bodySHA256: row[6].text, createdAt: Date(timeIntervalSince1970: Double(row[7].integer ?? 0) / 1000))
+    }
+
     public func events(orderID: String) async throws -> [OrderEvent] {
         try await read { connection in
+            try connection.query("SELECT \(Self.eventColumns) FROM events WHERE order_id = ? ORDER BY sequence", [.text(orderID)])
+                .map(Self.event)
+        }
+    }
+
+    public func transitions(into statuses: Set<PaymentStatus>, from: Date, until: Date) async throws -> [OrderEvent] {
+        guard !statuses.isEmpty else { return [] }
+        let names = statuses.map(\.rawValue).sorted()
+        return try await read { connection in
             try connection.query(
-                "SELECT sequence, order_id, kind, from_status, to_status, detail, body_sha256, created_at FROM events WHERE order_id = ? ORDER BY sequence",
-                [.text(orderID)]
-            ).map { row in
-                OrderEvent(
-                    sequence: row[0].integer ?? 0, orderID: row[1].text ?? "", kind: row[2].text ?? "",
-                    from: row[3].text.flatMap(PaymentStatus.init), to: row[4].text.flatMap(PaymentStatus.init), detail: row[5].text ?? "{}",
-                    bodySHA256: row[6].text, createdAt: Date(timeIntervalSince1970: Double(row[7].integer ?? 0) / 1000))
-            }
+                """
+                SELECT \(Self.eventColumns) FROM events WHERE to_status IN (\(names.map { _ in "?" }.joined(separator: ", ")))
+                    AND created_at >= ? AND created_at < ? ORDER BY sequence
+                """,
+                names.map { .text($0) } + [
+                    .integer(Int64(from.timeIntervalSince1970 * 1000)), .integer(Int64(until.timeIntervalSince1970 * 1000)),
+                ]
+            ).map(Self.event)
         }
     }
 
