@@ -7,7 +7,8 @@ import Foundation
 /// It prices an order, walks it through the payment state machine, exercises the cryptography
 /// every provider needs, and takes WeChat Pay v2 and v3 orders through the in-process sandbox
 /// (place, pay as the payer, receive and verify the notification, query, refund), checking each
-/// result. The merchant server will extend it to every payment method.
+/// result; then the merchant server takes one order through every payment method and prints the
+/// orders' final states.
 enum DemoCommand {
     static let command = Command(
         name: "demo",
@@ -80,12 +81,27 @@ enum DemoCommand {
         await WeChatDemo.run(step)
         await AlipayDemo.run(step)
         await ApplePayDemo.run(step)
-        await ServerDemo.run(step)
+        let orders = await ServerDemo.run(step)
 
         let width = steps.map(\.0.count).max() ?? 0
         io.write("Cashier \(CashierVersion.current) demo\n\n")
         for (name, detail, ok) in steps {
             io.write((ok ? "  ok    " : "  FAIL  ") + name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + detail + "\n")
+        }
+        if !orders.isEmpty {
+            let methodWidth = orders.map(\.method.count).max() ?? 0
+            io.write("\nOrders through the merchant server (final state from GET /v1/orders/{id})\n\n")
+            io.write(
+                "  " + "METHOD".padding(toLength: methodWidth + 2, withPad: " ", startingAt: 0)
+                    + "AMOUNT    STATUS               EXPECTED             TIME\n")
+            for row in orders {
+                io.write(
+                    "  " + row.method.padding(toLength: methodWidth + 2, withPad: " ", startingAt: 0)
+                        + (row.amount + " CNY").padding(toLength: 10, withPad: " ", startingAt: 0)
+                        + row.status.padding(toLength: 21, withPad: " ", startingAt: 0)
+                        + row.expected.padding(toLength: 21, withPad: " ", startingAt: 0) + "\(row.milliseconds) ms"
+                        + (row.status == row.expected ? "" : "   ← WRONG") + "\n")
+            }
         }
         let failures = steps.filter { !$0.2 }.count
         io.write("\n\(steps.count - failures) passed, \(failures) failed\n")

@@ -50,6 +50,7 @@ enum ServeCommand {
         } catch let error as StoreError {
             throw CommandFailure("--db: \(error.message)", status: 2)
         }
+        await mode.connect(to: store)
         var configuration = mode.configuration
         if let file = arguments.value("catalog") {
             guard let data = FileManager.default.contents(atPath: file) else {

@@ -8,8 +8,18 @@ import Foundation
 import WeChatPay
 
 /// The merchant-server part of `cashier demo`: `cashier serve`'s server and the sandboxes in
-/// process, driven over HTTP as a merchant's backend, an app and a payer would drive them.
+/// process, driven over HTTP as a merchant's backend, an app and a payer would drive them — one
+/// order per payment method, a refund, a close, a replayed notification, and the day reconciled.
 enum ServerDemo {
+    /// One order of the demo, for the closing table.
+    struct OrderRow {
+        let method: String
+        let amount: String
+        let expected: String
+        let status: String
+        let milliseconds: Int
+    }
+
     struct Session {
         let server: MerchantServer
         let sandbox: SandboxServer
@@ -17,12 +27,23 @@ enum ServerDemo {
         let merchant: WeChatPay.V2.Merchant
 
         func call(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
+            try await send(method, server.baseURL.absoluteString + path, body, key: secret)
+        }
+
+        func send(_ method: String, _ url: String, _ body: [String: Any]?, key: String? = nil) async throws -> [String: Any] {
             var headers = HTTPHeaders()
-            headers.add("Authorization", "Bearer \(secret)")
+            if let key { headers.add("Authorization", "Bearer \(key)") }
             let data = try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
             let response = try await URLSessionTransport().send(
-                HTTPRequest(method: method, url: URL(string: server.baseURL.absoluteString + path)!, headers: headers, body: data))
+                HTTPRequest(method: method, url: URL(string: url)!, headers: headers, body: data))
             return (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
+        }
+
+        /// The payer, through the sandbox's payer API (`POST /sandbox/pay`).
+        func pay(_ provider: String, _ fields: [String: String]) async throws -> [String: Any] {
+            var body: [String: Any] = ["provider": provider, "outcome": "success"]
+            for (key, value) in fields { body[key] = value }
+            return try await send("POST", sandbox.baseURL.absoluteString + "sandbox/pay", body)
         }
 
         func order(_ amount: String, _ label: String) async throws -> (id: String, number: String) {
@@ -38,9 +59,12 @@ enum ServerDemo {
             }
             return false
         }
+
+        func status(_ id: String) async throws -> String { try await call("GET", "/v1/orders/\(id)")["status"] as? String ?? "?" }
     }
 
-    static func run(_ step: WeChatDemo.Step) async {
+    /// Runs the server steps; returns the orders for the closing table.
+    static func run(_ step: WeChatDemo.Step) async -> [OrderRow] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let session: Session
@@ -48,88 +72,114 @@ enum ServerDemo {
             session = try await start(folder: folder)
         } catch {
             await step("server: start") { ("\(error)", false) }
-            return
+            return []
         }
+        var rows: [OrderRow] = []
         let clock = ContinuousClock()
-        func timed(_ name: String, _ body: @escaping () async throws -> (String, Bool)) async {
-            await step(name) {
+        /// One order through `method`: `body` places it, pays or leaves it, and says what happened.
+        func order(
+            _ method: String, _ amount: String, expect expected: String,
+            _ body: @escaping ((id: String, number: String)) async throws -> String
+        ) async {
+            await step("server: \(method)") {
                 let start = clock.now
-                let (detail, ok) = try await body()
-                let milliseconds = (clock.now - start) / .milliseconds(1)
-                return ("\(detail) (\(Int(milliseconds)) ms)", ok)
+                let placed = try await session.order(amount, method)
+                let detail = try await body(placed)
+                let status = try await session.status(placed.id)
+                let milliseconds = Int((clock.now - start) / .milliseconds(1))
+                rows.append(OrderRow(method: method, amount: amount, expected: expected, status: status, milliseconds: milliseconds))
+                return ("\(detail) → \(status) (\(milliseconds) ms)", status == expected)
             }
         }
-        await timed("server: wechat.app (v2)") {
-            let order = try await session.order("18.00", "Mocha")
-            let pay = try await session.call("POST", "/v1/orders/\(order.id)/payments", ["method": "wechat.app"])
-            await session.sandbox.wechatV2.pay(outTradeNo: order.number, outcome: .success)
-            let paid = try await session.status(order.id, becomes: "paid")
-            return ("PayReq prepayid \((pay["wechat"] as? [String: String])?["prepayid"]?.prefix(12) ?? "?")…, notified → paid", paid)
+        func payments(_ id: String, _ body: [String: Any]) async throws -> [String: Any] {
+            try await session.call("POST", "/v1/orders/\(id)/payments", body)
         }
-        await timed("server: wechat.native + refund") {
-            let order = try await session.order("12.00", "Latte")
-            _ = try await session.call("POST", "/v1/orders/\(order.id)/payments", ["method": "wechat.native"])
-            await session.sandbox.wechatV2.pay(outTradeNo: order.number, outcome: .success)
-            guard try await session.status(order.id, becomes: "paid") else { return ("never paid", false) }
-            let refunded = try await session.call("POST", "/v1/orders/\(order.id)/refunds", ["amount": "2.00"])
+
+        await order("wechat.app (v2)", "18.00", expect: "paid") { placed in
+            let pay = try await payments(placed.id, ["method": "wechat.app", "api": "v2"])
+            _ = try await session.pay("wechat", ["out_trade_no": placed.number])
+            _ = try await session.status(placed.id, becomes: "paid")
+            return "PayReq signed MD5, prepayid \((pay["wechat"] as? [String: String])?["prepayid"]?.prefix(10) ?? "?")…, notified"
+        }
+        await order("wechat.app (v3)", "19.00", expect: "paid") { placed in
+            let pay = try await payments(placed.id, ["method": "wechat.app", "api": "v3"])
+            _ = try await session.pay("wechat", ["out_trade_no": placed.number])
+            _ = try await session.status(placed.id, becomes: "paid")
+            return "PayReq signed RSA (\((pay["wechat"] as? [String: String])?["sign"]?.count ?? 0) chars), AES-GCM notification"
+        }
+        await order("wechat.miniprogram (JSAPI)", "9.90", expect: "paid") { placed in
+            // wx.login's code goes to the server, which exchanges it for the payer's openid.
+            let pay = try await payments(placed.id, ["method": "wechat.miniprogram", "api": "v3", "js_code": "demo-\(placed.number)"])
+            _ = try await session.pay("wechat", ["out_trade_no": placed.number])
+            _ = try await session.status(placed.id, becomes: "paid")
+            return
+                "js_code → openid on the server, wx.requestPayment \((pay["wechat"] as? [String: String])?["package"]?.prefix(14) ?? "?")…"
+        }
+        await order("wechat.native + refund + replay", "12.00", expect: "partially_refunded") { placed in
+            let pay = try await payments(placed.id, ["method": "wechat.native"])
+            _ = try await session.pay("wechat", ["out_trade_no": placed.number])
+            guard try await session.status(placed.id, becomes: "paid") else { return "never paid" }
+            _ = try await session.call("POST", "/v1/orders/\(placed.id)/refunds", ["amount": "2.00"])
             // The same notification again: acknowledged, nothing changes.
-            let replayed = try await replay(session, order.number, minor: 1200)
-            let status = refunded["status"] as? String ?? "?"
+            let replayed = try await replay(session, placed.number, minor: 1200)
+            return
+                "QR \((pay["code_url"] as? String)?.prefix(18) ?? "?")…, paid, refund 2.00, replayed notification \(replayed ? "acknowledged" : "REFUSED")"
+        }
+        await order("alipay.app", "8.80", expect: "paid") { placed in
+            let pay = try await payments(placed.id, ["method": "alipay.app"])
+            let answer = try await session.pay("alipay", ["order_string": pay["order_string"] as? String ?? ""])
+            _ = try await session.status(placed.id, becomes: "paid")
+            return "order string signed RSA2, resultStatus \(answer["resultStatus"] as? String ?? "?"), the server's word"
+        }
+        await order("alipay.wap", "6.60", expect: "paid") { placed in
+            let pay = try await payments(placed.id, ["method": "alipay.wap", "return_url": "https://shop.example/return"])
+            // The payer's browser opens Alipay's cashier page, then the payer pays.
+            let page = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: URL(string: pay["url"] as? String ?? "")!))
+            guard page.status == 200 else { return "the cashier page answered HTTP \(page.status)" }
+            _ = try await session.pay("alipay", ["out_trade_no": placed.number])
+            _ = try await session.status(placed.id, becomes: "paid")
+            return "cashier page \((pay["url"] as? String).flatMap { URL(string: $0)?.path } ?? "?"), notified"
+        }
+        await order("applepay (EC_v1)", "46.00", expect: "paid") { placed in
+            _ = try await payments(placed.id, ["method": "applepay"])
+            // The device: a token minted by the sandbox for this order (its amount, its id as applicationData).
+            let token = try await session.send(
+                "POST", session.sandbox.baseURL.absoluteString + "sandbox/applepay/token", ["order_id": placed.id])
+            let answer = try await session.call("POST", "/v1/orders/\(placed.id)/payments/applepay/authorize", ["token": token])
+            return "token verified and decrypted, PKPaymentAuthorizationStatus \(answer["status"] as? Int ?? -1)"
+        }
+        await order("close an unpaid order", "3.00", expect: "closed") { placed in
+            _ = try await payments(placed.id, ["method": "wechat.native"])
+            _ = try await session.call("POST", "/v1/orders/\(placed.id)/close")
+            return "closed here and \(await session.sandbox.wechatV2.tradeState(outTradeNo: placed.number) ?? "?") at WeChat"
+        }
+        await step("server: reconcile today") {
+            let today = BeijingTime.formatter("yyyy-MM-dd").string(from: Date())
+            let report = try await session.server.reconcile(date: today)
+            let rows = report.bill_rows.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             return (
-                "paid, refund 2.00 → \(status), replayed notification acknowledged: \(replayed)", status == "partially_refunded" && replayed
+                "bills (\(rows)): \(report.matched) matched, \(report.discrepancies.count) discrepancies, "
+                    + "\(report.not_reconciled["applepay"] ?? 0) Apple Pay left to the processor",
+                report.discrepancies.isEmpty && report.matched == 7
             )
-        }
-        await timed("server: alipay.app") {
-            let order = try await session.order("8.80", "Tea")
-            let pay = try await session.call("POST", "/v1/orders/\(order.id)/payments", ["method": "alipay.app"])
-            let answer = await session.sandbox.alipay.payOrderString(pay["order_string"] as? String ?? "", outcome: .success)
-            let paid = try await session.status(order.id, becomes: "paid")
-            return ("resultStatus \(answer["resultStatus"] ?? "?"), the server's word: paid", paid)
-        }
-        await timed("server: alipay.qr") {
-            let order = try await session.order("6.60", "Cake")
-            let pay = try await session.call("POST", "/v1/orders/\(order.id)/payments", ["method": "alipay.qr"])
-            await session.sandbox.alipay.pay(outTradeNo: order.number, outcome: .success)
-            let paid = try await session.status(order.id, becomes: "paid")
-            return ("QR \((pay["qr_code"] as? String)?.prefix(24) ?? "?")…, notified → paid", paid)
-        }
-        await timed("server: applepay (EC_v1)") {
-            let order = try await session.order("46.00", "Beans")
-            let pay = try await session.call("POST", "/v1/orders/\(order.id)/payments", ["method": "applepay"])
-            let applicationData = ((pay["payment_request"] as? [String: Any])?["applicationData"] as? String).flatMap {
-                try? Base64.decode($0)
-            }
-            let token = try await session.sandbox.applePay.mintPayment(
-                amount: Money(minorUnits: 4600, currency: .cny), applicationData: applicationData.map(Array.init))
-            let answer = try await session.call(
-                "POST", "/v1/orders/\(order.id)/payments/applepay/authorize", ["token": try JSONSerialization.jsonObject(with: token)])
-            return (
-                "token verified and decrypted, status \(answer["status"] as? Int ?? -1) → \(answer["order_status"] as? String ?? "?")",
-                answer["order_status"] as? String == "paid"
-            )
-        }
-        await timed("server: close an unpaid order") {
-            let order = try await session.order("3.00", "Water")
-            _ = try await session.call("POST", "/v1/orders/\(order.id)/payments", ["method": "wechat.native"])
-            let closed = try await session.call("POST", "/v1/orders/\(order.id)/close")
-            let there = await session.sandbox.wechatV2.tradeState(outTradeNo: order.number) ?? "?"
-            return ("closed here, \(there) at WeChat", closed["status"] as? String == "closed" && there == "CLOSED")
         }
         await session.server.stop()
         await session.sandbox.stop()
+        return rows
     }
 
     static func start(folder: URL) async throws -> Session {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let mode = try await SandboxMode.start(timeScale: 0.001)
-        let server = MerchantServer(
-            configuration: mode.configuration, store: try SQLiteOrderStore(path: folder.appendingPathComponent("demo.db").path))
+        let store = try SQLiteOrderStore(path: folder.appendingPathComponent("demo.db").path)
+        await mode.connect(to: store)
+        let server = MerchantServer(configuration: mode.configuration, store: store)
         try await server.start()
         return Session(server: server, sandbox: mode.sandbox, secret: mode.configuration.secretKey, merchant: mode.wechatMerchant)
     }
 
     /// Sends a correctly signed copy of the payment notification again; `true` when it is
-    /// acknowledged and the order did not move.
+    /// acknowledged (the order does not move: the table shows it).
     static func replay(_ session: Session, _ number: String, minor: Int64) async throws -> Bool {
         var fields: [(String, String)] = [
             ("appid", session.merchant.appID), ("mch_id", session.merchant.mchID), ("nonce_str", SecureRandom.alphanumeric(count: 16)),

@@ -2,6 +2,7 @@ import ApplePay
 import Cashier
 import CashierCrypto
 public import CashierSandbox
+public import CashierStore
 import Foundation
 public import WeChatPay
 
@@ -18,6 +19,12 @@ public struct SandboxMode: Sendable {
     /// The sandbox's mini program: its payments are placed with the merchant's mch_id under this appid.
     public static let miniProgramAppID = "wx8888888888888888"
     public static let appleMerchantIdentifier = "merchant.com.example.sandbox"
+
+    /// Lets the sandbox's payer side see the server's orders: Apple Pay tokens minted by
+    /// `{"order_id": …}` carry the order's amount and id.
+    public func connect(to store: any OrderStore) async {
+        await sandbox.applePay.setOrderLookup { id in try? await store.order(id: id)?.total }
+    }
 
     /// Starts the sandbox (on `port`, 0 for any) and returns the configuration for a server.
     public static func start(port: UInt16 = 0, timeScale: Double = 1) async throws -> SandboxMode {

@@ -81,9 +81,14 @@ import Testing
         #expect(result.stdout.contains("ok    WeChat Pay v3 Native order"))
         #expect(result.stdout.contains("ok    Alipay precreate → pay → query"))
         #expect(result.stdout.contains("ok    Apple Pay token → authorised"))
-        for method in ["wechat.app (v2)", "wechat.native + refund", "alipay.app", "alipay.qr", "applepay (EC_v1)", "close an unpaid order"]
-        {
+        for method in [
+            "wechat.app (v2)", "wechat.app (v3)", "wechat.miniprogram (JSAPI)", "wechat.native + refund + replay", "alipay.app",
+            "alipay.wap",
+            "applepay (EC_v1)", "close an unpaid order", "reconcile today",
+        ] {
             #expect(result.stdout.contains("ok    server: \(method)"), "\(method)")
         }
+        // The closing table: every order where it should be.
+        #expect(result.stdout.contains("Orders through the merchant server") && !result.stdout.contains("WRONG"))
     }
 }

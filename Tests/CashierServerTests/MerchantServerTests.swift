@@ -597,4 +597,32 @@ import WeChatPay
         #expect(try await fixture.call("GET", "/v1/reconciliations/2026-13-01").status == 400)
         await fixture.stop()
     }
+
+    @Test func theSandboxMintsApplePayTokensForAnOrderByItsID() async throws {
+        let fixture = try await Fixture()
+        await fixture.mode.connect(to: fixture.store)
+        let order = try await fixture.createOrder(amount: "46.00")
+        let id = try #require(order["id"] as? String)
+        _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "applepay"])
+        func mint(_ body: [String: Any]) async throws -> (status: Int, token: Any?) {
+            let response = try await URLSessionTransport().send(
+                HTTPRequest(
+                    method: "POST", url: URL(string: fixture.sandbox.baseURL.absoluteString + "sandbox/applepay/token")!,
+                    body: try JSONSerialization.data(withJSONObject: body)))
+            return (response.status, try? JSONSerialization.jsonObject(with: response.body))
+        }
+        #expect(try await mint(["order_id": "ord_nope"]).status == 404)
+        // Another amount for this order: minted (that is how a test makes one), refused by the server.
+        let wrong = try await mint(["order_id": id, "amount": "45.99"])
+        let refused = try await fixture.call(
+            "POST", "/v1/orders/\(id)/payments/applepay/authorize", json: ["token": try #require(wrong.token)])
+        #expect(
+            refused.object["status"] as? Int == ApplePay.AuthorizationStatus.failure.rawValue
+                && refused.object["order_status"] as? String == "pending")
+        let right = try await mint(["order_id": id])
+        let paid = try await fixture.call(
+            "POST", "/v1/orders/\(id)/payments/applepay/authorize", json: ["token": try #require(right.token)])
+        #expect(paid.object["order_status"] as? String == "paid", "\(paid.object)")
+        await fixture.stop()
+    }
 }

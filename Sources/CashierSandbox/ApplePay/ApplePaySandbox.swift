@@ -11,12 +11,24 @@ public import Foundation
 /// - `POST /sandbox/applepay/merchants` — body: a processing certificate (PEM) to mint for.
 /// - `POST /sandbox/applepay/token` — `{"amount":"12.75","currency":"CNY","public_key_hash":…,
 ///   "application_data":"hex","card":"4111…","signed_at":"ISO8601"}` (all but amount optional) →
-///   a `PKPayment` JSON as a device would send it.
+///   a `PKPayment` JSON as a device would send it. With a merchant server connected
+///   (``setOrderLookup(_:)``), `{"order_id":"ord_…"}` is enough: the amount is the order's and
+///   the application data its id, as the server's payment request asks.
 public actor ApplePaySandbox {
     public nonisolated let ca: ApplePayTestCA
     private let minter: ApplePayTokenMinter
     private var merchants: [String: X509Certificate] = [:]
     private var order: [String] = []
+    private var orderLookup: (@Sendable (String) async -> Money?)?
+
+    /// Lets `{"order_id": …}` mint for a merchant server's order: `lookup` gives its total.
+    public func setOrderLookup(_ lookup: @escaping @Sendable (String) async -> Money?) {
+        orderLookup = lookup
+    }
+
+    func total(ofOrder id: String) async -> Money? {
+        await orderLookup?(id)
+    }
 
     public init(ca: ApplePayTestCA) {
         self.ca = ca
@@ -74,23 +86,37 @@ public actor ApplePaySandbox {
         }
         router.add("POST", "/sandbox/applepay/token") { request, _ in
             struct Mint: Decodable {
-                let amount: String
+                let order_id: String?
+                let amount: String?
                 let currency: String?
                 let public_key_hash: String?
                 let application_data: String?
                 let card: String?
                 let signed_at: String?
             }
-            guard let mint = try? request.decodeJSON(Mint.self) else {
-                return .error(status: 400, code: "invalid_request", message: #"expected {"amount":"12.75","currency":"CNY",…}"#)
+            guard let mint = try? request.decodeJSON(Mint.self), mint.amount != nil || mint.order_id != nil else {
+                return .error(
+                    status: 400, code: "invalid_request",
+                    message: #"expected {"order_id":"ord_…"} or {"amount":"12.75","currency":"CNY",…}"#)
             }
-            guard let currency = try? Currency(code: mint.currency ?? "CNY"),
-                let amount = try? Money(decimal: mint.amount, currency: currency)
-            else { return .error(status: 400, code: "invalid_amount", message: "amount must be a decimal string in the currency") }
-            let applicationData = mint.application_data.flatMap { try? Hex.decode($0) }
+            let orderTotal: Money? = if let id = mint.order_id { await self.total(ofOrder: id) } else { nil }
+            let amount: Money
+            if let text = mint.amount {
+                guard let currency = try? Currency(code: mint.currency ?? orderTotal?.currency.code ?? "CNY"),
+                    let parsed = try? Money(decimal: text, currency: currency)
+                else { return .error(status: 400, code: "invalid_amount", message: "amount must be a decimal string in the currency") }
+                amount = parsed  // may differ from the order's: that is how a wrong-amount token is made
+            } else if let orderTotal {
+                amount = orderTotal
+            } else {
+                return .error(
+                    status: 404, code: "order_not_found", message: "no order \(mint.order_id ?? "") on the connected merchant server")
+            }
+            var applicationData = mint.application_data.flatMap { try? Hex.decode($0) }
             if mint.application_data != nil, applicationData == nil {
                 return .error(status: 400, code: "invalid_request", message: "application_data must be hex")
             }
+            if applicationData == nil, let id = mint.order_id { applicationData = Array(id.utf8) }
             let signedAt = mint.signed_at.flatMap { ISO8601DateFormatter().date(from: $0) } ?? Date()
             var card = ApplePayTokenMinter.Card()
             if let number = mint.card { card.accountNumber = number }
