@@ -86,9 +86,9 @@ extension MerchantAPI {
 
     /// A payment pending past ``MerchantConfiguration/queryAfter``: ask its provider, and record a
     /// confirmed payment (same amount checks as a notification) before answering.
-    func queryIfInDoubt(_ order: StoredOrder) async throws -> StoredOrder {
+    func queryIfInDoubt(_ order: StoredOrder, now: Date = Date()) async throws -> StoredOrder {
         guard order.status == .pending, let started = try await startedPayment(of: order),
-            Date().timeIntervalSince(started.at) >= configuration.queryAfter
+            now.timeIntervalSince(started.at) >= configuration.queryAfter
         else { return order }
         guard let confirmed = try await confirmedPayment(order, started) else { return order }
         switch try await move(
@@ -96,6 +96,27 @@ extension MerchantAPI {
         {
         case .applied(let updated, _), .unchanged(let updated): return updated
         }
+    }
+
+    /// The query-fallback job: every pending payment past ``MerchantConfiguration/queryAfter``
+    /// whose turn has come is asked about at its provider; one still unpaid waits twice as long
+    /// before the next question. - Returns: how many were found paid.
+    @discardableResult
+    func queryPending(now: Date = Date(), schedule: QueryFallbackSchedule, limit: Int = 100) async throws -> Int {
+        let pending = try await store.orders(status: .pending, before: nil, limit: limit)
+        schedule.keep(only: Set(pending.map(\.id)))
+        var paid = 0
+        for order in pending where schedule.isDue(order.id, now: now) {
+            guard let started = try await startedPayment(of: order), now.timeIntervalSince(started.at) >= configuration.queryAfter
+            else { continue }
+            let answered = try? await queryIfInDoubt(order, now: now)
+            if let answered, answered.status != .pending {
+                paid += 1
+            } else {
+                schedule.backOff(order.id, now: now, first: configuration.queryAfter)
+            }
+        }
+        return paid
     }
 
     /// Asks the payment's provider: the fields to record when it confirms the payment for the
@@ -111,7 +132,13 @@ extension MerchantAPI {
         }
     }
 
-    /// `GET /v1/orders?status=paid&limit=20&starting_after=ord_…`: newest first, secret key only.
+    struct Page: Encodable {
+        let data: [OrderJSON]
+        let has_more: Bool
+    }
+
+    /// `GET /v1/orders?status=paid&limit=20&starting_after=ord_…` (or `?out_trade_no=…`): newest
+    /// first, secret key only.
     func listOrders(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         guard caller(request) == .secret else { return Self.unauthorized }
         let status = request.queryValue("status")
@@ -124,12 +151,14 @@ extension MerchantAPI {
             return .error(status: 400, code: "invalid_request", message: "limit must be 1 to 100")
         }
         do {
+            if let number = request.queryValue("out_trade_no") {
+                // A search by the merchant's trade number: at most one order.
+                let found = try await store.order(outTradeNo: number).map { [$0] } ?? []
+                let matching = found.filter { status == nil || $0.status.rawValue == status }
+                return .json(Page(data: matching.map { OrderJSON($0, includeSecret: true) }, has_more: false))
+            }
             let page = try await store.orders(
                 status: status.flatMap(PaymentStatus.init), before: request.queryValue("starting_after"), limit: limit + 1)
-            struct Page: Encodable {
-                let data: [OrderJSON]
-                let has_more: Bool
-            }
             return .json(Page(data: page.prefix(limit).map { OrderJSON($0, includeSecret: true) }, has_more: page.count > limit))
         } catch {
             return Self.failure(error)

@@ -124,6 +124,9 @@ public struct MerchantConfiguration: Sendable {
     /// When a payment has been pending this long, reading the order asks the provider first
     /// ("query when in doubt": the notification may be late or lost).
     public var queryAfter: TimeInterval = 10
+    /// How often the query-fallback job looks for pending payments to ask about (each one backs
+    /// off from ``queryAfter``, doubling up to ten minutes).
+    public var queryInterval: Duration = .seconds(5)
     /// Where `order.paid`, `order.refunded`, `order.closed` and `order.refund_required` go.
     public var webhook: WebhookDispatcher.Endpoint?
     /// How often the webhook outbox is checked.

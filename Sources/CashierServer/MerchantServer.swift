@@ -69,25 +69,39 @@ public final class MerchantServer: Sendable {
         try await store.migrate()
         try server.start()
         listening.port.store(server.port, ordering: .releasing)
-        let api = self.api
-        let expiryInterval = configuration.expiryInterval
-        jobs.withLock {
-            $0.append(
-                Task {
-                    while !Task.isCancelled {
-                        _ = try? await api.closeExpired()
-                        try? await Task.sleep(for: expiryInterval)
-                    }
-                })
+        let metrics = self.metrics
+        /// Runs `body` every `interval` until stopped, counting each run for `/metrics`.
+        func every(_ interval: Duration, _ job: String, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+            Task {
+                while !Task.isCancelled {
+                    await body()
+                    metrics.increment("cashier_job_runs_total", ["job": job])
+                    try? await Task.sleep(for: interval)
+                }
+            }
         }
+        let api = self.api
+        let schedule = querySchedule
+        var tasks = [
+            every(configuration.expiryInterval, "expiry") { _ = try? await api.closeExpired() },
+            every(configuration.queryInterval, "query_fallback") { _ = try? await api.queryPending(schedule: schedule) },
+        ]
         if let endpoint = configuration.webhook {
-            let metrics = self.metrics
             let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store) { delivered in
                 metrics.increment("cashier_webhook_deliveries_total", ["result": delivered ? "delivered" : "failed"])
             }
-            let interval = configuration.webhookInterval
-            jobs.withLock { $0.append(Task { await dispatcher.run(every: interval) }) }
+            tasks.append(every(configuration.webhookInterval, "webhooks") { _ = try? await dispatcher.deliverDue() })
         }
+        jobs.withLock { $0 += tasks }
+    }
+
+    private let querySchedule = QueryFallbackSchedule()
+
+    /// Asks the providers about pending payments whose turn has come (what the query-fallback job
+    /// runs every ``MerchantConfiguration/queryInterval``). - Returns: how many were found paid.
+    @discardableResult
+    public func queryPendingPayments(now: Date = Date()) async throws -> Int {
+        try await api.queryPending(now: now, schedule: querySchedule)
     }
 
     /// Closes unpaid orders whose expiry is before `now`, at their provider and here (what the

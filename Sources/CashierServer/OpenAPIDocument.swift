@@ -21,7 +21,8 @@ enum OpenAPIDocument {
             access: "secret"),
         .init(
             method: "GET", path: "/v1/orders",
-            summary: "Orders, newest first: status, limit (1–100), starting_after (an order id) for the next page.", access: "secret"),
+            summary: "Orders, newest first: status, out_trade_no, limit (1–100), starting_after (an order id) for the next page.",
+            access: "secret"),
         .init(
             method: "GET", path: "/v1/orders/{id}", summary: "An order; a payment pending too long is first queried at its provider.",
             access: "either"),

@@ -16,6 +16,7 @@ final class ServerMetrics: Sendable {
 
     static let help: [String: String] = [
         "cashier_http_requests_total": "HTTP requests answered, by status class.",
+        "cashier_job_runs_total": "Background job runs, by job (expiry, query_fallback, webhooks).",
         "cashier_notifications_total": "Provider notifications, by provider and outcome.",
         "cashier_transitions_total": "Order status changes, by the status reached.",
         "cashier_webhook_deliveries_total": "Webhook delivery attempts, by result.",

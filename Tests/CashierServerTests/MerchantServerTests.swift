@@ -3,11 +3,12 @@ import ApplePay
 import Cashier
 import CashierCrypto
 import CashierSandbox
-import CashierServer
 import CashierStore
 import Foundation
 import Testing
 import WeChatPay
+
+@testable import CashierServer
 
 /// The merchant server over real sockets, against the in-process sandboxes: orders, payment
 /// parameters, notifications (verified, once), Apple Pay authorisation.
@@ -32,6 +33,7 @@ import WeChatPay
             keys = (configuration.secretKey, configuration.publishableKey)
             configuration.catalog = catalog
             configuration.queryAfter = queryAfter
+            configuration.queryInterval = .seconds(3600)  // tests drive the query-fallback job themselves
             configuration.webhook = webhook
             configuration.webhookInterval = .milliseconds(50)
             configuration.expiryInterval = expiryInterval
@@ -352,6 +354,10 @@ import WeChatPay
         let closed = try await fixture.call("GET", "/v1/orders?status=closed")
         #expect((closed.object["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [ids[0]])
         #expect(try await fixture.call("GET", "/v1/orders?status=lost").status == 400)
+        let number = try #require(try await fixture.store.order(id: ids[2])?.outTradeNo)
+        let found = try await fixture.call("GET", "/v1/orders?out_trade_no=\(number)")
+        #expect((found.object["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [ids[2]])
+        #expect((try await fixture.call("GET", "/v1/orders?out_trade_no=\(number)&status=paid").object["data"] as? [Any])?.isEmpty == true)
         #expect(try await fixture.call("GET", "/v1/orders", key: fixture.keys.publishable).status == 401)
         await fixture.stop()
     }
@@ -624,5 +630,54 @@ import WeChatPay
             "POST", "/v1/orders/\(id)/payments/applepay/authorize", json: ["token": try #require(right.token)])
         #expect(paid.object["order_status"] as? String == "paid", "\(paid.object)")
         await fixture.stop()
+    }
+
+    @Test func theQueryFallbackJobFindsPaymentsWhoseNotificationsAreLost() async throws {
+        let fixture = try await Fixture(publicBaseURL: "http://127.0.0.1:9", queryAfter: 0)
+        let paid = try await fixture.createOrder(amount: "4.40")
+        let paidID = try #require(paid["id"] as? String)
+        _ = try await fixture.call("POST", "/v1/orders/\(paidID)/payments", json: ["method": "wechat.native", "api": "v3"])
+        let unpaid = try await fixture.createOrder(amount: "5.50")
+        let unpaidID = try #require(unpaid["id"] as? String)
+        _ = try await fixture.call("POST", "/v1/orders/\(unpaidID)/payments", json: ["method": "alipay.qr"])
+        await fixture.sandbox.wechatV3.pay(outTradeNo: paid["out_trade_no"] as? String ?? "", outcome: .success)
+        // No one reads the orders: the job alone finds the payment, and leaves the unpaid one pending.
+        #expect(try await fixture.server.queryPendingPayments() == 1)
+        #expect(try await fixture.store.order(id: paidID)?.status == .paid)
+        #expect(try await fixture.store.order(id: unpaidID)?.status == .pending)
+        #expect(try await fixture.store.events(orderID: paidID).contains { $0.kind == "query" && $0.to == .paid })
+        // The unpaid one now waits before it is asked again; once paid, its turn finds it.
+        await fixture.sandbox.alipay.pay(outTradeNo: unpaid["out_trade_no"] as? String ?? "", outcome: .success)
+        #expect(try await fixture.server.queryPendingPayments() == 0)
+        #expect(try await fixture.server.queryPendingPayments(now: Date().addingTimeInterval(2)) == 1)
+        #expect(try await fixture.store.order(id: unpaidID)?.status == .paid)
+        // Every job's runs are counted for /metrics.
+        var metrics = ""
+        for _ in 0..<200 where !metrics.contains(#"cashier_job_runs_total{job="query_fallback"}"#) {
+            metrics = String(decoding: try await fixture.call("GET", "/metrics").body, as: UTF8.self)
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(
+            metrics.contains(#"cashier_job_runs_total{job="expiry"}"#) && metrics.contains(#"cashier_job_runs_total{job="query_fallback"}"#)
+        )
+        await fixture.stop()
+    }
+
+    @Test func pendingPaymentsAreAskedAboutLessAndLessOften() {
+        let schedule = QueryFallbackSchedule(maximumInterval: 60)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(schedule.isDue("ord", now: start))
+        var waits: [TimeInterval] = []
+        var now = start
+        for _ in 0..<6 {
+            schedule.backOff("ord", now: now, first: 10)
+            var wait: TimeInterval = 0
+            while !schedule.isDue("ord", now: now.addingTimeInterval(wait)) { wait += 1 }
+            waits.append(wait)
+            now = now.addingTimeInterval(wait)
+        }
+        #expect(waits == [10, 20, 40, 60, 60, 60])
+        schedule.keep(only: [])
+        #expect(schedule.isDue("ord", now: start))
     }
 }
