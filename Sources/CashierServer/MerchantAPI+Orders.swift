@@ -47,9 +47,13 @@ extension MerchantAPI {
                         : "with the publishable key, items name catalog SKUs and quantities only; the app never sets a price")
             }
             let items = try input.lineItems(catalog: configuration.catalog)
+            // What the wallet shows the payer when the backend gave no description: "2 × Latte, Bagel".
+            let description =
+                input.description
+                ?? String(items.map { $0.quantity > 1 ? "\($0.quantity) × \($0.label)" : $0.label }.joined(separator: ", ").prefix(120))
             let summary: PaymentSummary
             do {
-                summary = try PaymentSummary(items: items, totalLabel: input.description ?? "Order")
+                summary = try PaymentSummary(items: items, totalLabel: description)
             } catch let error as MoneyError {
                 throw PaymentError(.invalidRequest, error.message)
             }
@@ -58,7 +62,7 @@ extension MerchantAPI {
             let itemsJSON = String(decoding: try JSONEncoder().encode(items), as: UTF8.self)
             let order = try await store.create(
                 NewOrder(
-                    id: id, outTradeNo: TradeNumber.generate(), total: summary.total, description: input.description ?? "Order",
+                    id: id, outTradeNo: TradeNumber.generate(), total: summary.total, description: description,
                     metadata: input.metadata ?? [:], itemsJSON: itemsJSON,
                     clientSecret: id + "_secret_" + SecureRandom.alphanumeric(count: 24),
                     expiresAt: Date().addingTimeInterval(TimeInterval(input.expires_in ?? 7200))))

@@ -516,6 +516,9 @@ import WeChatPay
         #expect(order.status == 201, "\(order.object)")
         #expect((order.object["amount"] as? [String: Any])?["amount_minor"] as? Int == 3350)
         #expect((order.object["client_secret"] as? String)?.isEmpty == false)
+        let bare = try await fixture.call(
+            "POST", "/v1/orders", key: app, json: ["items": [["sku": "latte", "quantity": 2], ["sku": "bagel"]]])
+        #expect(bare.object["description"] as? String == "2 × Latte, Bagel")
         // A price from the app, an unknown SKU, or a SKU with a price: refused, nothing created.
         let before = try await fixture.store.orders(status: nil, before: nil, limit: 100).count
         let priced = try await fixture.call(
