@@ -98,6 +98,16 @@ public struct CashierClient: Sendable {
         let order = try await order(id: orderID, clientSecret: clientSecret)
         let parameters = try await startPayment(orderID: orderID, clientSecret: clientSecret, method: method, returnURL: returnURL)
         let outcome = try await launcher.launch(parameters, for: order)
+        return try await finish(orderID: orderID, clientSecret: clientSecret, after: outcome, timeout: timeout)
+    }
+
+    /// What follows a wallet's answer: nothing when the payer cancelled; otherwise the server is
+    /// asked (an Apple Pay token is first sent to it) until it says how the payment ended. Call it
+    /// directly when the wallet's answer arrives by URL (``WalletOutcome/init(alipayCallbackURL:)``,
+    /// ``WalletOutcome/init(wechatCallbackURL:)``), e.g. after the app was relaunched.
+    public func finish(orderID: String, clientSecret: String, after outcome: WalletOutcome, timeout: Duration = .seconds(60))
+        async throws -> PaymentResult
+    {
         if case .cancelled = outcome.interpretation { return .cancelled }
         if case .applePayAuthorized(let payment) = outcome {
             // The sheet's token goes to the server, which verifies, decrypts and authorises it.

@@ -101,6 +101,36 @@ import WeChatPay
         await world.stop()
     }
 
+    @Test func aWalletAnswerArrivingByURLIsConfirmedWithTheServer() async throws {
+        let world = try await World()
+        let order = try await world.order("8.80")
+        let parameters = try await world.client.startPayment(orderID: order.id, clientSecret: order.secret, method: .alipayApp)
+        guard case .alipayOrderString(let orderString) = parameters else {
+            Issue.record("alipay.app answered \(parameters)")
+            return
+        }
+        // The app was relaunched by Alipay's safepay URL saying 9000, but nothing was paid: not paid.
+        let says = try #require(WalletOutcome(alipayCallbackURL: try WalletCallbackTests.safepay(["ResultStatus": "9000"])))
+        let early = try await world.client.finish(orderID: order.id, clientSecret: order.secret, after: says, timeout: .milliseconds(600))
+        guard case .notPaid(let seen, _) = early else {
+            Issue.record("a 9000 URL without a payment ended as \(early)")
+            return
+        }
+        #expect(seen.status == .pending)
+        // Once the payer has truly paid, the same URL ends as paid, by the server's word.
+        _ = await world.sandbox.alipay.payOrderString(orderString, outcome: .success)
+        let later = try await world.client.finish(orderID: order.id, clientSecret: order.secret, after: says, timeout: .seconds(10))
+        guard case .paid(let paid) = later else {
+            Issue.record("a paid order ended as \(later)")
+            return
+        }
+        #expect(paid.status == .paid)
+        // A cancel URL ends it without asking.
+        let cancelled = try #require(WalletOutcome(alipayCallbackURL: try WalletCallbackTests.safepay(["ResultStatus": "6001"])))
+        #expect(try await world.client.finish(orderID: "ord_unknown", clientSecret: "x", after: cancelled) == .cancelled)
+        await world.stop()
+    }
+
     @Test func walletResultsAreInterpreted() {
         #expect(WalletOutcome.wechat(errCode: 0).interpretation == .reportedSuccess)
         #expect(WalletOutcome.wechat(errCode: -2).interpretation == .cancelled)

@@ -1,0 +1,95 @@
+public import Foundation
+
+/// The Apple Pay payment request the server built, typed for the app: what Apple Pay JS takes as
+/// JSON and what ``pkPaymentRequest()`` (on Apple platforms) turns into a `PKPaymentRequest`.
+/// Amounts stay decimal strings, exactly as the server priced them (never `Double`).
+public struct ApplePayPaymentRequest: Sendable, Equatable {
+    public struct SummaryItem: Sendable, Equatable {
+        public let label: String
+        /// A decimal string such as `"12.75"`; `NSDecimalNumber(string:)` reads it exactly.
+        public let amount: String
+        /// `true` for a `pending` amount (not yet known).
+        public let isPending: Bool
+    }
+
+    public struct ShippingMethod: Sendable, Equatable {
+        public let identifier: String
+        public let label: String
+        public let detail: String
+        public let amount: String
+    }
+
+    public let merchantIdentifier: String
+    /// ISO 3166 alpha-2.
+    public let countryCode: String
+    /// ISO 4217.
+    public let currencyCode: String
+    /// Apple Pay JS names: `visa`, `masterCard`, `amex`, `chinaUnionPay`, …
+    public let supportedNetworks: [String]
+    /// `supports3DS`, `supportsEMV`, `supportsCredit`, `supportsDebit`.
+    public let merchantCapabilities: [String]
+    public let lineItems: [SummaryItem]
+    /// The last summary item: labelled with the merchant's name, the sum of the others.
+    public let total: SummaryItem
+    public let shippingMethods: [ShippingMethod]
+    /// `postalAddress`, `email`, `phone`, `name`, `phoneticName`.
+    public let requiredBillingContactFields: [String]
+    public let requiredShippingContactFields: [String]
+    /// Bound into the token's signature; the server checks it (the order's id).
+    public let applicationData: Data?
+
+    /// Reads the server's JSON (``WalletParameters/applePayRequest(_:)``).
+    /// - Throws: ``CashierClientError`` naming the field that is missing.
+    public init(json: Data) throws {
+        func invalid(_ field: String) -> CashierClientError {
+            CashierClientError(code: "invalid_response", message: "the Apple Pay request has no valid \(field)")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else { throw invalid("JSON object") }
+        func string(_ key: String) throws -> String {
+            guard let value = object[key] as? String, !value.isEmpty else { throw invalid(key) }
+            return value
+        }
+        func item(_ value: Any?, _ field: String) throws -> SummaryItem {
+            guard let item = value as? [String: Any], let label = item["label"] as? String, let amount = item["amount"] as? String,
+                Self.isDecimal(amount)
+            else { throw invalid(field) }
+            return SummaryItem(label: label, amount: amount, isPending: item["type"] as? String == "pending")
+        }
+        merchantIdentifier = try string("merchantIdentifier")
+        countryCode = try string("countryCode")
+        currencyCode = try string("currencyCode")
+        supportedNetworks = object["supportedNetworks"] as? [String] ?? []
+        merchantCapabilities = object["merchantCapabilities"] as? [String] ?? []
+        guard !supportedNetworks.isEmpty else { throw invalid("supportedNetworks") }
+        guard merchantCapabilities.contains("supports3DS") || merchantCapabilities.contains("supportsEMV") else {
+            throw invalid("merchantCapabilities (supports3DS or supportsEMV)")
+        }
+        lineItems = try (object["lineItems"] as? [Any] ?? []).enumerated().map { try item($1, "lineItems[\($0)]") }
+        total = try item(object["total"], "total")
+        shippingMethods = try (object["shippingMethods"] as? [[String: Any]] ?? []).enumerated().map { index, method in
+            guard let identifier = method["identifier"] as? String, let label = method["label"] as? String,
+                let amount = method["amount"] as? String, Self.isDecimal(amount)
+            else { throw invalid("shippingMethods[\(index)]") }
+            return ShippingMethod(identifier: identifier, label: label, detail: method["detail"] as? String ?? "", amount: amount)
+        }
+        requiredBillingContactFields = object["requiredBillingContactFields"] as? [String] ?? []
+        requiredShippingContactFields = object["requiredShippingContactFields"] as? [String] ?? []
+        if let encoded = object["applicationData"] as? String {
+            guard let data = Data(base64Encoded: encoded) else { throw invalid("applicationData") }
+            applicationData = data
+        } else {
+            applicationData = nil
+        }
+    }
+
+    /// `12.75`, `-5.00`, `0`: what Apple Pay and `NSDecimalNumber(string:)` read exactly (no
+    /// exponent, no grouping, nothing after the digits).
+    static func isDecimal(_ text: String) -> Bool {
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        let parts = digits.split(separator: ".", omittingEmptySubsequences: false)
+        return (1...2).contains(parts.count) && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }
+    }
+
+    /// What the sheet lists, in order: the line items, then the total (PassKit's `paymentSummaryItems`).
+    public var summaryItems: [SummaryItem] { lineItems + [total] }
+}
