@@ -6,6 +6,7 @@ import CashierSandbox
 import CashierServer
 import CashierStore
 import Foundation
+import TestSupport
 import Testing
 import WeChatPay
 
@@ -60,6 +61,45 @@ import WeChatPay
         }
         #expect(paid.status == .paid && paid.amountMinor == 1200 && paid.currency == "CNY")
         await world.stop()
+    }
+
+    /// The same, against `cashier serve --sandbox` as a separate process, as an app developer runs it.
+    @Test(.timeLimit(.minutes(1)))
+    func everyMethodIsPaidThroughCashierServe() async throws {
+        let binary = packageRoot.appendingPathComponent(".build/debug/cashier")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the cashier executable first (swift build)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("client-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let ready = folder.appendingPathComponent("ready.json")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path]
+        process.standardOutput = Pipe()
+        try process.run()
+        defer { stopForGood(process) }
+        let urls = try #require(try await readyFile(ready))
+        let api = try #require(urls["api_url"].flatMap(URL.init(string:)))
+        let sandbox = try #require(urls["sandbox_url"].flatMap(URL.init(string:)))
+        let secret = try #require(urls["secret_key"])
+        let client = CashierClient(baseURL: api, publishableKey: try #require(urls["publishable_key"]))
+        for method in PaymentMethod.allCases {
+            var headers = HTTPHeaders()
+            headers.add("Authorization", "Bearer \(secret)")
+            let body = try JSONSerialization.data(withJSONObject: ["items": [["label": "Latte", "amount": "12.00"]], "currency": "CNY"])
+            let created = try await URLSessionTransport().send(
+                HTTPRequest(method: "POST", url: api.appendingPathComponent("v1/orders"), headers: headers, body: body))
+            let order = try #require(try JSONSerialization.jsonObject(with: created.body) as? [String: Any])
+            let result = try await client.pay(
+                orderID: order["id"] as? String ?? "", clientSecret: order["client_secret"] as? String ?? "", method: method,
+                launcher: SandboxLauncher(sandboxURL: sandbox), timeout: .seconds(10), returnURL: URL(string: "https://shop.example/return")
+            )
+            guard case .paid(let paid) = result else {
+                Issue.record("\(method.rawValue) through cashier serve ended as \(result)")
+                continue
+            }
+            #expect(paid.amountMinor == 1200)
+        }
     }
 
     @Test(arguments: [PaymentMethod.wechatApp, .alipayApp, .applePay])
