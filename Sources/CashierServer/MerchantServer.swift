@@ -70,12 +70,23 @@ public final class MerchantServer: Sendable {
         try server.start()
         listening.port.store(server.port, ordering: .releasing)
         let metrics = self.metrics
-        /// Runs `body` every `interval` until stopped, counting each run for `/metrics`.
-        func every(_ interval: Duration, _ job: String, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-            Task {
+        let store = self.store
+        let holder = instanceID
+        /// Runs `body` every `interval` until stopped, counting each run for `/metrics`. With
+        /// `exclusive`, only while this instance holds the job's lease in the store: instances
+        /// sharing a database run it one at a time, and another takes over when the holder dies.
+        func every(_ interval: Duration, _ job: String, exclusive: Bool = true, _ body: @escaping @Sendable () async -> Void)
+            -> Task<Void, Never>
+        {
+            let lease = max(30, 3 * Double(interval.components.seconds))
+            return Task {
                 while !Task.isCancelled {
-                    await body()
-                    metrics.increment("cashier_job_runs_total", ["job": job])
+                    var mine = true
+                    if exclusive { mine = (try? await store.acquireLease(job, holder: holder, now: Date(), duration: lease)) ?? false }
+                    if mine {
+                        await body()
+                        metrics.increment("cashier_job_runs_total", ["job": job])
+                    }
                     try? await Task.sleep(for: interval)
                 }
             }
@@ -90,12 +101,15 @@ public final class MerchantServer: Sendable {
             let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store) { delivered in
                 metrics.increment("cashier_webhook_deliveries_total", ["result": delivered ? "delivered" : "failed"])
             }
-            tasks.append(every(configuration.webhookInterval, "webhooks") { _ = try? await dispatcher.deliverDue() })
+            // Messages are claimed one by one: every instance may deliver.
+            tasks.append(every(configuration.webhookInterval, "webhooks", exclusive: false) { _ = try? await dispatcher.deliverDue() })
         }
         jobs.withLock { $0 += tasks }
     }
 
     private let querySchedule = QueryFallbackSchedule()
+    /// Who holds a job's lease in the store.
+    private let instanceID = "instance-" + UUID().uuidString.lowercased()
 
     /// Asks the providers about pending payments whose turn has come (what the query-fallback job
     /// runs every ``MerchantConfiguration/queryInterval``). - Returns: how many were found paid.

@@ -43,7 +43,9 @@ public struct WebhookDispatcher: Sendable {
     @discardableResult
     public func deliverDue(now: Date = Date(), limit: Int = 50) async throws -> Int {
         var sent = 0
-        for message in try await store.dueOutbox(now: now, limit: limit) {
+        // Claimed for a while: instances sharing the database do not send the same message at
+        // once, and a crashed instance's messages come back to the others when the lease ends.
+        for message in try await store.claimOutbox(now: now, limit: limit, lease: 120) {
             let body = Array(message.payload.utf8)
             var headers = HTTPHeaders()
             headers.add("Content-Type", "application/json")

@@ -43,10 +43,18 @@ public protocol OrderStore: Sendable {
     func idempotency(key: String, requestSHA256: String) async throws -> IdempotencyLookup
     func saveIdempotentResponse(key: String, requestSHA256: String, status: Int, body: [UInt8]) async throws
 
-    /// Undelivered messages due at `now`, oldest first.
+    /// Undelivered messages due at `now`, oldest first (a look, nothing claimed).
     func dueOutbox(now: Date, limit: Int) async throws -> [OutboxMessage]
+    /// Claims undelivered messages due at `now` for `lease` seconds: no other instance sharing
+    /// the database gets them meanwhile; if this one dies, they come back when the lease ends.
+    func claimOutbox(now: Date, limit: Int, lease: TimeInterval) async throws -> [OutboxMessage]
     func markDelivered(_ id: String, at: Date) async throws
     func reschedule(_ id: String, attempts: Int, nextAttemptAt: Date) async throws
+
+    /// Takes (or renews) the cluster-wide lease on `job` for `duration` when it is free, expired
+    /// or already `holder`'s: how a job runs on one instance at a time, and moves to another
+    /// when its holder dies. - Returns: whether `holder` holds it now.
+    func acquireLease(_ job: String, holder: String, now: Date, duration: TimeInterval) async throws -> Bool
 }
 
 extension OrderStore {

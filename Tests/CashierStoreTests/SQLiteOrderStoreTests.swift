@@ -28,7 +28,9 @@ import Testing
         let path = Self.temporaryPath()
         let store = try SQLiteOrderStore(path: path)
         #expect(
-            try await store.migrate() == ["001_orders", "002_events", "003_idempotency_keys", "004_outbox", "005_events_by_transition"])
+            try await store.migrate() == [
+                "001_orders", "002_events", "003_idempotency_keys", "004_outbox", "005_events_by_transition", "006_job_leases",
+            ])
         #expect(try await store.migrate().isEmpty)
         #expect(try await SQLiteOrderStore(path: path).migrate().isEmpty)
         let unwritable = #expect(throws: StoreError.self) { try SQLiteOrderStore(path: "/nonexistent-dir/cashier.db") }

@@ -4,14 +4,7 @@ import Foundation
 
 /// One SQLite connection: prepared statements, typed binding, and errors that say what failed.
 /// Not thread-safe by itself; ``SQLiteOrderStore`` serialises every use behind a lock.
-final class SQLiteConnection {
-    /// A value to bind or read.
-    enum Value: Equatable {
-        case null
-        case integer(Int64)
-        case text(String)
-        case blob([UInt8])
-    }
+final class SQLiteConnection: SQLConnection {
 
     private let handle: OpaquePointer
 
@@ -45,7 +38,7 @@ final class SQLiteConnection {
 
     /// Runs one statement with `parameters` and returns its rows.
     @discardableResult
-    func query(_ sql: String, _ parameters: [Value] = []) throws -> [[Value]] {
+    func query(_ sql: String, _ parameters: [SQLValue]) throws -> [[SQLValue]] {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
             throw StoreError(.failed, "SQLite cannot prepare a statement: \(lastError)")
@@ -63,7 +56,7 @@ final class SQLiteConnection {
             }
             guard status == SQLITE_OK else { throw StoreError(.failed, "SQLite cannot bind parameter \(index): \(lastError)") }
         }
-        var rows: [[Value]] = []
+        var rows: [[SQLValue]] = []
         while true {
             let status = sqlite3_step(statement)
             if status == SQLITE_DONE { break }
@@ -91,17 +84,8 @@ final class SQLiteConnection {
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
-    private var lastError: String { String(cString: sqlite3_errmsg(handle)) }
-}
+    /// SQLite locks the whole database for a writer (`BEGIN IMMEDIATE`): no row locks.
+    var lockingClause: String { "" }
 
-extension SQLiteConnection.Value {
-    var integer: Int64? { if case .integer(let value) = self { value } else { nil } }
-    var text: String? { if case .text(let value) = self { value } else { nil } }
-    var blob: [UInt8]? {
-        switch self {
-        case .blob(let value): value
-        case .null: nil
-        default: nil
-        }
-    }
+    private var lastError: String { String(cString: sqlite3_errmsg(handle)) }
 }

@@ -1,0 +1,19 @@
+/// What the order statements need from a database connection. Statements are written once with
+/// `?` placeholders; a connection that numbers its parameters (`$1`) rewrites them.
+protocol SQLConnection: AnyObject {
+    /// Runs statements that return no rows.
+    func execute(_ sql: String) throws
+    /// Runs one statement with `parameters`; returns its rows.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [SQLValue]) throws -> [[SQLValue]]
+    /// Rows changed by the last statement.
+    var changes: Int { get }
+    /// Appended to a `SELECT` that reads a row about to be changed: ` FOR UPDATE` where rows
+    /// can be locked (PostgreSQL), empty where the whole database is (SQLite's `BEGIN IMMEDIATE`).
+    var lockingClause: String { get }
+}
+
+extension SQLConnection {
+    @discardableResult
+    func query(_ sql: String) throws -> [[SQLValue]] { try query(sql, []) }
+}

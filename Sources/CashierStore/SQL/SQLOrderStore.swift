@@ -1,0 +1,225 @@
+public import Cashier
+public import Foundation
+
+/// An ``OrderStore`` on a SQL database: the statements are written once, here, and shared by
+/// ``SQLiteOrderStore`` and ``PostgresOrderStore``, which only say how a transaction and a read
+/// run (group commit on one SQLite writer; a pool with retries on PostgreSQL) and how their
+/// schema is migrated.
+public protocol SQLOrderStore: OrderStore {
+    /// Runs `body` as one transaction, all or nothing, durable when this returns.
+    func withTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
+    /// Runs a read outside any write.
+    func withReading<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
+}
+
+extension SQLOrderStore {
+    // MARK: Orders
+
+    public func create(_ order: NewOrder) async throws -> StoredOrder {
+        let metadata = String(decoding: try JSONEncoder.sorted.encode(order.metadata), as: UTF8.self)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        return try await withTransaction { session in
+            let connection = session.connection
+            do {
+                try connection.query(
+                    """
+                    INSERT INTO orders (id, out_trade_no, status, currency, total_minor, description, metadata, items, client_secret,
+                        created_at, updated_at, expires_at)
+                    VALUES (?, ?, 'created', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .text(order.id), .text(order.outTradeNo), .text(order.total.currency.code), .integer(order.total.minorUnits),
+                        .text(order.description), .text(metadata), .text(order.itemsJSON), .text(order.clientSecret), .integer(now),
+                        .integer(now), order.expiresAt.map { .integer(Int64($0.timeIntervalSince1970 * 1000)) } ?? .null,
+                    ])
+            } catch let error as StoreError where error.code == .conflict {
+                throw StoreError(.conflict, "an order with id \(order.id) or out_trade_no \(order.outTradeNo) already exists")
+            }
+            guard let created = try SQLStatements.fetch(connection, where: "id = ?", .text(order.id)) else {
+                throw StoreError(.failed, "order \(order.id) vanished after it was inserted")
+            }
+            return created
+        }
+    }
+
+    public func order(id: String) async throws -> StoredOrder? {
+        try await withReading { try SQLStatements.fetch($0.connection, where: "id = ?", .text(id)) }
+    }
+
+    public func order(outTradeNo: String) async throws -> StoredOrder? {
+        try await withReading { try SQLStatements.fetch($0.connection, where: "out_trade_no = ?", .text(outTradeNo)) }
+    }
+
+    public func orders(status: PaymentStatus?, before cursor: String?, limit: Int) async throws -> [StoredOrder] {
+        try await withReading { session in
+            var conditions: [String] = []
+            var parameters: [SQLValue] = []
+            if let status {
+                conditions.append("status = ?")
+                parameters.append(.text(status.rawValue))
+            }
+            if let cursor {
+                // Newest first by insertion order (rowid): the page continues strictly after the cursor's order.
+                conditions.append("rowid < (SELECT rowid FROM orders WHERE id = ?)")
+                parameters.append(.text(cursor))
+            }
+            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            parameters.append(.integer(Int64(limit)))
+            return try session.connection.query(
+                "SELECT \(SQLStatements.orderColumns) FROM orders \(filter) ORDER BY rowid DESC LIMIT ?", parameters
+            ).map(SQLStatements.order)
+        }
+    }
+
+    public func unpaidOrders(expiringBefore date: Date, limit: Int) async throws -> [StoredOrder] {
+        try await withReading { session in
+            try session.connection.query(
+                """
+                SELECT \(SQLStatements.orderColumns) FROM orders WHERE status IN ('created', 'pending', 'failed') AND expires_at IS NOT NULL
+                    AND expires_at < ? ORDER BY expires_at LIMIT ?
+                """,
+                [.integer(Int64(date.timeIntervalSince1970 * 1000)), .integer(Int64(limit))]
+            ).map(SQLStatements.order)
+        }
+    }
+
+    // MARK: Transitions
+
+    public func apply(
+        _ event: PaymentEvent, to orderID: String, refunded: Money?, record: EventRecord, duplicate: EventRecord?, now: Date
+    ) async throws -> TransitionOutcome {
+        try await withTransaction { session in
+            try SQLStatements.apply(
+                event, to: orderID, refunded: refunded, record: record, duplicate: duplicate, now: now, session.connection)
+        }
+    }
+
+    // MARK: Events
+
+    public func append(_ record: EventRecord, to orderID: String, now: Date) async throws {
+        try await withTransaction { session in
+            try SQLStatements.insert(record, orderID: orderID, from: nil, to: nil, at: SQLStatements.stamp(now), session.connection)
+        }
+    }
+
+    public func events(orderID: String) async throws -> [OrderEvent] {
+        try await withReading { session in
+            try session.connection.query(
+                "SELECT \(SQLStatements.eventColumns) FROM events WHERE order_id = ? ORDER BY sequence", [.text(orderID)]
+            ).map(SQLStatements.event)
+        }
+    }
+
+    public func transitions(into statuses: Set<PaymentStatus>, from: Date, until: Date) async throws -> [OrderEvent] {
+        guard !statuses.isEmpty else { return [] }
+        let names = statuses.map(\.rawValue).sorted()
+        return try await withReading { session in
+            try session.connection.query(
+                """
+                SELECT \(SQLStatements.eventColumns) FROM events WHERE to_status IN (\(names.map { _ in "?" }.joined(separator: ", ")))
+                    AND created_at >= ? AND created_at < ? ORDER BY sequence
+                """,
+                names.map { .text($0) } + [.integer(SQLStatements.stamp(from)), .integer(SQLStatements.stamp(until))]
+            ).map(SQLStatements.event)
+        }
+    }
+
+    // MARK: Idempotency
+
+    public func idempotency(key: String, requestSHA256: String) async throws -> IdempotencyLookup {
+        try await withReading { session in
+            guard
+                let row = try session.connection.query(
+                    "SELECT request_sha256, status, body FROM idempotency_keys WHERE key = ?", [.text(key)]
+                ).first
+            else { return .new }
+            guard row[0].text == requestSHA256 else { return .conflict }
+            return .replay(status: Int(row[1].integer ?? 200), body: row[2].blob ?? [])
+        }
+    }
+
+    public func saveIdempotentResponse(key: String, requestSHA256: String, status: Int, body: [UInt8]) async throws {
+        try await withTransaction { session in
+            try session.connection.query(
+                "INSERT INTO idempotency_keys (key, request_sha256, status, body, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [.text(key), .text(requestSHA256), .integer(Int64(status)), .blob(body), .integer(Int64(Date().timeIntervalSince1970))])
+        }
+    }
+
+    // MARK: Outbox
+
+    public func dueOutbox(now: Date, limit: Int) async throws -> [OutboxMessage] {
+        try await withReading { session in
+            try session.connection.query(
+                """
+                SELECT id, order_id, type, payload, attempts, next_attempt_at, delivered_at FROM outbox
+                WHERE delivered_at IS NULL AND next_attempt_at <= ? ORDER BY created_at, rowid LIMIT ?
+                """,
+                [.integer(SQLStatements.stamp(now)), .integer(Int64(limit))]
+            ).map(SQLStatements.outboxMessage)
+        }
+    }
+
+    public func claimOutbox(now: Date, limit: Int, lease: TimeInterval) async throws -> [OutboxMessage] {
+        try await withTransaction { session in
+            let connection = session.connection
+            let rows = try connection.query(
+                """
+                SELECT id, order_id, type, payload, attempts, next_attempt_at, delivered_at FROM outbox
+                WHERE delivered_at IS NULL AND next_attempt_at <= ? ORDER BY created_at, rowid LIMIT ?\(connection.lockingClause.isEmpty ? "" : connection.lockingClause + " SKIP LOCKED")
+                """,
+                [.integer(SQLStatements.stamp(now)), .integer(Int64(limit))])
+            // Leased: no other instance takes them until the lease runs out (a crashed one's come back).
+            for row in rows {
+                try connection.query(
+                    "UPDATE outbox SET next_attempt_at = ? WHERE id = ?",
+                    [.integer(SQLStatements.stamp(now.addingTimeInterval(lease))), row[0]])
+            }
+            return rows.map(SQLStatements.outboxMessage)
+        }
+    }
+
+    public func markDelivered(_ id: String, at date: Date) async throws {
+        try await withTransaction { session in
+            try session.connection.query(
+                "UPDATE outbox SET delivered_at = ?, attempts = attempts + 1 WHERE id = ? AND delivered_at IS NULL",
+                [.integer(SQLStatements.stamp(date)), .text(id)])
+        }
+    }
+
+    public func reschedule(_ id: String, attempts: Int, nextAttemptAt: Date) async throws {
+        try await withTransaction { session in
+            try session.connection.query(
+                "UPDATE outbox SET attempts = ?, next_attempt_at = ? WHERE id = ? AND delivered_at IS NULL",
+                [.integer(Int64(attempts)), .integer(SQLStatements.stamp(nextAttemptAt)), .text(id)])
+        }
+    }
+
+    // MARK: Leases
+
+    public func acquireLease(_ job: String, holder: String, now: Date, duration: TimeInterval) async throws -> Bool {
+        try await withTransaction { session in
+            let rows = try session.connection.query(
+                """
+                INSERT INTO job_leases (job, holder, expires_at) VALUES (?, ?, ?)
+                ON CONFLICT (job) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+                    WHERE job_leases.expires_at < ? OR job_leases.holder = excluded.holder
+                RETURNING holder
+                """,
+                [
+                    .text(job), .text(holder), .integer(SQLStatements.stamp(now.addingTimeInterval(duration))),
+                    .integer(SQLStatements.stamp(now)),
+                ])
+            return rows.first?.first?.text == holder
+        }
+    }
+}
+
+extension JSONEncoder {
+    /// Sorted keys, no escaped slashes: stored JSON is byte-for-byte repeatable.
+    static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}
