@@ -42,6 +42,11 @@ let package = Package(
         ),
         .target(name: "CSQLiteShims", dependencies: ["CSQLite"]),
         .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
@@ -84,7 +89,7 @@ let package = Package(
         ),
         .target(
             name: "CashierStore",
-            dependencies: ["Cashier", "CSQLite", "CSQLiteShims"],
+            dependencies: ["Cashier", "CSQLite", "CSQLiteShims", "CPostgres"],
             swiftSettings: strictSettings
         ),
 

@@ -9,7 +9,7 @@ import Testing
 /// in its own savepoint, so one failure rolls back alone; nothing returns before its commit.
 @Suite struct SQLiteWriterTests {
     static func writer() throws -> (SQLiteWriter, String) {
-        let path = SQLiteOrderStoreTests.temporaryPath()
+        let path = OrderStoreTests.temporaryPath()
         let connection = try SQLiteConnection(path: path)
         try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE t (n INTEGER PRIMARY KEY)")
         return (SQLiteWriter(connection: connection, name: "test-writer"), path)

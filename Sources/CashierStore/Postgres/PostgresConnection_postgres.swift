@@ -1,0 +1,191 @@
+internal import CPostgres
+import Dispatch
+import Foundation
+
+/// One libpq connection: parameterised statements only (`?` placeholders rewritten to `$n`),
+/// typed results, and errors that say what failed. Each connection has its own serial queue, so
+/// a statement waiting on the network or a commit's fsync blocks that queue's thread, never one
+/// of Swift's cooperative threads. Used by one transaction at a time: ``PostgresPool`` hands it
+/// out exclusively, which is why it may cross tasks.
+final class PostgresConnection: SQLConnection, @unchecked Sendable {
+    private let handle: OpaquePointer
+    let queue: DispatchQueue
+    private(set) var changes = 0
+
+    /// - Throws: `StoreError.unavailable` saying what to fix (host, password, database).
+    init(url: String) throws {
+        guard let handle = PQconnectdb(url) else { throw StoreError(.unavailable, "libpq could not allocate a connection") }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+            PQfinish(handle)
+            throw StoreError(.unavailable, "cannot connect to PostgreSQL at \(Self.redacted(url)): \(message)")
+        }
+        self.handle = handle
+        queue = DispatchQueue(label: "cashier.postgres")
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// The URL without its password, for messages and logs.
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "****"
+        return components.string ?? "the configured database"
+    }
+
+    /// Whether the connection is still usable (it may have been dropped by the server).
+    var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    var lockingClause: String { " FOR UPDATE" }
+
+    func execute(_ sql: String) throws {
+        guard let result = PQexec(handle, sql) else { throw failure(nil) }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(result) }
+    }
+
+    @discardableResult
+    func query(_ sql: String, _ parameters: [SQLValue]) throws -> [[SQLValue]] {
+        let text = Self.numbered(sql)
+        // Text parameters, except bytea, which goes binary (no escaping).
+        var owned: [[UInt8]] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        var types: [Oid] = []
+        for value in parameters {
+            switch value {
+            case .null:
+                owned.append([])
+                lengths.append(0)
+                formats.append(0)
+                types.append(0)
+            case .integer(let number):
+                owned.append(Array(String(number).utf8) + [0])
+                lengths.append(0)
+                formats.append(0)
+                types.append(20)
+            case .text(let string):
+                owned.append(Array(string.utf8) + [0])
+                lengths.append(0)
+                formats.append(0)
+                types.append(0)
+            case .blob(let bytes):
+                owned.append(bytes)
+                lengths.append(Int32(bytes.count))
+                formats.append(1)
+                types.append(17)
+            }
+        }
+        let result: OpaquePointer? = withPointers(owned, parameters) { pointers in
+            PQexecParams(handle, text, Int32(parameters.count), types, pointers, lengths, formats, 0)
+        }
+        guard let result else { throw failure(nil) }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(result) }
+        changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+        let rows = PQntuples(result)
+        let columns = PQnfields(result)
+        var values: [[SQLValue]] = []
+        values.reserveCapacity(Int(rows))
+        for row in 0..<rows {
+            var line: [SQLValue] = []
+            for column in 0..<columns {
+                if PQgetisnull(result, row, column) == 1 {
+                    line.append(.null)
+                    continue
+                }
+                let raw = String(cString: PQgetvalue(result, row, column))
+                switch PQftype(result, column) {
+                case 20, 21, 23: line.append(Int64(raw).map { .integer($0) } ?? .null)
+                case 16: line.append(.integer(raw == "t" ? 1 : 0))
+                case 17: line.append(.blob(Self.bytea(raw)))
+                default: line.append(.text(raw))
+                }
+            }
+            values.append(line)
+        }
+        return values
+    }
+
+    private func withPointers<R>(_ owned: [[UInt8]], _ parameters: [SQLValue], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        // Each buffer stays alive (and pinned) for the call.
+        var pointers: [UnsafePointer<CChar>?] = []
+        func nest(_ index: Int) -> R {
+            guard index < owned.count else { return body(pointers) }
+            if case .null = parameters[index] {
+                pointers.append(nil)
+                return nest(index + 1)
+            }
+            return owned[index].withUnsafeBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) { pointer in
+                    pointers.append(pointer)
+                    return nest(index + 1)
+                }
+            }
+        }
+        return nest(0)
+    }
+
+    /// `?` → `$1`, `$2`, … outside quoted strings.
+    static func numbered(_ sql: String) -> String {
+        var output = ""
+        var number = 0
+        var quoted = false
+        for character in sql {
+            if character == "'" { quoted.toggle() }
+            if character == "?" && !quoted {
+                number += 1
+                output += "$\(number)"
+            } else {
+                output.append(character)
+            }
+        }
+        return output
+    }
+
+    /// bytea's hex output, `\x0a1b…`.
+    static func bytea(_ text: String) -> [UInt8] {
+        guard text.hasPrefix("\\x") else { return Array(text.utf8) }
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for unit in text.utf8.dropFirst(2) {
+            guard let nibble = Self.nibble(unit) else { continue }
+            if let first = high {
+                bytes.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return bytes
+    }
+
+    private static func nibble(_ unit: UInt8) -> UInt8? {
+        switch unit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): unit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): unit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): unit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// The error for a failed statement: SQLSTATE decides the code (unique violation: conflict;
+    /// serialisation failure or deadlock: busy, retried; a dropped connection: unavailable, retried).
+    private func failure(_ result: OpaquePointer?) -> StoreError {
+        let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            return StoreError(.unavailable, "the PostgreSQL connection was lost: \(message)")
+        }
+        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
+        switch state {
+        case "23505": return StoreError(.conflict, "PostgreSQL: \(message)")
+        case "40001", "40P01": return StoreError(.busy, "PostgreSQL: \(message)")
+        case let code where code.hasPrefix("08"): return StoreError(.unavailable, "PostgreSQL: \(message)")
+        default: return StoreError(.failed, "PostgreSQL (\(state)): \(message)")
+        }
+    }
+}

@@ -1,0 +1,138 @@
+public import Foundation
+
+/// The PostgreSQL ``OrderStore``, for several `cashier serve` instances sharing one database:
+/// the same statements as ``SQLiteOrderStore`` (``SQLOrderStore``), rows locked with
+/// `SELECT … FOR UPDATE` for the compare-and-set, outbox rows claimed with `FOR UPDATE SKIP
+/// LOCKED`, transactions retried on serialisation failures, deadlocks and dropped connections,
+/// and the named migrations applied once under an advisory lock even when instances start together.
+///
+/// ```swift
+/// let store = try PostgresOrderStore(url: "postgres://cashier:…@db.internal:5432/cashier", poolSize: 10)
+/// try await store.migrate()
+/// ```
+public final class PostgresOrderStore: SQLOrderStore {
+    private let pool: PostgresPool
+    /// How many times a transaction is tried when the failure is transient.
+    static let attempts = 5
+
+    /// The schema: the same migration names as SQLite's, in PostgreSQL's dialect.
+    static let migrations: [(name: String, sql: String)] = [
+        (
+            "001_orders",
+            """
+            CREATE TABLE orders (
+                rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, out_trade_no TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
+                currency TEXT NOT NULL, total_minor BIGINT NOT NULL, refunded_minor BIGINT NOT NULL DEFAULT 0,
+                description TEXT NOT NULL, metadata TEXT NOT NULL, items TEXT NOT NULL, client_secret TEXT NOT NULL,
+                refund_required INTEGER NOT NULL DEFAULT 0, version BIGINT NOT NULL DEFAULT 1,
+                created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, expires_at BIGINT
+            );
+            CREATE INDEX orders_status ON orders(status, created_at);
+            CREATE INDEX orders_expiry ON orders(status, expires_at);
+            """
+        ),
+        (
+            "002_events",
+            """
+            CREATE TABLE events (
+                sequence BIGSERIAL PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id),
+                kind TEXT NOT NULL, from_status TEXT, to_status TEXT, detail TEXT NOT NULL, body_sha256 TEXT,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX events_order ON events(order_id, sequence);
+            CREATE FUNCTION cashier_events_append_only() RETURNS trigger LANGUAGE plpgsql AS
+                $$ BEGIN RAISE EXCEPTION 'the event log is append-only'; END $$;
+            CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
+                FOR EACH ROW EXECUTE FUNCTION cashier_events_append_only();
+            """
+        ),
+        (
+            "003_idempotency_keys",
+            """
+            CREATE TABLE idempotency_keys (
+                key TEXT PRIMARY KEY, request_sha256 TEXT NOT NULL, status INTEGER NOT NULL, body BYTEA NOT NULL,
+                created_at BIGINT NOT NULL
+            );
+            """
+        ),
+        (
+            "004_outbox",
+            """
+            CREATE TABLE outbox (
+                rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), type TEXT NOT NULL,
+                payload TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at BIGINT NOT NULL, delivered_at BIGINT,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX outbox_due ON outbox(delivered_at, next_attempt_at);
+            """
+        ),
+        ("005_events_by_transition", "CREATE INDEX events_transition ON events(to_status, created_at);"),
+        ("006_job_leases", "CREATE TABLE job_leases (job TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at BIGINT NOT NULL);"),
+    ]
+
+    /// - Parameters:
+    ///   - url: `postgres://user:password@host:port/database` (libpq's URI form).
+    ///   - poolSize: connections kept open (each instance; PostgreSQL's `max_connections` bounds the sum).
+    /// - Throws: `StoreError.unavailable` with libpq's reason (wrong host, password or database),
+    ///   the password never in the message.
+    public init(url: String, poolSize: Int = 10) async throws {
+        guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+            throw StoreError(.unavailable, "a PostgreSQL URL starts with postgres:// (postgres://user:password@host:5432/database)")
+        }
+        pool = PostgresPool(url: url, size: poolSize)
+        // Connect once now: a wrong URL, password or database is reported at start, not at the first order.
+        pool.release(try await pool.acquire())
+    }
+
+    public func withTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        try await run(transaction: true, body)
+    }
+
+    public func withReading<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        try await run(transaction: false, body)
+    }
+
+    /// Runs `body` on a pooled connection's own thread; transient failures are retried with a
+    /// short backoff (a compare-and-set re-reads the row, so a retry never applies a change twice).
+    private func run<T: Sendable>(transaction: Bool, _ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            let connection = try await pool.acquire()
+            let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+                connection.queue.async {
+                    continuation.resume(
+                        returning: Result {
+                            guard transaction else { return try body(SQLSession(connection: connection)) }
+                            try connection.execute("BEGIN")
+                            do {
+                                let value = try body(SQLSession(connection: connection))
+                                try connection.execute("COMMIT")
+                                return value
+                            } catch {
+                                if connection.isHealthy { try? connection.execute("ROLLBACK") }
+                                throw error
+                            }
+                        })
+                }
+            }
+            pool.release(connection)
+            switch result {
+            case .success(let value): return value
+            case .failure(let error as StoreError) where (error.code == .busy || error.code == .unavailable) && attempt < Self.attempts:
+                try await Task.sleep(for: .milliseconds(10 * (1 << attempt) + Int.random(in: 0..<10)))
+                attempt += 1
+            case .failure(let error): throw error
+            }
+        }
+    }
+
+    /// Applies the migrations once, even when several instances start at the same moment: the
+    /// transaction holds an advisory lock, so the second instance waits and then finds them applied.
+    @discardableResult
+    public func migrate() async throws -> [String] {
+        try await withTransaction { session in
+            try session.connection.query("SELECT pg_advisory_xact_lock(?)", [.integer(0x4361_7368_6965_72)])  // "Cashier"
+            return try SQLStatements.migrate(session.connection, Self.migrations)
+        }
+    }
+}
