@@ -110,7 +110,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
+        .target(name: "TestSupport", dependencies: ["CashierHTTP"], path: "Tests/TestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "CashierCryptoTests",
             dependencies: ["CashierCrypto"],
@@ -126,7 +126,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CashierCLITests",
-            dependencies: ["CashierCLI", "WeChatPay", "Alipay", "CashierCrypto", "TestSupport"],
+            dependencies: ["CashierCLI", "WeChatPay", "Alipay", "CashierCrypto", "CashierStore", "TestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),

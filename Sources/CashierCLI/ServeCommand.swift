@@ -22,7 +22,7 @@ enum ServeCommand {
             """,
         options: [
             .value("port", "N", "Port for the merchant API (default: any free port)."),
-            .value("db", "PATH", "The SQLite database (default ./cashier.db)."),
+            .value("db", "PATH|URL", "A SQLite file (default ./cashier.db) or postgres://user:password@host/db for several instances."),
             .value("config", "FILE", "Real credentials (JSON; secrets from environment variables or key files)."),
             .value("ready-file", "FILE", "Write the URLs and keys here as JSON when ready."),
             .value("catalog", "FILE", "Prices by SKU (JSON): lets the app create orders from SKUs with the publishable key."),
@@ -44,9 +44,9 @@ enum ServeCommand {
             throw CommandFailure("cannot start the sandbox: \(error)")
         }
         let sandbox = mode.sandbox
-        let store: SQLiteOrderStore
+        let store: any OrderStore
         do {
-            store = try SQLiteOrderStore(path: path)
+            store = try await OrderStoreOpener.open(path)
         } catch let error as StoreError {
             throw CommandFailure("--db: \(error.message)", status: 2)
         }
@@ -79,7 +79,7 @@ enum ServeCommand {
             throw CommandFailure("cannot start: \(error)")
         }
         io.write("Cashier \(CashierVersion.current) — sandbox mode (no provider credentials configured)\n")
-        io.write("merchant API     \(server.baseURL.absoluteString)/v1   (orders in \(path))\n")
+        io.write("merchant API     \(server.baseURL.absoluteString)/v1   (orders in \(OrderStoreOpener.describe(path)))\n")
         io.write("sandbox          \(sandbox.baseURL.absoluteString)   (payer API: POST /sandbox/pay)\n")
         io.write("secret key       \(keys.secret)   (sandbox only; your backend)\n")
         io.write("publishable key  \(keys.publishable)   (the app, with an order's client_secret)\n")
@@ -114,9 +114,9 @@ enum ServeCommand {
             throw CommandFailure("--port must be 0 to 65535", status: 2)
         }
         let path = arguments.value("db") ?? parsed.database
-        let store: SQLiteOrderStore
+        let store: any OrderStore
         do {
-            store = try SQLiteOrderStore(path: path)
+            store = try await OrderStoreOpener.open(path, poolSize: parsed.databasePoolSize)
         } catch let error as StoreError {
             throw CommandFailure("database: \(error.message)", status: 2)
         }
@@ -135,8 +135,10 @@ enum ServeCommand {
         if configured.alipay != nil { providers.append("Alipay") }
         if configured.applePay != nil { providers.append("Apple Pay") }
         io.write("Cashier \(CashierVersion.current) — \(providers.isEmpty ? "no providers" : providers.joined(separator: ", "))\n")
-        io.write("merchant API  \(server.baseURL.absoluteString)/v1   (orders in \(path))\n")
-        io.write("notify URLs   \(parsed.configuration.publicBaseURL ?? "")/notify/wechat/v2, /notify/wechat/v2/refund, /notify/alipay\n")
+        io.write("merchant API  \(server.baseURL.absoluteString)/v1   (orders in \(OrderStoreOpener.describe(path)))\n")
+        io.write(
+            "notify URLs   \(parsed.configuration.publicBaseURL ?? "")/notify/wechat/v2, /notify/wechat/v2/refund, /notify/wechat/v3, "
+                + "/notify/alipay\n")
         if let file = arguments.value("ready-file") {
             let ready = ["api_url": server.baseURL.absoluteString, "publishable_key": parsed.configuration.publishableKey]
             try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys, .withoutEscapingSlashes]).write(

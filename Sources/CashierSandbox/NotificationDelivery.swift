@@ -21,6 +21,8 @@ public actor NotificationDelivery {
     private let transport: any HTTPTransport
     private let timeScale: Double
     private var attempts: [Attempt] = []
+    /// The last notification filed under each key, for ``replay(key:copies:to:)``.
+    private var last: [String: (body: Data, headers: HTTPHeaders, acknowledged: @Sendable (HTTPResponse) -> Bool)] = [:]
 
     /// - Parameters:
     ///   - transport: how notifications travel.
@@ -45,8 +47,10 @@ public actor NotificationDelivery {
     }
 
     private func run(
-        key: String, url: String, body: Data, headers: HTTPHeaders, schedule: [Duration], acknowledged: @Sendable (HTTPResponse) -> Bool
+        key: String, url: String, body: Data, headers: HTTPHeaders, schedule: [Duration],
+        acknowledged: @escaping @Sendable (HTTPResponse) -> Bool
     ) async {
+        last[key] = (body, headers, acknowledged)
         guard let target = URL(string: url), target.scheme == "http" || target.scheme == "https" else {
             attempts.append(Attempt(key: key, url: url, status: nil, acknowledged: false))
             return
@@ -59,6 +63,25 @@ public actor NotificationDelivery {
             attempts.append(Attempt(key: key, url: url, status: response?.status, acknowledged: done))
             if done { return }
         }
+    }
+
+    /// Sends `copies` more of the last notification filed under `key`, all at once, spread
+    /// round-robin over `urls` — the duplicate storm a provider's retries produce behind a load
+    /// balancer. - Returns: how many were sent and acknowledged; `nil` for an unknown key.
+    public func replay(key: String, copies: Int, to urls: [URL]) async -> (sent: Int, acknowledged: Int)? {
+        guard let notification = last[key], !urls.isEmpty else { return nil }
+        let transport = self.transport
+        let acknowledged = await withTaskGroup(of: Bool.self) { group in
+            for copy in 0..<copies {
+                let request = HTTPRequest(
+                    method: "POST", url: urls[copy % urls.count], headers: notification.headers, body: notification.body,
+                    timeout: .seconds(10))
+                group.addTask { (try? await transport.send(request)).map(notification.acknowledged) ?? false }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        for url in urls { attempts.append(Attempt(key: key, url: url.absoluteString, status: nil, acknowledged: false)) }
+        return (copies, acknowledged)
     }
 
     /// Every attempt so far for `key`.

@@ -102,6 +102,26 @@ public final class SandboxServer: Sendable {
             }
             return .json(["provider": pay.provider, "out_trade_no": outTradeNo, "trade_state": state])
         }
+        let delivery = self.delivery
+        router.add("POST", "/sandbox/replay") { request, _ in
+            struct Replay: Decodable {
+                let key: String
+                let copies: Int
+                let urls: [String]
+            }
+            guard let replay = try? request.decodeJSON(Replay.self), (1...1000).contains(replay.copies),
+                case let urls = replay.urls.compactMap(URL.init(string:)), urls.count == replay.urls.count,
+                urls.allSatisfy({ $0.scheme == "http" || $0.scheme == "https" })
+            else {
+                return .error(
+                    status: 400, code: "invalid_request",
+                    message: #"expected {"key":"<out_trade_no or out_refund_no>","copies":1…1000,"urls":["http://…/notify/wechat/v2",…]}"#)
+            }
+            guard let result = await delivery.replay(key: replay.key, copies: replay.copies, to: urls) else {
+                return .error(status: 404, code: "not_found", message: "no notification was sent under \(replay.key)")
+            }
+            return .json(["sent": result.sent, "acknowledged": result.acknowledged])
+        }
         let faults = FaultSwitch()
         self.faults = faults
         router.add("POST", "/sandbox/faults") { request, _ in

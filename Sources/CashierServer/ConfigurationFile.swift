@@ -24,7 +24,9 @@ import WeChatPay
 ///   "applepay": {"merchant_identifier": "merchant.com.example", "country_code": "CN", "display_name": "Example",
 ///                "supported_networks": ["chinaUnionPay", "visa"], "processing_certificate_file": "keys/apple.pem",
 ///                "processing_key_file": "keys/apple.key", "processor": "sandbox"},
-///   "catalog_file": "catalog.json",
+///   "catalog_file": "catalog.json", "database_pool_size": 10,
+///   "jobs": {"query_after_seconds": 10, "query_interval_seconds": 5, "expiry_interval_seconds": 30,
+///            "webhook_interval_seconds": 1, "lease_seconds": 120},
 ///   "webhook": {"url": "https://shop.example.com/hooks/cashier", "secret_env": "CASHIER_WEBHOOK_SECRET"}
 /// }
 /// ```
@@ -32,6 +34,8 @@ public struct ConfigurationFile: Sendable {
     public let configuration: MerchantConfiguration
     public let port: UInt16
     public let database: String
+    /// PostgreSQL connections this instance keeps (`database_pool_size`, default 10).
+    public let databasePoolSize: Int
 
     /// A configuration problem: `path` names the field.
     public struct Problem: Error, CustomStringConvertible, Sendable {
@@ -187,11 +191,29 @@ public struct ConfigurationFile: Sendable {
             guard let url = try reader.url(webhook, "url", "webhook.") else { throw Problem(path: "webhook.url", reason: "is missing") }
             configuration.webhook = .init(url: url, secret: try reader.secret(webhook, "secret", "webhook."))
         }
+        if let jobs = root["jobs"] as? [String: Any] {
+            func seconds(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
+                guard let value = jobs[key] else { return nil }
+                guard let number = value as? Int, range.contains(number) else {
+                    throw Problem(
+                        path: "jobs." + key, reason: "must be a whole number of seconds, \(range.lowerBound) to \(range.upperBound)")
+                }
+                return number
+            }
+            if let value = try seconds("query_after_seconds", 0...86_400) { configuration.queryAfter = TimeInterval(value) }
+            if let value = try seconds("query_interval_seconds", 1...3_600) { configuration.queryInterval = .seconds(value) }
+            if let value = try seconds("expiry_interval_seconds", 1...3_600) { configuration.expiryInterval = .seconds(value) }
+            if let value = try seconds("webhook_interval_seconds", 1...3_600) { configuration.webhookInterval = .seconds(value) }
+            if let value = try seconds("lease_seconds", 1...3_600) { configuration.jobLease = TimeInterval(value) }
+        }
         let port = root["port"] as? Int ?? 8080
         guard (0...65_535).contains(port) else { throw Problem(path: "port", reason: "must be 0 to 65535") }
         self.configuration = configuration
         self.port = UInt16(port)
         self.database = try reader.string(root, "database", "", required: false) ?? "cashier.db"
+        let poolSize = root["database_pool_size"] as? Int ?? 10
+        guard (1...200).contains(poolSize) else { throw Problem(path: "database_pool_size", reason: "must be 1 to 200") }
+        self.databasePoolSize = poolSize
     }
 
     /// `wechat_v3`: the merchant's API certificate serial and key, the APIv3 key, and either

@@ -131,6 +131,9 @@ public struct MerchantConfiguration: Sendable {
     public var webhook: WebhookDispatcher.Endpoint?
     /// How often the webhook outbox is checked.
     public var webhookInterval: Duration = .seconds(1)
+    /// How long an instance holds a job's lease or a claimed webhook before another instance
+    /// sharing the database may take it over (when this one died).
+    public var jobLease: TimeInterval = 120
     /// How often expired unpaid orders are looked for and closed.
     public var expiryInterval: Duration = .seconds(30)
 

@@ -72,13 +72,14 @@ public final class MerchantServer: Sendable {
         let metrics = self.metrics
         let store = self.store
         let holder = instanceID
+        let jobLease = configuration.jobLease
         /// Runs `body` every `interval` until stopped, counting each run for `/metrics`. With
         /// `exclusive`, only while this instance holds the job's lease in the store: instances
         /// sharing a database run it one at a time, and another takes over when the holder dies.
         func every(_ interval: Duration, _ job: String, exclusive: Bool = true, _ body: @escaping @Sendable () async -> Void)
             -> Task<Void, Never>
         {
-            let lease = max(30, 3 * Double(interval.components.seconds))
+            let lease = max(jobLease, 3 * Double(interval.components.seconds))
             return Task {
                 while !Task.isCancelled {
                     var mine = true
@@ -98,7 +99,7 @@ public final class MerchantServer: Sendable {
             every(configuration.queryInterval, "query_fallback") { _ = try? await api.queryPending(schedule: schedule) },
         ]
         if let endpoint = configuration.webhook {
-            let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store) { delivered in
+            let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store, lease: jobLease) { delivered in
                 metrics.increment("cashier_webhook_deliveries_total", ["result": delivered ? "delivered" : "failed"])
             }
             // Messages are claimed one by one: every instance may deliver.

@@ -29,8 +29,9 @@ public struct WebhookDispatcher: Sendable {
 
     public init(
         endpoint: Endpoint, store: any OrderStore, transport: any HTTPTransport = URLSessionTransport(), backoff: TimeInterval = 5,
-        maximumAttempts: Int = 30, onAttempt: @escaping @Sendable (_ delivered: Bool) -> Void = { _ in }
+        maximumAttempts: Int = 30, lease: TimeInterval = 120, onAttempt: @escaping @Sendable (_ delivered: Bool) -> Void = { _ in }
     ) {
+        self.lease = lease
         self.onAttempt = onAttempt
         self.endpoint = endpoint
         self.store = store
@@ -39,13 +40,16 @@ public struct WebhookDispatcher: Sendable {
         self.maximumAttempts = maximumAttempts
     }
 
+    /// How long a claimed message stays this dispatcher's before another may send it.
+    let lease: TimeInterval
+
     /// Sends what is due now. - Returns: how many were delivered.
     @discardableResult
     public func deliverDue(now: Date = Date(), limit: Int = 50) async throws -> Int {
         var sent = 0
         // Claimed for a while: instances sharing the database do not send the same message at
         // once, and a crashed instance's messages come back to the others when the lease ends.
-        for message in try await store.claimOutbox(now: now, limit: limit, lease: 120) {
+        for message in try await store.claimOutbox(now: now, limit: limit, lease: lease) {
             let body = Array(message.payload.utf8)
             var headers = HTTPHeaders()
             headers.add("Content-Type", "application/json")

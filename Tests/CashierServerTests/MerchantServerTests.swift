@@ -5,6 +5,7 @@ import CashierCrypto
 import CashierSandbox
 import CashierStore
 import Foundation
+import TestSupport
 import Testing
 import WeChatPay
 
@@ -294,7 +295,7 @@ import WeChatPay
     }
 
     @Test func theMerchantHearsOfThePaymentByWebhook() async throws {
-        let receiver = try WebhookTests.Receiver(failures: 0)
+        let receiver = try WebhookReceiver(failures: 0)
         let fixture = try await Fixture(webhook: .init(url: receiver.url, secret: "whsec_e2e"))
         let order = try await fixture.createOrder(amount: "7.00")
         let id = try #require(order["id"] as? String)

@@ -4,49 +4,18 @@ import CashierServer
 import CashierStore
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Outgoing webhooks: signed, retried with backoff until a 2xx, one event id per event.
 @Suite struct WebhookTests {
-    /// A merchant endpoint that fails the first `failures` deliveries.
-    final class Receiver: Sendable {
-        struct Delivery: Sendable {
-            let body: [UInt8]
-            let signature: String
-            let eventID: String
-        }
-
-        let server: HTTPServer
-
-        init(failures: Int) throws {
-            let box = Box()
-            server = HTTPServer(configuration: .init()) { request in
-                let count = box.deliveries.withLock { list in
-                    list.append(
-                        Delivery(
-                            body: request.body, signature: request.headers["Cashier-Signature"] ?? "",
-                            eventID: request.headers["Cashier-Event-Id"] ?? ""))
-                    return list.count
-                }
-                return count <= failures ? .text("down", status: 503) : .text("ok")
-            }
-            self.box = box
-            try server.start()
-        }
-
-        final class Box: Sendable { let deliveries = Mutex<[Delivery]>([]) }
-        let box: Box
-        var received: [Delivery] { box.deliveries.withLock { $0 } }
-        var url: URL { URL(string: "http://127.0.0.1:\(server.port)/hooks")! }
-    }
-
     @Test func signedRetriedAndDeliveredOnce() async throws {
         let store = try SQLiteOrderStore(path: ":memory:")
         try await store.migrate()
         let order = try await store.create(
             NewOrder(id: "ord_w", outTradeNo: "Cw", total: Money(minorUnits: 100, currency: .cny), description: "tea", clientSecret: "s"))
         _ = try await store.apply(.paymentSucceeded, to: order.id, refunded: nil, record: .init(kind: "notification"), now: Date())
-        let receiver = try Receiver(failures: 1)
+        let receiver = try WebhookReceiver(failures: 1)
         let dispatcher = WebhookDispatcher(endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store, backoff: 60)
         let now = Date()
         #expect(try await dispatcher.deliverDue(now: now) == 0)  // 503: rescheduled a minute later
