@@ -13,6 +13,8 @@ struct MerchantAPI: Sendable {
     let store: any OrderStore
     let listening: ListeningPort
     let metrics: ServerMetrics
+    /// This process among the instances sharing a database (job leases, `/healthz`).
+    let instanceID: String
 
     /// Where providers send notifications.
     var notifyBase: String {
@@ -22,7 +24,7 @@ struct MerchantAPI: Sendable {
     enum Caller { case secret, publishable }
 
     func register(on router: inout Router) {
-        router.add("GET", "/healthz") { _, _ in .json(["status": "ok"]) }
+        router.add("GET", "/healthz") { _, _ in .json(["status": "ok", "instance": self.instanceID]) }
         router.add("GET", "/openapi.json") { _, _ in
             let data =
                 (try? JSONSerialization.data(withJSONObject: OpenAPIDocument.json(version: CashierVersion.current), options: [.sortedKeys]))

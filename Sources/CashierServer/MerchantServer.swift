@@ -32,7 +32,9 @@ public final class MerchantServer: Sendable {
         self.store = store
         let listening = ListeningPort()
         let metrics = ServerMetrics()
-        let api = MerchantAPI(configuration: configuration, store: store, listening: listening, metrics: metrics)
+        let instanceID = "instance-" + UUID().uuidString.lowercased()
+        self.instanceID = instanceID
+        let api = MerchantAPI(configuration: configuration, store: store, listening: listening, metrics: metrics, instanceID: instanceID)
         self.api = api
         var router = Router()
         api.register(on: &router)
@@ -109,8 +111,8 @@ public final class MerchantServer: Sendable {
     }
 
     private let querySchedule = QueryFallbackSchedule()
-    /// Who holds a job's lease in the store.
-    private let instanceID = "instance-" + UUID().uuidString.lowercased()
+    /// Who holds a job's lease in the store; `/healthz` names it.
+    public let instanceID: String
 
     /// Asks the providers about pending payments whose turn has come (what the query-fallback job
     /// runs every ``MerchantConfiguration/queryInterval``). - Returns: how many were found paid.

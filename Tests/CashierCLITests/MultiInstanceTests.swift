@@ -12,7 +12,7 @@ import Testing
     static let wechatKey = "192006250b4c09247ec02edce69f6a2d"  // the sandbox's test merchant (TEST KEY)
     static let secretKey = "sk_test_" + String(repeating: "m", count: 24)
 
-    func start(_ arguments: [String], environment: [String: String] = [:], output: Pipe = Pipe()) throws -> Process {
+    static func start(_ arguments: [String], environment: [String: String] = [:], output: Pipe = Pipe()) throws -> Process {
         let process = Process()
         process.executableURL = SandboxCommandTests.binary
         process.arguments = arguments
@@ -23,7 +23,7 @@ import Testing
         return process
     }
 
-    func send(_ method: String, _ url: String, _ body: Any? = nil, key: String? = nil) async throws -> (Int, [String: Any]) {
+    static func send(_ method: String, _ url: String, _ body: Any? = nil, key: String? = nil) async throws -> (Int, [String: Any]) {
         var headers = HTTPHeaders()
         if let key { headers.add("Authorization", "Bearer \(key)") }
         let response = try await URLSessionTransport().send(
@@ -33,96 +33,139 @@ import Testing
         return (response.status, (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:])
     }
 
-    @Test(.enabled(if: TestPostgres.url != nil, "needs the PostgreSQL test cluster (scripts/with-pg)"), .timeLimit(.minutes(2)))
-    func threeInstancesOnOnePostgresPayOnceAndLoseNothing() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: SandboxCommandTests.binary.path), "build the cashier executable first")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-multi-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try await TestPostgres.freshDatabase()
+    /// A sandbox, a webhook receiver and `count` instances of `cashier serve --config` on one
+    /// fresh PostgreSQL database, each on its own port.
+    final class Cluster {
+        let folder: URL
+        let database: String
+        let sandboxURL: String
+        let receiver: WebhookReceiver
+        let bases: [String]
+        let ports: [Int]
+        let store: PostgresOrderStore
+        private(set) var processes: [Process] = []
 
-        // The providers: one sandbox for all three instances.
-        let sandboxReady = folder.appendingPathComponent("sandbox.json")
-        let sandbox = try start(["sandbox", "--ready-file", sandboxReady.path, "--time-scale", "0.001"])
-        defer { stopForGood(sandbox) }
-        let providers = try #require(try await readyFile(sandboxReady))
-        let sandboxURL = try #require(providers["sandbox_url"])
-
-        // The merchant's webhook endpoint, and three instances sharing one configuration.
-        let receiver = try WebhookReceiver(failures: 0)
-        let ports = try await runSubprocess(
-            "/usr/bin/python3",
-            [
-                "-c",
-                "import socket\nss=[socket.socket() for _ in range(3)]\n[s.bind(('127.0.0.1',0)) for s in ss]\nprint(' '.join(str(s.getsockname()[1]) for s in ss))",
+        /// - Parameter publicPort: where the providers reach the instances (a balancer); default the first instance.
+        init(instances count: Int, publicPort: Int? = nil, ports: [Int]) async throws {
+            try #require(
+                FileManager.default.isExecutableFile(atPath: SandboxCommandTests.binary.path), "build the cashier executable first")
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-multi-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            database = try await TestPostgres.freshDatabase()
+            self.ports = ports
+            let sandboxReady = folder.appendingPathComponent("sandbox.json")
+            processes.append(try MultiInstanceTests.start(["sandbox", "--ready-file", sandboxReady.path, "--time-scale", "0.001"]))
+            let providers = try #require(try await readyFile(sandboxReady))
+            sandboxURL = try #require(providers["sandbox_url"])
+            receiver = try WebhookReceiver(failures: 0)
+            bases = ports.prefix(count).map { "http://127.0.0.1:\($0)" }
+            let config: [String: Any] = [
+                "public_base_url": "http://127.0.0.1:\(publicPort ?? ports[0])", "secret_key_env": "CASHIER_SECRET_KEY",
+                "publishable_key": "pk_test_multi", "database": database, "database_pool_size": 4,
+                "wechat": [
+                    "appid": "wxd930ea5d5a258f4f", "mch_id": "10000100", "api_key_env": "WECHAT_API_KEY",
+                    "base_url": providers["wechat_v2_url"] ?? "",
+                ],
+                "webhook": ["url": receiver.url.absoluteString, "secret_env": "HOOK_SECRET"],
+                "jobs": [
+                    "query_after_seconds": 0, "query_interval_seconds": 1, "expiry_interval_seconds": 1, "webhook_interval_seconds": 1,
+                    "lease_seconds": 2,
+                ],
             ]
-        ).stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        try #require(ports.count == 3)
-        let bases = ports.map { "http://127.0.0.1:\($0)" }
-        let config: [String: Any] = [
-            "public_base_url": bases[0], "secret_key_env": "CASHIER_SECRET_KEY", "publishable_key": "pk_test_multi",
-            "database": database, "database_pool_size": 4,
-            "wechat": [
-                "appid": "wxd930ea5d5a258f4f", "mch_id": "10000100", "api_key_env": "WECHAT_API_KEY",
-                "base_url": providers["wechat_v2_url"] ?? "",
-            ],
-            "webhook": ["url": receiver.url.absoluteString, "secret_env": "HOOK_SECRET"],
-            "jobs": [
-                "query_after_seconds": 0, "query_interval_seconds": 1, "expiry_interval_seconds": 1, "webhook_interval_seconds": 1,
-                "lease_seconds": 2,
-            ],
-        ]
-        let configFile = folder.appendingPathComponent("cashier.json")
-        try JSONSerialization.data(withJSONObject: config).write(to: configFile)
-        let environment = ["CASHIER_SECRET_KEY": Self.secretKey, "WECHAT_API_KEY": Self.wechatKey, "HOOK_SECRET": "whsec_multi"]
-        var instances: [Process] = []
-        defer { instances.forEach(stopForGood) }
-        for (index, port) in ports.enumerated() {
-            let ready = folder.appendingPathComponent("ready-\(index).json")
-            instances.append(
-                try start(
-                    ["serve", "--config", configFile.path, "--port", String(port), "--ready-file", ready.path], environment: environment))
-            try #require(try await readyFile(ready) != nil, "instance \(index) did not start")
+            let configFile = folder.appendingPathComponent("cashier.json")
+            try JSONSerialization.data(withJSONObject: config).write(to: configFile)
+            let environment = [
+                "CASHIER_SECRET_KEY": MultiInstanceTests.secretKey, "WECHAT_API_KEY": MultiInstanceTests.wechatKey,
+                "HOOK_SECRET": "whsec_multi",
+            ]
+            for (index, port) in ports.prefix(count).enumerated() {
+                let ready = folder.appendingPathComponent("ready-\(index).json")
+                processes.append(
+                    try MultiInstanceTests.start(
+                        ["serve", "--config", configFile.path, "--port", String(port), "--ready-file", ready.path], environment: environment
+                    ))
+                try #require(try await readyFile(ready) != nil, "instance \(index) did not start")
+            }
+            store = try await PostgresOrderStore(url: database, poolSize: 2)
         }
 
-        // Orders through different instances; B is paid first, to be refunded during the storm.
+        /// The instance processes, in port order.
+        var instances: ArraySlice<Process> { processes.dropFirst() }
+
+        /// Places an order through `base` and starts its WeChat Native payment.
         func order(_ amount: String, via base: String) async throws -> (id: String, number: String) {
-            let (status, object) = try await send(
-                "POST", base + "/v1/orders", ["items": [["label": "Latte", "amount": amount]], "currency": "CNY"], key: Self.secretKey)
+            let (status, object) = try await MultiInstanceTests.send(
+                "POST", base + "/v1/orders", ["items": [["label": "Latte", "amount": amount]], "currency": "CNY"],
+                key: MultiInstanceTests.secretKey)
             try #require(status == 201, "\(object)")
             let id = object["id"] as? String ?? ""
-            _ = try await send("POST", base + "/v1/orders/\(id)/payments", ["method": "wechat.native"], key: Self.secretKey)
+            _ = try await MultiInstanceTests.send(
+                "POST", base + "/v1/orders/\(id)/payments", ["method": "wechat.native"], key: MultiInstanceTests.secretKey)
             return (id, object["out_trade_no"] as? String ?? "")
         }
-        let a = try await order("12.00", via: bases[1])
-        let b = try await order("30.00", via: bases[2])
-        _ = try await send("POST", sandboxURL + "sandbox/pay", ["provider": "wechat", "out_trade_no": b.number, "outcome": "success"])
-        let store = try await PostgresOrderStore(url: database, poolSize: 2)
-        for _ in 0..<500 where try await store.order(id: b.id)?.status != .paid { try await Task.sleep(for: .milliseconds(20)) }
-        try #require(try await store.order(id: b.id)?.status == .paid)
+
+        func pay(_ number: String) async throws {
+            _ = try await MultiInstanceTests.send(
+                "POST", sandboxURL + "sandbox/pay", ["provider": "wechat", "out_trade_no": number, "outcome": "success"])
+        }
+
+        func waitFor(_ id: String, _ status: PaymentStatus) async throws -> Bool {
+            for _ in 0..<500 where try await store.order(id: id)?.status != status { try await Task.sleep(for: .milliseconds(20)) }
+            return try await store.order(id: id)?.status == status
+        }
+
+        func stop() {
+            processes.forEach(stopForGood)
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    static func freePorts(_ count: Int) async throws -> [Int] {
+        let script =
+            "import socket\nss=[socket.socket() for _ in range(\(count))]\n[s.bind(('127.0.0.1',0)) for s in ss]\nprint(' '.join(str(s.getsockname()[1]) for s in ss))"
+        let ports = try await runSubprocess("/usr/bin/python3", ["-c", script]).stdout.split(separator: " ")
+            .compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        try #require(ports.count == count)
+        return ports
+    }
+
+    @Test(.enabled(if: TestPostgres.url != nil, "needs the PostgreSQL test cluster (scripts/with-pg)"), .timeLimit(.minutes(2)))
+    func threeInstancesOnOnePostgresPayOnceAndLoseNothing() async throws {
+        let cluster = try await Cluster(instances: 3, ports: try await Self.freePorts(3))
+        defer { cluster.stop() }
+        let bases = cluster.bases
+        let sandboxURL = cluster.sandboxURL
+        let store = cluster.store
+        let receiver = cluster.receiver
+
+        // Orders through different instances; B is paid first, to be refunded during the storm.
+        let a = try await cluster.order("12.00", via: bases[1])
+        let b = try await cluster.order("30.00", via: bases[2])
+        try await cluster.pay(b.number)
+        try #require(try await cluster.waitFor(b.id, .paid))
 
         // A is paid at WeChat: its notification goes to instance 0, then 100 copies spread over
         // all three at once, while B is refunded twice (with notification storms of their own),
         // every instance reads the orders (query fallback) — and instance 1 is killed midway.
-        _ = try await send("POST", sandboxURL + "sandbox/pay", ["provider": "wechat", "out_trade_no": a.number, "outcome": "success"])
+        try await cluster.pay(a.number)
         let notifyURLs = bases.map { $0 + "/notify/wechat/v2" }
-        let victim = instances[1].processIdentifier
+        let victim = cluster.instances[cluster.instances.startIndex + 1].processIdentifier
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                let (status, replayed) = try await send(
+                let (status, replayed) = try await Self.send(
                     "POST", sandboxURL + "sandbox/replay", ["key": a.number, "copies": 100, "urls": notifyURLs])
                 #expect(status == 200 && replayed["sent"] as? Int == 100, "\(replayed)")
             }
             group.addTask {
                 for (index, amount) in ["5.00", "7.00"].enumerated() {
-                    let (status, _) = try await send(
+                    let (status, _) = try await Self.send(
                         "POST", bases[2 - index * 2] + "/v1/orders/\(b.id)/refunds", ["amount": amount], key: Self.secretKey)
                     #expect(status == 200)
                 }
             }
             group.addTask {
                 for _ in 0..<10 {
-                    for base in bases { _ = try? await send("GET", base + "/v1/orders/\(a.id)", key: Self.secretKey) }
+                    for base in bases { _ = try? await Self.send("GET", base + "/v1/orders/\(a.id)", key: Self.secretKey) }
                 }
             }
             group.addTask {
@@ -135,13 +178,13 @@ import Testing
             guard event.kind == "refund" else { return nil }
             return (try? JSONSerialization.jsonObject(with: Data(event.detail.utf8)) as? [String: String])?["request_no"]
         }) {
-            _ = try await send(
+            _ = try await Self.send(
                 "POST", sandboxURL + "sandbox/replay",
                 ["key": number, "copies": 20, "urls": [bases[0], bases[2]].map { $0 + "/notify/wechat/v2/refund" }])
         }
 
         // Paid once; refunded exactly what was asked; every webhook delivered by the survivors.
-        for _ in 0..<500 where try await store.order(id: a.id)?.status != .paid { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(try await cluster.waitFor(a.id, .paid))
         let events = try await store.events(orderID: a.id)
         #expect(events.filter { $0.to == .paid }.count == 1)
         #expect(events.filter { $0.kind == "notification_duplicate" }.count >= 60)
@@ -168,5 +211,70 @@ import Testing
         #expect(delivered["order.paid \(b.id)"]?.count == 1)
         #expect(delivered["order.refunded \(b.id)"]?.count == 2)
         #expect(try await store.dueOutbox(now: Date().addingTimeInterval(3600), limit: 100).isEmpty)  // nothing left behind
+    }
+
+    static let nginx = "/usr/sbin/nginx"
+
+    /// deploy/nginx.conf, as shipped, on loopback in front of two instances: requests spread over
+    /// both, the provider's notification arrives through it, and an instance killed with SIGKILL
+    /// is routed around.
+    @Test(
+        .enabled(if: TestPostgres.url != nil, "needs the PostgreSQL test cluster (scripts/with-pg)"),
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: MultiInstanceTests.nginx), "nginx is not installed (scripts/install-deps)"),
+        .timeLimit(.minutes(2)))
+    func theShippedNginxConfigurationBalancesInstances() async throws {
+        let ports = try await Self.freePorts(3)
+        let cluster = try await Cluster(instances: 2, publicPort: ports[2], ports: ports)
+        defer { cluster.stop() }
+        // The shipped file, with only its three addresses changed to this run's ports.
+        let shipped = try String(contentsOf: packageRoot.appendingPathComponent("deploy/nginx.conf"), encoding: .utf8)
+        let rendered = shipped.replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(ports[2])")
+            .replacingOccurrences(of: "127.0.0.1:8081", with: "127.0.0.1:\(ports[0])")
+            .replacingOccurrences(of: "127.0.0.1:8082", with: "127.0.0.1:\(ports[1])")
+        #expect(rendered != shipped)
+        let prefix = cluster.folder.appendingPathComponent("nginx")
+        try FileManager.default.createDirectory(at: prefix, withIntermediateDirectories: true)
+        try rendered.write(to: prefix.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+        let checked = try await runSubprocess(
+            Self.nginx,
+            [
+                "-t", "-p", prefix.path, "-c", prefix.appendingPathComponent("nginx.conf").path, "-g",
+                "pid \(prefix.path)/nginx.pid; error_log \(prefix.path)/error.log;",
+            ])
+        #expect(checked.status == 0, "\(checked.stderr)")
+        let balancer = Process()
+        balancer.executableURL = URL(fileURLWithPath: Self.nginx)
+        balancer.arguments = [
+            "-p", prefix.path, "-c", prefix.appendingPathComponent("nginx.conf").path, "-g",
+            "daemon off; master_process off; pid \(prefix.path)/nginx.pid; error_log \(prefix.path)/error.log;",
+        ]
+        try balancer.run()
+        defer { stopForGood(balancer) }
+        let front = "http://127.0.0.1:\(ports[2])"
+        var instancesSeen = Set<String>()
+        for _ in 0..<200 {
+            if let (status, health) = try? await Self.send("GET", front + "/healthz"), status == 200, let id = health["instance"] as? String
+            {
+                instancesSeen.insert(id)
+                if instancesSeen.count == 2 { break }
+            } else {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        #expect(instancesSeen.count == 2, "requests through nginx reached \(instancesSeen.count) instance(s)")
+
+        // Through the balancer: the order, its payment, and WeChat's notification (public_base_url is nginx).
+        let order = try await cluster.order("9.90", via: front)
+        try await cluster.pay(order.number)
+        #expect(try await cluster.waitFor(order.id, .paid))
+        #expect(try await cluster.store.events(orderID: order.id).contains { $0.kind == "notification" && $0.to == .paid })
+
+        // One instance dies: nginx routes around it.
+        kill(cluster.instances[cluster.instances.startIndex].processIdentifier, SIGKILL)
+        for _ in 0..<6 {
+            let (status, object) = try await Self.send("GET", front + "/v1/orders/\(order.id)", key: Self.secretKey)
+            #expect(status == 200 && object["status"] as? String == "paid")
+        }
     }
 }
