@@ -42,6 +42,7 @@ bench: deps
 	.build/release/cashier-bench alipay
 	.build/release/cashier-bench applepay
 	.build/release/cashier-bench server
+	scripts/with-pg sh -c '.build/release/cashier-bench server --db "$$CASHIER_TEST_PG_URL" && .build/release/cashier-bench server --db "$$CASHIER_TEST_PG_URL" --instances 3'
 
 ## check-long: everything `make test` runs, then the slow suites (today: the benchmarks)
 check-long: test bench

@@ -11,8 +11,11 @@ import WeChatPay
 /// commit each), loaded by `wrk` on loopback for a bounded time, against the durable single-row
 /// SQLite commits per second measured in the same run, and against a bare route on the same server.
 enum ServerSuite {
-    static func run(seconds: Int, report: (String) -> Void) throws {
-        let lines = try blocking { try await measure(seconds: seconds) }
+    static func run(seconds: Int, database: String?, instances: Int, report: (String) -> Void) throws {
+        let lines = try blocking {
+            if let database { return try await measurePostgres(seconds: seconds, url: database, instances: instances) }
+            return try await measure(seconds: seconds)
+        }
         lines.forEach(report)
     }
 
@@ -44,13 +47,37 @@ enum ServerSuite {
         try await server.start()
         defer { Task { await server.stop() } }
 
-        // 200 orders and a signed payment notification for each: the first of each moves an order
-        // to paid, the rest are duplicates that are verified and logged — one commit each way.
+        let script = try await notificationScript(store: store, merchant: merchant, folder: folder)
+        let base = server.baseURL.absoluteString
+        let commitsBefore = store.commitCount
+        let notify = try wrk(["-t2", "-c16", "-d\(seconds)s", "--latency", "-s", script.path, base + "/notify/wechat/v2"])
+        let hello = try wrk(["-t2", "-c16", "-d\(seconds)s", base + "/healthz"])
+        let rss = residentMegabytes()
+
+        // The baseline: durable single-row commits on the same disk, one transaction each.
+        let commitRate = try SQLiteOrderStore.singleRowCommitRate(
+            path: folder.appendingPathComponent("baseline.db").path, duration: .seconds(seconds))
+        return [
+            String(
+                format:
+                    "server-notify ratio=%.2f notify_ops=%.0f sqlite_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f rss_mb=%.0f "
+                    + "commits_per_notification=%.2f",
+                notify.rate / commitRate, notify.rate, commitRate, notify.p50, notify.p99, rss,
+                Double(store.commitCount - commitsBefore) / notify.requests),
+            String(format: "server-hello ratio=%.2f notify_ops=%.0f hello_ops=%.0f", notify.rate / hello.rate, notify.rate, hello.rate),
+        ]
+    }
+
+    /// 200 orders and a signed payment notification for each: the first of each moves an order
+    /// to paid, the rest are duplicates that are verified and logged — one commit each way.
+    /// - Returns: the wrk script that posts them in turn.
+    static func notificationScript(store: any OrderStore, merchant: WeChatPay.V2.Merchant, folder: URL) async throws -> URL {
         var bodies: [String] = []
+        let run = SecureRandom.alphanumeric(count: 8)  // orders of earlier runs may share the database
         for index in 0..<200 {
             let order = try await store.create(
                 NewOrder(
-                    id: "ord_bench_\(index)", outTradeNo: "CBENCH\(index)", total: Money(minorUnits: 1275, currency: .cny),
+                    id: "ord_bench_\(run)_\(index)", outTradeNo: "CBENCH\(run)\(index)", total: Money(minorUnits: 1275, currency: .cny),
                     description: "bench",
                     clientSecret: "s"))
             var fields: [(String, String)] = [
@@ -74,24 +101,50 @@ enum ServerSuite {
           return wrk.format(nil, nil, nil, bodies[(n % #bodies) + 1])
         end
         """.write(to: script, atomically: true, encoding: .utf8)
+        return script
+    }
 
-        let base = server.baseURL.absoluteString
-        let commitsBefore = store.commitCount
-        let notify = try wrk(["-t2", "-c16", "-d\(seconds)s", "--latency", "-s", script.path, base + "/notify/wechat/v2"])
-        let hello = try wrk(["-t2", "-c16", "-d\(seconds)s", base + "/healthz"])
-        let rss = residentMegabytes()
-
-        // The baseline: durable single-row commits on the same disk, one transaction each.
-        let commitRate = try SQLiteOrderStore.singleRowCommitRate(
-            path: folder.appendingPathComponent("baseline.db").path, duration: .seconds(seconds))
+    /// `--db postgres://…`: `instances` merchant servers in this process, each with its own
+    /// connection pool on the one database, loaded together (16 wrk connections split among them),
+    /// against single-row durable PostgreSQL commits measured in the same run.
+    static func measurePostgres(seconds: Int, url: String, instances: Int) async throws -> [String] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-bench-pg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
+        let keys = MerchantConfiguration.generateKeys()
+        var servers: [MerchantServer] = []
+        var stores: [PostgresOrderStore] = []
+        for _ in 0..<instances {
+            let store = try await PostgresOrderStore(url: url, poolSize: 8)
+            try await store.migrate()
+            stores.append(store)
+            let server = MerchantServer(
+                configuration: MerchantConfiguration(
+                    secretKey: keys.secret, publishableKey: keys.publishable, wechat: .init(merchant: merchant)),
+                store: store)
+            try await server.start()
+            servers.append(server)
+        }
+        let running = servers
+        defer { Task { for server in running { await server.stop() } } }
+        let script = try await notificationScript(store: stores[0], merchant: merchant, folder: folder)
+        let results = try await withThrowingTaskGroup(of: (rate: Double, p50: Double, p99: Double, requests: Double).self) { group in
+            for (index, server) in servers.enumerated() {
+                let connections = 16 / instances + (index < 16 % instances ? 1 : 0)
+                let target = server.baseURL.absoluteString + "/notify/wechat/v2"
+                group.addTask {
+                    try wrk(["-t1", "-c\(max(1, connections))", "-d\(seconds)s", "--latency", "-s", script.path, target])
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let rate = results.map(\.rate).reduce(0, +)
+        let commitRate = try PostgresOrderStore.singleRowCommitRate(url: url, duration: .seconds(seconds))
         return [
             String(
-                format:
-                    "server-notify ratio=%.2f notify_ops=%.0f sqlite_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f rss_mb=%.0f "
-                    + "commits_per_notification=%.2f",
-                notify.rate / commitRate, notify.rate, commitRate, notify.p50, notify.p99, rss,
-                Double(store.commitCount - commitsBefore) / notify.requests),
-            String(format: "server-hello ratio=%.2f notify_ops=%.0f hello_ops=%.0f", notify.rate / hello.rate, notify.rate, hello.rate),
+                format: "server-notify-pg ratio=%.2f instances=%d notify_ops=%.0f pg_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f",
+                rate / commitRate, instances, rate, commitRate, results.map(\.p50).max() ?? 0, results.map(\.p99).max() ?? 0)
         ]
     }
 

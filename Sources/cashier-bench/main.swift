@@ -1,27 +1,37 @@
 import Foundation
 
 /// `swift run -c release cashier-bench <suite> [--seconds N]`
+/// `cashier-bench server [--db postgres://…] [--instances N]` — the merchant server on SQLite, or on
+/// PostgreSQL with N instances sharing it.
 ///
 /// Every suite prints one line per figure, `<name> ratio=<cashier ÷ baseline> …`, where the
 /// baseline is measured in the same run on the same machine (timings here are noisy; only
 /// ratios are comparable across runs).
+var arguments = Array(CommandLine.arguments.dropFirst())
+
+/// Removes `--name VALUE` from the arguments and returns VALUE.
+@MainActor func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    defer { arguments.removeSubrange(index...(index + 1)) }
+    return arguments[index + 1]
+}
+
+let seconds = option("--seconds").flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 2
+let database = option("--db")
+let instances = option("--instances").flatMap(Int.init).flatMap { (1...8).contains($0) ? $0 : nil } ?? 1
+
 let suites: [String: (Int, (String) -> Void) throws -> Void] = [
     "crypto": CryptoSuite.run,
     "wechat": WeChatSuite.run,
     "alipay": AlipaySuite.run,
     "applepay": ApplePaySuite.run,
-    "server": ServerSuite.run,
+    "server": { seconds, report in try ServerSuite.run(seconds: seconds, database: database, instances: instances, report: report) },
 ]
 
-var arguments = Array(CommandLine.arguments.dropFirst())
-var seconds = 2
-if let index = arguments.firstIndex(of: "--seconds"), index + 1 < arguments.count, let value = Int(arguments[index + 1]), value > 0 {
-    seconds = value
-    arguments.removeSubrange(index...(index + 1))
-}
 guard arguments.count == 1, let suite = suites[arguments[0]] else {
     let names = suites.keys.sorted().joined(separator: "|")
-    FileHandle.standardError.write(Data("usage: cashier-bench <\(names)> [--seconds N]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: cashier-bench <\(names)> [--seconds N]   (server: [--db postgres://…] [--instances 1…8])\n".utf8))
     exit(2)
 }
 do {

@@ -20,6 +20,8 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
             PQfinish(handle)
             throw StoreError(.unavailable, "cannot connect to PostgreSQL at \(Self.redacted(url)): \(message)")
         }
+        // NOTICEs ("relation already exists, skipping") are not errors: keep them off stderr.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         self.handle = handle
         queue = DispatchQueue(label: "cashier.postgres")
     }

@@ -84,6 +84,25 @@ public final class PostgresOrderStore: SQLOrderStore {
         pool.release(try await pool.acquire())
     }
 
+    /// The baseline for `cashier-bench server --db`: durable single-row commits per second — one
+    /// `INSERT` per `BEGIN … COMMIT` on one connection, `synchronous_commit` as the server has it —
+    /// measured for `duration` in a scratch table (`cashier_bench_baseline`, dropped afterwards).
+    public static func singleRowCommitRate(url: String, duration: Duration) throws -> Double {
+        let connection = try PostgresConnection(url: url)
+        try connection.execute("CREATE TABLE IF NOT EXISTS cashier_bench_baseline (n BIGINT)")
+        defer { try? connection.execute("DROP TABLE IF EXISTS cashier_bench_baseline") }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var commits = 0
+        while clock.now - start < duration {
+            try connection.execute("BEGIN")
+            try connection.query("INSERT INTO cashier_bench_baseline (n) VALUES (?)", [.integer(Int64(commits))])
+            try connection.execute("COMMIT")
+            commits += 1
+        }
+        return Double(commits) / ((clock.now - start) / .seconds(1))
+    }
+
     public func withTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
         try await run(transaction: true, body)
     }
