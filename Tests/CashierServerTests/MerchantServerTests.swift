@@ -328,12 +328,12 @@ import WeChatPay
         // The job itself runs every minute here; the test runs it as of a time past the expiry.
         let fixture = try await Fixture()
         let result = try await fixture.call(
-            "POST", "/v1/orders", json: ["items": [["label": "Tea", "amount": "2.00"]], "currency": "CNY", "expires_in": 2])
+            "POST", "/v1/orders", json: ["items": [["label": "Tea", "amount": "2.00"]], "currency": "CNY", "expires_in": 600])
         let id = try #require(result.object["id"] as? String)
         let paidSoon = try await fixture.createOrder(amount: "2.00")  // two hours to live: untouched
         let started = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"])
         try #require(started.status == 200, "the payment must start before the order expires")
-        #expect(try await fixture.server.closeExpiredOrders(now: Date().addingTimeInterval(5)) == 1)
+        #expect(try await fixture.server.closeExpiredOrders(now: Date().addingTimeInterval(700)) == 1)
         #expect(try await fixture.call("GET", "/v1/orders/\(id)").object["status"] as? String == "closed")
         #expect(await fixture.sandbox.wechatV2.tradeState(outTradeNo: result.object["out_trade_no"] as? String ?? "") == "CLOSED")
         #expect(try await fixture.store.events(orderID: id).last?.kind == "expired")
