@@ -42,6 +42,11 @@ let package = Package(
         ),
         .target(name: "CSQLiteShims", dependencies: ["CSQLite"]),
         .systemLibrary(
+            name: "CQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
+        .systemLibrary(
             name: "CPostgres",
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
@@ -65,7 +70,7 @@ let package = Package(
         .target(name: "ApplePay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
         .target(
             name: "CashierSandbox",
-            dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay"],
+            dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay", "CQREncode"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -75,7 +80,7 @@ let package = Package(
         ),
         .target(
             name: "CashierHTTP",
-            dependencies: ["Cashier", "CMicroHTTPD", "CMicroHTTPDShims"],
+            dependencies: ["Cashier", "CashierCrypto", "CMicroHTTPD", "CMicroHTTPDShims"],
             swiftSettings: strictSettings
         ),
         .target(name: "CashierClient", swiftSettings: strictSettings),
@@ -145,7 +150,8 @@ let package = Package(
         .testTarget(
             name: "CashierServerTests",
             dependencies: [
-                "CashierServer", "CashierStore", "CashierSandbox", "WeChatPay", "Alipay", "ApplePay", "CashierHTTP", "TestSupport",
+                "CashierServer", "CashierStore", "CashierSandbox", "WeChatPay", "Alipay", "ApplePay", "CashierHTTP", "CashierCurl",
+                "TestSupport",
             ],
             swiftSettings: strictSettings
         ),

@@ -41,4 +41,12 @@ public struct HTTPServerRequest: Sendable {
     public func decodeJSON<T: Decodable>(_ type: T.Type) throws -> T {
         try JSONDecoder().decode(type, from: Data(body))
     }
+
+    /// The body as an HTML form (`application/x-www-form-urlencoded`): `+` is a space, the rest
+    /// percent-decoded; a name given twice keeps its last value.
+    public var formFields: [String: String] {
+        var components = URLComponents()
+        components.percentEncodedQuery = String(decoding: body, as: UTF8.self).replacingOccurrences(of: "+", with: "%20")
+        return (components.queryItems ?? []).reduce(into: [:]) { $0[$1.name] = $1.value ?? "" }
+    }
 }

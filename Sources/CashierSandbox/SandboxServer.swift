@@ -27,6 +27,8 @@ public final class SandboxServer: Sendable {
     public let delivery: NotificationDelivery
     private let server: HTTPServer
     private let faults: FaultSwitch
+    /// Where this sandbox listens, shared with the simulators for their payer-page links.
+    private let address: SandboxAddress
 
     /// The fault in force, shared by the request handler and `setFault`.
     private final class FaultSwitch: Sendable {
@@ -54,8 +56,11 @@ public final class SandboxServer: Sendable {
         transport: any HTTPTransport = URLSessionTransport()
     ) {
         delivery = NotificationDelivery(transport: transport, timeScale: timeScale)
-        wechatV2 = WeChatV2Sandbox(merchants: wechatMerchants, boundAppIDs: Set(miniProgramSecrets.keys), delivery: delivery)
-        wechatV3 = WeChatV3Sandbox(merchants: wechatV3Merchants, delivery: delivery)
+        let address = SandboxAddress()
+        self.address = address
+        wechatV2 = WeChatV2Sandbox(
+            merchants: wechatMerchants, boundAppIDs: Set(miniProgramSecrets.keys), delivery: delivery, address: address)
+        wechatV3 = WeChatV3Sandbox(merchants: wechatV3Merchants, delivery: delivery, address: address)
         var router = Router()
         wechatV2.register(on: &router, prefix: "/wechat")
         wechatV3.register(on: &router, prefix: "/wechat")
@@ -64,6 +69,7 @@ public final class SandboxServer: Sendable {
         alipay.register(on: &router, path: "/alipay/gateway.do")
         applePay = ApplePaySandbox(ca: applePayCA ?? (try! ApplePayTestCA()))
         applePay.register(on: &router)
+        SandboxPages(wechatV2: wechatV2, wechatV3: wechatV3, applePay: applePay, transport: transport).register(on: &router)
         let alipaySandbox = alipay
         let wechat = wechatV2
         let wechatV3 = wechatV3
@@ -152,6 +158,7 @@ public final class SandboxServer: Sendable {
     /// Starts listening.
     public func start() throws {
         try server.start()
+        address.set(baseURL.absoluteString)
     }
 
     /// Stops listening, letting calls in progress finish.

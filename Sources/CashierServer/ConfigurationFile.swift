@@ -24,7 +24,7 @@ import WeChatPay
 ///   "applepay": {"merchant_identifier": "merchant.com.example", "country_code": "CN", "display_name": "Example",
 ///                "supported_networks": ["chinaUnionPay", "visa"], "processing_certificate_file": "keys/apple.pem",
 ///                "processing_key_file": "keys/apple.key", "processor": "sandbox"},
-///   "catalog_file": "catalog.json", "database_pool_size": 10,
+///   "catalog_file": "catalog.json", "database_pool_size": 10, "time_zone": "Asia/Shanghai",
 ///   "jobs": {"query_after_seconds": 10, "query_interval_seconds": 5, "expiry_interval_seconds": 30,
 ///            "webhook_interval_seconds": 1, "lease_seconds": 120},
 ///   "webhook": {"url": "https://shop.example.com/hooks/cashier", "secret_env": "CASHIER_WEBHOOK_SECRET"}
@@ -190,6 +190,12 @@ public struct ConfigurationFile: Sendable {
         if let webhook = root["webhook"] as? [String: Any] {
             guard let url = try reader.url(webhook, "url", "webhook.") else { throw Problem(path: "webhook.url", reason: "is missing") }
             configuration.webhook = .init(url: url, secret: try reader.secret(webhook, "secret", "webhook."))
+        }
+        if let zone = try reader.string(root, "time_zone", "", required: false) {
+            guard let timeZone = TimeZone(identifier: zone) else {
+                throw Problem(path: "time_zone", reason: "'\(zone)' is not a time zone name such as Asia/Shanghai")
+            }
+            configuration.timeZone = timeZone
         }
         if let jobs = root["jobs"] as? [String: Any] {
             func seconds(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {

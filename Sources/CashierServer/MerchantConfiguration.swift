@@ -119,6 +119,8 @@ public struct MerchantConfiguration: Sendable {
     public var defaultWeChatAPI: WeChatAPI?
     public var alipay: Alipay?
     public var applePay: ApplePay?
+    /// Where the merchant is: the dashboard shows times in this zone (default Asia/Shanghai).
+    public var timeZone: TimeZone = TimeZone(identifier: "Asia/Shanghai") ?? .current
     /// Server-side prices: lets the app create orders from SKUs with the publishable key.
     public var catalog: Catalog?
     /// When a payment has been pending this long, reading the order asks the provider first

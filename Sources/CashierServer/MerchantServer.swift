@@ -38,6 +38,7 @@ public final class MerchantServer: Sendable {
         self.api = api
         var router = Router()
         api.register(on: &router)
+        Dashboard(api: api).register(on: &router)
         let routes = router
         server = HTTPServer(configuration: .init(host: host, port: port, threads: 2), accessLog: accessLog) { request in
             let response = await routes.handle(request)

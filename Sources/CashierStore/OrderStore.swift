@@ -39,6 +39,8 @@ public protocol OrderStore: Sendable {
     /// Every transition into one of `statuses` logged in `[from, until)`, oldest first (what
     /// reconciliation compares with a provider's bill for a day).
     func transitions(into statuses: Set<PaymentStatus>, from: Date, until: Date) async throws -> [OrderEvent]
+    /// The newest events of these kinds across all orders, newest first (the dashboard's live view).
+    func recentEvents(kinds: Set<String>, limit: Int) async throws -> [OrderEvent]
 
     func idempotency(key: String, requestSHA256: String) async throws -> IdempotencyLookup
     func saveIdempotentResponse(key: String, requestSHA256: String, status: Int, body: [UInt8]) async throws
@@ -48,6 +50,8 @@ public protocol OrderStore: Sendable {
     /// Claims undelivered messages due at `now` for `lease` seconds: no other instance sharing
     /// the database gets them meanwhile; if this one dies, they come back when the lease ends.
     func claimOutbox(now: Date, limit: Int, lease: TimeInterval) async throws -> [OutboxMessage]
+    /// Every webhook message of an order, delivered or not, oldest first.
+    func outbox(orderID: String) async throws -> [OutboxMessage]
     func markDelivered(_ id: String, at: Date) async throws
     func reschedule(_ id: String, attempts: Int, nextAttemptAt: Date) async throws
 

@@ -2,6 +2,7 @@ import Alipay
 import ApplePay
 import Cashier
 import CashierCrypto
+import CashierCurl
 import CashierSandbox
 import CashierStore
 import Foundation
@@ -317,7 +318,8 @@ import WeChatPay
         #expect(document.object["openapi"] as? String == "3.0.3")
         let paths = try #require(document.object["paths"] as? [String: [String: Any]])
         let documented = Set(paths.flatMap { path, methods in methods.keys.map { "\($0.uppercased()) \(path)" } })
-        let routed = Set(fixture.server.routeTable.map { "\($0.method) \($0.pattern)" })
+        // The dashboard's pages are for browsers, not part of the API.
+        let routed = Set(fixture.server.routeTable.filter { !$0.pattern.hasPrefix("/dashboard") }.map { "\($0.method) \($0.pattern)" })
         #expect(
             documented == routed,
             "documented but not routed: \(documented.subtracting(routed)); routed but not documented: \(routed.subtracting(documented))")
@@ -683,5 +685,47 @@ import WeChatPay
         #expect(waits == [10, 20, 40, 60, 60, 60])
         schedule.keep(only: [])
         #expect(schedule.isDue("ord", now: start))
+    }
+
+    @Test func theDashboardSignsInWithTheSecretKeyAndRefusesFormsWithoutTheirToken() async throws {
+        let fixture = try await Fixture()
+        let hostile = #"<script>alert("x")</script>"#
+        let created = try await fixture.call(
+            "POST", "/v1/orders", json: ["items": [["label": "Tea", "amount": "2.00"]], "currency": "CNY", "description": hostile])
+        let id = try #require(created.object["id"] as? String)
+        func browser(_ method: String, _ path: String, cookie: String? = nil, form: String? = nil) async throws -> HTTPResponse {
+            var headers = HTTPHeaders()
+            if let cookie { headers.add("Cookie", "cashier_session=\(cookie)") }
+            if form != nil { headers.add("Content-Type", "application/x-www-form-urlencoded") }
+            // libcurl, which (unlike URLSession) does not follow redirects: the 303s are what is checked.
+            return try await CurlTransport().send(
+                HTTPRequest(
+                    method: method, url: URL(string: fixture.server.baseURL.absoluteString + path)!, headers: headers,
+                    body: Data((form ?? "").utf8)))
+        }
+        #expect(try await browser("GET", "/dashboard").headers["Location"] == "/dashboard/login")
+        #expect(try await browser("POST", "/dashboard/login", form: "secret_key=sk_wrong").status == 401)
+        let signedIn = try await browser("POST", "/dashboard/login", form: "secret_key=\(fixture.keys.secret)")
+        let setCookie = try #require(signedIn.headers["Set-Cookie"])
+        #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/dashboard"))
+        let session = try #require(setCookie.split(separator: ";").first?.split(separator: "=").last.map(String.init))
+        let page = try await browser("GET", "/dashboard/orders/\(id)", cookie: session)
+        let html = String(decoding: page.body, as: UTF8.self)
+        #expect(page.status == 200 && !html.contains(hostile) && html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"))
+        let policy = page.headers["Content-Security-Policy"] ?? ""
+        #expect(policy.contains("default-src 'none'") && !policy.contains("unsafe-inline") && policy.contains("frame-ancestors 'none'"))
+        // The close form without its CSRF token: refused, the order untouched; with it: closed.
+        #expect(try await browser("POST", "/dashboard/orders/\(id)/close", cookie: session, form: "csrf=forged").status == 403)
+        #expect(try await fixture.store.order(id: id)?.status == .created)
+        let token = try #require(html.range(of: #"name="csrf" value=""#).map { html[$0.upperBound...].prefix(32) })
+        let closed = try await browser("POST", "/dashboard/orders/\(id)/close", cookie: session, form: "csrf=\(token)")
+        #expect(closed.status == 303 && closed.headers["Location"]?.contains("message=Closed") == true)
+        #expect(try await fixture.store.order(id: id)?.status == .closed)
+        // Signed out: the cookie no longer opens anything.
+        _ = try await browser("POST", "/dashboard/logout", cookie: session, form: "csrf=\(token)")
+        #expect(try await browser("GET", "/dashboard", cookie: session).headers["Location"] == "/dashboard/login")
+        #expect(Dashboard.format(Money(minorUnits: 1275, currency: .cny)) == "¥12.75")
+        #expect(Dashboard.format(Money(minorUnits: 1275, currency: try Currency(code: "KRW"))) == "1275 KRW")
+        await fixture.stop()
     }
 }

@@ -341,9 +341,9 @@ public actor AlipaySandbox {
         return Self.page(
             status: 200, title: "支付宝收银台 (sandbox)",
             body: """
-                <p class="amount" id="amount">¥\(total.decimalString)</p><p id="subject">\(subject)</p>\
-                <p id="merchant">\(Self.escape(appID))</p>\(form("pay", "确认付款 Pay"))\(form("cancel", "取消 Cancel"))
-                """)
+                <p class="amount big" id="amount">¥\(total.decimalString)</p><p id="subject">\(subject)</p>\
+                <p id="merchant" class="muted">\(Self.escape(appID))</p>\(form("pay", "确认付款 Pay"))\(form("cancel", "取消 Cancel"))
+                """, returnURL: parameters["return_url"])
     }
 
     /// Pay or cancel from the cashier page, then back to the merchant's `return_url`.
@@ -373,19 +373,12 @@ public actor AlipaySandbox {
         HTTPServerResponse(status: 303, headers: ["Location": location], body: [])
     }
 
-    private static func page(status: Int, title: String, body: String) -> HTTPServerResponse {
-        let html = """
-            <!doctype html><html lang="zh"><head><meta charset="utf-8"><title>\(escape(title))</title>\
-            <style>body{font-family:sans-serif;max-width:24rem;margin:3rem auto}.amount{font-size:2rem}</style></head>\
-            <body><h1>\(escape(title))</h1>\(body)</body></html>
-            """
-        return HTTPServerResponse(
-            status: status,
-            headers: [
-                "Content-Type": "text/html; charset=utf-8",
-                "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
-            ],
-            body: Array(html.utf8))
+    /// A page under the shared strict policy; `returnURL`'s origin may receive the redirect a form leads to.
+    private static func page(status: Int, title: String, body: String, returnURL: String? = nil) -> HTTPServerResponse {
+        HTMLPage(
+            title: title, body: "<main class=\"cashier\"><h1>\(escape(title))</h1>\(body)</main>",
+            formTargets: returnURL.flatMap(SandboxPages.webOrigin).map { [$0] } ?? [], status: status
+        ).response()
     }
 
     private static func escape(_ text: String) -> String { HTMLText.escape(text) }

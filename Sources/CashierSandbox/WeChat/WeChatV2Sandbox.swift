@@ -57,7 +57,11 @@ public actor WeChatV2Sandbox {
     ///   - delivery: sends notifications (and keeps the record of attempts).
     ///   - boundAppIDs: further appids (mini programs) bound to every merchant, as the merchant
     ///     platform lets a merchant bind several apps.
-    public init(merchants: [WeChatPay.V2.Merchant], boundAppIDs: Set<String> = [], delivery: NotificationDelivery) {
+    public init(
+        merchants: [WeChatPay.V2.Merchant], boundAppIDs: Set<String> = [], delivery: NotificationDelivery,
+        address: SandboxAddress = SandboxAddress()
+    ) {
+        self.address = address
         self.merchants = Dictionary(merchants.map { ($0.mchID, $0) }, uniquingKeysWith: { first, _ in first })
         self.boundAppIDs = boundAppIDs
         self.delivery = delivery
@@ -182,11 +186,30 @@ public actor WeChatV2Sandbox {
 
     private func prepayFields(_ order: Order) -> [(String, String)] {
         var fields = [("trade_type", order.fields["trade_type"] ?? ""), ("prepay_id", order.prepayID)]
-        if order.fields["trade_type"] == "NATIVE" { fields.append(("code_url", "weixin://wxpay/bizpayurl?pr=\(order.prepayID.suffix(7))")) }
-        if order.fields["trade_type"] == "MWEB" {
-            fields.append(("mweb_url", "https://wx.tenpay.com/cgi-bin/mmpayweb-bin/checkmweb?prepay_id=\(order.prepayID)"))
-        }
+        if order.fields["trade_type"] == "NATIVE" { fields.append(("code_url", Self.codeURL(order.prepayID))) }
+        if order.fields["trade_type"] == "MWEB" { fields.append(("mweb_url", cashierURL(prepayID: order.prepayID))) }
         return fields
+    }
+
+    /// What a Native order's QR code says.
+    static func codeURL(_ prepayID: String) -> String { "weixin://wxpay/bizpayurl?pr=\(prepayID.suffix(7))" }
+
+    /// Where the sandbox listens: H5 (MWEB) payers are sent to its cashier page.
+    private nonisolated let address: SandboxAddress
+
+    private func cashierURL(prepayID: String) -> String {
+        guard let pagesBase = address.value else { return "https://wx.tenpay.com/cgi-bin/mmpayweb-bin/checkmweb?prepay_id=\(prepayID)" }
+        return pagesBase + "sandbox/wechat/h5?prepay_id=\(prepayID)"
+    }
+
+    /// A trade as the payer pages show it, by out_trade_no or prepay_id.
+    public func trade(outTradeNo: String? = nil, prepayID: String? = nil) -> SandboxTrade? {
+        guard let (number, order) = orders.first(where: { $0.key == outTradeNo || $0.value.prepayID == prepayID }) else { return nil }
+        return SandboxTrade(
+            outTradeNo: number,
+            total: Money(minorUnits: order.totalFee, currency: (try? Currency(code: order.fields["fee_type"] ?? "CNY")) ?? .cny),
+            subject: order.fields["body"] ?? "", merchant: order.merchant.mchID,
+            codeURL: order.fields["trade_type"] == "NATIVE" ? Self.codeURL(order.prepayID) : nil, state: order.state)
     }
 
     private func find(_ request: WeChatPay.V2.XMLDocument) -> String? {

@@ -70,7 +70,8 @@ public actor WeChatV3Sandbox {
         var refunds: [(outRefundNo: String, refundID: String, amount: Int64)] = []
     }
 
-    public init(merchants: [Merchant], delivery: NotificationDelivery) {
+    public init(merchants: [Merchant], delivery: NotificationDelivery, address: SandboxAddress = SandboxAddress()) {
+        self.address = address
         // The bundled test identity always parses; a failure here is a build defect.
         platformCertificate = try! X509Certificate(pemRepresentation: WeChatSandboxTestIdentity.certificatePEM)
         platformKey = try! RSAPrivateKey(pemRepresentation: WeChatSandboxTestIdentity.privateKeyPEM)
@@ -180,10 +181,26 @@ public actor WeChatV3Sandbox {
 
     private func prepayAnswer(_ order: Order) -> [String: Any] {
         switch order.tradeType {
-        case "NATIVE": ["code_url": "weixin://wxpay/bizpayurl?pr=\(order.prepayID.suffix(7))"]
-        case "H5": ["h5_url": "https://wx.tenpay.com/cgi-bin/mmpayweb-bin/checkmweb?prepay_id=\(order.prepayID)"]
+        case "NATIVE": ["code_url": WeChatV2Sandbox.codeURL(order.prepayID)]
+        case "H5":
+            [
+                "h5_url": address.value.map { $0 + "sandbox/wechat/h5?prepay_id=\(order.prepayID)" }
+                    ?? "https://wx.tenpay.com/cgi-bin/mmpayweb-bin/checkmweb?prepay_id=\(order.prepayID)"
+            ]
         default: ["prepay_id": order.prepayID]
         }
+    }
+
+    /// Where the sandbox listens: H5 payers are sent to its cashier page.
+    private nonisolated let address: SandboxAddress
+
+    /// A trade as the payer pages show it, by out_trade_no or prepay_id.
+    public func trade(outTradeNo: String? = nil, prepayID: String? = nil) -> SandboxTrade? {
+        guard let (number, order) = orders.first(where: { $0.key == outTradeNo || $0.value.prepayID == prepayID }) else { return nil }
+        return SandboxTrade(
+            outTradeNo: number, total: Money(minorUnits: order.total, currency: (try? Currency(code: order.currency)) ?? .cny),
+            subject: order.description, merchant: order.mchID,
+            codeURL: order.tradeType == "NATIVE" ? WeChatV2Sandbox.codeURL(order.prepayID) : nil, state: order.state)
     }
 
     private func transaction(_ outTradeNo: String, _ order: Order) -> [String: Any] {

@@ -124,6 +124,20 @@ extension SQLOrderStore {
         }
     }
 
+    public func recentEvents(kinds: Set<String>, limit: Int) async throws -> [OrderEvent] {
+        guard !kinds.isEmpty else { return [] }
+        let names = kinds.sorted()
+        return try await withReading { session in
+            try session.connection.query(
+                """
+                SELECT \(SQLStatements.eventColumns) FROM events WHERE kind IN (\(names.map { _ in "?" }.joined(separator: ", ")))
+                    ORDER BY sequence DESC LIMIT ?
+                """,
+                names.map { .text($0) } + [.integer(Int64(limit))]
+            ).map(SQLStatements.event)
+        }
+    }
+
     // MARK: Idempotency
 
     public func idempotency(key: String, requestSHA256: String) async throws -> IdempotencyLookup {
@@ -176,6 +190,18 @@ extension SQLOrderStore {
                     [.integer(SQLStatements.stamp(now.addingTimeInterval(lease))), row[0]])
             }
             return rows.map(SQLStatements.outboxMessage)
+        }
+    }
+
+    public func outbox(orderID: String) async throws -> [OutboxMessage] {
+        try await withReading { session in
+            try session.connection.query(
+                """
+                SELECT id, order_id, type, payload, attempts, next_attempt_at, delivered_at FROM outbox
+                WHERE order_id = ? ORDER BY created_at, rowid
+                """,
+                [.text(orderID)]
+            ).map(SQLStatements.outboxMessage)
         }
     }
 

@@ -1,0 +1,225 @@
+import ApplePay
+import Cashier
+import CashierHTTP
+import Foundation
+
+/// The pages a payer sees in the sandbox, as the real wallets show them:
+///
+/// - `GET /sandbox/wechat/native/{out_trade_no}` — a Native order's `code_url` as a QR code, with
+///   a "scan and pay" button that acts as the payer who scanned it.
+/// - `GET /sandbox/wechat/h5?prepay_id=…&redirect_url=…` — the H5 (`mweb_url`) cashier: amount,
+///   merchant, subject, pay or cancel; then back to `redirect_url` as WeChat sends the browser back.
+/// - `GET /sandbox/applepay/checkout?api=…&publishable_key=…&order_id=…&client_secret=…` — an
+///   Apple Pay on the web checkout for a merchant server's order: "Pay" mints a sandbox token for
+///   the order and sends it to the server's authorize endpoint, as the page's JavaScript would.
+///
+/// (Alipay's wap/page cashier lives with the Alipay simulator, behind its gateway URL.)
+struct SandboxPages: Sendable {
+    let wechatV2: WeChatV2Sandbox
+    let wechatV3: WeChatV3Sandbox
+    let applePay: ApplePaySandbox
+    let transport: any HTTPTransport
+
+    func register(on router: inout Router) {
+        router.add("GET", "/sandbox/wechat/native/{number}") { _, parameters in
+            await self.nativePage(parameters["number"] ?? "", paid: false)
+        }
+        router.add("POST", "/sandbox/wechat/native/{number}") { _, parameters in
+            let number = parameters["number"] ?? ""
+            if await self.wechatV2.trade(outTradeNo: number) != nil {
+                _ = await self.wechatV2.pay(outTradeNo: number, outcome: .success)
+            } else {
+                _ = await self.wechatV3.pay(outTradeNo: number, outcome: .success)
+            }
+            return await self.nativePage(number, paid: true)
+        }
+        router.add("GET", "/sandbox/wechat/h5") { request, _ in
+            await self.h5Page(prepayID: request.queryValue("prepay_id") ?? "", redirect: request.queryValue("redirect_url"))
+        }
+        router.add("POST", "/sandbox/wechat/h5") { request, _ in
+            let form = request.formFields
+            return await self.h5Action(prepayID: form["prepay_id"] ?? "", action: form["action"] ?? "", redirect: form["redirect_url"])
+        }
+        router.add("GET", "/sandbox/applepay/checkout") { request, _ in
+            await self.checkout(Self.checkoutFields(request.query.reduce(into: [:]) { $0[$1.name] = $1.value }), pay: false)
+        }
+        router.add("POST", "/sandbox/applepay/checkout") { request, _ in
+            await self.checkout(Self.checkoutFields(request.formFields), pay: true)
+        }
+    }
+
+    // MARK: WeChat
+
+    private func trade(outTradeNo: String? = nil, prepayID: String? = nil) async -> SandboxTrade? {
+        if let trade = await wechatV2.trade(outTradeNo: outTradeNo, prepayID: prepayID) { return trade }
+        return await wechatV3.trade(outTradeNo: outTradeNo, prepayID: prepayID)
+    }
+
+    private func nativePage(_ number: String, paid: Bool) async -> HTTPServerResponse {
+        guard let trade = await trade(outTradeNo: number), let code = trade.codeURL, let svg = QRCodeSVG.svg(for: code) else {
+            return Self.notice(status: 404, title: "订单不存在 No such order", "No WeChat Native order \(number) in the sandbox.")
+        }
+        let action =
+            trade.state == "NOTPAY" || trade.state == "PAYERROR"
+            ? """
+            <form method="post" action="/sandbox/wechat/native/\(HTMLText.escape(number))">\
+            <button type="submit" id="scan-and-pay">扫码支付 Scan and pay</button></form>
+            """
+            : "<p id=\"state\">\(paid ? "支付成功 Paid" : HTMLText.escape(trade.state))</p>"
+        return HTMLPage(
+            title: "微信支付 WeChat Pay (sandbox)",
+            body: """
+                <main class="cashier"><h1>微信支付 WeChat Pay</h1>\(Self.summary(trade))\
+                <div class="qr" id="qr">\(svg)</div><p class="muted"><code id="code-url">\(HTMLText.escape(code))</code></p>\(action)</main>
+                """
+        ).response()
+    }
+
+    private func h5Page(prepayID: String, redirect: String?) async -> HTTPServerResponse {
+        guard let trade = await trade(prepayID: prepayID) else {
+            return Self.notice(status: 404, title: "订单不存在 No such order", "No WeChat H5 order for this prepay_id in the sandbox.")
+        }
+        let target = redirect.flatMap(Self.webOrigin)
+        let form = { (action: String, label: String, style: String) in
+            """
+            <form method="post" action="/sandbox/wechat/h5" class="inline"><input type="hidden" name="prepay_id" value="\(HTMLText.escape(prepayID))">\
+            <input type="hidden" name="action" value="\(action)">\
+            \(redirect.map { "<input type=\"hidden\" name=\"redirect_url\" value=\"\(HTMLText.escape($0))\">" } ?? "")\
+            <button type="submit" id="\(action)" class="\(style)">\(label)</button></form>
+            """
+        }
+        return HTMLPage(
+            title: "微信支付 WeChat Pay (sandbox)",
+            body: """
+                <main class="cashier"><h1>微信支付 WeChat Pay</h1>\(Self.summary(trade))\
+                \(form("pay", "确认支付 Pay", "")) \(form("cancel", "取消 Cancel", "secondary"))</main>
+                """,
+            formTargets: target.map { [$0] } ?? []
+        ).response()
+    }
+
+    private func h5Action(prepayID: String, action: String, redirect: String?) async -> HTTPServerResponse {
+        guard let trade = await trade(prepayID: prepayID) else {
+            return Self.notice(status: 404, title: "订单不存在 No such order", "No WeChat H5 order for this prepay_id in the sandbox.")
+        }
+        if action == "pay" {
+            if await wechatV2.trade(outTradeNo: trade.outTradeNo) != nil {
+                _ = await wechatV2.pay(outTradeNo: trade.outTradeNo, outcome: .success)
+            } else {
+                _ = await wechatV3.pay(outTradeNo: trade.outTradeNo, outcome: .success)
+            }
+        }
+        // Like WeChat: back to the merchant's page whatever happened; the page asks its server.
+        guard let redirect, Self.webOrigin(redirect) != nil else {
+            return Self.notice(status: 200, title: action == "pay" ? "支付成功 Paid" : "已取消 Cancelled", "You may close this page.")
+        }
+        return HTTPServerResponse(status: 303, headers: ["Location": redirect], body: [])
+    }
+
+    // MARK: Apple Pay on the web
+
+    struct CheckoutFields {
+        let api: URL
+        let publishableKey: String
+        let orderID: String
+        let clientSecret: String
+    }
+
+    /// The checkout's parameters; the merchant server must be on this machine (the sandbox calls it).
+    static func checkoutFields(_ values: [String: String]) -> CheckoutFields? {
+        guard let text = values["api"], let api = URL(string: text), api.scheme == "http" || api.scheme == "https",
+            ["127.0.0.1", "localhost", "::1"].contains(api.host ?? ""), let key = values["publishable_key"], key.hasPrefix("pk_"),
+            let order = values["order_id"], !order.isEmpty, let secret = values["client_secret"], !secret.isEmpty
+        else { return nil }
+        return CheckoutFields(api: api, publishableKey: key, orderID: order, clientSecret: secret)
+    }
+
+    private func checkout(_ fields: CheckoutFields?, pay: Bool) async -> HTTPServerResponse {
+        guard let fields else {
+            return Self.notice(
+                status: 400, title: "Apple Pay checkout",
+                "Open it with ?api=http://127.0.0.1:PORT&publishable_key=pk_…&order_id=ord_…&client_secret=… (a merchant server on this machine)."
+            )
+        }
+        let base = fields.api.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        func call(_ method: String, _ path: String, _ body: [String: Any]? = nil) async -> [String: Any]? {
+            var headers = HTTPHeaders()
+            headers.add("Authorization", "Bearer \(fields.publishableKey)")
+            headers.add("Content-Type", "application/json")
+            let data = body.flatMap { try? JSONSerialization.data(withJSONObject: $0) } ?? Data()
+            guard let url = URL(string: base + path),
+                let response = try? await transport.send(HTTPRequest(method: method, url: url, headers: headers, body: data))
+            else { return nil }
+            return try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        }
+        let secret = fields.clientSecret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        guard let order = await call("GET", "/v1/orders/\(fields.orderID)?client_secret=\(secret)"),
+            let amount = order["amount"] as? [String: Any], let minor = (amount["amount_minor"] as? NSNumber)?.int64Value,
+            let currency = (amount["currency"] as? String).flatMap({ try? Currency(code: $0) })
+        else { return Self.notice(status: 404, title: "Apple Pay checkout", "The merchant server does not know this order.") }
+        let total = Money(minorUnits: minor, currency: currency)
+        let summary = """
+            <p class="amount big" id="amount">\(HTMLText.escape(total.decimalString)) \(currency.code)</p>\
+            <p id="subject">\(HTMLText.escape(order["description"] as? String ?? ""))</p>
+            """
+        guard pay else {
+            let hidden = [
+                ("api", fields.api.absoluteString), ("publishable_key", fields.publishableKey), ("order_id", fields.orderID),
+                ("client_secret", fields.clientSecret),
+            ].map { "<input type=\"hidden\" name=\"\($0.0)\" value=\"\(HTMLText.escape($0.1))\">" }.joined()
+            return HTMLPage(
+                title: "Checkout — Apple Pay (sandbox)",
+                body: """
+                    <main class="cashier"><h1>Checkout</h1>\(summary)<p id="status">\(HTMLText.escape(order["status"] as? String ?? ""))</p>\
+                    <form method="post" action="/sandbox/applepay/checkout">\(hidden)<button type="submit" id="applepay"> Pay</button></form>\
+                    <p class="muted">Sandbox: the token is minted by the test CA, never by a device.</p></main>
+                    """
+            ).response()
+        }
+        // The sheet: a token for this order (its amount, its id as applicationData), sent to the server.
+        guard let token = try? await applePay.mintPayment(amount: total, applicationData: Array(fields.orderID.utf8)),
+            let tokenObject = try? JSONSerialization.jsonObject(with: token)
+        else {
+            return Self.notice(
+                status: 409, title: "Apple Pay checkout", "No merchant processing certificate is registered with the sandbox.")
+        }
+        let answer = await call(
+            "POST", "/v1/orders/\(fields.orderID)/payments/applepay/authorize",
+            ["token": tokenObject, "client_secret": fields.clientSecret])
+        let status = answer?["status"] as? Int ?? -1
+        let orderStatus = answer?["order_status"] as? String ?? "unknown"
+        return HTMLPage(
+            title: "Checkout — Apple Pay (sandbox)",
+            body: """
+                <main class="cashier"><h1>\(status == 0 ? "Thank you" : "Payment not completed")</h1>\(summary)\
+                <p id="result">ApplePaySession status \(status): the order is <span class="badge \(HTMLText.escape(orderStatus))" id="order-status">\
+                \(HTMLText.escape(orderStatus))</span></p></main>
+                """
+        ).response()
+    }
+
+    // MARK: Helpers
+
+    static func summary(_ trade: SandboxTrade) -> String {
+        """
+        <p class="amount big" id="amount">¥\(HTMLText.escape(trade.total.decimalString))</p>\
+        <p id="subject">\(HTMLText.escape(trade.subject))</p><p class="muted" id="merchant">商户 \(HTMLText.escape(trade.merchant))</p>
+        """
+    }
+
+    static func notice(status: Int, title: String, _ message: String) -> HTTPServerResponse {
+        HTMLPage(
+            title: title, body: "<main class=\"cashier\"><h1>\(HTMLText.escape(title))</h1><p>\(HTMLText.escape(message))</p></main>",
+            status: status
+        )
+        .response()
+    }
+
+    /// `scheme://host[:port]` of an http(s) URL, for the page's form-action policy.
+    static func webOrigin(_ text: String) -> String? {
+        guard let url = URL(string: text), let scheme = url.scheme, scheme == "http" || scheme == "https", let host = url.host else {
+            return nil
+        }
+        return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The dashboard and the sandbox's payer pages in Debian's chromium, driven by Selenium (PyPI, in
+/// .venv) through Debian's chromedriver, against `cashier serve --sandbox`: sign in, search,
+/// refund and watch the timeline; a stored XSS attempt stays text; a form without its CSRF token
+/// is refused; the Native page's QR code, read back from the screen, says `code_url`; Alipay wap,
+/// WeChat H5 and the Apple Pay checkout pay and return. Screenshots land in
+/// `.build/test-output/screenshots` (the README shows them).
+@Suite struct BrowserTests {
+    static let browsers = ["/usr/bin/chromium", "/usr/bin/chromedriver"]
+
+    @Test(
+        .enabled(
+            if: browsers.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) },
+            "chromium and chromium-driver are not installed (scripts/install-deps)"),
+        .timeLimit(.minutes(3)))
+    func dashboardAndPayerPagesWorkInARealBrowser() async throws {
+        let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, [])
+        try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
+        let python = environment.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let screenshots = packageRoot.appendingPathComponent(".build/test-output/screenshots")
+        try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
+
+        let ready = folder.appendingPathComponent("ready.json")
+        let server = Process()
+        server.executableURL = SandboxCommandTests.binary
+        server.arguments = ["serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path]
+        server.standardOutput = Pipe()
+        try server.run()
+        defer { stopForGood(server) }
+        let urls = try #require(try await readyFile(ready))
+        let result = try await runSubprocess(
+            python,
+            [
+                packageRoot.appendingPathComponent("scripts/test/browser_pages.py").path, try #require(urls["api_url"]),
+                try #require(urls["sandbox_url"]), try #require(urls["secret_key"]), try #require(urls["publishable_key"]),
+                screenshots.path,
+            ])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("0 failed"))
+        let taken = try FileManager.default.contentsOfDirectory(atPath: screenshots.path).filter { $0.hasSuffix(".png") }
+        #expect(taken.count >= 10, "\(taken)")
+    }
+}
