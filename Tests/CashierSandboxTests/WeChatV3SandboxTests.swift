@@ -109,7 +109,7 @@ import WeChatPay
         let h5 = try await client.prepay(
             .h5, appID: "wxd678efh567hg6787", description: "h5", outTradeNo: TradeNumber.generate(), total: total, notifyURL: endpoint.url,
             clientIP: "203.0.113.7")
-        #expect(h5.h5URL?.hasPrefix("https://wx.tenpay.com/") == true)
+        #expect(h5.h5URL?.contains("/sandbox/wechat/h5?prepay_id=wx") == true)  // the sandbox's own H5 cashier page
         #expect(try await client.transaction(outTradeNo: other).tradeState == "CLOSED")
         let missing = await #expect(throws: PaymentError.self) { try await client.transaction(outTradeNo: "NOPE") }
         #expect(missing?.providerCode == "ORDER_NOT_EXIST")

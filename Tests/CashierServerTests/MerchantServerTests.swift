@@ -371,7 +371,9 @@ import WeChatPay
         let h5 = try await fixture.createOrder(amount: "1.10")
         let h5ID = try #require(h5["id"] as? String)
         let h5Pay = try await fixture.call("POST", "/v1/orders/\(h5ID)/payments", json: ["method": "wechat.h5"])
-        #expect((h5Pay.object["mweb_url"] as? String)?.hasPrefix("https://") == true)
+        #expect(
+            (h5Pay.object["mweb_url"] as? String)?.hasPrefix(fixture.sandbox.baseURL.absoluteString + "sandbox/wechat/h5?prepay_id=")
+                == true)
         await fixture.sandbox.wechatV2.pay(outTradeNo: h5["out_trade_no"] as? String ?? "", outcome: .success)
         #expect(try await fixture.waitForStatus(h5ID, "paid"))
 
