@@ -52,23 +52,24 @@ extension ApplePay {
         }
 
         /// Reads Apple's payment data JSON (what ``TokenDecrypter`` decrypts): the same fields as
-        /// `Decodable`, read through `JSONSerialization`, which is several times faster here.
+        /// `Decodable`, read with ``JSONReader`` (`JSONSerialization` costs more than the ECDH here).
+        /// `transactionAmount` must be a whole number as written.
         /// - Returns: `nil` when a required field is missing or has the wrong type.
         public init?(json: Data) {
-            guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any],
-                let account = object["applicationPrimaryAccountNumber"] as? String,
-                let expiry = object["applicationExpirationDate"] as? String, let currency = object["currencyCode"] as? String,
-                let amount = (object["transactionAmount"] as? NSNumber).flatMap({ Int64(exactly: $0.doubleValue) }),
-                let device = object["deviceManufacturerIdentifier"] as? String, let type = object["paymentDataType"] as? String,
-                let data = object["paymentData"] as? [String: Any]
+            guard let object = try? JSONReader.parse(json),
+                let account = object["applicationPrimaryAccountNumber"]?.string,
+                let expiry = object["applicationExpirationDate"]?.string, let currency = object["currencyCode"]?.string,
+                let amount = object["transactionAmount"]?.int64,
+                let device = object["deviceManufacturerIdentifier"]?.string, let type = object["paymentDataType"]?.string,
+                let data = object["paymentData"], case .object = data
             else { return nil }
             self.init(
                 applicationPrimaryAccountNumber: account, applicationExpirationDate: expiry, currencyCode: currency,
                 transactionAmount: amount,
-                cardholderName: object["cardholderName"] as? String, deviceManufacturerIdentifier: device, paymentDataType: type,
+                cardholderName: object["cardholderName"]?.string, deviceManufacturerIdentifier: device, paymentDataType: type,
                 paymentData: PaymentData(
-                    onlinePaymentCryptogram: data["onlinePaymentCryptogram"] as? String, eciIndicator: data["eciIndicator"] as? String,
-                    emvData: data["emvData"] as? String, encryptedPINData: data["encryptedPINData"] as? String))
+                    onlinePaymentCryptogram: data["onlinePaymentCryptogram"]?.string, eciIndicator: data["eciIndicator"]?.string,
+                    emvData: data["emvData"]?.string, encryptedPINData: data["encryptedPINData"]?.string))
         }
 
         /// The amount as `Money` in the payload's currency.

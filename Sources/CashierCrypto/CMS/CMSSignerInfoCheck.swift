@@ -69,20 +69,21 @@ enum CMSSignerInfoCheck {
         var type: ArraySlice<UInt8>?
         var digest: ArraySlice<UInt8>?
         var time: Date?
-        var seen = Set<[UInt8]>()
+        var seen: [ArraySlice<UInt8>] = []  // a handful of attributes: a list beats hashing
         for attribute in try reader.children(of: fields[3]) {
             let pair = try reader.children(of: attribute)
             try expect(pair.count == 2 && pair[0].tag == 0x06 && pair[1].tag == 0x31)
-            let oid = Array(bytes(pair[0]))
-            guard seen.insert(oid).inserted else { return .invalid("a signed attribute appears twice") }
+            let oid = bytes(pair[0])
+            guard !seen.contains(where: { $0.elementsEqual(oid) }) else { return .invalid("a signed attribute appears twice") }
+            seen.append(oid)
             let values = try reader.children(of: pair[1])
             guard values.count == 1 else { return .invalid("a signed attribute has \(values.count) values") }
-            if oid == contentType {
+            if oid.elementsEqual(contentType) {
                 type = bytes(values[0])
-            } else if oid == messageDigest {
+            } else if oid.elementsEqual(messageDigest) {
                 try expect(values[0].tag == 0x04)
                 digest = der[values[0].contents]
-            } else if oid == signingTime {
+            } else if oid.elementsEqual(signingTime) {
                 guard let parsed = date(values[0], der) else { throw NotApplicable() }
                 time = parsed
             }
