@@ -139,7 +139,8 @@ public enum JSONReader {
             }
             let integerStart = index
             guard digits(&self) > 0 else { throw fail() }
-            if bytes[integerStart] == UInt8(ascii: "0"), index - integerStart > 1 { throw Failure(offset: integerStart) }  // no leading zeros
+            // No leading zeros.
+            if bytes[integerStart] == UInt8(ascii: "0"), index - integerStart > 1 { throw Failure(offset: integerStart) }
             if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
                 index += 1
                 guard digits(&self) > 0 else { throw fail() }
