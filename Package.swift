@@ -153,6 +153,7 @@ let package = Package(
                 "CashierServer", "CashierStore", "CashierSandbox", "WeChatPay", "Alipay", "ApplePay", "CashierHTTP", "CashierCurl",
                 "TestSupport",
             ],
+            resources: [.copy("Hostile")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -80,7 +80,7 @@ extension Alipay {
                 throw PaymentError(.malformedMessage, provider: .alipay, "total_amount is not an amount in yuan")
             }
             return Notification(
-                appID: try required("app_id"), outTradeNo: try required("out_trade_no"), tradeNo: fields["trade_no"] ?? "",
+                appID: try required("app_id"), outTradeNo: try required("out_trade_no"), tradeNo: try required("trade_no"),
                 tradeStatus: try required("trade_status"), totalAmount: amount, sellerID: fields["seller_id"], fields: fields)
         }
 

@@ -50,6 +50,9 @@ extension WeChatPay.V2 {
             guard let outTradeNo = document["out_trade_no"], !outTradeNo.isEmpty else {
                 throw PaymentError(.malformedMessage, provider: .wechatV2, "the notification has no out_trade_no")
             }
+            guard let result = document["result_code"], result == "SUCCESS" || result == "FAIL" else {
+                throw PaymentError(.malformedMessage, provider: .wechatV2, "result_code is missing or neither SUCCESS nor FAIL")
+            }
             return PaymentNotification(
                 appID: merchant.appID,
                 mchID: merchant.mchID,

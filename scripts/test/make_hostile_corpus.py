@@ -1,0 +1,161 @@
+"""Writes the hostile-input corpus, one JSON file per case, into Tests/CashierServerTests/Hostile/.
+
+Each case names what it sends and what must come back; HostileCorpusTests fills in the run's
+order, keys and signatures, sends it to a real server over a socket, and checks the answer, that
+no order changed, and that nothing secret is echoed. Re-run this script after editing it; the
+files are the test's fixtures.
+
+Kinds:
+  api          method, path ({order} = a paid order's id), auth (secret|publishable|none|wrong), body (text)
+  wechat_v2    a payment notification for the paid order: set (field -> value, null deletes), sign
+               (valid|wrong_key|none|empty), or raw (the body itself)
+  alipay       an async notification for the paid order: set, sign (valid|wrong_key|none|empty), sign_type, or raw
+  wechat_v3    a payment notification: headers (name -> value, null deletes; "old"/"future" timestamps), body_override
+  applepay     a token for an unpaid order: mint options (amount, signed_at_offset, garbage)
+"""
+import json
+import os
+import sys
+
+root = os.path.join(os.path.dirname(__file__), "..", "..", "Tests", "CashierServerTests", "Hostile")
+cases = []
+
+
+def case(name, kind, expect, **fields):
+    safe = "".join(c if c.isalnum() or c in ".-_" else "_" for c in name)
+    cases.append({"name": safe, "kind": kind, "expect": expect, **fields})
+
+
+def repeat(prefix, unit, times, suffix):
+    """A large body kept small in the file: prefix + unit × times + suffix."""
+    return {"prefix": prefix, "unit": unit, "times": times, "suffix": suffix}
+
+
+sql = ["' OR '1'='1", "'; DROP TABLE orders; --", "\" OR 1=1 --", "1; DELETE FROM events", "ord_x' UNION SELECT client_secret FROM orders --",
+       "%27%20OR%201%3D1", "\\'; --", "') OR ('a'='a", "admin'--", "1' AND SLEEP(5)--"]
+paths = ["../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "%2e%2e%2f%2e%2e%2f", "ord_%00", "ord_" + "A" * 5000, "ord_<script>", "ord_%0d%0aSet-Cookie:x",
+         "ord_é", ".", "%"]
+
+# The merchant API.
+for i, text in enumerate(sql):
+    case(f"api-sql-description-{i}", "api", {"status": 201}, method="POST", path="/v1/orders", auth="secret",
+         body=json.dumps({"items": [{"label": "Tea", "amount": "1.00"}], "currency": "CNY", "description": text, "metadata": {"note": text}}))
+    case(f"api-sql-item-label-{i}", "api", {"status": 201}, method="POST", path="/v1/orders", auth="secret",
+         body=json.dumps({"items": [{"label": text, "amount": "1.00"}], "currency": "CNY"}))
+    case(f"api-sql-search-{i}", "api", {"status": 200}, method="GET", path="/v1/orders?out_trade_no=" + json.dumps(text)[1:-1].replace(" ", "%20").replace("#", "%23").replace("&", "%26"), auth="secret")
+    case(f"api-sql-idempotency-key-{i}", "api", {"status": 201}, method="POST", path="/v1/orders", auth="secret",
+         headers={"Idempotency-Key": text}, body=json.dumps({"items": [{"label": "Tea", "amount": "2.00"}], "currency": "CNY"}))
+for i, text in enumerate(paths):
+    for endpoint, method in [("", "GET"), ("/events", "GET"), ("/refunds", "POST"), ("/close", "POST"), ("/payments", "POST")]:
+        # A dot segment may be resolved away ("/v1/orders/." is the order list, which the secret key may read).
+        allowed = [400, 404, 405] + ([200] if text == "." and method == "GET" else [])
+        case(f"api-path-{endpoint.strip('/') or 'order'}-{i}", "api", {"status_in": allowed}, method=method,
+             path="/v1/orders/" + text + endpoint, auth="secret", body=json.dumps({"method": "wechat.native", "amount": "1.00"}))
+bodies = {
+    "not-json": "items=1", "truncated": '{"items":[{"label":"Tea","amount":"1.00"}],"curr', "array": "[]", "null": "null",
+    "deep": repeat("", "[", 5000, "]" * 5000), "huge-number": '{"items":[{"label":"Tea","amount_minor":1e400}],"currency":"CNY"}',
+    "negative": '{"items":[{"label":"Tea","amount":"-1.00"}],"currency":"CNY"}', "zero": '{"items":[{"label":"Tea","amount":"0.00"}],"currency":"CNY"}',
+    "three-decimals": '{"items":[{"label":"Tea","amount":"1.005"}],"currency":"CNY"}', "exponent": '{"items":[{"label":"Tea","amount":"1e3"}],"currency":"CNY"}',
+    "float-minor": '{"items":[{"label":"Tea","amount_minor":12.5}],"currency":"CNY"}', "both": '{"items":[{"label":"Tea","amount":"1.00","amount_minor":100}],"currency":"CNY"}',
+    "unknown-currency": '{"items":[{"label":"Tea","amount":"1.00"}],"currency":"XXX1"}', "no-items": '{"items":[],"currency":"CNY"}',
+    "no-currency": '{"items":[{"label":"Tea","amount":"1.00"}]}', "quantity-zero": '{"items":[{"label":"Tea","amount":"1.00","quantity":0}],"currency":"CNY"}',
+    "quantity-negative": '{"items":[{"label":"Tea","amount":"1.00","quantity":-3}],"currency":"CNY"}',
+    "quantity-overflow": '{"items":[{"label":"Tea","amount_minor":9223372036854775807,"quantity":2}],"currency":"CNY"}',
+    "empty-label": '{"items":[{"label":"","amount":"1.00"}],"currency":"CNY"}', "amount-as-number": '{"items":[{"label":"Tea","amount":1.00}],"currency":"CNY"}',
+    "expires-negative": '{"items":[{"label":"Tea","amount":"1.00"}],"currency":"CNY","expires_in":-5}',
+    "nul-in-label": '{"items":[{"label":"Te\\u0000a","amount":"1.00"}],"currency":"CNY"}',
+}
+for name, body in bodies.items():
+    status = {"status_in": [400, 403]} if name not in ("nul-in-label", "expires-negative") else {"status_in": [201, 400]}
+    case(f"api-create-{name}", "api", status, method="POST", path="/v1/orders", auth="secret", body=body)
+case("api-create-oversize", "api", {"status": 413}, method="POST", path="/v1/orders", auth="secret",
+     body=repeat('{"items":[', '{"label":"x","amount":"1.00"},', 40000, "]}"))
+case("api-create-non-utf8", "api", {"status": 400}, method="POST", path="/v1/orders", auth="secret", body_base64="eyJpdGVtcyI6W3sibGFiZWwiOiL/AP4iLCJhbW91bnQiOiIxLjAwIn1dLCJjdXJyZW5jeSI6IkNOWSJ9")
+for auth in ["none", "wrong", "publishable"]:
+    for method, path in [("GET", "/v1/orders"), ("POST", "/v1/orders/{order}/refunds"), ("POST", "/v1/orders/{order}/close"), ("GET", "/v1/orders/{order}/events"),
+                         ("GET", "/v1/reconciliations/2026-11-29")]:
+        case(f"api-auth-{auth}-{method.lower()}-{path.strip('/').replace('/', '-').replace('{', '').replace('}', '')}", "api",
+             {"status_in": [401, 403, 404]}, method=method, path=path, auth=auth, body=json.dumps({"amount": "1.00"}))
+for name, amount in [("over", "100.00"), ("negative", "-1.00"), ("zero", "0"), ("garbage", "1,00"), ("three-decimals", "0.001"), ("minor-huge", None)]:
+    body = {"amount": amount} if amount else {"amount_minor": 10 ** 30}
+    case(f"api-refund-{name}", "api", {"status_in": [400]}, method="POST", path="/v1/orders/{order}/refunds", auth="secret", body=json.dumps(body))
+for method_name in ["wechat.unknown", "", "alipay.wap", "wechat.jsapi", "applepay.ec", "../wechat.app"]:
+    case(f"api-payment-method-{method_name or 'empty'}", "api", {"status_in": [400, 409]}, method="POST", path="/v1/orders/{unpaid}/payments",
+         auth="secret", body=json.dumps({"method": method_name}))
+
+# WeChat Pay v2 notifications (the paid order; a refused one must not move it or anything else).
+xxe = '<?xml version="1.0"?><!DOCTYPE xml [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><xml><return_code>&xxe;</return_code></xml>'
+laughs = '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">' \
+         '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><xml><return_code>&lol3;</return_code></xml>'
+raw_v2 = {"xxe": xxe, "billion-laughs": laughs, "external-dtd": '<!DOCTYPE xml SYSTEM "http://127.0.0.1:9/x.dtd"><xml><a>1</a></xml>',
+          "deep": repeat("<xml>", "<a>", 5000, "</a>" * 5000 + "</xml>"), "truncated": "<xml><return_code>SUCCESS</return_code><out_trade_no>",
+          "not-xml": '{"return_code":"SUCCESS"}', "empty": "", "processing-instruction": "<?php echo 1; ?><xml></xml>",
+          "cdata-open": "<xml><a><![CDATA[x</a></xml>", "two-roots": "<xml></xml><xml></xml>", "comment-bomb": repeat("<xml><!--", "-", 100000, "--></xml>"),
+          "oversize": repeat("<xml>", "<a>x</a>", 20000, "</xml>")}
+for name, body in raw_v2.items():
+    case(f"wechat-v2-raw-{name}", "wechat_v2", {"reply_contains": "FAIL"}, raw=body)
+case("wechat-v2-non-utf8", "wechat_v2", {"reply_contains": "FAIL"}, raw_base64="PHhtbD48cmV0dXJuX2NvZGU+/wD+PC9yZXR1cm5fY29kZT48L3htbD4=")
+for field in ["appid", "mch_id", "out_trade_no", "total_fee", "result_code", "return_code", "sign"]:
+    case(f"wechat-v2-missing-{field}", "wechat_v2", {"reply_contains": "FAIL"}, set={field: None}, sign="valid" if field != "sign" else "none")
+# Signed without a nonce: the signature still covers everything else; a duplicate, acknowledged, nothing moves.
+case("wechat-v2-missing-nonce_str", "wechat_v2", {"reply_contains": "SUCCESS"}, set={"nonce_str": None}, sign="valid")
+for field, value in [("total_fee", "1"), ("total_fee", "5099"), ("total_fee", "-5100"), ("total_fee", "5100.0"), ("fee_type", "USD"),
+                     ("appid", "wx0000000000000000"), ("mch_id", "1999999999"), ("out_trade_no", "C20200101000000UNKNOWN0000"),
+                     ("out_trade_no", "' OR '1'='1"), ("total_fee", "99999999999999999999")]:
+    slug = "".join(c if c.isalnum() or c in ".-" else "_" for c in value[:12])
+    case(f"wechat-v2-tampered-{field}-{slug}", "wechat_v2", {"reply_contains": "FAIL"}, set={field: value}, sign="valid")
+for mode in ["wrong_key", "empty", "none"]:
+    case(f"wechat-v2-sign-{mode}", "wechat_v2", {"reply_contains": "FAIL"}, sign=mode)
+case("wechat-v2-signed-then-tampered", "wechat_v2", {"reply_contains": "FAIL"}, sign="valid", tamper_after_sign={"total_fee": "1"})
+case("wechat-v2-sign-type-games", "wechat_v2", {"reply_contains": "FAIL"}, set={"sign_type": "NONE"}, sign="valid")
+case("wechat-v2-duplicate-total-fee", "wechat_v2", {"reply_contains": "FAIL"}, sign="valid", duplicate={"total_fee": "1"})
+
+# Alipay notifications.
+for field in ["out_trade_no", "total_amount", "app_id", "trade_status", "sign", "trade_no"]:
+    case(f"alipay-missing-{field}", "alipay", {"reply": "failure"}, set={field: None}, sign="valid" if field not in ("sign",) else "none")
+# Genuinely signed, nothing to move (the order is paid): acknowledged as a duplicate or a non-payment, nothing changes.
+case("alipay-missing-sign_type", "alipay", {"reply": "success"}, set={"sign_type": None}, sign="valid")  # RSA2 is the default
+case("alipay-same-amount-written-51", "alipay", {"reply": "success"}, set={"total_amount": "51"}, sign="valid")
+case("alipay-status-with-trailing-space", "alipay", {"reply": "success"}, set={"trade_status": "TRADE_SUCCESS "}, sign="valid")
+for field, value in [("total_amount", "51.01"), ("total_amount", "0.01"), ("total_amount", "-51.00"), ("total_amount", "5.1e1"),
+                     ("app_id", "2021000000009999"), ("seller_id", "2088999999999999"), ("out_trade_no", "C20200101000000UNKNOWN0000"),
+                     ("out_trade_no", "'; DROP TABLE orders; --"), ("total_amount", "51.001"), ("trade_status", "")]:
+    slug = "".join(c if c.isalnum() or c in ".-" else "_" for c in value[:10])
+    case(f"alipay-tampered-{field}-{slug}", "alipay", {"reply": "failure"}, set={field: value}, sign="valid")
+for mode in ["wrong_key", "empty", "none"]:
+    case(f"alipay-sign-{mode}", "alipay", {"reply": "failure"}, sign=mode)
+for sign_type in ["RSA", "", "rsa2", "RSA2 ", "MD5", "HMAC-SHA256", "RSA2\u0000"]:
+    case(f"alipay-sign-type-{sign_type.strip().lower() or 'empty'}-{len(sign_type)}", "alipay", {"reply": "failure"}, sign="valid", sign_type=sign_type)
+case("alipay-signed-then-tampered", "alipay", {"reply": "failure"}, sign="valid", tamper_after_sign={"total_amount": "0.01"})
+case("alipay-duplicate-amount", "alipay", {"reply": "failure"}, sign="valid", duplicate={"total_amount": "0.01"})
+for name, body in {"empty": "", "garbage": "%%%%%", "non-form": '{"trade_status":"TRADE_SUCCESS"}', "oversize": repeat("a=", "b", 200000, ""),
+                   "many-fields": repeat("", "f=v&", 5000, "x=1"), "bad-percent": "sign=%zz&out_trade_no=%"}.items():
+    case(f"alipay-raw-{name}", "alipay", {"reply_in": ["failure"], "status_in": [200, 413]}, raw=body)
+case("alipay-non-utf8", "alipay", {"reply_in": ["failure"]}, raw_base64="dG90YWxfYW1vdW50Pf8A/iZzaWduPXg=")
+
+# WeChat Pay v3 notifications.
+for name, headers in {"old-timestamp": {"Wechatpay-Timestamp": "old"}, "future-timestamp": {"Wechatpay-Timestamp": "future"},
+                      "unknown-serial": {"Wechatpay-Serial": "0123456789ABCDEF"}, "empty-signature": {"Wechatpay-Signature": ""},
+                      "garbage-signature": {"Wechatpay-Signature": "bm90IGEgc2lnbmF0dXJl"}, "no-signature": {"Wechatpay-Signature": None},
+                      "no-serial": {"Wechatpay-Serial": None}, "no-timestamp": {"Wechatpay-Timestamp": None}, "no-nonce": {"Wechatpay-Nonce": None},
+                      "timestamp-text": {"Wechatpay-Timestamp": "yesterday"}}.items():
+    case(f"wechat-v3-{name}", "wechat_v3", {"status": 401}, headers=headers)
+case("wechat-v3-tampered-body", "wechat_v3", {"status": 401}, body_override='{"id":"x","event_type":"TRANSACTION.SUCCESS"}')
+case("wechat-v3-forged-by-other-key", "wechat_v3", {"status": 401}, forge=True)
+
+# Apple Pay tokens for an unpaid order.
+for name, options in {"other-amount": {"amount": "45.99"}, "expired": {"signed_at_offset": -3600}, "future": {"signed_at_offset": 3600},
+                      "garbage": {"garbage": True}, "other-order": {"application_data": "6f72645f6f74686572"}, "empty-token": {"empty": True}}.items():
+    case(f"applepay-{name}", "applepay", {"authorized": False}, **options)
+
+os.makedirs(root, exist_ok=True)
+for old in os.listdir(root):
+    if old.endswith(".json"):
+        os.remove(os.path.join(root, old))
+names = set()
+for item in cases:
+    assert item["name"] not in names, item["name"]
+    names.add(item["name"])
+    with open(os.path.join(root, item["name"] + ".json"), "w", encoding="utf-8") as handle:
+        json.dump(item, handle, ensure_ascii=False, indent=1)
+print(f"{len(cases)} cases", file=sys.stderr)
