@@ -12,25 +12,42 @@ extension MerchantAPI {
 
     func createOrder(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         guard let caller = caller(request) else { return Self.unauthorized }
+        // The app's keys live apart from the backend's: an app cannot replay the backend's answers.
+        return await idempotent(request, scope: caller == .secret ? "" : "pk:") { await self.createOrder(request, caller: caller) }
+    }
+
+    /// Honours `Idempotency-Key`: the same key and body (whatever its key order or spacing) replay
+    /// the first successful answer; the same key with another body is a 409. `scope` keeps keys of
+    /// different endpoints (and of the app) apart. A failed attempt is not remembered: it may be retried.
+    func idempotent(_ request: HTTPServerRequest, scope: String, _ body: () async -> HTTPServerResponse) async -> HTTPServerResponse {
+        guard let given = request.headers["Idempotency-Key"] else { return await body() }
+        let key = scope + given
+        let canonical = (try? JSONSerialization.jsonObject(with: Data(request.body))).flatMap {
+            try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys])
+        }
+        let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(canonical.map(Array.init) ?? request.body))
         do {
-            // The same request is the same JSON, whatever its key order or spacing.
-            let canonical = (try? JSONSerialization.jsonObject(with: Data(request.body))).flatMap {
-                try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys])
+            switch try await store.idempotency(key: key, requestSHA256: bodyHash) {
+            case .replay(let status, let body):
+                return HTTPServerResponse(
+                    status: status, headers: ["Content-Type": "application/json", "Idempotent-Replayed": "true"], body: body)
+            case .conflict:
+                return .error(
+                    status: 409, code: "idempotency_conflict", message: "Idempotency-Key \(given) was used with another request body")
+            case .new: break
             }
-            let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(canonical.map(Array.init) ?? request.body))
-            // The app's keys live apart from the backend's: an app cannot replay the backend's answers.
-            let key = request.headers["Idempotency-Key"].map { caller == .secret ? $0 : "pk:" + $0 }
-            if let key {
-                switch try await store.idempotency(key: key, requestSHA256: bodyHash) {
-                case .replay(let status, let body):
-                    return HTTPServerResponse(
-                        status: status, headers: ["Content-Type": "application/json", "Idempotent-Replayed": "true"], body: body)
-                case .conflict:
-                    return .error(
-                        status: 409, code: "idempotency_conflict", message: "Idempotency-Key \(key) was used with another request body")
-                case .new: break
-                }
+            let response = await body()
+            if (200..<300).contains(response.status) {
+                try await store.saveIdempotentResponse(key: key, requestSHA256: bodyHash, status: response.status, body: response.body)
             }
+            return response
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    private func createOrder(_ request: HTTPServerRequest, caller: Caller) async -> HTTPServerResponse {
+        do {
             guard let input = try? request.decodeJSON(OrderRequest.self) else {
                 return .error(
                     status: 400, code: "invalid_request",
@@ -67,9 +84,7 @@ extension MerchantAPI {
                     clientSecret: id + "_secret_" + SecureRandom.alphanumeric(count: 24),
                     expiresAt: Date().addingTimeInterval(TimeInterval(input.expires_in ?? 7200))))
             // The app gets its client secret back, as it would from the merchant's backend.
-            let response = HTTPServerResponse.json(OrderJSON(order, includeSecret: true), status: 201)
-            if let key { try await store.saveIdempotentResponse(key: key, requestSHA256: bodyHash, status: 201, body: response.body) }
-            return response
+            return HTTPServerResponse.json(OrderJSON(order, includeSecret: true), status: 201)
         } catch {
             return Self.failure(error)
         }

@@ -40,6 +40,11 @@ extension MerchantAPI {
     /// `POST /v1/orders/{id}/refunds`: refunds at the provider, then records it; never more than was paid.
     func refund(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
         guard caller(request) == .secret else { return Self.unauthorized }
+        // A retried refund with its Idempotency-Key answers as the first did and refunds nothing more.
+        return await idempotent(request, scope: "refund:\(id):") { await self.performRefund(request, id: id) }
+    }
+
+    private func performRefund(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
         guard let body = try? request.decodeJSON(RefundBody.self) else {
             return .error(
                 status: 400, code: "invalid_request",

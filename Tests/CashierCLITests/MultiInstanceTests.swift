@@ -42,16 +42,20 @@ import Testing
         let receiver: WebhookReceiver
         let bases: [String]
         let ports: [Int]
-        let store: PostgresOrderStore
+        let store: any OrderStore
         private(set) var processes: [Process] = []
+        private let configFile: URL
+        private let environment: [String: String]
 
-        /// - Parameter publicPort: where the providers reach the instances (a balancer); default the first instance.
-        init(instances count: Int, publicPort: Int? = nil, ports: [Int]) async throws {
+        /// - Parameters:
+        ///   - publicPort: where the providers reach the instances (a balancer); default the first instance.
+        ///   - sqlite: a SQLite file instead of a fresh PostgreSQL database (one instance).
+        init(instances count: Int, publicPort: Int? = nil, ports: [Int], sqlite: Bool = false) async throws {
             try #require(
                 FileManager.default.isExecutableFile(atPath: SandboxCommandTests.binary.path), "build the cashier executable first")
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-multi-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            database = try await TestPostgres.freshDatabase()
+            database = sqlite ? folder.appendingPathComponent("cashier.db").path : try await TestPostgres.freshDatabase()
             self.ports = ports
             let sandboxReady = folder.appendingPathComponent("sandbox.json")
             processes.append(try MultiInstanceTests.start(["sandbox", "--ready-file", sandboxReady.path, "--time-scale", "0.001"]))
@@ -72,21 +76,32 @@ import Testing
                     "lease_seconds": 2,
                 ],
             ]
-            let configFile = folder.appendingPathComponent("cashier.json")
+            configFile = folder.appendingPathComponent("cashier.json")
             try JSONSerialization.data(withJSONObject: config).write(to: configFile)
-            let environment = [
+            environment = [
                 "CASHIER_SECRET_KEY": MultiInstanceTests.secretKey, "WECHAT_API_KEY": MultiInstanceTests.wechatKey,
                 "HOOK_SECRET": "whsec_multi",
             ]
-            for (index, port) in ports.prefix(count).enumerated() {
-                let ready = folder.appendingPathComponent("ready-\(index).json")
-                processes.append(
-                    try MultiInstanceTests.start(
-                        ["serve", "--config", configFile.path, "--port", String(port), "--ready-file", ready.path], environment: environment
-                    ))
-                try #require(try await readyFile(ready) != nil, "instance \(index) did not start")
-            }
-            store = try await PostgresOrderStore(url: database, poolSize: 2)
+            store = try await OrderStoreOpener.open(database, poolSize: 2)
+            for index in 0..<count { processes.append(try await launch(index)) }
+        }
+
+        /// Starts instance `index` on its port and waits until it answers.
+        private func launch(_ index: Int) async throws -> Process {
+            let ready = folder.appendingPathComponent("ready-\(index)-\(UUID().uuidString).json")
+            let process = try MultiInstanceTests.start(
+                ["serve", "--config", configFile.path, "--port", String(ports[index]), "--ready-file", ready.path], environment: environment
+            )
+            try #require(try await readyFile(ready) != nil, "instance \(index) did not start")
+            return process
+        }
+
+        /// Kills instance `index` with SIGKILL (no shutdown at all) and starts it again on the same port and database.
+        func crashAndRestart(_ index: Int) async throws {
+            let victim = processes[index + 1]
+            kill(victim.processIdentifier, SIGKILL)
+            try await onOwnThread { victim.waitUntilExit() }
+            processes[index + 1] = try await launch(index)
         }
 
         /// The instance processes, in port order.

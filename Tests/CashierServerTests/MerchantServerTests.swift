@@ -730,4 +730,27 @@ import WeChatPay
         #expect(Dashboard.format(Money(minorUnits: 1275, currency: try Currency(code: "KRW"))) == "1275 KRW")
         await fixture.stop()
     }
+
+    @Test func aRetriedRefundWithItsIdempotencyKeyRefundsOnce() async throws {
+        let fixture = try await Fixture()
+        let order = try await fixture.createOrder(amount: "20.00")
+        let id = try #require(order["id"] as? String)
+        _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"])
+        await fixture.sandbox.wechatV2.pay(outTradeNo: order["out_trade_no"] as? String ?? "", outcome: .success)
+        #expect(try await fixture.waitForStatus(id, "paid"))
+        let first = try await fixture.call(
+            "POST", "/v1/orders/\(id)/refunds", headers: ["Idempotency-Key": "refund-1"], json: ["amount": "5.00"])
+        let again = try await fixture.call(
+            "POST", "/v1/orders/\(id)/refunds", headers: ["Idempotency-Key": "refund-1"], json: ["amount": "5.00"])
+        #expect(first.status == 200 && again.status == 200 && first.body == again.body)
+        let other = try await fixture.call(
+            "POST", "/v1/orders/\(id)/refunds", headers: ["Idempotency-Key": "refund-1"], json: ["amount": "6.00"])
+        #expect(other.status == 409)
+        #expect(try await fixture.store.order(id: id)?.refunded.minorUnits == 500)
+        #expect(try await fixture.store.events(orderID: id).filter { $0.kind == "refund" }.count == 1)
+        // Without a key, a second request is a second refund (as asked), still never beyond what was paid.
+        #expect(try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "5.00"]).status == 200)
+        #expect(try await fixture.store.order(id: id)?.refunded.minorUnits == 1000)
+        await fixture.stop()
+    }
 }
