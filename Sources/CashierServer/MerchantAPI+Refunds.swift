@@ -54,6 +54,17 @@ extension MerchantAPI {
             guard let order = try await store.order(id: id) else {
                 return .error(status: 404, code: "not_found", message: "no order \(id)")
             }
+            // With an Idempotency-Key the provider's refund number comes from it: a retry after a
+            // crash asks the provider for the same refund (which it does not repeat), and finds it
+            // here if it was already recorded.
+            let keyedRequestNo = request.headers["Idempotency-Key"].map {
+                "R" + Hex.encode(DigestAlgorithm.sha256.hash(id + "\n" + $0)).prefix(30)
+            }
+            if let keyedRequestNo,
+                try await store.events(orderID: id).contains(where: { $0.kind == "refund" && $0.detail.contains("\"\(keyedRequestNo)\"") })
+            {
+                return .json(OrderJSON(order, includeSecret: true))
+            }
             let amount: Money
             switch (body.amount, body.amount_minor) {
             case (let text?, nil):
@@ -77,7 +88,7 @@ extension MerchantAPI {
                     status: 400, code: "refund_too_large",
                     message: "a refund of \(amount) would bring refunds to \(refunded), more than the \(order.total) paid")
             }
-            let requestNo = "R\(order.outTradeNo.suffix(20))\(refunded.minorUnits)"
+            let requestNo = keyedRequestNo ?? "R\(order.outTradeNo.suffix(20))\(refunded.minorUnits)"
             let started = try await startedPayment(of: order)
             switch started?.provider {
             case "wechat" where started != nil:

@@ -23,9 +23,13 @@ import Testing
         return process
     }
 
-    static func send(_ method: String, _ url: String, _ body: Any? = nil, key: String? = nil) async throws -> (Int, [String: Any]) {
+    static func send(_ method: String, _ url: String, _ body: Any? = nil, key: String? = nil, headers extra: [String: String] = [:])
+        async throws
+        -> (Int, [String: Any])
+    {
         var headers = HTTPHeaders()
         if let key { headers.add("Authorization", "Bearer \(key)") }
+        for (name, value) in extra { headers.add(name, value) }
         let response = try await URLSessionTransport().send(
             HTTPRequest(
                 method: method, url: URL(string: url)!, headers: headers,
@@ -39,6 +43,8 @@ import Testing
         let folder: URL
         let database: String
         let sandboxURL: String
+        /// The sandbox's WeChat Pay v2 gateway (the test merchant's ledger can be queried there).
+        let wechatV2URL: URL
         let receiver: WebhookReceiver
         let bases: [String]
         let ports: [Int]
@@ -61,6 +67,7 @@ import Testing
             processes.append(try MultiInstanceTests.start(["sandbox", "--ready-file", sandboxReady.path, "--time-scale", "0.001"]))
             let providers = try #require(try await readyFile(sandboxReady))
             sandboxURL = try #require(providers["sandbox_url"])
+            wechatV2URL = try #require(providers["wechat_v2_url"].flatMap(URL.init(string:)))
             receiver = try WebhookReceiver(failures: 0)
             bases = ports.prefix(count).map { "http://127.0.0.1:\($0)" }
             let config: [String: Any] = [
