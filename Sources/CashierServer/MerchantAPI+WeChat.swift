@@ -36,14 +36,18 @@ extension MerchantAPI {
         if let appID, appID != merchant.appID {
             merchant = WeChatPay.V2.Merchant(appID: appID, mchID: merchant.mchID, apiKey: merchant.apiKey, signType: merchant.signType)
         }
-        return WeChatPay.V2.Client(merchant: merchant, mutualTLSTransport: wechat.mutualTLSTransport, baseURL: wechat.baseURL)
+        return WeChatPay.V2.Client(
+            merchant: merchant, transport: transport("wechat"),
+            mutualTLSTransport: wechat.mutualTLSTransport.map { transport("wechat", $0) },
+            baseURL: wechat.baseURL)
     }
 
     func wechatV3Client() throws -> WeChatPay.V3.Client {
         guard let v3 = configuration.wechatV3 else {
             throw PaymentError(.invalidRequest, "WeChat Pay API v3 is not configured on this server")
         }
-        return WeChatPay.V3.Client(merchant: v3.merchant, keys: v3.platformKeys, transport: v3.transport, baseURL: v3.baseURL)
+        return WeChatPay.V3.Client(
+            merchant: v3.merchant, keys: v3.platformKeys, transport: transport("wechat_v3", v3.transport), baseURL: v3.baseURL)
     }
 
     /// The appids a WeChat notification may name: the app's and the mini program's.
@@ -66,8 +70,11 @@ extension MerchantAPI {
                 throw PaymentError(.invalidRequest, "wechat.miniprogram needs js_code, the code wx.login gave the mini program")
             }
             // The code is exchanged here, with the secret; the device only ever sees the openid's effect.
-            openID = try await WeChatPay.MiniProgram(appID: mini.appID, secret: mini.secret, baseURL: mini.baseURL).session(code: code)
-                .openID
+            openID = try await WeChatPay.MiniProgram(
+                appID: mini.appID, secret: mini.secret, transport: transport("miniprogram"), baseURL: mini.baseURL
+            )
+            .session(code: code)
+            .openID
             appID = mini.appID
         } else if method == "wechat.jsapi", openID?.isEmpty ?? true {
             throw PaymentError(.invalidRequest, "wechat.jsapi needs the payer's openid (from OAuth; mini programs use wechat.miniprogram)")

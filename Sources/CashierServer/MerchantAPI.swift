@@ -15,6 +15,13 @@ struct MerchantAPI: Sendable {
     let metrics: ServerMetrics
     /// This process among the instances sharing a database (job leases, `/healthz`).
     let instanceID: String
+    /// Stops calling a provider that keeps failing (see ``ProviderBreaker``).
+    let breaker: ProviderBreaker
+
+    /// `base` behind this server's circuit breaker for `provider`.
+    func transport(_ provider: String, _ base: any HTTPTransport = URLSessionTransport()) -> any HTTPTransport {
+        BreakingTransport(provider: provider, breaker: breaker, base: base)
+    }
 
     /// Where providers send notifications.
     var notifyBase: String {
@@ -78,7 +85,7 @@ struct MerchantAPI: Sendable {
         guard let alipay = configuration.alipay else { throw PaymentError(.invalidRequest, "Alipay is not configured on this server") }
         return Alipay.Client(
             appID: alipay.appID, signer: Alipay.Signer(privateKey: alipay.privateKey), alipayPublicKey: alipay.alipayPublicKey,
-            gateway: alipay.gateway)
+            transport: transport("alipay"), gateway: alipay.gateway)
     }
 
     // MARK: Authentication
@@ -109,6 +116,9 @@ struct MerchantAPI: Sendable {
         switch error {
         case let error as PaymentError where error.code == .invalidRequest:
             .error(status: 400, code: "invalid_request", message: error.message)
+        case let error as PaymentError where error.code == .transport:
+            // The provider did not answer (or its calls are paused): nothing happened here; retry later.
+            .error(status: 503, code: "provider_unavailable", message: error.message)
         case let error as PaymentError: .error(status: 502, code: "provider_error", message: error.message)
         case let error as StoreError where error.code == .illegalTransition:
             .error(status: 409, code: "invalid_state", message: error.message)

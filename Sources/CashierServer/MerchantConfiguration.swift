@@ -136,6 +136,10 @@ public struct MerchantConfiguration: Sendable {
     /// How long an instance holds a job's lease or a claimed webhook before another instance
     /// sharing the database may take it over (when this one died).
     public var jobLease: TimeInterval = 120
+    /// Calls in a row that find a provider down (no answer, HTTP 5xx) before its calls fail fast.
+    public var breakerThreshold = 5
+    /// How long a failing provider's calls fail fast before one is tried again.
+    public var breakerCooldown: TimeInterval = 30
     /// How often expired unpaid orders are looked for and closed.
     public var expiryInterval: Duration = .seconds(30)
 

@@ -34,7 +34,9 @@ public final class MerchantServer: Sendable {
         let metrics = ServerMetrics()
         let instanceID = "instance-" + UUID().uuidString.lowercased()
         self.instanceID = instanceID
-        let api = MerchantAPI(configuration: configuration, store: store, listening: listening, metrics: metrics, instanceID: instanceID)
+        let api = MerchantAPI(
+            configuration: configuration, store: store, listening: listening, metrics: metrics, instanceID: instanceID,
+            breaker: ProviderBreaker(threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldown))
         self.api = api
         var router = Router()
         api.register(on: &router)

@@ -25,7 +25,7 @@ import WeChatPay
 
         init(
             publicBaseURL: String? = nil, queryAfter: TimeInterval = 10, webhook: WebhookDispatcher.Endpoint? = nil,
-            expiryInterval: Duration = .seconds(60), catalog: Catalog? = nil
+            expiryInterval: Duration = .seconds(60), catalog: Catalog? = nil, breakerThreshold: Int = 5, breakerCooldown: TimeInterval = 30
         ) async throws {
             mode = try await SandboxMode.start(timeScale: 0.001)
             sandbox = mode.sandbox
@@ -34,6 +34,8 @@ import WeChatPay
             configuration.publicBaseURL = publicBaseURL
             keys = (configuration.secretKey, configuration.publishableKey)
             configuration.catalog = catalog
+            configuration.breakerThreshold = breakerThreshold
+            configuration.breakerCooldown = breakerCooldown
             configuration.queryAfter = queryAfter
             configuration.queryInterval = .seconds(3600)  // tests drive the query-fallback job themselves
             configuration.webhook = webhook
@@ -751,6 +753,58 @@ import WeChatPay
         // Without a key, a second request is a second refund (as asked), still never beyond what was paid.
         #expect(try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "5.00"]).status == 200)
         #expect(try await fixture.store.order(id: id)?.refunded.minorUnits == 1000)
+        await fixture.stop()
+    }
+
+    @Test func aFailingProviderGetsClearErrorsSafeRetriesAndARest() async throws {
+        let fixture = try await Fixture(breakerThreshold: 3, breakerCooldown: 0.5)
+        let order = try await fixture.createOrder(amount: "8.00")
+        let id = try #require(order["id"] as? String)
+        func start() async throws -> (status: Int, object: [String: Any], body: Data) {
+            try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"])
+        }
+        func message(_ answer: (status: Int, object: [String: Any], body: Data)) -> String {
+            (answer.object["error"] as? [String: String])?["message"] ?? ""
+        }
+        // The gateway answers garbage, then 5xx: a clear error each time, and the order did not move.
+        fixture.sandbox.setFault(.garbage)
+        let garbled = try await start()
+        #expect(garbled.status == 502 && !message(garbled).isEmpty, "\(garbled.object)")
+        fixture.sandbox.setFault(.serverError)
+        for _ in 0..<3 {
+            let down = try await start()
+            #expect(down.status == 503 && !message(down).isEmpty, "\(down.object)")
+        }
+        #expect(try await fixture.store.order(id: id)?.status == .created)
+        // Three outages in a row: WeChat's calls are paused — even now that it is back, none is sent.
+        fixture.sandbox.setFault(.none)
+        let paused = try await start()
+        #expect(paused.status == 503 && message(paused).contains("paused"), "\(paused.object)")
+        #expect(await fixture.sandbox.wechatV2.trade(outTradeNo: order["out_trade_no"] as? String ?? "") == nil)
+        // After the rest, one call is tried, succeeds, and the order is placed once, under its own number.
+        try await Task.sleep(for: .milliseconds(600))
+        let placed = try await start()
+        #expect(placed.status == 200 && (placed.object["code_url"] as? String)?.hasPrefix("weixin://") == true)
+        // A slow gateway is only slow.
+        fixture.sandbox.setFault(.latency(.milliseconds(50)))
+        #expect(try await fixture.call("GET", "/v1/orders/\(id)").status == 200)
+        fixture.sandbox.setFault(.none)
+
+        // A refund while the gateway is down fails cleanly; retried with its key, it happens once.
+        await fixture.sandbox.wechatV2.pay(outTradeNo: order["out_trade_no"] as? String ?? "", outcome: .success)
+        #expect(try await fixture.waitForStatus(id, "paid"))
+        fixture.sandbox.setFault(.serverError)
+        let failed = try await fixture.call(
+            "POST", "/v1/orders/\(id)/refunds", headers: ["Idempotency-Key": "r-1"], json: ["amount": "3.00"])
+        #expect(failed.status == 503 && !message(failed).isEmpty)
+        #expect(try await fixture.store.order(id: id)?.refunded.minorUnits == 0)
+        fixture.sandbox.setFault(.none)
+        let retried = try await fixture.call(
+            "POST", "/v1/orders/\(id)/refunds", headers: ["Idempotency-Key": "r-1"], json: ["amount": "3.00"])
+        #expect(retried.status == 200 && retried.object["status"] as? String == "partially_refunded")
+        let ledger = try await WeChatPay.V2.Client(merchant: fixture.wechatMerchant, baseURL: fixture.sandbox.wechatV2URL)
+            .call("pay/refundquery", [("out_trade_no", order["out_trade_no"] as? String ?? "")])
+        #expect(ledger["refund_count"] == "1" && ledger["refund_fee_0"] == "300")
         await fixture.stop()
     }
 }
