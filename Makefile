@@ -1,8 +1,8 @@
 # Cashier — the two commands a new user runs are `make demo` and `make test`.
 SWIFT ?= swift
-FORMAT_PATHS := Sources Tests Package.swift
+FORMAT_PATHS := Sources Tests Package.swift Fuzz/Package.swift Fuzz/Sources
 
-.PHONY: demo test deps venv build lint format bench check-long clean
+.PHONY: demo test deps venv build lint format bench fuzz check-long clean
 
 ## demo: install what is missing, build, and run the end-to-end demo
 demo: deps
@@ -44,8 +44,12 @@ bench: deps
 	.build/release/cashier-bench server
 	scripts/with-pg sh -c '.build/release/cashier-bench server --db "$$CASHIER_TEST_PG_URL" && .build/release/cashier-bench server --db "$$CASHIER_TEST_PG_URL" --instances 3'
 
-## check-long: everything `make test` runs, then the slow suites (today: the benchmarks)
-check-long: test bench
+## fuzz: libFuzzer + AddressSanitizer on every parser, 1,000,000 executions (or 300 s) each (scripts/fuzz)
+fuzz: deps
+	scripts/fuzz 1000000 300
+
+## check-long: everything `make test` runs, then the slow suites: benchmarks and fuzzing
+check-long: test bench fuzz
 
 clean:
 	rm -rf .build

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "ApplePay", targets: ["ApplePay"]),
         .library(name: "CashierStore", targets: ["CashierStore"]),
         .library(name: "CashierCurl", targets: ["CashierCurl"]),
+        .library(name: "CashierHTTP", targets: ["CashierHTTP"]),
         // The app-side SDK: Foundation only, so an iOS app builds no C code.
         .library(name: "CashierClient", targets: ["CashierClient"]),
         .executable(name: "cashier", targets: ["cashier"]),

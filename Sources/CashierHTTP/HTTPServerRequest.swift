@@ -24,8 +24,10 @@ public struct HTTPServerRequest: Sendable {
 
     /// The path of a request target: origin-form (`/a/b`) as is, absolute-form
     /// (`http://host:port/a/b`, which RFC 9112 §3.2.2 says a server must accept, and which some
-    /// SDKs send) reduced to its path, `/` when it has none.
-    public static func path(ofTarget target: String) -> String {
+    /// SDKs send) reduced to its path, `/` when it has none; a query or fragment dropped.
+    public static func path(ofTarget given: String) -> String {
+        // A query or fragment is never part of the path (libmicrohttpd splits the query off already).
+        let target = String(given.prefix { $0 != "?" && $0 != "#" })
         guard !target.hasPrefix("/"), let scheme = target.range(of: "://") else { return target }
         let afterAuthority = target[scheme.upperBound...].firstIndex(of: "/")
         return afterAuthority.map { String(target[$0...]) } ?? "/"
@@ -44,9 +46,16 @@ public struct HTTPServerRequest: Sendable {
 
     /// The body as an HTML form (`application/x-www-form-urlencoded`): `+` is a space, the rest
     /// percent-decoded; a name given twice keeps its last value.
+    /// A pair whose escapes do not decode (or are not UTF-8) is left out — never a crash: found
+    /// by fuzzing, `URLComponents.percentEncodedQuery` traps on such bodies.
     public var formFields: [String: String] {
-        var components = URLComponents()
-        components.percentEncodedQuery = String(decoding: body, as: UTF8.self).replacingOccurrences(of: "+", with: "%20")
-        return (components.queryItems ?? []).reduce(into: [:]) { $0[$1.name] = $1.value ?? "" }
+        var fields: [String: String] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ text: Substring) -> String? { text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            guard let name = decoded(parts[0]), let value = parts.count > 1 ? decoded(parts[1]) : "" else { continue }
+            fields[name] = value
+        }
+        return fields
     }
 }

@@ -43,6 +43,8 @@ import Testing
         #expect(parsed["d"] == .bool(true) && parsed["e"] == .bool(false) && parsed["f"] == .null)
         #expect(parsed["big"]?.int64 == Int64.max)
         #expect(try JSONReader.parse(Data(#"{"over":9223372036854775808}"#.utf8))["over"]?.int64 == nil)  // does not fit: not a whole Int64
+        // FuzzJSONReader: a number beyond a Double is grammatical JSON, kept as its text (JSONSerialization refuses it).
+        #expect(try JSONReader.parse(Data("28888e888888888888".utf8)) == .number("28888e888888888888"))
     }
 
     @Test(arguments: [

@@ -73,4 +73,14 @@ import Testing
         #expect(error?.message.contains("limit") == true)
         #expect(throws: Never.self) { try WeChatPay.V2.XMLDocument(parsing: big, sizeLimit: 100_000) }
     }
+
+    @Test func controlCharactersXMLForbidsAreRefused() {
+        // FuzzXML: a NUL in text (or as &#0;) parsed, then did not survive a round trip through CDATA.
+        for body in [
+            "<xml><a>x\u{0}y</a></xml>", "<xml><a>x&#0;y</a></xml>", "<xml><a><![CDATA[\u{1B}]]></a></xml>", "<xml><a>&#x1F;</a></xml>",
+        ] {
+            #expect(throws: (any Error).self, "\(body)") { try WeChatPay.V2.XMLDocument(parsing: Array(body.utf8)) }
+        }
+        #expect((try? WeChatPay.V2.XMLDocument(parsing: Array("<xml><a>tab\there\nline\r</a></xml>".utf8)))?["a"] == "tab\there\nline\r")
+    }
 }
