@@ -128,6 +128,9 @@ extension MerchantAPI {
             let payment: ApplePay.DecryptedPayment
             do {
                 payment = try applePay.decrypter.decrypt(try ApplePay.PaymentToken(json: tokenJSON), applicationData: Array(order.id.utf8))
+                SecretsAudit.shared?.secret([
+                    payment.applicationPrimaryAccountNumber, payment.paymentData.onlinePaymentCryptogram, payment.paymentData.emvData,
+                ])
                 try payment.check(total: order.total)
             } catch let error as PaymentError {
                 try await store.append(

@@ -42,14 +42,34 @@ public final class MerchantServer: Sendable {
         api.register(on: &router)
         Dashboard(api: api).register(on: &router)
         let routes = router
-        server = HTTPServer(configuration: .init(host: host, port: port, threads: 2), accessLog: accessLog) { request in
+        let audit = SecretsAudit.shared
+        audit?.secret(Self.secrets(of: configuration))
+        var logged = accessLog
+        if let audit {
+            logged = { @Sendable entry in
+                audit.output(entry.jsonLine)
+                accessLog?(entry)
+            }
+        }
+        server = HTTPServer(configuration: .init(host: host, port: port, threads: 2), accessLog: logged) { request in
             let response = await routes.handle(request)
             metrics.increment("cashier_http_requests_total", ["code": "\(response.status / 100)xx"])
+            audit?.output("\(response.status) \(request.path) " + String(decoding: response.body, as: UTF8.self))
             return response
         }
         self.listening = listening
         self.metrics = metrics
         self.routeTable = routes.table
+    }
+
+    /// What must never leave this server: its keys (a PEM key by one of its base64 lines).
+    static func secrets(of configuration: MerchantConfiguration) -> [String?] {
+        func pemLine(_ pem: String?) -> String? { pem?.split(separator: "\n").dropFirst(3).first.map(String.init) }
+        return [
+            configuration.secretKey, configuration.wechat?.merchant.apiKey, configuration.wechatV3?.merchant.apiV3Key,
+            pemLine(configuration.wechatV3?.merchant.privateKey.pemRepresentation), configuration.miniProgram?.secret,
+            pemLine(configuration.alipay?.privateKey.pemRepresentation), configuration.webhook?.secret,
+        ]
     }
 
     private let listening: ListeningPort
