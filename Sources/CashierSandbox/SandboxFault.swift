@@ -13,8 +13,11 @@ public enum SandboxFault: Sendable, Equatable {
     case timeout(Duration)
     /// Answer HTTP 200 with bytes that are not the provider's format.
     case garbage
+    /// Answer as usual, but with the signature changed: WeChat v2's `sign`, v3's
+    /// `Wechatpay-Signature`, Alipay's `sign` — as an impostor or a broken proxy would.
+    case badSignature
 
-    /// Reads `{"mode": "none"|"latency"|"server_error"|"timeout"|"garbage", "milliseconds": N}`.
+    /// Reads `{"mode": "none"|"latency"|"server_error"|"timeout"|"garbage"|"bad_signature", "milliseconds": N}`.
     init?(json: [String: Any]) {
         let milliseconds = (json["milliseconds"] as? NSNumber)?.intValue ?? 0
         switch json["mode"] as? String {
@@ -23,6 +26,7 @@ public enum SandboxFault: Sendable, Equatable {
         case "server_error": self = .serverError
         case "timeout": self = .timeout(.milliseconds(milliseconds))
         case "garbage": self = .garbage
+        case "bad_signature": self = .badSignature
         default: return nil
         }
     }
@@ -39,6 +43,21 @@ public enum SandboxFault: Sendable, Equatable {
         case .timeout(let delay):
             try? await Task.sleep(for: delay)
             return HTTPServerResponse(status: 504)
+        case .badSignature:
+            var response = await answer()
+            if response.headers["Wechatpay-Signature"] != nil {
+                response.headers.set("Wechatpay-Signature", "Zm9yZ2VkIHNpZ25hdHVyZQ==")
+            }
+            var text = String(decoding: response.body, as: UTF8.self)
+            for (open, close) in [("<sign><![CDATA[", "]]></sign>"), ("\"sign\":\"", "\"")] {
+                if let start = text.range(of: open), let end = text.range(of: close, range: start.upperBound..<text.endIndex) {
+                    // Another valid-looking signature: the same length, other letters.
+                    let forged = String(text[start.upperBound..<end.lowerBound].map { $0 == "A" ? "B" : "A" })
+                    text.replaceSubrange(start.upperBound..<end.lowerBound, with: forged)
+                }
+            }
+            response.body = Array(text.utf8)
+            return response
         case .garbage:
             return HTTPServerResponse(
                 status: 200, headers: ["Content-Type": "text/xml"], body: Array("\u{1}<xml><return_code>SUC".utf8) + [0xFF, 0xFE])

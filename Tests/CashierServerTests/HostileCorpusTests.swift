@@ -39,6 +39,8 @@ import WeChatPay
         let garbage: Bool?
         let empty: Bool?
         let application_data: String?
+        let req_info: String?
+        let other_merchant: Bool?
     }
 
     struct Expect: Decodable {
@@ -150,6 +152,13 @@ import WeChatPay
                 body =
                     item.raw_base64.flatMap { Data(base64Encoded: $0) } ?? item.raw?.bytes
                     ?? Self.wechatV2(item, order: paid, merchant: fixture.wechatMerchant)
+            case "wechat_v2_refund":
+                path = "/notify/wechat/v2/refund"
+                if let raw = item.raw?.bytes {
+                    body = raw
+                } else {
+                    body = try Self.wechatV2Refund(item, order: paid, merchant: fixture.wechatMerchant)
+                }
             case "alipay":
                 path = "/notify/alipay"
                 headers.add("Content-Type", "application/x-www-form-urlencoded")
@@ -243,6 +252,35 @@ import WeChatPay
         return Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8)
     }
 
+    static func wechatV2Refund(_ item: Case, order: StoredOrder, merchant: WeChatPay.V2.Merchant) throws -> Data {
+        var fields: [(String, String)] = [
+            ("return_code", "SUCCESS"), ("appid", merchant.appID), ("mch_id", merchant.mchID),
+            ("nonce_str", SecureRandom.alphanumeric(count: 16)),
+        ]
+        func encrypted(_ outTradeNo: String, key apiKey: String) throws -> String {
+            let inner = WeChatPay.V2.XMLDocument(
+                root: "root",
+                [
+                    ("out_refund_no", "R1"), ("out_trade_no", outTradeNo), ("refund_fee", "100"), ("refund_id", "50000001"),
+                    ("refund_status", "SUCCESS"), ("total_fee", String(order.total.minorUnits)), ("transaction_id", "4200000001"),
+                ])
+            let key = Array(Hex.encode(DigestAlgorithm.insecureMD5.hash(apiKey)).utf8)
+            return Base64.encode(try InsecureAESECB.encrypt(Array(inner.xmlString.utf8), key: key))
+        }
+        switch item.req_info ?? "valid" {
+        case "absent": break
+        case "valid": fields.append(("req_info", try encrypted(order.outTradeNo, key: merchant.apiKey)))
+        case "other_key": fields.append(("req_info", try encrypted(order.outTradeNo, key: SecureRandom.alphanumeric(count: 32))))
+        case "unknown_order": fields.append(("req_info", try encrypted("C20200101000000UNKNOWN0000", key: merchant.apiKey)))
+        case let text: fields.append(("req_info", text))
+        }
+        for (name, value) in item.set ?? [:] {
+            fields.removeAll { $0.0 == name }
+            if let value { fields.append((name, value)) }
+        }
+        return Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8)
+    }
+
     static func alipay(_ item: Case, order: StoredOrder, configuration: MerchantConfiguration, key: RSAPrivateKey) throws -> Data {
         var fields: [String: String] = [
             "app_id": configuration.alipay?.appID ?? "", "out_trade_no": order.outTradeNo, "trade_no": "2026112922001",
@@ -320,6 +358,14 @@ import WeChatPay
         }
         let amount = try item.amount.map { try Money(decimal: $0, currency: .cny) } ?? order.total
         let applicationData = try item.application_data.map { try Hex.decode($0) } ?? Array(order.id.utf8)
+        if item.other_merchant == true {
+            // A genuine token from the same (test) Apple CA, for another merchant's processing key.
+            let other = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: "merchant.com.example.someone-else")
+            let token = try ApplePayTokenMinter(ca: sandbox.applePay.ca).mint(for: other, amount: amount, applicationData: applicationData)
+            return try JSONSerialization.data(withJSONObject: [
+                "token": ["paymentData": try JSONSerialization.jsonObject(with: JSONEncoder().encode(token))]
+            ])
+        }
         let token = try await sandbox.applePay.mintPayment(
             amount: amount, applicationData: applicationData, signedAt: Date().addingTimeInterval(item.signed_at_offset ?? 0))
         return try JSONSerialization.data(withJSONObject: ["token": try JSONSerialization.jsonObject(with: token)])

@@ -785,6 +785,15 @@ import WeChatPay
         try await Task.sleep(for: .milliseconds(600))
         let placed = try await start()
         #expect(placed.status == 200 && (placed.object["code_url"] as? String)?.hasPrefix("weixin://") == true)
+        // An answer whose signature is not the provider's is refused, whichever provider, and moves nothing.
+        fixture.sandbox.setFault(.badSignature)
+        for method in [["method": "wechat.native", "api": "v2"], ["method": "wechat.native", "api": "v3"], ["method": "alipay.qr"]] {
+            let other = try await fixture.createOrder(amount: "2.00")
+            let otherID = try #require(other["id"] as? String)
+            let forged = try await fixture.call("POST", "/v1/orders/\(otherID)/payments", json: method)
+            #expect(forged.status == 502 && message(forged).lowercased().contains("sign"), "\(method): \(forged.object)")
+            #expect(try await fixture.store.order(id: otherID)?.status == .created)
+        }
         // A slow gateway is only slow.
         fixture.sandbox.setFault(.latency(.milliseconds(50)))
         #expect(try await fixture.call("GET", "/v1/orders/\(id)").status == 200)

@@ -11,7 +11,8 @@ Kinds:
                (valid|wrong_key|none|empty), or raw (the body itself)
   alipay       an async notification for the paid order: set, sign (valid|wrong_key|none|empty), sign_type, or raw
   wechat_v3    a payment notification: headers (name -> value, null deletes; "old"/"future" timestamps), body_override
-  applepay     a token for an unpaid order: mint options (amount, signed_at_offset, garbage)
+  wechat_v2_refund  a refund result: req_info (valid|other_key|unknown_order|absent|any text), set, or raw
+  applepay     a token for an unpaid order: mint options (amount, signed_at_offset, garbage, other_merchant)
 """
 import json
 import os
@@ -110,6 +111,14 @@ case("wechat-v2-signed-then-tampered", "wechat_v2", {"reply_contains": "FAIL"}, 
 case("wechat-v2-sign-type-games", "wechat_v2", {"reply_contains": "FAIL"}, set={"sign_type": "NONE"}, sign="valid")
 case("wechat-v2-duplicate-total-fee", "wechat_v2", {"reply_contains": "FAIL"}, sign="valid", duplicate={"total_fee": "1"})
 
+# WeChat Pay v2 refund results (req_info is AES-256-ECB under MD5 of the API key).
+for name, body in {"xxe": xxe, "billion-laughs": laughs, "not-xml": "refund", "empty": ""}.items():
+    case(f"wechat-v2-refund-raw-{name}", "wechat_v2_refund", {"reply_contains": "FAIL"}, raw=body)
+for name, req_info in {"garbage": "garbage", "not-base64": "%%%%", "other-key": "other_key", "missing": "absent", "empty": ""}.items():
+    case(f"wechat-v2-refund-req-info-{name}", "wechat_v2_refund", {"reply_contains": "FAIL"}, req_info=req_info)
+case("wechat-v2-refund-other-appid", "wechat_v2_refund", {"reply_contains": "FAIL"}, req_info="valid", set={"appid": "wx0000000000000000"})
+case("wechat-v2-refund-unknown-order", "wechat_v2_refund", {"reply_contains": "FAIL"}, req_info="unknown_order")
+
 # Alipay notifications.
 for field in ["out_trade_no", "total_amount", "app_id", "trade_status", "sign", "trade_no"]:
     case(f"alipay-missing-{field}", "alipay", {"reply": "failure"}, set={field: None}, sign="valid" if field not in ("sign",) else "none")
@@ -145,7 +154,8 @@ case("wechat-v3-forged-by-other-key", "wechat_v3", {"status": 401}, forge=True)
 
 # Apple Pay tokens for an unpaid order.
 for name, options in {"other-amount": {"amount": "45.99"}, "expired": {"signed_at_offset": -3600}, "future": {"signed_at_offset": 3600},
-                      "garbage": {"garbage": True}, "other-order": {"application_data": "6f72645f6f74686572"}, "empty-token": {"empty": True}}.items():
+                      "garbage": {"garbage": True}, "other-order": {"application_data": "6f72645f6f74686572"}, "empty-token": {"empty": True},
+                      "other-merchant": {"other_merchant": True}}.items():
     case(f"applepay-{name}", "applepay", {"authorized": False}, **options)
 
 os.makedirs(root, exist_ok=True)
