@@ -94,15 +94,10 @@ public final class SandboxServer: Sendable {
             guard pay.provider == "wechat" || pay.provider == "alipay" else {
                 return .error(status: 400, code: "unsupported_provider", message: "provider must be \"wechat\" or \"alipay\"")
             }
-            let v2State = pay.provider == "wechat" ? await wechat.pay(outTradeNo: outTradeNo, outcome: pay.outcome) : nil
-            let state: String?
-            if pay.provider == "alipay" {
-                state = await alipaySandbox.pay(outTradeNo: outTradeNo, outcome: pay.outcome)
-            } else if let v2State {
-                state = v2State
-            } else {
-                state = await wechatV3.pay(outTradeNo: outTradeNo, outcome: pay.outcome)
-            }
+            let state =
+                pay.provider == "alipay"
+                ? await alipaySandbox.pay(outTradeNo: outTradeNo, outcome: pay.outcome)
+                : await SandboxPages.payWeChat(outTradeNo, pay.outcome, v2: wechat, v3: wechatV3)
             guard let state else {
                 return .error(status: 404, code: "order_not_found", message: "no \(pay.provider) order \(outTradeNo) in the sandbox")
             }

@@ -305,12 +305,13 @@ struct Dashboard: Sendable {
         ).response()
     }
 
+    /// `yyyy-MM-dd HH:mm:ss` in the merchant's zone (a Sendable style, not a formatter per value).
     private func time(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = configuration.timeZone
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return formatter.string(from: date)
+        date.formatted(
+            Date.ISO8601FormatStyle(
+                dateSeparator: .dash, dateTimeSeparator: .space, timeSeparator: .colon, timeZone: configuration.timeZone
+            )
+            .year().month().day().time(includingFractionalSeconds: false))
     }
 
     /// An amount as the merchant reads it: `¥12.75`, `$3.00`, `€1.50`, else `12.75 XXX`.

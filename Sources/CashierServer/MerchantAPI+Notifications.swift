@@ -60,10 +60,7 @@ extension MerchantAPI {
     func wechatNotification(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         let reply = Self.wechatReply
         // The app's appid, or the mini program's: the same merchant key signs both.
-        let merchants = wechatAppIDs.sorted().compactMap { try? wechatClient(appID: $0).merchant }
-        guard
-            let notification = merchants.lazy.compactMap({ try? WeChatPay.V2.PaymentNotification.verify(request.body, merchant: $0) }).first
-        else {
+        guard let notification = try? WeChatPay.V2.PaymentNotification.verify(request.body, merchants: wechatV2Merchants) else {
             metrics.increment("cashier_notifications_total", ["provider": "wechat", "outcome": "unverified"])
             return reply(.failure("signature or merchant check failed"))  // nothing is touched
         }

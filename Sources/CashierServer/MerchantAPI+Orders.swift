@@ -109,6 +109,11 @@ extension MerchantAPI {
         guard order.status == .pending, let started = try await startedPayment(of: order),
             now.timeIntervalSince(started.at) >= configuration.queryAfter
         else { return order }
+        return try await ask(order, started)
+    }
+
+    /// Asks the provider about `order`'s payment and records a confirmed one; the order as it is now.
+    private func ask(_ order: StoredOrder, _ started: StartedPayment) async throws -> StoredOrder {
         guard let confirmed = try await confirmedPayment(order, started) else { return order }
         switch try await move(
             .paymentSucceeded, to: order.id, refunded: nil, record: EventRecord(kind: "query", detail: Self.detail(confirmed)), now: Date())
@@ -128,7 +133,7 @@ extension MerchantAPI {
         for order in pending where schedule.isDue(order.id, now: now) {
             guard let started = try await startedPayment(of: order), now.timeIntervalSince(started.at) >= configuration.queryAfter
             else { continue }
-            let answered = try? await queryIfInDoubt(order, now: now)
+            let answered = try? await ask(order, started)
             if let answered, answered.status != .pending {
                 paid += 1
             } else {

@@ -27,6 +27,15 @@ extension MerchantAPI {
         }
     }
 
+    /// The API v2 merchant under each appid it pays for (the app first, then a mini program):
+    /// what a v2 notification is verified against. Made once, with the server.
+    static func wechatV2Merchants(_ configuration: MerchantConfiguration) -> [WeChatPay.V2.Merchant] {
+        guard let main = configuration.wechat?.merchant else { return [] }
+        let others = Set([configuration.wechatV3?.appID, configuration.miniProgram?.appID].compactMap { $0 }).subtracting([main.appID])
+        return [main]
+            + others.sorted().map { WeChatPay.V2.Merchant(appID: $0, mchID: main.mchID, apiKey: main.apiKey, signType: main.signType) }
+    }
+
     /// An API v2 client, for `appID` when the payment was for another app of the merchant (a mini program).
     func wechatClient(appID: String? = nil) throws -> WeChatPay.V2.Client {
         guard let wechat = configuration.wechat else {

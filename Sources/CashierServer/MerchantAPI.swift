@@ -17,6 +17,8 @@ struct MerchantAPI: Sendable {
     let instanceID: String
     /// Stops calling a provider that keeps failing (see ``ProviderBreaker``).
     let breaker: ProviderBreaker
+    /// ``wechatV2Merchants(_:)`` of the configuration.
+    let wechatV2Merchants: [WeChatPay.V2.Merchant]
 
     /// `base` behind this server's circuit breaker for `provider`.
     func transport(_ provider: String, _ base: any HTTPTransport = URLSessionTransport()) -> any HTTPTransport {

@@ -36,7 +36,8 @@ public final class MerchantServer: Sendable {
         self.instanceID = instanceID
         let api = MerchantAPI(
             configuration: configuration, store: store, listening: listening, metrics: metrics, instanceID: instanceID,
-            breaker: ProviderBreaker(threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldown))
+            breaker: ProviderBreaker(threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldown),
+            wechatV2Merchants: MerchantAPI.wechatV2Merchants(configuration))
         self.api = api
         var router = Router()
         api.register(on: &router)

@@ -26,11 +26,7 @@ struct SandboxPages: Sendable {
         }
         router.add("POST", "/sandbox/wechat/native/{number}") { _, parameters in
             let number = parameters["number"] ?? ""
-            if await self.wechatV2.trade(outTradeNo: number) != nil {
-                _ = await self.wechatV2.pay(outTradeNo: number, outcome: .success)
-            } else {
-                _ = await self.wechatV3.pay(outTradeNo: number, outcome: .success)
-            }
+            _ = await Self.payWeChat(number, .success, v2: self.wechatV2, v3: self.wechatV3)
             return await self.nativePage(number, paid: true)
         }
         router.add("GET", "/sandbox/wechat/h5") { request, _ in
@@ -49,6 +45,14 @@ struct SandboxPages: Sendable {
     }
 
     // MARK: WeChat
+
+    /// The payer pays a WeChat trade, wherever it was placed (v2 or v3). - Returns: its state, `nil` when neither knows it.
+    static func payWeChat(_ outTradeNo: String, _ outcome: WeChatV2Sandbox.Outcome, v2: WeChatV2Sandbox, v3: WeChatV3Sandbox) async
+        -> String?
+    {
+        if let state = await v2.pay(outTradeNo: outTradeNo, outcome: outcome) { return state }
+        return await v3.pay(outTradeNo: outTradeNo, outcome: outcome)
+    }
 
     private func trade(outTradeNo: String? = nil, prepayID: String? = nil) async -> SandboxTrade? {
         if let trade = await wechatV2.trade(outTradeNo: outTradeNo, prepayID: prepayID) { return trade }
@@ -102,13 +106,7 @@ struct SandboxPages: Sendable {
         guard let trade = await trade(prepayID: prepayID) else {
             return Self.notice(status: 404, title: "订单不存在 No such order", "No WeChat H5 order for this prepay_id in the sandbox.")
         }
-        if action == "pay" {
-            if await wechatV2.trade(outTradeNo: trade.outTradeNo) != nil {
-                _ = await wechatV2.pay(outTradeNo: trade.outTradeNo, outcome: .success)
-            } else {
-                _ = await wechatV3.pay(outTradeNo: trade.outTradeNo, outcome: .success)
-            }
-        }
+        if action == "pay" { _ = await Self.payWeChat(trade.outTradeNo, .success, v2: wechatV2, v3: wechatV3) }
         // Like WeChat: back to the merchant's page whatever happened; the page asks its server.
         guard let redirect, Self.webOrigin(redirect) != nil else {
             return Self.notice(status: 200, title: action == "pay" ? "支付成功 Paid" : "已取消 Cancelled", "You may close this page.")

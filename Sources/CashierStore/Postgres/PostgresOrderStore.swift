@@ -91,16 +91,7 @@ public final class PostgresOrderStore: SQLOrderStore {
         let connection = try PostgresConnection(url: url)
         try connection.execute("CREATE TABLE IF NOT EXISTS cashier_bench_baseline (n BIGINT)")
         defer { try? connection.execute("DROP TABLE IF EXISTS cashier_bench_baseline") }
-        let clock = ContinuousClock()
-        let start = clock.now
-        var commits = 0
-        while clock.now - start < duration {
-            try connection.execute("BEGIN")
-            try connection.query("INSERT INTO cashier_bench_baseline (n) VALUES (?)", [.integer(Int64(commits))])
-            try connection.execute("COMMIT")
-            commits += 1
-        }
-        return Double(commits) / ((clock.now - start) / .seconds(1))
+        return try SQLStatements.singleRowCommitRate(connection, table: "cashier_bench_baseline", begin: "BEGIN", duration: duration)
     }
 
     public func withTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {

@@ -29,6 +29,21 @@ enum SQLStatements {
         return now
     }
 
+    /// Durable single-row commits per second on `connection` — one `INSERT` into `table` per
+    /// transaction opened with `begin`, one caller — for `duration`: the benchmarks' baseline.
+    static func singleRowCommitRate(_ connection: any SQLConnection, table: String, begin: String, duration: Duration) throws -> Double {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var commits = 0
+        while clock.now - start < duration {
+            try connection.execute(begin)
+            try connection.query("INSERT INTO \(table) (n) VALUES (?)", [.integer(Int64(commits))])
+            try connection.execute("COMMIT")
+            commits += 1
+        }
+        return Double(commits) / ((clock.now - start) / .seconds(1))
+    }
+
     static func fetch(_ connection: any SQLConnection, where condition: String, _ value: SQLValue, locking: Bool = false) throws
         -> StoredOrder?
     {

@@ -105,16 +105,7 @@ public final class SQLiteOrderStore: SQLOrderStore {
     public static func singleRowCommitRate(path: String, duration: Duration) throws -> Double {
         let connection = try SQLiteConnection(path: path)
         try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE IF NOT EXISTS baseline (n INTEGER)")
-        let clock = ContinuousClock()
-        let start = clock.now
-        var commits = 0
-        while clock.now - start < duration {
-            try connection.execute("BEGIN IMMEDIATE")
-            try connection.query("INSERT INTO baseline (n) VALUES (?)", [.integer(Int64(commits))])
-            try connection.execute("COMMIT")
-            commits += 1
-        }
-        return Double(commits) / ((clock.now - start) / .seconds(1))
+        return try SQLStatements.singleRowCommitRate(connection, table: "baseline", begin: "BEGIN IMMEDIATE", duration: duration)
     }
 
     /// Concurrent transactions share a commit (see ``SQLiteWriter``).

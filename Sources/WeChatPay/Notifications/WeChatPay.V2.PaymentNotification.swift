@@ -44,6 +44,19 @@ extension WeChatPay.V2 {
             try verify(document: XMLDocument(parsing: body), merchant: merchant, signType: signType)
         }
 
+        /// Verifies a notification for one of several apps of the same merchant (an app and its mini
+        /// programs share the mch_id and API key): the body is parsed once and checked against the
+        /// merchant whose `appid` it names.
+        public static func verify(_ body: some Collection<UInt8>, merchants: [Merchant], signType: SignType? = nil) throws
+            -> PaymentNotification
+        {
+            let document = try XMLDocument(parsing: body)
+            guard let merchant = merchants.first(where: { $0.appID == document["appid"] }) ?? merchants.first else {
+                throw PaymentError(.merchantMismatch, provider: .wechatV2, "no merchant is configured for WeChat Pay notifications")
+            }
+            return try verify(document: document, merchant: merchant, signType: signType)
+        }
+
         @usableFromInline
         static func verify(document: XMLDocument, merchant: Merchant, signType: SignType?) throws -> PaymentNotification {
             try VerifiedDocument.check(document, merchant: merchant, signType: signType ?? merchant.signType, signed: true)
