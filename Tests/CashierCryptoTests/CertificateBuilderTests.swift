@@ -50,4 +50,34 @@ import Testing
             .issue(publicKey: .rsa(rsa.publicKey), issuer: root, signedBy: .p256(rootKey))
         #expect(try RSAPublicKey(certificate: rsaLeaf).derRepresentation == rsa.publicKey.derRepresentation)
     }
+
+    /// Every certificate names its key (subjectKeyIdentifier, SHA-1 of the key bits) and its
+    /// issuer's (authorityKeyIdentifier), so two roots with one name still build the right chain.
+    @Test func keyIdentifiersChooseAmongIssuersWithOneName() throws {
+        func root() throws -> (X509Certificate, P256PrivateKey) {
+            let key = try P256PrivateKey()
+            let certificate = try CertificateBuilder(subject: [("CN", "Same Name Root")], serialNumber: 1, isCertificateAuthority: true)
+                .issue(publicKey: .p256(key.publicKey), signedBy: .p256(key))
+            return (certificate, key)
+        }
+        let (first, _) = try root()
+        let (second, secondKey) = try root()
+        let leafKey = try P256PrivateKey()
+        let leaf = try CertificateBuilder(subject: [("CN", "Leaf")], serialNumber: 2)
+            .issue(publicKey: .p256(leafKey.publicKey), issuer: second, signedBy: .p256(secondKey))
+
+        let subjectKeyID = try #require(second.extension(oid: "2.5.29.14")?.value)
+        #expect(subjectKeyID == [0x04, 0x14] + DigestAlgorithm.insecureSHA1.hash(keyBits(second)))
+        #expect(second.extension(oid: "2.5.29.35")?.value == [0x30, 0x16, 0x80, 0x14] + subjectKeyID.dropFirst(2))
+        #expect(leaf.extension(oid: "2.5.29.35")?.value == [0x30, 0x16, 0x80, 0x14] + subjectKeyID.dropFirst(2))
+        #expect(try CertificateChainVerifier.verify(leaf, intermediates: [], trustAnchors: [first, second], at: Date()).count == 2)
+        #expect(throws: CryptoError.self) {
+            try CertificateChainVerifier.verify(leaf, intermediates: [], trustAnchors: [first], at: Date())
+        }
+    }
+
+    /// The subjectPublicKey bits of a P-256 certificate: the last 65 bytes of its SPKI.
+    private func keyBits(_ certificate: X509Certificate) -> [UInt8] {
+        Array(certificate.subjectPublicKeyInfoDER.suffix(65))
+    }
 }

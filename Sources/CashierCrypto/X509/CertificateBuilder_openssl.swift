@@ -64,11 +64,36 @@ public struct CertificateBuilder: Sendable {
         if isCertificateAuthority {
             all.insert(X509Extension(oid: "2.5.29.19", isCritical: true, value: [0x30, 0x03, 0x01, 0x01, 0xFF]), at: 0)
         }
+        // Key identifiers, as real CAs write them: chain building picks among issuers with the
+        // same name (two sandboxes' roots, say) by the authority key identifier.
+        let keyIdentifier = try Self.keyIdentifier(publicKey)
+        all.append(
+            X509Extension(
+                oid: Self.subjectKeyIdentifierOID, isCritical: false, value: BERReader.header(tag: 0x04, length: 20) + keyIdentifier))
+        let authorityKey = issuer.map { $0.extension(oid: Self.subjectKeyIdentifierOID)?.value.suffix(from: 2) } ?? keyIdentifier[...]
+        if let authorityKey, authorityKey.count == 20 {
+            let keyIdentifier = BERReader.header(tag: 0x80, length: 20) + authorityKey
+            all.append(
+                X509Extension(
+                    oid: "2.5.29.35", isCritical: false, value: BERReader.header(tag: 0x30, length: keyIdentifier.count) + keyIdentifier))
+        }
         for item in all { try Self.add(item, to: certificate) }
         guard X509_sign(certificate, signer.backing.pointer, EVP_sha256()) > 0 else {
             throw OpenSSLErrorQueue.error(.invalidKey, "the issuer's key cannot sign the certificate")
         }
         return try X509Certificate(retaining: certificate)
+    }
+
+    static let subjectKeyIdentifierOID = "2.5.29.14"
+
+    /// RFC 5280 §4.2.1.2 method 1: SHA-1 of the subjectPublicKey BIT STRING's value.
+    static func keyIdentifier(_ publicKey: CertificatePublicKey) throws -> [UInt8] {
+        let spki = try publicKey.backing.spkiDER()
+        let reader = BERReader(bytes: spki)
+        guard let parts = try? reader.children(of: try reader.element(at: 0, limit: spki.count)), parts.count == 2,
+            parts[1].tag == 0x03, parts[1].contents.count > 1
+        else { throw CryptoError(.invalidKey, "the public key's SubjectPublicKeyInfo is malformed") }
+        return DigestAlgorithm.insecureSHA1.hash(spki[(parts[1].contents.lowerBound + 1)..<parts[1].contents.upperBound])
     }
 
     private static func add(_ item: X509Extension, to certificate: OpaquePointer) throws {
