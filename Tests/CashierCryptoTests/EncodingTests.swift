@@ -26,6 +26,26 @@ import Testing
         #expect(try Base64.decode("Zm9v\nYmFy\r\n") == Data("foobar".utf8))
     }
 
+    /// Padding completes the last group or is absent; `=` appears only at the end; anything
+    /// outside the alphabet (other than line breaks and spaces) is refused.
+    @Test(arguments: ["Zm9v=", "Zg=", "Zg===", "Zm8==", "Z===", "Zm=9v", "=Zm9v", "Zm9v====", "Zm9vY", "Zm9v\u{0}", "Zm9\u{E9}", "Zm9v*"])
+    func base64Refuses(text: String) {
+        #expect(throws: CryptoError.self) { try Base64.decodeBytes(text) }
+    }
+
+    /// Every length, every byte value, wrapped or not: the decoder agrees with Foundation's.
+    @Test func base64AgreesWithFoundation() throws {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<200 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Data(bytes).base64EncodedString()
+            #expect(try Base64.decodeBytes(encoded) == bytes)
+            #expect(try Base64.decodeBytes(Data(bytes).base64EncodedString(options: .lineLength64Characters)) == bytes)
+            #expect(try Base64.decodeBytes(Base64.encode(bytes, urlSafe: true), urlSafe: true) == bytes)
+            #expect(Data(base64Encoded: encoded).map(Array.init) == bytes)
+        }
+    }
+
     @Test func hex() throws {
         #expect(Hex.encode([0x00, 0xAB, 0xFF]) == "00abff")
         #expect(Hex.encode([0x00, 0xAB, 0xFF], uppercase: true) == "00ABFF")

@@ -56,6 +56,11 @@ extension ApplePay {
         /// `transactionAmount` must be a whole number as written.
         /// - Returns: `nil` when a required field is missing or has the wrong type.
         public init?(json: Data) {
+            self.init(json: Array(json))
+        }
+
+        /// ``init(json:)`` from the decrypted bytes as they are.
+        init?(json: [UInt8]) {
             guard let object = try? JSONReader.parse(json),
                 let account = object["applicationPrimaryAccountNumber"]?.string,
                 let expiry = object["applicationExpirationDate"]?.string, let currency = object["currencyCode"]?.string,

@@ -84,23 +84,49 @@ extension ApplePay {
         /// The bytes the signature covers: ephemeral key (or wrapped key) ‖ data ‖ transaction id ‖
         /// applicationData (what a minter signs, what ``TokenVerifier`` checks).
         public func signedContent() throws -> [UInt8] {
-            let key = version == .ecV1 ? header.ephemeralPublicKey : header.wrappedKey
-            guard let key, let keyBytes = try? Array(Base64.decode(key)) else {
+            try decoded(signature: false).signedContent
+        }
+
+        /// The token's binary fields, decoded once for both verification and decryption.
+        struct Decoded {
+            /// The ephemeral public key (EC_v1) or the wrapped key (RSA_v1).
+            let key: [UInt8]
+            let data: [UInt8]
+            let signedContent: [UInt8]
+            /// Empty unless asked for.
+            let signature: [UInt8]
+        }
+
+        /// Decodes the fields, in the order a reader would check them.
+        /// - Throws: `PaymentError` (format) naming the field that is not base64 or hex.
+        func decoded(signature withSignature: Bool = true) throws -> Decoded {
+            let encodedKey = version == .ecV1 ? header.ephemeralPublicKey : header.wrappedKey
+            guard let encodedKey, let key = try? Base64.decodeBytes(encodedKey) else {
                 throw TokenCheck.format.failure(
                     version == .ecV1 ? "header.ephemeralPublicKey is missing or not base64" : "header.wrappedKey is missing or not base64")
             }
-            guard let dataBytes = try? Array(Base64.decode(data)) else { throw TokenCheck.format.failure("data is not base64") }
+            guard let data = try? Base64.decodeBytes(self.data) else { throw TokenCheck.format.failure("data is not base64") }
             guard let transaction = try? Hex.decode(header.transactionId) else {
                 throw TokenCheck.format.failure("header.transactionId is not hex")
             }
-            var content = keyBytes + dataBytes + transaction
+            var content = key
+            content.reserveCapacity(key.count + data.count + transaction.count + 32)
+            content += data
+            content += transaction
             if let applicationData = header.applicationData {
                 guard let bytes = try? Hex.decode(applicationData) else {
                     throw TokenCheck.format.failure("header.applicationData is not hex")
                 }
                 content += bytes
             }
-            return content
+            var signature: [UInt8] = []
+            if withSignature {
+                guard let bytes = try? Base64.decodeBytes(self.signature) else {
+                    throw TokenCheck.format.failure("signature is not base64")
+                }
+                signature = bytes
+            }
+            return Decoded(key: key, data: data, signedContent: content, signature: signature)
         }
     }
 }

@@ -23,9 +23,10 @@ extension ApplePay {
         /// key by `publicKeyHash`, derives the symmetric key and decrypts.
         /// - Throws: `PaymentError` whose message starts with the failed ``TokenCheck``.
         public func decrypt(_ token: PaymentToken, applicationData: [UInt8]? = nil) throws -> DecryptedPayment {
-            _ = try verifier.verify(token, applicationData: applicationData)
-            let plaintext = try decryptWithoutVerifying(token)
-            guard let payment = DecryptedPayment(json: Data(plaintext)) else {
+            let decoded = try token.decoded()
+            _ = try verifier.verify(token, decoded: decoded, applicationData: applicationData)
+            let plaintext = try decrypt(token, decoded: decoded)
+            guard let payment = DecryptedPayment(json: plaintext) else {
                 throw TokenCheck.decryption.failure("the decrypted data is not Apple's payment data JSON")
             }
             return payment
@@ -33,27 +34,36 @@ extension ApplePay {
 
         /// The plaintext bytes. Only for callers that have verified the token themselves.
         public func decryptWithoutVerifying(_ token: PaymentToken) throws -> [UInt8] {
+            let key = try merchantKey(for: token)
+            return try decrypt(token, decoded: try token.decoded(signature: false), key: key)
+        }
+
+        private func merchantKey(for token: PaymentToken) throws -> MerchantKey {
             guard let key = merchantKeys.first(where: { $0.publicKeyHash == token.header.publicKeyHash }) else {
                 throw TokenCheck.keyHash.failure(
                     "no configured merchant certificate has publicKeyHash \(token.header.publicKeyHash.prefix(44))")
             }
-            guard let data = try? Base64.decode(token.data) else { throw TokenCheck.format.failure("data is not base64") }
+            return key
+        }
+
+        private func decrypt(_ token: PaymentToken, decoded: PaymentToken.Decoded, key: MerchantKey? = nil) throws -> [UInt8] {
+            let key = try key ?? merchantKey(for: token)
             let symmetricKey: [UInt8]
             switch (token.version, key.privateKey) {
             case (.ecV1, .p256(let privateKey)):
-                guard let encoded = token.header.ephemeralPublicKey, let der = try? Base64.decode(encoded),
-                    let secret = try? privateKey.sharedSecret(withPeerPoint: der)
-                else { throw TokenCheck.format.failure("header.ephemeralPublicKey is not a P-256 public key on the curve") }
+                guard let secret = try? privateKey.sharedSecret(withPeerPoint: decoded.key) else {
+                    throw TokenCheck.format.failure("header.ephemeralPublicKey is not a P-256 public key on the curve")
+                }
                 symmetricKey = ApplePay.ecSymmetricKey(sharedSecret: secret, merchantIdentifierHash: key.merchantIdentifierHash)
             case (.rsaV1, .rsa(let privateKey)):
-                guard let wrapped = token.header.wrappedKey.flatMap({ try? Base64.decode($0) }),
-                    let unwrapped = try? privateKey.decrypt(wrapped, padding: .oaepSHA256)
-                else { throw TokenCheck.decryption.failure("the wrapped key does not unwrap with the merchant's RSA key (OAEP-SHA256)") }
+                guard let unwrapped = try? privateKey.decrypt(decoded.key, padding: .oaepSHA256) else {
+                    throw TokenCheck.decryption.failure("the wrapped key does not unwrap with the merchant's RSA key (OAEP-SHA256)")
+                }
                 symmetricKey = unwrapped
             default:
                 throw TokenCheck.keyHash.failure("a \(token.version.rawValue) token names a merchant key of the other kind")
             }
-            return try ApplePay.decryptData(Array(data), symmetricKey: symmetricKey)
+            return try ApplePay.decryptData(decoded.data, symmetricKey: symmetricKey)
         }
     }
 

@@ -22,7 +22,12 @@ extension ApplePay {
         public let window: TimeInterval
         private let clock: @Sendable () -> Date
         private let cacheLimit: Int
-        private let cache = Mutex<[[UInt8]: CachedChain]>([:])
+        private let cache = Mutex<[UInt64: CachedChain]>([:])
+        /// How many times a chain was validated in full (not taken from the cache), and how many
+        /// chains are cached: for tests and metrics.
+        private let validations = Atomic<Int>(0)
+        var chainValidations: Int { validations.load(ordering: .relaxed) }
+        var cachedChains: Int { cache.withLock { $0.count } }
         /// Parses each distinct signing certificate once.
         private let signatures: CMSDetachedVerifier
 
@@ -52,13 +57,14 @@ extension ApplePay {
         ///   the token's `header.applicationData` must be its SHA-256.
         /// - Throws: `PaymentError` whose message starts with the failed ``TokenCheck``.
         public func verify(_ token: PaymentToken, applicationData: [UInt8]? = nil) throws -> Verified {
-            let content = try token.signedContent()
-            guard let signatureBytes = try? Base64.decode(token.signature) else {
-                throw TokenCheck.format.failure("signature is not base64")
-            }
+            try verify(token, decoded: try token.decoded(), applicationData: applicationData)
+        }
+
+        /// ``verify(_:applicationData:)`` with the token's fields already decoded.
+        func verify(_ token: PaymentToken, decoded: PaymentToken.Decoded, applicationData: [UInt8]?) throws -> Verified {
             let verified: CMSDetachedVerifier.Verified
             do {
-                verified = try signatures.verify(signature: Array(signatureBytes), content: content)
+                verified = try signatures.verify(signature: decoded.signature, content: decoded.signedContent)
             } catch let error as CryptoError where error.code == .invalidEncoding || error.code == .invalidCertificate {
                 throw TokenCheck.format.failure("signature is not a CMS SignedData structure with its certificates")
             } catch {
@@ -82,14 +88,15 @@ extension ApplePay {
         }
 
         private func checkChain(_ signer: X509Certificate, intermediates: [X509Certificate], at now: Date) throws {
-            // Keyed by the DER's last 32 bytes (inside the signature, distinct per certificate; cheaper
-            // to hash than a fingerprint to compute), used only when the whole certificate is equal.
-            let key = Array(signer.derRepresentation.suffix(32))
+            // Keyed by the DER's last eight bytes (inside the signature, distinct per certificate; free
+            // to hash, unlike a fingerprint), used only when the whole certificate is equal.
+            let key = signer.derRepresentation.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
             if let cached = cache.withLock({ $0[key] }), cached.leaf == signer, cached.validFrom <= now, now <= cached.validUntil { return }
             guard signer.extension(oid: ApplePay.leafOID) != nil else {
                 throw TokenCheck.leafOID.failure("the signing certificate lacks Apple's leaf OID \(ApplePay.leafOID)")
             }
             let chain: [X509Certificate]
+            validations.add(1, ordering: .relaxed)
             do {
                 chain = try CertificateChainVerifier.verify(signer, intermediates: intermediates, trustAnchors: trustAnchors, at: now)
             } catch let error as CryptoError {

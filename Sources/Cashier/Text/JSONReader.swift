@@ -36,6 +36,11 @@ public enum JSONReader {
         return try Array(bytes).withUnsafeBufferPointer(parse(buffer:))
     }
 
+    /// ``parse(_:)`` for an array, without the generic dispatch across modules.
+    public static func parse(_ bytes: [UInt8]) throws -> Value {
+        try bytes.withUnsafeBufferPointer(parse(buffer:))
+    }
+
     private static func parse(buffer: UnsafeBufferPointer<UInt8>) throws -> Value {
         var parser = Parser(bytes: buffer)
         let value = try parser.value(depth: 0)
@@ -49,7 +54,12 @@ public enum JSONReader {
         var index = 0
 
         mutating func skipSpace() {
-            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
         }
 
         func fail() -> Failure { Failure(offset: index) }
@@ -80,6 +90,7 @@ public enum JSONReader {
         mutating func object(depth: Int) throws -> Value {
             index += 1
             var members: [String: Value] = [:]
+            members.reserveCapacity(8)  // payloads like Apple Pay's have a handful of members: no rehashing
             skipSpace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
@@ -157,13 +168,17 @@ public enum JSONReader {
             index += 1  // the opening quote
             let start = index
             // Fast path: no escapes.
+            var ascii = true
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
                     defer { index += 1 }
-                    return try validated(UnsafeBufferPointer(rebasing: bytes[start..<index]), at: start)
+                    let utf8 = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    // ASCII is valid UTF-8 as it stands (and skips the generic validator's costs).
+                    return ascii ? String(decoding: utf8, as: UTF8.self) : try validated(utf8, at: start)
                 }
                 if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                ascii = ascii && byte < 0x80
                 index += 1
             }
             var scalars: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))

@@ -21,15 +21,17 @@ public final class CMSDetachedVerifier: Sendable {
         public let signingTime: Date?
     }
 
-    /// A parsed certificate and, for P-256 keys, its key (whose verify contexts are pooled).
+    /// A parsed certificate, its issuer and serial number as they are encoded (how a SignerInfo
+    /// names it) and, for P-256 keys, its key (whose verify contexts are pooled).
     struct Entry {
         let certificate: X509Certificate
         let p256Key: P256PublicKey?
+        let issuerAndSerial: (issuer: [UInt8], serial: [UInt8])?
     }
 
-    /// Keyed by the certificate's last 32 bytes (inside its signature: distinct per certificate),
-    /// which hash faster than the whole DER; an entry is used only when the whole DER is equal.
-    private let cache = Mutex<[[UInt8]: Entry]>([:])
+    /// Keyed by the certificate's last eight bytes (inside its signature: distinct per
+    /// certificate), which cost nothing to hash; an entry is used only when the whole DER is equal.
+    private let cache = Mutex<[UInt64: Entry]>([:])
     private let cacheLimit: Int
     private let fastPath: Bool
 
@@ -47,12 +49,14 @@ public final class CMSDetachedVerifier: Sendable {
     /// - Throws: `CryptoError.invalidEncoding` for a structure that does not parse,
     ///   `.signatureVerificationFailure` when the signature or its digest does not match.
     public func verify(signature: [UInt8], content: some ContiguousBytes) throws -> Verified {
-        let (stripped, certificateBytes) = try Self.split(signature)
-        let entries = try certificateBytes.map(entry)
+        let layout = try Layout(signature)
+        let entries = try layout.certificates.map { try entry(signature[$0]) }
         let certificates = entries.map(\.certificate)
         if fastPath {
-            let contentBytes = content.withUnsafeBytes { Array($0) }
-            switch try CMSSignerInfoCheck.run(signedData: stripped, content: contentBytes, certificates: entries) {
+            let outcome = try content.withUnsafeBytes { content in
+                try CMSSignerInfoCheck.run(signedData: signature, parts: layout.signedDataParts, content: content, certificates: entries)
+            }
+            switch outcome {
             case .valid(let signer, let signingTime):
                 return Verified(signer: signer, certificates: certificates, signingTime: signingTime)
             case .invalid(let reason):
@@ -61,7 +65,7 @@ public final class CMSDetachedVerifier: Sendable {
                 break
             }
         }
-        let cms = try CMSSignedData(derRepresentation: stripped)
+        let cms = try CMSSignedData(derRepresentation: layout.withoutCertificates(signature))
         guard let stack = cashier_sk_X509_new_null() else { throw OpenSSLErrorQueue.error(.internalFailure, "sk_X509_new failed") }
         defer { cashier_sk_X509_free(stack) }
         for certificate in certificates { _ = cashier_sk_X509_push(stack, certificate.backing.pointer) }
@@ -86,11 +90,13 @@ public final class CMSDetachedVerifier: Sendable {
     }
 
     /// A certificate from the cache, parsed (and kept) the first time its DER is seen.
-    private func entry(_ der: [UInt8]) throws -> Entry {
-        let key = Array(der.suffix(32))
-        if let cached = cache.withLock({ $0[key] }), cached.certificate.derRepresentation == der { return cached }
+    private func entry(_ der: ArraySlice<UInt8>) throws -> Entry {
+        let key = Self.cacheKey(der)
+        if let cached = cache.withLock({ $0[key] }), Self.equal(cached.certificate.derRepresentation, der) { return cached }
         let parsed = try X509Certificate(derRepresentation: der)
-        let entry = Entry(certificate: parsed, p256Key: try? P256PublicKey(certificate: parsed))
+        let entry = Entry(
+            certificate: parsed, p256Key: try? P256PublicKey(certificate: parsed),
+            issuerAndSerial: try? CMSSignerInfoCheck.issuerAndSerial(parsed.derRepresentation))
         cache.withLock { cache in
             if cache.count >= cacheLimit { cache.removeAll(keepingCapacity: true) }
             cache[key] = entry
@@ -98,33 +104,62 @@ public final class CMSDetachedVerifier: Sendable {
         return entry
     }
 
-    /// `ContentInfo { contentType, [0] SignedData { …, [0] certificates, … } }` → the same
-    /// structure without `certificates`, and each certificate's bytes.
-    static func split(_ der: [UInt8]) throws -> (withoutCertificates: [UInt8], certificates: [[UInt8]]) {
-        let reader = BERReader(bytes: der)
-        do {
-            let info = try reader.element(at: 0, limit: der.count)
-            let infoParts = try reader.children(of: info)
-            guard info.tag == 0x30, info.end == der.count, infoParts.count == 2, infoParts[0].tag == 0x06, infoParts[1].tag == 0xA0 else {
-                throw BERReader.Malformed()
-            }
-            let wrapped = try reader.children(of: infoParts[1])
-            guard wrapped.count == 1, wrapped[0].tag == 0x30 else { throw BERReader.Malformed() }
-            var kept: [UInt8] = []
-            var certificates: [[UInt8]] = []
-            for part in try reader.children(of: wrapped[0]) {
-                if part.tag == 0xA0 {
-                    certificates = try reader.children(of: part).map { Array(der[$0.start..<$0.end]) }
-                } else {
-                    kept += der[part.start..<part.end]
+    /// The last eight bytes of a certificate (inside its signature value), as a number.
+    static func cacheKey(_ der: some Collection<UInt8>) -> UInt64 {
+        der.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// Byte equality with `memcmp` (a certificate is a kilobyte or more).
+    static func equal(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool {
+        a.count == b.count && a.withUnsafeBytes { a in b.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
+    }
+
+    /// Where things are in `ContentInfo { contentType, [0] SignedData { …, [0] certificates, … } }`.
+    struct Layout {
+        /// ContentInfo's two children.
+        let info: [BERReader.Element]
+        /// SignedData's children, without `certificates`.
+        let signedDataParts: [BERReader.Element]
+        /// Each embedded certificate's bytes.
+        let certificates: [Range<Int>]
+
+        init(_ der: [UInt8]) throws {
+            let reader = BERReader(bytes: der)
+            do {
+                let info = try reader.element(at: 0, limit: der.count)
+                let infoParts = try reader.children(of: info)
+                guard info.tag == 0x30, info.end == der.count, infoParts.count == 2, infoParts[0].tag == 0x06, infoParts[1].tag == 0xA0
+                else {
+                    throw BERReader.Malformed()
                 }
+                let wrapped = try reader.children(of: infoParts[1])
+                guard wrapped.count == 1, wrapped[0].tag == 0x30 else { throw BERReader.Malformed() }
+                var parts: [BERReader.Element] = []
+                var certificates: [Range<Int>] = []
+                for part in try reader.children(of: wrapped[0]) {
+                    if part.tag == 0xA0 {
+                        certificates = try reader.children(of: part).map { $0.start..<$0.end }
+                    } else {
+                        parts.append(part)
+                    }
+                }
+                self.info = infoParts
+                self.signedDataParts = parts
+                self.certificates = certificates
+            } catch is BERReader.Malformed {
+                throw CryptoError(.invalidEncoding, "not a CMS SignedData structure")
             }
+        }
+
+        /// The same structure without `certificates` (DER lengths), for OpenSSL, which then takes
+        /// the cached certificates beside it.
+        func withoutCertificates(_ der: [UInt8]) -> [UInt8] {
+            var kept: [UInt8] = []
+            for part in signedDataParts { kept += der[part.start..<part.end] }
             let signedData = BERReader.header(tag: 0x30, length: kept.count) + kept
             let explicit = BERReader.header(tag: 0xA0, length: signedData.count) + signedData
-            let body = Array(der[infoParts[0].start..<infoParts[0].end]) + explicit
-            return (BERReader.header(tag: 0x30, length: body.count) + body, certificates)
-        } catch is BERReader.Malformed {
-            throw CryptoError(.invalidEncoding, "not a CMS SignedData structure")
+            let body = Array(der[info[0].start..<info[0].end]) + explicit
+            return BERReader.header(tag: 0x30, length: body.count) + body
         }
     }
 }

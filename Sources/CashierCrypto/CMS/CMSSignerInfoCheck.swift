@@ -24,9 +24,14 @@ enum CMSSignerInfoCheck {
 
     struct NotApplicable: Error {}
 
-    static func run(signedData der: [UInt8], content: [UInt8], certificates: [CMSDetachedVerifier.Entry]) throws -> Outcome {
+    /// - Parameters:
+    ///   - der: the whole `ContentInfo`.
+    ///   - parts: its `SignedData`'s children other than `certificates`.
+    static func run(
+        signedData der: [UInt8], parts: [BERReader.Element], content: UnsafeRawBufferPointer, certificates: [CMSDetachedVerifier.Entry]
+    ) throws -> Outcome {
         do {
-            return try check(der, content, certificates)
+            return try check(der, parts, content, certificates)
         } catch is NotApplicable {
             return .notApplicable
         } catch is BERReader.Malformed {
@@ -34,16 +39,13 @@ enum CMSSignerInfoCheck {
         }
     }
 
-    private static func check(_ der: [UInt8], _ content: [UInt8], _ certificates: [CMSDetachedVerifier.Entry]) throws -> Outcome {
+    private static func check(
+        _ der: [UInt8], _ parts: [BERReader.Element], _ content: UnsafeRawBufferPointer, _ certificates: [CMSDetachedVerifier.Entry]
+    ) throws -> Outcome {
         let reader = BERReader(bytes: der)
         func bytes(_ element: BERReader.Element) -> ArraySlice<UInt8> { der[element.start..<element.end] }
         func expect(_ condition: Bool) throws { if !condition { throw NotApplicable() } }
 
-        let infoParts = try reader.children(of: try reader.element(at: 0, limit: der.count))
-        try expect(infoParts.count == 2)
-        let wrapped = try reader.children(of: infoParts[1])
-        try expect(wrapped.count == 1)
-        let parts = try reader.children(of: wrapped[0])
         try expect(parts.count == 4 && parts[0].tag == 0x02 && parts[1].tag == 0x31 && parts[2].tag == 0x30 && parts[3].tag == 0x31)
         let encapsulated = try reader.children(of: parts[2])
         try expect(encapsulated.count == 1 && bytes(encapsulated[0]).elementsEqual(idData))
@@ -58,9 +60,10 @@ enum CMSSignerInfoCheck {
         // The signer: the one embedded certificate with this issuer and serial number.
         let sid = try reader.children(of: fields[1])
         try expect(sid.count == 2 && sid[0].tag == 0x30 && sid[1].tag == 0x02)
-        let matches = try certificates.filter { entry in
-            let (issuer, serial) = try issuerAndSerial(entry.certificate.derRepresentation)
-            return issuer.elementsEqual(bytes(sid[0])) && serial.elementsEqual(bytes(sid[1]))
+        try expect(certificates.allSatisfy { $0.issuerAndSerial != nil })
+        let matches = certificates.filter { entry in
+            guard let (issuer, serial) = entry.issuerAndSerial else { return false }
+            return CMSDetachedVerifier.equal(issuer, bytes(sid[0])) && CMSDetachedVerifier.equal(serial, bytes(sid[1]))
         }
         try expect(matches.count == 1)
         guard let key = matches[0].p256Key else { throw NotApplicable() }
@@ -101,7 +104,7 @@ enum CMSSignerInfoCheck {
     }
 
     /// The raw issuer Name and serialNumber INTEGER of a certificate.
-    static func issuerAndSerial(_ der: [UInt8]) throws -> (ArraySlice<UInt8>, ArraySlice<UInt8>) {
+    static func issuerAndSerial(_ der: [UInt8]) throws -> (issuer: [UInt8], serial: [UInt8]) {
         let reader = BERReader(bytes: der)
         guard let tbs = try reader.children(of: try reader.element(at: 0, limit: der.count)).first else { throw NotApplicable() }
         var fields = try reader.children(of: tbs)[...]
@@ -109,7 +112,7 @@ enum CMSSignerInfoCheck {
         guard fields.count >= 3 else { throw NotApplicable() }
         let serial = fields[fields.startIndex]
         let issuer = fields[fields.startIndex + 2]
-        return (der[issuer.start..<issuer.end], der[serial.start..<serial.end])
+        return (Array(der[issuer.start..<issuer.end]), Array(der[serial.start..<serial.end]))
     }
 
     /// UTCTime (`YYMMDDHHMMSSZ`) or GeneralizedTime (`YYYYMMDDHHMMSSZ`), UTC only.
