@@ -167,6 +167,45 @@ import Testing
         #expect(error?.code == .cannotConnectToHost, "got \(String(describing: error?.code))")
     }
 
+    /// A handler that outlives the grace period: its connection is answered 503 and resumed
+    /// before libmicrohttpd stops (which aborts the process if one is still suspended), and
+    /// the handler's late answer goes nowhere.
+    @Test func stopPastTheGraceAnswersHandlersStillRunning() async throws {
+        let fixture = try Fixture()
+        let slow = Task { () -> Result<(Int, Data, HTTPURLResponse), any Error> in
+            do { return .success(try await fixture.send("GET", "/slow")) } catch { return .failure(error) }
+        }
+        for _ in 0..<1000 where !fixture.log.slowStarted.load(ordering: .acquiring) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        await fixture.server.stop(grace: .milliseconds(20))
+        switch await slow.value {
+        case .success(let (status, body, _)):
+            #expect(status == 503 && String(decoding: body, as: UTF8.self).contains("server_stopping"))
+        case .failure(let error):
+            // Stopping closes the connection it just answered; the client may see only that.
+            #expect(error is URLError)
+        }
+        try await Task.sleep(for: .milliseconds(400))  // the handler finishes after the stop
+        #expect(fixture.log.lines.withLock { $0 }.allSatisfy { !$0.contains(#""status":200"#) || !$0.contains("/slow") })
+    }
+
+    /// The same when the last reference to a running server goes while a handler runs.
+    @Test func droppingAServerWithAHandlerRunning() async throws {
+        var fixture: Fixture? = try Fixture()
+        let log = try #require(fixture?.log)
+        let url = try #require(fixture?.url("/slow"))
+        let slow = Task { try? await URLSession.shared.data(from: url) }
+        for _ in 0..<1000 where !log.slowStarted.load(ordering: .acquiring) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        fixture = nil
+        _ = await slow.value
+        try await Task.sleep(for: .milliseconds(400))  // the handler finishes after the server is gone
+        let started = log.slowStarted.load(ordering: .acquiring)
+        #expect(started)
+    }
+
     @Test func badAddressOrTakenPort() throws {
         #expect(throws: HTTPServerError.self) { try HTTPServer(configuration: .init(host: "not an address")) { _ in .text("") }.start() }
         let first = try Fixture()

@@ -59,7 +59,15 @@ public final class HTTPServer: Sendable {
         let configuration: Configuration
         let handler: Handler
         let accessLog: (@Sendable (AccessLogEntry) -> Void)?
-        let inFlight = Atomic<Int>(0)
+        /// Connections suspended while their handler runs, and whether the server is stopping.
+        /// libmicrohttpd aborts the process if it is stopped with a connection still suspended,
+        /// so each is resumed exactly once under this lock: by its handler, or by `stop`.
+        let suspensions = Mutex(Suspensions())
+
+        struct Suspensions {
+            var connections: [UInt: (connection: SuspendedConnection, response: PendingResponse)] = [:]
+            var stopping = false
+        }
 
         init(configuration: Configuration, handler: @escaping Handler, accessLog: (@Sendable (AccessLogEntry) -> Void)?) {
             self.configuration = configuration
@@ -118,9 +126,10 @@ public final class HTTPServer: Sendable {
         let listening = MHD_quiesce_daemon(running.pointer)
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: grace)
-        while core.inFlight.load(ordering: .acquiring) > 0 && clock.now < deadline {
+        while core.suspensions.withLock({ !$0.connections.isEmpty }) && clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
+        core.answerSuspendedAndStop()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
                 MHD_stop_daemon(running.pointer)
@@ -138,8 +147,30 @@ public final class HTTPServer: Sendable {
     }
 
     deinit {
-        if let running = takeDaemon() { MHD_stop_daemon(running.pointer) }
+        guard let running = takeDaemon() else { return }
+        core.answerSuspendedAndStop()
+        MHD_stop_daemon(running.pointer)
     }
+}
+
+extension HTTPServer.Core {
+    /// Answers every connection whose handler has not finished with 503 and resumes it, and
+    /// makes new requests get 503 without a handler: after this, libmicrohttpd may be stopped.
+    func answerSuspendedAndStop() {
+        suspensions.withLock { suspensions in
+            suspensions.stopping = true
+            for (_, entry) in suspensions.connections {
+                entry.response.value.withLock { $0 = HTTPServer.stoppingResponse }
+                MHD_resume_connection(entry.connection.pointer)
+            }
+            suspensions.connections.removeAll()
+        }
+    }
+}
+
+extension HTTPServer {
+    static let stoppingResponse = HTTPServerResponse.error(
+        status: 503, code: "server_stopping", message: "the server is stopping; retry the request")
 }
 
 /// An error starting the server.
@@ -161,12 +192,12 @@ private final class RequestState {
 }
 
 /// The handler's answer, written by its task and read by the worker libmicrohttpd resumes.
-private final class PendingResponse: Sendable {
+final class PendingResponse: Sendable {
     let value = Mutex<HTTPServerResponse?>(nil)
 }
 
 /// A suspended connection, resumed from the handler's task (libmicrohttpd allows that from any thread).
-private struct SuspendedConnection: @unchecked Sendable {
+struct SuspendedConnection: @unchecked Sendable {
     let pointer: OpaquePointer
 }
 
@@ -244,16 +275,25 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     // The worker does not wait for the handler: the connection is suspended and the worker
     // serves others; the handler's task resumes it with the answer. Requests in flight are
     // bounded by the connection limit, not by the number of workers.
-    core.inFlight.add(1, ordering: .relaxed)
-    MHD_suspend_connection(connection)
     let suspended = SuspendedConnection(pointer: connection)
+    let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
     let pending = state.response
+    let accepted = core.suspensions.withLock { suspensions -> Bool in
+        guard !suspensions.stopping else { return false }
+        MHD_suspend_connection(connection)
+        suspensions.connections[key] = (suspended, pending)
+        return true
+    }
+    guard accepted else { return answer(HTTPServer.stoppingResponse, state, connection, core) }
     let handler = core.handler
     Task {
         let response = await handler(request)
-        pending.value.withLock { $0 = response }
-        core.inFlight.subtract(1, ordering: .relaxed)
-        MHD_resume_connection(suspended.pointer)
+        core.suspensions.withLock { suspensions in
+            // `stop` may have answered it already (its handler outlived the grace period).
+            guard suspensions.connections.removeValue(forKey: key) != nil else { return }
+            pending.value.withLock { $0 = response }
+            MHD_resume_connection(suspended.pointer)
+        }
     }
     return .YES
 }
