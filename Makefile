@@ -12,7 +12,7 @@ demo: deps
 ## test: install what is missing, check formatting, build, and run every test
 test: deps lint venv
 	$(SWIFT) build --build-tests
-	scripts/with-pg scripts/with-audit $(SWIFT) test --skip-build
+	CASHIER_EXIT_WITH_PARENT=1 timeout --kill-after=60 1500 scripts/with-pg scripts/with-audit $(SWIFT) test --skip-build
 
 ## venv: the PyPI peers for interop tests and benchmarks, in .venv (scripts/python-requirements.txt)
 ## and .venv-alipay-official (scripts/python-requirements-alipay-official.txt)

@@ -176,7 +176,7 @@ let package = Package(
             dependencies: ["CashierSandbox", "WeChatPay", "Alipay", "CashierHTTP", "TestSupport"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "PackageManifestTests", swiftSettings: strictSettings),
+        .testTarget(name: "PackageManifestTests", dependencies: ["Cashier"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

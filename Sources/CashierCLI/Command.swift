@@ -1,3 +1,4 @@
+import Cashier
 public import Foundation
 
 /// One command of the `cashier` tool: its options, its subcommands and what it does.
@@ -119,8 +120,9 @@ public struct CommandIO: Sendable {
 
     /// The process's own stdin, stdout and stderr.
     public static let standard = CommandIO(
-        readInput: { FileHandle.standardInput.readDataToEndOfFile() },
-        write: { FileHandle.standardOutput.write(Data($0.utf8)) },
-        writeError: { FileHandle.standardError.write(Data($0.utf8)) }
+        readInput: { (try? FileHandle.standardInput.readToEndRetrying()) ?? Data() },
+        // Output that cannot be written (the reader has gone) is dropped, never a crash.
+        write: { try? FileHandle.standardOutput.writeRetrying(Data($0.utf8)) },
+        writeError: { try? FileHandle.standardError.writeRetrying(Data($0.utf8)) }
     )
 }

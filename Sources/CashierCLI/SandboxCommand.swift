@@ -121,10 +121,19 @@ enum SandboxCommand {
         return 0
     }
 
-    /// Returns when the process receives SIGINT or SIGTERM.
+    /// Returns when the process receives SIGINT or SIGTERM — or, with `CASHIER_EXIT_WITH_PARENT=1`
+    /// in the environment (as `make test` sets it), when the process that started it has gone:
+    /// a test run that crashes must not leave servers behind holding its output open.
     static func waitForTermination() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let once = OnceFlag()
+            if ProcessInfo.processInfo.environment["CASHIER_EXIT_WITH_PARENT"] == "1" {
+                let parent = getppid()
+                Thread.detachNewThread {
+                    while getppid() == parent { usleep(200_000) }
+                    if once.claim() { continuation.resume() }
+                }
+            }
             var sources: [any DispatchSourceSignal] = []
             for signalNumber in [SIGINT, SIGTERM] {
                 signal(signalNumber, SIG_IGN)

@@ -153,6 +153,6 @@ enum ServeCommand {
     /// `--access-log`: JSON lines on stderr.
     static func accessLog(_ arguments: ParsedArguments) -> (@Sendable (AccessLogEntry) -> Void)? {
         guard arguments.flag("access-log") else { return nil }
-        return { entry in FileHandle.standardError.write(Data((entry.jsonLine + "\n").utf8)) }
+        return { entry in try? FileHandle.standardError.writeRetrying(Data((entry.jsonLine + "\n").utf8)) }
     }
 }

@@ -1,3 +1,4 @@
+import Cashier
 import Foundation
 
 /// Runs a command for the benchmarks (`openssl speed`, a peer SDK's script) and returns its stdout.
@@ -13,10 +14,10 @@ enum Subprocess {
         if input != nil { process.standardInput = stdin }
         try process.run()
         if let input {
-            stdin.fileHandleForWriting.write(input)
+            try stdin.fileHandleForWriting.writeRetrying(input)
             try stdin.fileHandleForWriting.close()
         }
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
+        let data = try stdout.fileHandleForReading.readToEndRetrying()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw Failure("\(executable) \(arguments.joined(separator: " ")) failed") }
         return String(decoding: data, as: UTF8.self)

@@ -16,7 +16,7 @@ import Testing
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let data = try output.fileHandleForReading.readToEndRetrying()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }

@@ -69,7 +69,7 @@ import Testing
             try? input.fileHandleForWriting.close()
             stopForGood(process)
         }
-        let portLine = try await onOwnThread { String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }
+        let portLine = try await onOwnThread { String(decoding: try output.fileHandleForReading.readRetrying(), as: UTF8.self) }
         let port = try #require(Int(portLine.trimmingCharacters(in: .whitespacesAndNewlines)))
         let url = URL(string: "https://127.0.0.1:\(port)/paymentservices/startSession")!
 

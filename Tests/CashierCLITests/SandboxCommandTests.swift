@@ -63,8 +63,35 @@ import WeChatPay
             return process.terminationStatus
         }
         #expect(status == 0)
-        let printed = try await onOwnThread { String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        let printed = try await onOwnThread { String(decoding: try output.fileHandleForReading.readToEndRetrying(), as: UTF8.self) }
         #expect(printed.contains("WeChat Pay v2 gateway  http://127.0.0.1:"))
         #expect(printed.contains("sandbox stopped"))
+    }
+
+    /// With CASHIER_EXIT_WITH_PARENT=1 the sandbox stops when the process that started it has
+    /// gone (here a shell that exits after starting it in the background).
+    @Test(.timeLimit(.minutes(1)))
+    func stopsWhenItsParentGoes() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the cashier executable first (swift build)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-orphan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let ready = folder.appendingPathComponent("ready.json")
+        let log = folder.appendingPathComponent("sandbox.log")
+        let script = """
+            CASHIER_EXIT_WITH_PARENT=1 '\(Self.binary.path)' sandbox --ready-file '\(ready.path)' > '\(log.path)' 2>&1 &
+            echo $!
+            while [ ! -s '\(ready.path)' ]; do sleep 0.05; done
+            """
+        let shell = try await runSubprocess("/bin/sh", ["-c", script])
+        let pid = try #require(pid_t(shell.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        defer { kill(pid, SIGKILL) }
+        // The shell has exited; the sandbox notices within a fraction of a second and stops cleanly.
+        var stopped = false
+        for _ in 0..<300 where !stopped {
+            try await Task.sleep(for: .milliseconds(50))
+            stopped = (try? String(contentsOf: log, encoding: .utf8))?.contains("sandbox stopped") == true
+        }
+        #expect(stopped, "the orphaned sandbox kept running")
     }
 }

@@ -57,7 +57,7 @@ import Testing
                 let ready = try await onOwnThread { () -> Bool in
                     var seen = ""
                     while !seen.contains("ACCEPT") {
-                        let chunk = output.fileHandleForReading.availableData
+                        let chunk = (try? output.fileHandleForReading.readRetrying()) ?? Data()
                         if chunk.isEmpty { return false }
                         seen += String(decoding: chunk, as: UTF8.self)
                     }

@@ -1,3 +1,4 @@
+import Cashier
 import Foundation
 import Testing
 
@@ -37,7 +38,7 @@ import Testing
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        let data = try pipe.fileHandleForReading.readToEndRetrying()
         process.waitUntilExit()
         return try JSONDecoder().decode(Description.self, from: data)
     }

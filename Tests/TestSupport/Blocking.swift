@@ -1,3 +1,4 @@
+import Cashier
 public import Foundation
 import Synchronization
 
@@ -34,17 +35,17 @@ public func runSubprocess(
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        input.fileHandleForWriting.write(stdin)
+        try? input.fileHandleForWriting.writeRetrying(stdin)  // a child that reads nothing may have gone
         try input.fileHandleForWriting.close()
         // stderr is drained on another thread so neither pipe can fill up and stall the child.
         let errorData = Mutex(Data())
         let errorsRead = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            let data = (try? errors.fileHandleForReading.readToEndRetrying()) ?? Data()
             errorData.withLock { $0 = data }
             errorsRead.signal()
         }
-        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let out = try output.fileHandleForReading.readToEndRetrying()
         process.waitUntilExit()
         errorsRead.wait()
         return SubprocessResult(
