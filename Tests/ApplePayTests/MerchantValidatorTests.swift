@@ -28,7 +28,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func mutualTLSSessionAndRefusal() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apple-mv-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -10,11 +10,17 @@ import WeChatPay
 @Suite struct SandboxCommandTests {
     static let binary = packageRoot.appendingPathComponent(".build/debug/cashier")
 
-    @Test(.timeLimit(.minutes(1)))
-    func runsUntilTerminated() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the cashier executable first (swift build)")
+    /// A fresh folder for one run's files, once the executable is known to be built.
+    static func scratchFolder() throws -> URL {
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the cashier executable first (swift build)")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-sandbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func runsUntilTerminated() async throws {
+        let folder = try Self.scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let ready = folder.appendingPathComponent("ready.json")
         let process = Process()
@@ -70,11 +76,9 @@ import WeChatPay
 
     /// With CASHIER_EXIT_WITH_PARENT=1 the sandbox stops when the process that started it has
     /// gone (here a shell that exits after starting it in the background).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func stopsWhenItsParentGoes() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the cashier executable first (swift build)")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-orphan-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let ready = folder.appendingPathComponent("ready.json")
         let log = folder.appendingPathComponent("sandbox.log")

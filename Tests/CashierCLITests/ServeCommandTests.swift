@@ -6,7 +6,7 @@ import Testing
 /// `cashier serve` as a user runs it in sandbox mode: a separate process, a ready file, an order
 /// paid through the sandbox's payer API, SIGTERM to stop; the order survives in the database.
 @Suite struct ServeCommandTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func sandboxModeTakesAnOrderToPaid() async throws {
         let binary = SandboxCommandTests.binary
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the cashier executable first (swift build)")

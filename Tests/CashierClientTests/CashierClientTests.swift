@@ -64,7 +64,7 @@ import WeChatPay
     }
 
     /// The same, against `cashier serve --sandbox` as a separate process, as an app developer runs it.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func everyMethodIsPaidThroughCashierServe() async throws {
         let binary = packageRoot.appendingPathComponent(".build/debug/cashier")
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the cashier executable first (swift build)")
