@@ -137,7 +137,8 @@ public final class SandboxServer: Sendable {
             return .json(["mode": object["mode"] as? String ?? ""])
         }
         let routes = router
-        server = HTTPServer(configuration: .init(host: host, port: port)) { request in
+        // One worker: a simulator's traffic is light, and test runs start dozens of sandboxes.
+        server = HTTPServer(configuration: .init(host: host, port: port, threads: 1)) { request in
             // Faults hit the providers' gateways only, never the sandbox's own control API.
             guard !request.path.hasPrefix("/sandbox/") else { return await routes.handle(request) }
             let fault = faults.current.withLock { $0 }

@@ -15,6 +15,9 @@ import Testing
     final class LogSink: Sendable {
         let lines = Mutex<[String]>([])
         let slowStarted = Atomic<Bool>(false)
+        /// `/held` answers only once this is opened (or after 30 s).
+        let released = Atomic<Bool>(false)
+        let heldStarted = Atomic<Bool>(false)
     }
 
     final class Fixture: Sendable {
@@ -37,6 +40,11 @@ import Testing
             router.add("GET", "/slow") { _, _ in
                 sink.slowStarted.store(true, ordering: .releasing)
                 try? await Task.sleep(for: .milliseconds(300))
+                return .text("done")
+            }
+            router.add("GET", "/held") { _, _ in
+                sink.heldStarted.store(true, ordering: .releasing)
+                for _ in 0..<3000 where !sink.released.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(10)) }
                 return .text("done")
             }
             let handler = router
@@ -173,9 +181,9 @@ import Testing
     @Test func stopPastTheGraceAnswersHandlersStillRunning() async throws {
         let fixture = try Fixture()
         let slow = Task { () -> Result<(Int, Data, HTTPURLResponse), any Error> in
-            do { return .success(try await fixture.send("GET", "/slow")) } catch { return .failure(error) }
+            do { return .success(try await fixture.send("GET", "/held")) } catch { return .failure(error) }
         }
-        for _ in 0..<1000 where !fixture.log.slowStarted.load(ordering: .acquiring) {
+        for _ in 0..<1000 where !fixture.log.heldStarted.load(ordering: .acquiring) {
             try await Task.sleep(for: .milliseconds(10))
         }
         await fixture.server.stop(grace: .milliseconds(20))
@@ -186,23 +194,25 @@ import Testing
             // Stopping closes the connection it just answered; the client may see only that.
             #expect(error is URLError)
         }
-        try await Task.sleep(for: .milliseconds(400))  // the handler finishes after the stop
-        #expect(fixture.log.lines.withLock { $0 }.allSatisfy { !$0.contains(#""status":200"#) || !$0.contains("/slow") })
+        fixture.log.released.store(true, ordering: .releasing)  // the handler finishes after the stop
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(fixture.log.lines.withLock { $0 }.allSatisfy { !($0.contains(#""status":200"#) && $0.contains("/held")) })
     }
 
     /// The same when the last reference to a running server goes while a handler runs.
     @Test func droppingAServerWithAHandlerRunning() async throws {
         var fixture: Fixture? = try Fixture()
         let log = try #require(fixture?.log)
-        let url = try #require(fixture?.url("/slow"))
+        let url = try #require(fixture?.url("/held"))
         let slow = Task { try? await URLSession.shared.data(from: url) }
-        for _ in 0..<1000 where !log.slowStarted.load(ordering: .acquiring) {
+        for _ in 0..<1000 where !log.heldStarted.load(ordering: .acquiring) {
             try await Task.sleep(for: .milliseconds(10))
         }
         fixture = nil
         _ = await slow.value
-        try await Task.sleep(for: .milliseconds(400))  // the handler finishes after the server is gone
-        let started = log.slowStarted.load(ordering: .acquiring)
+        log.released.store(true, ordering: .releasing)  // the handler finishes after the server is gone
+        try await Task.sleep(for: .milliseconds(100))
+        let started = log.heldStarted.load(ordering: .acquiring)
         #expect(started)
     }
 

@@ -23,6 +23,7 @@ public func runSubprocess(
     _ executable: String, _ arguments: [String], stdin: Data = Data(), in folder: URL? = nil, environment: [String: String] = [:]
 ) async throws -> SubprocessResult {
     try await onOwnThread {
+        try checkOpenFileDescriptors()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -60,3 +61,19 @@ public let packageRoot: URL = {
     while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { url.deleteLastPathComponent() }
     return url
 }()
+
+/// Foundation's `Process.run()` on Linux reads past glibc's directory buffer while listing
+/// `/proc/self/fd` once about 1,350 descriptors are open (swift-corelibs-foundation PR 5472) and
+/// the test process dies with SIGSEGV. The suite keeps far fewer open (under 1,000 at its peak);
+/// this fails the spawning test clearly before the crash could happen.
+public func checkOpenFileDescriptors(limit: Int = 1_200) throws {
+    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    guard open < limit else {
+        throw TooManyOpenFiles(
+            description: "\(open) file descriptors are open; Foundation's Process.run() crashes near 1,350 (tests leave servers running?)")
+    }
+}
+
+public struct TooManyOpenFiles: Error, CustomStringConvertible {
+    public let description: String
+}

@@ -15,7 +15,7 @@ public final class WebhookReceiver: Sendable {
 
     public init(failures: Int) throws {
         let box = Box()
-        server = HTTPServer(configuration: .init()) { request in
+        server = HTTPServer(configuration: .init(threads: 1)) { request in
             let count = box.deliveries.withLock { list in
                 list.append(
                     Delivery(

@@ -22,8 +22,12 @@ public final class HTTPServer: Sendable {
         public var host: String
         /// The port; 0 picks a free one (read it back from `port`).
         public var port: UInt16
-        /// Worker threads (libmicrohttpd's thread pool).
+        /// Worker threads (libmicrohttpd's thread pool). Handlers never run on them (a connection
+        /// is suspended while its handler runs), so one per core is enough: the default.
         public var threads: Int
+
+        /// One worker per core, between one and four.
+        public static var defaultThreads: Int { min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 4) }
         /// The largest request body accepted; larger ones get 413.
         public var maxBodyBytes: Int
         /// Per-connection memory for the request line and headers; larger headers get 431.
@@ -36,7 +40,7 @@ public final class HTTPServer: Sendable {
         public init(
             host: String = "127.0.0.1",
             port: UInt16 = 0,
-            threads: Int = 4,
+            threads: Int = Configuration.defaultThreads,
             maxBodyBytes: Int = 1 << 20,
             maxHeaderBytes: Int = 32 * 1024,
             connectionTimeoutSeconds: Int = 30,
