@@ -166,7 +166,7 @@ import Testing
         }
         let started = fixture.log.slowStarted.load(ordering: .acquiring)
         #expect(started)
-        await fixture.server.stop()
+        await fixture.server.stop(grace: .seconds(60))  // generous: the whole suite competes for two cores
         let finished = try await slow
         #expect(finished.0 == 200)
         #expect(String(decoding: finished.1, as: UTF8.self) == "done")

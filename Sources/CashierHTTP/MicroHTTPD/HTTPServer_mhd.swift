@@ -67,6 +67,9 @@ public final class HTTPServer: Sendable {
         /// libmicrohttpd aborts the process if it is stopped with a connection still suspended,
         /// so each is resumed exactly once under this lock: by its handler, or by `stop`.
         let suspensions = Mutex(Suspensions())
+        /// Requests handed to a handler whose answer has not yet been sent (or given up on):
+        /// what `stop` waits for, so an answer resumed just before it is still delivered.
+        let unfinished = Atomic<Int>(0)
 
         struct Suspensions {
             var connections: [UInt: (connection: SuspendedConnection, response: PendingResponse)] = [:]
@@ -109,7 +112,7 @@ public final class HTTPServer: Sendable {
                 cashier_mhd_start(
                     host, configuration.port, UInt32(max(1, configuration.threads)), UInt32(configuration.connectionLimit),
                     UInt32(configuration.connectionTimeoutSeconds), configuration.maxHeaderBytes, accessHandler,
-                    Unmanaged.passUnretained(core).toOpaque(), completedHandler, nil)
+                    Unmanaged.passUnretained(core).toOpaque(), completedHandler, Unmanaged.passUnretained(core).toOpaque())
             }
             guard let started else {
                 throw HTTPServerError(
@@ -130,7 +133,7 @@ public final class HTTPServer: Sendable {
         let listening = MHD_quiesce_daemon(running.pointer)
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: grace)
-        while core.suspensions.withLock({ !$0.connections.isEmpty }) && clock.now < deadline {
+        while core.unfinished.load(ordering: .acquiring) > 0 && clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
         core.answerSuspendedAndStop()
@@ -189,6 +192,8 @@ private final class RequestState {
     var tooLarge = false
     /// Set once the handler has been started; its answer arrives in `response`.
     var handling = false
+    /// Counted in `Core.unfinished` until the request completes.
+    var unfinished = false
     let response = PendingResponse()
     let started = ContinuousClock.now
     var method = "GET"
@@ -223,9 +228,13 @@ private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(Str
     return collector.pairs
 }
 
-private let completedHandler: MHD_RequestCompletedCallback = { _, _, requestState, _ in
+private let completedHandler: MHD_RequestCompletedCallback = { cls, _, requestState, _ in
     guard let requestState, let pointer = requestState.pointee else { return }
-    Unmanaged<RequestState>.fromOpaque(pointer).release()
+    let state = Unmanaged<RequestState>.fromOpaque(pointer)
+    if state.takeUnretainedValue().unfinished, let cls {
+        Unmanaged<HTTPServer.Core>.fromOpaque(cls).takeUnretainedValue().unfinished.subtract(1, ordering: .releasing)
+    }
+    state.release()
     requestState.pointee = nil
 }
 
@@ -289,6 +298,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         return true
     }
     guard accepted else { return answer(HTTPServer.stoppingResponse, state, connection, core) }
+    core.unfinished.add(1, ordering: .relaxed)  // until libmicrohttpd reports the request completed
+    state.unfinished = true
     let handler = core.handler
     Task {
         let response = await handler(request)
