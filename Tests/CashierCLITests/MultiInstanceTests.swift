@@ -96,10 +96,19 @@ import Testing
         /// Starts instance `index` on its port and waits until it answers.
         private func launch(_ index: Int) async throws -> Process {
             let ready = folder.appendingPathComponent("ready-\(index)-\(UUID().uuidString).json")
+            let output = Pipe()
             let process = try MultiInstanceTests.start(
-                ["serve", "--config", configFile.path, "--port", String(ports[index]), "--ready-file", ready.path], environment: environment
-            )
-            try #require(try await readyFile(ready) != nil, "instance \(index) did not start")
+                ["serve", "--config", configFile.path, "--port", String(ports[index]), "--ready-file", ready.path],
+                environment: environment,
+                output: output)
+            if try await readyFile(ready) == nil {
+                // Say why: an instance that exited has written its reason (a port taken meanwhile, say).
+                let said =
+                    process.isRunning
+                    ? "still starting" : String(decoding: (try? output.fileHandleForReading.readToEndRetrying()) ?? Data(), as: UTF8.self)
+                Issue.record("instance \(index) did not start: \(said)")
+                throw CancellationError()
+            }
             return process
         }
 
