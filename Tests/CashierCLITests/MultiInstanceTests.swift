@@ -101,14 +101,12 @@ import Testing
                 ["serve", "--config", configFile.path, "--port", String(ports[index]), "--ready-file", ready.path],
                 environment: environment,
                 output: output)
-            if try await readyFile(ready) == nil {
-                // Say why: an instance that exited has written its reason (a port taken meanwhile, say).
-                let said =
-                    process.isRunning
-                    ? "still starting" : String(decoding: (try? output.fileHandleForReading.readToEndRetrying()) ?? Data(), as: UTF8.self)
-                Issue.record("instance \(index) did not start: \(said)")
-                throw CancellationError()
-            }
+            let started = try await readyFile(ready) != nil
+            // Say why not: an instance that exited has written its reason (a port taken meanwhile, say).
+            let said =
+                started || process.isRunning
+                ? "still starting" : String(decoding: (try? output.fileHandleForReading.readToEndRetrying()) ?? Data(), as: UTF8.self)
+            try #require(started, "instance \(index) did not start: \(said)")
             return process
         }
 

@@ -34,20 +34,14 @@ extension ApplePay {
 
         /// The plaintext bytes. Only for callers that have verified the token themselves.
         public func decryptWithoutVerifying(_ token: PaymentToken) throws -> [UInt8] {
-            let key = try merchantKey(for: token)
-            return try decrypt(token, decoded: try token.decoded(signature: false), key: key)
+            try decrypt(token, decoded: try token.decoded(signature: false))
         }
 
-        private func merchantKey(for token: PaymentToken) throws -> MerchantKey {
+        private func decrypt(_ token: PaymentToken, decoded: PaymentToken.Decoded) throws -> [UInt8] {
             guard let key = merchantKeys.first(where: { $0.publicKeyHash == token.header.publicKeyHash }) else {
                 throw TokenCheck.keyHash.failure(
                     "no configured merchant certificate has publicKeyHash \(token.header.publicKeyHash.prefix(44))")
             }
-            return key
-        }
-
-        private func decrypt(_ token: PaymentToken, decoded: PaymentToken.Decoded, key: MerchantKey? = nil) throws -> [UInt8] {
-            let key = try key ?? merchantKey(for: token)
             let symmetricKey: [UInt8]
             switch (token.version, key.privateKey) {
             case (.ecV1, .p256(let privateKey)):

@@ -22,7 +22,7 @@ extension ApplePay {
         public let window: TimeInterval
         private let clock: @Sendable () -> Date
         private let cacheLimit: Int
-        private let cache = Mutex<[UInt64: CachedChain]>([:])
+        private let cache = Mutex<[X509Certificate: CachedChain]>([:])
         /// How many times a chain was validated in full (not taken from the cache), and how many
         /// chains are cached: for tests and metrics.
         private let validations = Atomic<Int>(0)
@@ -32,7 +32,6 @@ extension ApplePay {
         private let signatures: CMSDetachedVerifier
 
         struct CachedChain {
-            let leaf: X509Certificate
             let validFrom: Date
             let validUntil: Date
         }
@@ -88,10 +87,8 @@ extension ApplePay {
         }
 
         private func checkChain(_ signer: X509Certificate, intermediates: [X509Certificate], at now: Date) throws {
-            // Keyed by the DER's last eight bytes (inside the signature, distinct per certificate; free
-            // to hash, unlike a fingerprint), used only when the whole certificate is equal.
-            let key = signer.derRepresentation.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
-            if let cached = cache.withLock({ $0[key] }), cached.leaf == signer, cached.validFrom <= now, now <= cached.validUntil { return }
+            // Keyed by the certificate (hashed by its last bytes, compared whole).
+            if let cached = cache.withLock({ $0[signer] }), cached.validFrom <= now, now <= cached.validUntil { return }
             guard signer.extension(oid: ApplePay.leafOID) != nil else {
                 throw TokenCheck.leafOID.failure("the signing certificate lacks Apple's leaf OID \(ApplePay.leafOID)")
             }
@@ -107,10 +104,10 @@ extension ApplePay {
                 throw TokenCheck.intermediateOID.failure("the intermediate lacks Apple's OID \(ApplePay.intermediateOID)")
             }
             let entry = CachedChain(
-                leaf: signer, validFrom: chain.map(\.notValidBefore).max() ?? now, validUntil: chain.map(\.notValidAfter).min() ?? now)
+                validFrom: chain.map(\.notValidBefore).max() ?? now, validUntil: chain.map(\.notValidAfter).min() ?? now)
             cache.withLock { cache in
                 if cache.count >= cacheLimit { cache.removeAll(keepingCapacity: true) }
-                cache[key] = entry
+                cache[signer] = entry
             }
         }
     }

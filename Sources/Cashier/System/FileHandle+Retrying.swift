@@ -19,20 +19,24 @@ extension FileHandle {
     /// - Throws: `POSIXError` for any other read error.
     public func readToEndRetrying() throws -> Data {
         var data = Data()
-        while true {
-            let chunk = try readRetrying()
-            if chunk.isEmpty { return data }
-            data.append(chunk)
-        }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while case let count = try read(into: &buffer), count > 0 { data.append(contentsOf: buffer.prefix(count)) }
+        return data
     }
 
     /// One `read(2)` of up to `limit` bytes, retried on `EINTR`: what is there now (waiting
     /// until something is), empty at end of file.
     public func readRetrying(upTo limit: Int = 65_536) throws -> Data {
         var buffer = [UInt8](repeating: 0, count: limit)
+        let count = try read(into: &buffer)
+        return Data(buffer.prefix(count))
+    }
+
+    /// One `read(2)` into `buffer`, retried on `EINTR`; the byte count, 0 at end of file.
+    private func read(into buffer: inout [UInt8]) throws -> Int {
         while true {
-            let count = buffer.withUnsafeMutableBytes { systemRead(fileDescriptor, $0.baseAddress, limit) }
-            if count >= 0 { return Data(buffer.prefix(count)) }
+            let count = buffer.withUnsafeMutableBytes { systemRead(fileDescriptor, $0.baseAddress, $0.count) }
+            if count >= 0 { return count }
             guard errno == EINTR else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         }
     }

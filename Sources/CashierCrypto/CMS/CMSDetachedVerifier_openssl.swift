@@ -91,7 +91,7 @@ public final class CMSDetachedVerifier: Sendable {
 
     /// A certificate from the cache, parsed (and kept) the first time its DER is seen.
     private func entry(_ der: ArraySlice<UInt8>) throws -> Entry {
-        let key = Self.cacheKey(der)
+        let key = X509Certificate.cacheKey(der)
         if let cached = cache.withLock({ $0[key] }), Self.equal(cached.certificate.derRepresentation, der) { return cached }
         let parsed = try X509Certificate(derRepresentation: der)
         let entry = Entry(
@@ -102,11 +102,6 @@ public final class CMSDetachedVerifier: Sendable {
             cache[key] = entry
         }
         return entry
-    }
-
-    /// The last eight bytes of a certificate (inside its signature value), as a number.
-    static func cacheKey(_ der: some Collection<UInt8>) -> UInt64 {
-        der.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// Byte equality with `memcmp` (a certificate is a kilobyte or more).

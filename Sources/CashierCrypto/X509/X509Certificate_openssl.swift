@@ -63,8 +63,16 @@ public struct X509Certificate: Sendable, Hashable {
         lhs.derRepresentation == rhs.derRepresentation
     }
 
+    /// Hashes the last eight bytes of the DER (inside the signature value, so as distinct as
+    /// certificates are) instead of the kilobyte or more of the whole: caches keyed by
+    /// certificate look one up on every token. Equality still compares every byte.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(derRepresentation)
+        hasher.combine(Self.cacheKey(derRepresentation))
+    }
+
+    /// The last eight bytes of a certificate's DER as a number: a cheap hash for caches.
+    static func cacheKey(_ der: some Collection<UInt8>) -> UInt64 {
+        der.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     // MARK: Names
