@@ -88,9 +88,15 @@ let package = Package(
         .target(
             name: "CashierServer",
             dependencies: [
-                "Cashier", "CashierCrypto", "CashierStore", "CashierHTTP", "CashierCurl", "CashierSandbox", "WeChatPay", "Alipay",
-                "ApplePay",
+                "Cashier", "CashierCrypto", "CashierStore", "CashierHTTP", "CashierCurl", "WeChatPay", "Alipay", "ApplePay",
             ],
+            swiftSettings: strictSettings
+        ),
+        // Sandbox mode: the merchant server wired to the in-process simulators. Its own target, so
+        // the production server never links the simulators.
+        .target(
+            name: "CashierSandboxMode",
+            dependencies: ["Cashier", "CashierCrypto", "CashierStore", "CashierServer", "CashierSandbox", "WeChatPay", "ApplePay"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -104,14 +110,16 @@ let package = Package(
             name: "CashierCLI",
             dependencies: [
                 "Cashier", "CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierSandbox", "CashierHTTP", "CashierServer",
-                "CashierStore",
+                "CashierSandboxMode", "CashierStore",
             ],
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "cashier", dependencies: ["CashierCLI"], swiftSettings: strictSettings),
         .executableTarget(
             name: "cashier-bench",
-            dependencies: ["CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierSandbox", "CashierServer", "CashierStore"],
+            dependencies: [
+                "CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierSandbox", "CashierServer", "CashierSandboxMode", "CashierStore",
+            ],
             swiftSettings: strictSettings
         ),
 
@@ -123,7 +131,7 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "CashierTests", dependencies: ["Cashier"], swiftSettings: strictSettings),
+        .testTarget(name: "CashierTests", dependencies: ["Cashier", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "WeChatPayTests",
             dependencies: ["WeChatPay"],
@@ -151,8 +159,8 @@ let package = Package(
         .testTarget(
             name: "CashierServerTests",
             dependencies: [
-                "CashierServer", "CashierStore", "CashierSandbox", "WeChatPay", "Alipay", "ApplePay", "CashierHTTP", "CashierCurl",
-                "TestSupport",
+                "CashierServer", "CashierSandboxMode", "CashierStore", "CashierSandbox", "WeChatPay", "Alipay", "ApplePay", "CashierHTTP",
+                "CashierCurl", "TestSupport",
             ],
             resources: [.copy("Hostile")],
             swiftSettings: strictSettings
@@ -160,7 +168,8 @@ let package = Package(
         .testTarget(
             name: "CashierClientTests",
             dependencies: [
-                "CashierClient", "CashierServer", "CashierStore", "CashierSandbox", "WeChatPay", "ApplePay", "CashierCrypto", "TestSupport",
+                "CashierClient", "CashierServer", "CashierSandboxMode", "CashierStore", "CashierSandbox", "WeChatPay", "ApplePay",
+                "CashierCrypto", "TestSupport",
             ],
             swiftSettings: strictSettings
         ),

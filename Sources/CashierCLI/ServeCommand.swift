@@ -3,6 +3,7 @@ import Cashier
 import CashierCrypto
 import CashierHTTP
 import CashierSandbox
+import CashierSandboxMode
 import CashierServer
 import CashierStore
 import Foundation
@@ -72,7 +73,9 @@ enum ServeCommand {
             configuration.webhook = .init(url: url, secret: secret)
             webhookSecret = secret
         }
-        let server = MerchantServer(configuration: configuration, store: store, port: port, accessLog: Self.accessLog(arguments))
+        let server = MerchantServer(
+            configuration: configuration, store: store, port: port, audit: SecretsAudit.fromEnvironment(),
+            accessLog: Self.accessLog(arguments))
         do {
             try await server.start()
         } catch {
@@ -121,7 +124,8 @@ enum ServeCommand {
             throw CommandFailure("database: \(error.message)", status: 2)
         }
         let server = MerchantServer(
-            configuration: parsed.configuration, store: store, port: port, accessLog: Self.accessLog(arguments))
+            configuration: parsed.configuration, store: store, port: port, audit: SecretsAudit.fromEnvironment(),
+            accessLog: Self.accessLog(arguments))
         do {
             try await server.start()
         } catch {

@@ -2,6 +2,7 @@ import ApplePay
 import Cashier
 import CashierCrypto
 import CashierSandbox
+import CashierSandboxMode
 import CashierServer
 import CashierStore
 import Foundation
@@ -173,7 +174,7 @@ enum ServerDemo {
         let mode = try await SandboxMode.start(timeScale: 0.001)
         let store = try SQLiteOrderStore(path: folder.appendingPathComponent("demo.db").path)
         await mode.connect(to: store)
-        let server = MerchantServer(configuration: mode.configuration, store: store)
+        let server = MerchantServer(configuration: mode.configuration, store: store, audit: SecretsAudit.fromEnvironment())
         try await server.start()
         return Session(server: server, sandbox: mode.sandbox, secret: mode.configuration.secretKey, merchant: mode.wechatMerchant)
     }

@@ -15,7 +15,7 @@ import WeChatPay
 /// {
 ///   "public_base_url": "https://pay.example.com", "port": 8080, "database": "cashier.db",
 ///   "secret_key_env": "CASHIER_SECRET_KEY", "publishable_key": "pk_live_…",
-///   "wechat": {"appid": "wx…", "mch_id": "1230000109", "api_key_env": "WECHAT_API_KEY"},
+///   "wechat": {"appid": "wx…", "mch_id": "1230000109", "api_key_env": "WECHAT_API_KEY", "cross_border_currencies": ["HKD"]},
 ///   "wechat_v3": {"appid": "wx…", "mch_id": "1230000109", "certificate_serial": "5157F09E…", "private_key_file": "keys/apiclient_key.pem",
 ///                 "api_v3_key_env": "WECHAT_API_V3_KEY", "platform_public_key_file": "keys/pub_key.pem",
 ///                 "platform_public_key_id": "PUB_KEY_ID_…"},
@@ -26,7 +26,9 @@ import WeChatPay
 ///                "processing_key_file": "keys/apple.key", "processor": "sandbox"},
 ///   "catalog_file": "catalog.json", "database_pool_size": 10, "time_zone": "Asia/Shanghai",
 ///   "jobs": {"query_after_seconds": 10, "query_interval_seconds": 5, "expiry_interval_seconds": 30,
-///            "webhook_interval_seconds": 1, "lease_seconds": 120},
+///            "webhook_interval_seconds": 1, "lease_seconds": 120, "refund_interval_seconds": 10,
+///            "refund_check_after_seconds": 30, "idempotency_lease_seconds": 10},
+///   "refund_duplicates_automatically": false,
 ///   "webhook": {"url": "https://shop.example.com/hooks/cashier", "secret_env": "CASHIER_WEBHOOK_SECRET"}
 /// }
 /// ```
@@ -94,6 +96,19 @@ public struct ConfigurationFile: Sendable {
             return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
+        /// A list of ISO 4217 codes (`["HKD", "USD"]`), empty when absent.
+        func currencies(_ object: [String: Any], _ key: String, _ path: String) throws -> Set<Currency> {
+            guard let value = object[key] else { return [] }
+            guard let codes = value as? [String] else { throw Problem(path: path + key, reason: "must be a list of ISO 4217 codes") }
+            return Set(
+                try codes.map { code in
+                    guard let currency = try? Currency(code: code) else {
+                        throw Problem(path: path + key, reason: "'\(code)' is not an ISO 4217 code (e.g. HKD)")
+                    }
+                    return currency
+                })
+        }
+
         func url(_ object: [String: Any], _ key: String, _ path: String) throws -> URL? {
             guard let text = try string(object, key, path, required: false) else { return nil }
             guard let url = URL(string: text), url.scheme == "https" || url.scheme == "http", url.host != nil else {
@@ -145,9 +160,11 @@ public struct ConfigurationFile: Sendable {
                     appID: try reader.string(wechat, "appid", "wechat.")!, mchID: try reader.string(wechat, "mch_id", "wechat.")!,
                     apiKey: apiKey),
                 baseURL: try reader.url(wechat, "base_url", "wechat.") ?? WeChatPay.V2.Client.productionURL, mutualTLSTransport: mutualTLS)
+            configuration.wechat?.crossBorderCurrencies = try reader.currencies(wechat, "cross_border_currencies", "wechat.")
         }
         if let v3 = root["wechat_v3"] as? [String: Any] {
             configuration.wechatV3 = try Self.wechatV3(v3, reader)
+            configuration.wechatV3?.crossBorderCurrencies = try reader.currencies(v3, "cross_border_currencies", "wechat_v3.")
         }
         if let mini = root["miniprogram"] as? [String: Any] {
             configuration.miniProgram = .init(
@@ -211,6 +228,15 @@ public struct ConfigurationFile: Sendable {
             if let value = try seconds("expiry_interval_seconds", 1...3_600) { configuration.expiryInterval = .seconds(value) }
             if let value = try seconds("webhook_interval_seconds", 1...3_600) { configuration.webhookInterval = .seconds(value) }
             if let value = try seconds("lease_seconds", 1...3_600) { configuration.jobLease = TimeInterval(value) }
+            if let value = try seconds("refund_interval_seconds", 1...3_600) { configuration.refundInterval = .seconds(value) }
+            if let value = try seconds("refund_check_after_seconds", 0...86_400) { configuration.refundCheckAfter = TimeInterval(value) }
+            if let value = try seconds("idempotency_lease_seconds", 1...3_600) { configuration.idempotencyLease = TimeInterval(value) }
+        }
+        if let value = root["refund_duplicates_automatically"] {
+            guard let flag = value as? Bool else {
+                throw Problem(path: "refund_duplicates_automatically", reason: "must be true or false")
+            }
+            configuration.refundDuplicatesAutomatically = flag
         }
         let port = root["port"] as? Int ?? 8080
         guard (0...65_535).contains(port) else { throw Problem(path: "port", reason: "must be 0 to 65535") }

@@ -52,7 +52,7 @@ struct Dashboard: Sendable {
         _ request: HTTPServerRequest, form: Bool = false,
         _ body: (String, DashboardSessions.Session) async throws -> HTTPServerResponse
     ) async -> HTTPServerResponse {
-        guard let (id, session) = sessions.session(cookieHeader: request.headers["Cookie"]) else {
+        guard let (id, session) = sessions.session(cookieHeader: request.headers["Cookie"], now: api.clock.now()) else {
             return form
                 ? Self.notice(status: 403, "Signed out", "Your session ended. Sign in again.")
                 : Self.redirect("/dashboard/login")
@@ -90,7 +90,7 @@ struct Dashboard: Sendable {
         guard let key = request.formFields["secret_key"], ConstantTime.equals(key, configuration.secretKey) else {
             return loginPage(error: "That is not this server's secret key.")
         }
-        let (id, _) = sessions.create()
+        let (id, _) = sessions.create(now: api.clock.now())
         return Self.redirect("/dashboard", cookie: DashboardSessions.cookie(id, secure: secure))
     }
 
@@ -152,20 +152,35 @@ struct Dashboard: Sendable {
             let fields = (try? JSONSerialization.jsonObject(with: Data(event.detail.utf8))) as? [String: Any] ?? [:]
             return fields.keys.sorted().map { "\(HTMLText.escape($0))=\(HTMLText.escape("\(fields[$0] ?? "")"))" }.joined(separator: " ")
         }
-        let payments = events.filter {
-            ["payment_started", "applepay_authorized", "applepay_declined", "applepay_refused", "query"].contains($0.kind)
+        let payments = try await store.payments(orderID: id)
+        let refunds = try await store.refunds(orderID: id)
+        let paymentRows = payments.map { payment in
+            """
+            <tr class="payment \(payment.refundRequired ? "flagged" : "")" data-id="\(HTMLText.escape(payment.id))"><td>\(time(payment.createdAt))</td>\
+            <td>\(HTMLText.escape(payment.method.rawValue))</td><td>\(HTMLText.escape(payment.provider.rawValue))</td>\
+            <td><code>\(HTMLText.escape(payment.outTradeNo))</code></td><td class="amount">\(Self.format(payment.amount))</td>\
+            <td>\(HTMLText.escape(payment.status.rawValue))\(payment.id == order.settledPaymentID ? " (paid the order)" : "")\
+            \(payment.refundRequired ? " <span class=\"badge failed\">refund required</span>" : "")</td>\
+            <td class="amount">\(Self.format(payment.refunded))</td></tr>
+            """
+        }.joined()
+        let refundRows = refunds.map { refund in
+            """
+            <tr class="refund \(refund.status == .failed ? "flagged" : "")"><td>\(time(refund.createdAt))</td><td><code>\(HTMLText.escape(refund.outRefundNo))</code></td>\
+            <td><code>\(HTMLText.escape(refund.paymentID))</code></td><td class="amount">\(Self.format(refund.amount))</td>\
+            <td>\(HTMLText.escape(refund.status.rawValue))</td><td>\(HTMLText.escape(refund.reason ?? ""))\
+            \(refund.failureReason.map { " — " + HTMLText.escape($0) } ?? "")</td></tr>
+            """
+        }.joined()
+        func table(_ id: String, _ headings: [String], _ rows: String) -> String {
+            rows.isEmpty
+                ? "<p class=\"muted\" id=\"\(id)\">None.</p>"
+                : "<table id=\"\(id)\"><thead><tr>\(headings.map { "<th>\($0)</th>" }.joined())</tr></thead><tbody>\(rows)</tbody></table>"
         }
-        let refunds = events.filter { ["refund", "refund_notification", "refund_failed"].contains($0.kind) }
-        func list(_ events: [OrderEvent]) -> String {
-            events.isEmpty
-                ? "<p class=\"muted\">None.</p>"
-                : "<ul>"
-                    + events.map { "<li>\(time($0.createdAt)) <strong>\(HTMLText.escape($0.kind))</strong> \(detail($0))</li>" }.joined()
-                    + "</ul>"
-        }
+        let flagged = payments.filter(\.refundRequired)
         let timeline = events.map { event in
             """
-            <tr class="event \(HTMLText.escape(event.kind))"><td>\(time(event.createdAt))</td><td>\(HTMLText.escape(event.kind))</td>\
+            <tr class="event \(HTMLText.escape(event.kind.rawValue))"><td>\(time(event.createdAt))</td><td>\(HTMLText.escape(event.kind.rawValue))</td>\
             <td>\(event.from.map { Self.badge($0) } ?? "")\(event.to.map { " → " + Self.badge($0) } ?? "")</td><td><code>\(detail(event))</code>\
             \(event.bodySHA256.map { " <span class=\"muted\">body sha256 \(HTMLText.escape(String($0.prefix(12))))…</span>" } ?? "")</td></tr>
             """
@@ -177,7 +192,7 @@ struct Dashboard: Sendable {
             """
         }.joined()
         let csrf = "<input type=\"hidden\" name=\"csrf\" value=\"\(session.csrf)\">"
-        let refundable = order.total.minorUnits - order.refunded.minorUnits
+        let refundable = payments.first { $0.id == order.settledPaymentID }?.refundable.minorUnits ?? 0
         var actions = ""
         if order.status.hasReceivedMoney, refundable > 0 {
             actions += """
@@ -197,11 +212,12 @@ struct Dashboard: Sendable {
             "Order \(order.outTradeNo)", session,
             """
             <h1>Order <code>\(HTMLText.escape(order.outTradeNo))</code> \(Self.badge(order.status))</h1>\(message)\
-            \(order.refundRequired ? "<p class=\"card flagged\" id=\"refund-required\"><strong>Refund required:</strong> this order was paid after it was closed. Refund the payer.</p>" : "")\
+            \(flagged.isEmpty ? "" : "<p class=\"card flagged\" id=\"refund-required\"><strong>Refund required:</strong> " + flagged.map { "\(Self.format($0.amount)) by \(HTMLText.escape($0.method.rawValue)) (<code>\(HTMLText.escape($0.id))</code>) " + ($0.id == order.settledPaymentID ? "arrived after the order was closed" : "paid the order a second time") }.joined(separator: "; ") + ". Refund the payer (POST /v1/orders/{id}/refunds with its payment id).</p>")\
             <div class="card"><p id="description">\(HTMLText.escape(order.description))</p><p>Total <span class="amount" id="total">\(Self.format(order.total))</span>, \
             refunded <span class="amount" id="refunded">\(Self.format(order.refunded))</span> · id <code>\(HTMLText.escape(order.id))</code> · created \(time(order.createdAt))</p></div>\
             \(actions)<h2>Items</h2><table><thead><tr><th>Item</th><th>Qty</th><th>Unit</th><th>Amount</th></tr></thead><tbody>\(itemRows)</tbody></table>\
-            <h2>Payments</h2>\(list(payments))<h2>Refunds</h2>\(list(refunds))\
+            <h2>Payments</h2>\(table("payments", ["Started", "Method", "Provider", "out_trade_no", "Amount", "Status", "Refunded"], paymentRows))\
+            <h2>Refunds</h2>\(table("refunds", ["Requested", "out_refund_no", "Payment", "Amount", "Status", "Reason"], refundRows))\
             <h2>Webhooks</h2><table><thead><tr><th>Event</th><th>Id</th><th>Attempts</th><th>State</th></tr></thead><tbody>\(webhooks)</tbody></table>\
             <h2>Timeline</h2><table id="timeline"><thead><tr><th>Time</th><th>Event</th><th>Status</th><th>Detail</th></tr></thead><tbody>\(timeline)</tbody></table>
             """)
@@ -238,7 +254,7 @@ struct Dashboard: Sendable {
 
     private func reconciliation(_ request: HTTPServerRequest, _ session: DashboardSessions.Session) async throws -> HTTPServerResponse {
         let day = BeijingTime.formatter("yyyy-MM-dd")
-        let date = request.queryValue("date") ?? day.string(from: Date())
+        let date = request.queryValue("date") ?? day.string(from: api.clock.now())
         var result = ""
         if request.queryValue("date") != nil {
             do {
@@ -249,11 +265,17 @@ struct Dashboard: Sendable {
                     <td>\(HTMLText.escape($0.provider_says))</td><td>\(HTMLText.escape($0.here))</td></tr>
                     """
                 }.joined()
+                let owed = report.refund_required.map {
+                    """
+                    <tr class="flagged"><td>refund required</td><td>\(HTMLText.escape($0.provider))</td><td><code>\(HTMLText.escape($0.out_trade_no))</code></td>\
+                    <td>paid \(HTMLText.escape($0.amount))</td><td>refunded \(HTMLText.escape($0.refunded))</td></tr>
+                    """
+                }.joined()
                 let bills = report.bill_rows.sorted { $0.key < $1.key }.map { "\(HTMLText.escape($0.key)) \($0.value) rows" }.joined(
                     separator: ", ")
                 result = """
                     <div class="card" id="summary"><strong>\(report.matched) matched, \(report.discrepancies.count) discrepancies</strong> · bills: \(bills.isEmpty ? "none" : bills)</div>\
-                    <table><thead><tr><th>Kind</th><th>Provider</th><th>out_trade_no</th><th>Provider says</th><th>Here</th></tr></thead><tbody>\(rows)</tbody></table>
+                    <table><thead><tr><th>Kind</th><th>Provider</th><th>out_trade_no</th><th>Provider says</th><th>Here</th></tr></thead><tbody>\(rows)\(owed)</tbody></table>
                     """
             } catch let error as PaymentError {
                 result = "<p class=\"error\">Could not reconcile: \(HTMLText.escape(error.message))</p>"
@@ -267,16 +289,16 @@ struct Dashboard: Sendable {
             """)
     }
 
-    static let liveKinds: Set<String> = [
-        "notification", "notification_duplicate", "notification_refused", "refund_notification", "refund_failed", "applepay_authorized",
-        "applepay_refused", "applepay_declined", "query",
+    static let liveKinds: Set<EventKind> = [
+        .notification, .notificationDuplicate, .notificationRefused, .refundNotification, .refundFailed, .applePayAuthorized,
+        .applePayRefused, .applePayDeclined, .query, .duplicatePayment,
     ]
 
     private func live(_ session: DashboardSessions.Session) async throws -> HTTPServerResponse {
         let events = try await store.recentEvents(kinds: Self.liveKinds, limit: 50)
         let rows = events.map { event in
             """
-            <tr class="\(event.kind == "notification_refused" ? "flagged" : "")"><td>\(time(event.createdAt))</td><td>\(HTMLText.escape(event.kind))</td>\
+            <tr class="\([.notificationRefused, .duplicatePayment].contains(event.kind) ? "flagged" : "")"><td>\(time(event.createdAt))</td><td>\(HTMLText.escape(event.kind.rawValue))</td>\
             <td><a href="/dashboard/orders/\(HTMLText.escape(event.orderID))"><code>\(HTMLText.escape(event.orderID))</code></a></td>\
             <td>\(event.to.map { Self.badge($0) } ?? "")</td></tr>
             """

@@ -1,39 +1,20 @@
-import Alipay
-import ApplePay
 import Cashier
-import CashierCrypto
 import CashierHTTP
 import CashierStore
 import Foundation
-import WeChatPay
 
-/// `/v1/orders/{id}/payments`: wallet parameters for each method, and Apple Pay authorisation.
+/// `/v1/orders/{id}/payments`: an attempt reserved in the store, the order's other open
+/// attempts closed at their providers, then the wallet's parameters.
 extension MerchantAPI {
-
-    struct PaymentRequestBody: Decodable {
-        let method: String
-        let client_secret: String?
-        let client_ip: String?
-        /// wechat.*: `v2` or `v3` (default: the server's configuration).
-        let api: String?
-        /// wechat.jsapi: the payer's openid for this appid.
-        let openid: String?
-        /// wechat.miniprogram: the code from `wx.login` (exchanged for the openid on the server).
-        let js_code: String?
-        /// alipay.wap / alipay.page: where Alipay sends the browser back.
-        let return_url: String?
-    }
 
     func startPayment(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
         guard caller(request) != nil else { return Self.unauthorized }
-        guard let body = try? request.decodeJSON(PaymentRequestBody.self) else {
-            return .error(
-                status: 400, code: "invalid_request",
-                message:
-                    #"expected {"method":"wechat.app"|"wechat.jsapi"|"wechat.miniprogram"|"wechat.native"|"wechat.h5"|"alipay.app"|"alipay.wap"|"alipay.page"|"alipay.qr"|"applepay"}"#
-            )
-        }
         do {
+            let body = try RequestProblem.decode(
+                PaymentRequestBody.self, from: request, expected: #"{"method":"wechat.native"} (one of \#(PaymentMethod.names))"#)
+            guard let method = PaymentMethod(rawValue: body.method) else {
+                throw RequestProblem("method '\(body.method)' is not one of \(PaymentMethod.names)")
+            }
             guard let (order, _) = try await authorizedOrder(request, id: id, clientSecret: body.client_secret) else {
                 return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
             }
@@ -41,10 +22,54 @@ extension MerchantAPI {
                 return .error(
                     status: 409, code: "invalid_state", message: "order \(id) is \(order.status.rawValue); it takes no new payment")
             }
-            let (parameters, detail) = try await walletParameters(body, order: order)
-            _ = try await move(
-                .paymentStarted, to: order.id, refunded: nil, record: EventRecord(kind: "payment_started", detail: Self.detail(detail)),
-                now: Date())
+            let adapter = try adapters.adapter(for: method, api: body.api)
+            if let currencies = adapter.currencies, !currencies.contains(order.total.currency) {
+                throw RequestProblem(
+                    "\(method.rawValue) through \(adapter.provider.rawValue) takes \(currencies.map(\.code).sorted().joined(separator: ", ")) "
+                        + "only; order \(id) is in \(order.total.currency.code) (a cross-border merchant lists its currencies in "
+                        + "cross_border_currencies)")
+            }
+            let prepared = try await adapter.prepare(body, method: method)
+            var detail = ["method": method.rawValue]
+            if let api = body.api { detail["api"] = api }
+            if let appID = prepared.appID { detail["appid"] = appID }
+            // Reserved first (or the same kind of attempt found again), then placed.
+            let start = try await store.beginPayment(
+                NewPayment(
+                    orderID: order.id, method: method, provider: adapter.provider, appID: prepared.appID, merchantID: prepared.merchantID,
+                    payer: prepared.payer),
+                now: clock.now())
+            var parameters: [String: Any]
+            do {
+                parameters = try await adapter.place(start.payment, order: start.order, request: body)
+            } catch let error as PaymentError where ProviderAnswer.isDefinitiveRefusal(error) || error.code == .invalidRequest {
+                try await store.recordPayment(
+                    .failed(reason: ProviderAnswer.words(error)), of: start.payment.id,
+                    record: EventRecord(kind: .paymentFailed, detail: Self.detail(["reason": ProviderAnswer.words(error)])),
+                    now: clock.now())
+                throw error
+            }  // no answer: the attempt stays reserved, unpayable; a retry places it again under its number
+            let started = EventRecord(kind: .paymentStarted, detail: Self.detail(detail))
+            let placed = try await store.recordPayment(.placed, of: start.payment.id, record: started, duplicate: started, now: clock.now())
+            guard placed.payment.status == .pending else {
+                // Another start for this order closed it (or the order was paid) while it was being placed.
+                await closeAttempt(placed.payment, reason: "superseded while it was placed")
+                return .error(
+                    status: 409, code: "invalid_state",
+                    message: "order \(id) is \(placed.order.status.rawValue): another payment started or finished meanwhile")
+            }
+            // The payer must not be able to pay twice: the order's other open attempts are closed now.
+            for old in start.superseded {
+                if let payer = await closeAttempt(old, reason: "superseded by \(start.payment.id)") {
+                    return .error(
+                        status: 409, code: "invalid_state",
+                        message: "order \(id) was paid by its earlier payment \(payer); nothing new started")
+                }
+            }
+            parameters["method"] = method.rawValue
+            parameters["payment_id"] = start.payment.id
+            parameters["out_trade_no"] = start.payment.outTradeNo
+            if method.wallet == .wechat { parameters["api"] = adapter.provider == .wechatV3 ? "v3" : "v2" }
             let data = try JSONSerialization.data(withJSONObject: parameters, options: [.sortedKeys, .withoutEscapingSlashes])
             return HTTPServerResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(data))
         } catch {
@@ -52,123 +77,88 @@ extension MerchantAPI {
         }
     }
 
-    /// What the app hands to the wallet (a JSON object), and what the payment log remembers about it.
-    func walletParameters(_ body: PaymentRequestBody, order: StoredOrder) async throws -> (json: [String: Any], detail: [String: String]) {
-        let method = body.method
-        let detail = ["method": method]
-        switch method {
-        case "wechat.app", "wechat.native", "wechat.h5", "wechat.jsapi", "wechat.miniprogram":
-            return try await wechatParameters(body, order: order)
-        case "alipay.wap", "alipay.page":
-            guard let returnURL = body.return_url, URL(string: returnURL)?.scheme?.hasPrefix("http") == true else {
-                throw PaymentError(.invalidRequest, "\(method) needs return_url, the page Alipay sends the browser back to")
-            }
-            let client = try alipayClient()
-            let apiMethod = method == "alipay.wap" ? "alipay.trade.wap.pay" : "alipay.trade.page.pay"
-            let url = try client.paymentPageURL(
-                method: apiMethod, outTradeNo: order.outTradeNo, total: order.total, subject: order.description,
-                notifyURL: notifyBase + "/notify/alipay", returnURL: returnURL)
-            let form = try client.paymentPageForm(
-                method: apiMethod, outTradeNo: order.outTradeNo, total: order.total, subject: order.description,
-                notifyURL: notifyBase + "/notify/alipay", returnURL: returnURL)
-            return (["method": method, "url": url.absoluteString, "form": form], detail)
-        case "alipay.app", "alipay.qr":
-            guard let alipay = configuration.alipay else { throw PaymentError(.invalidRequest, "Alipay is not configured on this server") }
-            let signer = Alipay.Signer(privateKey: alipay.privateKey)
-            if method == "alipay.app" {
-                let biz = try JSONSerialization.data(
-                    withJSONObject: [
-                        "out_trade_no": order.outTradeNo, "total_amount": order.total.decimalString, "subject": order.description,
-                    ],
-                    options: [.sortedKeys])
-                let orderString = try Alipay.OrderString.make(
-                    appID: alipay.appID, signer: signer, notifyURL: notifyBase + "/notify/alipay",
-                    bizContent: String(decoding: biz, as: UTF8.self))
-                return (["method": method, "order_string": orderString], detail)
-            }
-            let qr = try await alipayClient().precreate(
-                outTradeNo: order.outTradeNo, total: order.total, subject: order.description, notifyURL: notifyBase + "/notify/alipay")
-            return (["method": method, "qr_code": qr], detail)
-        case "applepay":
-            guard let applePay = configuration.applePay else {
-                throw PaymentError(.invalidRequest, "Apple Pay is not configured on this server")
-            }
-            let request = try ApplePay.PaymentRequest(
-                merchantIdentifier: applePay.merchantIdentifier, countryCode: applePay.countryCode,
-                items: [try LineItem(label: order.description, unitAmount: order.total)], totalLabel: applePay.displayName,
-                supportedNetworks: applePay.supportedNetworks,
-                merchantCapabilities: applePay.countryCode.alpha2 == "CN" || applePay.supportedNetworks.contains(.chinaUnionPay)
-                    ? [.supports3DS, .supportsEMV] : [.supports3DS],
-                applicationData: Array(order.id.utf8))
-            return (["method": method, "payment_request": try request.jsonObject()], detail)
-        default:
-            throw PaymentError(
-                .invalidRequest,
-                "method '\(method)' is not one of wechat.app, wechat.jsapi, wechat.miniprogram, wechat.native, wechat.h5, alipay.app, "
-                    + "alipay.wap, alipay.page, "
-                    + "alipay.qr, applepay")
-        }
-    }
-
-    /// `POST /v1/orders/{id}/payments/applepay/authorize`: verify, decrypt, check, authorise, record.
-    func authorizeApplePay(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
-        guard caller(request) != nil else { return Self.unauthorized }
-        guard let applePay = configuration.applePay else {
-            return .error(status: 400, code: "invalid_request", message: "Apple Pay is not configured on this server")
-        }
-        guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any], let token = body["token"],
-            let tokenJSON = try? JSONSerialization.data(withJSONObject: token)
-        else {
-            return .error(status: 400, code: "invalid_request", message: #"expected {"token": <the PKPayment or its token as JSON>}"#)
-        }
+    /// Closes an open attempt at its provider and records it; best effort (a provider that does
+    /// not answer leaves it open, and a payment that lands later is recorded and flagged).
+    /// - Returns: the id of the payment that paid the order, when closing found this one paid.
+    @discardableResult
+    func closeAttempt(_ payment: StoredPayment, reason: String) async -> String? {
         do {
-            guard let (order, _) = try await authorizedOrder(request, id: id, clientSecret: body["client_secret"] as? String) else {
-                return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
+            switch try await adapters.adapter(for: payment.provider).close(payment) {
+            case .closed:
+                try await store.recordPayment(
+                    .closed(reason: reason), of: payment.id,
+                    record: EventRecord(kind: .paymentClosed, detail: Self.detail(["reason": reason])),
+                    now: clock.now())
+                return nil
+            case .paid(let amount, let transactionID):
+                let recorded = try await recordSuccess(
+                    payment, amount: amount, transactionID: transactionID,
+                    record: EventRecord(
+                        kind: .query, detail: Self.detail(["found": "paid when closing", "transaction_id": transactionID ?? ""])))
+                return recorded?.order.settledPaymentID
             }
-            let payment: ApplePay.DecryptedPayment
-            do {
-                payment = try applePay.decrypter.decrypt(try ApplePay.PaymentToken(json: tokenJSON), applicationData: Array(order.id.utf8))
-                SecretsAudit.shared?.secret([
-                    payment.applicationPrimaryAccountNumber, payment.paymentData.onlinePaymentCryptogram, payment.paymentData.emvData,
-                ])
-                try payment.check(total: order.total)
-            } catch let error as PaymentError {
-                try await store.append(
-                    EventRecord(kind: "applepay_refused", detail: Self.detail(["reason": error.message])), to: order.id, now: Date())
-                return .json(
-                    AuthorizationAnswer(
-                        status: ApplePay.AuthorizationStatus.failure.rawValue, order_status: order.status.rawValue, message: error.message))
-            }
-            let decision = try await applePay.processor.authorize(payment, amount: order.total, reference: order.id)
-            guard case .authorized(let reference) = decision else {
-                try await store.append(
-                    EventRecord(
-                        kind: "applepay_declined",
-                        detail: Self.detail(["card": payment.maskedAccountNumber, "status": "\(decision.status.rawValue)"])),
-                    to: order.id, now: Date())
-                return .json(
-                    AuthorizationAnswer(status: decision.status.rawValue, order_status: order.status.rawValue, message: "declined"))
-            }
-            let outcome = try await move(
-                .paymentSucceeded, to: order.id, refunded: nil,
-                record: EventRecord(
-                    kind: "applepay_authorized",
-                    detail: Self.detail(["card": payment.maskedAccountNumber, "processor_reference": reference])),
-                now: Date())
-            let updated: StoredOrder
-            switch outcome {
-            case .applied(let order, _), .unchanged(let order): updated = order
-            }
-            return .json(AuthorizationAnswer(status: 0, order_status: updated.status.rawValue, message: "authorized"))
         } catch {
-            return Self.failure(error)
+            try? await store.append(
+                EventRecord(
+                    kind: .paymentClosed,
+                    detail: Self.detail(["payment": payment.id, "reason": reason, "result": "not closed at the provider: \(error)"])),
+                to: payment.orderID, now: clock.now())
+            return nil
         }
     }
 
-    struct AuthorizationAnswer: Encodable {
-        /// `PKPaymentAuthorizationStatus` / `ApplePaySession.STATUS_*`.
-        let status: Int
-        let order_status: String
-        let message: String
+    /// Records a provider's word that `payment` was paid, after checking the amount and currency:
+    /// the first success settles the order (its other open attempts are then closed), a later one
+    /// is recorded as a duplicate to refund. - Returns: `nil` when the amount was refused (logged).
+    @discardableResult
+    func recordSuccess(
+        _ payment: StoredPayment, amount: Money, transactionID: String?, record: EventRecord, duplicate: EventRecord? = nil,
+        check: ((Money) throws -> Void)? = nil
+    ) async throws -> PaymentRecorded? {
+        do {
+            if let check { try check(payment.amount) }
+            guard amount == payment.amount else {
+                throw PaymentError(
+                    .amountMismatch, "the provider reports \(amount) for \(payment.outTradeNo), which is for \(payment.amount)")
+            }
+        } catch let error as PaymentError {
+            try await store.append(
+                EventRecord(
+                    kind: .notificationRefused, detail: Self.detail(["reason": error.message, "payment": payment.id]),
+                    bodySHA256: record.bodySHA256), to: payment.orderID, now: clock.now())
+            return nil
+        }
+        let recorded = try await store.recordPayment(
+            .succeeded(transactionID: transactionID, amount: amount), of: payment.id, record: record, duplicate: duplicate, now: clock.now()
+        )
+        switch recorded {
+        case .settled(let order, _):
+            metrics.increment("cashier_transitions_total", ["to": order.status.rawValue])
+            // Paid: nothing else of this order may take money.
+            for other in try await store.payments(orderID: order.id) where other.status == .pending || other.status == .created {
+                await closeAttempt(other, reason: "order \(order.id) was paid by \(payment.id)")
+            }
+        case .duplicatePayment:
+            metrics.increment("cashier_duplicate_payments_total", ["provider": payment.provider.rawValue])
+        default: break
+        }
+        return recorded
+    }
+
+    /// Asks the payment's provider and records what it says; the order as it is now (`nil` when
+    /// nothing was learnt).
+    func ask(_ payment: StoredPayment) async throws -> StoredOrder? {
+        switch try await adapters.adapter(for: payment.provider).query(payment) {
+        case .paid(let amount, let transactionID):
+            let record = EventRecord(kind: .query, detail: Self.detail(["transaction_id": transactionID ?? "", "payment": payment.id]))
+            return try await recordSuccess(payment, amount: amount, transactionID: transactionID, record: record)?.order
+        case .failed(let reason):
+            return try await store.recordPayment(
+                .failed(reason: reason), of: payment.id, record: EventRecord(kind: .paymentFailed, detail: Self.detail(["reason": reason])),
+                now: clock.now()
+            ).order
+        case .unpaid, .notFound, .unknown:
+            return nil
+        }
     }
 }

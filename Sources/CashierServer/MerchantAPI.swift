@@ -17,8 +17,28 @@ struct MerchantAPI: Sendable {
     let instanceID: String
     /// Stops calling a provider that keeps failing (see ``ProviderBreaker``).
     let breaker: ProviderBreaker
-    /// ``wechatV2Merchants(_:)`` of the configuration.
-    let wechatV2Merchants: [WeChatPay.V2.Merchant]
+    /// Every time this server reads.
+    let clock: any WallClock
+    /// Records what leaves the server and the secrets it holds, when the secrets check runs.
+    let audit: SecretsAudit?
+    /// One per configured provider and API generation.
+    let adapters: PaymentAdapters
+
+    init(
+        configuration: MerchantConfiguration, store: any OrderStore, listening: ListeningPort, metrics: ServerMetrics, instanceID: String,
+        clock: any WallClock, audit: SecretsAudit?
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.listening = listening
+        self.metrics = metrics
+        self.instanceID = instanceID
+        self.clock = clock
+        self.audit = audit
+        let breaker = ProviderBreaker(threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldown, clock: clock)
+        self.breaker = breaker
+        adapters = Self.adapters(configuration, breaker: breaker, listening: listening, clock: clock)
+    }
 
     /// `base` behind this server's circuit breaker for `provider`.
     func transport(_ provider: String, _ base: any HTTPTransport = URLSessionTransport()) -> any HTTPTransport {
@@ -26,7 +46,9 @@ struct MerchantAPI: Sendable {
     }
 
     /// Where providers send notifications.
-    var notifyBase: String {
+    var notifyBase: String { Self.notifyBase(configuration, listening) }
+
+    static func notifyBase(_ configuration: MerchantConfiguration, _ listening: ListeningPort) -> String {
         configuration.publicBaseURL ?? "http://127.0.0.1:\(listening.port.load(ordering: .acquiring))"
     }
 
@@ -55,23 +77,16 @@ struct MerchantAPI: Sendable {
         router.add("GET", "/v1/reconciliations/{date}") { request, parameters in
             await self.reconciliation(request, date: parameters["date"] ?? "")
         }
-        router.add("POST", "/notify/wechat/v2") { request, _ in await self.wechatNotification(request) }
-        router.add("POST", "/notify/wechat/v2/refund") { request, _ in await self.wechatRefundNotification(request) }
-        router.add("POST", "/notify/wechat/v3") { request, _ in await self.wechatV3Notification(request) }
-        router.add("POST", "/notify/alipay") { request, _ in await self.alipayNotification(request) }
+        let routes: [(String, PaymentProvider)] = [
+            ("/notify/wechat/v2", .wechatV2), ("/notify/wechat/v2/refund", .wechatV2), ("/notify/wechat/v3", .wechatV3),
+            ("/notify/alipay", .alipay),
+        ]
+        for (path, provider) in routes {
+            router.add("POST", path) { request, _ in await self.notification(request, provider: provider) }
+        }
     }
 
-    /// ``OrderStore/apply(_:to:refunded:record:duplicate:now:)``, counted for `/metrics`.
-    @discardableResult
-    func move(
-        _ event: PaymentEvent, to orderID: String, refunded: Money?, record: EventRecord, duplicate: EventRecord? = nil, now: Date
-    ) async throws -> TransitionOutcome {
-        let outcome = try await store.apply(event, to: orderID, refunded: refunded, record: record, duplicate: duplicate, now: now)
-        if case .applied(let order, _) = outcome { metrics.increment("cashier_transitions_total", ["to": order.status.rawValue]) }
-        return outcome
-    }
-
-    /// `GET /v1/reconciliations/{date}`: the day's bills against the orders here (secret key).
+    /// `GET /v1/reconciliations/{date}`: the day's bills against the payments here (secret key).
     func reconciliation(_ request: HTTPServerRequest, date: String) async -> HTTPServerResponse {
         guard caller(request) == .secret else { return Self.unauthorized }
         do {
@@ -79,15 +94,6 @@ struct MerchantAPI: Sendable {
         } catch {
             return Self.failure(error)
         }
-    }
-
-    // MARK: Provider clients
-
-    func alipayClient() throws -> Alipay.Client {
-        guard let alipay = configuration.alipay else { throw PaymentError(.invalidRequest, "Alipay is not configured on this server") }
-        return Alipay.Client(
-            appID: alipay.appID, signer: Alipay.Signer(privateKey: alipay.privateKey), alipayPublicKey: alipay.alipayPublicKey,
-            transport: transport("alipay"), gateway: alipay.gateway)
     }
 
     // MARK: Authentication
@@ -116,6 +122,7 @@ struct MerchantAPI: Sendable {
 
     static func failure(_ error: any Error) -> HTTPServerResponse {
         switch error {
+        case let error as RequestProblem: .error(status: 400, code: "invalid_request", message: error.message)
         case let error as PaymentError where error.code == .invalidRequest:
             .error(status: 400, code: "invalid_request", message: error.message)
         case let error as PaymentError where error.code == .transport:
@@ -124,6 +131,11 @@ struct MerchantAPI: Sendable {
         case let error as PaymentError: .error(status: 502, code: "provider_error", message: error.message)
         case let error as StoreError where error.code == .illegalTransition:
             .error(status: 409, code: "invalid_state", message: error.message)
+        case let error as StoreError where error.code == .inProgress:
+            .error(status: 409, code: "payment_in_progress", message: error.message)
+        case let error as StoreError where error.code == .limitExceeded:
+            .error(status: 400, code: "refund_too_large", message: error.message)
+        case let error as StoreError where error.code == .notFound: .error(status: 404, code: "not_found", message: error.message)
         case let error as StoreError where error.code == .conflict: .error(status: 409, code: "conflict", message: error.message)
         default: .error(status: 500, code: "internal_error", message: "the request could not be completed; it is safe to retry")
         }
@@ -132,5 +144,4 @@ struct MerchantAPI: Sendable {
     static func detail(_ fields: [String: String]) -> String {
         JSONText.object(fields)
     }
-
 }

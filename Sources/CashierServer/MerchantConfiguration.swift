@@ -14,6 +14,8 @@ public struct MerchantConfiguration: Sendable {
         public var baseURL: URL
         /// How refunds (`secapi/`) travel: with the merchant's API certificate (mutual TLS).
         public var mutualTLSTransport: (any HTTPTransport)?
+        /// Currencies besides CNY this merchant may charge (a cross-border merchant account).
+        public var crossBorderCurrencies: Set<Currency> = []
 
         public init(
             merchant: WeChatPay.V2.Merchant, baseURL: URL = WeChatPay.V2.Client.productionURL,
@@ -35,6 +37,8 @@ public struct MerchantConfiguration: Sendable {
         public var platformKeys: WeChatPay.V3.PlatformKeys
         public var baseURL: URL
         public var transport: any HTTPTransport
+        /// Currencies besides CNY this merchant may charge (a cross-border merchant account).
+        public var crossBorderCurrencies: Set<Currency> = []
 
         public init(
             appID: String, merchant: WeChatPay.V3.Merchant, platformKeys: WeChatPay.V3.PlatformKeys,
@@ -142,6 +146,17 @@ public struct MerchantConfiguration: Sendable {
     public var breakerCooldown: TimeInterval = 30
     /// How often expired unpaid orders are looked for and closed.
     public var expiryInterval: Duration = .seconds(30)
+    /// Refund a payment that arrives for an order another payment already paid (the payer paid
+    /// twice) without waiting for the merchant: the refund job sends it back in full. Off by
+    /// default: the payment is recorded, flagged `refund_required` and announced either way.
+    public var refundDuplicatesAutomatically = false
+    /// How often the refund job asks about refunds still pending (and sends the automatic ones).
+    public var refundInterval: Duration = .seconds(10)
+    /// A refund pending this long is asked about at its provider.
+    public var refundCheckAfter: TimeInterval = 30
+    /// How long a request holds its `Idempotency-Key` before another may take it over (a request
+    /// interrupted by a crash); renewed while the request runs.
+    public var idempotencyLease: TimeInterval = 10
 
     public init(
         secretKey: String, publishableKey: String, publicBaseURL: String? = nil, wechat: WeChat? = nil, alipay: Alipay? = nil,

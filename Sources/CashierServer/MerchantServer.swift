@@ -1,6 +1,6 @@
 import Alipay
 import ApplePay
-import Cashier
+public import Cashier
 import CashierCrypto
 public import CashierHTTP
 public import CashierStore
@@ -22,28 +22,30 @@ public final class MerchantServer: Sendable {
     public let store: any OrderStore
     private let server: HTTPServer
 
-    /// - Parameter accessLog: one entry per request: method, path (no query), status, sizes and
-    ///   time — never bodies, headers, keys or card data.
+    /// - Parameters:
+    ///   - clock: where every time the server uses comes from (tests move a ``ManualClock``).
+    ///   - audit: records responses, log lines and held secrets for the secrets check (tests).
+    ///   - accessLog: one entry per request: method, path (no query), status, sizes and time —
+    ///     never bodies, headers, keys or card data.
     public init(
         configuration: MerchantConfiguration, store: any OrderStore, host: String = "127.0.0.1", port: UInt16 = 0,
-        accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil
+        clock: any WallClock = SystemClock(), audit: SecretsAudit? = nil, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.store = store
+        self.clock = clock
         let listening = ListeningPort()
         let metrics = ServerMetrics()
         let instanceID = "instance-" + UUID().uuidString.lowercased()
         self.instanceID = instanceID
         let api = MerchantAPI(
-            configuration: configuration, store: store, listening: listening, metrics: metrics, instanceID: instanceID,
-            breaker: ProviderBreaker(threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldown),
-            wechatV2Merchants: MerchantAPI.wechatV2Merchants(configuration))
+            configuration: configuration, store: store, listening: listening, metrics: metrics, instanceID: instanceID, clock: clock,
+            audit: audit)
         self.api = api
         var router = Router()
         api.register(on: &router)
         Dashboard(api: api).register(on: &router)
         let routes = router
-        let audit = SecretsAudit.shared
         audit?.secret(Self.secrets(of: configuration))
         var logged = accessLog
         if let audit {
@@ -76,6 +78,7 @@ public final class MerchantServer: Sendable {
     private let listening: ListeningPort
     private let metrics: ServerMetrics
     private let api: MerchantAPI
+    private let clock: any WallClock
     /// Every route, as `(method, pattern)`.
     public let routeTable: [(method: String, pattern: String)]
 
@@ -99,6 +102,7 @@ public final class MerchantServer: Sendable {
         let store = self.store
         let holder = instanceID
         let jobLease = configuration.jobLease
+        let clock = self.clock
         /// Runs `body` every `interval` until stopped, counting each run for `/metrics`. With
         /// `exclusive`, only while this instance holds the job's lease in the store: instances
         /// sharing a database run it one at a time, and another takes over when the holder dies.
@@ -109,7 +113,7 @@ public final class MerchantServer: Sendable {
             return Task {
                 while !Task.isCancelled {
                     var mine = true
-                    if exclusive { mine = (try? await store.acquireLease(job, holder: holder, now: Date(), duration: lease)) ?? false }
+                    if exclusive { mine = (try? await store.acquireLease(job, holder: holder, now: clock.now(), duration: lease)) ?? false }
                     if mine {
                         await body()
                         metrics.increment("cashier_job_runs_total", ["job": job])
@@ -123,9 +127,10 @@ public final class MerchantServer: Sendable {
         var tasks = [
             every(configuration.expiryInterval, "expiry") { _ = try? await api.closeExpired() },
             every(configuration.queryInterval, "query_fallback") { _ = try? await api.queryPending(schedule: schedule) },
+            every(configuration.refundInterval, "refunds") { _ = try? await api.settleRefunds() },
         ]
         if let endpoint = configuration.webhook {
-            let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store, lease: jobLease) { delivered in
+            let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store, lease: jobLease, clock: clock) { delivered in
                 metrics.increment("cashier_webhook_deliveries_total", ["result": delivered ? "delivered" : "failed"])
             }
             // Messages are claimed one by one: every instance may deliver.
@@ -141,15 +146,22 @@ public final class MerchantServer: Sendable {
     /// Asks the providers about pending payments whose turn has come (what the query-fallback job
     /// runs every ``MerchantConfiguration/queryInterval``). - Returns: how many were found paid.
     @discardableResult
-    public func queryPendingPayments(now: Date = Date()) async throws -> Int {
-        try await api.queryPending(now: now, schedule: querySchedule)
+    public func queryPendingPayments() async throws -> Int {
+        try await api.queryPending(schedule: querySchedule)
     }
 
-    /// Closes unpaid orders whose expiry is before `now`, at their provider and here (what the
-    /// expiry job runs every ``MerchantConfiguration/expiryInterval``). - Returns: how many.
+    /// Closes unpaid orders whose expiry has passed, at their providers and here (what the expiry
+    /// job runs every ``MerchantConfiguration/expiryInterval``). - Returns: how many.
     @discardableResult
-    public func closeExpiredOrders(now: Date = Date()) async throws -> Int {
-        try await api.closeExpired(now: now)
+    public func closeExpiredOrders() async throws -> Int {
+        try await api.closeExpired()
+    }
+
+    /// Settles refunds whose answer was lost, and refunds duplicates when configured to (what the
+    /// refund job runs every ``MerchantConfiguration/refundInterval``). - Returns: how many.
+    @discardableResult
+    public func settleRefunds() async throws -> Int {
+        try await api.settleRefunds()
     }
 
     public var port: UInt16 { server.port }

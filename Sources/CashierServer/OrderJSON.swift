@@ -2,22 +2,31 @@ public import Cashier
 public import CashierStore
 import Foundation
 
-/// The JSON shape of an order in the merchant API.
+/// The JSON shape of an order in the merchant API: the order, every payment attempt it had (one
+/// per wallet launch; at most one settles it) and every refund.
 public struct OrderJSON: Encodable, Sendable {
     public let id: String
     public let object = "order"
     public let out_trade_no: String
     public let status: String
     public let amount: Money
+    /// What succeeded refunds of the settling payment returned.
     public let amount_refunded: Money
     public let description: String
     public let metadata: [String: String]
     /// Only to the secret key and in the creation answer: the app uses it with the publishable key.
     public let client_secret: String?
+    /// Money arrived that must go back (a payment for a closed order, or a second payment): see
+    /// `payments[].refund_required`.
     public let refund_required: Bool
+    /// The payment that paid the order.
+    public let payment_id: String?
+    public let payments: [PaymentJSON]
+    public let refunds: [RefundJSON]
     public let created: Int64
+    public let expires: Int64?
 
-    public init(_ order: StoredOrder, includeSecret: Bool) {
+    public init(_ order: StoredOrder, payments: [StoredPayment] = [], refunds: [StoredRefund] = [], includeSecret: Bool) {
         id = order.id
         out_trade_no = order.outTradeNo
         status = order.status.rawValue
@@ -27,6 +36,10 @@ public struct OrderJSON: Encodable, Sendable {
         metadata = order.metadata
         client_secret = includeSecret ? order.clientSecret : nil
         refund_required = order.refundRequired
+        payment_id = order.settledPaymentID
+        self.payments = payments.filter { $0.orderID == order.id }.map(PaymentJSON.init)
+        self.refunds = refunds.filter { $0.orderID == order.id }.map(RefundJSON.init)
         created = Int64(order.createdAt.timeIntervalSince1970)
+        expires = order.expiresAt.map { Int64($0.timeIntervalSince1970) }
     }
 }

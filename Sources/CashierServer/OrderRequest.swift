@@ -24,9 +24,25 @@ struct OrderRequest: Decodable {
     /// `true` when every item names a SKU and none a price: what the app may send.
     var isCatalogOnly: Bool { !items.isEmpty && items.allSatisfy { $0.sku != nil && $0.amount == nil && $0.amount_minor == nil } }
 
+    /// Seconds until the order expires, checked against ``RequestBounds/expiresIn``.
+    func expiry() throws -> Int {
+        let seconds = expires_in ?? 7200
+        try RequestProblem.check(seconds, in: RequestBounds.expiresIn, "expires_in", unit: " seconds")
+        return seconds
+    }
+
     /// The line items, priced exactly (SKUs from `catalog`). - Throws: `PaymentError.invalidRequest` naming the item.
     func lineItems(catalog: Catalog?) throws -> [LineItem] {
         guard !items.isEmpty else { throw PaymentError(.invalidRequest, "items is empty: an order needs at least one item") }
+        guard items.count <= RequestBounds.items else {
+            throw PaymentError(.invalidRequest, "an order takes at most \(RequestBounds.items) items, not \(items.count)")
+        }
+        for (index, item) in items.enumerated() {
+            if let quantity = item.quantity { try RequestProblem.check(quantity, in: RequestBounds.quantity, "items[\(index)].quantity") }
+            if let minor = item.amount_minor {
+                try RequestProblem.check(minor, in: RequestBounds.itemMinorUnits, "items[\(index)].amount_minor")
+            }
+        }
         let currency: Currency
         switch (self.currency, catalog) {
         case (let code?, _):
@@ -52,9 +68,12 @@ struct OrderRequest: Decodable {
             let unit: Money
             switch (item.amount, item.amount_minor) {
             case (let text?, nil):
-                guard let parsed = try? Money(decimal: text, currency: currency) else {
+                guard let parsed = try? Money(decimal: text, currency: currency), RequestBounds.itemMinorUnits.contains(parsed.minorUnits)
+                else {
                     throw PaymentError(
-                        .invalidRequest, "items[\(index)].amount '\(text)' is not a decimal amount in \(currency.code) (e.g. \"12.75\")")
+                        .invalidRequest,
+                        "items[\(index)].amount '\(text)' is not a decimal amount in \(currency.code) within ±10¹² minor units (e.g. \"12.75\")"
+                    )
                 }
                 unit = parsed
             case (nil, let minor?): unit = Money(minorUnits: minor, currency: currency)

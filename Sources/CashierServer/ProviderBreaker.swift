@@ -14,16 +14,19 @@ final class ProviderBreaker: Sendable {
 
     let threshold: Int
     let cooldown: TimeInterval
+    let clock: any WallClock
     private let states = Mutex<[String: State]>([:])
 
-    init(threshold: Int, cooldown: TimeInterval) {
+    init(threshold: Int, cooldown: TimeInterval, clock: any WallClock = SystemClock()) {
         self.threshold = max(1, threshold)
         self.cooldown = cooldown
+        self.clock = clock
     }
 
     /// Lets a call to `provider` through, unless its circuit is open.
     /// - Throws: `PaymentError.transport` saying the provider is being given a rest.
-    func admit(_ provider: String, now: Date = Date()) throws {
+    func admit(_ provider: String) throws {
+        let now = clock.now()
         let refusal: Date? = states.withLock { all in
             var state = all[provider, default: State()]
             defer { all[provider] = state }
@@ -41,7 +44,8 @@ final class ProviderBreaker: Sendable {
     }
 
     /// Records a call's outcome: an outage counts towards opening the circuit; an answer closes it.
-    func record(_ provider: String, outage: Bool, now: Date = Date()) {
+    func record(_ provider: String, outage: Bool) {
+        let now = clock.now()
         states.withLock { all in
             var state = all[provider, default: State()]
             state.trialInFlight = false
@@ -56,7 +60,8 @@ final class ProviderBreaker: Sendable {
     }
 
     /// `true` while `provider`'s calls fail fast.
-    func isOpen(_ provider: String, now: Date = Date()) -> Bool {
-        states.withLock { ($0[provider]?.openUntil).map { now < $0 } ?? false }
+    func isOpen(_ provider: String) -> Bool {
+        let now = clock.now()
+        return states.withLock { ($0[provider]?.openUntil).map { now < $0 } ?? false }
     }
 }

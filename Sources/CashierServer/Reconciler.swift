@@ -1,25 +1,19 @@
-import Alipay
 import Cashier
 import CashierStore
 import Foundation
-import WeChatPay
 
 /// Reconciliation: downloads each configured provider's trade bill for a day (Beijing time) and
-/// compares it with the orders here — payments by out_trade_no and amount, refunds by their
-/// day's total per order. A payment here that the bill lacks is queried at the provider before it
-/// is reported (a payment just before midnight is on the previous day's bill).
+/// compares it with the payment and refund records here — every bill line with the payment that
+/// has its trade number at that wallet, refunds by their day's total per payment. A payment here
+/// that the bill lacks is queried at the provider before it is reported (one just before
+/// midnight is on the previous day's bill). A payment that paid an order a second time is on the
+/// bill and here: it is matched, and listed under `refund_required` until it is refunded.
 struct Reconciler {
     let api: MerchantAPI
 
-    /// One line of a provider's bill.
-    struct BillEntry: Hashable {
-        enum Kind: Hashable { case payment, refund }
-        let provider: String
+    private struct Key: Hashable {
+        let wallet: PaymentMethod.Wallet
         let outTradeNo: String
-        let kind: Kind
-        let amount: Money
-        /// The provider's own number for the line (transaction, refund request), for deduplication.
-        let reference: String
     }
 
     func run(date: String, progress: @Sendable (String) -> Void) async throws -> ReconciliationReport {
@@ -28,148 +22,118 @@ struct Reconciler {
             throw PaymentError(.invalidRequest, "date '\(date)' is not a day as YYYY-MM-DD")
         }
         let end = start.addingTimeInterval(86_400)
-        let entries = try await bills(date: date, start: start, progress: progress)
+        let (entries, billed) = try await bills(date: date, progress: progress)
         var rows: [String: Int] = [:]
-        for entry in entries { rows[entry.provider, default: 0] += 1 }
+        for entry in entries { rows[entry.wallet.rawValue, default: 0] += 1 }
 
         var discrepancies: [ReconciliationReport.Discrepancy] = []
+        var flagged: [ReconciliationReport.RefundRequired] = []
         var matched = 0
         func say(_ status: String, _ money: Money) -> String { "\(status) \(money.decimalString) \(money.currency.code)" }
+        func discrepancy(_ kind: String, _ entry: BillEntry, order: String?, provider: String, here: String) {
+            discrepancies.append(
+                .init(
+                    kind: kind, provider: entry.wallet.rawValue, out_trade_no: entry.outTradeNo, order_id: order,
+                    provider_says: provider, here: here))
+        }
 
-        // The provider's payments against the orders here.
+        // The provider's payments against the payments here.
         let payments = entries.filter { $0.kind == .payment }
-        var billed = Set<String>()
+        var seen = Set<Key>()
         for (index, entry) in payments.enumerated() {
             progress("checking payments \(index + 1)/\(payments.count)")
-            billed.insert(entry.outTradeNo)
-            guard let order = try await api.store.order(outTradeNo: entry.outTradeNo) else {
-                discrepancies.append(
-                    .init(
-                        kind: "missing_here", provider: entry.provider, out_trade_no: entry.outTradeNo, order_id: nil,
-                        provider_says: say("paid", entry.amount), here: "no such order"))
+            seen.insert(Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo))
+            guard let payment = try await api.store.payment(wallet: entry.wallet, outTradeNo: entry.outTradeNo) else {
+                // Paid at the provider under an order's number that no payment here was placed with.
+                if let order = try await api.store.order(outTradeNo: entry.outTradeNo) {
+                    discrepancy(
+                        entry.amount == order.total ? "status_differs" : "amount_differs", entry, order: order.id,
+                        provider: say("paid", entry.amount), here: say(order.status.rawValue, order.total))
+                } else {
+                    discrepancy("missing_here", entry, order: nil, provider: say("paid", entry.amount), here: "no such order")
+                }
                 continue
             }
-            let here = say(order.status.rawValue, order.total)
-            if entry.amount != order.total {
-                discrepancies.append(
-                    .init(
-                        kind: "amount_differs", provider: entry.provider, out_trade_no: entry.outTradeNo, order_id: order.id,
-                        provider_says: say("paid", entry.amount), here: here))
-            } else if !order.status.hasReceivedMoney {
-                discrepancies.append(
-                    .init(
-                        kind: "status_differs", provider: entry.provider, out_trade_no: entry.outTradeNo, order_id: order.id,
-                        provider_says: say("paid", entry.amount), here: here))
+            let here = say(payment.status.rawValue, payment.amount)
+            if entry.amount != payment.amount {
+                discrepancy("amount_differs", entry, order: payment.orderID, provider: say("paid", entry.amount), here: here)
+            } else if payment.status != .succeeded {
+                discrepancy("status_differs", entry, order: payment.orderID, provider: say("paid", entry.amount), here: here)
             } else {
                 matched += 1
+                if payment.refundRequired { flagged.append(.init(payment)) }
             }
         }
 
         // Payments here the bills do not show: a query decides.
         var notReconciled: [String: Int] = [:]
-        let paidHere = try await api.store.transitions(into: [.paid], from: start, until: end)
-        for (index, event) in paidHere.enumerated() {
-            progress("checking orders paid here \(index + 1)/\(paidHere.count)")
-            guard let order = try await api.store.order(id: event.orderID), !billed.contains(order.outTradeNo) else { continue }
-            let started = try await api.startedPayment(of: order)
-            guard let started, started.provider == "wechat" || started.provider == "alipay" else {
-                notReconciled[started?.provider ?? "unknown", default: 0] += 1
+        let paidHere = try await api.store.succeededPayments(from: start, until: end)
+        for (index, payment) in paidHere.enumerated() {
+            progress("checking payments made here \(index + 1)/\(paidHere.count)")
+            guard !seen.contains(Key(wallet: payment.method.wallet, outTradeNo: payment.outTradeNo)) else { continue }
+            guard billed.contains(payment.method.wallet) else {
+                notReconciled[payment.method.wallet.rawValue, default: 0] += 1
                 continue
             }
-            if (try? await api.confirmedPayment(order, started)) ?? nil != nil {
+            if case .paid? = try? await api.adapters.adapter(for: payment.provider).query(payment) {
                 matched += 1  // paid at the provider too, on another day's bill
+                if payment.refundRequired { flagged.append(.init(payment)) }
             } else {
                 discrepancies.append(
                     .init(
-                        kind: "missing_at_provider", provider: started.provider, out_trade_no: order.outTradeNo, order_id: order.id,
-                        provider_says: "no payment", here: say(order.status.rawValue, order.total)))
+                        kind: "missing_at_provider", provider: payment.method.wallet.rawValue, out_trade_no: payment.outTradeNo,
+                        order_id: payment.orderID, provider_says: "no payment", here: say("succeeded", payment.amount)))
             }
         }
 
-        // Refunds: the day's total per order on each side.
-        var billedRefunds: [String: (provider: String, amount: Money)] = [:]
+        // Refunds: the day's total per payment on each side.
+        var billedRefunds: [Key: Money] = [:]
         for entry in entries where entry.kind == .refund {
-            let sum = (billedRefunds[entry.outTradeNo]?.amount.minorUnits ?? 0) + entry.amount.minorUnits
-            billedRefunds[entry.outTradeNo] = (entry.provider, Money(minorUnits: sum, currency: entry.amount.currency))
+            let key = Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo)
+            billedRefunds[key] = Money(
+                minorUnits: (billedRefunds[key]?.minorUnits ?? 0) + entry.amount.minorUnits, currency: entry.amount.currency)
         }
-        var refundedHere: [String: (order: StoredOrder, minor: Int64, provider: String)] = [:]
-        for event in try await api.store.transitions(into: [.partiallyRefunded, .refunded], from: start, until: end)
-        where event.kind == "refund" {
-            guard let order = try await api.store.order(id: event.orderID),
-                let detail = (try? JSONSerialization.jsonObject(with: Data(event.detail.utf8))) as? [String: String],
-                let amount = detail["amount"].flatMap({ try? Money(decimal: $0, currency: order.total.currency) })
-            else { continue }
-            let provider = try await api.startedPayment(of: order)?.provider ?? "unknown"
-            refundedHere[order.outTradeNo, default: (order, 0, provider)].minor += amount.minorUnits
+        var refundedHere: [Key: (payment: StoredPayment, minor: Int64)] = [:]
+        for refund in try await api.store.succeededRefunds(from: start, until: end) {
+            guard let payment = try await api.store.payment(id: refund.paymentID), billed.contains(payment.method.wallet) else { continue }
+            refundedHere[Key(wallet: payment.method.wallet, outTradeNo: payment.outTradeNo), default: (payment, 0)].minor +=
+                refund.amount.minorUnits
         }
-        for outTradeNo in Set(billedRefunds.keys).union(refundedHere.keys).sorted() {
-            let there = billedRefunds[outTradeNo]
-            let here = refundedHere[outTradeNo]
-            let currency = there?.amount.currency ?? here?.order.total.currency ?? .cny
-            let thereMoney = there?.amount ?? Money(minorUnits: 0, currency: currency)
+        for key in Set(billedRefunds.keys).union(refundedHere.keys).sorted(by: {
+            ($0.wallet.rawValue, $0.outTradeNo) < ($1.wallet.rawValue, $1.outTradeNo)
+        }) {
+            let here = refundedHere[key]
+            let currency = billedRefunds[key]?.currency ?? here?.payment.amount.currency ?? .cny
+            let there = billedRefunds[key] ?? Money(minorUnits: 0, currency: currency)
             let hereMoney = Money(minorUnits: here?.minor ?? 0, currency: currency)
-            if thereMoney == hereMoney {
+            if there == hereMoney {
                 matched += 1
-            } else if here?.provider != "applepay" {
+            } else {
                 discrepancies.append(
                     .init(
-                        kind: "refund_differs", provider: there?.provider ?? here?.provider ?? "unknown", out_trade_no: outTradeNo,
-                        order_id: here?.order.id, provider_says: say("refunded", thereMoney), here: say("refunded", hereMoney)))
+                        kind: "refund_differs", provider: key.wallet.rawValue, out_trade_no: key.outTradeNo,
+                        order_id: here?.payment.orderID,
+                        provider_says: say("refunded", there), here: say("refunded", hereMoney)))
             }
         }
-        progress("done: \(matched) matched, \(discrepancies.count) discrepancies")
+        progress("done: \(matched) matched, \(discrepancies.count) discrepancies, \(flagged.count) to refund")
         return ReconciliationReport(
-            date: date, bill_rows: rows, matched: matched, not_reconciled: notReconciled, discrepancies: discrepancies)
+            date: date, bill_rows: rows, matched: matched, not_reconciled: notReconciled, discrepancies: discrepancies,
+            refund_required: flagged)
     }
 
-    /// Every configured provider's bill for the day, as entries; identical lines from WeChat's
-    /// v2 and v3 bills (one merchant, one bill) counted once. A day without trades is an empty bill.
-    func bills(date: String, start: Date, progress: @Sendable (String) -> Void) async throws -> [BillEntry] {
+    /// Every configured provider's bill for the day, as entries, and the wallets that keep bills;
+    /// identical lines from WeChat's v2 and v3 bills (one merchant, one bill) counted once.
+    private func bills(date: String, progress: @Sendable (String) -> Void) async throws -> ([BillEntry], Set<PaymentMethod.Wallet>) {
         var entries: [BillEntry] = []
-        func wechat(_ bill: WeChatPay.Bill) -> [BillEntry] {
-            bill.rows.map { row in
-                row.tradeState == "REFUND"
-                    ? BillEntry(
-                        provider: "wechat", outTradeNo: row.outTradeNo, kind: .refund, amount: row.refundAmount, reference: row.outRefundNo)
-                    : BillEntry(
-                        provider: "wechat", outTradeNo: row.outTradeNo, kind: .payment, amount: row.amount, reference: row.transactionID)
-            }
-        }
-        if api.configuration.wechat != nil {
-            progress("wechat (API v2): downloading the bill for \(date)")
-            do {
-                let compact = date.replacingOccurrences(of: "-", with: "")
-                entries += wechat(try await api.wechatClient().downloadBill(date: compact))
-            } catch let error as PaymentError where error.providerMessage == "No Bill Exist" {
-                // No trades that day.
-            }
-        }
-        if api.configuration.wechatV3 != nil {
-            progress("wechat (API v3): downloading the bill for \(date)")
-            do {
-                entries += wechat(try await api.wechatV3Client().tradeBill(date: date))
-            } catch let error as PaymentError where error.providerCode == "NO_STATEMENT_EXIST" {
-                // No trades that day.
-            }
-        }
-        if api.configuration.alipay != nil {
-            progress("alipay: downloading the bill for \(date)")
-            do {
-                for row in try await api.alipayClient().downloadBill(date: date).rows {
-                    entries.append(
-                        row.kind == .refund
-                            ? BillEntry(
-                                provider: "alipay", outTradeNo: row.outTradeNo, kind: .refund,
-                                amount: Money(minorUnits: -row.amount.minorUnits, currency: row.amount.currency),
-                                reference: row.refundRequestNo)
-                            : BillEntry(
-                                provider: "alipay", outTradeNo: row.outTradeNo, kind: .payment, amount: row.amount, reference: row.tradeNo))
-                }
-            } catch let error as PaymentError where error.providerCode == "isp.bill_not_exist" {
-                // No bill for that day.
-            }
+        var billed = Set<PaymentMethod.Wallet>()
+        for adapter in api.adapters.all {
+            progress("\(adapter.provider.rawValue): downloading the bill for \(date)")
+            guard let bill = try await adapter.billEntries(date: date) else { continue }
+            billed.insert(adapter.provider.wallet)
+            entries += bill
         }
         var seen = Set<BillEntry>()
-        return entries.filter { seen.insert($0).inserted }
+        return (entries.filter { seen.insert($0).inserted }, billed)
     }
 }

@@ -1,6 +1,31 @@
+public import CashierStore
+
 /// What `cashier reconcile --date` and `GET /v1/reconciliations/{date}` answer: the day's bills
-/// from each provider against the orders here, and every trade that does not agree.
+/// from each provider against the payments here, every trade that does not agree, and the
+/// payments both sides agree on that must still go back to the payer.
 public struct ReconciliationReport: Codable, Sendable, Equatable {
+    /// A payment on the bill and here that must be refunded: it paid an order another payment had
+    /// already paid (or one that was closed). Not a discrepancy: both sides agree it happened.
+    public struct RefundRequired: Codable, Sendable, Equatable {
+        public let payment_id: String
+        public let order_id: String
+        public let provider: String
+        public let out_trade_no: String
+        /// `12.75 CNY`.
+        public let amount: String
+        /// What refunds have returned of it so far, e.g. `0.00 CNY`.
+        public let refunded: String
+
+        public init(_ payment: StoredPayment) {
+            payment_id = payment.id
+            order_id = payment.orderID
+            provider = payment.provider.rawValue
+            out_trade_no = payment.outTradeNo
+            amount = "\(payment.amount.decimalString) \(payment.amount.currency.code)"
+            refunded = "\(payment.refunded.decimalString) \(payment.amount.currency.code)"
+        }
+    }
+
     /// One trade on which the provider's bill and this server disagree.
     public struct Discrepancy: Codable, Sendable, Equatable {
         /// `missing_here` (the provider has money for an order this server does not know),
@@ -25,6 +50,8 @@ public struct ReconciliationReport: Codable, Sendable, Equatable {
     /// Payments here that no bill covers (Apple Pay goes through the merchant's processor), by provider.
     public let not_reconciled: [String: Int]
     public let discrepancies: [Discrepancy]
+    /// Payments recorded as paying twice (or paying a closed order), not yet refunded.
+    public let refund_required: [RefundRequired]
 
     /// The report as the table `cashier reconcile` prints.
     public var text: String {
@@ -33,7 +60,12 @@ public struct ReconciliationReport: Codable, Sendable, Equatable {
         for (provider, count) in not_reconciled.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(provider): \(count) payments not covered by a provider bill (reconcile them with your processor)")
         }
-        lines.append("  matched: \(matched)   discrepancies: \(discrepancies.count)")
+        lines.append("  matched: \(matched)   discrepancies: \(discrepancies.count)   to refund: \(refund_required.count)")
+        for item in refund_required {
+            lines.append(
+                "  refund required: \(item.provider) \(item.out_trade_no) \(item.amount) (refunded \(item.refunded)), payment \(item.payment_id) of \(item.order_id)"
+            )
+        }
         if !discrepancies.isEmpty {
             lines.append("")
             lines.append("  KIND                 PROVIDER  OUT_TRADE_NO                      PROVIDER SAYS          HERE")

@@ -27,10 +27,15 @@ public struct WebhookDispatcher: Sendable {
     /// Told the result of every attempt (for metrics).
     let onAttempt: @Sendable (_ delivered: Bool) -> Void
 
+    /// Where the dispatcher reads the time (delivery is due, signatures are stamped).
+    let clock: any WallClock
+
     public init(
         endpoint: Endpoint, store: any OrderStore, transport: any HTTPTransport = URLSessionTransport(), backoff: TimeInterval = 5,
-        maximumAttempts: Int = 30, lease: TimeInterval = 120, onAttempt: @escaping @Sendable (_ delivered: Bool) -> Void = { _ in }
+        maximumAttempts: Int = 30, lease: TimeInterval = 120, clock: any WallClock = SystemClock(),
+        onAttempt: @escaping @Sendable (_ delivered: Bool) -> Void = { _ in }
     ) {
+        self.clock = clock
         self.lease = lease
         self.onAttempt = onAttempt
         self.endpoint = endpoint
@@ -43,17 +48,19 @@ public struct WebhookDispatcher: Sendable {
     /// How long a claimed message stays this dispatcher's before another may send it.
     let lease: TimeInterval
 
-    /// Sends what is due now. - Returns: how many were delivered.
+    /// Sends what is due now. Each message is signed as it is sent, so one late in a slow batch
+    /// still carries a fresh timestamp. - Returns: how many were delivered.
     @discardableResult
-    public func deliverDue(now: Date = Date(), limit: Int = 50) async throws -> Int {
+    public func deliverDue(limit: Int = 50) async throws -> Int {
         var sent = 0
+        let now = clock.now()
         // Claimed for a while: instances sharing the database do not send the same message at
         // once, and a crashed instance's messages come back to the others when the lease ends.
         for message in try await store.claimOutbox(now: now, limit: limit, lease: lease) {
             let body = Array(message.payload.utf8)
             var headers = HTTPHeaders()
             headers.add("Content-Type", "application/json")
-            headers.add("Cashier-Signature", WebhookSignature.header(body: body, secret: endpoint.secret, timestamp: now))
+            headers.add("Cashier-Signature", WebhookSignature.header(body: body, secret: endpoint.secret, timestamp: clock.now()))
             headers.add("Cashier-Event-Id", message.id)
             let status = (try? await transport.send(HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: Data(body))))?
                 .status

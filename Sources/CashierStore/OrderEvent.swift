@@ -6,8 +6,7 @@ public import Foundation
 public struct OrderEvent: Sendable, Equatable {
     public let sequence: Int64
     public let orderID: String
-    /// `transition`, `notification`, `refund`, …
-    public let kind: String
+    public let kind: EventKind
     public let from: PaymentStatus?
     public let to: PaymentStatus?
     /// JSON: the verified fields, the reason for a refusal, the provider's ids.

@@ -1,17 +1,22 @@
 public import Cashier
 public import Foundation
 
-/// Where orders live. Every change is a compare-and-set inside one transaction that also appends
-/// to the order's event log and, when the change is one a merchant hears about, to the webhook
-/// outbox — so a crash leaves either all of it or none. SQLite today; PostgreSQL implements the
-/// same protocol.
+/// Where orders, their payment attempts and their refunds live. Every change that moves money
+/// is one transaction that locks the order first, checks and changes the records, derives the
+/// order's status from them (``PaymentStatus/derived(settled:closed:attempts:everStarted:)``, applied only
+/// when ``PaymentStateMachine`` allows it), appends to the order's event log and, when the
+/// merchant hears about it, to the webhook outbox — so a crash leaves all of it or none, and
+/// concurrent requests (on any number of instances sharing the database) move money once.
+/// SQLite and PostgreSQL implement it with the same statements.
 public protocol OrderStore: Sendable {
     /// Applies the named migrations not yet applied, in order. - Returns: their names.
     @discardableResult
     func migrate() async throws -> [String]
 
+    // MARK: Orders
+
     /// - Throws: `StoreError.conflict` when the id or `outTradeNo` exists.
-    func create(_ order: NewOrder) async throws -> StoredOrder
+    func create(_ order: NewOrder, now: Date) async throws -> StoredOrder
     func order(id: String) async throws -> StoredOrder?
     func order(outTradeNo: String) async throws -> StoredOrder?
 
@@ -22,28 +27,91 @@ public protocol OrderStore: Sendable {
     /// Orders still `created`, `pending` or `failed` whose expiry is before `date`, oldest first.
     func unpaidOrders(expiringBefore date: Date, limit: Int) async throws -> [StoredOrder]
 
-    /// Moves an order by `event` if the state machine allows it from its current status.
-    /// - Parameters:
-    ///   - refunded: the new refunded total, for refund events.
-    ///   - record: appended with the transition.
-    ///   - duplicate: appended instead, in the same transaction, when nothing changes (so a
-    ///     duplicate notification costs one commit, not two); `nil` to log nothing then.
-    /// - Returns: `.unchanged` when the order already is where a success or refund leads (a
-    ///   duplicate). - Throws: `StoreError.illegalTransition` (nothing changed), `.notFound`.
-    func apply(_ event: PaymentEvent, to orderID: String, refunded: Money?, record: EventRecord, duplicate: EventRecord?, now: Date)
-        async throws -> TransitionOutcome
+    /// Closes an unpaid order and its open attempts (already closed at their providers).
+    /// - Returns: `.unchanged` when it was closed already.
+    /// - Throws: `StoreError.illegalTransition` when a payment has paid it, `.inProgress` while an
+    ///   authorisation is in flight, `.notFound`.
+    func close(orderID: String, record: EventRecord, now: Date) async throws -> TransitionOutcome
 
-    /// Appends to an order's log without changing it (a duplicate or refused notification).
+    // MARK: Payments
+
+    /// Reserves a payment attempt on a payable order: an open attempt of the same kind is
+    /// reused, otherwise a new one gets the order's trade number (or, when the wallet has seen
+    /// that number, a derived one). The order moves to `pending`.
+    /// - Throws: `StoreError.illegalTransition` when the order is paid or closed,
+    ///   `.inProgress` while another attempt's authorisation is in flight, `.conflict` when the
+    ///   wallet token was used before, `.notFound`.
+    func beginPayment(_ payment: NewPayment, now: Date) async throws -> PaymentStart
+
+    /// Records what the provider said about an attempt, once: a success settles the order or,
+    /// when another payment settled it, is recorded as a duplicate to refund.
+    /// - Parameters:
+    ///   - record: appended with the change.
+    ///   - duplicate: appended instead when nothing changes (a repeated notification); `nil` to log nothing then.
+    /// - Throws: `StoreError.illegalTransition` when a success's amount is not the attempt's, `.notFound`.
+    func recordPayment(_ outcome: PaymentOutcome, of paymentID: String, record: EventRecord, duplicate: EventRecord?, now: Date)
+        async throws -> PaymentRecorded
+
+    func payment(id: String) async throws -> StoredPayment?
+    /// The attempt with this trade number at `wallet`.
+    func payment(wallet: PaymentMethod.Wallet, outTradeNo: String) async throws -> StoredPayment?
+    /// The attempts of these orders, oldest first.
+    func payments(orderIDs: [String]) async throws -> [StoredPayment]
+    /// Attempts still `pending` that started before `date`, oldest first (the query fallback).
+    func pendingPayments(startedBefore date: Date, limit: Int) async throws -> [StoredPayment]
+    /// Attempts that succeeded in `[from, until)` (reconciliation).
+    func succeededPayments(from: Date, until: Date) async throws -> [StoredPayment]
+    /// Succeeded attempts flagged `refund_required` with nothing reserved for them yet (the
+    /// automatic refund of duplicates).
+    func unrefundedDuplicates(limit: Int) async throws -> [StoredPayment]
+
+    // MARK: Refunds
+
+    /// Checks and reserves a refund against its payment in one transaction (the order's row
+    /// locked): the amount never exceeds what the payment took less what other refunds hold,
+    /// however many arrive at once. A refund number seen before returns that refund instead.
+    /// - Throws: `StoreError.limitExceeded` (too much, or nothing left), `.illegalTransition`
+    ///   (nothing was paid), `.conflict` (the number names another refund), `.notFound`.
+    func reserveRefund(_ refund: NewRefund, now: Date) async throws -> RefundReservation
+
+    /// Records the provider's answer: a success counts the refund against the order; a failure
+    /// releases the reservation (or takes back a success) and sends `order.refund_failed`.
+    func finishRefund(_ refundID: String, outcome: RefundOutcome, now: Date) async throws -> RefundFinished
+
+    func refund(id: String) async throws -> StoredRefund?
+    func refund(outRefundNo: String) async throws -> StoredRefund?
+    /// The refunds of these orders, oldest first.
+    func refunds(orderIDs: [String]) async throws -> [StoredRefund]
+    /// Refunds still `pending` created before `date` (asked about by the refund job).
+    func pendingRefunds(createdBefore date: Date, limit: Int) async throws -> [StoredRefund]
+    /// Refunds that succeeded in `[from, until)` (reconciliation).
+    func succeededRefunds(from: Date, until: Date) async throws -> [StoredRefund]
+
+    // MARK: Events
+
+    /// Appends to an order's log without changing it (a refused notification, a refund result).
     func append(_ record: EventRecord, to orderID: String, now: Date) async throws
     func events(orderID: String) async throws -> [OrderEvent]
-    /// Every transition into one of `statuses` logged in `[from, until)`, oldest first (what
-    /// reconciliation compares with a provider's bill for a day).
+    /// Every transition into one of `statuses` logged in `[from, until)`, oldest first.
     func transitions(into statuses: Set<PaymentStatus>, from: Date, until: Date) async throws -> [OrderEvent]
     /// The newest events of these kinds across all orders, newest first (the dashboard's live view).
-    func recentEvents(kinds: Set<String>, limit: Int) async throws -> [OrderEvent]
+    func recentEvents(kinds: Set<EventKind>, limit: Int) async throws -> [OrderEvent]
 
-    func idempotency(key: String, requestSHA256: String) async throws -> IdempotencyLookup
-    func saveIdempotentResponse(key: String, requestSHA256: String, status: Int, body: [UInt8]) async throws
+    // MARK: Idempotency
+
+    /// Takes `key` for `holder` until `now + lease`, unless a request with it finished (replay),
+    /// used another body (conflict) or still holds it (in progress). A holder's lease that ran
+    /// out (it crashed) may be taken over.
+    func reserveIdempotencyKey(_ key: String, requestSHA256: String, holder: String, now: Date, lease: TimeInterval) async throws
+        -> IdempotencyReservation
+    /// Keeps `holder`'s key for longer (a slow request).
+    func renewIdempotencyKey(_ key: String, holder: String, until: Date) async throws
+    /// Stores the answer to replay; the key is no longer in progress.
+    func completeIdempotencyKey(_ key: String, holder: String, status: Int, body: [UInt8], now: Date) async throws
+    /// Gives the key up (the request failed and may be retried).
+    func releaseIdempotencyKey(_ key: String, holder: String) async throws
+
+    // MARK: Outbox
 
     /// Undelivered messages due at `now`, oldest first (a look, nothing claimed).
     func dueOutbox(now: Date, limit: Int) async throws -> [OutboxMessage]
@@ -62,11 +130,20 @@ public protocol OrderStore: Sendable {
 }
 
 extension OrderStore {
-    /// ``apply(_:to:refunded:record:duplicate:now:)`` logging nothing for a duplicate.
+    /// ``create(_:now:)`` at the current time.
+    public func create(_ order: NewOrder) async throws -> StoredOrder { try await create(order, now: Date()) }
+
+    /// The attempts of one order, oldest first.
+    public func payments(orderID: String) async throws -> [StoredPayment] { try await payments(orderIDs: [orderID]) }
+
+    /// The refunds of one order, oldest first.
+    public func refunds(orderID: String) async throws -> [StoredRefund] { try await refunds(orderIDs: [orderID]) }
+
+    /// ``recordPayment(_:of:record:duplicate:now:)`` logging nothing for a duplicate.
     @discardableResult
-    public func apply(_ event: PaymentEvent, to orderID: String, refunded: Money?, record: EventRecord, now: Date) async throws
-        -> TransitionOutcome
+    public func recordPayment(_ outcome: PaymentOutcome, of paymentID: String, record: EventRecord, now: Date) async throws
+        -> PaymentRecorded
     {
-        try await apply(event, to: orderID, refunded: refunded, record: record, duplicate: nil, now: now)
+        try await recordPayment(outcome, of: paymentID, record: record, duplicate: nil, now: now)
     }
 }

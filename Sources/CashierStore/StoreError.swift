@@ -11,6 +11,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case notFound = "not found"
         /// The state machine does not allow the change.
         case illegalTransition = "illegal transition"
+        /// More than a payment took would be refunded.
+        case limitExceeded = "limit exceeded"
+        /// Another operation holds what this one needs (an Apple Pay authorisation in flight).
+        case inProgress = "in progress"
         /// Anything else the database refused.
         case failed
     }

@@ -8,7 +8,7 @@ public struct StoredOrder: Sendable, Equatable {
     public let outTradeNo: String
     public let status: PaymentStatus
     public let total: Money
-    /// What has been refunded so far (same currency).
+    /// What succeeded refunds of the settling payment have returned (same currency).
     public let refunded: Money
     public let description: String
     public let metadata: [String: String]
@@ -16,10 +16,13 @@ public struct StoredOrder: Sendable, Equatable {
     public let itemsJSON: String
     /// Lets the app (with the publishable key) read this one order.
     public let clientSecret: String
-    /// A payment arrived for an order that was closed or had expired: the money must go back.
+    /// Money arrived that must go back: a payment for an order that was closed or had expired,
+    /// or a second payment by another transaction. Cleared once it has all been refunded.
     public let refundRequired: Bool
     /// Grows by one with every change; compare-and-set uses it.
     public let version: Int64
     public let createdAt: Date
     public let expiresAt: Date?
+    /// The payment that paid the order (its first to succeed).
+    public let settledPaymentID: String?
 }

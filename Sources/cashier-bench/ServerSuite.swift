@@ -1,5 +1,6 @@
 import Cashier
 import CashierCrypto
+import CashierSandboxMode
 import CashierServer
 import CashierStore
 import Dispatch
@@ -68,8 +69,9 @@ enum ServerSuite {
         ]
     }
 
-    /// 200 orders and a signed payment notification for each: the first of each moves an order
-    /// to paid, the rest are duplicates that are verified and logged — one commit each way.
+    /// 200 orders, each with a WeChat Pay attempt reserved as the API reserves it, and a signed
+    /// payment notification for each: the first of each pays its order, the rest are duplicates
+    /// that are verified and logged — one commit each way.
     /// - Returns: the wrk script that posts them in turn.
     static func notificationScript(store: any OrderStore, merchant: WeChatPay.V2.Merchant, folder: URL) async throws -> URL {
         var bodies: [String] = []
@@ -80,6 +82,9 @@ enum ServerSuite {
                     id: "ord_bench_\(run)_\(index)", outTradeNo: "CBENCH\(run)\(index)", total: Money(minorUnits: 1275, currency: .cny),
                     description: "bench",
                     clientSecret: "s"))
+            _ = try await store.beginPayment(
+                NewPayment(orderID: order.id, method: .wechatApp, provider: .wechatV2, appID: merchant.appID, merchantID: merchant.mchID),
+                now: Date())
             var fields: [(String, String)] = [
                 ("appid", merchant.appID), ("mch_id", merchant.mchID), ("nonce_str", SecureRandom.alphanumeric(count: 16)),
                 ("result_code", "SUCCESS"), ("return_code", "SUCCESS"), ("out_trade_no", order.outTradeNo),

@@ -16,6 +16,8 @@ import WeChatPay
         let cluster = try await MultiInstanceTests.Cluster(instances: 1, ports: try await MultiInstanceTests.freePorts(1), sqlite: true)
         defer { cluster.stop() }
         let base = cluster.bases[0]
+        // The crash moments are random: the seed is printed, CASHIER_TEST_SEED replays them.
+        var random = SeededRandom.forTest("tenCrashesUnderLoadLoseNothing").generator
         var orders: [(id: String, number: String)] = []
         for index in 0..<30 { orders.append(try await cluster.order("\(10 + index).00", via: base)) }
 
@@ -29,14 +31,12 @@ import WeChatPay
                 let store = cluster.store
                 refund = Task {
                     // The earlier round's order may still be catching up after the last crash: wait until it is paid.
-                    for _ in 0..<200 where try await store.order(id: target)?.status != .paid {
-                        try await Task.sleep(for: .milliseconds(25))
-                    }
+                    try await eventually { try await store.order(id: target)?.status == .paid }
                     return try await Self.persistently(
                         base + "/v1/orders/\(target)/refunds", ["amount": "1.00"], key: "crash-refund-\(round)")
                 }
             }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...120)))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...120, using: &random)))
             try await cluster.crashAndRestart(0)
             if let refund {
                 #expect(try await refund.value == 200, "round \(round)'s refund")
@@ -54,9 +54,9 @@ import WeChatPay
             let paidThere = ledger.tradeState == "SUCCESS" || ledger.tradeState == "REFUND"
             #expect(paidThere, "\(order.number) was paid at the sandbox")
             var stored = try await cluster.store.order(id: order.id)
-            for _ in 0..<300 where stored?.status.hasReceivedMoney != true {
-                try await Task.sleep(for: .milliseconds(50))
+            _ = try await eventually {
                 stored = try await cluster.store.order(id: order.id)
+                return stored?.status.hasReceivedMoney == true
             }
             guard let stored, stored.status.hasReceivedMoney else {
                 mismatches.append("\(order.id) paid at WeChat, \(stored?.status.rawValue ?? "missing") here")
@@ -69,7 +69,7 @@ import WeChatPay
             if stored.refunded.minorUnits != (refunded[order.id] ?? 0) {
                 mismatches.append("\(order.id) refunded \(stored.refunded.minorUnits), asked \(refunded[order.id] ?? 0)")
             }
-            if events.filter({ $0.kind == "refund" }).count != (refunded[order.id] == nil ? 0 : 1) {
+            if events.filter({ $0.kind == .refund }).count != (refunded[order.id] == nil ? 0 : 1) {
                 mismatches.append("\(order.id) refund logged twice")
             }
             if refunded[order.id] != nil {
@@ -98,16 +98,20 @@ import WeChatPay
         #expect(delivered == expected, "order.paid missing for \(expected.subtracting(delivered))")
     }
 
-    /// A call that outlives crashes: retried with the same Idempotency-Key until the server answers.
+    /// A call that outlives crashes: retried with the same Idempotency-Key until the server
+    /// answers — a 5xx, no answer, or 409 `idempotency_key_in_use` (the request the crash cut
+    /// short still holds the key until its lease ends) are retried, as a client should.
     static func persistently(_ url: String, _ body: [String: Any], key: String) async throws -> Int {
-        for _ in 0..<200 {
-            if let (status, _) = try? await MultiInstanceTests.send(
-                "POST", url, body, key: MultiInstanceTests.secretKey, headers: ["Idempotency-Key": key]), status < 500
-            {
-                return status
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        var answer = 0
+        _ = try await eventually(timeout: .seconds(60), interval: .milliseconds(100)) {
+            guard
+                let (status, object) = try? await MultiInstanceTests.send(
+                    "POST", url, body, key: MultiInstanceTests.secretKey, headers: ["Idempotency-Key": key])
+            else { return false }
+            let inUse = status == 409 && (object["error"] as? [String: Any])?["code"] as? String == "idempotency_key_in_use"
+            answer = status
+            return status < 500 && !inUse
         }
-        return 0
+        return answer
     }
 }

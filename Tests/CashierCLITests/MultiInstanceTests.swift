@@ -80,7 +80,7 @@ import Testing
                 "webhook": ["url": receiver.url.absoluteString, "secret_env": "HOOK_SECRET"],
                 "jobs": [
                     "query_after_seconds": 0, "query_interval_seconds": 1, "expiry_interval_seconds": 1, "webhook_interval_seconds": 1,
-                    "lease_seconds": 2,
+                    "lease_seconds": 2, "idempotency_lease_seconds": 2, "refund_interval_seconds": 1, "refund_check_after_seconds": 2,
                 ],
             ]
             configFile = folder.appendingPathComponent("cashier.json")
@@ -204,7 +204,7 @@ import Testing
             try await group.waitForAll()
         }
         for number in try await store.events(orderID: b.id).compactMap({ event -> String? in
-            guard event.kind == "refund" else { return nil }
+            guard event.kind == .refund else { return nil }
             return (try? JSONSerialization.jsonObject(with: Data(event.detail.utf8)) as? [String: String])?["request_no"]
         }) {
             _ = try await Self.send(
@@ -216,10 +216,10 @@ import Testing
         #expect(try await cluster.waitFor(a.id, .paid))
         let events = try await store.events(orderID: a.id)
         #expect(events.filter { $0.to == .paid }.count == 1)
-        #expect(events.filter { $0.kind == "notification_duplicate" }.count >= 60)
+        #expect(events.filter { $0.kind == .notificationDuplicate }.count >= 60)
         let refundedB = try #require(try await store.order(id: b.id))
         #expect(refundedB.status == .partiallyRefunded && refundedB.refunded.minorUnits == 1200)
-        #expect(try await store.events(orderID: b.id).filter { $0.kind == "refund" }.count == 2)
+        #expect(try await store.events(orderID: b.id).filter { $0.kind == .refund }.count == 2)
 
         func webhooks() -> [String: Set<String>] {
             var seen: [String: Set<String>] = [:]
@@ -297,7 +297,7 @@ import Testing
         let order = try await cluster.order("9.90", via: front)
         try await cluster.pay(order.number)
         #expect(try await cluster.waitFor(order.id, .paid))
-        #expect(try await cluster.store.events(orderID: order.id).contains { $0.kind == "notification" && $0.to == .paid })
+        #expect(try await cluster.store.events(orderID: order.id).contains { $0.kind == .notification && $0.to == .paid })
 
         // One instance dies: nginx routes around it.
         kill(cluster.instances[cluster.instances.startIndex].processIdentifier, SIGKILL)

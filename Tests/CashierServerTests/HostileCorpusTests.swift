@@ -103,20 +103,28 @@ import WeChatPay
         v3Keys.add(publicKey: wechatPlatform.publicKey, id: platformID)
         configuration.wechatV3?.platformKeys = v3Keys
         configuration.queryInterval = .seconds(3600)
-        let server = MerchantServer(configuration: configuration, store: fixture.store)
+        let server = MerchantServer(configuration: configuration, store: fixture.store, audit: SecretsAudit.fromEnvironment())
         try await server.start()
         let base = server.baseURL.absoluteString
         let store = fixture.store
 
-        // A paid order (notifications target it) and an unpaid one with an Apple Pay payment started.
-        let paid = try await store.create(
+        // A paid order (notifications target it: paid through WeChat, and a second time through
+        // Alipay, so both wallets know its number) and an unpaid one.
+        let created = try await store.create(
             NewOrder(
                 id: "ord_hostile_paid", outTradeNo: TradeNumber.generate(), total: Money(minorUnits: 5100, currency: .cny),
                 description: "paid", clientSecret: "s1"))
-        try await store.apply(
-            .paymentStarted, to: paid.id, refunded: nil,
-            record: EventRecord(kind: "payment_started", detail: #"{"method":"wechat.native"}"#), now: Date())
-        try await store.apply(.paymentSucceeded, to: paid.id, refunded: nil, record: EventRecord(kind: "notification"), now: Date())
+        let wechatAttempt = try await store.beginPayment(
+            NewPayment(orderID: created.id, method: .wechatNative, provider: .wechatV2), now: Date()
+        ).payment
+        let alipayAttempt = try await store.beginPayment(NewPayment(orderID: created.id, method: .alipayQR, provider: .alipay), now: Date())
+            .payment
+        for attempt in [wechatAttempt, alipayAttempt] {
+            try await store.recordPayment(
+                .succeeded(transactionID: nil, amount: attempt.amount), of: attempt.id, record: EventRecord(kind: .notification),
+                now: Date())
+        }
+        let paid = try #require(try await store.order(id: created.id))
         let unpaid = try await store.create(
             NewOrder(
                 id: "ord_hostile_unpaid", outTradeNo: TradeNumber.generate(), total: Money(minorUnits: 4600, currency: .cny),

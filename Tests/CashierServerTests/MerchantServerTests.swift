@@ -4,6 +4,7 @@ import Cashier
 import CashierCrypto
 import CashierCurl
 import CashierSandbox
+import CashierSandboxMode
 import CashierStore
 import Foundation
 import TestSupport
@@ -22,11 +23,14 @@ import WeChatPay
         let wechatMerchant: WeChatPay.V2.Merchant
         let keys: (secret: String, publishable: String)
         let mode: SandboxMode
+        let clock: any WallClock
 
         init(
             publicBaseURL: String? = nil, queryAfter: TimeInterval = 10, webhook: WebhookDispatcher.Endpoint? = nil,
-            expiryInterval: Duration = .seconds(60), catalog: Catalog? = nil, breakerThreshold: Int = 5, breakerCooldown: TimeInterval = 30
+            expiryInterval: Duration = .seconds(60), catalog: Catalog? = nil, breakerThreshold: Int = 5, breakerCooldown: TimeInterval = 30,
+            clock: any WallClock = SystemClock(), configure: (inout MerchantConfiguration) -> Void = { _ in }
         ) async throws {
+            self.clock = clock
             mode = try await SandboxMode.start(timeScale: 0.001)
             sandbox = mode.sandbox
             wechatMerchant = mode.wechatMerchant
@@ -41,9 +45,10 @@ import WeChatPay
             configuration.webhook = webhook
             configuration.webhookInterval = .milliseconds(50)
             configuration.expiryInterval = expiryInterval
+            configure(&configuration)
             store = try SQLiteOrderStore(
                 path: FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).db").path)
-            server = MerchantServer(configuration: configuration, store: store)
+            server = MerchantServer(configuration: configuration, store: store, clock: clock, audit: SecretsAudit.fromEnvironment())
             try await server.start()
         }
 
@@ -74,11 +79,7 @@ import WeChatPay
         }
 
         func waitForStatus(_ id: String, _ status: String) async throws -> Bool {
-            for _ in 0..<400 {
-                if try await call("GET", "/v1/orders/\(id)").object["status"] as? String == status { return true }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            return false
+            try await eventually { try await call("GET", "/v1/orders/\(id)").object["status"] as? String == status }
         }
     }
 
@@ -151,8 +152,8 @@ import WeChatPay
         #expect(try await fixture.call("GET", "/v1/orders/\(id)").object["status"] as? String == "paid")
         let events = try await fixture.store.events(orderID: id)
         #expect(events.filter { $0.to == .paid }.count == 1)
-        #expect(events.filter { $0.kind == "notification_duplicate" }.count == 49)
-        #expect(events.contains { $0.kind == "notification_refused" && $0.bodySHA256 != nil })
+        #expect(events.filter { $0.kind == .notificationDuplicate }.count == 49)
+        #expect(events.contains { $0.kind == .notificationRefused && $0.bodySHA256 != nil })
         #expect(try await fixture.store.dueOutbox(now: Date().addingTimeInterval(1), limit: 10).map(\.type) == ["order.paid"])
         // /metrics counts them: one transition to paid, 50 acknowledged, 1 refused.
         let metrics = String(decoding: try await fixture.call("GET", "/metrics").body, as: UTF8.self)
@@ -221,14 +222,10 @@ import WeChatPay
         #expect(
             try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "4.00"]).object["status"] as? String
                 == "partially_refunded")
-        var confirmed = false
-        for _ in 0..<500 where !confirmed {
-            confirmed = try await fixture.store.events(orderID: id).contains {
-                $0.kind == "refund_notification" && $0.detail.contains("4.00")
-            }
-            if !confirmed { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        #expect(confirmed)
+        #expect(
+            try await eventually {
+                try await fixture.store.events(orderID: id).contains { $0.kind == .refundNotification && $0.detail.contains("4.00") }
+            })
         // A refund notification under another key does not decrypt: refused, nothing logged.
         let forged = Data(
             WeChatPay.V2.XMLDocument([
@@ -292,7 +289,7 @@ import WeChatPay
                 await fixture.sandbox.alipay.pay(outTradeNo: number, outcome: .success)
             }
             #expect(try await fixture.call("GET", "/v1/orders/\(id)").object["status"] as? String == "paid", "\(method)")
-            #expect(try await fixture.store.events(orderID: id).contains { $0.kind == "query" && $0.to == .paid })
+            #expect(try await fixture.store.events(orderID: id).contains { $0.kind == .query && $0.to == .paid })
         }
         await fixture.stop()
     }
@@ -305,7 +302,7 @@ import WeChatPay
         _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "alipay.qr"])
         await fixture.sandbox.alipay.pay(outTradeNo: order["out_trade_no"] as? String ?? "", outcome: .success)
         #expect(try await fixture.waitForStatus(id, "paid"))
-        for _ in 0..<500 where receiver.received.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(await eventually { !receiver.received.isEmpty })
         let delivery = try #require(receiver.received.first)
         #expect(WebhookSignature.verify(header: delivery.signature, body: delivery.body, secret: "whsec_e2e"))
         let event = try JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any]
@@ -329,18 +326,20 @@ import WeChatPay
     }
 
     @Test func expiredUnpaidOrdersAreClosedAtTheProviderAndHere() async throws {
-        // The job itself runs every minute here; the test runs it as of a time past the expiry.
-        let fixture = try await Fixture()
+        // The job itself runs every minute here; the test moves the server's clock past the expiry and runs it.
+        let clock = ManualClock()
+        let fixture = try await Fixture(clock: clock)
         let result = try await fixture.call(
             "POST", "/v1/orders", json: ["items": [["label": "Tea", "amount": "2.00"]], "currency": "CNY", "expires_in": 600])
         let id = try #require(result.object["id"] as? String)
         let paidSoon = try await fixture.createOrder(amount: "2.00")  // two hours to live: untouched
         let started = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"])
         try #require(started.status == 200, "the payment must start before the order expires")
-        #expect(try await fixture.server.closeExpiredOrders(now: Date().addingTimeInterval(700)) == 1)
+        clock.advance(by: 700)
+        #expect(try await fixture.server.closeExpiredOrders() == 1)
         #expect(try await fixture.call("GET", "/v1/orders/\(id)").object["status"] as? String == "closed")
         #expect(await fixture.sandbox.wechatV2.tradeState(outTradeNo: result.object["out_trade_no"] as? String ?? "") == "CLOSED")
-        #expect(try await fixture.store.events(orderID: id).last?.kind == "expired")
+        #expect(try await fixture.store.events(orderID: id).last?.kind == .expired)
         #expect(try await fixture.call("GET", "/v1/orders/\(paidSoon["id"] as? String ?? "")").object["status"] as? String == "created")
         await fixture.stop()
     }
@@ -425,14 +424,10 @@ import WeChatPay
         #expect(
             try await fixture.call("POST", "/v1/orders/\(appID)/refunds", json: ["amount": "2.75"]).object["status"] as? String
                 == "partially_refunded")
-        var refundLogged = false
-        for _ in 0..<500 where !refundLogged {
-            refundLogged = try await fixture.store.events(orderID: appID).contains {
-                $0.kind == "refund_notification" && $0.detail.contains("2.75")
-            }
-            if !refundLogged { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        #expect(refundLogged)
+        #expect(
+            try await eventually {
+                try await fixture.store.events(orderID: appID).contains { $0.kind == .refundNotification && $0.detail.contains("2.75") }
+            })
 
         // A mini program: js_code is exchanged for the openid on the server; the parameters are for the mini program's appid.
         for api in ["v2", "v3"] {
@@ -468,12 +463,7 @@ import WeChatPay
             .native, appID: v3.appID, description: "short", outTradeNo: number, total: try Money(decimal: "4.99", currency: .cny),
             notifyURL: fixture.server.baseURL.absoluteString + "/notify/wechat/v3")
         await fixture.sandbox.wechatV3.pay(outTradeNo: number, outcome: .success)
-        var refused = false
-        for _ in 0..<500 where !refused {
-            refused = try await fixture.store.events(orderID: shortID).contains { $0.kind == "notification_refused" }
-            if !refused { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        #expect(refused)
+        #expect(try await eventually { try await fixture.store.events(orderID: shortID).contains { $0.kind == .notificationRefused } })
         #expect(try await fixture.store.order(id: shortID)?.status == .created)
 
         // Signed by someone else (the platform's serial, another key): 401, nothing recorded.
@@ -500,7 +490,7 @@ import WeChatPay
         _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native", "api": "v3"])
         await fixture.sandbox.wechatV3.pay(outTradeNo: order["out_trade_no"] as? String ?? "", outcome: .success)
         #expect(try await fixture.call("GET", "/v1/orders/\(id)").object["status"] as? String == "paid")
-        #expect(try await fixture.store.events(orderID: id).contains { $0.kind == "query" && $0.to == .paid })
+        #expect(try await fixture.store.events(orderID: id).contains { $0.kind == .query && $0.to == .paid })
         // Closing a v3 order that was never paid closes it at WeChat too.
         let unpaid = try await fixture.createOrder(amount: "1.00")
         let unpaidID = try #require(unpaid["id"] as? String)
@@ -591,13 +581,15 @@ import WeChatPay
         // Paid here, never at the provider.
         let phantom = try await fixture.createOrder(amount: "6.00")
         let phantomID = try #require(phantom["id"] as? String)
-        _ = try await fixture.call("POST", "/v1/orders/\(phantomID)/payments", json: ["method": "wechat.native"])
-        try await fixture.store.apply(.paymentSucceeded, to: phantomID, refunded: nil, record: EventRecord(kind: "forged"), now: Date())
+        let phantomPayment = try await fixture.call("POST", "/v1/orders/\(phantomID)/payments", json: ["method": "wechat.native"])
+        let phantomPaymentID = try #require(phantomPayment.object["payment_id"] as? String)
+        try await fixture.store.recordPayment(
+            .succeeded(transactionID: "forged", amount: Money(minorUnits: 600, currency: .cny)), of: phantomPaymentID,
+            record: EventRecord(kind: EventKind(rawValue: "forged")), now: Date())
         // A refund recorded here that Alipay never made.
-        try await fixture.store.apply(
-            .refunded, to: refundedID, refunded: Money(minorUnits: 300, currency: .cny),
-            record: EventRecord(kind: "refund", detail: #"{"amount":"2.00"}"#),
-            now: Date())
+        let forgedRefund = try await fixture.store.reserveRefund(
+            NewRefund(orderID: refundedID, amount: Money(minorUnits: 200, currency: .cny)), now: Date())
+        _ = try await fixture.store.finishRefund(forgedRefund.refund.id, outcome: .succeeded(providerRefundID: nil), now: Date())
 
         let report = try await fixture.server.reconcile(date: today)
         let kinds = Dictionary(report.discrepancies.map { ($0.kind, $0) }, uniquingKeysWith: { first, _ in first })
@@ -643,7 +635,8 @@ import WeChatPay
     }
 
     @Test func theQueryFallbackJobFindsPaymentsWhoseNotificationsAreLost() async throws {
-        let fixture = try await Fixture(publicBaseURL: "http://127.0.0.1:9", queryAfter: 0)
+        let clock = ManualClock()
+        let fixture = try await Fixture(publicBaseURL: "http://127.0.0.1:9", queryAfter: 0, clock: clock)
         let paid = try await fixture.createOrder(amount: "4.40")
         let paidID = try #require(paid["id"] as? String)
         _ = try await fixture.call("POST", "/v1/orders/\(paidID)/payments", json: ["method": "wechat.native", "api": "v3"])
@@ -655,17 +648,18 @@ import WeChatPay
         #expect(try await fixture.server.queryPendingPayments() == 1)
         #expect(try await fixture.store.order(id: paidID)?.status == .paid)
         #expect(try await fixture.store.order(id: unpaidID)?.status == .pending)
-        #expect(try await fixture.store.events(orderID: paidID).contains { $0.kind == "query" && $0.to == .paid })
+        #expect(try await fixture.store.events(orderID: paidID).contains { $0.kind == .query && $0.to == .paid })
         // The unpaid one now waits before it is asked again; once paid, its turn finds it.
         await fixture.sandbox.alipay.pay(outTradeNo: unpaid["out_trade_no"] as? String ?? "", outcome: .success)
         #expect(try await fixture.server.queryPendingPayments() == 0)
-        #expect(try await fixture.server.queryPendingPayments(now: Date().addingTimeInterval(2)) == 1)
+        clock.advance(by: 2)
+        #expect(try await fixture.server.queryPendingPayments() == 1)
         #expect(try await fixture.store.order(id: unpaidID)?.status == .paid)
         // Every job's runs are counted for /metrics.
         var metrics = ""
-        for _ in 0..<200 where !metrics.contains(#"cashier_job_runs_total{job="query_fallback"}"#) {
+        _ = try await eventually {
             metrics = String(decoding: try await fixture.call("GET", "/metrics").body, as: UTF8.self)
-            try await Task.sleep(for: .milliseconds(10))
+            return metrics.contains(#"cashier_job_runs_total{job="query_fallback"}"#)
         }
         #expect(
             metrics.contains(#"cashier_job_runs_total{job="expiry"}"#) && metrics.contains(#"cashier_job_runs_total{job="query_fallback"}"#)
@@ -749,7 +743,7 @@ import WeChatPay
             "POST", "/v1/orders/\(id)/refunds", headers: ["Idempotency-Key": "refund-1"], json: ["amount": "6.00"])
         #expect(other.status == 409)
         #expect(try await fixture.store.order(id: id)?.refunded.minorUnits == 500)
-        #expect(try await fixture.store.events(orderID: id).filter { $0.kind == "refund" }.count == 1)
+        #expect(try await fixture.store.events(orderID: id).filter { $0.kind == .refund }.count == 1)
         // Without a key, a second request is a second refund (as asked), still never beyond what was paid.
         #expect(try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "5.00"]).status == 200)
         #expect(try await fixture.store.order(id: id)?.refunded.minorUnits == 1000)

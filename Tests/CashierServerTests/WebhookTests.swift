@@ -14,15 +14,22 @@ import Testing
         try await store.migrate()
         let order = try await store.create(
             NewOrder(id: "ord_w", outTradeNo: "Cw", total: Money(minorUnits: 100, currency: .cny), description: "tea", clientSecret: "s"))
-        _ = try await store.apply(.paymentSucceeded, to: order.id, refunded: nil, record: .init(kind: "notification"), now: Date())
+        let attempt = try await store.beginPayment(NewPayment(orderID: order.id, method: .wechatNative, provider: .wechatV2), now: Date())
+        _ = try await store.recordPayment(
+            .succeeded(transactionID: "42", amount: order.total), of: attempt.payment.id, record: .init(kind: .notification), now: Date())
         let receiver = try WebhookReceiver(failures: 1)
-        let dispatcher = WebhookDispatcher(endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store, backoff: 60)
         let now = Date()
-        #expect(try await dispatcher.deliverDue(now: now) == 0)  // 503: rescheduled a minute later
-        #expect(try await dispatcher.deliverDue(now: now.addingTimeInterval(30)) == 0)  // not due yet: not sent
+        let clock = ManualClock(now)
+        let dispatcher = WebhookDispatcher(
+            endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store, backoff: 60, clock: clock)
+        #expect(try await dispatcher.deliverDue() == 0)  // 503: rescheduled a minute later
+        clock.advance(by: 30)
+        #expect(try await dispatcher.deliverDue() == 0)  // not due yet: not sent
         #expect(receiver.received.count == 1)
-        #expect(try await dispatcher.deliverDue(now: now.addingTimeInterval(61)) == 1)
-        #expect(try await dispatcher.deliverDue(now: now.addingTimeInterval(3600)) == 0)  // delivered: never again
+        clock.advance(by: 31)
+        #expect(try await dispatcher.deliverDue() == 1)
+        clock.set(now.addingTimeInterval(3600))
+        #expect(try await dispatcher.deliverDue() == 0)  // delivered: never again
         let deliveries = receiver.received
         #expect(deliveries.count == 2 && deliveries[0].eventID == deliveries[1].eventID && deliveries[0].eventID.hasPrefix("evt_"))
         let last = try #require(deliveries.last)

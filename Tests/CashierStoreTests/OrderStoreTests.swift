@@ -5,8 +5,8 @@ import TestSupport
 import Testing
 
 /// One suite, two stores: every test runs against SQLite and against PostgreSQL (the throwaway
-/// cluster `scripts/with-pg` starts for `make test`): migrations, compare-and-set transitions
-/// with their log and outbox, leases, idempotency keys, durability across reopening.
+/// cluster `scripts/with-pg` starts for `make test`): migrations, the event log, outbox, leases,
+/// idempotency keys, durability across reopening. Payments and refunds: `LedgerStoreTests`.
 @Suite struct OrderStoreTests {
     enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case sqlite, postgres
@@ -62,6 +62,7 @@ import Testing
         #expect(
             try await store.migrate() == [
                 "001_orders", "002_events", "003_idempotency_keys", "004_outbox", "005_events_by_transition", "006_job_leases",
+                "007_payments", "008_refunds", "009_orders_settled_payment", "010_idempotency_reservations", "011_backfill_payments",
             ])
         #expect(try await store.migrate().isEmpty)
         #expect(try await backend.open(location, migrate: false).migrate().isEmpty)
@@ -94,7 +95,19 @@ import Testing
             for _ in 0..<4 { group.addTask { try await Backend.postgres.open(location, migrate: false).migrate() } }
             return try await group.reduce(into: [[String]]()) { $0.append($1) }
         }
-        #expect(applied.filter { !$0.isEmpty }.count == 1 && applied.flatMap { $0 }.count == 6)
+        #expect(applied.filter { !$0.isEmpty }.count == 1 && applied.flatMap { $0 }.count == 11)
+    }
+
+    /// Starts a payment attempt on `orderID` and records it paid: what a notification does.
+    @discardableResult
+    static func pay(
+        _ store: any OrderStore, _ orderID: String, method: PaymentMethod = .wechatNative, provider: PaymentProvider = .wechatV2,
+        at now: Date = Date()
+    ) async throws -> PaymentRecorded {
+        let started = try await store.beginPayment(NewPayment(orderID: orderID, method: method, provider: provider), now: now)
+        return try await store.recordPayment(
+            .succeeded(transactionID: "42", amount: started.payment.amount), of: started.payment.id,
+            record: .init(kind: .notification, detail: #"{"transaction_id":"42"}"#, bodySHA256: "ab"), now: now)
     }
 
     @Test(arguments: Backend.available)
@@ -105,114 +118,22 @@ import Testing
         #expect(created.status == .created && created.total.minorUnits == 5100 && created.metadata == ["table": "7"])
         let again = await #expect(throws: StoreError.self) { try await store.create(Self.newOrder("ord_1")) }
         #expect(again?.code == .conflict)
-        _ = try await store.apply(.paymentSucceeded, to: "ord_1", refunded: nil, record: .init(kind: "notification"), now: Date())
+        try await Self.pay(store, "ord_1")
         let reopened = try await backend.open(path)
         #expect(try await reopened.order(id: "ord_1")?.status == .paid)
         #expect(try await reopened.order(outTradeNo: "Cord_1")?.id == "ord_1")
         #expect(try await reopened.order(id: "missing") == nil)
+        #expect(try await reopened.payments(orderID: "ord_1").map(\.status) == [.succeeded])
     }
 
     @Test(arguments: Backend.available)
-    func transitionsMoveOnceWithTheirLogAndOutbox(backend: Backend) async throws {
-        let store = try await backend.store()
-        let order = try await store.create(Self.newOrder())
-        guard
-            case .applied(let paid, let transition) = try await store.apply(
-                .paymentSucceeded, to: order.id, refunded: nil,
-                record: .init(kind: "notification", detail: #"{"transaction_id":"42"}"#, bodySHA256: "ab"),
-                now: Date())
-        else {
-            Issue.record("the first success must apply")
-            return
-        }
-        #expect(paid.status == .paid && paid.version == order.version + 1 && transition.from == .created)
-        // A duplicate changes nothing.
-        guard
-            case .unchanged = try await store.apply(
-                .paymentSucceeded, to: order.id, refunded: nil, record: .init(kind: "notification"), now: Date())
-        else {
-            Issue.record("a duplicate must be unchanged")
-            return
-        }
-        // An illegal event changes nothing and says why.
-        let illegal = await #expect(throws: StoreError.self) {
-            try await store.apply(.paymentStarted, to: order.id, refunded: nil, record: .init(kind: "x"), now: Date())
-        }
-        #expect(illegal?.code == .illegalTransition)
-        // Refunds: partial, then the rest; never more than was paid.
-        _ = try await store.apply(
-            .partiallyRefunded, to: order.id, refunded: Money(minorUnits: 1000, currency: .cny), record: .init(kind: "refund"), now: Date())
-        let over = await #expect(throws: StoreError.self) {
-            try await store.apply(
-                .refunded, to: order.id, refunded: Money(minorUnits: 5101, currency: .cny), record: .init(kind: "refund"), now: Date())
-        }
-        #expect(over?.code == .illegalTransition)
-        _ = try await store.apply(
-            .refunded, to: order.id, refunded: Money(minorUnits: 5100, currency: .cny), record: .init(kind: "refund"), now: Date())
-        let final = try #require(try await store.order(id: order.id))
-        #expect(final.status == .refunded && final.refunded.minorUnits == 5100)
-
-        let events = try await store.events(orderID: order.id)
-        #expect(events.map(\.to) == [.paid, .partiallyRefunded, .refunded])
-        #expect(events.first?.bodySHA256 == "ab" && events.first?.detail.contains("transaction_id") == true)
-        let outbox = try await store.dueOutbox(now: Date().addingTimeInterval(1), limit: 10)
-        #expect(outbox.map(\.type) == ["order.paid", "order.refunded", "order.refunded"])
-        #expect(outbox.first?.payload.contains(#""amount_minor":5100"#) == true)
-        try await store.markDelivered(outbox[0].id, at: Date())
-        try await store.reschedule(outbox[1].id, attempts: 1, nextAttemptAt: Date().addingTimeInterval(60))
-        #expect(try await store.dueOutbox(now: Date().addingTimeInterval(1), limit: 10).map(\.id) == [outbox[2].id])
-    }
-
-    @Test(arguments: Backend.available)
-    func aPaymentForAClosedOrderIsKeptAndFlagged(backend: Backend) async throws {
-        let store = try await backend.store()
-        let order = try await store.create(Self.newOrder())
-        _ = try await store.apply(.closed, to: order.id, refunded: nil, record: .init(kind: "close"), now: Date())
-        guard
-            case .applied(let paid, _) = try await store.apply(
-                .paymentSucceeded, to: order.id, refunded: nil, record: .init(kind: "notification"), now: Date())
-        else {
-            Issue.record("the late payment must be recorded")
-            return
-        }
-        #expect(paid.status == .paid && paid.refundRequired)
-        let types = try await store.dueOutbox(now: Date().addingTimeInterval(1), limit: 10).map(\.type)
-        #expect(types == ["order.closed", "order.paid", "order.refund_required"])
-    }
-
-    @Test(arguments: Backend.available)
-    func fiftyConcurrentDuplicatesMoveTheOrderOnce(backend: Backend) async throws {
-        // Two stores on one database, as two processes would have: the row lock (or SQLite's
-        // database lock) and the compare-and-set keep it to one transition.
-        let path = try await backend.freshLocation()
-        let store = try await backend.open(path)
-        let other = try await backend.open(path)
-        let order = try await store.create(Self.newOrder())
-        let applied = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for index in 0..<50 {
-                let store = index.isMultiple(of: 2) ? store : other
-                group.addTask {
-                    let outcome = try await store.apply(
-                        .paymentSucceeded, to: order.id, refunded: nil, record: .init(kind: "notification"), now: Date())
-                    if case .applied = outcome { return true }
-                    return false
-                }
-            }
-            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-        }
-        #expect(applied == 1)
-        #expect(try await store.events(orderID: order.id).filter { $0.to != nil }.count == 1)
-        #expect(try await store.dueOutbox(now: Date().addingTimeInterval(1), limit: 100).count == 1)
-    }
-
-    @Test(arguments: Backend.available)
-    func theEventLogIsAppendOnlyAndKeysAreIdempotent(backend: Backend) async throws {
+    func theEventLogIsAppendOnly(backend: Backend) async throws {
         let path = try await backend.freshLocation()
         let store = try await backend.open(path)
         let order = try await store.create(Self.newOrder())
         try await store.append(
-            .init(kind: "notification_refused", detail: #"{"reason":"amount"}"#, bodySHA256: "cd"), to: order.id, now: Date())
-        #expect(try await store.events(orderID: order.id).map(\.kind) == ["notification_refused"])
+            .init(kind: .notificationRefused, detail: #"{"reason":"amount"}"#, bodySHA256: "cd"), to: order.id, now: Date())
+        #expect(try await store.events(orderID: order.id).map(\.kind) == [.notificationRefused])
         #expect(try await store.order(id: order.id)?.version == order.version)
         // Even with direct access to the database, the log refuses to be rewritten.
         switch backend {
@@ -234,37 +155,52 @@ import Testing
                 #expect(result.status != 0 && result.stderr.contains("the event log is append-only"), "\(result.stderr)")
             }
         }
-        #expect(try await store.events(orderID: order.id).map(\.kind) == ["notification_refused"])
-
-        #expect(try await store.idempotency(key: "k1", requestSHA256: "h1") == .new)
-        try await store.saveIdempotentResponse(key: "k1", requestSHA256: "h1", status: 201, body: Array("{}".utf8))
-        #expect(try await store.idempotency(key: "k1", requestSHA256: "h1") == .replay(status: 201, body: Array("{}".utf8)))
-        #expect(try await store.idempotency(key: "k1", requestSHA256: "h2") == .conflict)
-        // The first answer stays: saving again under the key changes nothing.
-        try await store.saveIdempotentResponse(key: "k1", requestSHA256: "h1", status: 500, body: [])
-        #expect(try await store.idempotency(key: "k1", requestSHA256: "h1") == .replay(status: 201, body: Array("{}".utf8)))
+        #expect(try await store.events(orderID: order.id).map(\.kind) == [.notificationRefused])
     }
 
     @Test(arguments: Backend.available)
-    func transitionsAreFoundByStatusAndTime(backend: Backend) async throws {
-        let store = try await backend.store()
-        _ = try await store.create(Self.newOrder("ord_a"))
-        _ = try await store.create(Self.newOrder("ord_b"))
-        let day = Date(timeIntervalSince1970: 1_800_000_000)
-        try await store.apply(.paymentSucceeded, to: "ord_a", refunded: nil, record: EventRecord(kind: "n"), now: day)
-        try await store.apply(
-            .paymentSucceeded, to: "ord_b", refunded: nil, record: EventRecord(kind: "n"), now: day.addingTimeInterval(86_400))
-        try await store.apply(
-            .partiallyRefunded, to: "ord_a", refunded: Money(minorUnits: 100, currency: .cny), record: EventRecord(kind: "refund"),
-            now: day.addingTimeInterval(60))
-        let paid = try await store.transitions(into: [.paid], from: day, until: day.addingTimeInterval(86_400))
-        #expect(paid.map(\.orderID) == ["ord_a"])
-        let refunds = try await store.transitions(
-            into: [.partiallyRefunded, .refunded], from: day, until: day.addingTimeInterval(86_400))
-        #expect(refunds.map(\.kind) == ["refund"])
+    func idempotencyKeysAreReservedBeforeTheWork(backend: Backend) async throws {
+        let location = try await backend.freshLocation()
+        let store = try await backend.open(location)
+        let other = try await backend.open(location)
+        let now = Date()
+        #expect(try await store.reserveIdempotencyKey("k1", requestSHA256: "h1", holder: "a", now: now, lease: 10) == .reserved)
+        // While "a" works, the key is in use; another body is a conflict.
+        #expect(try await other.reserveIdempotencyKey("k1", requestSHA256: "h1", holder: "b", now: now, lease: 10) == .inProgress)
+        #expect(try await other.reserveIdempotencyKey("k1", requestSHA256: "h2", holder: "b", now: now, lease: 10) == .conflict)
+        try await store.completeIdempotencyKey("k1", holder: "a", status: 201, body: Array("{}".utf8), now: now)
         #expect(
-            try await store.transitions(into: [.paid], from: day.addingTimeInterval(86_400), until: day.addingTimeInterval(2 * 86_400)).map(
-                \.orderID) == ["ord_b"])
+            try await other.reserveIdempotencyKey("k1", requestSHA256: "h1", holder: "b", now: now, lease: 10)
+                == .replay(status: 201, body: Array("{}".utf8)))
+        // A holder that never finishes (it crashed) loses the key when its lease ends; one that
+        // renews keeps it; a released key is free at once.
+        #expect(try await store.reserveIdempotencyKey("k2", requestSHA256: "h", holder: "a", now: now, lease: 10) == .reserved)
+        #expect(
+            try await other.reserveIdempotencyKey("k2", requestSHA256: "h", holder: "b", now: now.addingTimeInterval(11), lease: 10)
+                == .reserved)
+        try await store.completeIdempotencyKey("k2", holder: "a", status: 200, body: [1], now: now)  // the old holder's answer is dropped
+        #expect(
+            try await other.reserveIdempotencyKey("k2", requestSHA256: "h", holder: "c", now: now.addingTimeInterval(12), lease: 10)
+                == .inProgress)
+        try await other.renewIdempotencyKey("k2", holder: "b", until: now.addingTimeInterval(40))
+        #expect(
+            try await store.reserveIdempotencyKey("k2", requestSHA256: "h", holder: "c", now: now.addingTimeInterval(30), lease: 10)
+                == .inProgress)
+        try await other.releaseIdempotencyKey("k2", holder: "b")
+        #expect(
+            try await store.reserveIdempotencyKey("k2", requestSHA256: "h", holder: "c", now: now.addingTimeInterval(30), lease: 10)
+                == .reserved)
+        // Twelve at once with one key, from two connections: exactly one gets it.
+        let reserved = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<12 {
+                let store = index.isMultiple(of: 2) ? store : other
+                group.addTask {
+                    try await store.reserveIdempotencyKey("k3", requestSHA256: "h", holder: "h\(index)", now: now, lease: 10) == .reserved
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(reserved == 1)
     }
 
     @Test(arguments: Backend.available)
@@ -273,7 +209,7 @@ import Testing
         let one = try await backend.open(location)
         let two = try await backend.open(location)
         let order = try await one.create(Self.newOrder())
-        try await one.apply(.paymentSucceeded, to: order.id, refunded: nil, record: .init(kind: "n"), now: Date())
+        try await Self.pay(one, order.id)
         let now = Date().addingTimeInterval(1)
         // One instance claims the message; the other does not see it until the lease runs out.
         #expect(try await one.claimOutbox(now: now, limit: 10, lease: 60).map(\.type) == ["order.paid"])

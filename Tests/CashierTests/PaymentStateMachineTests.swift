@@ -10,6 +10,7 @@ import Testing
         "pending>failed",
         "created>closed", "pending>closed", "failed>closed",
         "paid>partially_refunded", "partially_refunded>partially_refunded", "paid>refunded", "partially_refunded>refunded",
+        "refunded>partially_refunded", "refunded>paid", "partially_refunded>paid",
     ]
 
     @Test func everyPairIsLegalExactlyWhenListed() {
@@ -25,7 +26,47 @@ import Testing
         for transition in PaymentStateMachine.transitions where transition.from.hasReceivedMoney {
             #expect(transition.to.hasReceivedMoney, "\(transition)")
         }
-        #expect(PaymentStateMachine.events(from: .refunded).isEmpty)
+        // A refunded order moves only when a refund fails after all.
+        #expect(Set(PaymentStateMachine.events(from: .refunded)) == [.refundFailed, .allRefundsFailed])
+    }
+
+    @Test func theEventBetweenTwoStatusesIsFound() {
+        #expect(PaymentStateMachine.event(from: .created, to: .pending) == .paymentStarted)
+        #expect(PaymentStateMachine.event(from: .refunded, to: .paid) == .allRefundsFailed)
+        #expect(PaymentStateMachine.event(from: .paid, to: .created) == nil)
+    }
+
+    /// The order's status from its records: settlement first, then closing, then attempts.
+    @Test func statusIsDerivedFromTheRecords() {
+        typealias Settlement = PaymentStatus.Settlement
+        func derived(_ attempts: [PaymentAttemptStatus], settled: Settlement? = nil, closed: Bool = false, started: Bool = true)
+            -> PaymentStatus
+        {
+            PaymentStatus.derived(settled: settled, closed: closed, attempts: attempts, everStarted: started)
+        }
+        #expect(derived([], started: false) == .created)
+        #expect(derived([.created], started: false) == .created)  // reserved, never placed
+        #expect(derived([.failed], started: false) == .created)  // refused when placed
+        #expect(derived([.closed, .pending]) == .pending)
+        #expect(derived([.processing]) == .pending)
+        #expect(derived([.failed, .closed, .created]) == .failed)
+        #expect(derived([.pending], closed: true) == .closed)
+        #expect(derived([.succeeded], settled: Settlement(amount: 100, refunded: 0), closed: true) == .paid)
+        #expect(derived([], settled: Settlement(amount: 100, refunded: 1)) == .partiallyRefunded)
+        #expect(derived([], settled: Settlement(amount: 100, refunded: 100)) == .refunded)
+    }
+
+    /// Attempts and refunds: success is accepted from anywhere but itself, nothing leaves it.
+    @Test func attemptsAndRefundsMoveOnlyForward() {
+        for status in PaymentAttemptStatus.allCases {
+            #expect(status.canMove(to: .succeeded) == (status != .succeeded), "\(status)")
+            #expect(!PaymentAttemptStatus.succeeded.canMove(to: status))
+        }
+        #expect(!PaymentAttemptStatus.closed.canMove(to: .pending) && PaymentAttemptStatus.pending.canMove(to: .processing))
+        #expect(RefundStatus.pending.canMove(to: .succeeded) && RefundStatus.succeeded.canMove(to: .failed))
+        #expect(!RefundStatus.failed.canMove(to: .succeeded) && !RefundStatus.failed.canMove(to: .pending))
+        #expect(PaymentMethod.allCases.map(\.wallet).filter { $0 == .wechat }.count == 5)
+        #expect(PaymentProvider.wechatV3.wallet == .wechat && PaymentMethod(rawValue: "alipay.qr")?.wallet == .alipay)
     }
 
     @Test func onlyALateArrivalRequiresARefund() {

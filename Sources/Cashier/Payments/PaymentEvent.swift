@@ -12,4 +12,8 @@ public enum PaymentEvent: String, Hashable, Sendable, Codable, CaseIterable {
     case partiallyRefunded = "partially_refunded"
     /// The rest of the paid amount was refunded.
     case refunded
+    /// A refund the provider had accepted failed after all; other refunds of the payment remain.
+    case refundFailed = "refund_failed"
+    /// A refund failed after all and no refund of the payment remains: it is simply paid again.
+    case allRefundsFailed = "all_refunds_failed"
 }

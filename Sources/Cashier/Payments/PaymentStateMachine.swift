@@ -6,6 +6,12 @@
 ///    └──closed──▶ closed ◀──closed┘   payment_failed──▶ failed   └──────────refunded──────────────┴──▶ refunded
 /// ```
 ///
+/// A refund the provider reports failed after accepting it moves a refunded order back
+/// (`refund_failed`, `all_refunds_failed`): the money never leaves the received states.
+/// Stores do not pick events by hand: they derive the status from the order's payment and
+/// refund records (``PaymentStatus/derived(settled:closed:attempts:everStarted:)``) and apply the transition
+/// only when this table allows it.
+///
 /// A store applies a transition by compare-and-set: "move order X from `from` to `to` only if it
 /// is still at `from`", in one transaction, so duplicates and races move it at most once.
 ///
@@ -35,6 +41,12 @@ public enum PaymentStateMachine {
         PaymentTransition(from: .partiallyRefunded, event: .partiallyRefunded, to: .partiallyRefunded),
         PaymentTransition(from: .paid, event: .refunded, to: .refunded),
         PaymentTransition(from: .partiallyRefunded, event: .refunded, to: .refunded),
+
+        // A refund that fails after it was counted gives the money back to the order.
+        PaymentTransition(from: .refunded, event: .refundFailed, to: .partiallyRefunded),
+        PaymentTransition(from: .partiallyRefunded, event: .refundFailed, to: .partiallyRefunded),
+        PaymentTransition(from: .refunded, event: .allRefundsFailed, to: .paid),
+        PaymentTransition(from: .partiallyRefunded, event: .allRefundsFailed, to: .paid),
     ]
 
     private static let byStatusAndEvent: [PaymentStatus: [PaymentEvent: PaymentTransition]] =
@@ -52,6 +64,11 @@ public enum PaymentStateMachine {
     /// `true` when some event moves an order from `from` to `to`.
     public static func isLegal(from: PaymentStatus, to: PaymentStatus) -> Bool {
         transitions.contains { $0.from == from && $0.to == to }
+    }
+
+    /// The event that moves an order from `from` to `to`, or `nil` when no legal transition does.
+    public static func event(from: PaymentStatus, to: PaymentStatus) -> PaymentEvent? {
+        transitions.first { $0.from == from && $0.to == to }?.event
     }
 
     /// The events an order in `status` can still take.

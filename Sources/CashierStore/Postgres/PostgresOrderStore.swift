@@ -15,61 +15,6 @@ public final class PostgresOrderStore: SQLOrderStore {
     /// How many times a transaction is tried when the failure is transient.
     static let attempts = 5
 
-    /// The schema: the same migration names as SQLite's, in PostgreSQL's dialect.
-    static let migrations: [(name: String, sql: String)] = [
-        (
-            "001_orders",
-            """
-            CREATE TABLE orders (
-                rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, out_trade_no TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
-                currency TEXT NOT NULL, total_minor BIGINT NOT NULL, refunded_minor BIGINT NOT NULL DEFAULT 0,
-                description TEXT NOT NULL, metadata TEXT NOT NULL, items TEXT NOT NULL, client_secret TEXT NOT NULL,
-                refund_required INTEGER NOT NULL DEFAULT 0, version BIGINT NOT NULL DEFAULT 1,
-                created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, expires_at BIGINT
-            );
-            CREATE INDEX orders_status ON orders(status, created_at);
-            CREATE INDEX orders_expiry ON orders(status, expires_at);
-            """
-        ),
-        (
-            "002_events",
-            """
-            CREATE TABLE events (
-                sequence BIGSERIAL PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id),
-                kind TEXT NOT NULL, from_status TEXT, to_status TEXT, detail TEXT NOT NULL, body_sha256 TEXT,
-                created_at BIGINT NOT NULL
-            );
-            CREATE INDEX events_order ON events(order_id, sequence);
-            CREATE FUNCTION cashier_events_append_only() RETURNS trigger LANGUAGE plpgsql AS
-                $$ BEGIN RAISE EXCEPTION 'the event log is append-only'; END $$;
-            CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
-                FOR EACH ROW EXECUTE FUNCTION cashier_events_append_only();
-            """
-        ),
-        (
-            "003_idempotency_keys",
-            """
-            CREATE TABLE idempotency_keys (
-                key TEXT PRIMARY KEY, request_sha256 TEXT NOT NULL, status INTEGER NOT NULL, body BYTEA NOT NULL,
-                created_at BIGINT NOT NULL
-            );
-            """
-        ),
-        (
-            "004_outbox",
-            """
-            CREATE TABLE outbox (
-                rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), type TEXT NOT NULL,
-                payload TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at BIGINT NOT NULL, delivered_at BIGINT,
-                created_at BIGINT NOT NULL
-            );
-            CREATE INDEX outbox_due ON outbox(delivered_at, next_attempt_at);
-            """
-        ),
-        ("005_events_by_transition", "CREATE INDEX events_transition ON events(to_status, created_at);"),
-        ("006_job_leases", "CREATE TABLE job_leases (job TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at BIGINT NOT NULL);"),
-    ]
-
     /// - Parameters:
     ///   - url: `postgres://user:password@host:port/database` (libpq's URI form).
     ///   - poolSize: connections kept open (each instance; PostgreSQL's `max_connections` bounds the sum).

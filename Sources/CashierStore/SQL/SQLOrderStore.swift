@@ -15,9 +15,9 @@ public protocol SQLOrderStore: OrderStore {
 extension SQLOrderStore {
     // MARK: Orders
 
-    public func create(_ order: NewOrder) async throws -> StoredOrder {
+    public func create(_ order: NewOrder, now date: Date) async throws -> StoredOrder {
         let metadata = String(decoding: try JSONEncoder.sorted.encode(order.metadata), as: UTF8.self)
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = SQLStatements.stamp(date)
         return try await withTransaction { session in
             let connection = session.connection
             do {
@@ -30,7 +30,7 @@ extension SQLOrderStore {
                     [
                         .text(order.id), .text(order.outTradeNo), .text(order.total.currency.code), .integer(order.total.minorUnits),
                         .text(order.description), .text(metadata), .text(order.itemsJSON), .text(order.clientSecret), .integer(now),
-                        .integer(now), order.expiresAt.map { .integer(Int64($0.timeIntervalSince1970 * 1000)) } ?? .null,
+                        .integer(now), order.expiresAt.map { .integer(SQLStatements.stamp($0)) } ?? .null,
                     ])
             } catch let error as StoreError where error.code == .conflict {
                 throw StoreError(.conflict, "an order with id \(order.id) or out_trade_no \(order.outTradeNo) already exists")
@@ -83,17 +83,6 @@ extension SQLOrderStore {
         }
     }
 
-    // MARK: Transitions
-
-    public func apply(
-        _ event: PaymentEvent, to orderID: String, refunded: Money?, record: EventRecord, duplicate: EventRecord?, now: Date
-    ) async throws -> TransitionOutcome {
-        try await withTransaction { session in
-            try SQLStatements.apply(
-                event, to: orderID, refunded: refunded, record: record, duplicate: duplicate, now: now, session.connection)
-        }
-    }
-
     // MARK: Events
 
     public func append(_ record: EventRecord, to orderID: String, now: Date) async throws {
@@ -124,9 +113,9 @@ extension SQLOrderStore {
         }
     }
 
-    public func recentEvents(kinds: Set<String>, limit: Int) async throws -> [OrderEvent] {
+    public func recentEvents(kinds: Set<EventKind>, limit: Int) async throws -> [OrderEvent] {
         guard !kinds.isEmpty else { return [] }
-        let names = kinds.sorted()
+        let names = kinds.map(\.rawValue).sorted()
         return try await withReading { session in
             try session.connection.query(
                 """
@@ -140,23 +129,57 @@ extension SQLOrderStore {
 
     // MARK: Idempotency
 
-    public func idempotency(key: String, requestSHA256: String) async throws -> IdempotencyLookup {
-        try await withReading { session in
+    public func reserveIdempotencyKey(_ key: String, requestSHA256: String, holder: String, now: Date, lease: TimeInterval) async throws
+        -> IdempotencyReservation
+    {
+        try await withTransaction { session in
+            let connection = session.connection
+            // Taken in one statement: a new key, or an unfinished one whose holder's lease ran out.
+            let taken = try connection.query(
+                """
+                INSERT INTO idempotency_keys (key, request_sha256, status, body, created_at, holder, locked_until)
+                VALUES (?, ?, 0, ?, ?, ?, ?)
+                ON CONFLICT (key) DO UPDATE SET holder = excluded.holder, locked_until = excluded.locked_until
+                    WHERE idempotency_keys.status = 0 AND idempotency_keys.locked_until < ?
+                    AND idempotency_keys.request_sha256 = excluded.request_sha256
+                RETURNING holder
+                """,
+                [
+                    .text(key), .text(requestSHA256), .blob([0]), .integer(Int64(now.timeIntervalSince1970)), .text(holder),
+                    .integer(SQLStatements.stamp(now.addingTimeInterval(lease))), .integer(SQLStatements.stamp(now)),
+                ])
+            if taken.first?.first?.text == holder { return .reserved }
             guard
-                let row = try session.connection.query(
+                let row = try connection.query(
                     "SELECT request_sha256, status, body FROM idempotency_keys WHERE key = ?", [.text(key)]
                 ).first
-            else { return .new }
+            else { return .inProgress }
             guard row[0].text == requestSHA256 else { return .conflict }
-            return .replay(status: Int(row[1].integer ?? 200), body: row[2].blob ?? [])
+            guard let status = row[1].integer, status > 0 else { return .inProgress }
+            return .replay(status: Int(status), body: row[2].blob ?? [])
         }
     }
 
-    public func saveIdempotentResponse(key: String, requestSHA256: String, status: Int, body: [UInt8]) async throws {
+    public func renewIdempotencyKey(_ key: String, holder: String, until: Date) async throws {
         try await withTransaction { session in
             try session.connection.query(
-                "INSERT INTO idempotency_keys (key, request_sha256, status, body, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [.text(key), .text(requestSHA256), .integer(Int64(status)), .blob(body), .integer(Int64(Date().timeIntervalSince1970))])
+                "UPDATE idempotency_keys SET locked_until = ? WHERE key = ? AND holder = ? AND status = 0",
+                [.integer(SQLStatements.stamp(until)), .text(key), .text(holder)])
+        }
+    }
+
+    public func completeIdempotencyKey(_ key: String, holder: String, status: Int, body: [UInt8], now: Date) async throws {
+        try await withTransaction { session in
+            try session.connection.query(
+                "UPDATE idempotency_keys SET status = ?, body = ?, holder = NULL, locked_until = NULL WHERE key = ? AND holder = ? AND status = 0",
+                [.integer(Int64(status)), .blob(body), .text(key), .text(holder)])
+        }
+    }
+
+    public func releaseIdempotencyKey(_ key: String, holder: String) async throws {
+        try await withTransaction { session in
+            try session.connection.query(
+                "DELETE FROM idempotency_keys WHERE key = ? AND holder = ? AND status = 0", [.text(key), .text(holder)])
         }
     }
 

@@ -5,13 +5,23 @@ import Foundation
 enum SQLStatements {
     static let orderColumns = """
         id, out_trade_no, status, currency, total_minor, refunded_minor, description, metadata, items, client_secret,
-        refund_required, version, created_at, expires_at
+        refund_required, version, created_at, expires_at, settled_payment_id
         """
 
     static let eventColumns = "sequence, order_id, kind, from_status, to_status, detail, body_sha256, created_at"
 
     /// Milliseconds since 1970, as every time column stores it.
-    static func stamp(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970 * 1000) }
+    static func stamp(_ date: Date) -> Int64 {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        // Dates from the API are bounded before they get here; this keeps a wild one from trapping.
+        guard milliseconds.isFinite, abs(milliseconds) < 9.0e15 else {
+            return milliseconds < 0 ? -9_000_000_000_000_000 : 9_000_000_000_000_000
+        }
+        return Int64(milliseconds)
+    }
+
+    /// A date from a stored stamp.
+    static func date(_ stamp: Int64) -> Date { Date(timeIntervalSince1970: Double(stamp) / 1000) }
 
     /// Applies the named migrations not yet recorded in `schema_migrations`, in order (inside
     /// the caller's transaction). - Returns: the names applied now.
@@ -55,7 +65,7 @@ enum SQLStatements {
     }
 
     static func order(_ row: [SQLValue]) throws -> StoredOrder {
-        guard row.count == 14, let id = row[0].text, let outTradeNo = row[1].text, let status = row[2].text.flatMap(PaymentStatus.init),
+        guard row.count == 15, let id = row[0].text, let outTradeNo = row[1].text, let status = row[2].text.flatMap(PaymentStatus.init),
             let code = row[3].text, let currency = try? Currency(code: code), let total = row[4].integer, let refunded = row[5].integer,
             let version = row[11].integer, let created = row[12].integer
         else { throw StoreError(.failed, "an orders row does not have the expected columns") }
@@ -67,12 +77,12 @@ enum SQLStatements {
             refunded: Money(minorUnits: refunded, currency: currency), description: row[6].text ?? "", metadata: metadata,
             itemsJSON: row[8].text ?? "[]", clientSecret: row[9].text ?? "", refundRequired: row[10].integer == 1, version: version,
             createdAt: Date(timeIntervalSince1970: Double(created) / 1000),
-            expiresAt: row[13].integer.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+            expiresAt: row[13].integer.map { Date(timeIntervalSince1970: Double($0) / 1000) }, settledPaymentID: row[14].text)
     }
 
     static func event(_ row: [SQLValue]) -> OrderEvent {
         OrderEvent(
-            sequence: row[0].integer ?? 0, orderID: row[1].text ?? "", kind: row[2].text ?? "",
+            sequence: row[0].integer ?? 0, orderID: row[1].text ?? "", kind: EventKind(rawValue: row[2].text ?? ""),
             from: row[3].text.flatMap(PaymentStatus.init), to: row[4].text.flatMap(PaymentStatus.init), detail: row[5].text ?? "{}",
             bodySHA256: row[6].text, createdAt: Date(timeIntervalSince1970: Double(row[7].integer ?? 0) / 1000))
     }
@@ -84,67 +94,11 @@ enum SQLStatements {
             deliveredAt: row[6].integer.map { Date(timeIntervalSince1970: Double($0) / 1000) })
     }
 
-    /// Compare-and-set: the order read (locked where rows lock), the state machine asked, the row
-    /// replaced only at the version read, the event and the webhooks written with it.
-    static func apply(
-        _ event: PaymentEvent, to orderID: String, refunded: Money?, record: EventRecord, duplicate: EventRecord?, now: Date,
+    /// Queues a webhook: the order as it is now, and the payment or refund it is about.
+    static func enqueue(
+        type: String, order: StoredOrder, payment: StoredPayment? = nil, refund: StoredRefund? = nil, at stamp: Int64,
         _ connection: any SQLConnection
-    ) throws -> TransitionOutcome {
-        guard let current = try fetch(connection, where: "id = ?", .text(orderID), locking: true) else {
-            throw StoreError(.notFound, "no order \(orderID)")
-        }
-        // A success or refund that already happened is a duplicate, not an error.
-        let isDuplicate =
-            (event == .paymentSucceeded && current.status.hasReceivedMoney)
-            || (refunded.map { (event == .refunded || event == .partiallyRefunded) && $0.minorUnits <= current.refunded.minorUnits }
-                ?? false)
-        if isDuplicate {
-            if let duplicate { try insert(duplicate, orderID: orderID, from: nil, to: nil, at: stamp(now), connection) }
-            return .unchanged(current)
-        }
-        let transition: PaymentTransition
-        do {
-            transition = try PaymentStateMachine.transition(from: current.status, on: event)
-        } catch {
-            throw StoreError(.illegalTransition, "order \(orderID) is \(current.status.rawValue) and cannot take \(event.rawValue)")
-        }
-        if let refunded, refunded.minorUnits > current.total.minorUnits {
-            throw StoreError(.illegalTransition, "refunds of \(refunded) would exceed the \(current.total) paid for order \(orderID)")
-        }
-        let at = stamp(now)
-        try connection.query(
-            """
-            UPDATE orders SET status = ?, refunded_minor = ?, refund_required = CASE WHEN refund_required = 1 OR ? = 1 THEN 1 ELSE 0 END,
-                version = version + 1, updated_at = ? WHERE id = ? AND version = ?
-            """,
-            [
-                .text(transition.to.rawValue), .integer(refunded?.minorUnits ?? current.refunded.minorUnits),
-                .integer(transition.requiresRefund ? 1 : 0), .integer(at), .text(orderID), .integer(current.version),
-            ])
-        guard connection.changes == 1 else { throw StoreError(.busy, "order \(orderID) changed underneath; retry") }
-        try insert(record, orderID: orderID, from: current.status, to: transition.to, at: at, connection)
-        guard let updated = try fetch(connection, where: "id = ?", .text(orderID)) else {
-            throw StoreError(.failed, "order \(orderID) vanished during its transition")
-        }
-        for type in webhookTypes(for: transition) {
-            try enqueue(type: type, order: updated, at: at, connection)
-        }
-        return .applied(updated, transition)
-    }
-
-    static func webhookTypes(for transition: PaymentTransition) -> [String] {
-        var types: [String] = []
-        switch transition.to {
-        case .paid: types.append("order.paid")
-        case .refunded, .partiallyRefunded: types.append("order.refunded")
-        case .closed: types.append("order.closed")
-        default: break
-        }
-        if transition.requiresRefund { types.append("order.refund_required") }
-        return types
-    }
-
-    static func enqueue(type: String, order: StoredOrder, at stamp: Int64, _ connection: any SQLConnection) throws {
+    ) throws {
         let id = "evt_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         struct Payload: Encodable {
             struct Data: Encodable {
@@ -154,6 +108,8 @@ enum SQLStatements {
                 let amount: Money
                 let amount_refunded: Money
                 let refund_required: Bool
+                let payment: PaymentJSON?
+                let refund: RefundJSON?
             }
             let id: String
             let type: String
@@ -164,7 +120,8 @@ enum SQLStatements {
             id: id, type: type, created: stamp / 1000,
             data: .init(
                 order_id: order.id, out_trade_no: order.outTradeNo, status: order.status.rawValue, amount: order.total,
-                amount_refunded: order.refunded, refund_required: order.refundRequired))
+                amount_refunded: order.refunded, refund_required: order.refundRequired, payment: payment.map(PaymentJSON.init),
+                refund: refund.map(RefundJSON.init)))
         try connection.query(
             "INSERT INTO outbox (id, order_id, type, payload, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             [
@@ -179,7 +136,8 @@ enum SQLStatements {
         try connection.query(
             "INSERT INTO events (order_id, kind, from_status, to_status, detail, body_sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
-                .text(orderID), .text(record.kind), from.map { .text($0.rawValue) } ?? .null, to.map { .text($0.rawValue) } ?? .null,
+                .text(orderID), .text(record.kind.rawValue), from.map { .text($0.rawValue) } ?? .null,
+                to.map { .text($0.rawValue) } ?? .null,
                 .text(record.detail), record.bodySHA256.map { .text($0) } ?? .null, .integer(stamp),
             ])
     }

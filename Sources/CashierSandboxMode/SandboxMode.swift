@@ -2,6 +2,7 @@ import ApplePay
 import Cashier
 import CashierCrypto
 public import CashierSandbox
+public import CashierServer
 public import CashierStore
 import Foundation
 public import WeChatPay

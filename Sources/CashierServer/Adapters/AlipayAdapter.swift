@@ -1,0 +1,140 @@
+import Alipay
+import Cashier
+import CashierHTTP
+import CashierStore
+import Foundation
+
+/// Alipay's open API (RSA2): app pay order strings, the wap and page cashiers, QR codes.
+struct AlipayAdapter: PaymentAdapter {
+    let provider = PaymentProvider.alipay
+    let methods: Set<PaymentMethod> = [.alipayApp, .alipayWap, .alipayPage, .alipayQR]
+    /// The domestic API takes CNY only (amounts are sent without a currency).
+    let currencies: Set<Currency>? = [.cny]
+    let configuration: MerchantConfiguration.Alipay
+    let transport: any HTTPTransport
+    let notifyBase: @Sendable () -> String
+
+    var canRefund: Bool { true }
+
+    var client: Alipay.Client {
+        Alipay.Client(
+            appID: configuration.appID, signer: Alipay.Signer(privateKey: configuration.privateKey),
+            alipayPublicKey: configuration.alipayPublicKey, transport: transport, gateway: configuration.gateway)
+    }
+
+    var notifyURL: String { notifyBase() + "/notify/alipay" }
+
+    func prepare(_ request: PaymentRequestBody, method: PaymentMethod) async throws -> PreparedAttempt {
+        if method == .alipayWap || method == .alipayPage {
+            guard let returnURL = request.return_url, URL(string: returnURL)?.scheme?.hasPrefix("http") == true else {
+                throw PaymentError(.invalidRequest, "\(method.rawValue) needs return_url, the page Alipay sends the browser back to")
+            }
+        }
+        return PreparedAttempt(appID: configuration.appID, merchantID: configuration.sellerID, payer: nil)
+    }
+
+    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any] {
+        switch payment.method {
+        case .alipayWap, .alipayPage:
+            let apiMethod = payment.method == .alipayWap ? "alipay.trade.wap.pay" : "alipay.trade.page.pay"
+            let returnURL = request.return_url ?? ""
+            let url = try client.paymentPageURL(
+                method: apiMethod, outTradeNo: payment.outTradeNo, total: payment.amount, subject: order.description,
+                notifyURL: notifyURL, returnURL: returnURL)
+            let form = try client.paymentPageForm(
+                method: apiMethod, outTradeNo: payment.outTradeNo, total: payment.amount, subject: order.description,
+                notifyURL: notifyURL, returnURL: returnURL)
+            return ["url": url.absoluteString, "form": form]
+        case .alipayApp:
+            let biz = JSONText.object([
+                "out_trade_no": payment.outTradeNo, "total_amount": payment.amount.decimalString, "subject": order.description,
+            ])
+            let orderString = try Alipay.OrderString.make(
+                appID: configuration.appID, signer: Alipay.Signer(privateKey: configuration.privateKey), notifyURL: notifyURL,
+                bizContent: biz)
+            return ["order_string": orderString]
+        default:
+            let qr = try await client.precreate(
+                outTradeNo: payment.outTradeNo, total: payment.amount, subject: order.description, notifyURL: notifyURL)
+            return ["qr_code": qr]
+        }
+    }
+
+    func query(_ payment: StoredPayment) async throws -> ProviderPaymentState {
+        let trade: Alipay.Trade
+        do {
+            trade = try await client.query(outTradeNo: payment.outTradeNo)
+        } catch let error as PaymentError where error.providerCode == "ACQ.TRADE_NOT_EXIST" {
+            return .notFound
+        }
+        if trade.isPaid { return .paid(amount: trade.totalAmount, transactionID: trade.tradeNo) }
+        return trade.tradeStatus == "WAIT_BUYER_PAY" ? .unpaid : .failed("Alipay says \(trade.tradeStatus)")
+    }
+
+    func close(_ payment: StoredPayment) async throws -> ProviderCloseResult {
+        do {
+            try await client.close(outTradeNo: payment.outTradeNo)
+            return .closed
+        } catch let error as PaymentError where error.providerCode == "ACQ.TRADE_NOT_EXIST" {
+            // An app-pay order string the payer never opened does not exist at Alipay: nothing to
+            // close there (if it is paid later, the payment is recorded and flagged for refund).
+            return .closed
+        } catch let error as PaymentError where error.providerCode == "ACQ.TRADE_STATUS_ERROR" {
+            switch try await query(payment) {
+            case .paid(let amount, let transactionID): return .paid(amount: amount, transactionID: transactionID)
+            case .failed, .notFound: return .closed
+            default: throw error
+            }
+        }
+    }
+
+    func refund(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
+        do {
+            _ = try await client.refund(
+                outTradeNo: payment.outTradeNo, amount: refund.amount, outRequestNo: refund.outRefundNo, reason: refund.reason)
+            return .succeeded(providerRefundID: nil)
+        } catch let error as PaymentError where ProviderAnswer.isDefinitiveRefusal(error) {
+            return .failed(ProviderAnswer.words(error))
+        }
+    }
+
+    func refundState(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
+        // Alipay answers a refund it does not have (or did not complete) with no refund fields.
+        guard try await client.refundQuery(outTradeNo: payment.outTradeNo, outRequestNo: refund.outRefundNo) != nil else {
+            return .notFound
+        }
+        return .succeeded(providerRefundID: nil)
+    }
+
+    func billEntries(date: String) async throws -> [BillEntry]? {
+        do {
+            return try await client.downloadBill(date: date).rows.map { row in
+                row.kind == .refund
+                    ? BillEntry(
+                        wallet: .alipay, outTradeNo: row.outTradeNo, kind: .refund,
+                        amount: Money(minorUnits: -row.amount.minorUnits, currency: row.amount.currency), reference: row.refundRequestNo)
+                    : BillEntry(wallet: .alipay, outTradeNo: row.outTradeNo, kind: .payment, amount: row.amount, reference: row.tradeNo)
+            }
+        } catch let error as PaymentError where error.providerCode == "isp.bill_not_exist" {
+            return []  // no bill for that day
+        }
+    }
+
+    func notification(_ request: HTTPServerRequest) throws -> ProviderNotification {
+        let notification = try Alipay.Notification.verify(
+            request.body, publicKey: configuration.alipayPublicKey, appID: configuration.appID, sellerID: configuration.sellerID)
+        return .payment(
+            PaymentReport(
+                outTradeNo: notification.outTradeNo,
+                state: notification.isPaid ? .paid(amount: notification.totalAmount, transactionID: notification.tradeNo) : .unpaid,
+                fields: [
+                    "trade_no": notification.tradeNo, "trade_status": notification.tradeStatus,
+                    "total_amount": notification.totalAmount.decimalString,
+                ],
+                check: { try notification.check(outTradeNo: notification.outTradeNo, amount: $0) }))
+    }
+
+    func reply(to outcome: NotificationOutcome) -> HTTPServerResponse {
+        .text(outcome == .acknowledged ? Alipay.Notification.successReply : "failure")
+    }
+}

@@ -1,0 +1,141 @@
+import Cashier
+import CashierHTTP
+import CashierStore
+import Foundation
+
+/// One provider and API generation, as the merchant server uses it: wallet parameters for a
+/// payment attempt, its confirmation by query, closing, refunds and their results, the day's
+/// bill, and its notifications verified and normalised. The server holds one per configured
+/// provider (``PaymentAdapters``) and never chooses a provider by comparing strings.
+protocol PaymentAdapter: Sendable {
+    var provider: PaymentProvider { get }
+    /// The methods this provider places.
+    var methods: Set<PaymentMethod> { get }
+    /// The currencies it takes (CNY for WeChat Pay and Alipay's domestic APIs unless the
+    /// merchant configures cross-border ones); `nil` for any (Apple Pay's processor decides).
+    var currencies: Set<Currency>? { get }
+    /// Whether refunds go through this provider (Apple Pay's go through the merchant's processor).
+    var canRefund: Bool { get }
+
+    /// Who the attempt is for, resolved before it is reserved: the appid, the merchant, the payer
+    /// (a mini program's `js_code` is exchanged for the openid here).
+    func prepare(_ request: PaymentRequestBody, method: PaymentMethod) async throws -> PreparedAttempt
+
+    /// Places the reserved attempt with the provider (idempotent by its trade number) and signs
+    /// what the wallet needs. - Returns: the JSON for the app.
+    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any]
+
+    /// Asks where the attempt stands ("query when in doubt").
+    func query(_ payment: StoredPayment) async throws -> ProviderPaymentState
+
+    /// Closes an unpaid attempt so it can no longer be paid.
+    func close(_ payment: StoredPayment) async throws -> ProviderCloseResult
+
+    /// Asks for a refund, idempotent by its `out_refund_no`.
+    func refund(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState
+
+    /// Asks where a refund stands.
+    func refundState(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState
+
+    /// The provider's bill for a day (`yyyy-MM-dd`, Beijing time); `nil` when it keeps none.
+    func billEntries(date: String) async throws -> [BillEntry]?
+
+    /// Verifies an inbound notification (signature, then merchant) and says what it reports.
+    /// - Throws: when it does not verify (nothing is touched).
+    func notification(_ request: HTTPServerRequest) throws -> ProviderNotification
+
+    /// The provider's answer to a notification, by what became of it.
+    func reply(to outcome: NotificationOutcome) -> HTTPServerResponse
+}
+
+/// Who a new attempt is for.
+struct PreparedAttempt: Sendable {
+    var appID: String?
+    var merchantID: String?
+    var payer: String?
+}
+
+/// What a provider says of an attempt when asked.
+enum ProviderPaymentState: Sendable, Equatable {
+    /// Paid: the amount and the provider's transaction id, already checked against the merchant.
+    case paid(amount: Money, transactionID: String?)
+    /// Not paid (yet): the payer may still pay.
+    case unpaid
+    /// Closed, revoked or failed at the provider: it will not be paid.
+    case failed(String)
+    /// The provider has no such trade (an Alipay app payment the payer never opened).
+    case notFound
+    /// The provider keeps no trade to ask about (Apple Pay: the processor decided at once).
+    case unknown
+}
+
+/// What closing an attempt at its provider found.
+enum ProviderCloseResult: Sendable, Equatable {
+    /// Closed (or never existed there): it can no longer be paid.
+    case closed
+    /// It had been paid before the close arrived: record it.
+    case paid(amount: Money, transactionID: String?)
+}
+
+/// What a provider says of a refund.
+enum ProviderRefundState: Sendable, Equatable {
+    /// Accepted or done.
+    case succeeded(providerRefundID: String?)
+    /// Still being processed.
+    case processing
+    /// Refused, closed or abnormal (the provider's words).
+    case failed(String)
+    /// The provider has no such refund.
+    case notFound
+}
+
+/// One line of a provider's bill.
+struct BillEntry: Hashable, Sendable {
+    enum Kind: Hashable, Sendable { case payment, refund }
+    let wallet: PaymentMethod.Wallet
+    let outTradeNo: String
+    let kind: Kind
+    let amount: Money
+    /// The provider's own number for the line (transaction, refund request), for deduplication.
+    let reference: String
+}
+
+/// A verified notification, normalised.
+enum ProviderNotification: Sendable {
+    case payment(PaymentReport)
+    case refund(RefundReport)
+}
+
+/// A verified payment notification.
+struct PaymentReport: Sendable {
+    let outTradeNo: String
+    /// `paid`, `unpaid` or `failed`, with the amount it reports when paid.
+    let state: ProviderPaymentState
+    /// What the event log keeps of it.
+    let fields: [String: String]
+    /// The provider module's check of the notified amount (and currency) against the payment's.
+    let check: @Sendable (Money) throws -> Void
+}
+
+/// A verified refund notification.
+struct RefundReport: Sendable {
+    let outTradeNo: String
+    let outRefundNo: String
+    let state: ProviderRefundState
+    let fields: [String: String]
+    /// The refunded amount in minor units, when the notification gives it without a currency
+    /// (the log shows it in the payment's).
+    var amountMinor: Int64? = nil
+}
+
+/// What became of a notification.
+enum NotificationOutcome: Sendable {
+    /// Recorded (a change, a duplicate or a non-payment status): tell the provider it arrived.
+    case acknowledged
+    /// Refused and logged (another amount, an unknown order): the provider should not count it.
+    case refused
+    /// Not recorded (storage failed): the provider must retry.
+    case retry
+    /// It did not verify.
+    case unverified
+}

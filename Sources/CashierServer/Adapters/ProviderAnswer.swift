@@ -1,0 +1,24 @@
+import Cashier
+
+/// How the server reads a provider's error: a refusal it can act on, or an outcome it cannot know.
+enum ProviderAnswer {
+    /// Provider codes that mean "try again": the request may or may not have been processed.
+    static let retryableCodes: Set<String> = [
+        "SYSTEMERROR", "SYSTEM_ERROR", "BIZERR_NEED_RETRY", "FREQUENCY_LIMITED", "FREQUENCY_LIMIT_EXCEED", "ACQ.SYSTEM_ERROR",
+        "aop.ACQ.SYSTEM_ERROR", "isp.unknow-error",
+    ]
+
+    /// `true` when the provider answered, verifiably, that it did not do what was asked (a
+    /// business refusal): safe to record as failed. A lost answer, a forged or unverifiable one,
+    /// or a "system busy" is not: the outcome is unknown and the request must be asked again.
+    static func isDefinitiveRefusal(_ error: PaymentError) -> Bool {
+        guard error.code == .providerRejected else { return false }
+        return !(error.providerCode.map(retryableCodes.contains) ?? false)
+    }
+
+    /// The provider's own words for a refusal, for the record.
+    static func words(_ error: PaymentError) -> String {
+        let parts = [error.providerCode, error.providerMessage].compactMap { $0 }
+        return parts.isEmpty ? error.message : parts.joined(separator: ": ")
+    }
+}

@@ -1,0 +1,164 @@
+import Cashier
+import CashierHTTP
+import CashierStore
+import Foundation
+import WeChatPay
+
+/// WeChat Pay API v2 (XML, MD5 or HMAC-SHA256 with the API key).
+struct WeChatV2Adapter: PaymentAdapter {
+    let provider = PaymentProvider.wechatV2
+    let methods: Set<PaymentMethod> = [.wechatApp, .wechatJSAPI, .wechatMiniProgram, .wechatNative, .wechatH5]
+    let currencies: Set<Currency>?
+    let configuration: MerchantConfiguration.WeChat
+    let payer: WeChatPayer
+    /// The merchant under each appid it pays for: what notifications are verified against.
+    let merchants: [WeChatPay.V2.Merchant]
+    let transport: any HTTPTransport
+    let mutualTLSTransport: (any HTTPTransport)?
+    /// Where this server is reached (notify URLs hang off it).
+    let notifyBase: @Sendable () -> String
+
+    var canRefund: Bool { true }
+
+    /// A client for the appid the attempt was placed under (the app's, or a mini program's).
+    func client(appID: String?) -> WeChatPay.V2.Client {
+        var merchant = configuration.merchant
+        if let appID, appID != merchant.appID {
+            merchant = WeChatPay.V2.Merchant(appID: appID, mchID: merchant.mchID, apiKey: merchant.apiKey, signType: merchant.signType)
+        }
+        return WeChatPay.V2.Client(
+            merchant: merchant, transport: transport, mutualTLSTransport: mutualTLSTransport, baseURL: configuration.baseURL)
+    }
+
+    func prepare(_ request: PaymentRequestBody, method: PaymentMethod) async throws -> PreparedAttempt {
+        try await payer.prepare(request, method: method)
+    }
+
+    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any] {
+        let client = client(appID: payment.appID)
+        let tradeType: WeChatPay.V2.UnifiedOrder.TradeType =
+            switch payment.method {
+            case .wechatNative: .native
+            case .wechatH5: .mweb
+            case .wechatJSAPI, .wechatMiniProgram: .jsapi
+            default: .app
+            }
+        let result = try await client.unifiedOrder(
+            .init(
+                tradeType: tradeType, body: order.description, outTradeNo: payment.outTradeNo, total: payment.amount,
+                notifyURL: notifyBase() + "/notify/wechat/v2", clientIP: request.client_ip ?? "127.0.0.1", openID: payment.payer,
+                productID: tradeType == .native ? order.id : nil))
+        switch tradeType {
+        case .native: return ["code_url": result.codeURL ?? ""]
+        case .mweb: return ["mweb_url": result.mwebURL ?? ""]
+        case .jsapi:
+            return ["wechat": try WalletJSON.object(WeChatPay.V2.JSAPIParameters(prepayID: result.prepayID, merchant: client.merchant))]
+        case .app:
+            return ["wechat": try WalletJSON.object(WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: client.merchant))]
+        }
+    }
+
+    func query(_ payment: StoredPayment) async throws -> ProviderPaymentState {
+        let status: WeChatPay.V2.OrderStatus
+        do {
+            status = try await client(appID: payment.appID).orderQuery(outTradeNo: payment.outTradeNo)
+        } catch let error as PaymentError where error.providerCode == "ORDERNOTEXIST" {
+            return .notFound
+        }
+        switch status.tradeState {
+        case "SUCCESS", "REFUND": return .paid(amount: status.amount ?? payment.amount, transactionID: status.transactionID)
+        case "NOTPAY", "USERPAYING", "PAYERROR": return .unpaid
+        default: return .failed("WeChat says \(status.tradeState)")
+        }
+    }
+
+    func close(_ payment: StoredPayment) async throws -> ProviderCloseResult {
+        do {
+            try await client(appID: payment.appID).closeOrder(outTradeNo: payment.outTradeNo)
+            return .closed
+        } catch let error as PaymentError where error.providerCode == "ORDERCLOSED" || error.providerCode == "ORDERNOTEXIST" {
+            return .closed
+        } catch let error as PaymentError where error.providerCode == "ORDERPAID" {
+            guard case .paid(let amount, let transactionID) = try await query(payment) else { throw error }
+            return .paid(amount: amount, transactionID: transactionID)
+        }
+    }
+
+    func refund(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
+        do {
+            let id = try await client(appID: payment.appID).refund(
+                outTradeNo: payment.outTradeNo, outRefundNo: refund.outRefundNo, total: payment.amount, refund: refund.amount,
+                reason: refund.reason, notifyURL: notifyBase() + "/notify/wechat/v2/refund")
+            return .succeeded(providerRefundID: id.isEmpty ? nil : id)
+        } catch let error as PaymentError where ProviderAnswer.isDefinitiveRefusal(error) {
+            return .failed(ProviderAnswer.words(error))
+        }
+    }
+
+    func refundState(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
+        let document: WeChatPay.V2.XMLDocument
+        do {
+            document = try await client(appID: payment.appID).refundQuery(outRefundNo: refund.outRefundNo)
+        } catch let error as PaymentError where error.providerCode == "REFUNDNOTEXIST" {
+            return .notFound
+        }
+        let count = Int(document["refund_count"] ?? "") ?? 0
+        for index in 0..<count where document["out_refund_no_\(index)"] == refund.outRefundNo {
+            return Self.refundState(document["refund_status_\(index)"] ?? "", id: document["refund_id_\(index)"])
+        }
+        return .notFound
+    }
+
+    /// `SUCCESS`, `PROCESSING`, or a failure (`CHANGE`: the payer's account is gone; `REFUNDCLOSE`).
+    static func refundState(_ status: String, id: String?) -> ProviderRefundState {
+        switch status {
+        case "SUCCESS": .succeeded(providerRefundID: id)
+        case "PROCESSING": .processing
+        default: .failed("WeChat reports the refund \(status)")
+        }
+    }
+
+    func billEntries(date: String) async throws -> [BillEntry]? {
+        do {
+            return WalletBill.entries(try await client(appID: nil).downloadBill(date: date.replacingOccurrences(of: "-", with: "")))
+        } catch let error as PaymentError where error.providerMessage == "No Bill Exist" {
+            return []  // no trades that day
+        }
+    }
+
+    func notification(_ request: HTTPServerRequest) throws -> ProviderNotification {
+        if request.body.count < 65_536, String(decoding: request.body, as: UTF8.self).contains("<req_info>") {
+            let refund = try WeChatPay.V2.RefundNotification.verify(request.body, merchant: configuration.merchant)
+            return .refund(
+                RefundReport(
+                    outTradeNo: refund.outTradeNo, outRefundNo: refund.outRefundNo,
+                    state: Self.refundState(refund.refundStatus, id: refund.refundID),
+                    fields: [
+                        "out_refund_no": refund.outRefundNo, "refund_id": refund.refundID, "refund_status": refund.refundStatus,
+                        "refund_fee": refund.refundAmount.decimalString,
+                    ]))
+        }
+        // The app's appid, or the mini program's: the same merchant key signs both.
+        let notification = try WeChatPay.V2.PaymentNotification.verify(request.body, merchants: merchants)
+        return .payment(
+            PaymentReport(
+                outTradeNo: notification.outTradeNo,
+                state: notification.isSuccess ? .paid(amount: notification.amount, transactionID: notification.transactionID) : .unpaid,
+                fields: [
+                    "transaction_id": notification.transactionID, "total_fee": String(notification.amount.minorUnits),
+                    "currency": notification.amount.currency.code,
+                ],
+                check: { try notification.check(amount: $0) }))
+    }
+
+    func reply(to outcome: NotificationOutcome) -> HTTPServerResponse {
+        let answer: WeChatPay.V2.NotificationReply =
+            switch outcome {
+            case .acknowledged: .success
+            case .refused: .failure("refused: unknown order or another amount")
+            case .retry: .failure("temporarily unavailable")
+            case .unverified: .failure("signature or merchant check failed")
+            }
+        return .text(answer.xmlString, contentType: "application/xml; charset=utf-8")
+    }
+}

@@ -1,0 +1,180 @@
+import Cashier
+import CashierHTTP
+import CashierStore
+import Foundation
+import WeChatPay
+
+/// WeChat Pay API v3 (JSON, SHA256withRSA, AES-256-GCM resources; platform keys by serial).
+struct WeChatV3Adapter: PaymentAdapter {
+    let provider = PaymentProvider.wechatV3
+    let methods: Set<PaymentMethod> = [.wechatApp, .wechatJSAPI, .wechatMiniProgram, .wechatNative, .wechatH5]
+    let currencies: Set<Currency>?
+    let configuration: MerchantConfiguration.WeChatV3
+    let payer: WeChatPayer
+    /// The appids a notification or query may name: the app's and the mini program's.
+    let appIDs: Set<String>
+    let transport: any HTTPTransport
+    let notifyBase: @Sendable () -> String
+    let clock: any WallClock
+
+    var canRefund: Bool { true }
+
+    var client: WeChatPay.V3.Client {
+        WeChatPay.V3.Client(
+            merchant: configuration.merchant, keys: configuration.platformKeys, transport: transport, baseURL: configuration.baseURL)
+    }
+
+    func prepare(_ request: PaymentRequestBody, method: PaymentMethod) async throws -> PreparedAttempt {
+        try await payer.prepare(request, method: method)
+    }
+
+    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any] {
+        let client = client
+        let appID = payment.appID ?? configuration.appID
+        let kind: WeChatPay.V3.Client.PrepayKind =
+            switch payment.method {
+            case .wechatNative: .native
+            case .wechatH5: .h5
+            case .wechatJSAPI, .wechatMiniProgram: .jsapi
+            default: .app
+            }
+        let prepay = try await client.prepay(
+            kind, appID: appID, description: order.description, outTradeNo: payment.outTradeNo, total: payment.amount,
+            notifyURL: notifyBase() + "/notify/wechat/v3", openID: payment.payer, clientIP: request.client_ip)
+        switch kind {
+        case .native: return ["code_url": prepay.codeURL ?? ""]
+        case .h5: return ["mweb_url": prepay.h5URL ?? ""]
+        case .jsapi:
+            return [
+                "wechat": try WalletJSON.object(
+                    try WeChatPay.JSAPIParameters(appID: appID, prepayID: prepay.prepayID ?? "", merchant: client.merchant))
+            ]
+        case .app:
+            return [
+                "wechat": try WalletJSON.object(
+                    try WeChatPay.AppPayParameters(appID: appID, prepayID: prepay.prepayID ?? "", merchant: client.merchant))
+            ]
+        }
+    }
+
+    func query(_ payment: StoredPayment) async throws -> ProviderPaymentState {
+        let transaction: WeChatPay.V3.Transaction
+        do {
+            transaction = try await client.transaction(outTradeNo: payment.outTradeNo)
+        } catch let error as PaymentError where error.providerCode == "ORDER_NOT_EXIST" {
+            return .notFound
+        }
+        switch transaction.tradeState {
+        case "SUCCESS", "REFUND":
+            try transaction.check(mchID: configuration.merchant.mchID, appIDs: appIDs, amount: payment.amount)
+            return .paid(amount: transaction.amount, transactionID: transaction.transactionID)
+        case "NOTPAY", "USERPAYING", "PAYERROR": return .unpaid
+        default: return .failed("WeChat says \(transaction.tradeState)")
+        }
+    }
+
+    func close(_ payment: StoredPayment) async throws -> ProviderCloseResult {
+        do {
+            try await client.close(outTradeNo: payment.outTradeNo)
+            return .closed
+        } catch let error as PaymentError where error.providerCode == "ORDER_CLOSED" || error.providerCode == "ORDER_NOT_EXIST" {
+            return .closed
+        } catch let error as PaymentError where error.providerCode == "ORDERPAID" || error.providerCode == "ORDER_PAID" {
+            guard case .paid(let amount, let transactionID) = try await query(payment) else { throw error }
+            return .paid(amount: amount, transactionID: transactionID)
+        }
+    }
+
+    func refund(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
+        do {
+            // WeChat answers PROCESSING or SUCCESS once it has accepted a refund; a failure comes later
+            // (ABNORMAL or CLOSED, by notification or query) and takes the refund back.
+            let id = try await client.refund(
+                outTradeNo: payment.outTradeNo, outRefundNo: refund.outRefundNo, total: payment.amount, refund: refund.amount,
+                reason: refund.reason, notifyURL: notifyBase() + "/notify/wechat/v3")
+            return .succeeded(providerRefundID: id.isEmpty ? nil : id)
+        } catch let error as PaymentError where ProviderAnswer.isDefinitiveRefusal(error) {
+            return .failed(ProviderAnswer.words(error))
+        }
+    }
+
+    func refundState(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
+        do {
+            return Self.refundState(try await client.refundStatus(outRefundNo: refund.outRefundNo), id: nil)
+        } catch let error as PaymentError where error.providerCode == "RESOURCE_NOT_EXISTS" {
+            return .notFound
+        }
+    }
+
+    /// `SUCCESS`, `PROCESSING`, or a failure (`ABNORMAL`: the payer's account cannot take it; `CLOSED`).
+    static func refundState(_ status: String, id: String?) -> ProviderRefundState {
+        switch status {
+        case "SUCCESS": .succeeded(providerRefundID: id)
+        case "PROCESSING": .processing
+        default: .failed("WeChat reports the refund \(status)")
+        }
+    }
+
+    func billEntries(date: String) async throws -> [BillEntry]? {
+        do {
+            return WalletBill.entries(try await client.tradeBill(date: date))
+        } catch let error as PaymentError where error.providerCode == "NO_STATEMENT_EXIST" {
+            return []  // no trades that day
+        }
+    }
+
+    /// The signature over the raw body first (platform key by `Wechatpay-Serial`, timestamp
+    /// within five minutes of this server's clock), then the resource decrypted with the APIv3 key.
+    func notification(_ request: HTTPServerRequest) throws -> ProviderNotification {
+        let headers = try WeChatPay.V3.SignatureHeaders(headers: request.headers)
+        let notification = try WeChatPay.V3.Notification.open(
+            body: request.body, headers: headers, keys: configuration.platformKeys, apiV3Key: configuration.merchant.apiV3Key,
+            now: clock.now())
+        if notification.originalType == "refund" || notification.eventType.hasPrefix("REFUND.") {
+            struct Resource: Decodable {
+                struct Amount: Decodable { let refund: Int64? }
+                let out_trade_no: String
+                let out_refund_no: String
+                let refund_id: String?
+                let refund_status: String?
+                let amount: Amount?
+            }
+            guard let resource = try? JSONDecoder().decode(Resource.self, from: Data(notification.plaintext)) else {
+                throw PaymentError(.malformedMessage, provider: .wechatV3, "the resource is not a refund")
+            }
+            let status = resource.refund_status ?? ""
+            return .refund(
+                RefundReport(
+                    outTradeNo: resource.out_trade_no, outRefundNo: resource.out_refund_no,
+                    state: Self.refundState(status, id: resource.refund_id),
+                    fields: [
+                        "notification_id": notification.id, "out_refund_no": resource.out_refund_no,
+                        "refund_id": resource.refund_id ?? "", "refund_status": status,
+                    ], amountMinor: resource.amount?.refund))
+        }
+        let transaction = try WeChatPay.V3.Transaction.decode(notification.plaintext)
+        let merchant = configuration.merchant.mchID
+        let appIDs = appIDs
+        return .payment(
+            PaymentReport(
+                outTradeNo: transaction.outTradeNo,
+                state: transaction.tradeState == "SUCCESS"
+                    ? .paid(amount: transaction.amount, transactionID: transaction.transactionID) : .unpaid,
+                fields: [
+                    "notification_id": notification.id, "event_type": notification.eventType,
+                    "transaction_id": transaction.transactionID ?? "", "trade_state": transaction.tradeState,
+                    "total": String(transaction.amount.minorUnits), "currency": transaction.amount.currency.code,
+                ],
+                check: { try transaction.check(mchID: merchant, appIDs: appIDs, amount: $0) }))
+    }
+
+    /// WeChat counts 2xx as received and retries anything else.
+    func reply(to outcome: NotificationOutcome) -> HTTPServerResponse {
+        switch outcome {
+        case .acknowledged: HTTPServerResponse(status: 204, headers: [:], body: [])
+        case .refused: .json(["code": "FAIL", "message": "refused: unknown order, another merchant or another amount"], status: 400)
+        case .retry: .json(["code": "FAIL", "message": "temporarily unavailable"], status: 500)
+        case .unverified: .json(["code": "FAIL", "message": "signature verification failed"], status: 401)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Cashier
+import CashierStore
+import Foundation
+import WeChatPay
+
+/// The providers the configuration names, as adapters behind this server's circuit breaker.
+extension MerchantAPI {
+    static func adapters(_ configuration: MerchantConfiguration, breaker: ProviderBreaker, listening: ListeningPort, clock: any WallClock)
+        -> PaymentAdapters
+    {
+        func guarded(_ name: String, _ base: any HTTPTransport = URLSessionTransport()) -> any HTTPTransport {
+            BreakingTransport(provider: name, breaker: breaker, base: base)
+        }
+        let notifyBase: @Sendable () -> String = { Self.notifyBase(configuration, listening) }
+        var adapters: [any PaymentAdapter] = []
+        if let wechat = configuration.wechat {
+            adapters.append(
+                WeChatV2Adapter(
+                    currencies: WeChatPayer.currencies(wechat.crossBorderCurrencies), configuration: wechat,
+                    payer: WeChatPayer(
+                        appID: wechat.merchant.appID, mchID: wechat.merchant.mchID, miniProgram: configuration.miniProgram,
+                        transport: guarded("miniprogram")),
+                    merchants: wechatV2Merchants(configuration), transport: guarded("wechat"),
+                    mutualTLSTransport: wechat.mutualTLSTransport.map { guarded("wechat", $0) }, notifyBase: notifyBase))
+        }
+        if let v3 = configuration.wechatV3 {
+            adapters.append(
+                WeChatV3Adapter(
+                    currencies: WeChatPayer.currencies(v3.crossBorderCurrencies), configuration: v3,
+                    payer: WeChatPayer(
+                        appID: v3.appID, mchID: v3.merchant.mchID, miniProgram: configuration.miniProgram,
+                        transport: guarded("miniprogram")),
+                    appIDs: wechatAppIDs(configuration), transport: guarded("wechat_v3", v3.transport), notifyBase: notifyBase,
+                    clock: clock))
+        }
+        if let alipay = configuration.alipay {
+            adapters.append(AlipayAdapter(configuration: alipay, transport: guarded("alipay"), notifyBase: notifyBase))
+        }
+        if let applePay = configuration.applePay {
+            adapters.append(ApplePayAdapter(configuration: applePay))
+        }
+        return PaymentAdapters(adapters, defaultWeChatAPI: configuration.defaultWeChatAPI)
+    }
+
+    /// The API v2 merchant under each appid it pays for (the app first, then a mini program):
+    /// what a v2 notification is verified against.
+    static func wechatV2Merchants(_ configuration: MerchantConfiguration) -> [WeChatPay.V2.Merchant] {
+        guard let main = configuration.wechat?.merchant else { return [] }
+        let others = Set([configuration.wechatV3?.appID, configuration.miniProgram?.appID].compactMap { $0 }).subtracting([main.appID])
+        return [main]
+            + others.sorted().map { WeChatPay.V2.Merchant(appID: $0, mchID: main.mchID, apiKey: main.apiKey, signType: main.signType) }
+    }
+
+    /// The appids a WeChat notification may name: the app's and the mini program's.
+    static func wechatAppIDs(_ configuration: MerchantConfiguration) -> Set<String> {
+        Set([configuration.wechat?.merchant.appID, configuration.wechatV3?.appID, configuration.miniProgram?.appID].compactMap { $0 })
+    }
+}

@@ -1,0 +1,69 @@
+import Cashier
+import CashierCrypto
+import CashierHTTP
+import CashierStore
+import Foundation
+
+/// `Idempotency-Key` with Stripe's semantics: the key is reserved in the store before the work
+/// starts, so concurrent requests with one key never both do it (the second gets 409
+/// `idempotency_key_in_use`); a finished one's answer is replayed; a key used with another body
+/// is refused. Only successful answers are kept: a failed request releases its key to be retried.
+extension MerchantAPI {
+    /// Runs `body` under the request's `Idempotency-Key`, if it has one. `scope` keeps keys of
+    /// different endpoints (and of the app) apart.
+    func idempotent(_ request: HTTPServerRequest, scope: String, _ body: () async -> HTTPServerResponse) async -> HTTPServerResponse {
+        guard let given = request.headers["Idempotency-Key"] else { return await body() }
+        guard RequestBounds.idempotencyKeyLength.contains(given.utf8.count) else {
+            return .error(status: 400, code: "invalid_request", message: "Idempotency-Key must be 1 to 255 characters")
+        }
+        let key = scope + given
+        // The same JSON whatever its key order or spacing.
+        let canonical = (try? JSONSerialization.jsonObject(with: Data(request.body))).flatMap {
+            try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys])
+        }
+        let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(canonical.map(Array.init) ?? request.body))
+        let holder = "\(instanceID)/\(UUID().uuidString)"
+        let lease = configuration.idempotencyLease
+        do {
+            switch try await store.reserveIdempotencyKey(key, requestSHA256: bodyHash, holder: holder, now: clock.now(), lease: lease) {
+            case .replay(let status, let body):
+                return HTTPServerResponse(
+                    status: status, headers: ["Content-Type": "application/json", "Idempotent-Replayed": "true"], body: body)
+            case .conflict:
+                return .error(
+                    status: 409, code: "idempotency_conflict", message: "Idempotency-Key \(given) was used with another request body")
+            case .inProgress:
+                var response = HTTPServerResponse.error(
+                    status: 409, code: "idempotency_key_in_use",
+                    message: "a request with Idempotency-Key \(given) is still in progress; retry shortly")
+                response.headers.set("Retry-After", "1")
+                return response
+            case .reserved: break
+            }
+        } catch {
+            return Self.failure(error)
+        }
+        // A slow request keeps its key: the lease is renewed until it answers.
+        let store = self.store
+        let clock = self.clock
+        let renewal = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(max(lease / 3, 0.05)))
+                guard !Task.isCancelled else { return }
+                try? await store.renewIdempotencyKey(key, holder: holder, until: clock.now().addingTimeInterval(lease))
+            }
+        }
+        let response = await body()
+        renewal.cancel()
+        do {
+            if (200..<300).contains(response.status) {
+                try await store.completeIdempotencyKey(key, holder: holder, status: response.status, body: response.body, now: clock.now())
+            } else {
+                try await store.releaseIdempotencyKey(key, holder: holder)
+            }
+        } catch {
+            // The work is done and its answer stands; the key is released when its lease ends.
+        }
+        return response
+    }
+}

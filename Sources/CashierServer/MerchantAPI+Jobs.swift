@@ -1,0 +1,61 @@
+import Cashier
+import CashierStore
+import Foundation
+
+/// The background jobs' work: the query fallback for payments whose notification is late or
+/// lost, the refund job for refunds whose answer was lost (and duplicates to send back).
+extension MerchantAPI {
+    /// The query-fallback job: every pending payment past ``MerchantConfiguration/queryAfter``
+    /// whose turn has come is asked about at its provider; one still unpaid waits twice as long
+    /// before the next question. - Returns: how many were found paid.
+    @discardableResult
+    func queryPending(schedule: QueryFallbackSchedule, limit: Int = 100) async throws -> Int {
+        let now = clock.now()
+        let pending = try await store.pendingPayments(startedBefore: now.addingTimeInterval(-configuration.queryAfter), limit: limit)
+        schedule.keep(only: Set(pending.map(\.id)))
+        var paid = 0
+        for payment in pending where schedule.isDue(payment.id, now: now) {
+            let answered = try? await ask(payment)
+            if let answered, answered.status.hasReceivedMoney {
+                paid += 1
+            } else {
+                schedule.backOff(payment.id, now: now, first: configuration.queryAfter)
+            }
+        }
+        return paid
+    }
+
+    /// The refund job: refunds still pending past ``MerchantConfiguration/refundCheckAfter``
+    /// (the provider's answer was lost) are asked about — one the provider never received is
+    /// sent again under its number — and, when the merchant wants it, payments that paid an order
+    /// a second time are refunded in full. - Returns: how many refunds were settled.
+    @discardableResult
+    func settleRefunds(limit: Int = 50) async throws -> Int {
+        var settled = 0
+        let cutoff = clock.now().addingTimeInterval(-configuration.refundCheckAfter)
+        for refund in try await store.pendingRefunds(createdBefore: cutoff, limit: limit) {
+            guard let payment = try await store.payment(id: refund.paymentID) else { continue }
+            let adapter = try adapters.adapter(for: payment.provider)
+            switch try? await adapter.refundState(refund, of: payment) {
+            case .notFound?:
+                if try await send(refund, of: payment).status != .pending { settled += 1 }
+            case let state?:
+                if try await finish(refund, state) != nil { settled += 1 }
+            case nil:
+                continue  // the provider did not answer: next run
+            }
+        }
+        if configuration.refundDuplicatesAutomatically {
+            for payment in try await store.unrefundedDuplicates(limit: limit) {
+                guard try adapters.adapter(for: payment.provider).canRefund else { continue }
+                // One number per payment: instances racing here reserve it once.
+                let reservation = try await store.reserveRefund(
+                    NewRefund(
+                        orderID: payment.orderID, paymentID: payment.id, outRefundNo: "RD" + String(payment.id.suffix(30)),
+                        reason: "paid twice: refunded automatically"), now: clock.now())
+                if try await send(reservation.refund, of: reservation.payment).status == .succeeded { settled += 1 }
+            }
+        }
+        return settled
+    }
+}

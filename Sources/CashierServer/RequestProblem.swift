@@ -1,0 +1,62 @@
+import CashierHTTP
+import Foundation
+
+/// A request the API refuses before doing anything (400 `invalid_request`): the message names
+/// the field and says what it takes.
+struct RequestProblem: Error, Sendable {
+    let message: String
+
+    init(_ message: String) { self.message = message }
+
+    /// A JSON body decoded as `type`; a body that does not decode is refused naming the field
+    /// (`items[0].amount_minor: expected a whole number that fits in 64 bits`) after `expected`.
+    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPServerRequest, expected: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(request.body))
+        } catch let error as DecodingError {
+            throw RequestProblem(explain(error).map { "\($0); expected \(expected)" } ?? "expected \(expected)")
+        } catch {
+            throw RequestProblem("expected \(expected)")
+        }
+    }
+
+    /// What is wrong where, from a decoding error: `nil` when the body is not JSON at all.
+    static func explain(_ error: DecodingError) -> String? {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.reduce("") { text, key in
+                if let index = key.intValue { return text + "[\(index)]" }
+                return text.isEmpty ? key.stringValue : text + "." + key.stringValue
+            }
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)): expected \(describe(type))"
+        case .valueNotFound(let type, let context):
+            return "\(path(context.codingPath)): expected \(describe(type)), not null"
+        case .keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])) is missing"
+        case .dataCorrupted(let context) where !context.codingPath.isEmpty:
+            return "\(path(context.codingPath)): expected a number that fits (a whole number within 64 bits)"
+        default:
+            return nil
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is Int.Type, is Int64.Type: "a whole number"
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        default: "another type"
+        }
+    }
+
+    /// Checks that `value` is within `range`.
+    static func check<T: Comparable & CustomStringConvertible>(_ value: T, in range: ClosedRange<T>, _ field: String, unit: String = "")
+        throws
+    {
+        guard range.contains(value) else {
+            throw RequestProblem("\(field) must be \(range.lowerBound) to \(range.upperBound)\(unit), not \(value)")
+        }
+    }
+}

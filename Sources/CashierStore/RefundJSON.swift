@@ -1,0 +1,31 @@
+public import Cashier
+
+/// A refund as the merchant API and webhooks show it.
+public struct RefundJSON: Encodable, Sendable, Equatable {
+    public let id: String
+    public let object = "refund"
+    public let order_id: String
+    /// The payment whose money it returns.
+    public let payment_id: String
+    /// `pending`, `succeeded`, `failed`.
+    public let status: String
+    public let amount: Money
+    public let out_refund_no: String
+    public let provider_refund_id: String?
+    public let reason: String?
+    public let failure_reason: String?
+    public let created: Int64
+
+    public init(_ refund: StoredRefund) {
+        id = refund.id
+        order_id = refund.orderID
+        payment_id = refund.paymentID
+        status = refund.status.rawValue
+        amount = refund.amount
+        out_refund_no = refund.outRefundNo
+        provider_refund_id = refund.providerRefundID
+        reason = refund.reason
+        failure_reason = refund.failureReason
+        created = Int64(refund.createdAt.timeIntervalSince1970)
+    }
+}

@@ -1,0 +1,100 @@
+extension SQLiteOrderStore {
+    /// The named migrations, applied once each, in this order.
+    static let migrations: [(name: String, sql: String)] = [
+        (
+            "001_orders",
+            """
+            CREATE TABLE orders (
+                id TEXT PRIMARY KEY, out_trade_no TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
+                currency TEXT NOT NULL, total_minor INTEGER NOT NULL, refunded_minor INTEGER NOT NULL DEFAULT 0,
+                description TEXT NOT NULL, metadata TEXT NOT NULL, items TEXT NOT NULL, client_secret TEXT NOT NULL,
+                refund_required INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL DEFAULT 1,
+                created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER
+            );
+            CREATE INDEX orders_status ON orders(status, created_at);
+            CREATE INDEX orders_expiry ON orders(status, expires_at);
+            """
+        ),
+        (
+            "002_events",
+            """
+            CREATE TABLE events (
+                sequence INTEGER PRIMARY KEY AUTOINCREMENT, order_id TEXT NOT NULL REFERENCES orders(id),
+                kind TEXT NOT NULL, from_status TEXT, to_status TEXT, detail TEXT NOT NULL, body_sha256 TEXT,
+                created_at INTEGER NOT NULL
+            );
+            CREATE INDEX events_order ON events(order_id, sequence);
+            CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+            CREATE TRIGGER events_no_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+            """
+        ),
+        (
+            "003_idempotency_keys",
+            """
+            CREATE TABLE idempotency_keys (
+                key TEXT PRIMARY KEY, request_sha256 TEXT NOT NULL, status INTEGER NOT NULL, body BLOB NOT NULL,
+                created_at INTEGER NOT NULL
+            );
+            """
+        ),
+        (
+            "004_outbox",
+            """
+            CREATE TABLE outbox (
+                id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), type TEXT NOT NULL, payload TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, delivered_at INTEGER, created_at INTEGER NOT NULL
+            );
+            CREATE INDEX outbox_due ON outbox(delivered_at, next_attempt_at);
+            """
+        ),
+        (
+            "005_events_by_transition",
+            "CREATE INDEX events_transition ON events(to_status, created_at);"
+        ),
+        (
+            "006_job_leases",
+            "CREATE TABLE job_leases (job TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);"
+        ),
+        (
+            "007_payments",
+            """
+            CREATE TABLE payments (
+                id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), method TEXT NOT NULL, provider TEXT NOT NULL,
+                wallet TEXT NOT NULL, out_trade_no TEXT NOT NULL, app_id TEXT, merchant_id TEXT, payer TEXT, transaction_id TEXT,
+                wallet_token TEXT UNIQUE, currency TEXT NOT NULL, amount_minor INTEGER NOT NULL CHECK (amount_minor > 0),
+                refunded_minor INTEGER NOT NULL DEFAULT 0, reserved_minor INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL,
+                refund_required INTEGER NOT NULL DEFAULT 0, failure_reason TEXT,
+                created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, succeeded_at INTEGER,
+                UNIQUE (wallet, out_trade_no),
+                CHECK (refunded_minor >= 0 AND refunded_minor <= reserved_minor AND reserved_minor <= amount_minor)
+            );
+            CREATE INDEX payments_order ON payments(order_id, created_at);
+            CREATE INDEX payments_status ON payments(status, created_at);
+            CREATE INDEX payments_succeeded ON payments(succeeded_at);
+            """
+        ),
+        (
+            "008_refunds",
+            """
+            CREATE TABLE refunds (
+                id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), payment_id TEXT NOT NULL REFERENCES payments(id),
+                out_refund_no TEXT NOT NULL UNIQUE, currency TEXT NOT NULL, amount_minor INTEGER NOT NULL CHECK (amount_minor > 0),
+                status TEXT NOT NULL, provider_refund_id TEXT, reason TEXT, failure_reason TEXT,
+                created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, finished_at INTEGER
+            );
+            CREATE INDEX refunds_order ON refunds(order_id, created_at);
+            CREATE INDEX refunds_status ON refunds(status, created_at);
+            CREATE INDEX refunds_finished ON refunds(finished_at);
+            """
+        ),
+        ("009_orders_settled_payment", "ALTER TABLE orders ADD COLUMN settled_payment_id TEXT;"),
+        (
+            "010_idempotency_reservations",
+            "ALTER TABLE idempotency_keys ADD COLUMN holder TEXT; ALTER TABLE idempotency_keys ADD COLUMN locked_until INTEGER;"
+        ),
+        (
+            "011_backfill_payments",
+            SQLStatements.backfillPayments(method: "json_extract(e.detail, '$.method')", field: { "json_extract(e.detail, '$.\($0)')" })
+        ),
+    ]
+}

@@ -1,0 +1,49 @@
+public import Cashier
+public import Foundation
+
+/// One payment attempt as stored: one launch of one wallet for an order, with its own trade
+/// number at that wallet. Refunds are reserved against it (``reserved``) before any provider is
+/// asked, so they never add up to more than it took.
+public struct StoredPayment: Sendable, Equatable {
+    /// `pay_…`.
+    public let id: String
+    public let orderID: String
+    public let method: PaymentMethod
+    /// The provider and API generation the attempt was placed with.
+    public let provider: PaymentProvider
+    /// The merchant's trade number at the wallet: the order's own for its first attempt there,
+    /// a derived one (`…P2`) for later ones.
+    public let outTradeNo: String
+    /// WeChat's appid (the app's or a mini program's) or Alipay's app_id.
+    public let appID: String?
+    /// WeChat's mch_id or Alipay's seller id, when known.
+    public let merchantID: String?
+    /// Who pays, when the method names them up front (the JSAPI or mini-program openid).
+    public let payer: String?
+    /// The provider's transaction id (`transaction_id`, `trade_no`) or the processor's reference.
+    public let transactionID: String?
+    /// Apple Pay: the token's `transactionId`, accepted once ever.
+    public let walletToken: String?
+    public let amount: Money
+    /// What succeeded refunds have returned.
+    public let refunded: Money
+    /// What pending and succeeded refunds hold: never more than ``amount``.
+    public let reserved: Money
+    public let status: PaymentAttemptStatus
+    /// The money arrived but must go back: another payment had already paid the order, or the
+    /// order was closed. Cleared once refunds return all of it.
+    public let refundRequired: Bool
+    /// Why the attempt failed or was closed.
+    public let failureReason: String?
+    public let createdAt: Date
+    public let updatedAt: Date
+    public let succeededAt: Date?
+
+    /// What may still be refunded.
+    public var refundable: Money { Money(minorUnits: amount.minorUnits - reserved.minorUnits, currency: amount.currency) }
+
+    /// `true` when the attempt is one of the kind `other` describes: same method, provider, app and payer.
+    public func matches(_ other: NewPayment) -> Bool {
+        method == other.method && provider == other.provider && appID == other.appID && payer == other.payer
+    }
+}

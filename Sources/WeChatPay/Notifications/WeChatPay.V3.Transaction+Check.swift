@@ -1,0 +1,24 @@
+public import Cashier
+
+extension WeChatPay.V3.Transaction {
+    /// Checks a verified v3 transaction (a `TRANSACTION.SUCCESS` resource or a query answer)
+    /// against the merchant and the stored payment: mchid, appid, then amount and currency.
+    /// - Parameters:
+    ///   - mchID: this merchant's mchid.
+    ///   - appIDs: the appids the merchant pays for (an app, a mini program).
+    ///   - amount: what the stored payment is for.
+    /// - Throws: `PaymentError` `.merchantMismatch`, `.currencyMismatch` or `.amountMismatch`.
+    public func check(mchID expectedMchID: String, appIDs: Set<String>, amount expected: Money) throws {
+        guard mchID == expectedMchID, appIDs.contains(appID) else {
+            throw PaymentError(.merchantMismatch, provider: .wechatV3, "mchid or appid of \(outTradeNo) is not this merchant's")
+        }
+        guard amount.currency == expected.currency else {
+            throw PaymentError(
+                .currencyMismatch, provider: .wechatV3,
+                "the transaction is in \(amount.currency.code) but \(outTradeNo) is in \(expected.currency.code)")
+        }
+        guard amount.minorUnits == expected.minorUnits else {
+            throw PaymentError(.amountMismatch, provider: .wechatV3, "the transaction says \(amount) but \(outTradeNo) is for \(expected)")
+        }
+    }
+}

@@ -1,0 +1,339 @@
+import Cashier
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CashierStore
+
+/// Payments and refunds as records, on SQLite and PostgreSQL: attempts reserved and reused, a
+/// success recorded once, a second payment kept and flagged, refunds reserved so they never add
+/// up to more than was paid — from two connections at once, as two instances would.
+@Suite struct LedgerStoreTests {
+    typealias Backend = OrderStoreTests.Backend
+
+    static func begin(
+        _ store: any OrderStore, _ orderID: String, _ method: PaymentMethod, _ provider: PaymentProvider, at now: Date = Date()
+    )
+        async throws -> PaymentStart
+    {
+        try await store.beginPayment(NewPayment(orderID: orderID, method: method, provider: provider), now: now)
+    }
+
+    /// The provider accepted the attempt: the payer can pay it now.
+    @discardableResult
+    static func place(_ store: any OrderStore, _ payment: StoredPayment) async throws -> PaymentRecorded {
+        try await store.recordPayment(.placed, of: payment.id, record: .init(kind: .paymentStarted), now: Date())
+    }
+
+    static func succeed(_ store: any OrderStore, _ payment: StoredPayment, duplicate: EventRecord? = nil) async throws -> PaymentRecorded {
+        try await store.recordPayment(
+            .succeeded(transactionID: "T-" + payment.id, amount: payment.amount), of: payment.id, record: .init(kind: .notification),
+            duplicate: duplicate, now: Date())
+    }
+
+    @Test(arguments: Backend.available)
+    func attemptsAreReusedPerKindAndNumberedPerWallet(backend: Backend) async throws {
+        let store = try await backend.store()
+        let order = try await store.create(OrderStoreTests.newOrder())
+        let native = try await Self.begin(store, order.id, .wechatNative, .wechatV2)
+        #expect(native.payment.outTradeNo == order.outTradeNo && !native.reused && native.superseded.isEmpty)
+        // Reserved is not started: the order waits for the provider to accept it.
+        #expect(native.order.status == .created && native.payment.status == .created)
+        #expect(try await Self.place(store, native.payment).order.status == .pending)
+        // The same kind again (the payer reopened the wallet): the same attempt and number.
+        let again = try await Self.begin(store, order.id, .wechatNative, .wechatV2)
+        #expect(again.reused && again.payment.id == native.payment.id)
+        // Another wallet: its own space of numbers, so the order's number again; WeChat is superseded.
+        let alipay = try await Self.begin(store, order.id, .alipayQR, .alipay)
+        #expect(alipay.payment.outTradeNo == order.outTradeNo && alipay.superseded.map(\.id) == [native.payment.id])
+        try await Self.place(store, alipay.payment)
+        // Another WeChat method (v3, even): the wallet has seen the number, so a derived one.
+        let app = try await Self.begin(store, order.id, .wechatApp, .wechatV3)
+        #expect(
+            app.payment.outTradeNo == order.outTradeNo + "P2" && Set(app.superseded.map(\.id)) == [native.payment.id, alipay.payment.id])
+        #expect(try await store.payment(wallet: .wechat, outTradeNo: order.outTradeNo + "P2")?.id == app.payment.id)
+        #expect(try await store.payment(wallet: .alipay, outTradeNo: order.outTradeNo)?.id == alipay.payment.id)
+        // Closed attempts stay closed; the order stays pending while one is open.
+        let closed = try await store.recordPayment(
+            .closed(reason: "superseded"), of: native.payment.id, record: .init(kind: .paymentClosed), now: Date())
+        guard case .updated(let stillPending, let closedPayment) = closed else { throw Failure("closing must update") }
+        #expect(stillPending.status == .pending && closedPayment.status == .closed && closedPayment.failureReason == "superseded")
+        let events = try await store.events(orderID: order.id)
+        #expect(events.map(\.kind) == [.paymentStarted, .paymentStarted, .paymentClosed])
+        #expect(events.first?.to == .pending && events.first?.detail.contains(native.payment.id) == true)
+        // Placed again after it closed (a start that lost a race): nothing changes.
+        guard case .unchanged = try await Self.place(store, native.payment) else { throw Failure("a closed attempt stays closed") }
+    }
+
+    @Test(arguments: Backend.available)
+    func aSuccessSettlesOnceAndASecondPaymentIsFlagged(backend: Backend) async throws {
+        let store = try await backend.store()
+        let order = try await store.create(OrderStoreTests.newOrder())
+        let wechat = try await Self.begin(store, order.id, .wechatNative, .wechatV2).payment
+        let alipay = try await Self.begin(store, order.id, .alipayQR, .alipay).payment
+        // Another amount is never recorded as this payment's success.
+        let wrong = await #expect(throws: StoreError.self) {
+            try await store.recordPayment(
+                .succeeded(transactionID: "x", amount: Money(minorUnits: 5099, currency: .cny)), of: alipay.id,
+                record: .init(kind: .notification), now: Date())
+        }
+        #expect(wrong?.code == .illegalTransition)
+        guard case .settled(let paid, let settling) = try await Self.succeed(store, alipay) else { throw Failure("alipay must settle") }
+        #expect(
+            paid.status == .paid && paid.settledPaymentID == alipay.id && !paid.refundRequired && settling.transactionID == "T-" + alipay.id
+        )
+        // The same success again: nothing changes, the duplicate is logged.
+        guard case .unchanged = try await Self.succeed(store, alipay, duplicate: .init(kind: .notificationDuplicate)) else {
+            throw Failure("a repeated success changes nothing")
+        }
+        // The payer pays the WeChat QR too: kept, flagged, announced — the order stays paid by Alipay.
+        guard case .duplicatePayment(let still, let second) = try await Self.succeed(store, wechat) else {
+            throw Failure("a second payment is a duplicate")
+        }
+        #expect(still.status == .paid && still.settledPaymentID == alipay.id && still.refundRequired && second.refundRequired)
+        // It can be refunded; once it is, nothing is owed and the order is still paid.
+        let refund = try await store.reserveRefund(NewRefund(orderID: order.id, paymentID: wechat.id), now: Date())
+        #expect(refund.refund.amount == wechat.amount)
+        guard
+            case .changed(let settled, _) = try await store.finishRefund(
+                refund.refund.id, outcome: .succeeded(providerRefundID: "r"), now: Date())
+        else { throw Failure("the refund must finish") }
+        #expect(settled.status == .paid && !settled.refundRequired && settled.refunded.minorUnits == 0)
+        let types = try await store.dueOutbox(now: Date().addingTimeInterval(1), limit: 10).map(\.type)
+        #expect(types == ["order.paid", "order.refund_required", "order.refunded"])
+        let flagged = try await store.dueOutbox(now: Date().addingTimeInterval(1), limit: 10)[1].payload
+        #expect(flagged.contains(#""id":"\#(wechat.id)""#) && flagged.contains(#""refund_required":true"#))
+        #expect(try await store.events(orderID: order.id).filter { $0.to == .paid }.count == 1)
+        #expect(try await store.events(orderID: order.id).contains { $0.kind == .duplicatePayment })
+        // Nothing new starts on a paid order.
+        let refused = await #expect(throws: StoreError.self) { try await Self.begin(store, order.id, .alipayApp, .alipay) }
+        #expect(refused?.code == .illegalTransition)
+    }
+
+    @Test(arguments: Backend.available)
+    func aPaymentForAClosedOrderIsKeptAndFlagged(backend: Backend) async throws {
+        let store = try await backend.store()
+        let order = try await store.create(OrderStoreTests.newOrder())
+        let attempt = try await Self.begin(store, order.id, .wechatNative, .wechatV2).payment
+        guard case .applied(let closed, _) = try await store.close(orderID: order.id, record: .init(kind: .close), now: Date()) else {
+            throw Failure("closing must apply")
+        }
+        #expect(closed.status == .closed)
+        #expect(try await store.payment(id: attempt.id)?.status == .closed)
+        guard case .unchanged = try await store.close(orderID: order.id, record: .init(kind: .close), now: Date()) else {
+            throw Failure("closing twice changes nothing")
+        }
+        let refused = await #expect(throws: StoreError.self) { try await Self.begin(store, order.id, .wechatApp, .wechatV2) }
+        #expect(refused?.code == .illegalTransition)
+        // The payer had the QR open: the money arrives anyway and must go back.
+        guard case .settled(let paid, let payment) = try await Self.succeed(store, attempt) else {
+            throw Failure("recorded, never dropped")
+        }
+        #expect(paid.status == .paid && paid.refundRequired && payment.refundRequired)
+        let types = try await store.dueOutbox(now: Date().addingTimeInterval(1), limit: 10).map(\.type)
+        #expect(types == ["order.closed", "order.paid", "order.refund_required"])
+    }
+
+    @Test(arguments: Backend.available)
+    func refundsAreReservedAndNeverExceedThePayment(backend: Backend) async throws {
+        let store = try await backend.store()
+        let order = try await store.create(OrderStoreTests.newOrder(minor: 10_000))
+        let none = await #expect(throws: StoreError.self) { try await store.reserveRefund(NewRefund(orderID: order.id), now: Date()) }
+        #expect(none?.code == .illegalTransition)
+        try await OrderStoreTests.pay(store, order.id)
+        let yuan = { (minor: Int64) in Money(minorUnits: minor, currency: .cny) }
+        let first = try await store.reserveRefund(NewRefund(orderID: order.id, amount: yuan(3000), outRefundNo: "R1"), now: Date())
+        guard case .reserved(let pending, let payment) = first else { throw Failure("reserved") }
+        #expect(pending.status == .pending && payment.reserved.minorUnits == 3000 && payment.refunded.minorUnits == 0)
+        // The same number again is the same refund, not a second one.
+        guard
+            case .existing(let same, _) = try await store.reserveRefund(
+                NewRefund(orderID: order.id, amount: yuan(3000), outRefundNo: "R1"), now: Date())
+        else { throw Failure("a retry finds its refund") }
+        #expect(same.id == pending.id)
+        let reused = await #expect(throws: StoreError.self) {
+            try await store.reserveRefund(NewRefund(orderID: order.id, amount: yuan(100), outRefundNo: "R1"), now: Date())
+        }
+        #expect(reused?.code == .conflict)
+        // 70.00 is left, counting the pending 30.00: 70.01 is refused.
+        let over = await #expect(throws: StoreError.self) {
+            try await store.reserveRefund(NewRefund(orderID: order.id, amount: yuan(7001)), now: Date())
+        }
+        #expect(over?.code == .limitExceeded)
+        _ = try await store.finishRefund(pending.id, outcome: .succeeded(providerRefundID: "5001"), now: Date())
+        #expect(try await store.order(id: order.id)?.status == .partiallyRefunded)
+        // The rest, then a failure for it: released, refundable again.
+        guard case .reserved(let rest, _) = try await store.reserveRefund(NewRefund(orderID: order.id), now: Date()) else {
+            throw Failure("the rest")
+        }
+        #expect(rest.amount.minorUnits == 7000)
+        guard
+            case .changed(let afterFailure, let failed) = try await store.finishRefund(
+                rest.id, outcome: .failed(reason: "NOTENOUGH"), now: Date())
+        else { throw Failure("the failure must be recorded") }
+        #expect(afterFailure.status == .partiallyRefunded && failed.status == .failed && failed.failureReason == "NOTENOUGH")
+        #expect(try await store.payments(orderID: order.id).first?.reserved.minorUnits == 3000)
+        // A refund reported failed after it had succeeded takes its amount back off the order.
+        guard
+            case .changed(let reversed, _) = try await store.finishRefund(pending.id, outcome: .failed(reason: "REFUNDCLOSE"), now: Date())
+        else { throw Failure("a late failure reverses") }
+        #expect(reversed.status == .paid && reversed.refunded.minorUnits == 0)
+        guard case .unchanged = try await store.finishRefund(pending.id, outcome: .succeeded(providerRefundID: nil), now: Date()) else {
+            throw Failure("a failed refund does not succeed again")
+        }
+        let types = try await store.dueOutbox(now: Date().addingTimeInterval(1), limit: 10).map(\.type)
+        #expect(types == ["order.paid", "order.refunded", "order.refund_failed", "order.refund_failed"])
+        #expect(try await store.events(orderID: order.id).compactMap(\.to) == [.paid, .partiallyRefunded, .paid])
+    }
+
+    @Test(arguments: Backend.available)
+    func concurrentRefundsReserveOnlyWhatWasPaid(backend: Backend) async throws {
+        // Two connections, as two instances: eight refunds of 30.00 on a 100.00 payment at once.
+        let location = try await backend.freshLocation()
+        let store = try await backend.open(location)
+        let other = try await backend.open(location)
+        let order = try await store.create(OrderStoreTests.newOrder(minor: 10_000))
+        try await OrderStoreTests.pay(store, order.id)
+        let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<8 {
+                let store = index.isMultiple(of: 2) ? store : other
+                group.addTask {
+                    do {
+                        let reservation = try await store.reserveRefund(
+                            NewRefund(orderID: order.id, amount: Money(minorUnits: 3000, currency: .cny)), now: Date())
+                        _ = try await store.finishRefund(reservation.refund.id, outcome: .succeeded(providerRefundID: nil), now: Date())
+                        return "refunded"
+                    } catch let error as StoreError where error.code == .limitExceeded {
+                        return "refused"
+                    }
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 == "refunded" }.count == 3 && outcomes.filter { $0 == "refused" }.count == 5)
+        let paid = try #require(try await store.order(id: order.id))
+        #expect(paid.status == .partiallyRefunded && paid.refunded.minorUnits == 9000)
+        let refunds = try await store.refunds(orderID: order.id)
+        #expect(refunds.count == 3 && Set(refunds.map(\.outRefundNo)).count == 3)
+    }
+
+    @Test(arguments: Backend.available)
+    func concurrentSuccessesOfOneAttemptAndOfTwoSettleOnce(backend: Backend) async throws {
+        let location = try await backend.freshLocation()
+        let store = try await backend.open(location)
+        let other = try await backend.open(location)
+        let order = try await store.create(OrderStoreTests.newOrder())
+        let wechat = try await Self.begin(store, order.id, .wechatNative, .wechatV2).payment
+        let alipay = try await Self.begin(store, order.id, .alipayApp, .alipay).payment
+        // Fifty copies of each payment's success, from two connections at once.
+        let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<100 {
+                let store = index.isMultiple(of: 2) ? store : other
+                let payment = index % 4 < 2 ? wechat : alipay
+                group.addTask {
+                    switch try await Self.succeed(store, payment) {
+                    case .settled: "settled"
+                    case .duplicatePayment: "duplicate"
+                    default: "unchanged"
+                    }
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 == "settled" }.count == 1 && outcomes.filter { $0 == "duplicate" }.count == 1)
+        let final = try #require(try await store.order(id: order.id))
+        #expect(final.status == .paid && final.refundRequired)
+        #expect(try await store.events(orderID: order.id).filter { $0.to == .paid }.count == 1)
+        let types = try await store.dueOutbox(now: Date().addingTimeInterval(1), limit: 100).map(\.type)
+        #expect(types == ["order.paid", "order.refund_required"])
+    }
+
+    @Test(arguments: Backend.available)
+    func anAuthorisationInFlightHoldsTheOrderAndATokenIsUsedOnce(backend: Backend) async throws {
+        let store = try await backend.store()
+        let order = try await store.create(OrderStoreTests.newOrder())
+        let other = try await store.create(OrderStoreTests.newOrder())
+        let now = Date()
+        let authorizing = try await store.beginPayment(
+            NewPayment(orderID: order.id, method: .applePay, provider: .applePay, status: .processing, walletToken: "tok-1"), now: now)
+        #expect(authorizing.payment.status == .processing)
+        let busy = await #expect(throws: StoreError.self) { try await Self.begin(store, order.id, .wechatNative, .wechatV2, at: now) }
+        #expect(busy?.code == .inProgress)
+        let closing = await #expect(throws: StoreError.self) {
+            try await store.close(orderID: order.id, record: .init(kind: .close), now: now)
+        }
+        #expect(closing?.code == .inProgress)
+        let reused = await #expect(throws: StoreError.self) {
+            try await store.beginPayment(
+                NewPayment(orderID: other.id, method: .applePay, provider: .applePay, status: .processing, walletToken: "tok-1"), now: now)
+        }
+        #expect(reused?.code == .conflict)
+        // Declined: the order is free again; the token is still spent.
+        _ = try await store.recordPayment(
+            .failed(reason: "declined"), of: authorizing.payment.id, record: .init(kind: .applePayDeclined), now: now)
+        #expect(try await store.order(id: order.id)?.status == .failed)
+        let next = try await Self.begin(store, order.id, .wechatNative, .wechatV2, at: now)
+        #expect(try await Self.place(store, next.payment).order.status == .pending)
+        // A holder that died mid-call blocks others only for a while.
+        let stuck = try await store.beginPayment(
+            NewPayment(orderID: other.id, method: .applePay, provider: .applePay, status: .processing, walletToken: "tok-2"), now: now)
+        #expect(stuck.payment.status == .processing)
+        #expect(try await Self.begin(store, other.id, .alipayQR, .alipay, at: now.addingTimeInterval(121)).payment.method == .alipayQR)
+    }
+
+    @Test(arguments: Backend.available)
+    func expiredOrdersTakeNoPayment(backend: Backend) async throws {
+        let store = try await backend.store()
+        var new = OrderStoreTests.newOrder()
+        new.expiresAt = Date().addingTimeInterval(60)
+        let order = try await store.create(new)
+        let late = await #expect(throws: StoreError.self) {
+            try await Self.begin(store, order.id, .wechatNative, .wechatV2, at: Date().addingTimeInterval(61))
+        }
+        #expect(late?.code == .illegalTransition && late?.message.contains("expired") == true)
+    }
+
+    @Test(arguments: Backend.available)
+    func ordersPaidBeforeRecordsGetTheirPaymentAndRefund(backend: Backend) async throws {
+        // A database as the version before payments were records left it: migrations 001–006,
+        // orders moved by hand the way that version did.
+        let location = try await backend.freshLocation()
+        let store = try await backend.open(location, migrate: false)
+        let sql = try #require(store as? any SQLOrderStore)
+        let old = backend == .sqlite ? SQLiteOrderStore.migrations : PostgresOrderStore.migrations
+        _ = try await sql.withTransaction { try SQLStatements.migrate($0.connection, Array(old.prefix(6))) }
+        _ = try await sql.withTransaction { session in
+            let connection = session.connection
+            for (id, status, refunded) in [("ord_paid", "partially_refunded", 1000), ("ord_open", "pending", 0), ("ord_new", "created", 0)]
+            {
+                try connection.query(
+                    """
+                    INSERT INTO orders (id, out_trade_no, status, currency, total_minor, refunded_minor, description, metadata, items,
+                        client_secret, created_at, updated_at) VALUES (?, ?, ?, 'CNY', 5100, ?, 'x', '{}', '[]', 's', 1, 1)
+                    """, [.text(id), .text("C" + id), .text(status), .integer(Int64(refunded))])
+                guard id != "ord_new" else { continue }
+                try SQLStatements.insert(
+                    EventRecord(kind: .paymentStarted, detail: #"{"api":"v3","appid":"wx1","method":"wechat.native"}"#), orderID: id,
+                    from: nil, to: nil, at: SQLStatements.stamp(Date()), connection)
+            }
+        }
+        #expect(try await store.migrate().count == 5)
+        let paid = try #require(try await store.order(id: "ord_paid"))
+        let open = try #require(try await store.order(id: "ord_open"))
+        let payment = try #require(try await store.payments(orderID: paid.id).first)
+        #expect(payment.provider == .wechatV3 && payment.method == .wechatNative && payment.status == .succeeded && payment.appID == "wx1")
+        #expect(payment.outTradeNo == paid.outTradeNo && payment.refunded.minorUnits == 1000 && payment.reserved.minorUnits == 1000)
+        #expect(try await store.refunds(orderID: paid.id).map(\.amount.minorUnits) == [1000])
+        #expect(try await store.order(id: paid.id)?.settledPaymentID == payment.id)
+        #expect(try await store.payments(orderID: open.id).map(\.status) == [.pending])
+        #expect(try await store.payments(orderID: "ord_new").isEmpty)
+        // And they go on as any other: the rest is refundable, never more.
+        let rest = try await store.reserveRefund(NewRefund(orderID: paid.id), now: Date())
+        #expect(rest.refund.amount.minorUnits == 4100)
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
