@@ -37,7 +37,7 @@ public final class SecretsAudit: Sendable {
     private func append(_ text: String, to path: String) {
         guard !text.isEmpty else { return }
         lock.withLock { _ in
-            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
             guard let handle = FileHandle(forWritingAtPath: path) else { return }
             handle.seekToEndOfFile()
             handle.write(Data(text.utf8))

@@ -103,7 +103,7 @@ import WeChatPay
     /// short still holds the key until its lease ends) are retried, as a client should.
     static func persistently(_ url: String, _ body: [String: Any], key: String) async throws -> Int {
         var answer = 0
-        _ = try await eventually(timeout: .seconds(60), interval: .milliseconds(100)) {
+        _ = await eventually(timeout: .seconds(60), interval: .milliseconds(100)) {
             guard
                 let (status, object) = try? await MultiInstanceTests.send(
                     "POST", url, body, key: MultiInstanceTests.secretKey, headers: ["Idempotency-Key": key])

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The PostgreSQL ``OrderStore``, for several `cashier serve` instances sharing one database:
 /// the same statements as ``SQLiteOrderStore`` (``SQLOrderStore``), rows locked with

@@ -1,4 +1,4 @@
-public import Cashier
+import Cashier
 public import Foundation
 
 /// Refunds: reserved against their payment before the provider is asked, finished once.

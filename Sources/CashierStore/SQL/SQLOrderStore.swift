@@ -7,6 +7,7 @@ public import Foundation
 /// schema is migrated.
 public protocol SQLOrderStore: OrderStore {
     /// Runs `body` as one transaction, all or nothing, durable when this returns.
+    @discardableResult
     func withTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
     /// Runs a read outside any write.
     func withReading<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T

@@ -1,5 +1,5 @@
-public import Cashier
-public import Foundation
+import Cashier
+import Foundation
 import Synchronization
 
 /// The SQLite ``OrderStore``: one file, WAL, `synchronous=FULL` — a committed change (and so an
