@@ -123,6 +123,26 @@ public final class SandboxServer: Sendable {
             }
             return .json(["sent": result.sent, "acknowledged": result.acknowledged])
         }
+        router.add("POST", "/sandbox/refund_outcome") { request, _ in
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+                let outcome = SandboxRefundOutcome(json: object)
+            else {
+                return .error(
+                    status: 400, code: "invalid_request",
+                    message: #"expected {"outcome":"succeed"|"refuse"|"fail_later","status":"REFUNDCLOSE"|"CHANGE"|"ABNORMAL"|"CLOSED"}"#)
+            }
+            await wechat.setRefundOutcome(outcome)
+            await wechatV3.setRefundOutcome(outcome)
+            await alipaySandbox.setRefundOutcome(outcome)
+            return .json(["outcome": object["outcome"] as? String ?? ""])
+        }
+        router.add("GET", "/sandbox/ledger") { request, _ in
+            let number = request.queryValue("out_trade_no")
+            let entries = (await wechat.ledger() + wechatV3.ledger() + alipaySandbox.ledger()).filter {
+                number == nil || $0.out_trade_no == number
+            }
+            return .json(["data": entries])
+        }
         let faults = FaultSwitch()
         self.faults = faults
         router.add("POST", "/sandbox/faults") { request, _ in

@@ -27,8 +27,9 @@ extension MerchantAPI {
 
     /// The refund job: refunds still pending past ``MerchantConfiguration/refundCheckAfter``
     /// (the provider's answer was lost) are asked about — one the provider never received is
-    /// sent again under its number — and, when the merchant wants it, payments that paid an order
-    /// a second time are refunded in full. - Returns: how many refunds were settled.
+    /// sent again under its number —, accepted ones not yet confirmed are asked whether they
+    /// went through, and, when the merchant wants it, payments that paid an order a second time
+    /// are refunded in full. - Returns: how many refunds were settled.
     @discardableResult
     func settleRefunds(limit: Int = 50) async throws -> Int {
         var settled = 0
@@ -44,6 +45,14 @@ extension MerchantAPI {
             case nil:
                 continue  // the provider did not answer: next run
             }
+        }
+        // Accepted but not yet confirmed: a failure reported since (a lost notification, or
+        // Alipay's query without refund_status) takes the refund back off the order.
+        for refund in try await store.unconfirmedRefunds(acceptedBefore: cutoff, limit: limit) {
+            guard let payment = try await store.payment(id: refund.paymentID), let adapter = try? adapters.adapter(for: payment.provider),
+                adapter.canRefund, let state = try? await adapter.refundState(refund, of: payment)
+            else { continue }
+            if try await finish(refund, state)?.status == .failed { settled += 1 }
         }
         if configuration.refundDuplicatesAutomatically {
             for payment in try await store.unrefundedDuplicates(limit: limit) {

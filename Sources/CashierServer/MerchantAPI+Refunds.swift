@@ -110,18 +110,20 @@ extension MerchantAPI {
         } catch let error as PaymentError where error.code != .invalidRequest {
             return refund  // unknown outcome: stays reserved; asked again with the same number
         }
-        return try await finish(refund, state) ?? refund
+        return try await finish(refund, state, accepted: true) ?? refund
     }
 
-    /// Records a provider's word on a refund. - Returns: the refund afterwards, `nil` when the
-    /// word settles nothing (still processing).
+    /// Records a provider's word on a refund: the answer to the refund call (`accepted`: a
+    /// success there is counted, and confirmed later), or its final word (a notification, a query).
+    /// - Returns: the refund afterwards, `nil` when the word settles nothing (still processing).
     @discardableResult
-    func finish(_ refund: StoredRefund, _ state: ProviderRefundState) async throws -> StoredRefund? {
+    func finish(_ refund: StoredRefund, _ state: ProviderRefundState, accepted: Bool = false) async throws -> StoredRefund? {
         let outcome: RefundOutcome
         switch state {
-        case .succeeded(let providerRefundID): outcome = .succeeded(providerRefundID: providerRefundID)
+        case .succeeded(let providerRefundID):
+            outcome = accepted ? .succeeded(providerRefundID: providerRefundID) : .confirmed(providerRefundID: providerRefundID)
         case .failed(let reason): outcome = .failed(reason: reason)
-        case .notFound: outcome = .failed(reason: "the provider has no such refund")
+        case .notFound: outcome = .failed(reason: "the provider has no completed refund under \(refund.outRefundNo)")
         case .processing: return nil
         }
         let finished = try await store.finishRefund(refund.id, outcome: outcome, now: clock.now())

@@ -52,7 +52,12 @@ public enum RefundReservation: Sendable, Equatable {
 
 /// What the provider said about a refund.
 public enum RefundOutcome: Sendable, Equatable {
+    /// Accepted (WeChat `SUCCESS` to the refund call, `PROCESSING` in v3; Alipay `fund_change`):
+    /// counted as refunded, though a failure may still be reported until it is confirmed.
     case succeeded(providerRefundID: String?)
+    /// The provider's final word: the payer has the money (a `SUCCESS` notification or query).
+    case confirmed(providerRefundID: String?)
+    /// Refused, or reported failed (`CHANGE`, `REFUNDCLOSE`, `ABNORMAL`, `CLOSED`, no `refund_status`).
     case failed(reason: String)
 }
 

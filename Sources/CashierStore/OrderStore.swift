@@ -86,6 +86,8 @@ public protocol OrderStore: Sendable {
     func pendingRefunds(createdBefore date: Date, limit: Int) async throws -> [StoredRefund]
     /// Refunds that succeeded in `[from, until)` (reconciliation).
     func succeededRefunds(from: Date, until: Date) async throws -> [StoredRefund]
+    /// Refunds the provider accepted before `date` but has not confirmed (the refund job asks).
+    func unconfirmedRefunds(acceptedBefore date: Date, limit: Int) async throws -> [StoredRefund]
 
     // MARK: Events
 

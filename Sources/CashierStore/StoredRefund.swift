@@ -21,4 +21,7 @@ public struct StoredRefund: Sendable, Equatable {
     public let updatedAt: Date
     /// When it succeeded or failed.
     public let finishedAt: Date?
+    /// When the provider's final word of success arrived (a notification or a query), for a
+    /// refund it had first only accepted; until then a failure may still be reported.
+    public let confirmedAt: Date?
 }

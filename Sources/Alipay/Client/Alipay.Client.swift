@@ -130,10 +130,13 @@ extension Alipay {
             return try Money(decimal: node["refund_fee"] as? String ?? "0", currency: .cny)
         }
 
-        /// A refund's amount, or `nil` when Alipay has no such refund (`alipay.trade.fastpay.refund.query`).
+        /// A completed refund's amount, or `nil` when Alipay has none under the number
+        /// (`alipay.trade.fastpay.refund.query`): no `refund_status` of `REFUND_SUCCESS` means, in
+        /// Alipay's words, "the refund request was not received, or the refund failed".
         public func refundQuery(outTradeNo: String, outRequestNo: String) async throws -> Money? {
             let node = try await call(
                 "alipay.trade.fastpay.refund.query", biz: ["out_trade_no": outTradeNo, "out_request_no": outRequestNo])
+            guard node["refund_status"] as? String == "REFUND_SUCCESS" else { return nil }
             return try (node["refund_amount"] as? String).map { try Money(decimal: $0, currency: .cny) }
         }
 

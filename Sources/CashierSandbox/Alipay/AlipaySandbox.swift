@@ -39,6 +39,28 @@ public actor AlipaySandbox {
     struct Refund: Sendable {
         let amount: Money
         let date = Date()
+        /// Accepted, then failed (the money did not reach the payer): no `refund_status` when queried.
+        var failed = false
+    }
+
+    /// What new refunds do (``SandboxRefundOutcome``).
+    private var refundOutcome = SandboxRefundOutcome.succeed
+
+    public func setRefundOutcome(_ outcome: SandboxRefundOutcome) {
+        refundOutcome = outcome
+    }
+
+    /// Every trade and refund, as the merchant's books at Alipay would show them.
+    public func ledger() -> [SandboxLedgerEntry] {
+        trades.sorted { $0.key < $1.key }.map { number, trade in
+            SandboxLedgerEntry(
+                provider: "alipay", out_trade_no: number, state: trade.status, paid: trade.paid != nil,
+                amount_minor: trade.total.minorUnits, currency: trade.total.currency.code,
+                transaction_id: trade.paid == nil ? nil : trade.tradeNo,
+                refunds: trade.refunds.sorted { $0.key < $1.key }.map {
+                    .init(out_refund_no: $0.key, amount_minor: $0.value.amount.minorUnits, status: $0.value.failed ? "FAILED" : "SUCCESS")
+                })
+        }
     }
 
     private var trades: [String: Trade] = [:]
@@ -178,14 +200,21 @@ public actor AlipaySandbox {
             return failure("40004", "Business Failed", "ACQ.REFUND_AMT_NOT_EQUAL_TOTAL", "退款金额与之前请求不一致")
         }
         if trade.refunds[requestNo] == nil {
-            let refunded = trade.refunds.values.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
+            let refunded = trade.refunds.values.filter { !$0.failed }.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
             guard refunded + amount.minorUnits <= trade.total.minorUnits else {
                 return failure("40004", "Business Failed", "ACQ.REFUND_AMT_NOT_EQUAL_TOTAL", "退款金额超限")
             }
-            trade.refunds[requestNo] = Refund(amount: amount)
+            if refundOutcome == .refuse {
+                return failure("40004", "Business Failed", "ACQ.SELLER_BALANCE_NOT_ENOUGH", "卖家余额不足")
+            }
+            var refund = Refund(amount: amount)
+            if case .failLater = refundOutcome { refund.failed = true }
+            trade.refunds[requestNo] = refund
             trades[number] = trade
         }
-        let total = trade.refunds.values.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
+        let total =
+            trade.refunds.values.filter { !$0.failed }.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
+            + (trade.refunds[requestNo]?.failed == true ? amount.minorUnits : 0)
         return success([
             "out_trade_no": number, "trade_no": trade.tradeNo, "refund_fee": Money(minorUnits: total, currency: .cny).decimalString,
             "fund_change": "Y",
@@ -194,13 +223,16 @@ public actor AlipaySandbox {
 
     private func refundQuery(_ biz: [String: Any]) -> [String: Any] {
         guard let number = biz["out_trade_no"] as? String, let trade = trades[number] else { return notFound() }
-        guard let requestNo = biz["out_request_no"] as? String, let amount = trade.refunds[requestNo]?.amount else {
+        guard let requestNo = biz["out_request_no"] as? String, let refund = trade.refunds[requestNo] else {
             return success(["out_trade_no": number])  // Alipay answers success without refund fields when there is none
         }
-        return success([
-            "out_trade_no": number, "out_request_no": requestNo, "refund_amount": amount.decimalString,
-            "total_amount": trade.total.decimalString, "refund_status": "REFUND_SUCCESS",
-        ])
+        var fields: [String: Any] = [
+            "out_trade_no": number, "out_request_no": requestNo, "refund_amount": refund.amount.decimalString,
+            "total_amount": trade.total.decimalString,
+        ]
+        // No refund_status: "the refund was not received, or it failed" (Alipay's words).
+        if !refund.failed { fields["refund_status"] = "REFUND_SUCCESS" }
+        return success(fields)
     }
 
     // MARK: Bills
@@ -231,7 +263,8 @@ public actor AlipaySandbox {
                         tradeNo: trade.tradeNo, outTradeNo: number, kind: .trade, subject: trade.subject,
                         created: time.string(from: trade.created), finished: time.string(from: paid), amount: trade.total))
             }
-            for (requestNo, refund) in trade.refunds.sorted(by: { $0.key < $1.key }) where day.string(from: refund.date) == date {
+            for (requestNo, refund) in trade.refunds.sorted(by: { $0.key < $1.key })
+            where day.string(from: refund.date) == date && !refund.failed {
                 rows.append(
                     .init(
                         tradeNo: trade.tradeNo, outTradeNo: number, kind: .refund, subject: trade.subject,

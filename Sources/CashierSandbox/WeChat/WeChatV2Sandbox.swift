@@ -31,13 +31,16 @@ public actor WeChatV2Sandbox {
         var timeEnd: String?
         var refunds: [Refund] = []
         var totalFee: Int64 { Int64(fields["total_fee"] ?? "0") ?? 0 }
-        var refunded: Int64 { refunds.reduce(0) { $0 + $1.fee } }
+        /// What refunds hold: every one but those reported failed.
+        var refunded: Int64 { refunds.filter { $0.status != "CHANGE" && $0.status != "REFUNDCLOSE" }.reduce(0) { $0 + $1.fee } }
     }
 
     struct Refund: Sendable {
         let outRefundNo: String
         let refundID: String
         let fee: Int64
+        /// `SUCCESS`, or how it failed after it was accepted (`CHANGE`, `REFUNDCLOSE`).
+        var status = "SUCCESS"
         var time = WeChatV2Sandbox.timestamp()
     }
 
@@ -50,6 +53,15 @@ public actor WeChatV2Sandbox {
     /// Empties (or refills) the merchant's balance, so refunds fail with `NOTENOUGH`.
     public func setRefundBalanceExhausted(_ exhausted: Bool) {
         refundBalanceExhausted = exhausted
+    }
+
+    /// Refunds accepted from now on are reported failed afterwards (notification and query).
+    private var failLaterStatus: String?
+
+    /// What new refunds do (``SandboxRefundOutcome``).
+    public func setRefundOutcome(_ outcome: SandboxRefundOutcome) {
+        refundBalanceExhausted = outcome == .refuse
+        failLaterStatus = outcome.v2Status
     }
 
     /// - Parameters:
@@ -263,8 +275,9 @@ public actor WeChatV2Sandbox {
         }
         guard order.refunded + fee <= order.totalFee else { return .failure(BusinessError("INVALID_REQUEST", "退款金额大于支付金额")) }
         guard !refundBalanceExhausted else { return .failure(BusinessError("NOTENOUGH", "基本账户余额不足，请充值后重新发起")) }
-        let refund = Refund(
+        var refund = Refund(
             outRefundNo: outRefundNo, refundID: "50" + Self.timestamp() + SecureRandom.string(count: 15, alphabet: "0123456789"), fee: fee)
+        if let failLaterStatus { refund.status = failLaterStatus }
         order.refunds.append(refund)
         order.state = "REFUND"
         orders[key] = order
@@ -293,7 +306,7 @@ public actor WeChatV2Sandbox {
             fields += [
                 ("out_refund_no_\(index)", refund.outRefundNo), ("refund_id_\(index)", refund.refundID),
                 ("refund_fee_\(index)", String(refund.fee)),
-                ("refund_status_\(index)", "SUCCESS"),
+                ("refund_status_\(index)", refund.status),
             ]
         }
         return .success(fields)
@@ -321,7 +334,9 @@ public actor WeChatV2Sandbox {
                     subject: order.fields["body"] ?? "")
             }
             if let paid = order.timeEnd, paid.hasPrefix(date) { rows.append(row(paid, "SUCCESS", nil)) }
-            for refund in order.refunds where refund.time.hasPrefix(date) { rows.append(row(refund.time, "REFUND", refund)) }
+            for refund in order.refunds where refund.time.hasPrefix(date) && refund.status == "SUCCESS" {
+                rows.append(row(refund.time, "REFUND", refund))
+            }
         }
         return rows
     }
@@ -384,7 +399,7 @@ public actor WeChatV2Sandbox {
             [
                 ("out_refund_no", refund.outRefundNo), ("out_trade_no", outTradeNo), ("refund_account", "REFUND_SOURCE_UNSETTLED_FUNDS"),
                 ("refund_fee", String(refund.fee)), ("refund_id", refund.refundID), ("refund_recv_accout", "支付用户零钱"),
-                ("refund_request_source", "API"), ("refund_status", "SUCCESS"), ("settlement_refund_fee", String(refund.fee)),
+                ("refund_request_source", "API"), ("refund_status", refund.status), ("settlement_refund_fee", String(refund.fee)),
                 ("settlement_total_fee", String(order.totalFee)), ("success_time", Self.timestamp()), ("total_fee", String(order.totalFee)),
                 ("transaction_id", order.transactionID ?? ""),
             ])
@@ -399,6 +414,16 @@ public actor WeChatV2Sandbox {
             schedule: NotificationDelivery.wechatSchedule
         ) { response in
             response.status == 200 && (try? WeChatPay.V2.XMLDocument(parsing: Array(response.body)))?["return_code"] == "SUCCESS"
+        }
+    }
+
+    /// Every trade and refund, as the merchant's books at WeChat would show them.
+    public func ledger() -> [SandboxLedgerEntry] {
+        orders.sorted { $0.key < $1.key }.map { number, order in
+            SandboxLedgerEntry(
+                provider: "wechat.v2", out_trade_no: number, state: order.state, paid: order.transactionID != nil,
+                amount_minor: order.totalFee, currency: order.fields["fee_type"] ?? "CNY", transaction_id: order.transactionID,
+                refunds: order.refunds.map { .init(out_refund_no: $0.outRefundNo, amount_minor: $0.fee, status: $0.status) })
         }
     }
 

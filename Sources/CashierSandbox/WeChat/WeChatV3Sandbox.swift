@@ -67,7 +67,17 @@ public actor WeChatV3Sandbox {
         var state = "NOTPAY"
         var transactionID: String?
         var successTime: String?
-        var refunds: [(outRefundNo: String, refundID: String, amount: Int64)] = []
+        var refunds: [Refund] = []
+        /// What refunds hold: every one but those reported failed.
+        var refunded: Int64 { refunds.filter { $0.status == "SUCCESS" || $0.status == "PROCESSING" }.reduce(0) { $0 + $1.amount } }
+    }
+
+    struct Refund: Sendable {
+        let outRefundNo: String
+        let refundID: String
+        let amount: Int64
+        /// `SUCCESS`, or (once accepted as `PROCESSING`) how it failed: `ABNORMAL`, `CLOSED`.
+        var status = "SUCCESS"
     }
 
     public init(merchants: [Merchant], delivery: NotificationDelivery, address: SandboxAddress = SandboxAddress()) {
@@ -77,6 +87,24 @@ public actor WeChatV3Sandbox {
         platformKey = try! RSAPrivateKey(pemRepresentation: WeChatSandboxTestIdentity.privateKeyPEM)
         self.merchants = Dictionary(merchants.map { ($0.mchID, $0) }, uniquingKeysWith: { first, _ in first })
         self.delivery = delivery
+    }
+
+    /// Refunds accepted from now on are reported failed afterwards (notification and query).
+    private var refundOutcome = SandboxRefundOutcome.succeed
+
+    /// What new refunds do (``SandboxRefundOutcome``).
+    public func setRefundOutcome(_ outcome: SandboxRefundOutcome) {
+        refundOutcome = outcome
+    }
+
+    /// Every trade and refund, as the merchant's books at WeChat would show them.
+    public func ledger() -> [SandboxLedgerEntry] {
+        orders.sorted { $0.key < $1.key }.map { number, order in
+            SandboxLedgerEntry(
+                provider: "wechat.v3", out_trade_no: number, state: order.state, paid: order.transactionID != nil,
+                amount_minor: order.total, currency: order.currency, transaction_id: order.transactionID,
+                refunds: order.refunds.map { .init(out_refund_no: $0.outRefundNo, amount_minor: $0.amount, status: $0.status) })
+        }
     }
 
     /// Switches how responses and notifications name the platform key.
@@ -248,34 +276,38 @@ public actor WeChatV3Sandbox {
         if let existing = order.refunds.first(where: { $0.outRefundNo == outRefundNo }) {
             return signed(200, refundAnswer(number, order, existing))
         }
-        guard order.refunds.reduce(0, { $0 + $1.amount }) + refund <= order.total else {
+        guard order.refunded + refund <= order.total else {
             return error(400, "INVALID_REQUEST", "退款金额大于支付金额")
         }
-        let record = (outRefundNo: outRefundNo, refundID: "50" + SecureRandom.string(count: 28, alphabet: "0123456789"), amount: refund)
+        if refundOutcome == .refuse { return error(403, "NOT_ENOUGH", "基本账户余额不足，请充值后重新发起") }
+        var record = Refund(
+            outRefundNo: outRefundNo, refundID: "50" + SecureRandom.string(count: 28, alphabet: "0123456789"), amount: refund)
+        let failure = refundOutcome.v3Status
+        if let failure { record.status = failure } else { billEvents.append((Date(), number, "REFUND", refund, outRefundNo)) }
         order.refunds.append(record)
         order.state = "REFUND"
         orders[number] = order
-        billEvents.append((Date(), number, "REFUND", refund, outRefundNo))
         if let notifyURL = body["notify_url"] as? String, let merchant = merchants[order.mchID] {
             var resource = refundAnswer(number, order, record)
             resource["mchid"] = order.mchID
-            resource["refund_status"] = "SUCCESS"
-            resource["success_time"] = ISO8601DateFormatter().string(from: Date())
+            resource["refund_status"] = record.status
+            if failure == nil { resource["success_time"] = ISO8601DateFormatter().string(from: Date()) }
             resource["user_received_account"] = "支付用户零钱"
             deliverEvent(
-                "REFUND.SUCCESS", summary: "退款成功", originalType: "refund", resource: resource, key: outRefundNo, url: notifyURL,
-                merchant: merchant)
+                "REFUND.\(record.status)", summary: failure == nil ? "退款成功" : "退款异常", originalType: "refund", resource: resource,
+                key: outRefundNo, url: notifyURL, merchant: merchant)
         }
-        return signed(200, refundAnswer(number, order, record))
+        // A refund that fails later is first accepted as PROCESSING.
+        var answer = refundAnswer(number, order, record)
+        if failure != nil { answer["status"] = "PROCESSING" }
+        return signed(200, answer)
     }
 
-    private func refundAnswer(_ number: String, _ order: Order, _ refund: (outRefundNo: String, refundID: String, amount: Int64))
-        -> [String: Any]
-    {
+    private func refundAnswer(_ number: String, _ order: Order, _ refund: Refund) -> [String: Any] {
         [
             "refund_id": refund.refundID, "out_refund_no": refund.outRefundNo, "transaction_id": order.transactionID ?? "",
             "out_trade_no": number,
-            "status": "SUCCESS", "channel": "ORIGINAL",
+            "status": refund.status, "channel": "ORIGINAL",
             "amount": [
                 "refund": refund.amount, "total": order.total, "currency": order.currency, "payer_refund": refund.amount,
                 "payer_total": order.total,

@@ -77,7 +77,8 @@ extension PostgresOrderStore {
                 rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id),
                 payment_id TEXT NOT NULL REFERENCES payments(id), out_refund_no TEXT NOT NULL UNIQUE, currency TEXT NOT NULL,
                 amount_minor BIGINT NOT NULL CHECK (amount_minor > 0), status TEXT NOT NULL, provider_refund_id TEXT, reason TEXT,
-                failure_reason TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, finished_at BIGINT
+                failure_reason TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, finished_at BIGINT,
+                confirmed_at BIGINT
             );
             CREATE INDEX refunds_order ON refunds(order_id, created_at);
             CREATE INDEX refunds_status ON refunds(status, created_at);

@@ -82,14 +82,22 @@ extension SQLOrderStore {
             let record: EventRecord
             let webhook: String
             switch outcome {
-            case .succeeded(let providerRefundID):
+            case .succeeded(let providerRefundID), .confirmed(let providerRefundID):
+                let confirmed: SQLValue = if case .confirmed = outcome { .integer(at) } else { .null }
+                if refund.status == .succeeded, case .confirmed = outcome {
+                    // The final word on a refund already counted: nothing moves.
+                    try connection.query(
+                        "UPDATE refunds SET confirmed_at = COALESCE(confirmed_at, ?), updated_at = ? WHERE id = ?",
+                        [.integer(at), .integer(at), .text(refundID)])
+                    return .unchanged(order, try SQLLedger.refund(connection, where: "id = ?", [.text(refundID)]) ?? refund)
+                }
                 guard refund.status.canMove(to: .succeeded) else { return .unchanged(order, refund) }
                 try connection.query(
                     """
                     UPDATE refunds SET status = 'succeeded', provider_refund_id = COALESCE(?, provider_refund_id), finished_at = ?,
-                        updated_at = ? WHERE id = ? AND status = 'pending'
+                        confirmed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending'
                     """,
-                    [providerRefundID.map { .text($0) } ?? .null, .integer(at), .integer(at), .text(refundID)])
+                    [providerRefundID.map { .text($0) } ?? .null, .integer(at), confirmed, .integer(at), .text(refundID)])
                 guard connection.changes == 1 else { throw StoreError(.busy, "refund \(refundID) changed underneath; retry") }
                 try connection.query(
                     "UPDATE payments SET refunded_minor = refunded_minor + ?, updated_at = ? WHERE id = ? AND refunded_minor + ? <= reserved_minor",
@@ -140,6 +148,18 @@ extension SQLOrderStore {
         try await withReading { session in
             try session.connection.query(
                 "SELECT \(SQLLedger.refundColumns) FROM refunds WHERE status = 'pending' AND created_at <= ? ORDER BY created_at LIMIT ?",
+                [.integer(SQLStatements.stamp(date)), .integer(Int64(limit))]
+            ).map(SQLLedger.refund)
+        }
+    }
+
+    public func unconfirmedRefunds(acceptedBefore date: Date, limit: Int) async throws -> [StoredRefund] {
+        try await withReading { session in
+            try session.connection.query(
+                """
+                SELECT \(SQLLedger.refundColumns) FROM refunds WHERE status = 'succeeded' AND confirmed_at IS NULL AND finished_at <= ?
+                    ORDER BY finished_at LIMIT ?
+                """,
                 [.integer(SQLStatements.stamp(date)), .integer(Int64(limit))]
             ).map(SQLLedger.refund)
         }

@@ -22,9 +22,10 @@ extension SQLStatements {
             FROM orders o JOIN events e ON e.sequence = (
                 SELECT MAX(sequence) FROM events WHERE order_id = o.id AND kind = 'payment_started')
             WHERE \(method) IS NOT NULL AND o.total_minor > 0;
-            INSERT INTO refunds (id, order_id, payment_id, out_refund_no, currency, amount_minor, status, created_at, updated_at, finished_at)
+            INSERT INTO refunds (id, order_id, payment_id, out_refund_no, currency, amount_minor, status, created_at, updated_at, finished_at,
+                confirmed_at)
             SELECT 're_legacy_' || o.id, o.id, p.id, 'legacy_' || o.id, o.currency, o.refunded_minor, 'succeeded', o.updated_at,
-                o.updated_at, o.updated_at
+                o.updated_at, o.updated_at, o.updated_at
             FROM orders o JOIN payments p ON p.id = 'pay_legacy_' || o.id WHERE o.refunded_minor > 0;
             UPDATE orders SET settled_payment_id = 'pay_legacy_' || id WHERE status IN \(received)
                 AND EXISTS (SELECT 1 FROM payments p WHERE p.id = 'pay_legacy_' || orders.id);

@@ -80,7 +80,8 @@ extension SQLiteOrderStore {
                 id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), payment_id TEXT NOT NULL REFERENCES payments(id),
                 out_refund_no TEXT NOT NULL UNIQUE, currency TEXT NOT NULL, amount_minor INTEGER NOT NULL CHECK (amount_minor > 0),
                 status TEXT NOT NULL, provider_refund_id TEXT, reason TEXT, failure_reason TEXT,
-                created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, finished_at INTEGER
+                created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, finished_at INTEGER,
+                confirmed_at INTEGER
             );
             CREATE INDEX refunds_order ON refunds(order_id, created_at);
             CREATE INDEX refunds_status ON refunds(status, created_at);

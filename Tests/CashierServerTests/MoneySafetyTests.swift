@@ -1,0 +1,392 @@
+import Cashier
+import CashierCrypto
+import CashierCurl
+import CashierServer
+import CashierStore
+import Foundation
+import TestSupport
+import Testing
+
+/// Money moves exactly once: each scenario a payer or a merchant can cause — paying twice
+/// through two wallets, refunds and idempotent requests fired at once, Apple Pay tokens
+/// presented twice or together, a foreign currency, a refund that fails after it was accepted —
+/// run on SQLite and on three instances sharing PostgreSQL, and checked against the sandbox's
+/// books, the processor's count and the day's reconciliation: nothing lost, nothing doubled,
+/// every answer the caller got true.
+@Suite(.timeLimit(.minutes(3))) struct MoneySafetyTests {
+    typealias Backend = MoneyWorld.Backend
+
+    /// Finding 1: an order's WeChat QR, then an Alipay QR. Starting Alipay closes the WeChat
+    /// trade, so the stale QR takes no money; and where a wallet cannot be closed (an Alipay
+    /// app-pay order string never opened), a second payment is recorded, flagged, announced,
+    /// shown, refunded to that payment, and listed — not hidden — by reconciliation.
+    @Test(arguments: Backend.available)
+    func twoWalletsOneOrder(backend: Backend) async throws {
+        let world = try await MoneyWorld(backend)
+        // The QR that is superseded is closed at WeChat: the payer cannot pay it any more.
+        let first = try await world.order("20.00")
+        _ = try await world.start(first.id, "wechat.native")
+        let alipay = try await world.start(first.id, "alipay.qr")
+        #expect(await world.sandbox.wechatV2.tradeState(outTradeNo: first.number) == "CLOSED")
+        try await world.pay("alipay", number: alipay["out_trade_no"] as? String)
+        #expect(try await world.waitFor(first.id, .paid))
+        #expect(try await world.pay("wechat", number: first.number) == "CLOSED")
+
+        // An order string cannot be closed before the payer opens it: the payer pays twice.
+        let twice = try await world.order("30.00")
+        let stale = try await world.start(twice.id, "alipay.app")
+        let native = try await world.start(twice.id, "wechat.native")
+        try await world.pay("wechat", number: native["out_trade_no"] as? String)
+        #expect(try await world.waitFor(twice.id, .paid))
+        #expect(try await world.pay("alipay", orderString: stale["order_string"] as? String) == "9000")
+        #expect(try await eventually { try await world.store.order(id: twice.id)?.refundRequired == true })
+        let order = try await world.orderJSON(twice.id)
+        let payments = try #require(order["payments"] as? [[String: Any]])
+        let duplicate = try #require(payments.first { $0["method"] as? String == "alipay.app" })
+        let settling = try #require(payments.first { $0["method"] as? String == "wechat.native" })
+        #expect(order["status"] as? String == "paid" && order["payment_id"] as? String == settling["id"] as? String)
+        #expect(duplicate["status"] as? String == "succeeded" && duplicate["refund_required"] as? Bool == true)
+        #expect(settling["refund_required"] as? Bool == false)
+        // Announced, naming the payment.
+        #expect(
+            await eventually {
+                world.webhooks("order.refund_required", order: twice.id).contains {
+                    (($0["data"] as? [String: Any])?["payment"] as? [String: Any])?["id"] as? String == duplicate["id"] as? String
+                }
+            })
+        // Shown in the dashboard.
+        let page = try await Self.dashboardPage(world, "/dashboard/orders/\(twice.id)")
+        #expect(page.contains("paid the order a second time") && page.contains(duplicate["id"] as? String ?? "?"))
+        // Reconciliation: both payments are on the bills and here — matched, the second listed to refund.
+        let report = try await world.reconcile()
+        #expect((report["discrepancies"] as? [Any])?.isEmpty == true, "\(report)")
+        let owed = try #require(report["refund_required"] as? [[String: Any]])
+        #expect(owed.map { $0["payment_id"] as? String } == [duplicate["id"] as? String])
+        // The refund goes to the payment that took the money twice, and nothing is owed after it.
+        let refund = try await world.call(
+            "POST", "/v1/orders/\(twice.id)/refunds", json: ["payment": duplicate["id"] as? String ?? "", "reason": "paid twice"])
+        #expect(refund.status == 200 && (refund.object["refund"] as? [String: Any])?["payment_id"] as? String == duplicate["id"] as? String)
+        #expect(refund.object["status"] as? String == "paid" && refund.object["refund_required"] as? Bool == false)
+        let books = try await world.ledger()
+        #expect(books.first { $0.provider == "alipay" && $0.out_trade_no == twice.number }?.refunded_minor == 3000)
+        #expect(books.first { $0.provider == "wechat.v2" && $0.out_trade_no == twice.number }?.refunded_minor == 0)
+        #expect((try await world.reconcile()["refund_required"] as? [Any])?.isEmpty == true)
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
+
+    /// A merchant who chooses so gets duplicates refunded by the refund job, once, however many
+    /// instances run it.
+    @Test(arguments: Backend.available)
+    func duplicatesCanBeRefundedAutomatically(backend: Backend) async throws {
+        let world = try await MoneyWorld(backend) { $0.refundDuplicatesAutomatically = true }
+        let order = try await world.order("12.00")
+        let stale = try await world.start(order.id, "alipay.app")
+        _ = try await world.start(order.id, "wechat.native")
+        try await world.pay("wechat", number: order.number)
+        #expect(try await world.waitFor(order.id, .paid))
+        try await world.pay("alipay", orderString: stale["order_string"] as? String)
+        #expect(try await eventually { try await world.store.order(id: order.id)?.refundRequired == true })
+        // Every instance runs the job at once: the duplicate's refund number is reserved once.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for server in world.servers { group.addTask { _ = try await server.settleRefunds() } }
+            try await group.waitForAll()
+        }
+        let refunds = try await world.store.refunds(orderID: order.id)
+        #expect(refunds.count == 1 && refunds.first?.status == .succeeded && refunds.first?.amount.minorUnits == 1200)
+        #expect(try await world.store.order(id: order.id)?.refundRequired == false)
+        #expect(try await world.store.order(id: order.id)?.status == .paid)
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
+
+    /// Double payment across every wallet pair the server can be asked for: WeChat v2 and v3,
+    /// Alipay and Apple Pay each settle an order whose stale Alipay order string is paid after.
+    @Test(arguments: Backend.available)
+    func doublePayAcrossWalletsIsAlwaysFlagged(backend: Backend) async throws {
+        let world = try await MoneyWorld(backend)
+        for method in ["wechat.native v2", "wechat.native v3", "applepay"] {
+            let order = try await world.order("8.00")
+            let stale = try await world.start(order.id, "alipay.app")
+            if method == "applepay" {
+                _ = try await world.start(order.id, "applepay")
+                let answer = try await world.authorize(order.id, token: try await world.token(for: order.id))
+                #expect(answer.object["status"] as? Int == 0, "\(answer.object)")
+            } else {
+                let api = String(method.suffix(2))
+                let placed = try await world.start(order.id, "wechat.native", api: api)
+                if api == "v2" {
+                    await world.sandbox.wechatV2.pay(outTradeNo: placed["out_trade_no"] as? String ?? "", outcome: .success)
+                } else {
+                    await world.sandbox.wechatV3.pay(outTradeNo: placed["out_trade_no"] as? String ?? "", outcome: .success)
+                }
+            }
+            #expect(try await world.waitFor(order.id, .paid), "\(method)")
+            try await world.pay("alipay", orderString: stale["order_string"] as? String)
+            #expect(try await eventually { try await world.store.order(id: order.id)?.refundRequired == true }, "\(method)")
+            #expect(try await world.store.payments(orderID: order.id).filter { $0.status == .succeeded }.count == 2)
+        }
+        // WeChat v2 then v3 for one order: one number each, the first closed when the second starts.
+        let order = try await world.order("9.00")
+        let v2 = try await world.start(order.id, "wechat.native", api: "v2")
+        let v3 = try await world.start(order.id, "wechat.native", api: "v3")
+        #expect(v2["out_trade_no"] as? String == order.number && v3["out_trade_no"] as? String == order.number + "P2")
+        #expect(await world.sandbox.wechatV2.pay(outTradeNo: order.number, outcome: .success) == "CLOSED")
+        await world.sandbox.wechatV3.pay(outTradeNo: order.number + "P2", outcome: .success)
+        #expect(try await world.waitFor(order.id, .paid))
+        let report = try await world.reconcile()
+        #expect((report["discrepancies"] as? [Any])?.isEmpty == true, "\(report)")
+        #expect((report["refund_required"] as? [Any])?.count == 3)
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
+
+    /// Finding 2: eight refunds of 30.00 at once on a paid 100.00 order, each with its own key:
+    /// three succeed, five are refused, the provider refunded 90.00 and so does the order; two
+    /// equal refunds without keys are two refunds.
+    @Test(arguments: Backend.available)
+    func concurrentRefundsNeverExceedThePayment(backend: Backend) async throws {
+        let world = try await MoneyWorld(backend)
+        let order = try await world.order("100.00")
+        _ = try await world.start(order.id, "wechat.native")
+        try await world.pay("wechat", number: order.number)
+        #expect(try await world.waitFor(order.id, .paid))
+        let answers = try await withThrowingTaskGroup(of: MoneyWorld.Answer.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    try await world.call(
+                        "POST", "/v1/orders/\(order.id)/refunds", headers: ["Idempotency-Key": "refund-\(index)"], json: ["amount": "30.00"]
+                    )
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.filter { $0.status == 200 }.count == 3, "\(answers.map(\.status))")
+        #expect(answers.filter { $0.status == 400 && $0.errorCode == "refund_too_large" }.count == 5)
+        let paid = try #require(try await world.store.order(id: order.id))
+        #expect(paid.refunded.minorUnits == 9000 && paid.status == .partiallyRefunded)
+        let refunds = try #require(try await world.ledger().first { $0.out_trade_no == order.number }?.refunds)
+        #expect(refunds.count == 3 && refunds.reduce(0) { $0 + $1.amount_minor } == 9000)
+        // Two equal refunds at once, no keys: two refunds, two numbers.
+        let equal = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<2 {
+                group.addTask { try await world.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "5.00"]).status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(equal == [200, 200])
+        #expect(try await world.store.order(id: order.id)?.status == .refunded)
+        #expect(try await world.ledger().first { $0.out_trade_no == order.number }?.refunded_minor == 10_000)
+        let report = try await world.reconcile()
+        #expect((report["discrepancies"] as? [Any])?.isEmpty == true, "\(report)")
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
+
+    /// Finding 3: twelve `POST /v1/orders` at once with one key and one body make one order;
+    /// the others are told the key is in use (or replay the answer), never a second order.
+    @Test(arguments: Backend.available)
+    func oneIdempotencyKeyMakesOneOrder(backend: Backend) async throws {
+        let world = try await MoneyWorld(backend)
+        @Sendable func body() -> [String: Any] {
+            ["items": [["label": "Latte", "amount": "12.75"]], "currency": "CNY", "description": "Latte"]
+        }
+        let before = try await world.store.orders(status: nil, before: nil, limit: 1000).count
+        let answers = try await withThrowingTaskGroup(of: MoneyWorld.Answer.self) { group in
+            for _ in 0..<12 {
+                group.addTask { try await world.call("POST", "/v1/orders", headers: ["Idempotency-Key": "cart-42"], json: body()) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let created = answers.filter { $0.status == 201 }
+        #expect(!created.isEmpty && Set(created.compactMap { $0.object["id"] as? String }).count == 1)
+        #expect(answers.allSatisfy { $0.status == 201 || ($0.status == 409 && $0.errorCode == "idempotency_key_in_use") })
+        #expect(try await world.store.orders(status: nil, before: nil, limit: 1000).count == before + 1)
+        // Once it finished, the key replays it.
+        let again = try await world.call("POST", "/v1/orders", headers: ["Idempotency-Key": "cart-42"], json: body())
+        #expect(again.status == 201 && again.object["id"] as? String == created.first?.object["id"] as? String)
+        await world.stop()
+    }
+
+    /// Finding 4: Apple Pay is authorised once per order: a second token for a paid order is
+    /// refused without calling the processor, a token is accepted once ever, and tokens presented
+    /// together are authorised one at a time.
+    @Test(arguments: Backend.available)
+    func applePayIsAuthorisedOnce(backend: Backend) async throws {
+        let world = try await MoneyWorld(backend)
+        let order = try await world.order("46.00")
+        _ = try await world.start(order.id, "applepay")
+        let first = try await world.token(for: order.id)
+        let paid = try await world.authorize(order.id, token: first)
+        #expect(paid.object["status"] as? Int == 0 && paid.object["order_status"] as? String == "paid")
+        #expect(world.processor.count == 1)
+        let second = try await world.authorize(order.id, token: try await world.token(for: order.id))
+        #expect(second.status == 409 && second.errorCode == "invalid_state")
+        #expect(world.processor.count == 1)
+        // The same token for another order of the same amount: refused, whatever it decrypts to.
+        let other = try await world.order("46.00")
+        let reused = try await world.authorize(other.id, token: first)
+        #expect(reused.status == 409 || reused.object["status"] as? Int == 1, "\(reused.object)")
+        #expect(world.processor.count == 1)
+        // Six tokens at once for one order: one authorisation.
+        let together = try await world.order("18.00")
+        var tokens: [Data] = []
+        for _ in 0..<6 { tokens.append(try await world.token(for: together.id)) }
+        let answers = try await withThrowingTaskGroup(of: MoneyWorld.Answer.self) { group in
+            for token in tokens { group.addTask { try await world.authorize(together.id, token: token) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.filter { $0.status == 200 && $0.object["status"] as? Int == 0 }.count == 1, "\(answers.map(\.object))")
+        #expect(answers.filter { $0.status == 409 }.count == 5)
+        #expect(world.processor.count == 2)
+        #expect(try await world.store.payments(orderID: together.id).filter { $0.status == .succeeded }.count == 1)
+        // Apple Pay refunds go through the merchant's processor.
+        let refund = try await world.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "1.00"])
+        #expect(refund.status == 409 && refund.errorCode == "unsupported")
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
+
+    /// Finding 5: WeChat Pay and Alipay's domestic APIs take CNY only: another currency is
+    /// refused when the payment is started, before anything is sent — unless the merchant has a
+    /// cross-border WeChat account for it.
+    @Test(arguments: Backend.available)
+    func eachProviderTakesItsOwnCurrencies(backend: Backend) async throws {
+        let world = try await MoneyWorld(backend) { $0.wechat?.crossBorderCurrencies = [try! Currency(code: "HKD")] }
+        let yen = try await world.order("1000", currency: "JPY")
+        for method in ["alipay.qr", "alipay.app", "wechat.native"] {
+            let refused = try await world.call("POST", "/v1/orders/\(yen.id)/payments", json: ["method": method])
+            #expect(refused.status == 400 && refused.errorMessage.contains("CNY") && refused.errorMessage.contains("JPY"), "\(method)")
+        }
+        #expect(try await world.store.payments(orderID: yen.id).isEmpty)
+        #expect(try await world.ledger().allSatisfy { $0.out_trade_no != yen.number })
+        // Apple Pay's processor takes it; a cross-border WeChat merchant takes HKD through v2.
+        #expect(try await world.call("POST", "/v1/orders/\(yen.id)/payments", json: ["method": "applepay"]).status == 200)
+        let hkd = try await world.order("10.00", currency: "HKD")
+        #expect(
+            try await world.call("POST", "/v1/orders/\(hkd.id)/payments", json: ["method": "wechat.native", "api": "v2"]).status == 200)
+        #expect(
+            try await world.call("POST", "/v1/orders/\(hkd.id)/payments", json: ["method": "wechat.native", "api": "v3"]).status == 400)
+        await world.stop()
+    }
+
+    /// Finding 7: a refund the provider accepts and later reports failed (WeChat v2
+    /// `REFUNDCLOSE`, v3 `ABNORMAL`, Alipay's query without `refund_status`) is marked failed,
+    /// its amount is refundable again, the order no longer says refunded, and the merchant is
+    /// told with `order.refund_failed`; a refused refund releases its reservation at once.
+    @Test(arguments: Backend.available)
+    func failedRefundsAreRecordedAndAnnounced(backend: Backend) async throws {
+        let clock = ManualClock()
+        let world = try await MoneyWorld(backend, clock: clock)
+        for (method, api, status) in [("wechat.native", "v2", "REFUNDCLOSE"), ("wechat.native", "v3", "ABNORMAL"), ("alipay.qr", nil, "")] {
+            let order = try await world.order("10.00")
+            let placed = try await world.start(order.id, method, api: api)
+            let number = placed["out_trade_no"] as? String ?? ""
+            switch api {
+            case "v2"?: await world.sandbox.wechatV2.pay(outTradeNo: number, outcome: .success)
+            case "v3"?: await world.sandbox.wechatV3.pay(outTradeNo: number, outcome: .success)
+            default: try await world.pay("alipay", number: number)
+            }
+            #expect(try await world.waitFor(order.id, .paid), "\(method) \(api ?? "")")
+            _ = try await world.sandboxCall("POST", "sandbox/refund_outcome", json: ["outcome": "fail_later", "status": status])
+            let accepted = try await world.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "10.00"])
+            #expect(accepted.status == 200 && accepted.object["status"] as? String == "refunded", "\(accepted.object)")
+            _ = try await world.sandboxCall("POST", "sandbox/refund_outcome", json: ["outcome": "succeed"])
+            if api == nil {
+                // Alipay says nothing by itself: the refund job asks once the refund is old enough.
+                clock.advance(by: 60)
+                _ = try await world.servers[0].settleRefunds()
+            }
+            #expect(try await eventually { try await world.store.order(id: order.id)?.status == .paid }, "\(method) \(api ?? "")")
+            let refund = try #require(try await world.store.refunds(orderID: order.id).first)
+            #expect(refund.status == .failed && refund.failureReason?.isEmpty == false)
+            #expect(await eventually { !world.webhooks("order.refund_failed", order: order.id).isEmpty })
+            // The money was never refunded, so it can be: the merchant tries again, and it goes through.
+            let again = try await world.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "10.00"])
+            #expect(again.status == 200 && again.object["status"] as? String == "refunded", "\(again.object)")
+        }
+        // Refused outright: 502, nothing reserved, nothing refunded.
+        let order = try await world.order("6.00")
+        _ = try await world.start(order.id, "wechat.native")
+        try await world.pay("wechat", number: order.number)
+        #expect(try await world.waitFor(order.id, .paid))
+        _ = try await world.sandboxCall("POST", "sandbox/refund_outcome", json: ["outcome": "refuse"])
+        let refused = try await world.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "6.00"])
+        #expect(refused.status == 502 && refused.errorCode == "refund_failed" && refused.errorMessage.contains("NOTENOUGH"))
+        #expect(try await world.store.payments(orderID: order.id).first?.reserved.minorUnits == 0)
+        #expect(await eventually { !world.webhooks("order.refund_failed", order: order.id).isEmpty })
+        _ = try await world.sandboxCall("POST", "sandbox/refund_outcome", json: ["outcome": "succeed"])
+        #expect(try await world.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "6.00"]).status == 200)
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
+
+    /// Siblings: a notification storm racing the query fallback, keyed refunds and a close, on
+    /// every instance at once: paid once, refunded exactly what was answered, never closed.
+    @Test(arguments: Backend.available)
+    func notificationsQueriesRefundsAndACloseRaceSafely(backend: Backend) async throws {
+        let world = try await MoneyWorld(backend) { $0.queryAfter = 0 }
+        let order = try await world.order("50.00")
+        _ = try await world.start(order.id, "wechat.native")
+        await world.sandbox.wechatV2.pay(outTradeNo: order.number, outcome: .success)
+        let notifyURLs = world.servers.map { $0.baseURL.absoluteString + "/notify/wechat/v2" }
+        let (refunds, close) = try await withThrowingTaskGroup(of: (refund: Int?, close: Int?).self) { group in
+            group.addTask {
+                let replayed = try await world.sandboxCall(
+                    "POST", "sandbox/replay", json: ["key": order.number, "copies": 40, "urls": notifyURLs])
+                #expect(replayed.status == 200)
+                return (nil, nil)
+            }
+            for _ in 0..<10 {
+                group.addTask {
+                    _ = try await world.call("GET", "/v1/orders/\(order.id)")
+                    return (nil, nil)
+                }
+            }
+            for index in 0..<4 {
+                group.addTask {
+                    let answer = try await world.call(
+                        "POST", "/v1/orders/\(order.id)/refunds", headers: ["Idempotency-Key": "race-\(index)"], json: ["amount": "5.00"])
+                    return (answer.status, nil)
+                }
+            }
+            group.addTask { (nil, try await world.call("POST", "/v1/orders/\(order.id)/close").status) }
+            return try await group.reduce(into: ([Int](), [Int]())) { result, next in
+                if let refund = next.refund { result.0.append(refund) }
+                if let close = next.close { result.1.append(close) }
+            }
+        }
+        // The close found the order paid (here or at WeChat) and refused; refunds that came before
+        // the payment was known were refused too, the rest were made, once each.
+        #expect(close == [409])
+        #expect(refunds.allSatisfy { $0 == 200 || $0 == 409 }, "\(refunds)")
+        #expect(try await world.waitFor(order.id, refunds.contains(200) ? .partiallyRefunded : .paid))
+        let made = refunds.filter { $0 == 200 }.count
+        let stored = try #require(try await world.store.order(id: order.id))
+        #expect(stored.refunded.minorUnits == Int64(500 * made))
+        #expect(try await world.store.events(orderID: order.id).filter { $0.to == .paid }.count == 1)
+        #expect(try await world.ledger().first { $0.out_trade_no == order.number }?.refunds.count == made)
+        #expect(await eventually { world.webhooks("order.paid", order: order.id).count == 1 })
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
+
+    /// Signs in to the dashboard of the first instance and returns a page's HTML.
+    static func dashboardPage(_ world: MoneyWorld, _ path: String) async throws -> String {
+        let base = world.base(0)
+        let login = try await CurlTransport().send(
+            HTTPRequest(
+                method: "POST", url: URL(string: base + "/dashboard/login")!,
+                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data("secret_key=\(world.keys.secret)".utf8)))
+        let cookie = try #require(login.headers["Set-Cookie"]?.split(separator: ";").first.map(String.init))
+        let page = try await CurlTransport().send(HTTPRequest(method: "GET", url: URL(string: base + path)!, headers: ["Cookie": cookie]))
+        return String(decoding: page.body, as: UTF8.self)
+    }
+}

@@ -1,0 +1,266 @@
+import ApplePay
+import Cashier
+import CashierCrypto
+import CashierHTTP
+import CashierSandbox
+import CashierSandboxMode
+import CashierServer
+import CashierStore
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Where the money-safety scenarios run: one merchant server on SQLite, or three instances on
+/// one PostgreSQL database (each its own connection pool, as three processes would have), all
+/// against one in-process sandbox, with a webhook receiver and an Apple Pay processor that
+/// counts its calls. Requests are spread over the instances in turn.
+final class MoneyWorld: Sendable {
+    enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case sqlite, postgres
+
+        /// Those this run can use: PostgreSQL only when the test cluster is there.
+        static var available: [Backend] { TestPostgres.url == nil ? [.sqlite] : [.sqlite, .postgres] }
+        var testDescription: String { self == .sqlite ? "SQLite" : "PostgreSQL, 3 instances" }
+    }
+
+    /// The sandbox processor, counting the authorisations it is asked for.
+    final class CountingProcessor: ApplePay.PaymentProcessor {
+        let calls = Atomic<Int>(0)
+        func authorize(_ payment: ApplePay.DecryptedPayment, amount: Money, reference: String) async throws -> ApplePay.ProcessorDecision {
+            calls.add(1, ordering: .relaxed)
+            return try await ApplePay.SandboxProcessor().authorize(payment, amount: amount, reference: reference)
+        }
+        var count: Int { calls.load(ordering: .relaxed) }
+    }
+
+    let mode: SandboxMode
+    let servers: [MerchantServer]
+    let stores: [any OrderStore]
+    let receiver: WebhookReceiver
+    let processor = CountingProcessor()
+    let keys: (secret: String, publishable: String)
+    let clock: ManualClock?
+    private let turn = Atomic<Int>(0)
+
+    var sandbox: SandboxServer { mode.sandbox }
+    var store: any OrderStore { stores[0] }
+
+    init(
+        _ backend: Backend, clock: ManualClock? = nil, configure: (inout MerchantConfiguration) -> Void = { _ in }
+    ) async throws {
+        mode = try await SandboxMode.start(timeScale: 0.001)
+        receiver = try WebhookReceiver(failures: 0)
+        self.clock = clock
+        var configuration = mode.configuration
+        configuration.applePay?.processor = processor
+        configuration.webhook = .init(url: receiver.url, secret: "whsec_money")
+        configuration.webhookInterval = .milliseconds(50)
+        // The tests drive the other jobs themselves.
+        configuration.queryInterval = .seconds(3600)
+        configuration.expiryInterval = .seconds(3600)
+        configuration.refundInterval = .seconds(3600)
+        configure(&configuration)
+        keys = (configuration.secretKey, configuration.publishableKey)
+        var stores: [any OrderStore] = []
+        switch backend {
+        case .sqlite:
+            stores.append(
+                try SQLiteOrderStore(
+                    path: FileManager.default.temporaryDirectory.appendingPathComponent("money-\(UUID().uuidString).db").path))
+        case .postgres:
+            let database = try await TestPostgres.freshDatabase()
+            for _ in 0..<3 { stores.append(try await PostgresOrderStore(url: database, poolSize: 4)) }
+        }
+        self.stores = stores
+        await mode.connect(to: stores[0])
+        var servers: [MerchantServer] = []
+        for store in stores {
+            let server = MerchantServer(
+                configuration: configuration, store: store, clock: clock ?? SystemClock(), audit: SecretsAudit.fromEnvironment())
+            try await server.start()
+            servers.append(server)
+        }
+        self.servers = servers
+    }
+
+    func stop() async {
+        for server in servers { await server.stop() }
+        await sandbox.stop()
+        await receiver.server.stop()
+    }
+
+    /// The next instance's address (round robin), or instance `index`'s.
+    func base(_ index: Int? = nil) -> String {
+        let chosen = index ?? turn.add(1, ordering: .relaxed).newValue
+        return servers[chosen % servers.count].baseURL.absoluteString
+    }
+
+    struct Answer: Sendable {
+        let status: Int
+        let body: Data
+        var object: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+        var errorCode: String? { (object["error"] as? [String: Any])?["code"] as? String }
+        var errorMessage: String { (object["error"] as? [String: Any])?["message"] as? String ?? "" }
+    }
+
+    /// A merchant API call through one of the instances (the secret key unless told otherwise).
+    func call(_ method: String, _ path: String, key: String? = nil, headers: [String: String] = [:], json: Any? = nil, via: Int? = nil)
+        async throws -> Answer
+    {
+        var all = HTTPHeaders()
+        all.add("Authorization", "Bearer \(key ?? keys.secret)")
+        all.add("Content-Type", "application/json")
+        for (name, value) in headers { all.add(name, value) }
+        let response = try await URLSessionTransport().send(
+            HTTPRequest(
+                method: method, url: URL(string: base(via) + path)!, headers: all,
+                body: try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data(), timeout: .seconds(30)))
+        return Answer(status: response.status, body: response.body)
+    }
+
+    /// A call to the sandbox (the payer's side, and its books).
+    func sandboxCall(_ method: String, _ path: String, json: Any? = nil) async throws -> Answer {
+        let response = try await URLSessionTransport().send(
+            HTTPRequest(
+                method: method, url: URL(string: sandbox.baseURL.absoluteString + path)!,
+                body: try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()))
+        return Answer(status: response.status, body: response.body)
+    }
+
+    /// An order from the merchant's backend: its id and trade number.
+    func order(_ amount: String, currency: String = "CNY") async throws -> (id: String, number: String) {
+        let created = try await call(
+            "POST", "/v1/orders", json: ["items": [["label": "Latte", "amount": amount]], "currency": currency, "description": "Latte"])
+        try #require(created.status == 201, "\(String(decoding: created.body, as: UTF8.self))")
+        return (created.object["id"] as? String ?? "", created.object["out_trade_no"] as? String ?? "")
+    }
+
+    /// Starts a payment; the wallet parameters (with `payment_id` and `out_trade_no`).
+    func start(_ id: String, _ method: String, api: String? = nil, extra: [String: Any] = [:]) async throws -> [String: Any] {
+        var body: [String: Any] = ["method": method]
+        if let api { body["api"] = api }
+        for (key, value) in extra { body[key] = value }
+        let answer = try await call("POST", "/v1/orders/\(id)/payments", json: body)
+        try #require(answer.status == 200, "\(method): \(String(decoding: answer.body, as: UTF8.self))")
+        return answer.object
+    }
+
+    /// The payer pays a trade in the sandbox: `wechat` or `alipay` by trade number, or an
+    /// Alipay order string. - Returns: the provider's state afterwards.
+    @discardableResult
+    func pay(_ provider: String, number: String? = nil, orderString: String? = nil) async throws -> String {
+        var body: [String: Any] = ["provider": provider, "outcome": "success"]
+        if let number { body["out_trade_no"] = number }
+        if let orderString { body["order_string"] = orderString }
+        let answer = try await sandboxCall("POST", "sandbox/pay", json: body)
+        return answer.object["trade_state"] as? String ?? answer.object["resultStatus"] as? String ?? "status \(answer.status)"
+    }
+
+    /// An Apple Pay token (a PKPayment's JSON) for the order, minted by the sandbox.
+    func token(for id: String, amount: String? = nil) async throws -> Data {
+        var body: [String: Any] = ["order_id": id]
+        if let amount { body["amount"] = amount }
+        let minted = try await sandboxCall("POST", "sandbox/applepay/token", json: body)
+        try #require(minted.status == 200, "\(String(decoding: minted.body, as: UTF8.self))")
+        return minted.body
+    }
+
+    /// Presents an Apple Pay token for authorisation.
+    func authorize(_ id: String, token: Data) async throws -> Answer {
+        try await call(
+            "POST", "/v1/orders/\(id)/payments/applepay/authorize", json: ["token": try JSONSerialization.jsonObject(with: token)])
+    }
+
+    func orderJSON(_ id: String) async throws -> [String: Any] { try await call("GET", "/v1/orders/\(id)").object }
+
+    func status(_ id: String) async throws -> String? { try await orderJSON(id)["status"] as? String }
+
+    /// Waits until the order (read from the store, without a query) has `status`.
+    func waitFor(_ id: String, _ status: PaymentStatus) async throws -> Bool {
+        try await eventually { try await self.store.order(id: id)?.status == status }
+    }
+
+    /// The sandbox's books: every trade it keeps, with its refunds.
+    func ledger() async throws -> [SandboxLedgerEntry] {
+        (await sandbox.wechatV2.ledger()) + (await sandbox.wechatV3.ledger()) + (await sandbox.alipay.ledger())
+    }
+
+    /// Today's reconciliation, through the API.
+    func reconcile() async throws -> [String: Any] {
+        let today = BeijingTime.formatter("yyyy-MM-dd").string(from: Date())
+        let answer = try await call("GET", "/v1/reconciliations/\(today)")
+        try #require(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+        return answer.object
+    }
+
+    /// Webhooks received of `type` for `order`.
+    func webhooks(_ type: String, order: String) -> [[String: Any]] {
+        receiver.received.compactMap { delivery in
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(delivery.body))) as? [String: Any],
+                object["type"] as? String == type, (object["data"] as? [String: Any])?["order_id"] as? String == order
+            else { return nil }
+            return object
+        }
+    }
+
+    /// Every payment and refund here against the sandbox's books and the processor's count:
+    /// each payment recorded as succeeded was paid at its provider for its amount, each trade
+    /// paid at a provider under one of our numbers is a succeeded payment here, and refunds agree
+    /// to the fen. - Returns: what disagrees (empty when the books agree).
+    func disagreements() async throws -> [String] {
+        var problems: [String] = []
+        let orders = try await store.orders(status: nil, before: nil, limit: 1000)
+        let payments = try await store.payments(orderIDs: orders.map(\.id))
+        let refunds = try await store.refunds(orderIDs: orders.map(\.id))
+        let books = try await ledger()
+        func entry(_ payment: StoredPayment) -> SandboxLedgerEntry? {
+            let providers = payment.method.wallet == .alipay ? ["alipay"] : ["wechat.v2", "wechat.v3"]
+            return books.first { providers.contains($0.provider) && $0.out_trade_no == payment.outTradeNo && $0.paid }
+                ?? books.first { providers.contains($0.provider) && $0.out_trade_no == payment.outTradeNo }
+        }
+        for payment in payments where payment.method.wallet != .applePay {
+            let there = entry(payment)
+            let paidThere = there?.paid ?? false
+            if (payment.status == .succeeded) != paidThere {
+                problems.append("\(payment.id) \(payment.outTradeNo): \(payment.status.rawValue) here, \(there?.state ?? "unknown") there")
+            }
+            if let there, paidThere, there.amount_minor != payment.amount.minorUnits {
+                problems.append("\(payment.id): \(payment.amount.minorUnits) here, \(there.amount_minor) there")
+            }
+            let refundedHere = refunds.filter { $0.paymentID == payment.id && $0.status == .succeeded }.reduce(0) {
+                $0 + $1.amount.minorUnits
+            }
+            if refundedHere != (there?.refunded_minor ?? 0) || refundedHere != payment.refunded.minorUnits {
+                problems.append(
+                    "\(payment.id): refunded \(refundedHere) (payment says \(payment.refunded.minorUnits)) here, \(there?.refunded_minor ?? 0) there"
+                )
+            }
+        }
+        let ours = Set(payments.map(\.outTradeNo))
+        for trade in books where trade.paid && ours.contains(trade.out_trade_no) {
+            let wallet: PaymentMethod.Wallet = trade.provider == "alipay" ? .alipay : .wechat
+            if !payments.contains(where: { $0.outTradeNo == trade.out_trade_no && $0.method.wallet == wallet && $0.status == .succeeded }) {
+                problems.append("\(trade.provider) \(trade.out_trade_no) paid there, not here")
+            }
+        }
+        let authorised = payments.filter { $0.method == .applePay && $0.status == .succeeded }.count
+        if authorised > processor.count { problems.append("\(authorised) Apple Pay payments here, \(processor.count) authorisations") }
+        for order in orders {
+            let settled = payments.filter { $0.id == order.settledPaymentID }
+            let paid = payments.filter { $0.orderID == order.id && $0.status == .succeeded }
+            if order.status.hasReceivedMoney != !paid.isEmpty {
+                problems.append("order \(order.id) is \(order.status.rawValue) with \(paid.count) payments")
+            }
+            if paid.count > 1
+                && !paid.dropFirst().allSatisfy({ $0.refundRequired || $0.refunded == $0.amount || $0.id == order.settledPaymentID })
+            {
+                problems.append("order \(order.id) was paid \(paid.count) times and not every extra payment is flagged")
+            }
+            if let settled = settled.first, order.refunded != settled.refunded {
+                problems.append("order \(order.id) says \(order.refunded) refunded, its payment \(settled.refunded)")
+            }
+        }
+        return problems
+    }
+}
