@@ -1,4 +1,5 @@
 import Cashier
+import CashierCurl
 import CashierStore
 import Foundation
 import WeChatPay
@@ -8,8 +9,10 @@ extension MerchantAPI {
     static func adapters(_ configuration: MerchantConfiguration, breaker: ProviderBreaker, listening: ListeningPort, clock: any WallClock)
         -> PaymentAdapters
     {
-        func guarded(_ name: String, _ base: any HTTPTransport = URLSessionTransport()) -> any HTTPTransport {
-            BreakingTransport(provider: name, breaker: breaker, base: base)
+        // One libcurl transport for every provider: its connections are reused across calls.
+        let shared = CurlTransport()
+        func guarded(_ name: String, _ base: (any HTTPTransport)? = nil) -> any HTTPTransport {
+            BreakingTransport(provider: name, breaker: breaker, base: base ?? shared)
         }
         let notifyBase: @Sendable () -> String = { Self.notifyBase(configuration, listening) }
         var adapters: [any PaymentAdapter] = []

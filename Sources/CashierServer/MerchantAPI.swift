@@ -40,11 +40,6 @@ struct MerchantAPI: Sendable {
         adapters = Self.adapters(configuration, breaker: breaker, listening: listening, clock: clock)
     }
 
-    /// `base` behind this server's circuit breaker for `provider`.
-    func transport(_ provider: String, _ base: any HTTPTransport = URLSessionTransport()) -> any HTTPTransport {
-        BreakingTransport(provider: provider, breaker: breaker, base: base)
-    }
-
     /// Where providers send notifications.
     var notifyBase: String { Self.notifyBase(configuration, listening) }
 

@@ -36,13 +36,14 @@ public struct MerchantConfiguration: Sendable {
         /// with them (certificates are downloaded and refreshed on demand).
         public var platformKeys: WeChatPay.V3.PlatformKeys
         public var baseURL: URL
-        public var transport: any HTTPTransport
+        /// How v3 calls travel; `nil`: the server's shared libcurl transport.
+        public var transport: (any HTTPTransport)?
         /// Currencies besides CNY this merchant may charge (a cross-border merchant account).
         public var crossBorderCurrencies: Set<Currency> = []
 
         public init(
             appID: String, merchant: WeChatPay.V3.Merchant, platformKeys: WeChatPay.V3.PlatformKeys,
-            baseURL: URL = WeChatPay.V3.Client.productionURL, transport: any HTTPTransport = URLSessionTransport()
+            baseURL: URL = WeChatPay.V3.Client.productionURL, transport: (any HTTPTransport)? = nil
         ) {
             self.appID = appID
             self.merchant = merchant

@@ -1,4 +1,5 @@
 public import Cashier
+public import CashierCurl
 public import CashierStore
 public import Foundation
 
@@ -31,7 +32,7 @@ public struct WebhookDispatcher: Sendable {
     let clock: any WallClock
 
     public init(
-        endpoint: Endpoint, store: any OrderStore, transport: any HTTPTransport = URLSessionTransport(), backoff: TimeInterval = 5,
+        endpoint: Endpoint, store: any OrderStore, transport: any HTTPTransport = CurlTransport(), backoff: TimeInterval = 5,
         maximumAttempts: Int = 30, lease: TimeInterval = 120, clock: any WallClock = SystemClock(),
         onAttempt: @escaping @Sendable (_ delivered: Bool) -> Void = { _ in }
     ) {

@@ -1,6 +1,7 @@
 import ApplePay
 import Cashier
 import CashierCrypto
+import CashierCurl
 import CashierHTTP
 import CashierSandbox
 import CashierSandboxMode
@@ -70,7 +71,7 @@ final class MoneyWorld: Sendable {
                     path: FileManager.default.temporaryDirectory.appendingPathComponent("money-\(UUID().uuidString).db").path))
         case .postgres:
             let database = try await TestPostgres.freshDatabase()
-            for _ in 0..<3 { stores.append(try await PostgresOrderStore(url: database, poolSize: 4)) }
+            for _ in 0..<3 { stores.append(try await PostgresOrderStore(url: database, poolSize: 3)) }
         }
         self.stores = stores
         await mode.connect(to: stores[0])
@@ -112,7 +113,7 @@ final class MoneyWorld: Sendable {
         all.add("Authorization", "Bearer \(key ?? keys.secret)")
         all.add("Content-Type", "application/json")
         for (name, value) in headers { all.add(name, value) }
-        let response = try await URLSessionTransport().send(
+        let response = try await CurlTransport().send(
             HTTPRequest(
                 method: method, url: URL(string: base(via) + path)!, headers: all,
                 body: try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data(), timeout: .seconds(30)))
@@ -121,7 +122,7 @@ final class MoneyWorld: Sendable {
 
     /// A call to the sandbox (the payer's side, and its books).
     func sandboxCall(_ method: String, _ path: String, json: Any? = nil) async throws -> Answer {
-        let response = try await URLSessionTransport().send(
+        let response = try await CurlTransport().send(
             HTTPRequest(
                 method: method, url: URL(string: sandbox.baseURL.absoluteString + path)!,
                 body: try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()))

@@ -4,11 +4,15 @@ public import Cashier
 import Foundation
 import Synchronization
 
-/// An `HTTPTransport` on libcurl that can present a client certificate (mutual TLS).
+/// An `HTTPTransport` on libcurl: the merchant server's for every provider call and webhook.
 ///
 /// WeChat Pay v2 refunds (`secapi/pay/refund`) and Apple Pay merchant validation require the
-/// merchant's certificate on the TLS connection, which URLSession on Linux cannot present.
-/// Each call runs on a thread of its own, never on Swift's cooperative pool.
+/// merchant's certificate on the TLS connection, which URLSession on Linux cannot present; and
+/// URLSession on Linux can take the whole process down under concurrent load (a fatal error in
+/// swift-corelibs-foundation's task registry, seen in this project's tests), which a server
+/// must not risk. Each call runs on a thread of its own, never on Swift's cooperative pool;
+/// finished transfers' handles are kept (up to ``maximumIdleHandles``) so their connections
+/// are reused by the next calls.
 ///
 /// ```swift
 /// let transport = CurlTransport(clientCertificate: .init(certificatePath: "apiclient_cert.pem", keyPath: "apiclient_key.pem"))
@@ -28,6 +32,10 @@ public struct CurlTransport: HTTPTransport {
 
     private let clientCertificate: ClientCertificate?
     private let trustedCAPath: String?
+    private let handles: Handles
+
+    /// How many finished transfers' handles (and so open connections) a transport keeps.
+    public static let maximumIdleHandles = 8
 
     /// - Parameters:
     ///   - clientCertificate: presented when the server asks for one.
@@ -35,16 +43,51 @@ public struct CurlTransport: HTTPTransport {
     public init(clientCertificate: ClientCertificate? = nil, trustedCAPath: String? = nil) {
         self.clientCertificate = clientCertificate
         self.trustedCAPath = trustedCAPath
+        handles = Handles()
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let clientCertificate = clientCertificate
         let trustedCAPath = trustedCAPath
+        let handles = handles
         return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(
-                    with: Result { try Self.perform(request, clientCertificate: clientCertificate, trustedCAPath: trustedCAPath) })
+                    with: Result {
+                        guard let handle = handles.take() else { throw PaymentError(.transport, "libcurl could not start a transfer") }
+                        defer { handles.give(back: handle) }
+                        return try Self.perform(request, on: handle, clientCertificate: clientCertificate, trustedCAPath: trustedCAPath)
+                    })
             }
+        }
+    }
+
+    /// Easy handles between transfers: libcurl keeps each one's connection open for the next.
+    /// It owns C state and guards it with its lock: hence `@unchecked Sendable`.
+    private final class Handles: @unchecked Sendable {
+        private let lock = NSLock()
+        private var idle: [UnsafeMutableRawPointer] = []
+
+        /// An idle handle, reset, or a new one.
+        func take() -> UnsafeMutableRawPointer? {
+            if let handle = lock.withLock({ idle.popLast() }) {
+                curl_easy_reset(handle)
+                return handle
+            }
+            return curl_easy_init()
+        }
+
+        func give(back handle: UnsafeMutableRawPointer) {
+            let kept = lock.withLock {
+                guard idle.count < CurlTransport.maximumIdleHandles else { return false }
+                idle.append(handle)
+                return true
+            }
+            if !kept { curl_easy_cleanup(handle) }
+        }
+
+        deinit {
+            for handle in idle { curl_easy_cleanup(handle) }
         }
     }
 
@@ -73,11 +116,9 @@ public struct CurlTransport: HTTPTransport {
         return size * count
     }
 
-    private static func perform(_ request: HTTPRequest, clientCertificate: ClientCertificate?, trustedCAPath: String?) throws
-        -> HTTPResponse
-    {
-        guard let handle = curl_easy_init() else { throw PaymentError(.transport, "libcurl could not start a transfer") }
-        defer { curl_easy_cleanup(handle) }
+    private static func perform(
+        _ request: HTTPRequest, on handle: UnsafeMutableRawPointer, clientCertificate: ClientCertificate?, trustedCAPath: String?
+    ) throws -> HTTPResponse {
         var headers: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headers) }
         for field in request.headers where !field.name.contains(where: \.isNewline) && !field.value.contains(where: \.isNewline) {
