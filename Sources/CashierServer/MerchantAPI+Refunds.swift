@@ -9,7 +9,7 @@ import Foundation
 extension MerchantAPI {
     struct RefundBody: Decodable {
         let amount: String?
-        let amount_minor: Int64?
+        let amount_minor: WholeNumber?
         let reason: String?
         /// The payment to refund (`pay_…`); default: the one that paid the order.
         let payment: String?
@@ -55,8 +55,8 @@ extension MerchantAPI {
                 }
                 amount = parsed
             case (nil, let minor?):
-                try RequestProblem.check(minor, in: RequestBounds.refundMinorUnits, "amount_minor")
-                amount = Money(minorUnits: minor, currency: currency)
+                try RequestProblem.check(minor.value, in: RequestBounds.refundMinorUnits, "amount_minor")
+                amount = Money(minorUnits: minor.value, currency: currency)
             case (nil, nil): amount = nil  // the rest
             default: throw RequestProblem("give amount or amount_minor, not both")
             }

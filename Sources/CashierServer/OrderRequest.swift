@@ -8,8 +8,8 @@ struct OrderRequest: Decodable {
         /// Priced from the server's catalog instead of `amount`.
         let sku: String?
         let amount: String?
-        let amount_minor: Int64?
-        let quantity: Int?
+        let amount_minor: WholeNumber?
+        let quantity: WholeNumber?
         let type: String?
     }
 
@@ -19,16 +19,16 @@ struct OrderRequest: Decodable {
     let description: String?
     let metadata: [String: String]?
     /// Seconds until the order expires (default 2 hours).
-    let expires_in: Int?
+    let expires_in: WholeNumber?
 
     /// `true` when every item names a SKU and none a price: what the app may send.
     var isCatalogOnly: Bool { !items.isEmpty && items.allSatisfy { $0.sku != nil && $0.amount == nil && $0.amount_minor == nil } }
 
     /// Seconds until the order expires, checked against ``RequestBounds/expiresIn``.
     func expiry() throws -> Int {
-        let seconds = expires_in ?? 7200
+        let seconds = expires_in?.value ?? 7200
         try RequestProblem.check(seconds, in: RequestBounds.expiresIn, "expires_in", unit: " seconds")
-        return seconds
+        return Int(seconds)
     }
 
     /// The line items, priced exactly (SKUs from `catalog`). - Throws: `PaymentError.invalidRequest` naming the item.
@@ -38,9 +38,11 @@ struct OrderRequest: Decodable {
             throw PaymentError(.invalidRequest, "an order takes at most \(RequestBounds.items) items, not \(items.count)")
         }
         for (index, item) in items.enumerated() {
-            if let quantity = item.quantity { try RequestProblem.check(quantity, in: RequestBounds.quantity, "items[\(index)].quantity") }
+            if let quantity = item.quantity {
+                try RequestProblem.check(quantity.value, in: RequestBounds.quantity, "items[\(index)].quantity")
+            }
             if let minor = item.amount_minor {
-                try RequestProblem.check(minor, in: RequestBounds.itemMinorUnits, "items[\(index)].amount_minor")
+                try RequestProblem.check(minor.value, in: RequestBounds.itemMinorUnits, "items[\(index)].amount_minor")
             }
         }
         let currency: Currency
@@ -62,7 +64,7 @@ struct OrderRequest: Decodable {
                 guard catalog.currency == currency else {
                     throw PaymentError(.invalidRequest, "the catalog is priced in \(catalog.currency.code), not \(currency.code)")
                 }
-                return try catalog.lineItem(sku: sku, quantity: item.quantity ?? 1)
+                return try catalog.lineItem(sku: sku, quantity: Int(item.quantity?.value ?? 1))
             }
             guard let label = item.label else { throw PaymentError(.invalidRequest, "items[\(index)] needs a label (or a catalog sku)") }
             let unit: Money
@@ -76,12 +78,13 @@ struct OrderRequest: Decodable {
                     )
                 }
                 unit = parsed
-            case (nil, let minor?): unit = Money(minorUnits: minor, currency: currency)
+            case (nil, let minor?): unit = Money(minorUnits: minor.value, currency: currency)
             default: throw PaymentError(.invalidRequest, "items[\(index)] needs exactly one of amount (\"12.75\") or amount_minor (1275)")
             }
             do {
                 return try LineItem(
-                    label: label, unitAmount: unit, quantity: item.quantity ?? 1, kind: item.type == "pending" ? .pending : .final)
+                    label: label, unitAmount: unit, quantity: Int(item.quantity?.value ?? 1),
+                    kind: item.type == "pending" ? .pending : .final)
             } catch let error as MoneyError {
                 throw PaymentError(.invalidRequest, "items[\(index)]: \(error.message)")
             }

@@ -18,8 +18,10 @@ struct Reconciler {
 
     func run(date: String, progress: @Sendable (String) -> Void) async throws -> ReconciliationReport {
         let day = BeijingTime.formatter("yyyy-MM-dd")
-        guard let start = day.date(from: date), day.string(from: start) == date else {
-            throw PaymentError(.invalidRequest, "date '\(date)' is not a day as YYYY-MM-DD")
+        guard date.utf8.count == 10, let year = Int(date.prefix(4)), (2000...2100).contains(year), let start = day.date(from: date),
+            day.string(from: start) == date
+        else {
+            throw PaymentError(.invalidRequest, "date '\(date)' is not a day as YYYY-MM-DD (2000 to 2100)")
         }
         let end = start.addingTimeInterval(86_400)
         let (entries, billed) = try await bills(date: date, progress: progress)

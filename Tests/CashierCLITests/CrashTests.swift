@@ -85,7 +85,7 @@ import WeChatPay
         // Every paid order's webhook arrives at least once, whatever the crashes did to its delivery.
         let expected = Set(orders.map(\.id))
         var delivered = Set<String>()
-        for _ in 0..<400 where delivered != expected {
+        await eventually(interval: .milliseconds(50)) {
             delivered = Set(
                 cluster.receiver.received.compactMap { delivery -> String? in
                     guard let object = try? JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any],
@@ -93,7 +93,7 @@ import WeChatPay
                     else { return nil }
                     return (object["data"] as? [String: Any])?["order_id"] as? String
                 })
-            if delivered != expected { try await Task.sleep(for: .milliseconds(50)) }
+            return delivered == expected
         }
         #expect(delivered == expected, "order.paid missing for \(expected.subtracting(delivered))")
     }

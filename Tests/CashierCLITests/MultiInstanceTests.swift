@@ -3,6 +3,7 @@ import CashierStore
 import Foundation
 import TestSupport
 import Testing
+import WeChatPay
 
 /// Three `cashier serve` processes on one PostgreSQL, behind no balancer but the sandbox's own
 /// spread: a storm of duplicate notifications across all three, refunds and their
@@ -139,8 +140,7 @@ import Testing
         }
 
         func waitFor(_ id: String, _ status: PaymentStatus) async throws -> Bool {
-            for _ in 0..<500 where try await store.order(id: id)?.status != status { try await Task.sleep(for: .milliseconds(20)) }
-            return try await store.order(id: id)?.status == status
+            try await eventually { try await store.order(id: id)?.status == status }
         }
 
         func stop() {
@@ -232,14 +232,59 @@ import Testing
             }
             return seen
         }
-        for _ in 0..<750 where webhooks()["order.paid \(a.id)"] == nil || (webhooks()["order.refunded \(b.id)"]?.count ?? 0) < 2 {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        await eventually { webhooks()["order.paid \(a.id)"] != nil && (webhooks()["order.refunded \(b.id)"]?.count ?? 0) >= 2 }
         let delivered = webhooks()
         #expect(delivered["order.paid \(a.id)"]?.count == 1, "\(delivered)")
         #expect(delivered["order.paid \(b.id)"]?.count == 1)
         #expect(delivered["order.refunded \(b.id)"]?.count == 2)
         #expect(try await store.dueOutbox(now: Date().addingTimeInterval(3600), limit: 100).isEmpty)  // nothing left behind
+    }
+
+    /// Money across processes: eight refunds of 30.00 on a paid 100.00 order sent to three
+    /// `cashier serve` processes at once (each its own key), and twelve orders with one
+    /// Idempotency-Key — the database's row lock and key reservation decide, not any one
+    /// process: three refunds, one order, and WeChat's books agree.
+    @Test(.enabled(if: TestPostgres.url != nil, "needs the PostgreSQL test cluster (scripts/with-pg)"), .timeLimit(.minutes(2)))
+    func refundsAndKeysRaceAcrossThreeProcesses() async throws {
+        let cluster = try await Cluster(instances: 3, ports: try await Self.freePorts(3))
+        defer { cluster.stop() }
+        let bases = cluster.bases
+        let order = try await cluster.order("100.00", via: bases[0])
+        try await cluster.pay(order.number)
+        #expect(try await cluster.waitFor(order.id, .paid))
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    try await Self.send(
+                        "POST", bases[index % 3] + "/v1/orders/\(order.id)/refunds", ["amount": "30.00"], key: Self.secretKey,
+                        headers: ["Idempotency-Key": "race-\(index)"]
+                    ).0
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 200 }.count == 3 && statuses.filter { $0 == 400 }.count == 5, "\(statuses)")
+        #expect(try await cluster.store.order(id: order.id)?.refunded.minorUnits == 9000)
+        let wechat = WeChatPay.V2.Client(
+            merchant: WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: Self.wechatKey),
+            baseURL: cluster.wechatV2URL)
+        let books = try await wechat.call("pay/refundquery", [("out_trade_no", order.number)])
+        let count = Int(books["refund_count"] ?? "") ?? 0
+        #expect(count == 3 && (0..<count).compactMap { Int(books["refund_fee_\($0)"] ?? "") }.reduce(0, +) == 9000)
+
+        let ids = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+            for index in 0..<12 {
+                group.addTask {
+                    let (status, object) = try await Self.send(
+                        "POST", bases[index % 3] + "/v1/orders", ["items": [["label": "Latte", "amount": "12.75"]], "currency": "CNY"],
+                        key: Self.secretKey, headers: ["Idempotency-Key": "cart-across"])
+                    return (status, object["id"] as? String)
+                }
+            }
+            return try await group.reduce(into: [(Int, String?)]()) { $0.append($1) }
+        }
+        #expect(Set(ids.filter { $0.0 == 201 }.compactMap(\.1)).count == 1, "\(ids)")
+        #expect(ids.allSatisfy { $0.0 == 201 || $0.0 == 409 })
     }
 
     static let nginx = "/usr/sbin/nginx"
@@ -282,14 +327,12 @@ import Testing
         defer { stopForGood(balancer) }
         let front = "http://127.0.0.1:\(ports[2])"
         var instancesSeen = Set<String>()
-        for _ in 0..<200 {
+        await eventually(interval: .milliseconds(5)) {
             if let (status, health) = try? await Self.send("GET", front + "/healthz"), status == 200, let id = health["instance"] as? String
             {
                 instancesSeen.insert(id)
-                if instancesSeen.count == 2 { break }
-            } else {
-                try await Task.sleep(for: .milliseconds(20))
             }
+            return instancesSeen.count == 2
         }
         #expect(instancesSeen.count == 2, "requests through nginx reached \(instancesSeen.count) instance(s)")
 

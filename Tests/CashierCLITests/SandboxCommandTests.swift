@@ -91,10 +91,8 @@ import WeChatPay
         let pid = try #require(pid_t(shell.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         defer { kill(pid, SIGKILL) }
         // The shell has exited; the sandbox notices within a fraction of a second and stops cleanly.
-        var stopped = false
-        for _ in 0..<300 where !stopped {
-            try await Task.sleep(for: .milliseconds(50))
-            stopped = (try? String(contentsOf: log, encoding: .utf8))?.contains("sandbox stopped") == true
+        let stopped = await eventually(timeout: .seconds(15), interval: .milliseconds(50)) {
+            (try? String(contentsOf: log, encoding: .utf8))?.contains("sandbox stopped") == true
         }
         #expect(stopped, "the orphaned sandbox kept running")
     }

@@ -3,6 +3,7 @@ import CashierHTTP
 import CashierSandbox
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import WeChatPay
 
@@ -45,11 +46,12 @@ import WeChatPay
         var notifyURL: String { "http://127.0.0.1:\(server.port)/notify/wechat/v2" }
 
         func waitForNotification(_ outTradeNo: String) async throws -> WeChatPay.V2.PaymentNotification? {
-            for _ in 0..<500 {
-                if let found = received.withLock({ $0.first { $0.outTradeNo == outTradeNo } }) { return found }
-                try await Task.sleep(for: .milliseconds(10))
+            var found: WeChatPay.V2.PaymentNotification?
+            await eventually(timeout: .seconds(10), interval: .milliseconds(10)) {
+                found = received.withLock { $0.first { $0.outTradeNo == outTradeNo } }
+                return found != nil
             }
-            return nil
+            return found
         }
     }
 
