@@ -10,7 +10,8 @@ import WeChatPay
 
 /// The merchant-server part of `cashier demo`: `cashier serve`'s server and the sandboxes in
 /// process, driven over HTTP as a merchant's backend, an app and a payer would drive them — one
-/// order per payment method, a refund, a close, a replayed notification, and the day reconciled.
+/// order per payment method, a refund, a close, a replayed notification, an order paid twice
+/// (flagged and refunded to the payment that paid second), and the day reconciled.
 enum ServerDemo {
     /// One order of the demo, for the closing table.
     struct OrderRow {
@@ -149,6 +150,24 @@ enum ServerDemo {
             let answer = try await session.call("POST", "/v1/orders/\(placed.id)/payments/applepay/authorize", ["token": token])
             return "token verified and decrypted, PKPaymentAuthorizationStatus \(answer["status"] as? Int ?? -1)"
         }
+        await order("paid twice: flagged, refunded", "7.70", expect: "paid") { placed in
+            // An order string the payer never opened cannot be closed: paid after WeChat, it is a second payment.
+            let stale = try await payments(placed.id, ["method": "alipay.app"])
+            _ = try await payments(placed.id, ["method": "wechat.native"])
+            _ = try await session.pay("wechat", ["out_trade_no": placed.number])
+            guard try await session.status(placed.id, becomes: "paid") else { return "never paid" }
+            _ = try await session.pay("alipay", ["order_string": stale["order_string"] as? String ?? ""])
+            var flagged: [String: Any] = [:]
+            for _ in 0..<250 where flagged["refund_required"] as? Bool != true {
+                try await Task.sleep(for: .milliseconds(20))
+                flagged = try await session.call("GET", "/v1/orders/\(placed.id)")
+            }
+            let second = (flagged["payments"] as? [[String: Any]])?.first { $0["refund_required"] as? Bool == true }
+            guard let id = second?["id"] as? String else { return "the second payment was not flagged" }
+            let refund = try await session.call("POST", "/v1/orders/\(placed.id)/refunds", ["payment": id, "reason": "paid twice"])
+            return "second payment \(second?["method"] as? String ?? "?") flagged refund_required, refunded to it "
+                + "(refund_required now \(refund["refund_required"] as? Bool ?? true))"
+        }
         await order("close an unpaid order", "3.00", expect: "closed") { placed in
             _ = try await payments(placed.id, ["method": "wechat.native"])
             _ = try await session.call("POST", "/v1/orders/\(placed.id)/close")
@@ -161,7 +180,7 @@ enum ServerDemo {
             return (
                 "bills (\(rows)): \(report.matched) matched, \(report.discrepancies.count) discrepancies, "
                     + "\(report.not_reconciled["applepay"] ?? 0) Apple Pay left to the processor",
-                report.discrepancies.isEmpty && report.matched == 7
+                report.discrepancies.isEmpty && report.matched == 10 && report.refund_required.isEmpty
             )
         }
         await session.server.stop()
