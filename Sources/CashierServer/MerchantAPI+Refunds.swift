@@ -78,7 +78,9 @@ extension MerchantAPI {
             let reservation = try await store.reserveRefund(
                 NewRefund(orderID: id, paymentID: body.payment, amount: amount, outRefundNo: number, reason: body.reason),
                 now: clock.now())
-            let refund = try await send(reservation.refund, of: reservation.payment)
+            let sent = try await send(reservation.refund, of: reservation.payment)
+            // As it is now: the provider's result may have arrived by notification meanwhile.
+            let refund = try await store.refund(id: sent.id) ?? sent
             guard let current = try await store.order(id: id) else { throw StoreError(.notFound, "no order \(id)") }
             let json = RefundAnswer(order: try await orderJSON(current, includeSecret: true), refund: RefundJSON(refund))
             switch refund.status {

@@ -24,7 +24,8 @@ enum OpenAPIDocument {
             summary: "Orders, newest first: status, out_trade_no, limit (1–100), starting_after (an order id) for the next page.",
             access: "secret"),
         .init(
-            method: "GET", path: "/v1/orders/{id}", summary: "An order; a payment pending too long is first queried at its provider.",
+            method: "GET", path: "/v1/orders/{id}",
+            summary: "An order with its payments and refunds; a payment pending too long is first queried at its provider.",
             access: "either"),
         .init(
             method: "POST", path: "/v1/orders/{id}/payments",
@@ -36,7 +37,9 @@ enum OpenAPIDocument {
             method: "POST", path: "/v1/orders/{id}/payments/applepay/authorize",
             summary: "Verify, decrypt and authorise an Apple Pay token; answers a PKPaymentAuthorizationStatus.", access: "either"),
         .init(
-            method: "POST", path: "/v1/orders/{id}/refunds", summary: "Refund part or all of what was paid, never more.", access: "secret"),
+            method: "POST", path: "/v1/orders/{id}/refunds",
+            summary: "Refund part or all of a payment (payment: pay_…, default the one that paid the order), reserved first, never more "
+                + "than it took; honours Idempotency-Key.", access: "secret"),
         .init(method: "POST", path: "/v1/orders/{id}/close", summary: "Close an unpaid order at its provider and here.", access: "secret"),
         .init(method: "GET", path: "/v1/orders/{id}/events", summary: "The order's append-only event log.", access: "secret"),
         .init(

@@ -161,7 +161,7 @@ import Testing
     @Test func stopWaitsForRequestsInProgressThenRefusesConnections() async throws {
         let fixture = try Fixture()
         async let slow = fixture.send("GET", "/slow")
-        await eventually(interval: .milliseconds(10)) { fixture.log.slowStarted.load(ordering: .acquiring) }
+        await eventually(timeout: .seconds(90), interval: .milliseconds(10)) { fixture.log.slowStarted.load(ordering: .acquiring) }
         let started = fixture.log.slowStarted.load(ordering: .acquiring)
         #expect(started)
         await fixture.server.stop(grace: .seconds(60))  // generous: the whole suite competes for two cores
@@ -181,7 +181,7 @@ import Testing
         let slow = Task { () -> Result<(Int, Data, HTTPURLResponse), any Error> in
             do { return .success(try await fixture.send("GET", "/held")) } catch { return .failure(error) }
         }
-        await eventually(interval: .milliseconds(10)) { fixture.log.heldStarted.load(ordering: .acquiring) }
+        await eventually(timeout: .seconds(90), interval: .milliseconds(10)) { fixture.log.heldStarted.load(ordering: .acquiring) }
         await fixture.server.stop(grace: .milliseconds(20))
         switch await slow.value {
         case .success(let (status, body, _)):
@@ -201,7 +201,7 @@ import Testing
         let log = try #require(fixture?.log)
         let url = try #require(fixture?.url("/held"))
         let slow = Task { try? await URLSession.shared.data(from: url) }
-        await eventually(interval: .milliseconds(10)) { log.heldStarted.load(ordering: .acquiring) }
+        await eventually(timeout: .seconds(90), interval: .milliseconds(10)) { log.heldStarted.load(ordering: .acquiring) }
         fixture = nil
         _ = await slow.value
         log.released.store(true, ordering: .releasing)  // the handler finishes after the server is gone

@@ -295,8 +295,12 @@ import Testing
             }
             #expect(try await world.waitFor(order.id, .paid), "\(method) \(api ?? "")")
             _ = try await world.sandboxCall("POST", "sandbox/refund_outcome", json: ["outcome": "fail_later", "status": status])
+            // Accepted — or, when the provider's failure notification overtook the answer, already failed.
             let accepted = try await world.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "10.00"])
-            #expect(accepted.status == 200 && accepted.object["status"] as? String == "refunded", "\(accepted.object)")
+            #expect(
+                (accepted.status == 200 && accepted.object["status"] as? String == "refunded")
+                    || (accepted.status == 502 && accepted.errorCode == "refund_failed"),
+                "\(method) \(api ?? ""): \(accepted.status) \(String(decoding: accepted.body, as: UTF8.self))")
             _ = try await world.sandboxCall("POST", "sandbox/refund_outcome", json: ["outcome": "succeed"])
             if api == nil {
                 // Alipay says nothing by itself: the refund job asks once the refund is old enough.
@@ -309,7 +313,9 @@ import Testing
             #expect(await eventually { !world.webhooks("order.refund_failed", order: order.id).isEmpty })
             // The money was never refunded, so it can be: the merchant tries again, and it goes through.
             let again = try await world.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "10.00"])
-            #expect(again.status == 200 && again.object["status"] as? String == "refunded", "\(again.object)")
+            #expect(
+                again.status == 200 && again.object["status"] as? String == "refunded",
+                "\(method) \(api ?? ""): \(again.status) \(String(decoding: again.body, as: UTF8.self))")
         }
         // Refused outright: 502, nothing reserved, nothing refunded.
         let order = try await world.order("6.00")
@@ -339,9 +345,12 @@ import Testing
         let notifyURLs = world.servers.map { $0.baseURL.absoluteString + "/notify/wechat/v2" }
         let (refunds, close) = try await withThrowingTaskGroup(of: (refund: Int?, close: Int?).self) { group in
             group.addTask {
-                let replayed = try await world.sandboxCall(
-                    "POST", "sandbox/replay", json: ["key": order.number, "copies": 40, "urls": notifyURLs])
-                #expect(replayed.status == 200)
+                // Replayed once the sandbox has sent the first one (its delivery runs on its own).
+                let replayed = try await eventually {
+                    try await world.sandboxCall("POST", "sandbox/replay", json: ["key": order.number, "copies": 40, "urls": notifyURLs])
+                        .status == 200
+                }
+                #expect(replayed)
                 return (nil, nil)
             }
             for _ in 0..<10 {

@@ -127,7 +127,7 @@ struct WeChatV2Adapter: PaymentAdapter {
     }
 
     func notification(_ request: HTTPServerRequest) throws -> ProviderNotification {
-        if request.body.count < 65_536, String(decoding: request.body, as: UTF8.self).contains("<req_info>") {
+        if request.body.firstRange(of: Self.refundMarker) != nil {
             let refund = try WeChatPay.V2.RefundNotification.verify(request.body, merchant: configuration.merchant)
             return .refund(
                 RefundReport(
@@ -150,6 +150,9 @@ struct WeChatV2Adapter: PaymentAdapter {
                 ],
                 check: { try notification.check(amount: $0) }))
     }
+
+    /// What only a refund result carries (its encrypted `req_info`), as bytes.
+    static let refundMarker = Array("<req_info>".utf8)
 
     func reply(to outcome: NotificationOutcome) -> HTTPServerResponse {
         let answer: WeChatPay.V2.NotificationReply =

@@ -49,9 +49,29 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(result) }
     }
 
+    /// Statements prepared on this connection, by their text: the server parses and plans each
+    /// once per connection instead of on every call.
+    private var prepared: [String: String] = [:]
+    static let maximumPreparedStatements = 256
+
+    /// The name `sql` is prepared under on this connection (preparing it now if it is new).
+    private func statementName(_ sql: String, text: String, types: [Oid]) throws -> String {
+        if let name = prepared[sql] { return name }
+        if prepared.count >= Self.maximumPreparedStatements {
+            try execute("DEALLOCATE ALL")
+            prepared.removeAll()
+        }
+        let name = "cashier_\(prepared.count + 1)"
+        guard let result = PQprepare(handle, name, text, Int32(types.count), types) else { throw failure(nil) }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw failure(result) }
+        prepared[sql] = name
+        return name
+    }
+
     @discardableResult
     func query(_ sql: String, _ parameters: [SQLValue]) throws -> [[SQLValue]] {
-        let text = Self.numbered(sql)
+        let text = prepared[sql] == nil ? Self.numbered(sql) : ""
         // Text parameters, except bytea, which goes binary (no escaping).
         var owned: [[UInt8]] = []
         var lengths: [Int32] = []
@@ -81,13 +101,19 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
                 types.append(17)
             }
         }
+        let name = try statementName(sql, text: text, types: types)
         let result: OpaquePointer? = withPointers(owned, parameters) { pointers in
-            PQexecParams(handle, text, Int32(parameters.count), types, pointers, lengths, formats, 0)
+            PQexecPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 0)
         }
         guard let result else { throw failure(nil) }
         defer { PQclear(result) }
         let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(result) }
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let error = failure(result)
+            // The session lost its prepared statements: prepare again on the retry.
+            if error.code == .busy { prepared.removeAll() }
+            throw error
+        }
         changes = Int(String(cString: PQcmdTuples(result))) ?? 0
         let rows = PQntuples(result)
         let columns = PQnfields(result)
@@ -176,7 +202,8 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     }
 
     /// The error for a failed statement: SQLSTATE decides the code (unique violation: conflict;
-    /// serialisation failure or deadlock: busy, retried; a dropped connection: unavailable, retried).
+    /// serialisation failure, deadlock or a prepared statement the session lost: busy, retried; a
+    /// dropped connection: unavailable, retried).
     private func failure(_ result: OpaquePointer?) -> StoreError {
         let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -185,7 +212,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
         switch state {
         case "23505": return StoreError(.conflict, "PostgreSQL: \(message)")
-        case "40001", "40P01": return StoreError(.busy, "PostgreSQL: \(message)")
+        case "40001", "40P01", "26000": return StoreError(.busy, "PostgreSQL: \(message)")
         case let code where code.hasPrefix("08"): return StoreError(.unavailable, "PostgreSQL: \(message)")
         default: return StoreError(.failed, "PostgreSQL (\(state)): \(message)")
         }

@@ -68,6 +68,25 @@ enum SQLLedger {
         try connection.query("SELECT \(paymentColumns) FROM payments WHERE \(condition)", values).first.map(payment)
     }
 
+    /// A payment and its order in one statement (read, not locked): what a repeated
+    /// notification needs, in one round trip.
+    static func paymentAndOrder(_ connection: any SQLConnection, paymentID: String) throws -> (StoredPayment, StoredOrder)? {
+        guard
+            let row = try connection.query(
+                "SELECT \(joinedColumns) FROM payments p JOIN orders o ON o.id = p.order_id WHERE p.id = ?", [.text(paymentID)]
+            ).first
+        else { return nil }
+        return (try payment(Array(row.prefix(20))), try SQLStatements.order(Array(row.dropFirst(20))))
+    }
+
+    /// The payment's columns, then the order's, each qualified by its table's alias.
+    static let joinedColumns: String = {
+        func qualified(_ columns: String, _ alias: String) -> String {
+            columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }.joined(separator: ", ")
+        }
+        return qualified(paymentColumns, "p") + ", " + qualified(SQLStatements.orderColumns, "o")
+    }()
+
     static func refunds(_ connection: any SQLConnection, orderIDs: [String]) throws -> [StoredRefund] {
         guard !orderIDs.isEmpty else { return [] }
         return try connection.query(

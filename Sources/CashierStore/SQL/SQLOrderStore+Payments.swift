@@ -96,13 +96,22 @@ extension SQLOrderStore {
         try await withTransaction { session in
             let connection = session.connection
             let at = SQLStatements.stamp(now)
-            guard let found = try SQLLedger.payment(connection, where: "id = ?", [.text(paymentID)]) else {
+            guard let (found, seen) = try SQLLedger.paymentAndOrder(connection, paymentID: paymentID) else {
                 throw StoreError(.notFound, "no payment \(paymentID)")
+            }
+            // A success already recorded is final: a repeated notification needs no lock, only its log line.
+            if case .succeeded(_, let amount) = outcome, found.status == .succeeded {
+                guard amount == found.amount else {
+                    throw StoreError(
+                        .illegalTransition, "payment \(paymentID) is for \(found.amount); a success for \(amount) is not recorded")
+                }
+                if let duplicate { try SQLStatements.insert(duplicate, orderID: seen.id, from: nil, to: nil, at: at, connection) }
+                return .unchanged(seen, found)
             }
             let order = try SQLLedger.lockOrder(connection, found.orderID)
-            guard let payment = try SQLLedger.payment(connection, where: "id = ?", [.text(paymentID)]) else {
-                throw StoreError(.notFound, "no payment \(paymentID)")
-            }
+            // Where rows lock (PostgreSQL), read it again under the order's lock; SQLite's writer holds the whole database.
+            let payment =
+                connection.lockingClause.isEmpty ? found : try SQLLedger.payment(connection, where: "id = ?", [.text(paymentID)]) ?? found
             func reread() throws -> StoredPayment { try SQLLedger.payment(connection, where: "id = ?", [.text(paymentID)]) ?? payment }
             func unchanged() throws -> PaymentRecorded {
                 if let duplicate { try SQLStatements.insert(duplicate, orderID: order.id, from: nil, to: nil, at: at, connection) }

@@ -2,11 +2,16 @@ internal import CSQLite
 internal import CSQLiteShims
 import Foundation
 
-/// One SQLite connection: prepared statements, typed binding, and errors that say what failed.
+/// One SQLite connection: prepared statements (kept and reused: parsing a statement costs more
+/// than running it on the single writer thread), typed binding, and errors that say what failed.
 /// Not thread-safe by itself; ``SQLiteOrderStore`` serialises every use behind a lock.
 final class SQLiteConnection: SQLConnection {
 
     private let handle: OpaquePointer
+    /// Prepared statements by their text; statements built per call (lists of `?`) are few and
+    /// the cache is bounded.
+    private var statements: [String: OpaquePointer] = [:]
+    static let maximumCachedStatements = 128
 
     /// Opens (creating) the database at `path`; `:memory:` for a private in-memory one.
     init(path: String) throws {
@@ -23,7 +28,23 @@ final class SQLiteConnection: SQLConnection {
     }
 
     deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)
+    }
+
+    /// The prepared statement for `sql`, from the cache or prepared now (and kept).
+    private func prepared(_ sql: String) throws -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {
+            throw StoreError(.failed, "SQLite cannot prepare a statement: \(lastError)")
+        }
+        if statements.count >= Self.maximumCachedStatements {
+            for old in statements.values { sqlite3_finalize(old) }
+            statements.removeAll()
+        }
+        statements[sql] = statement
+        return statement
     }
 
     /// Runs statements that return no rows (several, separated by `;`).
@@ -39,11 +60,12 @@ final class SQLiteConnection: SQLConnection {
     /// Runs one statement with `parameters` and returns its rows.
     @discardableResult
     func query(_ sql: String, _ parameters: [SQLValue]) throws -> [[SQLValue]] {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw StoreError(.failed, "SQLite cannot prepare a statement: \(lastError)")
+        let statement = try prepared(sql)
+        // Ready for the next use whatever happens: rows read, bindings (and their copies) released.
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
         }
-        defer { sqlite3_finalize(statement) }
         for (offset, value) in parameters.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
