@@ -43,25 +43,35 @@ import Testing
         return try JSONDecoder().decode(Description.self, from: data)
     }
 
-    @Test func cashierClientDependsOnNoCModule() throws {
-        let description = try Self.describe()
-        let byName = Dictionary(uniqueKeysWithValues: description.targets.map { ($0.name, $0) })
-        let client = try #require(byName["CashierClient"])
+    /// Every target `root` reaches, itself included.
+    static func reach(_ root: String, in byName: [String: Description.Target]) -> Set<String> {
         var seen = Set<String>()
-        var queue = [client.name]
+        var queue = [root]
         while let name = queue.popLast() {
             guard seen.insert(name).inserted, let target = byName[name] else { continue }
             queue += target.target_dependencies ?? []
         }
+        return seen
+    }
+
+    /// The production server never links the simulators: sandbox mode is assembled outside it.
+    @Test func theServerDoesNotLinkTheSandboxes() throws {
+        let description = try Self.describe()
+        let byName = Dictionary(uniqueKeysWithValues: description.targets.map { ($0.name, $0) })
+        #expect(!Self.reach("CashierServer", in: byName).contains("CashierSandbox"))
+        // The check itself can fail: sandbox mode does link them.
+        #expect(Self.reach("CashierSandboxMode", in: byName).contains("CashierSandbox"))
+    }
+
+    @Test func cashierClientDependsOnNoCModule() throws {
+        let description = try Self.describe()
+        let byName = Dictionary(uniqueKeysWithValues: description.targets.map { ($0.name, $0) })
+        let client = try #require(byName["CashierClient"])
+        let seen = Self.reach(client.name, in: byName)
         let modules = seen.compactMap { byName[$0] }
         #expect(modules.allSatisfy { $0.module_type == "SwiftTarget" }, "CashierClient reaches \(modules.map(\.name))")
         // The check itself can fail: CashierCrypto does reach a C module.
-        var cryptoSeen = Set<String>()
-        var cryptoQueue = ["CashierCrypto"]
-        while let name = cryptoQueue.popLast() {
-            guard cryptoSeen.insert(name).inserted, let target = byName[name] else { continue }
-            cryptoQueue += target.target_dependencies ?? []
-        }
+        let cryptoSeen = Self.reach("CashierCrypto", in: byName)
         #expect(cryptoSeen.compactMap { byName[$0] }.contains { $0.module_type != "SwiftTarget" })
     }
 }
