@@ -35,6 +35,16 @@ struct WeChatPayer: Sendable {
         }
     }
 
+    /// A WeChat refund status, the same words in API v2 and v3: `SUCCESS`, `PROCESSING`, or a
+    /// failure (v2 `CHANGE` — the payer's account is gone — and `REFUNDCLOSE`; v3 `ABNORMAL`, `CLOSED`).
+    static func refundState(_ status: String, id: String?) -> ProviderRefundState {
+        switch status {
+        case "SUCCESS": .succeeded(providerRefundID: id)
+        case "PROCESSING": .processing
+        default: .failed("WeChat reports the refund \(status)")
+        }
+    }
+
     /// The currencies WeChat Pay takes for this merchant: CNY, and the cross-border ones configured.
     static func currencies(_ crossBorder: Set<Currency>) -> Set<Currency> { crossBorder.union([.cny]) }
 }

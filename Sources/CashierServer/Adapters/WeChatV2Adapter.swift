@@ -104,18 +104,9 @@ struct WeChatV2Adapter: PaymentAdapter {
         }
         let count = Int(document["refund_count"] ?? "") ?? 0
         for index in 0..<count where document["out_refund_no_\(index)"] == refund.outRefundNo {
-            return Self.refundState(document["refund_status_\(index)"] ?? "", id: document["refund_id_\(index)"])
+            return WeChatPayer.refundState(document["refund_status_\(index)"] ?? "", id: document["refund_id_\(index)"])
         }
         return .notFound
-    }
-
-    /// `SUCCESS`, `PROCESSING`, or a failure (`CHANGE`: the payer's account is gone; `REFUNDCLOSE`).
-    static func refundState(_ status: String, id: String?) -> ProviderRefundState {
-        switch status {
-        case "SUCCESS": .succeeded(providerRefundID: id)
-        case "PROCESSING": .processing
-        default: .failed("WeChat reports the refund \(status)")
-        }
     }
 
     func billEntries(date: String) async throws -> [BillEntry]? {
@@ -132,7 +123,7 @@ struct WeChatV2Adapter: PaymentAdapter {
             return .refund(
                 RefundReport(
                     outTradeNo: refund.outTradeNo, outRefundNo: refund.outRefundNo,
-                    state: Self.refundState(refund.refundStatus, id: refund.refundID),
+                    state: WeChatPayer.refundState(refund.refundStatus, id: refund.refundID),
                     fields: [
                         "out_refund_no": refund.outRefundNo, "refund_id": refund.refundID, "refund_status": refund.refundStatus,
                         "refund_fee": refund.refundAmount.decimalString,

@@ -100,18 +100,9 @@ struct WeChatV3Adapter: PaymentAdapter {
 
     func refundState(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
         do {
-            return Self.refundState(try await client.refundStatus(outRefundNo: refund.outRefundNo), id: nil)
+            return WeChatPayer.refundState(try await client.refundStatus(outRefundNo: refund.outRefundNo), id: nil)
         } catch let error as PaymentError where error.providerCode == "RESOURCE_NOT_EXISTS" {
             return .notFound
-        }
-    }
-
-    /// `SUCCESS`, `PROCESSING`, or a failure (`ABNORMAL`: the payer's account cannot take it; `CLOSED`).
-    static func refundState(_ status: String, id: String?) -> ProviderRefundState {
-        switch status {
-        case "SUCCESS": .succeeded(providerRefundID: id)
-        case "PROCESSING": .processing
-        default: .failed("WeChat reports the refund \(status)")
         }
     }
 
@@ -146,7 +137,7 @@ struct WeChatV3Adapter: PaymentAdapter {
             return .refund(
                 RefundReport(
                     outTradeNo: resource.out_trade_no, outRefundNo: resource.out_refund_no,
-                    state: Self.refundState(status, id: resource.refund_id),
+                    state: WeChatPayer.refundState(status, id: resource.refund_id),
                     fields: [
                         "notification_id": notification.id, "out_refund_no": resource.out_refund_no,
                         "refund_id": resource.refund_id ?? "", "refund_status": status,
