@@ -250,6 +250,12 @@ import WeChatPay
         #expect(try await fixture.waitForStatus(id, "paid"))
         let partial = try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "10.00", "reason": "one cup spilt"])
         #expect(partial.status == 200 && partial.object["status"] as? String == "partially_refunded")
+        // A payment that is not this order's, or no payment at all: 404, nothing refunded.
+        let other = try await fixture.createOrder(amount: "1.00")
+        let otherID = try #require(other["id"] as? String)
+        let paymentID = try #require(partial.object["payment_id"] as? String)
+        #expect(try await fixture.call("POST", "/v1/orders/\(otherID)/refunds", json: ["payment": paymentID]).status == 404)
+        #expect(try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["payment": "pay_nope", "amount": "1.00"]).status == 404)
         let tooMuch = try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount_minor": 2001])
         #expect(tooMuch.status == 400 && (tooMuch.object["error"] as? [String: String])?["code"] == "refund_too_large")
         let rest = try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: [String: String]())
