@@ -233,6 +233,14 @@ import Testing
         let reused = try await world.authorize(other.id, token: first)
         #expect(reused.status == 409 || reused.object["status"] as? Int == 1, "\(reused.object)")
         #expect(world.processor.count == 1)
+        // A token the processor declined is spent too: presented again it is refused unsent.
+        let declined = try await world.order("18.51")  // the sandbox processor: insufficient funds
+        let spent = try await world.token(for: declined.id)
+        #expect(try await world.authorize(declined.id, token: spent).object["status"] as? Int == 1)
+        #expect(world.processor.count == 2)
+        let again = try await world.authorize(declined.id, token: spent)
+        #expect(again.status == 409 && again.errorCode == "token_reused", "\(again.object)")
+        #expect(world.processor.count == 2)
         // Six tokens at once for one order: one authorisation.
         let together = try await world.order("18.00")
         var tokens: [Data] = []
@@ -243,7 +251,7 @@ import Testing
         }
         #expect(answers.filter { $0.status == 200 && $0.object["status"] as? Int == 0 }.count == 1, "\(answers.map(\.object))")
         #expect(answers.filter { $0.status == 409 }.count == 5)
-        #expect(world.processor.count == 2)
+        #expect(world.processor.count == 3)
         #expect(try await world.store.payments(orderID: together.id).filter { $0.status == .succeeded }.count == 1)
         // Apple Pay refunds go through the merchant's processor.
         let refund = try await world.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "1.00"])
