@@ -6,11 +6,21 @@ public struct HTTPServerResponse: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// A file to send as the body instead of ``body``, read from disk as the client takes it (a
+    /// large export never sits in memory). The server removes the file once it has opened it.
+    public var bodyFile: String?
 
     public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// The file at `path` as the body (removed once opened).
+    public static func file(_ path: String, status: Int = 200, headers: HTTPHeaders) -> HTTPServerResponse {
+        var response = HTTPServerResponse(status: status, headers: headers)
+        response.bodyFile = path
+        return response
     }
 
     /// A UTF-8 text response.

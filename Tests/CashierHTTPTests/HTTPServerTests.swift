@@ -36,6 +36,13 @@ import Testing
             router.add("GET", "/inject") { _, _ in
                 HTTPServerResponse(status: 200, headers: ["X-Safe": "yes", "X-Evil": "a\r\nSet-Cookie: stolen=1"], body: [])
             }
+            router.add("GET", "/file/{size}") { _, parameters in
+                let size = Int(parameters["size"] ?? "") ?? 0
+                let path = FileManager.default.temporaryDirectory.appendingPathComponent("http-file-\(UUID().uuidString)").path
+                FileManager.default.createFile(atPath: path, contents: Fixture.content(size))
+                return .file(path, headers: ["Content-Type": "text/csv; charset=utf-8", "X-Path": path])
+            }
+            router.add("GET", "/missing-file") { _, _ in .file("/nonexistent/cashier-\(UUID().uuidString)", headers: [:]) }
             let sink = log
             router.add("GET", "/slow") { _, _ in
                 sink.slowStarted.store(true, ordering: .releasing)
@@ -55,6 +62,9 @@ import Testing
                 handler: { request in await handler.handle(request) })
             try server.start()
         }
+
+        /// `size` bytes that differ from one position to the next (a file sent out of order would show).
+        static func content(_ size: Int) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 / 251) }) }
 
         func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(server.port)\(path)")! }
 
@@ -98,6 +108,21 @@ import Testing
         let result = try await runSubprocess(
             "/usr/bin/curl", ["-s", "--request-target", target, "http://127.0.0.1:\(fixture.server.port)/"])
         #expect(result.stdout == #"{"agent":"","id":"ord_9","limit":"2"}"#, "\(result.stderr)")
+    }
+
+    @Test func fileBodiesAreSentFromDiskAndRemoved() async throws {
+        let fixture = try Fixture()
+        for size in [0, 17, 3 * 1024 * 1024 + 5] {
+            let (status, body, response) = try await fixture.send("GET", "/file/\(size)")
+            #expect(status == 200 && body == Fixture.content(size), "\(size) bytes")
+            #expect(response.value(forHTTPHeaderField: "Content-Type") == "text/csv; charset=utf-8")
+            #expect(response.value(forHTTPHeaderField: "Content-Length") == "\(size)")
+            let path = try #require(response.value(forHTTPHeaderField: "X-Path"))
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+        // A file that is not there is the server's fault, said as JSON.
+        let missing = try await fixture.send("GET", "/missing-file")
+        #expect(missing.0 == 500 && String(decoding: missing.1, as: UTF8.self).contains("internal_error"))
     }
 
     @Test func unknownPathsAndMethods() async throws {

@@ -325,9 +325,31 @@ private func answer(_ response: HTTPServerResponse, _ state: RequestState, _ con
 }
 
 private func queue(_ response: HTTPServerResponse, on connection: OpaquePointer) -> MHD_Result {
+    if let path = response.bodyFile {
+        return queueFile(path, response, on: connection)
+    }
     let created = response.body.withUnsafeBytes { bytes in
         MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
     }
+    return queue(created, response, on: connection)
+}
+
+/// A file body: opened, unlinked (it lives until libmicrohttpd closes the descriptor), and sent
+/// from disk. A file that cannot be opened is a 500.
+private func queueFile(_ path: String, _ response: HTTPServerResponse, on connection: OpaquePointer) -> MHD_Result {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    unlink(path)
+    var information = stat()
+    guard descriptor >= 0, fstat(descriptor, &information) == 0 else {
+        if descriptor >= 0 { close(descriptor) }
+        return queue(
+            HTTPServerResponse.error(status: 500, code: "internal_error", message: "the response could not be read"), on: connection)
+    }
+    // libmicrohttpd owns the descriptor from here and closes it with the response.
+    return queue(MHD_create_response_from_fd(Int(information.st_size), descriptor), response, on: connection)
+}
+
+private func queue(_ created: OpaquePointer?, _ response: HTTPServerResponse, on connection: OpaquePointer) -> MHD_Result {
     guard let created else { return .NO }
     defer { MHD_destroy_response(created) }
     for field in response.headers where !field.name.contains(where: \.isNewline) && !field.value.contains(where: \.isNewline) {
