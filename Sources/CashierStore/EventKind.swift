@@ -42,6 +42,8 @@ public struct EventKind: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let close = EventKind(rawValue: "close")
     /// The expiry job closed the order.
     public static let expired = EventKind(rawValue: "expired")
+    /// An operator asked for a webhook to be sent again (`by`: the API or a dashboard session).
+    public static let webhookResent = EventKind(rawValue: "webhook_resent")
     /// An Apple Pay token was authorised by the processor.
     public static let applePayAuthorized = EventKind(rawValue: "applepay_authorized")
     /// The processor declined an Apple Pay token.

@@ -10,11 +10,14 @@ public struct NewRefund: Sendable {
     public var amount: Money?
     public var outRefundNo: String
     public var reason: String?
+    /// Who asks: `api`, `dashboard …`, `automatic`.
+    public var requestedBy: String?
 
     public init(
         id: String = NewRefund.makeID(), orderID: String, paymentID: String? = nil, amount: Money? = nil,
-        outRefundNo: String = NewRefund.makeRefundNumber(), reason: String? = nil
+        outRefundNo: String = NewRefund.makeRefundNumber(), reason: String? = nil, requestedBy: String? = nil
     ) {
+        self.requestedBy = requestedBy
         self.id = id
         self.orderID = orderID
         self.paymentID = paymentID

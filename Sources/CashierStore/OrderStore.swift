@@ -123,7 +123,27 @@ public protocol OrderStore: Sendable {
     /// Every webhook message of an order, delivered or not, oldest first.
     func outbox(orderID: String) async throws -> [OutboxMessage]
     func markDelivered(_ id: String, at: Date) async throws
-    func reschedule(_ id: String, attempts: Int, nextAttemptAt: Date) async throws
+    /// Records a failed attempt (with why) and when to try again.
+    func reschedule(_ id: String, attempts: Int, nextAttemptAt: Date, error: String?) async throws
+    /// Deliveries matching `query`, newest first.
+    func webhooks(matching query: WebhookQuery) async throws -> [OutboxMessage]
+    /// Sends a message again as soon as the webhook job runs (same event id; it is signed anew
+    /// when sent), whether or not it was delivered. - Returns: whether it exists.
+    func resendWebhook(_ id: String, now: Date) async throws -> OutboxMessage?
+    /// Sends again every message tried and not delivered that was queued in `[from, until)`.
+    /// - Returns: the messages queued for sending.
+    func resendFailedWebhooks(from: Date, until: Date, now: Date) async throws -> [OutboxMessage]
+
+    // MARK: Dashboard and exports
+
+    /// Money, orders and attempts over `[from, until)`, with succeeded payments in slices of `bucket` seconds.
+    func overview(from: Date, until: Date, bucket: TimeInterval) async throws -> LedgerOverview
+    /// Orders matching `query` (by creation time, status, id or out_trade_no).
+    func orders(matching query: RecordQuery) async throws -> [StoredOrder]
+    /// Payments matching `query`.
+    func payments(matching query: RecordQuery) async throws -> [StoredPayment]
+    /// Refunds matching `query` (provider and method are their payment's).
+    func refunds(matching query: RecordQuery) async throws -> [StoredRefund]
 
     /// Takes (or renews) the cluster-wide lease on `job` for `duration` when it is free, expired
     /// or already `holder`'s: how a job runs on one instance at a time, and moves to another
@@ -140,6 +160,11 @@ extension OrderStore {
 
     /// The refunds of one order, oldest first.
     public func refunds(orderID: String) async throws -> [StoredRefund] { try await refunds(orderIDs: [orderID]) }
+
+    /// ``reschedule(_:attempts:nextAttemptAt:error:)`` without a reason.
+    public func reschedule(_ id: String, attempts: Int, nextAttemptAt: Date) async throws {
+        try await reschedule(id, attempts: attempts, nextAttemptAt: nextAttemptAt, error: nil)
+    }
 
     /// ``recordPayment(_:of:record:duplicate:now:)`` logging nothing for a duplicate.
     @discardableResult

@@ -5,10 +5,14 @@ public struct OutboxMessage: Sendable, Equatable {
     /// Unique per event: receivers dedupe by it.
     public let id: String
     public let orderID: String
-    /// `order.paid`, `order.refunded`, `order.closed`, `order.refund_required`.
+    /// `order.paid`, `order.refunded`, `order.refund_failed`, `order.closed`, `order.refund_required`.
     public let type: String
     public let payload: String
     public let attempts: Int
     public let nextAttemptAt: Date
     public let deliveredAt: Date?
+    /// When it was queued.
+    public var createdAt: Date? = nil
+    /// Why the last attempt failed (an HTTP status, or that the endpoint did not answer).
+    public var lastError: String? = nil
 }

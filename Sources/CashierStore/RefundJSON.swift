@@ -14,6 +14,8 @@ public struct RefundJSON: Encodable, Sendable, Equatable {
     public let provider_refund_id: String?
     public let reason: String?
     public let failure_reason: String?
+    /// Who asked for it: `api`, `dashboard …`, `automatic`.
+    public let requested_by: String?
     public let created: Int64
 
     public init(_ refund: StoredRefund) {
@@ -26,6 +28,7 @@ public struct RefundJSON: Encodable, Sendable, Equatable {
         provider_refund_id = refund.providerRefundID
         reason = refund.reason
         failure_reason = refund.failureReason
+        requested_by = refund.requestedBy
         created = Int64(refund.createdAt.timeIntervalSince1970)
     }
 }

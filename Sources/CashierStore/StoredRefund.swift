@@ -24,4 +24,6 @@ public struct StoredRefund: Sendable, Equatable {
     /// When the provider's final word of success arrived (a notification or a query), for a
     /// refund it had first only accepted; until then a failure may still be reported.
     public let confirmedAt: Date?
+    /// Who asked for it: `api`, `dashboard …` (a signed-in session), `automatic` (a duplicate).
+    public let requestedBy: String?
 }

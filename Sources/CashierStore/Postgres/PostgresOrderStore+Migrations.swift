@@ -94,5 +94,6 @@ extension PostgresOrderStore {
             "011_backfill_payments",
             SQLStatements.backfillPayments(method: "(e.detail::json ->> 'method')", field: { "(e.detail::json ->> '\($0)')" })
         ),
+        ("012_dashboard", SQLOverview.migration),
     ]
 }

@@ -12,7 +12,7 @@ enum SQLLedger {
 
     static let refundColumns = """
         id, order_id, payment_id, out_refund_no, currency, amount_minor, status, provider_refund_id, reason, failure_reason, created_at,
-        updated_at, finished_at, confirmed_at
+        updated_at, finished_at, confirmed_at, requested_by
         """
 
     // MARK: Rows
@@ -35,7 +35,7 @@ enum SQLLedger {
     }
 
     static func refund(_ row: [SQLValue]) throws -> StoredRefund {
-        guard row.count == 14, let id = row[0].text, let orderID = row[1].text, let paymentID = row[2].text, let number = row[3].text,
+        guard row.count == 15, let id = row[0].text, let orderID = row[1].text, let paymentID = row[2].text, let number = row[3].text,
             let currency = row[4].text.flatMap({ try? Currency(code: $0) }), let amount = row[5].integer,
             let status = row[6].text.flatMap(RefundStatus.init), let created = row[10].integer, let updated = row[11].integer
         else { throw StoreError(.failed, "a refunds row does not have the expected columns") }
@@ -43,7 +43,8 @@ enum SQLLedger {
             id: id, orderID: orderID, paymentID: paymentID, outRefundNo: number, amount: Money(minorUnits: amount, currency: currency),
             status: status, providerRefundID: row[7].text, reason: row[8].text, failureReason: row[9].text,
             createdAt: SQLStatements.date(created), updatedAt: SQLStatements.date(updated),
-            finishedAt: row[12].integer.map(SQLStatements.date), confirmedAt: row[13].integer.map(SQLStatements.date))
+            finishedAt: row[12].integer.map(SQLStatements.date), confirmedAt: row[13].integer.map(SQLStatements.date),
+            requestedBy: row[14].text)
     }
 
     // MARK: Reads
@@ -80,12 +81,12 @@ enum SQLLedger {
     }
 
     /// The payment's columns, then the order's, each qualified by its table's alias.
-    static let joinedColumns: String = {
-        func qualified(_ columns: String, _ alias: String) -> String {
-            columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }.joined(separator: ", ")
-        }
-        return qualified(paymentColumns, "p") + ", " + qualified(SQLStatements.orderColumns, "o")
-    }()
+    static let joinedColumns = qualified(paymentColumns, "p") + ", " + qualified(SQLStatements.orderColumns, "o")
+
+    /// `a, b` as `alias.a, alias.b`.
+    static func qualified(_ columns: String, _ alias: String) -> String {
+        columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }.joined(separator: ", ")
+    }
 
     static func refunds(_ connection: any SQLConnection, orderIDs: [String]) throws -> [StoredRefund] {
         guard !orderIDs.isEmpty else { return [] }

@@ -50,12 +50,14 @@ extension SQLOrderStore {
             guard connection.changes == 1 else { throw StoreError(.limitExceeded, "payment \(paymentID) has too little left to refund") }
             try connection.query(
                 """
-                INSERT INTO refunds (id, order_id, payment_id, out_refund_no, currency, amount_minor, status, reason, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
+                INSERT INTO refunds (id, order_id, payment_id, out_refund_no, currency, amount_minor, status, reason, created_at, updated_at,
+                    requested_by)
+                VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)
                 """,
                 [
                     .text(new.id), .text(order.id), .text(paymentID), .text(new.outRefundNo), .text(amount.currency.code),
                     .integer(amount.minorUnits), new.reason.map { .text($0) } ?? .null, .integer(at), .integer(at),
+                    new.requestedBy.map { .text($0) } ?? .null,
                 ])
             guard let refund = try SQLLedger.refund(connection, where: "id = ?", [.text(new.id)]),
                 let reserved = try SQLLedger.payment(connection, where: "id = ?", [.text(paymentID)])
@@ -79,6 +81,7 @@ extension SQLOrderStore {
             var detail = [
                 "refund": refund.id, "payment": refund.paymentID, "amount": refund.amount.decimalString, "request_no": refund.outRefundNo,
             ]
+            if let by = refund.requestedBy { detail["by"] = by }
             let record: EventRecord
             let webhook: String
             switch outcome {

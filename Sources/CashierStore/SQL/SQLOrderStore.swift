@@ -190,7 +190,7 @@ extension SQLOrderStore {
         try await withReading { session in
             try session.connection.query(
                 """
-                SELECT id, order_id, type, payload, attempts, next_attempt_at, delivered_at FROM outbox
+                SELECT \(SQLStatements.outboxColumns) FROM outbox
                 WHERE delivered_at IS NULL AND next_attempt_at <= ? ORDER BY created_at, rowid LIMIT ?
                 """,
                 [.integer(SQLStatements.stamp(now)), .integer(Int64(limit))]
@@ -203,7 +203,7 @@ extension SQLOrderStore {
             let connection = session.connection
             let rows = try connection.query(
                 """
-                SELECT id, order_id, type, payload, attempts, next_attempt_at, delivered_at FROM outbox
+                SELECT \(SQLStatements.outboxColumns) FROM outbox
                 WHERE delivered_at IS NULL AND next_attempt_at <= ? ORDER BY created_at, rowid LIMIT ?\(connection.lockingClause.isEmpty ? "" : connection.lockingClause + " SKIP LOCKED")
                 """,
                 [.integer(SQLStatements.stamp(now)), .integer(Int64(limit))])
@@ -221,7 +221,7 @@ extension SQLOrderStore {
         try await withReading { session in
             try session.connection.query(
                 """
-                SELECT id, order_id, type, payload, attempts, next_attempt_at, delivered_at FROM outbox
+                SELECT \(SQLStatements.outboxColumns) FROM outbox
                 WHERE order_id = ? ORDER BY created_at, rowid
                 """,
                 [.text(orderID)]
@@ -237,11 +237,11 @@ extension SQLOrderStore {
         }
     }
 
-    public func reschedule(_ id: String, attempts: Int, nextAttemptAt: Date) async throws {
+    public func reschedule(_ id: String, attempts: Int, nextAttemptAt: Date, error: String?) async throws {
         try await withTransaction { session in
             try session.connection.query(
-                "UPDATE outbox SET attempts = ?, next_attempt_at = ? WHERE id = ? AND delivered_at IS NULL",
-                [.integer(Int64(attempts)), .integer(SQLStatements.stamp(nextAttemptAt)), .text(id)])
+                "UPDATE outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ? AND delivered_at IS NULL",
+                [.integer(Int64(attempts)), .integer(SQLStatements.stamp(nextAttemptAt)), error.map { .text($0) } ?? .null, .text(id)])
         }
     }
 

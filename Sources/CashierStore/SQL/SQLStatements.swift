@@ -87,11 +87,14 @@ enum SQLStatements {
             bodySHA256: row[6].text, createdAt: Date(timeIntervalSince1970: Double(row[7].integer ?? 0) / 1000))
     }
 
+    static let outboxColumns = "id, order_id, type, payload, attempts, next_attempt_at, delivered_at, created_at, last_error"
+
     static func outboxMessage(_ row: [SQLValue]) -> OutboxMessage {
         OutboxMessage(
             id: row[0].text ?? "", orderID: row[1].text ?? "", type: row[2].text ?? "", payload: row[3].text ?? "",
             attempts: Int(row[4].integer ?? 0), nextAttemptAt: Date(timeIntervalSince1970: Double(row[5].integer ?? 0) / 1000),
-            deliveredAt: row[6].integer.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+            deliveredAt: row[6].integer.map { Date(timeIntervalSince1970: Double($0) / 1000) }, createdAt: row[7].integer.map(date),
+            lastError: row[8].text)
     }
 
     /// Queues a webhook: the order as it is now, and the payment or refund it is about.

@@ -97,5 +97,6 @@ extension SQLiteOrderStore {
             "011_backfill_payments",
             SQLStatements.backfillPayments(method: "json_extract(e.detail, '$.method')", field: { "json_extract(e.detail, '$.\($0)')" })
         ),
+        ("012_dashboard", SQLOverview.migration),
     ]
 }

@@ -1,0 +1,189 @@
+import Cashier
+public import Foundation
+
+/// What the dashboard and the exports read: the overview's figures, lists of orders, payments
+/// and refunds with filters, and webhook deliveries — each an indexed query.
+extension SQLOrderStore {
+    public func overview(from: Date, until: Date, bucket: TimeInterval) async throws -> LedgerOverview {
+        let start = SQLStatements.stamp(from)
+        let end = SQLStatements.stamp(until)
+        let slice = max(1, Int64(bucket * 1000))
+        return try await withReading { session in
+            let connection = session.connection
+            func money(_ row: [SQLValue], _ currencyColumn: Int, _ amountColumn: Int) -> Money? {
+                guard let currency = row[currencyColumn].text.flatMap({ try? Currency(code: $0) }) else { return nil }
+                return Money(minorUnits: row[amountColumn].integer ?? 0, currency: currency)
+            }
+            let range: [SQLValue] = [.integer(start), .integer(end)]
+            var totals: [String: (payments: Int, gross: Money, refunds: Int, refunded: Money)] = [:]
+            for row in try connection.query(
+                SQLOverview.gross, range)
+            {
+                guard let gross = money(row, 0, 2) else { continue }
+                totals[gross.currency.code] = (Int(row[1].integer ?? 0), gross, 0, Money(minorUnits: 0, currency: gross.currency))
+            }
+            for row in try connection.query(
+                SQLOverview.refunded, range)
+            {
+                guard let refunded = money(row, 0, 2) else { continue }
+                var entry = totals[refunded.currency.code] ?? (0, Money(minorUnits: 0, currency: refunded.currency), 0, refunded)
+                entry.refunds = Int(row[1].integer ?? 0)
+                entry.refunded = refunded
+                totals[refunded.currency.code] = entry
+            }
+            let orders = try connection.query(SQLOverview.orders, range)
+            let attempts = try connection.query(SQLOverview.attempts, range)
+            let owed = try connection.query(SQLOverview.refundRequired)
+            let buckets = try connection.query(SQLOverview.buckets, [.integer(start), .integer(slice)] + range).compactMap {
+                row -> LedgerOverview.Bucket? in
+                guard let index = row[0].integer, let gross = money(row, 1, 3) else { return nil }
+                return .init(start: SQLStatements.date(start + index * slice), payments: Int(row[2].integer ?? 0), gross: gross)
+            }
+            let methods = try connection.query(SQLOverview.methods, range).compactMap { row -> LedgerOverview.MethodTotal? in
+                guard let method = row[0].text.flatMap(PaymentMethod.init), let provider = row[1].text.flatMap(PaymentProvider.init),
+                    let gross = money(row, 2, 4)
+                else { return nil }
+                return .init(method: method, provider: provider, payments: Int(row[3].integer ?? 0), gross: gross)
+            }
+            return LedgerOverview(
+                from: from, until: until,
+                totals: totals.values.sorted { $0.gross.currency.code < $1.gross.currency.code }.map {
+                    .init(currency: $0.gross.currency, payments: $0.payments, gross: $0.gross, refunds: $0.refunds, refunded: $0.refunded)
+                },
+                orders: Int(orders.first?.first?.integer ?? 0), paymentsStarted: Int(attempts.first?[0].integer ?? 0),
+                paymentsSucceeded: Int(attempts.first?[1].integer ?? 0), refundRequired: Int(owed.first?.first?.integer ?? 0),
+                buckets: buckets, bucket: bucket, byMethod: methods)
+        }
+    }
+
+    public func orders(matching query: RecordQuery) async throws -> [StoredOrder] {
+        var filter = SQLFilter(table: "orders", alias: nil, query: query)
+        if let search = query.search { filter.add("(id = ? OR out_trade_no = ?)", [.text(search), .text(search)]) }
+        let (sql, parameters) = (
+            "SELECT \(SQLStatements.orderColumns) FROM orders \(filter.whereClause) \(filter.orderClause)", filter.parameters
+        )
+        return try await withReading { try $0.connection.query(sql, parameters).map(SQLStatements.order) }
+    }
+
+    public func payments(matching query: RecordQuery) async throws -> [StoredPayment] {
+        var filter = SQLFilter(table: "payments", alias: nil, query: query)
+        if let provider = query.provider { filter.add("provider = ?", [.text(provider.rawValue)]) }
+        if let method = query.method { filter.add("method = ?", [.text(method.rawValue)]) }
+        if query.refundRequired { filter.add(SQLOverview.owed, []) }
+        if let search = query.search {
+            filter.add("(id = ? OR out_trade_no = ? OR transaction_id = ? OR order_id = ?)", Array(repeating: .text(search), count: 4))
+        }
+        let (sql, parameters) = (
+            "SELECT \(SQLLedger.paymentColumns) FROM payments \(filter.whereClause) \(filter.orderClause)", filter.parameters
+        )
+        return try await withReading { try $0.connection.query(sql, parameters).map(SQLLedger.payment) }
+    }
+
+    public func refunds(matching query: RecordQuery) async throws -> [StoredRefund] {
+        var filter = SQLFilter(table: "refunds", alias: "r", query: query)
+        if let provider = query.provider { filter.add("p.provider = ?", [.text(provider.rawValue)]) }
+        if let method = query.method { filter.add("p.method = ?", [.text(method.rawValue)]) }
+        if let search = query.search {
+            filter.add(
+                """
+                (r.id = ? OR r.out_refund_no = ? OR r.provider_refund_id = ? OR r.order_id = ?
+                    OR r.payment_id IN (SELECT id FROM payments WHERE out_trade_no = ?))
+                """,
+                Array(repeating: .text(search), count: 5))
+        }
+        let sql = """
+            SELECT \(SQLLedger.qualified(SQLLedger.refundColumns, "r")) FROM refunds r JOIN payments p ON p.id = r.payment_id
+                \(filter.whereClause) \(filter.orderClause)
+            """
+        let parameters = filter.parameters
+        return try await withReading { try $0.connection.query(sql, parameters).map(SQLLedger.refund) }
+    }
+
+    // MARK: Webhooks
+
+    public func webhooks(matching query: WebhookQuery) async throws -> [OutboxMessage] {
+        var conditions: [String] = []
+        var parameters: [SQLValue] = []
+        switch query.state {
+        case .delivered?: conditions.append("delivered_at IS NOT NULL")
+        case .failed?: conditions.append("delivered_at IS NULL AND attempts > 0")
+        case .pending?: conditions.append("delivered_at IS NULL AND attempts = 0")
+        case nil: break
+        }
+        if let from = query.from {
+            conditions.append("created_at >= ?")
+            parameters.append(.integer(SQLStatements.stamp(from)))
+        }
+        if let until = query.until {
+            conditions.append("created_at < ?")
+            parameters.append(.integer(SQLStatements.stamp(until)))
+        }
+        if let order = query.orderID {
+            conditions.append("order_id = ?")
+            parameters.append(.text(order))
+        }
+        if let after = query.after {
+            conditions.append("rowid < (SELECT rowid FROM outbox WHERE id = ?)")
+            parameters.append(.text(after))
+        }
+        parameters.append(.integer(Int64(query.limit)))
+        let sql =
+            "SELECT \(SQLStatements.outboxColumns) FROM outbox "
+            + (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")) + " ORDER BY rowid DESC LIMIT ?"
+        let values = parameters
+        return try await withReading { try $0.connection.query(sql, values).map(SQLStatements.outboxMessage) }
+    }
+
+    public func resendWebhook(_ id: String, now: Date) async throws -> OutboxMessage? {
+        try await withTransaction { session in
+            try session.connection.query(
+                "UPDATE outbox SET delivered_at = NULL, next_attempt_at = ? WHERE id = ? RETURNING \(SQLStatements.outboxColumns)",
+                [.integer(SQLStatements.stamp(now)), .text(id)]
+            ).first.map(SQLStatements.outboxMessage)
+        }
+    }
+
+    public func resendFailedWebhooks(from: Date, until: Date, now: Date) async throws -> [OutboxMessage] {
+        try await withTransaction { session in
+            try session.connection.query(
+                """
+                UPDATE outbox SET next_attempt_at = ? WHERE delivered_at IS NULL AND attempts > 0 AND created_at >= ? AND created_at < ?
+                RETURNING \(SQLStatements.outboxColumns)
+                """,
+                [.integer(SQLStatements.stamp(now)), .integer(SQLStatements.stamp(from)), .integer(SQLStatements.stamp(until))]
+            ).map(SQLStatements.outboxMessage)
+        }
+    }
+}
+
+/// The conditions a ``RecordQuery`` puts on one table (creation time, status, cursor), with the
+/// order and limit that close the statement.
+struct SQLFilter {
+    private(set) var conditions: [String] = []
+    private(set) var parameters: [SQLValue] = []
+    private let prefix: String
+    private let table: String
+    private let query: RecordQuery
+
+    init(table: String, alias: String?, query: RecordQuery) {
+        self.table = table
+        self.query = query
+        prefix = alias.map { $0 + "." } ?? ""
+        if let from = query.from { add("\(prefix)created_at >= ?", [.integer(SQLStatements.stamp(from))]) }
+        if let until = query.until { add("\(prefix)created_at < ?", [.integer(SQLStatements.stamp(until))]) }
+        if let status = query.status { add("\(prefix)status = ?", [.text(status)]) }
+        if let after = query.after {
+            add("\(prefix)rowid \(query.oldestFirst ? ">" : "<") (SELECT rowid FROM \(table) WHERE id = ?)", [.text(after)])
+        }
+    }
+
+    mutating func add(_ condition: String, _ values: [SQLValue]) {
+        conditions.append(condition)
+        parameters += values
+    }
+
+    var whereClause: String { conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ") }
+
+    /// `ORDER BY rowid … LIMIT n`: insertion order, newest or oldest first (the limit is a checked integer).
+    var orderClause: String { "ORDER BY \(prefix)rowid \(query.oldestFirst ? "ASC" : "DESC") LIMIT \(max(1, min(query.limit, 10_000)))" }
+}

@@ -1,0 +1,154 @@
+import Cashier
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CashierStore
+
+/// What the dashboard and the exports read, on SQLite and PostgreSQL: the overview's aggregates
+/// (money per currency, orders, attempts, slices, methods), filtered lists of orders, payments and
+/// refunds, and webhook deliveries with their re-sends.
+@Suite struct DashboardStoreTests {
+    typealias Backend = OrderStoreTests.Backend
+
+    static let day = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// An order of `minor` paid by `method` at `day + offset` seconds.
+    @discardableResult
+    static func paid(
+        _ store: any OrderStore, _ minor: Int64, _ method: PaymentMethod, _ provider: PaymentProvider, at offset: TimeInterval,
+        currency: Currency = .cny
+    ) async throws -> (order: StoredOrder, payment: StoredPayment) {
+        let at = day.addingTimeInterval(offset)
+        var new = OrderStoreTests.newOrder(minor: minor)
+        new.total = Money(minorUnits: minor, currency: currency)
+        let order = try await store.create(new, now: at)
+        let start = try await store.beginPayment(NewPayment(orderID: order.id, method: method, provider: provider), now: at)
+        _ = try await store.recordPayment(.placed, of: start.payment.id, record: .init(kind: .paymentStarted), now: at)
+        let recorded = try await store.recordPayment(
+            .succeeded(transactionID: "T" + start.payment.id, amount: start.payment.amount), of: start.payment.id,
+            record: .init(kind: .notification), now: at)
+        return (recorded.order, recorded.payment)
+    }
+
+    @Test(arguments: Backend.available)
+    func theOverviewAddsUpWhatHappened(backend: Backend) async throws {
+        let store = try await backend.store()
+        let (first, _) = try await Self.paid(store, 1000, .wechatNative, .wechatV2, at: 60)
+        try await Self.paid(store, 2500, .alipayQR, .alipay, at: 3 * 3600 + 5)
+        try await Self.paid(store, 700, .wechatNative, .wechatV3, at: 3 * 3600 + 10)
+        try await Self.paid(store, 9900, .applePay, .applePay, at: 3600, currency: try Currency(code: "USD"))
+        // An attempt placed and never paid, one only reserved, and an order with none.
+        let unpaid = try await store.create(OrderStoreTests.newOrder(), now: Self.day.addingTimeInterval(100))
+        let open = try await store.beginPayment(NewPayment(orderID: unpaid.id, method: .alipayApp, provider: .alipay), now: Self.day)
+        _ = try await store.recordPayment(.placed, of: open.payment.id, record: .init(kind: .paymentStarted), now: Self.day)
+        let reserved = try await store.create(OrderStoreTests.newOrder(), now: Self.day.addingTimeInterval(200))
+        _ = try await store.beginPayment(
+            NewPayment(orderID: reserved.id, method: .wechatApp, provider: .wechatV2), now: Self.day.addingTimeInterval(200))
+        // A refund of 4.00 on the first, and something the day after (outside the period).
+        let refund = try await store.reserveRefund(
+            NewRefund(orderID: first.id, amount: Money(minorUnits: 400, currency: .cny)), now: Self.day.addingTimeInterval(7200))
+        _ = try await store.finishRefund(
+            refund.refund.id, outcome: .succeeded(providerRefundID: nil), now: Self.day.addingTimeInterval(7200))
+        try await Self.paid(store, 5000, .wechatNative, .wechatV2, at: 86_400 + 60)
+
+        let overview = try await store.overview(from: Self.day, until: Self.day.addingTimeInterval(86_400), bucket: 3600)
+        let cny = try #require(overview.totals.first { $0.currency == .cny })
+        #expect(cny.payments == 3 && cny.gross.minorUnits == 4200 && cny.refunds == 1 && cny.refunded.minorUnits == 400)
+        #expect(cny.net.minorUnits == 3800)
+        #expect(overview.totals.first { $0.currency.code == "USD" }?.gross.minorUnits == 9900)
+        #expect(overview.orders == 6)
+        // Started: the four paid and the one placed; the reserved one never reached a payer.
+        #expect(overview.paymentsStarted == 5 && overview.paymentsSucceeded == 4)
+        #expect(overview.successRate == 0.8)
+        let hours = overview.buckets.filter { $0.gross.currency == .cny }.map {
+            (Int($0.start.timeIntervalSince(Self.day)) / 3600, $0.gross.minorUnits)
+        }
+        #expect(hours.map(\.0) == [0, 3] && hours.map(\.1) == [1000, 3200])
+        #expect(overview.buckets.filter { $0.gross.currency.code == "USD" }.map(\.payments) == [1])
+        #expect(overview.byMethod.first?.method == .applePay)
+        #expect(
+            overview.byMethod.filter { $0.method == .wechatNative }.map { "\($0.provider.rawValue) \($0.gross.minorUnits)" }.sorted()
+                == ["wechat.v2 1000", "wechat.v3 700"])
+        #expect(overview.refundRequired == 0)
+    }
+
+    /// Every overview statement reads an index range (SQLite's planner says `SEARCH … USING
+    /// INDEX`), never a whole table: the home page costs what the period holds.
+    @Test func theOverviewReadsIndexesNotTables() async throws {
+        let store = try #require(try await Backend.sqlite.store() as? SQLiteOrderStore)
+        for statement in SQLOverview.all {
+            let plan = try await store.withReading { session in
+                try session.connection.query("EXPLAIN QUERY PLAN " + statement, []).compactMap { $0.last?.text }
+            }
+            let reads = plan.filter { $0.hasPrefix("SCAN") || $0.hasPrefix("SEARCH") }
+            #expect(!reads.isEmpty && reads.allSatisfy { $0.hasPrefix("SEARCH") && $0.contains("INDEX") }, "\(statement): \(plan)")
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func listsFilterSearchAndPage(backend: Backend) async throws {
+        let store = try await backend.store()
+        var made: [(order: StoredOrder, payment: StoredPayment)] = []
+        for index in 0..<5 {
+            made.append(
+                try await Self.paid(
+                    store, Int64(100 * (index + 1)), index.isMultiple(of: 2) ? .wechatNative : .alipayQR,
+                    index.isMultiple(of: 2) ? .wechatV2 : .alipay, at: Double(index) * 60))
+        }
+        let alipay = try await store.payments(matching: RecordQuery(provider: .alipay, limit: 10))
+        #expect(alipay.map(\.id) == [made[3].payment.id, made[1].payment.id])
+        #expect(
+            try await store.payments(matching: RecordQuery(search: made[2].payment.transactionID, limit: 10)).map(\.id) == [
+                made[2].payment.id
+            ])
+        #expect(
+            try await store.payments(matching: RecordQuery(search: made[4].order.outTradeNo, limit: 10)).map(\.id) == [made[4].payment.id])
+        // Pages, newest first and oldest first (exports).
+        let first = try await store.payments(matching: RecordQuery(limit: 2))
+        let second = try await store.payments(matching: RecordQuery(after: first.last?.id, limit: 2))
+        #expect((first + second).map(\.id) == made.reversed().prefix(4).map(\.payment.id))
+        let oldest = try await store.orders(matching: RecordQuery(oldestFirst: true, limit: 3))
+        let rest = try await store.orders(matching: RecordQuery(after: oldest.last?.id, oldestFirst: true, limit: 3))
+        #expect((oldest + rest).map(\.id) == made.map(\.order.id))
+        // By creation time, and by status.
+        let window = RecordQuery(from: Self.day.addingTimeInterval(60), until: Self.day.addingTimeInterval(180), limit: 10)
+        #expect(try await store.orders(matching: window).count == 2)
+        #expect(try await store.payments(matching: RecordQuery(status: "failed", limit: 10)).isEmpty)
+        // Refunds, found by their payment's method and by their own number.
+        let refund = try await store.reserveRefund(NewRefund(orderID: made[1].order.id, requestedBy: "dashboard 1234abcd"), now: Self.day)
+        _ = try await store.finishRefund(refund.refund.id, outcome: .succeeded(providerRefundID: "r1"), now: Self.day)
+        #expect(try await store.refunds(matching: RecordQuery(method: .alipayQR, limit: 10)).map(\.id) == [refund.refund.id])
+        #expect(try await store.refunds(matching: RecordQuery(method: .wechatNative, limit: 10)).isEmpty)
+        let found = try #require(try await store.refunds(matching: RecordQuery(search: refund.refund.outRefundNo, limit: 10)).first)
+        #expect(found.requestedBy == "dashboard 1234abcd" && found.status == .succeeded)
+        #expect(
+            try await store.refunds(matching: RecordQuery(search: made[1].payment.outTradeNo, limit: 10)).map(\.id) == [refund.refund.id])
+        #expect(try await store.refunds(matching: RecordQuery(search: "r1", limit: 10)).map(\.id) == [refund.refund.id])
+        #expect(try await store.refunds(matching: RecordQuery(search: made[2].payment.outTradeNo, limit: 10)).isEmpty)
+        #expect(try await store.events(orderID: made[1].order.id).last?.detail.contains("dashboard 1234abcd") == true)
+    }
+
+    @Test(arguments: Backend.available)
+    func webhookDeliveriesAreListedAndSentAgain(backend: Backend) async throws {
+        let store = try await backend.store()
+        let one = try await Self.paid(store, 100, .wechatNative, .wechatV2, at: 0)
+        let two = try await Self.paid(store, 200, .wechatNative, .wechatV2, at: 10)
+        let now = Self.day.addingTimeInterval(60)
+        let messages = try await store.claimOutbox(now: now, limit: 10, lease: 1)
+        #expect(messages.count == 2)
+        // The first is delivered; the second fails with a reason.
+        try await store.markDelivered(messages[0].id, at: now)
+        try await store.reschedule(messages[1].id, attempts: 1, nextAttemptAt: now.addingTimeInterval(3600), error: "HTTP 503")
+        let failed = try await store.webhooks(matching: WebhookQuery(state: .failed, limit: 10))
+        #expect(failed.map(\.id) == [messages[1].id] && failed.first?.lastError == "HTTP 503" && failed.first?.orderID == two.order.id)
+        #expect(try await store.webhooks(matching: WebhookQuery(state: .delivered, limit: 10)).map(\.orderID) == [one.order.id])
+        #expect(try await store.webhooks(matching: WebhookQuery(orderID: one.order.id, limit: 10)).count == 1)
+        // Re-sent: due now, whether it failed or had been delivered.
+        let again = try await store.resendFailedWebhooks(from: Self.day, until: Self.day.addingTimeInterval(86_400), now: now)
+        #expect(again.map(\.id) == [messages[1].id])
+        #expect(try await store.resendWebhook(messages[0].id, now: now)?.deliveredAt == nil)
+        #expect(Set(try await store.dueOutbox(now: now, limit: 10).map(\.id)) == Set(messages.map(\.id)))
+        #expect(try await store.resendWebhook("evt_nope", now: now) == nil)
+    }
+}
