@@ -725,6 +725,9 @@ import WeChatPay
         let closed = try await browser("POST", "/dashboard/orders/\(id)/close", cookie: session, form: "csrf=\(token)")
         #expect(closed.status == 303 && closed.headers["Location"]?.contains("message=Closed") == true)
         #expect(try await fixture.store.order(id: id)?.status == .closed)
+        // The log names the session that closed it (not its cookie).
+        let closedBy = try await fixture.store.events(orderID: id).last { $0.kind == .close }?.detail ?? ""
+        #expect(closedBy.contains(#""by":"\#(DashboardSessions.actor(session))""#) && !closedBy.contains(session))
         // Signed out: the cookie no longer opens anything.
         _ = try await browser("POST", "/dashboard/logout", cookie: session, form: "csrf=\(token)")
         #expect(try await browser("GET", "/dashboard", cookie: session).headers["Location"] == "/dashboard/login")
@@ -757,7 +760,9 @@ import WeChatPay
     }
 
     @Test func aFailingProviderGetsClearErrorsSafeRetriesAndARest() async throws {
-        let fixture = try await Fixture(breakerThreshold: 3, breakerCooldown: 0.5)
+        // The breaker's rest is on the server's clock, moved by the test: no race with a loaded machine.
+        let clock = ManualClock(Date())
+        let fixture = try await Fixture(breakerThreshold: 3, breakerCooldown: 30, clock: clock)
         let order = try await fixture.createOrder(amount: "8.00")
         let id = try #require(order["id"] as? String)
         func start() async throws -> (status: Int, object: [String: Any], body: Data) {
@@ -782,7 +787,7 @@ import WeChatPay
         #expect(paused.status == 503 && message(paused).contains("paused"), "\(paused.object)")
         #expect(await fixture.sandbox.wechatV2.trade(outTradeNo: order["out_trade_no"] as? String ?? "") == nil)
         // After the rest, one call is tried, succeeds, and the order is placed once, under its own number.
-        try await Task.sleep(for: .milliseconds(600))
+        clock.advance(by: 31)
         let placed = try await start()
         #expect(placed.status == 200 && (placed.object["code_url"] as? String)?.hasPrefix("weixin://") == true)
         // An answer whose signature is not the provider's is refused, whichever provider, and moves nothing.
