@@ -44,7 +44,11 @@ public struct HTMLPage: Sendable {
         button{background:#2f6fde;color:#fff;border:0;border-radius:.3rem;cursor:pointer}button.secondary{background:#6c757d}\
         .card{background:#fff;padding:1rem 1.5rem;border-radius:.5rem;box-shadow:0 1px 2px #0001;margin-bottom:1rem}\
         .muted{color:#6c7486}.error{color:#b02a37}.filters a{margin-right:.8rem}code{font-size:.85em}\
-        .cashier{max-width:24rem;margin:3rem auto;text-align:center}.qr svg{width:220px;height:220px}
+        .cashier{max-width:24rem;margin:3rem auto;text-align:center}.qr svg{width:220px;height:220px}\
+        .tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(13rem,1fr));gap:1rem;margin-bottom:1rem}\
+        .tile{margin:0}.tile .big{font-size:1.6rem}[aria-current=page]{font-weight:600;color:#1d2330}\
+        header{flex-wrap:wrap}#filters select,#filters input{margin:.2rem .3rem .2rem 0}.when{white-space:nowrap}\
+        time[title]{text-decoration:underline dotted #c5cad3}
         """
 
     static let stylesheetHash = hash(stylesheet)

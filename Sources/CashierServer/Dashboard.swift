@@ -4,11 +4,14 @@ import CashierHTTP
 import CashierStore
 import Foundation
 
-/// The merchant dashboard at `/dashboard`: sign in with the secret key, orders (status filters,
-/// search by out_trade_no, cursor pages), an order with its items, payments, refunds, webhook
-/// deliveries and every event, refund and close forms, reconciliation for a day, and a live view
-/// of notifications. Server-rendered, escaped, under ``HTMLPage``'s strict policy; forms carry a
-/// CSRF token and the session cookie is `HttpOnly; SameSite=Strict`.
+/// The merchant dashboard at `/dashboard`: sign in with the secret key; an overview of the day,
+/// the week and the month (volume, refunds, success rate, a chart, methods); orders, payments and
+/// refunds with filters and search; an order with its items, payments, refunds, webhook
+/// deliveries and every event; refunds (of the order, or of one payment), closing, webhook
+/// re-sends; CSV exports; reconciliation for a day, and a live view of notifications.
+/// Server-rendered, escaped, under ``HTMLPage``'s strict policy; forms carry a CSRF token, the
+/// session cookie is `HttpOnly; SameSite=Strict`, and every action is logged with the session
+/// that took it (``DashboardSessions/actor(_:)``). Each page lives in its own extension file.
 struct Dashboard: Sendable {
     let api: MerchantAPI
     let sessions = DashboardSessions()
@@ -25,22 +28,54 @@ struct Dashboard: Sendable {
                 return Self.redirect("/dashboard/login", cookie: DashboardSessions.cookie("", secure: self.secure, maxAge: 0))
             }
         }
-        router.add("GET", "/dashboard") { request, _ in
-            await self.signedIn(request) { _, session in try await self.orders(request, session) }
+        // Pages: (path, what renders it).
+        let pages:
+            [(String, @Sendable (HTTPServerRequest, RouteParameters, DashboardSessions.Session) async throws -> HTTPServerResponse)] = [
+                ("/dashboard", { request, _, session in try await self.overview(request, session) }),
+                ("/dashboard/orders", { request, _, session in try await self.orders(request, session) }),
+                (
+                    "/dashboard/orders/{id}",
+                    { request, parameters, session in try await self.order(parameters["id"] ?? "", session, request: request) }
+                ),
+                ("/dashboard/payments", { request, _, session in try await self.payments(request, session) }),
+                ("/dashboard/refunds", { request, _, session in try await self.refunds(request, session) }),
+                ("/dashboard/webhooks", { request, _, session in try await self.webhooks(request, session) }),
+                ("/dashboard/export", { request, _, session in try await self.exportPage(request, session) }),
+                ("/dashboard/export/{file}", { request, parameters, _ in try await self.download(parameters["file"] ?? "", request) }),
+                ("/dashboard/reconciliation", { request, _, session in try await self.reconciliation(request, session) }),
+                ("/dashboard/live", { _, _, session in try await self.live(session) }),
+            ]
+        for (path, render) in pages {
+            router.add("GET", path) { request, parameters in
+                await self.signedIn(request) { _, session in try await render(request, parameters, session) }
+            }
         }
-        router.add("GET", "/dashboard/orders/{id}") { request, parameters in
-            await self.signedIn(request) { _, session in try await self.order(parameters["id"] ?? "", session, request: request) }
+        // Forms: (path, what they do, as whom).
+        let forms: [(String, @Sendable (HTTPServerRequest, RouteParameters, String) async throws -> HTTPServerResponse)] = [
+            (
+                "/dashboard/orders/{id}/refund",
+                { request, parameters, actor in try await self.refund(parameters["id"] ?? "", request, actor: actor) }
+            ),
+            ("/dashboard/orders/{id}/close", { _, parameters, actor in try await self.close(parameters["id"] ?? "", actor: actor) }),
+            (
+                "/dashboard/payments/{id}/refund",
+                { request, parameters, actor in
+                    try await self.refundPayment(parameters["id"] ?? "", request, actor: actor)
+                }
+            ),
+            (
+                "/dashboard/webhooks/{id}/resend",
+                { request, parameters, actor in
+                    try await self.resend(parameters["id"] ?? "", request, actor: actor)
+                }
+            ),
+            ("/dashboard/webhooks/resend", { request, _, actor in try await self.resendFailed(request, actor: actor) }),
+        ]
+        for (path, act) in forms {
+            router.add("POST", path) { request, parameters in
+                await self.signedIn(request, form: true) { id, _ in try await act(request, parameters, DashboardSessions.actor(id)) }
+            }
         }
-        router.add("POST", "/dashboard/orders/{id}/refund") { request, parameters in
-            await self.signedIn(request, form: true) { _, _ in try await self.refund(parameters["id"] ?? "", request) }
-        }
-        router.add("POST", "/dashboard/orders/{id}/close") { request, parameters in
-            await self.signedIn(request, form: true) { _, _ in try await self.close(parameters["id"] ?? "") }
-        }
-        router.add("GET", "/dashboard/reconciliation") { request, _ in
-            await self.signedIn(request) { _, session in try await self.reconciliation(request, session) }
-        }
-        router.add("GET", "/dashboard/live") { request, _ in await self.signedIn(request) { _, session in try await self.live(session) } }
     }
 
     private var secure: Bool { configuration.publicBaseURL?.hasPrefix("https://") ?? false }
@@ -96,135 +131,8 @@ struct Dashboard: Sendable {
 
     // MARK: Pages
 
-    private func orders(_ request: HTTPServerRequest, _ session: DashboardSessions.Session) async throws -> HTTPServerResponse {
-        let status = request.queryValue("status").flatMap(PaymentStatus.init(rawValue:))
-        let search = request.queryValue("q")?.trimmingCharacters(in: .whitespaces) ?? ""
-        let orders: [StoredOrder]
-        var hasMore = false
-        if !search.isEmpty {
-            let byNumber = try await store.order(outTradeNo: search)
-            let found = byNumber == nil ? try await store.order(id: search) : byNumber
-            orders = found.map { [$0] } ?? []
-        } else {
-            let page = try await store.orders(status: status, before: request.queryValue("after"), limit: 26)
-            hasMore = page.count > 25
-            orders = Array(page.prefix(25))
-        }
-        let filters = ([("all", nil)] + PaymentStatus.allCases.map { ($0.rawValue, $0) }).map { name, value in
-            let current = value == status && search.isEmpty
-            return
-                "<a href=\"/dashboard\(value.map { "?status=\($0.rawValue)" } ?? "")\"\(current ? " aria-current=\"page\"" : "")>\(name)</a>"
-        }.joined()
-        let rows = orders.map { order in
-            """
-            <tr class="\(order.refundRequired ? "flagged" : "")" data-id="\(HTMLText.escape(order.id))"><td>\(time(order.createdAt))</td>\
-            <td><a href="/dashboard/orders/\(HTMLText.escape(order.id))"><code>\(HTMLText.escape(order.outTradeNo))</code></a></td>\
-            <td>\(HTMLText.escape(order.description))</td><td class="amount">\(Self.format(order.total))</td>\
-            <td>\(Self.badge(order.status))\(order.refundRequired ? " <span class=\"badge failed\">refund required</span>" : "")</td></tr>
-            """
-        }.joined()
-        let next =
-            hasMore
-            ? "<p><a id=\"next\" href=\"/dashboard?\(status.map { "status=\($0.rawValue)&" } ?? "")after=\(HTMLText.escape(orders.last?.id ?? ""))\">Older orders →</a></p>"
-            : ""
-        return page(
-            "Orders", session,
-            """
-            <h1>Orders</h1><form method="get" action="/dashboard" class="card"><input name="q" id="search" placeholder="out_trade_no or order id" \
-            value="\(HTMLText.escape(search))" size="34"> <button type="submit">Find</button></form>\
-            <p class="filters">\(filters)</p>\
-            <table id="orders"><thead><tr><th>Created (\(HTMLText.escape(configuration.timeZone.identifier)))</th><th>out_trade_no</th>\
-            <th>Description</th><th>Amount</th><th>Status</th></tr></thead><tbody>\(rows.isEmpty ? "<tr><td colspan=\"5\" class=\"muted\">No orders.</td></tr>" : rows)</tbody></table>\(next)
-            """)
-    }
-
-    private func order(_ id: String, _ session: DashboardSessions.Session, request: HTTPServerRequest) async throws -> HTTPServerResponse {
-        guard let order = try await store.order(id: id) else {
-            return Self.notice(status: 404, "No such order", "There is no order \(id).")
-        }
-        let events = try await store.events(orderID: id)
-        let outbox = try await store.outbox(orderID: id)
-        let items = (try? JSONDecoder().decode([LineItem].self, from: Data(order.itemsJSON.utf8))) ?? []
-        let itemRows = items.map {
-            "<tr><td>\(HTMLText.escape($0.label))</td><td>\($0.quantity)</td><td class=\"amount\">\(Self.format($0.unitAmount))</td><td class=\"amount\">\(Self.format($0.amount))</td></tr>"
-        }.joined()
-        func detail(_ event: OrderEvent) -> String {
-            let fields = (try? JSONSerialization.jsonObject(with: Data(event.detail.utf8))) as? [String: Any] ?? [:]
-            return fields.keys.sorted().map { "\(HTMLText.escape($0))=\(HTMLText.escape("\(fields[$0] ?? "")"))" }.joined(separator: " ")
-        }
-        let payments = try await store.payments(orderID: id)
-        let refunds = try await store.refunds(orderID: id)
-        let paymentRows = payments.map { payment in
-            """
-            <tr class="payment \(payment.refundRequired ? "flagged" : "")" data-id="\(HTMLText.escape(payment.id))"><td>\(time(payment.createdAt))</td>\
-            <td>\(HTMLText.escape(payment.method.rawValue))</td><td>\(HTMLText.escape(payment.provider.rawValue))</td>\
-            <td><code>\(HTMLText.escape(payment.outTradeNo))</code></td><td class="amount">\(Self.format(payment.amount))</td>\
-            <td>\(HTMLText.escape(payment.status.rawValue))\(payment.id == order.settledPaymentID ? " (paid the order)" : "")\
-            \(payment.refundRequired ? " <span class=\"badge failed\">refund required</span>" : "")</td>\
-            <td class="amount">\(Self.format(payment.refunded))</td></tr>
-            """
-        }.joined()
-        let refundRows = refunds.map { refund in
-            """
-            <tr class="refund \(refund.status == .failed ? "flagged" : "")"><td>\(time(refund.createdAt))</td><td><code>\(HTMLText.escape(refund.outRefundNo))</code></td>\
-            <td><code>\(HTMLText.escape(refund.paymentID))</code></td><td class="amount">\(Self.format(refund.amount))</td>\
-            <td>\(HTMLText.escape(refund.status.rawValue))</td><td>\(HTMLText.escape(refund.reason ?? ""))\
-            \(refund.failureReason.map { " — " + HTMLText.escape($0) } ?? "")</td></tr>
-            """
-        }.joined()
-        func table(_ id: String, _ headings: [String], _ rows: String) -> String {
-            rows.isEmpty
-                ? "<p class=\"muted\" id=\"\(id)\">None.</p>"
-                : "<table id=\"\(id)\"><thead><tr>\(headings.map { "<th>\($0)</th>" }.joined())</tr></thead><tbody>\(rows)</tbody></table>"
-        }
-        let flagged = payments.filter(\.refundRequired)
-        let timeline = events.map { event in
-            """
-            <tr class="event \(HTMLText.escape(event.kind.rawValue))"><td>\(time(event.createdAt))</td><td>\(HTMLText.escape(event.kind.rawValue))</td>\
-            <td>\(event.from.map { Self.badge($0) } ?? "")\(event.to.map { " → " + Self.badge($0) } ?? "")</td><td><code>\(detail(event))</code>\
-            \(event.bodySHA256.map { " <span class=\"muted\">body sha256 \(HTMLText.escape(String($0.prefix(12))))…</span>" } ?? "")</td></tr>
-            """
-        }.joined()
-        let webhooks = outbox.map { message in
-            """
-            <tr><td>\(HTMLText.escape(message.type))</td><td><code>\(HTMLText.escape(message.id))</code></td><td>\(message.attempts)</td>\
-            <td>\(message.deliveredAt.map { "delivered " + time($0) } ?? "next attempt " + time(message.nextAttemptAt))</td></tr>
-            """
-        }.joined()
-        let csrf = "<input type=\"hidden\" name=\"csrf\" value=\"\(session.csrf)\">"
-        let refundable = payments.first { $0.id == order.settledPaymentID }?.refundable.minorUnits ?? 0
-        var actions = ""
-        if order.status.hasReceivedMoney, refundable > 0 {
-            actions += """
-                <form method="post" action="/dashboard/orders/\(HTMLText.escape(id))/refund" class="card" id="refund-form">\(csrf)\
-                <strong>Refund</strong> <input name="amount" id="refund-amount" size="8" placeholder="\(Money(minorUnits: refundable, currency: order.total.currency).decimalString)" required> \
-                \(order.total.currency.code) <input name="reason" id="refund-reason" placeholder="reason" size="20"> <button type="submit" id="refund">Refund</button></form>
-                """
-        }
-        if [.created, .pending, .failed].contains(order.status) {
-            actions += """
-                <form method="post" action="/dashboard/orders/\(HTMLText.escape(id))/close" class="card">\(csrf)\
-                <button type="submit" class="secondary" id="close">Close this unpaid order</button></form>
-                """
-        }
-        let message = request.queryValue("message").map { "<p class=\"card\" id=\"message\">\(HTMLText.escape($0))</p>" } ?? ""
-        return page(
-            "Order \(order.outTradeNo)", session,
-            """
-            <h1>Order <code>\(HTMLText.escape(order.outTradeNo))</code> \(Self.badge(order.status))</h1>\(message)\
-            \(flagged.isEmpty ? "" : "<p class=\"card flagged\" id=\"refund-required\"><strong>Refund required:</strong> " + flagged.map { "\(Self.format($0.amount)) by \(HTMLText.escape($0.method.rawValue)) (<code>\(HTMLText.escape($0.id))</code>) " + ($0.id == order.settledPaymentID ? "arrived after the order was closed" : "paid the order a second time") }.joined(separator: "; ") + ". Refund the payer (POST /v1/orders/{id}/refunds with its payment id).</p>")\
-            <div class="card"><p id="description">\(HTMLText.escape(order.description))</p><p>Total <span class="amount" id="total">\(Self.format(order.total))</span>, \
-            refunded <span class="amount" id="refunded">\(Self.format(order.refunded))</span> · id <code>\(HTMLText.escape(order.id))</code> · created \(time(order.createdAt))</p></div>\
-            \(actions)<h2>Items</h2><table><thead><tr><th>Item</th><th>Qty</th><th>Unit</th><th>Amount</th></tr></thead><tbody>\(itemRows)</tbody></table>\
-            <h2>Payments</h2>\(table("payments", ["Started", "Method", "Provider", "out_trade_no", "Amount", "Status", "Refunded"], paymentRows))\
-            <h2>Refunds</h2>\(table("refunds", ["Requested", "out_refund_no", "Payment", "Amount", "Status", "Reason"], refundRows))\
-            <h2>Webhooks</h2><table><thead><tr><th>Event</th><th>Id</th><th>Attempts</th><th>State</th></tr></thead><tbody>\(webhooks)</tbody></table>\
-            <h2>Timeline</h2><table id="timeline"><thead><tr><th>Time</th><th>Event</th><th>Status</th><th>Detail</th></tr></thead><tbody>\(timeline)</tbody></table>
-            """)
-    }
-
     /// Replays a dashboard form as the merchant API call it stands for (same checks, same answer).
-    private func asAPI(_ path: String, _ body: [String: Any]) -> HTTPServerRequest {
+    func asAPI(_ path: String, _ body: [String: Any]) -> HTTPServerRequest {
         var headers = HTTPHeaders()
         headers.add("Authorization", "Bearer \(configuration.secretKey)")
         headers.add("Content-Type", "application/json")
@@ -232,94 +140,29 @@ struct Dashboard: Sendable {
         return HTTPServerRequest(method: "POST", path: path, headers: headers, body: Array(data))
     }
 
-    private func afterAction(_ id: String, _ response: HTTPServerResponse, done: String) -> HTTPServerResponse {
+    func afterAction(_ id: String, _ response: HTTPServerResponse, done: String) -> HTTPServerResponse {
+        afterAction(
+            response, back: "/dashboard/orders/\(id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")", done: done)
+    }
+
+    /// Back to `back`, saying what happened: `done`, or the API's error message.
+    func afterAction(_ response: HTTPServerResponse, back: String, done: String) -> HTTPServerResponse {
         let error =
             ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: [String: Any]])?["error"]?["message"] as? String
         let message = (200..<300).contains(response.status) ? done : "Not done: \(error ?? "HTTP \(response.status)")"
-        let query = message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        return Self.redirect("/dashboard/orders/\(id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")?message=\(query)")
-    }
-
-    private func refund(_ id: String, _ request: HTTPServerRequest) async throws -> HTTPServerResponse {
-        let form = request.formFields
-        var body: [String: Any] = ["amount": form["amount"] ?? ""]
-        if let reason = form["reason"], !reason.isEmpty { body["reason"] = reason }
-        let response = await api.refund(asAPI("/v1/orders/\(id)/refunds", body), id: id)
-        return afterAction(id, response, done: "Refunded \(form["amount"] ?? "").")
-    }
-
-    private func close(_ id: String) async throws -> HTTPServerResponse {
-        afterAction(id, await api.close(asAPI("/v1/orders/\(id)/close", [:]), id: id), done: "Closed.")
-    }
-
-    private func reconciliation(_ request: HTTPServerRequest, _ session: DashboardSessions.Session) async throws -> HTTPServerResponse {
-        let day = BeijingTime.formatter("yyyy-MM-dd")
-        let date = request.queryValue("date") ?? day.string(from: api.clock.now())
-        var result = ""
-        if request.queryValue("date") != nil {
-            do {
-                let report = try await Reconciler(api: api).run(date: date, progress: { _ in })
-                let rows = report.discrepancies.map {
-                    """
-                    <tr class="flagged"><td>\(HTMLText.escape($0.kind))</td><td>\(HTMLText.escape($0.provider))</td><td><code>\(HTMLText.escape($0.out_trade_no))</code></td>\
-                    <td>\(HTMLText.escape($0.provider_says))</td><td>\(HTMLText.escape($0.here))</td></tr>
-                    """
-                }.joined()
-                let owed = report.refund_required.map {
-                    """
-                    <tr class="flagged"><td>refund required</td><td>\(HTMLText.escape($0.provider))</td><td><code>\(HTMLText.escape($0.out_trade_no))</code></td>\
-                    <td>paid \(HTMLText.escape($0.amount))</td><td>refunded \(HTMLText.escape($0.refunded))</td></tr>
-                    """
-                }.joined()
-                let bills = report.bill_rows.sorted { $0.key < $1.key }.map { "\(HTMLText.escape($0.key)) \($0.value) rows" }.joined(
-                    separator: ", ")
-                result = """
-                    <div class="card" id="summary"><strong>\(report.matched) matched, \(report.discrepancies.count) discrepancies</strong> · bills: \(bills.isEmpty ? "none" : bills)</div>\
-                    <table><thead><tr><th>Kind</th><th>Provider</th><th>out_trade_no</th><th>Provider says</th><th>Here</th></tr></thead><tbody>\(rows)\(owed)</tbody></table>
-                    """
-            } catch let error as PaymentError {
-                result = "<p class=\"error\">Could not reconcile: \(HTMLText.escape(error.message))</p>"
-            }
-        }
-        return page(
-            "Reconciliation", session,
-            """
-            <h1>Reconciliation</h1><form method="get" action="/dashboard/reconciliation" class="card">Bill day (Beijing time) \
-            <input type="date" name="date" value="\(HTMLText.escape(date))"> <button type="submit" id="reconcile">Reconcile</button></form>\(result)
-            """)
-    }
-
-    static let liveKinds: Set<EventKind> = [
-        .notification, .notificationDuplicate, .notificationRefused, .refundNotification, .refundFailed, .applePayAuthorized,
-        .applePayRefused, .applePayDeclined, .query, .duplicatePayment,
-    ]
-
-    private func live(_ session: DashboardSessions.Session) async throws -> HTTPServerResponse {
-        let events = try await store.recentEvents(kinds: Self.liveKinds, limit: 50)
-        let rows = events.map { event in
-            """
-            <tr class="\([.notificationRefused, .duplicatePayment].contains(event.kind) ? "flagged" : "")"><td>\(time(event.createdAt))</td><td>\(HTMLText.escape(event.kind.rawValue))</td>\
-            <td><a href="/dashboard/orders/\(HTMLText.escape(event.orderID))"><code>\(HTMLText.escape(event.orderID))</code></a></td>\
-            <td>\(event.to.map { Self.badge($0) } ?? "")</td></tr>
-            """
-        }.joined()
-        return page(
-            "Live", session,
-            """
-            <h1>Notifications as they arrive</h1><p class="muted">Refreshes every two seconds.</p>\
-            <table id="live"><thead><tr><th>Time</th><th>What</th><th>Order</th><th>Moved to</th></tr></thead><tbody>\(rows)</tbody></table>
-            """, script: "setTimeout(function(){location.reload()},2000);")
+        return Self.redirect(back + "?message=" + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
     }
 
     // MARK: Rendering
 
-    private func page(_ title: String, _ session: DashboardSessions.Session, _ content: String, script: String? = nil) -> HTTPServerResponse
-    {
+    func page(_ title: String, _ session: DashboardSessions.Session, _ content: String, script: String? = nil) -> HTTPServerResponse {
         HTMLPage(
             title: "\(title) — Cashier",
             body: """
-                <header><strong>Cashier</strong><a href="/dashboard">Orders</a><a href="/dashboard/live">Live</a>\
-                <a href="/dashboard/reconciliation">Reconciliation</a><form method="post" action="/dashboard/logout" class="inline">\
+                <header><strong>Cashier</strong><a href="/dashboard">Overview</a><a href="/dashboard/orders">Orders</a>\
+                <a href="/dashboard/payments">Payments</a><a href="/dashboard/refunds">Refunds</a><a href="/dashboard/webhooks">Webhooks</a>\
+                <a href="/dashboard/export">Export</a><a href="/dashboard/live">Live</a><a href="/dashboard/reconciliation">Reconciliation</a>\
+                <form method="post" action="/dashboard/logout" class="inline">\
                 <input type="hidden" name="csrf" value="\(session.csrf)"><button type="submit" class="secondary" id="sign-out">Sign out</button></form></header>\
                 <main>\(content)</main>
                 """,
@@ -328,7 +171,25 @@ struct Dashboard: Sendable {
     }
 
     /// `yyyy-MM-dd HH:mm:ss` in the merchant's zone (a Sendable style, not a formatter per value).
-    private func time(_ date: Date) -> String {
+    /// A time for a list row: `13:33:30` today, `11-30 13:33` earlier this year, the full day
+    /// otherwise — the full time in the element's title, as `<time>` markup.
+    func when(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = configuration.timeZone
+        let now = api.clock.now()
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let (hour, minute) = (parts.hour ?? 0, parts.minute ?? 0)
+        let short =
+            calendar.isDate(date, inSameDayAs: now)
+            ? String(format: "%02d:%02d:%02d", hour, minute, parts.second ?? 0)
+            : parts.year == calendar.component(.year, from: now)
+                ? String(format: "%02d-%02d %02d:%02d", parts.month ?? 0, parts.day ?? 0, hour, minute)
+                : String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        let full = time(date)
+        return "<time datetime=\"\(date.formatted(.iso8601))\" title=\"\(full)\">\(short)</time>"
+    }
+
+    func time(_ date: Date) -> String {
         date.formatted(
             Date.ISO8601FormatStyle(
                 dateSeparator: .dash, dateTimeSeparator: .space, timeSeparator: .colon, timeZone: configuration.timeZone

@@ -39,6 +39,12 @@ final class DashboardSessions: Sendable {
         sessions.withLock { _ = $0.removeValue(forKey: id) }
     }
 
+    /// How the event log names the session that took an action: `dashboard` and the first eight
+    /// hex digits of the SHA-256 of its id — stable for the session, useless to sign in with.
+    static func actor(_ id: String) -> String {
+        "dashboard " + Hex.encode(DigestAlgorithm.sha256.hash(id)).prefix(8)
+    }
+
     /// Our cookie's value from a `Cookie` header.
     static func cookieValue(_ header: String?) -> String? {
         for part in (header ?? "").split(separator: ";") {

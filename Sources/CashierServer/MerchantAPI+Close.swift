@@ -6,7 +6,8 @@ import Foundation
 /// Closing (by request and by the expiry job) and the event log — secret key only.
 extension MerchantAPI {
     /// `POST /v1/orders/{id}/close`: closes an unpaid order at its providers, then here.
-    func close(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
+    /// - Parameter actor: who asks, for the record: `api`, or the dashboard session that did.
+    func close(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
         guard caller(request) == .secret else { return Self.unauthorized }
         do {
             guard let order = try await store.order(id: id) else {
@@ -15,7 +16,7 @@ extension MerchantAPI {
             guard order.status == .created || order.status == .pending || order.status == .failed else {
                 return .error(status: 409, code: "invalid_state", message: "order \(id) is \(order.status.rawValue) and cannot be closed")
             }
-            return .json(try await orderJSON(try await closeOrder(order, kind: .close), includeSecret: true))
+            return .json(try await orderJSON(try await closeOrder(order, kind: .close, actor: actor), includeSecret: true))
         } catch {
             return Self.failure(error)
         }
@@ -25,7 +26,7 @@ extension MerchantAPI {
     /// any more), then the order here. An attempt found paid on the way is recorded, and the
     /// order — now paid — is not closed.
     /// - Throws: `StoreError.illegalTransition` when it turned out paid.
-    func closeOrder(_ order: StoredOrder, kind: EventKind) async throws -> StoredOrder {
+    func closeOrder(_ order: StoredOrder, kind: EventKind, actor: String? = nil) async throws -> StoredOrder {
         for payment in try await store.payments(orderID: order.id) where payment.status.isOpen {
             let adapter = try adapters.adapter(for: payment.provider)
             switch try await adapter.close(payment) {
@@ -37,7 +38,8 @@ extension MerchantAPI {
                 throw StoreError(.illegalTransition, "order \(order.id) was paid (payment \(payment.id)) and cannot be closed")
             }
         }
-        switch try await store.close(orderID: order.id, record: EventRecord(kind: kind), now: clock.now()) {
+        let record = EventRecord(kind: kind, detail: Self.detail(actor.map { ["by": $0] } ?? [:]))
+        switch try await store.close(orderID: order.id, record: record, now: clock.now()) {
         case .applied(let updated, _):
             metrics.increment("cashier_transitions_total", ["to": updated.status.rawValue])
             return updated

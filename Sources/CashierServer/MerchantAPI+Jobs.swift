@@ -61,7 +61,7 @@ extension MerchantAPI {
                 let reservation = try await store.reserveRefund(
                     NewRefund(
                         orderID: payment.orderID, paymentID: payment.id, outRefundNo: "RD" + String(payment.id.suffix(30)),
-                        reason: "paid twice: refunded automatically"), now: clock.now())
+                        reason: "paid twice: refunded automatically", requestedBy: "automatic"), now: clock.now())
                 if try await send(reservation.refund, of: reservation.payment).status == .succeeded { settled += 1 }
             }
         }

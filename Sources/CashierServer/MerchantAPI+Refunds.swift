@@ -31,13 +31,14 @@ extension MerchantAPI {
     }
 
     /// `POST /v1/orders/{id}/refunds`.
-    func refund(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
+    /// - Parameter actor: who asks, for the record: `api`, or the dashboard session that did.
+    func refund(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
         guard caller(request) == .secret else { return Self.unauthorized }
         // A retried refund with its Idempotency-Key answers as the first did and refunds nothing more.
-        return await idempotent(request, scope: "refund:\(id):") { await self.performRefund(request, id: id) }
+        return await idempotent(request, scope: "refund:\(id):") { await self.performRefund(request, id: id, actor: actor) }
     }
 
-    private func performRefund(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
+    private func performRefund(_ request: HTTPServerRequest, id: String, actor: String) async -> HTTPServerResponse {
         do {
             let body = try RequestProblem.decode(
                 RefundBody.self, from: request,
@@ -76,7 +77,8 @@ extension MerchantAPI {
                 request.headers["Idempotency-Key"].map { "R" + Hex.encode(DigestAlgorithm.sha256.hash(id + "\n" + $0)).prefix(31) }
                 ?? NewRefund.makeRefundNumber()
             let reservation = try await store.reserveRefund(
-                NewRefund(orderID: id, paymentID: body.payment, amount: amount, outRefundNo: number, reason: body.reason),
+                NewRefund(
+                    orderID: id, paymentID: body.payment, amount: amount, outRefundNo: number, reason: body.reason, requestedBy: actor),
                 now: clock.now())
             let sent = try await send(reservation.refund, of: reservation.payment)
             // As it is now: the provider's result may have arrived by notification meanwhile.

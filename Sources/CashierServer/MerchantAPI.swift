@@ -72,6 +72,14 @@ struct MerchantAPI: Sendable {
         router.add("GET", "/v1/reconciliations/{date}") { request, parameters in
             await self.reconciliation(request, date: parameters["date"] ?? "")
         }
+        router.add("GET", "/v1/payments") { request, _ in await self.listPayments(request) }
+        router.add("GET", "/v1/refunds") { request, _ in await self.listRefunds(request) }
+        router.add("GET", "/v1/exports/{file}") { request, parameters in await self.export(request, file: parameters["file"] ?? "") }
+        router.add("GET", "/v1/webhooks") { request, _ in await self.listWebhooks(request) }
+        router.add("POST", "/v1/webhooks/resend") { request, _ in await self.resendFailedWebhooks(request) }
+        router.add("POST", "/v1/webhooks/{id}/resend") { request, parameters in
+            await self.resendWebhook(request, id: parameters["id"] ?? "")
+        }
         let routes: [(String, PaymentProvider)] = [
             ("/notify/wechat/v2", .wechatV2), ("/notify/wechat/v2/refund", .wechatV2), ("/notify/wechat/v3", .wechatV3),
             ("/notify/alipay", .alipay),

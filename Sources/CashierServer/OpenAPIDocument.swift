@@ -45,6 +45,28 @@ enum OpenAPIDocument {
         .init(
             method: "GET", path: "/v1/reconciliations/{date}",
             summary: "Reconcile a day (YYYY-MM-DD, Beijing time): each provider's bill against the orders here.", access: "secret"),
+        .init(
+            method: "GET", path: "/v1/payments",
+            summary: "Payment attempts, newest first: provider, method, status, from/to (days), q (id, out_trade_no, transaction id), "
+                + "refund_required=true (taken twice or after closing, not yet given back), limit, starting_after.", access: "secret"),
+        .init(
+            method: "GET", path: "/v1/refunds",
+            summary: "Refunds, newest first: provider, method, status, from/to (days), q (id, out_refund_no, out_trade_no), limit, "
+                + "starting_after.", access: "secret"),
+        .init(
+            method: "GET", path: "/v1/exports/{file}",
+            summary: "orders.csv, payments.csv or refunds.csv of what was created from from to to (YYYY-MM-DD, both included; UTF-8 "
+                + "with a byte-order mark).", access: "secret"),
+        .init(
+            method: "GET", path: "/v1/webhooks",
+            summary: "Webhook deliveries, newest first: state (delivered, failed, pending), from/to, order_id, limit, starting_after.",
+            access: "secret"),
+        .init(
+            method: "POST", path: "/v1/webhooks/{id}/resend", summary: "Send a webhook again (same event id, signed anew).",
+            access: "secret"),
+        .init(
+            method: "POST", path: "/v1/webhooks/resend",
+            summary: "Send again every failed delivery queued from from to to (YYYY-MM-DD).", access: "secret"),
         .init(method: "POST", path: "/notify/wechat/v2", summary: "WeChat Pay API v2 payment notifications (XML).", access: "provider"),
         .init(
             method: "POST", path: "/notify/wechat/v2/refund", summary: "WeChat Pay API v2 refund results (encrypted req_info).",
@@ -66,7 +88,7 @@ enum OpenAPIDocument {
             case "either": entry["security"] = [["secretKey": [String]()], ["publishableKey": [String]()]]
             default: entry["security"] = [[String: [String]]]()
             }
-            for name in ["id", "date"] where operation.path.contains("{\(name)}") {
+            for name in ["id", "date", "file"] where operation.path.contains("{\(name)}") {
                 entry["parameters"] = [["name": name, "in": "path", "required": true, "schema": ["type": "string"]]]
             }
             paths[operation.path, default: [:]][operation.method.lowercased()] = entry

@@ -63,8 +63,14 @@ public struct WebhookDispatcher: Sendable {
             headers.add("Content-Type", "application/json")
             headers.add("Cashier-Signature", WebhookSignature.header(body: body, secret: endpoint.secret, timestamp: clock.now()))
             headers.add("Cashier-Event-Id", message.id)
-            let status = (try? await transport.send(HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: Data(body))))?
-                .status
+            let status: Int?
+            var failure: String?
+            do {
+                status = try await transport.send(HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: Data(body))).status
+            } catch {
+                status = nil
+                failure = "no answer from \(endpoint.url.host ?? "the endpoint")"
+            }
             let delivered = status.map { (200..<300).contains($0) } ?? false
             onAttempt(delivered)
             if delivered {
@@ -73,13 +79,15 @@ public struct WebhookDispatcher: Sendable {
             } else {
                 let attempts = message.attempts + 1
                 let delay = attempts >= maximumAttempts ? 100 * 365 * 86_400 : min(3_600, backoff * pow(2, Double(attempts - 1)))
-                try await store.reschedule(message.id, attempts: attempts, nextAttemptAt: now.addingTimeInterval(delay))
+                try await store.reschedule(
+                    message.id, attempts: attempts, nextAttemptAt: now.addingTimeInterval(delay),
+                    error: failure ?? status.map { "HTTP \($0)" })
             }
         }
         return sent
     }
 
-    /// Runs ``deliverDue(now:limit:)`` every `interval` until the task is cancelled.
+    /// Runs ``deliverDue(limit:)`` every `interval` until the task is cancelled.
     public func run(every interval: Duration = .seconds(1)) async {
         while !Task.isCancelled {
             _ = try? await deliverDue()

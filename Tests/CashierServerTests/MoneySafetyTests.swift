@@ -398,13 +398,7 @@ import Testing
 
     /// Signs in to the dashboard of the first instance and returns a page's HTML.
     static func dashboardPage(_ world: MoneyWorld, _ path: String) async throws -> String {
-        let base = world.base(0)
-        let login = try await CurlTransport().send(
-            HTTPRequest(
-                method: "POST", url: URL(string: base + "/dashboard/login")!,
-                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data("secret_key=\(world.keys.secret)".utf8)))
-        let cookie = try #require(login.headers["Set-Cookie"]?.split(separator: ";").first.map(String.init))
-        let page = try await CurlTransport().send(HTTPRequest(method: "GET", url: URL(string: base + path)!, headers: ["Cookie": cookie]))
-        return String(decoding: page.body, as: UTF8.self)
+        let cookie = try await RecordsAndExportsTests.signIn(world.base(0), secret: world.keys.secret)
+        return String(decoding: try await RecordsAndExportsTests.get(world.base(0) + path, cookie: cookie).body, as: UTF8.self)
     }
 }

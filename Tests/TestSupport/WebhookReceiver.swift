@@ -2,35 +2,61 @@ public import CashierHTTP
 public import Foundation
 import Synchronization
 
-/// A merchant's webhook endpoint on loopback that fails the first `failures` deliveries and
-/// keeps every one it received.
+/// A merchant's webhook endpoint on loopback that fails the first `failures` deliveries (and every
+/// one while it is ``isDown``) and keeps every one it received. A test in another process drives
+/// it over HTTP: `POST /down` and `POST /up` switch it, `GET /received` lists what came
+/// (`[{"event_id": …, "accepted": true|false}]`).
+
 public final class WebhookReceiver: Sendable {
     public struct Delivery: Sendable {
         public let body: [UInt8]
         public let signature: String
         public let eventID: String
+        /// Whether it was answered 2xx.
+        public let accepted: Bool
     }
 
     public let server: HTTPServer
 
-    public init(failures: Int) throws {
+    public init(failures: Int, down: Bool = false) throws {
         let box = Box()
+        box.down.store(down, ordering: .releasing)
         server = HTTPServer(configuration: .init(threads: 1)) { request in
-            let count = box.deliveries.withLock { list in
-                list.append(
-                    Delivery(
-                        body: request.body, signature: request.headers["Cashier-Signature"] ?? "",
-                        eventID: request.headers["Cashier-Event-Id"] ?? ""))
-                return list.count
+            switch request.path {
+            case "/up", "/down":
+                box.down.store(request.path == "/down", ordering: .releasing)
+                return .text(String(request.path.dropFirst()))
+            case "/received":
+                struct Row: Encodable {
+                    let event_id: String
+                    let accepted: Bool
+                }
+                return .json(box.deliveries.withLock { $0.map { Row(event_id: $0.eventID, accepted: $0.accepted) } })
+            default:
+                return box.deliveries.withLock { list in
+                    let accepted = list.count >= failures && !box.down.load(ordering: .acquiring)
+                    list.append(
+                        Delivery(
+                            body: request.body, signature: request.headers["Cashier-Signature"] ?? "",
+                            eventID: request.headers["Cashier-Event-Id"] ?? "", accepted: accepted))
+                    return accepted ? .text("ok") : .text("down", status: 503)
+                }
             }
-            return count <= failures ? .text("down", status: 503) : .text("ok")
         }
         self.box = box
         try server.start()
     }
 
-    final class Box: Sendable { let deliveries = Mutex<[Delivery]>([]) }
+    final class Box: Sendable {
+        let deliveries = Mutex<[Delivery]>([])
+        let down = Atomic<Bool>(false)
+    }
     let box: Box
     public var received: [Delivery] { box.deliveries.withLock { $0 } }
+    /// While true, every delivery is answered 503 (and still kept).
+    public var isDown: Bool {
+        get { box.down.load(ordering: .acquiring) }
+        set { box.down.store(newValue, ordering: .releasing) }
+    }
     public var url: URL { URL(string: "http://127.0.0.1:\(server.port)/hooks")! }
 }

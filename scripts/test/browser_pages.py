@@ -1,15 +1,19 @@
 """The dashboard and the sandbox's payer pages in a real browser (Debian's chromium, driven by
 Selenium through Debian's chromedriver; nothing is downloaded at run time).
 
-    browser_pages.py API_URL SANDBOX_URL SECRET_KEY PUBLISHABLE_KEY SCREENSHOT_DIR
+    browser_pages.py API_URL SANDBOX_URL SECRET_KEY PUBLISHABLE_KEY SCREENSHOT_DIR RECEIVER_URL DOWNLOAD_DIR
 
-Run by Tests/CashierCLITests/BrowserTests.swift against `cashier serve --sandbox`. Prints one
-line per check and exits 1 if any failed.
+Run by Tests/CashierCLITests/BrowserTests.swift against `cashier serve --sandbox --webhook-url …`,
+whose webhook receiver (RECEIVER_URL: POST /up, POST /down, GET /received) starts down. Prints
+one line per check and exits 1 if any failed.
 """
+import csv
 import io
 import json
+import os
 import sys
 import time
+from decimal import Decimal
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -23,9 +27,12 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
-api, sandbox, secret, publishable, shots = sys.argv[1:6]
+api, sandbox, secret, publishable, shots, receiver, downloads = sys.argv[1:8]
 sandbox = sandbox.rstrip("/")
 failures = []
+# What this script paid and refunded, in fen: the overview must say the same.
+paid_fen = []
+refunded_fen = []
 
 
 def check(name, ok, detail=""):
@@ -84,13 +91,58 @@ def shot(driver, name):
     driver.save_screenshot(f"{shots}/{name}.png")
 
 
+def fen(text):
+    """'¥113.95' or '113.95' → 11395."""
+    return int(Decimal(text.replace("¥", "").replace(",", "")) * 100)
+
+
+def yuan(minor):
+    return f"¥{minor // 100}.{minor % 100:02d}"
+
+
+def receiver_call(method, path):
+    request = urllib.request.Request(receiver + path, data=b"" if method == "POST" else None, method=method)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read() or b"null") if path == "/received" else response.read()
+
+
+def accepted(event_id):
+    return sum(1 for row in receiver_call("GET", "/received") if row["event_id"] == event_id and row["accepted"])
+
+
+def until(condition, seconds=15, refresh=False):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+        if refresh:
+            driver.refresh()
+    return False
+
+
+def search(page, text):
+    """Types into the search box of /dashboard/{page}, submits, and returns the rows found."""
+    driver.find_element(By.ID, "filter-q").send_keys(text)
+    driver.find_element(By.ID, "apply").click()
+    arrived(api + f"/dashboard/{page}?")
+    element(By.ID, page)
+    return driver.find_elements(By.CSS_SELECTOR, f"#{page} tbody tr")
+
+
+def listed(path):
+    return call("GET", path)[1].get("data", [])
+
+
 options = webdriver.ChromeOptions()
 options.binary_location = "/usr/bin/chromium"
 for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900",
                  "--lang=en-US"]:
     options.add_argument(argument)
+options.add_experimental_option("prefs", {"download.default_directory": downloads, "download.prompt_for_download": False})
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 driver.set_page_load_timeout(20)
+driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
 try:
     # Orders the merchant's backend made: one paid (to refund), one with a hostile description.
     paid = order("25.50", "2 lattes")
@@ -98,6 +150,7 @@ try:
     call("POST", "/sandbox/pay", {"provider": "wechat", "out_trade_no": paid["out_trade_no"], "outcome": "success"},
          key=None, base=sandbox)
     check("the order to refund is paid", wait_status(paid["id"], "paid"))
+    paid_fen.append(2550)
     xss = '<img src=x onerror="alert(1)"><script>alert("xss")</script>'
     hostile = order("1.00", xss)
 
@@ -110,12 +163,13 @@ try:
     check("a wrong key is refused", "not this server's secret key" in element(By.ID, "error").text)
     driver.find_element(By.ID, "secret_key").send_keys(secret)
     driver.find_element(By.ID, "sign-in").click()
-    check("the right key signs in", element(By.ID, "orders") is not None and driver.current_url.endswith("/dashboard"))
+    check("the right key signs in to the overview", element(By.ID, "overview") is not None and driver.current_url.endswith("/dashboard"))
     cookie = next(c for c in driver.get_cookies() if c["name"] == "cashier_session")
     check("the session cookie is HttpOnly and SameSite=Strict", cookie["httpOnly"] and cookie.get("sameSite") == "Strict")
-    shot(driver, "dashboard-orders")
 
     # The stored XSS attempt renders inert, as text.
+    driver.get(api + "/dashboard/orders")
+    shot(driver, "dashboard-orders")
     rendered = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#orders tbody tr")]
     check("the hostile description shows as text in the list", any(xss in text for text in rendered))
     driver.get(api + f"/dashboard/orders/{hostile['id']}")
@@ -128,10 +182,10 @@ try:
     check("no element was injected", not driver.find_elements(By.CSS_SELECTOR, "main img, main script"))
 
     # Find the paid order by out_trade_no, refund part of it, watch the timeline.
-    driver.get(api + "/dashboard")
+    driver.get(api + "/dashboard/orders")
     driver.find_element(By.ID, "search").send_keys(paid["out_trade_no"])
     driver.find_element(By.CSS_SELECTOR, "form.card button").click()
-    arrived(api + "/dashboard?q=")
+    arrived(api + "/dashboard/orders?q=")
     element(By.ID, "orders")
     rows = driver.find_elements(By.CSS_SELECTOR, "#orders tbody tr")
     check("the search finds the order", len(rows) == 1 and paid["out_trade_no"] in rows[0].text)
@@ -142,6 +196,7 @@ try:
     driver.find_element(By.ID, "refund").click()
     check("the refund is confirmed", "Refunded 5.00" in element(By.ID, "message").text)
     check("the order shows the refund", driver.find_element(By.ID, "refunded").text == "¥5.00")
+    refunded_fen.append(500)
     confirmed = False
     for _ in range(50):
         kinds = [row.get_attribute("class") for row in driver.find_elements(By.CSS_SELECTOR, "#timeline tr.event")]
@@ -183,6 +238,7 @@ try:
     driver.find_element(By.ID, "scan-and-pay").click()
     check("the page says paid", "Paid" in element(By.ID, "state").text)
     check("scan and pay pays the order", wait_status(native["id"], "paid"))
+    paid_fen.append(1275)
 
     # Alipay wap: the cashier page, then back to return_url with the order paid.
     wap = order("6.60", "Cake")
@@ -194,6 +250,7 @@ try:
     driver.find_element(By.ID, "pay").click()
     check("Alipay sends the browser back to return_url", arrived(back), driver.current_url)
     check("and the order is paid", wait_status(wap["id"], "paid"))
+    paid_fen.append(660)
 
     # WeChat H5: mweb_url plus redirect_url, pay, back.
     h5 = order("3.30", "Tea")
@@ -205,6 +262,7 @@ try:
     driver.find_element(By.ID, "pay").click()
     check("WeChat sends the browser back to redirect_url", arrived(back), driver.current_url)
     check("and the order is paid", wait_status(h5["id"], "paid"))
+    paid_fen.append(330)
 
     # Apple Pay on the web: the checkout mints a sandbox token and the server authorises it.
     apple = order("46.00", "Beans")
@@ -217,7 +275,129 @@ try:
     driver.find_element(By.ID, "applepay").click()
     check("Pay authorises the token", element(By.ID, "order-status").text == "paid")
     check("and the server says paid", status_of(apple["id"]) == "paid")
+    paid_fen.append(4600)
     shot(driver, "sandbox-applepay-paid")
+
+    # Paid twice: an Alipay order string the payer opened after paying by WeChat. The overview counts
+    # it as waiting; the payments list refunds it in one click.
+    twice = order("9.90", "Muffin")
+    _, stale, _ = call("POST", f"/v1/orders/{twice['id']}/payments", {"method": "alipay.app"})
+    call("POST", f"/v1/orders/{twice['id']}/payments", {"method": "wechat.native"})
+    call("POST", "/sandbox/pay", {"provider": "wechat", "out_trade_no": twice["out_trade_no"], "outcome": "success"},
+         key=None, base=sandbox)
+    check("the muffin is paid", wait_status(twice["id"], "paid"))
+    call("POST", "/sandbox/pay", {"provider": "alipay", "order_string": stale.get("order_string", ""), "outcome": "success"},
+         key=None, base=sandbox)
+    check("the second payment waits for its refund", until(lambda: len(listed("/v1/payments?refund_required=true")) == 1))
+    paid_fen += [990, 990]
+    driver.get(api + "/dashboard")
+    check("the overview counts it as waiting to be refunded", element(By.ID, "refund-required").text == "1")
+    driver.find_element(By.CSS_SELECTOR, "a[href='/dashboard/payments?refund_required=1']").click()
+    element(By.ID, "payments")
+    owed = driver.find_elements(By.CSS_SELECTOR, "#payments tbody tr")
+    check("the payments list shows the one to refund", len(owed) == 1 and "alipay.app" in owed[0].text, [r.text for r in owed])
+    owed[0].find_element(By.CSS_SELECTOR, "button.refund-payment").click()
+    check("one click refunds it", "Refunded ¥9.90" in element(By.ID, "message").text)
+    refunded_fen.append(990)
+    check("and nothing is waiting any more", not listed("/v1/payments?refund_required=true"))
+
+    # The overview: today's figures are what this script paid and refunded; the chart adds up to them.
+    driver.get(api + "/dashboard?period=today")
+    gross, refunds = sum(paid_fen), sum(refunded_fen)
+    check("gross volume is what was paid", element(By.ID, "gross-CNY").text == yuan(gross), element(By.ID, "gross-CNY").text)
+    check("refunds are what was refunded", driver.find_element(By.ID, "refunds-CNY").text == yuan(refunds))
+    check("net is the difference", driver.find_element(By.ID, "net-CNY").text == yuan(gross - refunds))
+    all_orders = listed("/v1/orders?limit=100")
+    check("the order count is the orders made", driver.find_element(By.ID, "orders-count").text == str(len(all_orders)) == "7",
+          f"{driver.find_element(By.ID, 'orders-count').text} vs {len(all_orders)}")
+    payments = listed("/v1/payments?limit=100")
+    succeeded = sum(1 for p in payments if p["status"] == "succeeded")
+    started = sum(1 for p in payments if p["status"] != "created")
+    rate = driver.find_element(By.ID, "success-rate")
+    note = rate.find_element(By.XPATH, "..").text
+    check("the success rate is paid over started", succeeded == 7 and rate.text == f"{round(100 * succeeded / started)}%"
+          and f"{succeeded} of {started} payments started" in note, note)
+    check("nothing waits to be refunded", driver.find_element(By.ID, "refund-required").text == "0")
+    chart = driver.find_element(By.ID, "chart")
+    bars = driver.find_elements(By.CSS_SELECTOR, "#chart rect.bar")
+    amounts = [int(bar.get_attribute("data-amount")) for bar in bars]
+    check("the chart is drawn", chart.size["height"] > 100 and len(bars) >= 1, chart.size)
+    check("its bars add up to the gross volume", sum(amounts) == gross, amounts)
+    titles = [bar.find_element(By.TAG_NAME, "title").get_attribute("textContent") for bar in bars]
+    check("each bar says what it holds", all(yuan(amount) in title for amount, title in zip(amounts, titles) if amount), titles)
+    check("one bar an hour, 00:00 to 23:00", len(bars) == 24 and titles[0].startswith("00:00:") and titles[-1].startswith("23:00:"),
+          titles[:2])
+    described = driver.find_element(By.ID, "chart-title").get_attribute("textContent")
+    check("the chart has a title for screen readers", described.startswith("Volume (CNY)"), described)
+    methods = {row.find_elements(By.TAG_NAME, "td")[0].text for row in driver.find_elements(By.CSS_SELECTOR, "#methods tbody tr")}
+    check("volume is broken down by method", {"wechat.native", "alipay.wap", "wechat.h5", "applepay", "alipay.app"} <= methods,
+          methods)
+    driver.set_window_size(1200, 1500)
+    shot(driver, "dashboard-overview")
+    driver.set_window_size(1200, 900)
+    driver.find_element(By.ID, "period-7d").click()
+    check("the 7-day view adds up the same", element(By.ID, "gross-CNY").text == yuan(gross))
+
+    # Payments and refunds, listed and found.
+    driver.get(api + "/dashboard/payments")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#payments tbody tr")
+    check("the payments list shows every payment", len(rows) == len(payments), f"{len(rows)} vs {len(payments)}")
+    shot(driver, "dashboard-payments")
+    wap_payment = next(p for p in payments if p["method"] == "alipay.wap")
+    rows = search("payments", wap_payment["transaction_id"])
+    check("a search by transaction id finds the payment", len(rows) == 1 and wap_payment["transaction_id"] in rows[0].text)
+    driver.get(api + "/dashboard/payments?provider=alipay")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#payments tbody tr")
+    alipay_count = sum(1 for p in payments if p["provider"] == "alipay")
+    check("the provider filter keeps Alipay's", len(rows) == alipay_count == 2 and all("alipay" in row.text for row in rows),
+          len(rows))
+    driver.get(api + "/dashboard/refunds")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#refunds tbody tr")
+    check("the refunds list shows both", len(rows) == 2, [r.text for r in rows])
+    check("each names the dashboard session that made it", all("dashboard " in row.text for row in rows))
+    shot(driver, "dashboard-refunds")
+    cold = next(r for r in listed("/v1/refunds") if r["amount"]["amount_minor"] == 500)
+    rows = search("refunds", cold["out_refund_no"])
+    check("a search by out_refund_no finds the refund", len(rows) == 1 and cold["out_refund_no"] in rows[0].text)
+
+    # Export: the orders CSV, downloaded by the browser, reads back as the orders.
+    driver.get(api + "/dashboard/export")
+    day_to = driver.find_element(By.ID, "export-to").get_attribute("value")
+    shot(driver, "dashboard-export")
+    driver.find_element(By.ID, "export-orders").click()
+    path = os.path.join(downloads, f"orders-{day_to}-to-{day_to}.csv")
+    check("the browser downloads orders.csv", until(lambda: os.path.exists(path)), os.listdir(downloads))
+    raw = open(path, "rb").read() if os.path.exists(path) else b""
+    check("it starts with a UTF-8 byte-order mark", raw.startswith(b"\xef\xbb\xbf"))
+    exported = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"), newline="")))
+    expected = [(o["id"], o["out_trade_no"], o["status"], o["amount"]["amount"], o["amount_refunded"]["amount"], o["description"])
+                for o in reversed(all_orders)]
+    got = [(r["id"], r["out_trade_no"], r["status"], r["amount"], r["amount_refunded"], r["description"]) for r in exported]
+    check("the CSV parsed back equals the orders", got == expected, f"{got[:2]} vs {expected[:2]}")
+
+    # Webhooks: the endpoint was down the whole time; once it is back, re-sent from the dashboard.
+    driver.get(api + "/dashboard/webhooks?state=failed")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#webhooks tbody tr.webhook")
+    check("failed deliveries are listed with their error", len(rows) >= 6 and all("HTTP 503" in row.text for row in rows),
+          len(rows))
+    receiver_call("POST", "/up")
+    event_id = rows[0].get_attribute("data-id")
+    before = accepted(event_id)
+    rows[0].find_element(By.CSS_SELECTOR, "button.resend").click()
+    check("re-send is queued", f"Queued {event_id}" in element(By.ID, "message").text)
+    check("the endpoint gets it, the same event id", until(lambda: accepted(event_id) > before))
+    driver.get(api + "/dashboard/webhooks?state=failed")
+    driver.find_element(By.ID, "resend-all").click()
+    check("re-send all failed is queued", "failed deliveries to be sent again" in element(By.ID, "message").text)
+    check("and nothing is left failed", until(lambda: not listed("/v1/webhooks?state=failed&limit=100"), 30))
+    driver.get(api + "/dashboard/webhooks")
+    row = driver.find_element(By.CSS_SELECTOR, f"#webhooks tr[data-id='{event_id}']")
+    check("the delivery shows as delivered", row.find_element(By.CSS_SELECTOR, "td.state").text == "delivered")
+    shot(driver, "dashboard-webhooks")
+    order_id = row.find_element(By.CSS_SELECTOR, "a").get_attribute("href").rsplit("/", 1)[-1]
+    driver.get(api + f"/dashboard/orders/{order_id}")
+    resent = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#timeline tr.event") if "webhook_resent" in r.get_attribute("class")]
+    check("the order's log says which session re-sent it", any("dashboard " in text and event_id in text for text in resent), resent)
 
     # Every page: a strict policy, nothing from elsewhere.
     for url in [api + "/dashboard/login", sandbox + f"/sandbox/wechat/native/{native['out_trade_no']}", parameters["mweb_url"]]:
