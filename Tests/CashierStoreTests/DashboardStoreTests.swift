@@ -75,7 +75,7 @@ import Testing
 
     /// Every overview statement reads an index range (SQLite's planner says `SEARCH … USING
     /// INDEX`), never a whole table: the home page costs what the period holds.
-    @Test func theOverviewReadsIndexesNotTables() async throws {
+    @Test func theOverviewAndExportsReadIndexesNotTables() async throws {
         let store = try #require(try await Backend.sqlite.store() as? SQLiteOrderStore)
         for statement in SQLOverview.all {
             let plan = try await store.withReading { session in
@@ -83,6 +83,20 @@ import Testing
             }
             let reads = plan.filter { $0.hasPrefix("SCAN") || $0.hasPrefix("SEARCH") }
             #expect(!reads.isEmpty && reads.allSatisfy { $0.hasPrefix("SEARCH") && $0.contains("INDEX") }, "\(statement): \(plan)")
+        }
+        // An export's page after a cursor: a range of the created_at index, already in order.
+        let order = try await store.create(OrderStoreTests.newOrder())
+        for table in ["orders", "payments", "refunds"] {
+            let plan = try await store.withReading { session in
+                let query = RecordQuery(from: Self.day, until: Date(), after: order.id, oldestFirst: true, limit: 500)
+                let filter = try SQLFilter(table: "orders", alias: nil, query: query, session.connection)
+                return try session.connection.query(
+                    "EXPLAIN QUERY PLAN SELECT id FROM \(table) \(filter.whereClause) \(filter.orderClause)", filter.parameters
+                ).compactMap { $0.last?.text }
+            }
+            #expect(
+                plan.contains { $0.hasPrefix("SEARCH \(table) USING INDEX \(table)_created (created_at>? AND created_at<?)") }
+                    && !plan.contains { $0.contains("TEMP B-TREE") }, "\(table): \(plan)")
         }
     }
 
@@ -111,6 +125,22 @@ import Testing
         let oldest = try await store.orders(matching: RecordQuery(oldestFirst: true, limit: 3))
         let rest = try await store.orders(matching: RecordQuery(after: oldest.last?.id, oldestFirst: true, limit: 3))
         #expect((oldest + rest).map(\.id) == made.map(\.order.id))
+        // Records made in the same millisecond page one by one, in the order they were made, both ways.
+        let instant = Self.day.addingTimeInterval(900)
+        var same: [String] = []
+        for _ in 0..<3 { same.append(try await store.create(OrderStoreTests.newOrder(), now: instant).id) }
+        let sameDay = RecordQuery(from: instant, until: instant.addingTimeInterval(1), oldestFirst: true, limit: 1)
+        for descending in [false, true] {
+            var paged: [String] = []
+            var page = sameDay
+            page.oldestFirst = !descending
+            while let next = try await store.orders(matching: page).first {
+                paged.append(next.id)
+                page.after = next.id
+            }
+            #expect(paged == (descending ? same.reversed() : same))
+        }
+        #expect(try await store.orders(matching: RecordQuery(after: "ord_unknown", limit: 5)).isEmpty)
         // By creation time, and by status.
         let window = RecordQuery(from: Self.day.addingTimeInterval(60), until: Self.day.addingTimeInterval(180), limit: 10)
         #expect(try await store.orders(matching: window).count == 2)

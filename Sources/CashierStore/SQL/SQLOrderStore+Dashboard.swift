@@ -57,46 +57,49 @@ extension SQLOrderStore {
     }
 
     public func orders(matching query: RecordQuery) async throws -> [StoredOrder] {
-        var filter = SQLFilter(table: "orders", alias: nil, query: query)
-        if let search = query.search { filter.add("(id = ? OR out_trade_no = ?)", [.text(search), .text(search)]) }
-        let (sql, parameters) = (
-            "SELECT \(SQLStatements.orderColumns) FROM orders \(filter.whereClause) \(filter.orderClause)", filter.parameters
-        )
-        return try await withReading { try $0.connection.query(sql, parameters).map(SQLStatements.order) }
+        try await withReading { session in
+            var filter = try SQLFilter(table: "orders", alias: nil, query: query, session.connection)
+            if let search = query.search { filter.add("(id = ? OR out_trade_no = ?)", [.text(search), .text(search)]) }
+            return try session.connection.query(
+                "SELECT \(SQLStatements.orderColumns) FROM orders \(filter.whereClause) \(filter.orderClause)", filter.parameters
+            ).map(SQLStatements.order)
+        }
     }
 
     public func payments(matching query: RecordQuery) async throws -> [StoredPayment] {
-        var filter = SQLFilter(table: "payments", alias: nil, query: query)
-        if let provider = query.provider { filter.add("provider = ?", [.text(provider.rawValue)]) }
-        if let method = query.method { filter.add("method = ?", [.text(method.rawValue)]) }
-        if query.refundRequired { filter.add(SQLOverview.owed, []) }
-        if let search = query.search {
-            filter.add("(id = ? OR out_trade_no = ? OR transaction_id = ? OR order_id = ?)", Array(repeating: .text(search), count: 4))
+        try await withReading { session in
+            var filter = try SQLFilter(table: "payments", alias: nil, query: query, session.connection)
+            if let provider = query.provider { filter.add("provider = ?", [.text(provider.rawValue)]) }
+            if let method = query.method { filter.add("method = ?", [.text(method.rawValue)]) }
+            if query.refundRequired { filter.add(SQLOverview.owed, []) }
+            if let search = query.search {
+                filter.add("(id = ? OR out_trade_no = ? OR transaction_id = ? OR order_id = ?)", Array(repeating: .text(search), count: 4))
+            }
+            return try session.connection.query(
+                "SELECT \(SQLLedger.paymentColumns) FROM payments \(filter.whereClause) \(filter.orderClause)", filter.parameters
+            ).map(SQLLedger.payment)
         }
-        let (sql, parameters) = (
-            "SELECT \(SQLLedger.paymentColumns) FROM payments \(filter.whereClause) \(filter.orderClause)", filter.parameters
-        )
-        return try await withReading { try $0.connection.query(sql, parameters).map(SQLLedger.payment) }
     }
 
     public func refunds(matching query: RecordQuery) async throws -> [StoredRefund] {
-        var filter = SQLFilter(table: "refunds", alias: "r", query: query)
-        if let provider = query.provider { filter.add("p.provider = ?", [.text(provider.rawValue)]) }
-        if let method = query.method { filter.add("p.method = ?", [.text(method.rawValue)]) }
-        if let search = query.search {
-            filter.add(
+        try await withReading { session in
+            var filter = try SQLFilter(table: "refunds", alias: "r", query: query, session.connection)
+            if let provider = query.provider { filter.add("p.provider = ?", [.text(provider.rawValue)]) }
+            if let method = query.method { filter.add("p.method = ?", [.text(method.rawValue)]) }
+            if let search = query.search {
+                filter.add(
+                    """
+                    (r.id = ? OR r.out_refund_no = ? OR r.provider_refund_id = ? OR r.order_id = ?
+                        OR r.payment_id IN (SELECT id FROM payments WHERE out_trade_no = ?))
+                    """,
+                    Array(repeating: .text(search), count: 5))
+            }
+            let sql = """
+                SELECT \(SQLLedger.qualified(SQLLedger.refundColumns, "r")) FROM refunds r JOIN payments p ON p.id = r.payment_id
+                    \(filter.whereClause) \(filter.orderClause)
                 """
-                (r.id = ? OR r.out_refund_no = ? OR r.provider_refund_id = ? OR r.order_id = ?
-                    OR r.payment_id IN (SELECT id FROM payments WHERE out_trade_no = ?))
-                """,
-                Array(repeating: .text(search), count: 5))
+            return try session.connection.query(sql, filter.parameters).map(SQLLedger.refund)
         }
-        let sql = """
-            SELECT \(SQLLedger.qualified(SQLLedger.refundColumns, "r")) FROM refunds r JOIN payments p ON p.id = r.payment_id
-                \(filter.whereClause) \(filter.orderClause)
-            """
-        let parameters = filter.parameters
-        return try await withReading { try $0.connection.query(sql, parameters).map(SQLLedger.refund) }
     }
 
     // MARK: Webhooks
@@ -157,24 +160,39 @@ extension SQLOrderStore {
 }
 
 /// The conditions a ``RecordQuery`` puts on one table (creation time, status, cursor), with the
-/// order and limit that close the statement.
+/// order and limit that close the statement. Records come in creation order (`created_at`, then
+/// `rowid`), which the table's `created_at` index serves; a page after a cursor starts where the
+/// cursor's record was (keyset paging), so every page of an export costs the same.
 struct SQLFilter {
     private(set) var conditions: [String] = []
     private(set) var parameters: [SQLValue] = []
     private let prefix: String
-    private let table: String
     private let query: RecordQuery
 
-    init(table: String, alias: String?, query: RecordQuery) {
-        self.table = table
+    /// - Parameter connection: reads the cursor's position (`query.after`); an unknown cursor finds nothing.
+    init(table: String, alias: String?, query: RecordQuery, _ connection: any SQLConnection) throws {
         self.query = query
         prefix = alias.map { $0 + "." } ?? ""
-        if let from = query.from { add("\(prefix)created_at >= ?", [.integer(SQLStatements.stamp(from))]) }
-        if let until = query.until { add("\(prefix)created_at < ?", [.integer(SQLStatements.stamp(until))]) }
-        if let status = query.status { add("\(prefix)status = ?", [.text(status)]) }
+        var from = query.from.map(SQLStatements.stamp)
+        var until = query.until.map(SQLStatements.stamp)
         if let after = query.after {
-            add("\(prefix)rowid \(query.oldestFirst ? ">" : "<") (SELECT rowid FROM \(table) WHERE id = ?)", [.text(after)])
+            let row = try connection.query("SELECT created_at, rowid FROM \(table) WHERE id = ?", [.text(after)]).first
+            guard let created = row?[0].integer, let rowid = row?[1].integer else {
+                add("1 = 0", [])
+                return
+            }
+            // One bound the index can start from, then the records after the cursor's within that instant.
+            if query.oldestFirst {
+                from = max(from ?? created, created)
+                add("(\(prefix)created_at > ? OR \(prefix)rowid > ?)", [.integer(created), .integer(rowid)])
+            } else {
+                until = min(until ?? created + 1, created + 1)
+                add("(\(prefix)created_at < ? OR \(prefix)rowid < ?)", [.integer(created), .integer(rowid)])
+            }
         }
+        if let from { add("\(prefix)created_at >= ?", [.integer(from)]) }
+        if let until { add("\(prefix)created_at < ?", [.integer(until)]) }
+        if let status = query.status { add("\(prefix)status = ?", [.text(status)]) }
     }
 
     mutating func add(_ condition: String, _ values: [SQLValue]) {
@@ -184,6 +202,9 @@ struct SQLFilter {
 
     var whereClause: String { conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ") }
 
-    /// `ORDER BY rowid … LIMIT n`: insertion order, newest or oldest first (the limit is a checked integer).
-    var orderClause: String { "ORDER BY \(prefix)rowid \(query.oldestFirst ? "ASC" : "DESC") LIMIT \(max(1, min(query.limit, 10_000)))" }
+    /// `ORDER BY created_at, rowid … LIMIT n`, newest or oldest first (the limit is a checked integer).
+    var orderClause: String {
+        let direction = query.oldestFirst ? "ASC" : "DESC"
+        return "ORDER BY \(prefix)created_at \(direction), \(prefix)rowid \(direction) LIMIT \(max(1, min(query.limit, 10_000)))"
+    }
 }
