@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FORMAT_PATHS := Sources Tests Package.swift Fuzz/Package.swift Fuzz/Sources
 
-.PHONY: demo test deps venv build lint format bench fuzz check-long clean
+.PHONY: demo test deps venv build lint format bench fuzz check-long stop-soak clean
 
 ## demo: install what is missing, build, and run the end-to-end demo
 demo: deps
@@ -48,8 +48,12 @@ bench: deps
 fuzz: deps
 	scripts/fuzz 1000000 300
 
-## check-long: everything `make test` runs, then the slow suites: benchmarks and fuzzing
-check-long: test bench fuzz
+## check-long: everything `make test` runs, then the slow suites: benchmarks, fuzzing, and
+## 3000 stops of a busy HTTP server (libmicrohttpd's epoll mode aborted within ~1500)
+check-long: test bench fuzz stop-soak
+
+stop-soak:
+	CASHIER_STOP_ROUNDS=3000 $(SWIFT) test --filter stoppingWhileConnectionsArriveNeverAbortsTheProcess
 
 clean:
 	rm -rf .build

@@ -174,7 +174,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "CashierStoreTests", dependencies: ["CashierStore", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "CashierHTTPTests", dependencies: ["CashierHTTP", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "CashierHTTPTests", dependencies: ["CashierHTTP", "CashierCurl", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "CashierCurlTests",
             dependencies: ["CashierCurl", "TestSupport"],

@@ -11,7 +11,11 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
     const struct sockaddr *address = NULL;
-    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO | MHD_USE_SUSPEND_RESUME;
+    /* poll(), not epoll: quiescing an epoll daemon that runs its own threads races inside
+       libmicrohttpd 0.9.x (MHD_quiesce_daemon and a worker's MHD_epoll both remove the listen
+       socket from the epoll set; the loser gets ENOENT and MHD_PANIC aborts the process). With
+       poll() a quiesced worker simply leaves the listen socket out of its next poll set. */
+    unsigned int flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_TURBO | MHD_USE_SUSPEND_RESUME;
     memset(&v4, 0, sizeof v4);
     memset(&v6, 0, sizeof v6);
     if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {

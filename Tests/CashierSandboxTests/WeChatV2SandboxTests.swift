@@ -47,7 +47,8 @@ import WeChatPay
 
         func waitForNotification(_ outTradeNo: String) async throws -> WeChatPay.V2.PaymentNotification? {
             var found: WeChatPay.V2.PaymentNotification?
-            await eventually(timeout: .seconds(10), interval: .milliseconds(10)) {
+            // Three attempts, each with a 5-second timeout, on a machine busy with the rest of the suite.
+            await eventually(timeout: .seconds(30), interval: .milliseconds(10)) {
                 found = received.withLock { $0.first { $0.outTradeNo == outTradeNo } }
                 return found != nil
             }

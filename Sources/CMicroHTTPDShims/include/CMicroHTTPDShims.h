@@ -4,7 +4,7 @@
 #include "../../CMicroHTTPD/CMicroHTTPD.h"
 
 /// Starts a daemon on `host` (an IPv4 or IPv6 literal) and `port` (0 = any free port) with an
-/// internal epoll thread pool. Returns NULL on failure (bad host, port in use, ...).
+/// internal poll() thread pool. Returns NULL on failure (bad host, port in use, ...).
 struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned int threads,
                                      unsigned int connection_limit, unsigned int timeout_seconds,
                                      size_t connection_memory_limit,

@@ -5,7 +5,7 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A small HTTP/1.1 server over libmicrohttpd: epoll with a thread pool, limits on body and
+/// A small HTTP/1.1 server over libmicrohttpd: poll() with a thread pool, limits on body and
 /// header size, connection timeouts, a graceful stop, and an access log that never holds a
 /// body, a header value or a query string. Swift never parses HTTP here; libmicrohttpd does.
 ///
