@@ -7,7 +7,7 @@ import Foundation
 /// `GET /v1/exports/{kind}.csv`.
 extension Dashboard {
     func exportPage(_ request: HTTPServerRequest, _ session: DashboardSessions.Session) async throws -> HTTPServerResponse {
-        let today = Date.ISO8601FormatStyle(timeZone: configuration.timeZone).year().month().day().format(api.clock.now())
+        let today = ReportRange.day(api.clock.now(), timeZone: configuration.timeZone)
         let from = request.queryValue("from") ?? today
         let to = request.queryValue("to") ?? today
         let buttons = LedgerExport.allCases.map { kind in

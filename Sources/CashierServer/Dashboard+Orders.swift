@@ -87,11 +87,6 @@ extension Dashboard {
             \(refund.failureReason.map { " — " + HTMLText.escape($0) } ?? "")</td><td>\(HTMLText.escape(refund.requestedBy ?? ""))</td></tr>
             """
         }.joined()
-        func table(_ id: String, _ headings: [String], _ rows: String) -> String {
-            rows.isEmpty
-                ? "<p class=\"muted\" id=\"\(id)\">None.</p>"
-                : "<table id=\"\(id)\"><thead><tr>\(headings.map { "<th>\($0)</th>" }.joined())</tr></thead><tbody>\(rows)</tbody></table>"
-        }
         let flagged = payments.filter(\.refundRequired)
         let timeline = events.map { event in
             """
@@ -131,8 +126,8 @@ extension Dashboard {
             <div class="card"><p id="description">\(HTMLText.escape(order.description))</p><p>Total <span class="amount" id="total">\(Self.format(order.total))</span>, \
             refunded <span class="amount" id="refunded">\(Self.format(order.refunded))</span> · id <code>\(HTMLText.escape(order.id))</code> · created \(time(order.createdAt))</p></div>\
             \(actions)<h2>Items</h2><table><thead><tr><th>Item</th><th>Qty</th><th>Unit</th><th>Amount</th></tr></thead><tbody>\(itemRows)</tbody></table>\
-            <h2>Payments</h2>\(table("payments", ["Started", "Method", "Provider", "out_trade_no", "Amount", "Status", "Refunded", ""], paymentRows))\
-            <h2>Refunds</h2>\(table("refunds", ["Requested", "out_refund_no", "Payment", "Amount", "Status", "Reason", "By"], refundRows))\
+            <h2>Payments</h2>\(Self.table("payments", ["Started", "Method", "Provider", "out_trade_no", "Amount", "Status", "Refunded", ""], paymentRows))\
+            <h2>Refunds</h2>\(Self.table("refunds", ["Requested", "out_refund_no", "Payment", "Amount", "Status", "Reason", "By"], refundRows))\
             <h2>Webhooks</h2><table><thead><tr><th>Event</th><th>Id</th><th>Attempts</th><th>State</th></tr></thead><tbody>\(webhooks)</tbody></table>\
             <h2>Timeline</h2><table id="timeline"><thead><tr><th>Time</th><th>Event</th><th>Status</th><th>Detail</th></tr></thead><tbody>\(timeline)</tbody></table>
             """)

@@ -50,8 +50,7 @@ extension Dashboard {
             var slot = start
             let byStart = Dictionary(
                 figures.buckets.filter { $0.gross.currency == main }.map { ($0.start, $0) }, uniquingKeysWith: { first, _ in first })
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = configuration.timeZone
+            let calendar = Calendar.gregorian(in: configuration.timeZone)
             while slot < end {
                 let found = byStart[slot]
                 // 24-hour clock or month-day, whatever the server's locale.

@@ -25,16 +25,17 @@ extension Dashboard {
             query.method = fields["method"].flatMap(PaymentMethod.init)
             query.status = fields["status"].flatMap { statuses.contains($0) ? $0 : nil }
             query.refundRequired = fields["refund_required"] == "1"
-            if fields["from"] != nil || fields["to"] != nil {
-                do {
-                    let range = try ReportRange(
-                        from: fields["from"] ?? fields["to"], to: fields["to"] ?? fields["from"], timeZone: timeZone)
+            do {
+                // One day alone stands for itself.
+                if let range = try ReportRange.given(
+                    from: fields["from"] ?? fields["to"], to: fields["to"] ?? fields["from"], timeZone: timeZone)
+                {
                     (query.from, query.until) = (range.start, range.end)
-                } catch let error as RequestProblem {
-                    problem = error.message
-                } catch {
-                    problem = "the dates are not valid"
                 }
+            } catch let error as RequestProblem {
+                problem = error.message
+            } catch {
+                problem = "the dates are not valid"
             }
             self.query = query
             self.problem = problem
@@ -66,9 +67,7 @@ extension Dashboard {
 
         /// The list (`id` is also its page's name) and, when there is more, the link to it.
         func table(_ id: String, _ headings: [String], _ rows: String, more last: String?) -> String {
-            let body = rows.isEmpty ? "<tr><td colspan=\"\(headings.count)\" class=\"muted\">No \(id).</td></tr>" : rows
-            return "<table id=\"\(id)\"><thead><tr>\(headings.map { "<th>\($0)</th>" }.joined())</tr></thead><tbody>\(body)</tbody></table>"
-                + (last.map { next("/dashboard/\(id)", after: $0) } ?? "")
+            Dashboard.table(id, headings, rows) + (last.map { next("/dashboard/\(id)", after: $0) } ?? "")
         }
 
         /// The link to the page after `last`, keeping the filters.

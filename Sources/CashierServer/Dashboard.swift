@@ -174,8 +174,7 @@ struct Dashboard: Sendable {
     /// A time for a list row: `13:33:30` today, `11-30 13:33` earlier this year, the full day
     /// otherwise — the full time in the element's title, as `<time>` markup.
     func when(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = configuration.timeZone
+        let calendar = Calendar.gregorian(in: configuration.timeZone)
         let now = api.clock.now()
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         let (hour, minute) = (parts.hour ?? 0, parts.minute ?? 0)
@@ -202,6 +201,12 @@ struct Dashboard: Sendable {
         let symbols = ["CNY": "¥", "JPY": "¥", "USD": "$", "EUR": "€", "GBP": "£", "HKD": "HK$"]
         guard let symbol = symbols[money.currency.code] else { return "\(money.decimalString) \(money.currency.code)" }
         return money.isNegative ? "-\(symbol)\(money.decimalString.dropFirst())" : "\(symbol)\(money.decimalString)"
+    }
+
+    /// A table of `rows` under `headings` (`No <id>.` when there are none).
+    static func table(_ id: String, _ headings: [String], _ rows: String) -> String {
+        let body = rows.isEmpty ? "<tr><td colspan=\"\(headings.count)\" class=\"muted\">No \(id).</td></tr>" : rows
+        return "<table id=\"\(id)\"><thead><tr>\(headings.map { "<th>\($0)</th>" }.joined())</tr></thead><tbody>\(body)</tbody></table>"
     }
 
     static func badge(_ status: PaymentStatus) -> String {

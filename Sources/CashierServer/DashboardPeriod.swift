@@ -28,8 +28,7 @@ enum DashboardPeriod: String, CaseIterable, Sendable {
 
     /// From the start of the first day to the end of today, in `timeZone`.
     func range(now: Date, timeZone: TimeZone) -> (start: Date, end: Date) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
+        let calendar = Calendar.gregorian(in: timeZone)
         let today = calendar.startOfDay(for: now)
         let start = calendar.date(byAdding: .day, value: 1 - days, to: today) ?? today
         return (start, calendar.date(byAdding: .day, value: 1, to: today) ?? now)

@@ -32,8 +32,9 @@ extension MerchantAPI {
             guard statuses.contains(status) else { throw RequestProblem("status must be one of \(statuses.joined(separator: ", "))") }
             query.status = status
         }
-        if request.queryValue("from") != nil || request.queryValue("to") != nil {
-            let range = try ReportRange(from: request.queryValue("from"), to: request.queryValue("to"), timeZone: configuration.timeZone)
+        if let range = try ReportRange.given(
+            from: request.queryValue("from"), to: request.queryValue("to"), timeZone: configuration.timeZone)
+        {
             (query.from, query.until) = (range.start, range.end)
         }
         return query

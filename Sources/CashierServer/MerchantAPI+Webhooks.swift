@@ -23,7 +23,7 @@ extension MerchantAPI {
             id = message.id
             type = message.type
             order_id = message.orderID
-            state = (message.deliveredAt != nil ? WebhookQuery.State.delivered : message.attempts > 0 ? .failed : .pending).rawValue
+            state = message.state.rawValue
             attempts = message.attempts
             last_error = message.lastError
             next_attempt = message.deliveredAt == nil ? Int64(message.nextAttemptAt.timeIntervalSince1970) : nil
@@ -46,9 +46,9 @@ extension MerchantAPI {
                 }
                 query.state = parsed
             }
-            if request.queryValue("from") != nil || request.queryValue("to") != nil {
-                let range = try ReportRange(
-                    from: request.queryValue("from"), to: request.queryValue("to"), timeZone: configuration.timeZone)
+            if let range = try ReportRange.given(
+                from: request.queryValue("from"), to: request.queryValue("to"), timeZone: configuration.timeZone)
+            {
                 (query.from, query.until) = (range.start, range.end)
             }
             let page = try await store.webhooks(matching: query)

@@ -16,8 +16,7 @@ struct ReportRange: Sendable, Equatable {
     /// - Throws: ``RequestProblem`` naming the parameter that is wrong.
     init(from: String?, to: String?, timeZone: TimeZone) throws {
         guard let from, let to else { throw RequestProblem("give from and to, as YYYY-MM-DD (both included)") }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
+        let calendar = Calendar.gregorian(in: timeZone)
         func day(_ text: String, _ name: String) throws -> Date {
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
             guard text.utf8.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
@@ -37,5 +36,17 @@ struct ReportRange: Sendable, Equatable {
         self.from = from
         self.to = to
         self.end = end
+    }
+
+    /// The range a list was asked for, or `nil` when it names no days (neither `from` nor `to`).
+    /// - Throws: ``RequestProblem`` when only one is given or either is wrong.
+    static func given(from: String?, to: String?, timeZone: TimeZone) throws -> ReportRange? {
+        guard from != nil || to != nil else { return nil }
+        return try ReportRange(from: from, to: to, timeZone: timeZone)
+    }
+
+    /// `YYYY-MM-DD` of `date` in `timeZone`.
+    static func day(_ date: Date, timeZone: TimeZone) -> String {
+        Date.ISO8601FormatStyle(timeZone: timeZone).year().month().day().format(date)
     }
 }

@@ -17,13 +17,13 @@ public struct NewRefund: Sendable {
         id: String = NewRefund.makeID(), orderID: String, paymentID: String? = nil, amount: Money? = nil,
         outRefundNo: String = NewRefund.makeRefundNumber(), reason: String? = nil, requestedBy: String? = nil
     ) {
-        self.requestedBy = requestedBy
         self.id = id
         self.orderID = orderID
         self.paymentID = paymentID
         self.amount = amount
         self.outRefundNo = outRefundNo
         self.reason = reason
+        self.requestedBy = requestedBy
     }
 
     /// `re_` and 24 random letters and digits.

@@ -15,4 +15,7 @@ public struct OutboxMessage: Sendable, Equatable {
     public var createdAt: Date? = nil
     /// Why the last attempt failed (an HTTP status, or that the endpoint did not answer).
     public var lastError: String? = nil
+
+    /// Delivered, tried and not delivered yet, or not tried yet (what ``WebhookQuery/state`` selects).
+    public var state: WebhookQuery.State { deliveredAt != nil ? .delivered : attempts > 0 ? .failed : .pending }
 }

@@ -16,6 +16,18 @@ enum ProviderAnswer {
         return !(error.providerCode.map(retryableCodes.contains) ?? false)
     }
 
+    /// What a refund call came to: accepted (with the provider's refund id when it gives one), or
+    /// refused for good. Anything else — no answer, a forged one, "busy" — is thrown: the outcome
+    /// is unknown and the refund is asked about again.
+    static func refund(_ call: () async throws -> String?) async throws -> ProviderRefundState {
+        do {
+            let id = try await call()
+            return .succeeded(providerRefundID: id?.isEmpty == false ? id : nil)
+        } catch let error as PaymentError where isDefinitiveRefusal(error) {
+            return .failed(words(error))
+        }
+    }
+
     /// The provider's own words for a refusal, for the record.
     static func words(_ error: PaymentError) -> String {
         let parts = [error.providerCode, error.providerMessage].compactMap { $0 }

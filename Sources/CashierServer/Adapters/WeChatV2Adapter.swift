@@ -85,13 +85,10 @@ struct WeChatV2Adapter: PaymentAdapter {
     }
 
     func refund(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
-        do {
-            let id = try await client(appID: payment.appID).refund(
+        try await ProviderAnswer.refund {
+            try await client(appID: payment.appID).refund(
                 outTradeNo: payment.outTradeNo, outRefundNo: refund.outRefundNo, total: payment.amount, refund: refund.amount,
                 reason: refund.reason, notifyURL: notifyBase() + "/notify/wechat/v2/refund")
-            return .succeeded(providerRefundID: id.isEmpty ? nil : id)
-        } catch let error as PaymentError where ProviderAnswer.isDefinitiveRefusal(error) {
-            return .failed(ProviderAnswer.words(error))
         }
     }
 

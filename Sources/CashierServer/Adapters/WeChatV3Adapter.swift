@@ -86,15 +86,12 @@ struct WeChatV3Adapter: PaymentAdapter {
     }
 
     func refund(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
-        do {
-            // WeChat answers PROCESSING or SUCCESS once it has accepted a refund; a failure comes later
-            // (ABNORMAL or CLOSED, by notification or query) and takes the refund back.
-            let id = try await client.refund(
+        // WeChat answers PROCESSING or SUCCESS once it has accepted a refund; a failure comes later
+        // (ABNORMAL or CLOSED, by notification or query) and takes the refund back.
+        try await ProviderAnswer.refund {
+            try await client.refund(
                 outTradeNo: payment.outTradeNo, outRefundNo: refund.outRefundNo, total: payment.amount, refund: refund.amount,
                 reason: refund.reason, notifyURL: notifyBase() + "/notify/wechat/v3")
-            return .succeeded(providerRefundID: id.isEmpty ? nil : id)
-        } catch let error as PaymentError where ProviderAnswer.isDefinitiveRefusal(error) {
-            return .failed(ProviderAnswer.words(error))
         }
     }
 
