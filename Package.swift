@@ -119,6 +119,7 @@ let package = Package(
             name: "cashier-bench",
             dependencies: [
                 "CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierSandbox", "CashierServer", "CashierSandboxMode", "CashierStore",
+                "CashierHTTP", "CashierCurl",
             ],
             swiftSettings: strictSettings
         ),

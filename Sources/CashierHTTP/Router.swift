@@ -9,12 +9,15 @@
 /// ```
 public struct Router: Sendable {
     public typealias Handler = @Sendable (HTTPServerRequest, RouteParameters) async -> HTTPServerResponse
+    /// A handler that answers at once, without waiting on anything (see ``HTTPServer/ImmediateHandler``).
+    public typealias ImmediateHandler = @Sendable (HTTPServerRequest, RouteParameters) -> HTTPServerResponse
 
     private struct Route: Sendable {
         let method: String
         let pattern: String
         let segments: [Segment]
         let handler: Handler
+        let immediate: ImmediateHandler?
     }
 
     private enum Segment: Sendable, Equatable {
@@ -28,11 +31,21 @@ public struct Router: Sendable {
 
     /// Adds a route. Pattern segments in braces capture one non-empty path segment.
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+        add(method, pattern, handler, immediate: nil)
+    }
+
+    /// Adds a route answered on the server's worker thread (``immediateResponse(_:)``): for
+    /// answers that wait on nothing, such as a health check.
+    public mutating func add(_ method: String, _ pattern: String, immediate: @escaping ImmediateHandler) {
+        add(method, pattern, { request, parameters in immediate(request, parameters) }, immediate: immediate)
+    }
+
+    private mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler, immediate: ImmediateHandler?) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map { part -> Segment in
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
         precondition(!routes.contains { $0.method == method && $0.segments == segments }, "route \(method) \(pattern) is defined twice")
-        routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
+        routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler, immediate: immediate))
     }
 
     /// Every route as (method, pattern), in the order added.
@@ -40,34 +53,53 @@ public struct Router: Sendable {
         routes.map { ($0.method, $0.pattern) }
     }
 
+    /// The answer of an immediate route (``add(_:_:immediate:)``), or nil when the request is
+    /// for any other route (``handle(_:)`` answers it).
+    public func immediateResponse(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+        guard case .route(let route, let parameters) = lookup(request), let immediate = route.immediate else { return nil }
+        return immediate(request, parameters)
+    }
+
     /// Answers a request.
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        var allowed: [String] = []
-        for route in routes {
-            guard let parameters = match(route.segments, parts) else { continue }
-            if route.method == request.method || (route.method == "GET" && request.method == "HEAD") {
-                return await route.handler(request, parameters)
-            }
-            allowed.append(route.method)
-        }
-        if !allowed.isEmpty {
+        switch lookup(request) {
+        case .route(let route, let parameters): return await route.handler(request, parameters)
+        case .notAllowed(let allowed):
             var response = HTTPServerResponse.error(
                 status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed here")
             response.headers.set("Allow", allowed.joined(separator: ", "))
             return response
+        case .notFound: return .error(status: 404, code: "not_found", message: "no such endpoint")
         }
-        return .error(status: 404, code: "not_found", message: "no such endpoint")
     }
 
-    private func match(_ segments: [Segment], _ parts: [String]) -> RouteParameters? {
+    private enum Lookup {
+        case route(Route, RouteParameters)
+        case notAllowed([String])
+        case notFound
+    }
+
+    private func lookup(_ request: HTTPServerRequest) -> Lookup {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        var allowed: [String] = []
+        for route in routes {
+            guard let parameters = match(route.segments, parts) else { continue }
+            if route.method == request.method || (route.method == "GET" && request.method == "HEAD") {
+                return .route(route, parameters)
+            }
+            allowed.append(route.method)
+        }
+        return allowed.isEmpty ? .notFound : .notAllowed(allowed)
+    }
+
+    private func match(_ segments: [Segment], _ parts: [Substring]) -> RouteParameters? {
         guard segments.count == parts.count else { return nil }
         var values: [String: String] = [:]
         for (segment, part) in zip(segments, parts) {
             switch segment {
             case .literal(let text) where text == part: continue
             case .literal: return nil
-            case .parameter(let name): values[name] = part
+            case .parameter(let name): values[name] = String(part)
             }
         }
         return RouteParameters(values: values)

@@ -4,6 +4,19 @@ import Synchronization
 /// notifications by provider and outcome, order transitions, webhook deliveries.
 final class ServerMetrics: Sendable {
     private let counters = Mutex<[String: Int]>([:])
+    /// `cashier_http_requests_total` by status class (1xx…5xx): counted on every request, so
+    /// each is an atomic rather than an entry behind the lock.
+    private let requestsByClass: [Counter] = (1...5).map { _ in Counter() }
+
+    private final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    /// Counts one answered request under its status class.
+    func countRequest(status: Int) {
+        let index = min(max(status / 100, 1), 5) - 1
+        requestsByClass[index].value.add(1, ordering: .relaxed)
+    }
 
     /// Adds one to the series `name{labels}`.
     func increment(_ name: String, _ labels: [String: String] = [:]) {
@@ -24,7 +37,11 @@ final class ServerMetrics: Sendable {
 
     /// The exposition text.
     func render() -> String {
-        let snapshot = counters.withLock { $0 }
+        var snapshot = counters.withLock { $0 }
+        for (index, counter) in requestsByClass.enumerated() {
+            let count = counter.value.load(ordering: .relaxed)
+            if count > 0 { snapshot["cashier_http_requests_total{code=\"\(index + 1)xx\"}"] = count }
+        }
         var lines: [String] = []
         for name in Self.help.keys.sorted() {
             lines.append("# HELP \(name) \(Self.help[name] ?? "")")

@@ -49,48 +49,99 @@ public struct WebhookDispatcher: Sendable {
     /// How long a claimed message stays this dispatcher's before another may send it.
     let lease: TimeInterval
 
-    /// Sends what is due now. Each message is signed as it is sent, so one late in a slow batch
-    /// still carries a fresh timestamp. - Returns: how many were delivered.
+    /// Sends what is due now: up to `limit` messages claimed at once, several orders' messages in
+    /// flight together (``concurrency``), each order's in the order they were made. Each message
+    /// is signed as it is sent, so one late in a slow batch still carries a fresh timestamp.
+    /// - Returns: how many were delivered.
     @discardableResult
     public func deliverDue(limit: Int = 50) async throws -> Int {
-        var sent = 0
+        try await deliverBatch(limit: limit).delivered
+    }
+
+    /// How many deliveries are in flight at once (to different orders).
+    static let concurrency = 8
+
+    /// One claim and its sends. - Returns: how many were claimed and how many delivered.
+    func deliverBatch(limit: Int) async throws -> (claimed: Int, delivered: Int) {
         let now = clock.now()
         // Claimed for a while: instances sharing the database do not send the same message at
         // once, and a crashed instance's messages come back to the others when the lease ends.
-        for message in try await store.claimOutbox(now: now, limit: limit, lease: lease) {
-            let body = Array(message.payload.utf8)
-            var headers = HTTPHeaders()
-            headers.add("Content-Type", "application/json")
-            headers.add("Cashier-Signature", WebhookSignature.header(body: body, secret: endpoint.secret, timestamp: clock.now()))
-            headers.add("Cashier-Event-Id", message.id)
-            let status: Int?
-            var failure: String?
-            do {
-                status = try await transport.send(HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: Data(body))).status
-            } catch {
-                status = nil
-                failure = "no answer from \(endpoint.url.host ?? "the endpoint")"
-            }
-            let delivered = status.map { (200..<300).contains($0) } ?? false
-            onAttempt(delivered)
-            if delivered {
-                try await store.markDelivered(message.id, at: now)
-                sent += 1
-            } else {
-                let attempts = message.attempts + 1
-                let delay = attempts >= maximumAttempts ? 100 * 365 * 86_400 : min(3_600, backoff * pow(2, Double(attempts - 1)))
-                try await store.reschedule(
-                    message.id, attempts: attempts, nextAttemptAt: now.addingTimeInterval(delay),
-                    error: failure ?? status.map { "HTTP \($0)" })
-            }
+        let claimed = try await store.claimOutbox(now: now, limit: limit, lease: lease)
+        var byOrder: [String: [OutboxMessage]] = [:]
+        var orders: [String] = []
+        for message in claimed {
+            if byOrder[message.orderID] == nil { orders.append(message.orderID) }
+            byOrder[message.orderID, default: []].append(message)
         }
-        return sent
+        let queues = orders.map { byOrder[$0] ?? [] }
+        let delivered = try await withThrowingTaskGroup(of: Int.self) { group in
+            var next = 0
+            var total = 0
+            func startNext() {
+                guard next < queues.count else { return }
+                let queue = queues[next]
+                next += 1
+                group.addTask {
+                    var sent = 0
+                    for message in queue where try await self.deliver(message, now: now) { sent += 1 }
+                    return sent
+                }
+            }
+            for _ in 0..<Self.concurrency { startNext() }
+            while let sent = try await group.next() {
+                total += sent
+                startNext()
+            }
+            return total
+        }
+        return (claimed.count, delivered)
+    }
+
+    /// One attempt at one message: marked delivered on a 2xx, otherwise rescheduled with backoff.
+    private func deliver(_ message: OutboxMessage, now: Date) async throws -> Bool {
+        let body = Array(message.payload.utf8)
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "application/json")
+        headers.add("Cashier-Signature", WebhookSignature.header(body: body, secret: endpoint.secret, timestamp: clock.now()))
+        headers.add("Cashier-Event-Id", message.id)
+        let status: Int?
+        var failure: String?
+        do {
+            status = try await transport.send(HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: Data(body))).status
+        } catch {
+            status = nil
+            failure = "no answer from \(endpoint.url.host ?? "the endpoint")"
+        }
+        let delivered = status.map { (200..<300).contains($0) } ?? false
+        onAttempt(delivered)
+        if delivered {
+            try await store.markDelivered(message.id, at: now)
+        } else {
+            let attempts = message.attempts + 1
+            let delay = attempts >= maximumAttempts ? 100 * 365 * 86_400 : min(3_600, backoff * pow(2, Double(attempts - 1)))
+            try await store.reschedule(
+                message.id, attempts: attempts, nextAttemptAt: now.addingTimeInterval(delay), error: failure ?? status.map { "HTTP \($0)" })
+        }
+        return delivered
+    }
+
+    /// Delivers batches until one comes back short of `limit`: a backlog drains at once rather
+    /// than a batch per interval. - Returns: how many were delivered.
+    @discardableResult
+    public func deliverAllDue(limit: Int = 50) async throws -> Int {
+        var total = 0
+        while !Task.isCancelled {
+            let batch = try await deliverBatch(limit: limit)
+            total += batch.delivered
+            if batch.claimed < limit || batch.delivered == 0 { break }  // drained, or the endpoint is down
+        }
+        return total
     }
 
     /// Runs ``deliverDue(limit:)`` every `interval` until the task is cancelled.
     public func run(every interval: Duration = .seconds(1)) async {
         while !Task.isCancelled {
-            _ = try? await deliverDue()
+            _ = try? await deliverAllDue()
             try? await Task.sleep(for: interval)
         }
     }

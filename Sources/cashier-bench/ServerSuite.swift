@@ -7,15 +7,26 @@ import Dispatch
 import Foundation
 import WeChatPay
 
-/// `cashier-bench server`: verified WeChat v2 notifications per second through the merchant
-/// server (HTTP, verification, order lookup, compare-and-set or a logged duplicate, a durable
-/// commit each), loaded by `wrk` on loopback for a bounded time, against the durable single-row
-/// SQLite commits per second measured in the same run, and against a bare route on the same server.
+/// `cashier-bench server`: the merchant server loaded by `wrk` on loopback for a bounded time,
+/// every figure a ratio against a baseline measured in the same run:
+///
+/// - `server-notify`: verified WeChat v2 notifications per second (HTTP, verification, order
+///   lookup, compare-and-set or a logged duplicate, a durable commit each) ÷ durable single-row
+///   SQLite commits per second on the same disk;
+/// - `server-hello-vs-nginx`: the bare route `/healthz` ÷ nginx `return 200`, same wrk settings;
+/// - `server-hello`: notifications ÷ the bare route (what a notification costs in bare routes);
+/// - `server-flow`: whole orders per second (creation, payment parameters from the WeChat Pay
+///   sandbox, the signed notification, the delivered `order.paid` webhook) ÷ durable commits.
+///
+/// `--only notify|hello|nginx|flow` (comma-separated) runs part of it, for a profiler.
 enum ServerSuite {
-    static func run(seconds: Int, database: String?, instances: Int, report: (String) -> Void) throws {
+    /// wrk's connections for every server figure (and the flow's clients).
+    static let connections = 64
+
+    static func run(seconds: Int, database: String?, instances: Int, only: Set<String>?, report: (String) -> Void) throws {
         let lines = try blocking {
             if let database { return try await measurePostgres(seconds: seconds, url: database, instances: instances) }
-            return try await measure(seconds: seconds)
+            return try await measure(seconds: seconds, only: only)
         }
         lines.forEach(report)
     }
@@ -34,10 +45,11 @@ enum ServerSuite {
         return try box.result!.get()
     }
 
-    static func measure(seconds: Int) async throws -> [String] {
+    static func measure(seconds: Int, only: Set<String>?) async throws -> [String] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-bench-server-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
+        func wanted(_ part: String) -> Bool { only?.contains(part) ?? true }
         let merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
         let store = try SQLiteOrderStore(path: folder.appendingPathComponent("bench.db").path)
         let keys = MerchantConfiguration.generateKeys()
@@ -46,27 +58,59 @@ enum ServerSuite {
                 secretKey: keys.secret, publishableKey: keys.publishable, wechat: .init(merchant: merchant)),
             store: store)
         try await server.start()
-        defer { Task { await server.stop() } }
 
-        let script = try await notificationScript(store: store, merchant: merchant, folder: folder)
         let base = server.baseURL.absoluteString
-        let commitsBefore = store.commitCount
-        let notify = try wrk(["-t2", "-c16", "-d\(seconds)s", "--latency", "-s", script.path, base + "/notify/wechat/v2"])
-        let hello = try wrk(["-t2", "-c16", "-d\(seconds)s", base + "/healthz"])
+        let load = ["-t2", "-c\(connections)", "-d\(seconds)s", "--latency"]
+        var notify: WrkResult?
+        var commitsPerNotification = 0.0
+        if wanted("notify") || wanted("hello") {
+            let script = try await notificationScript(store: store, merchant: merchant, folder: folder)
+            let commitsBefore = store.commitCount
+            notify = try wrk(load + ["-s", script.path, base + "/notify/wechat/v2"])
+            commitsPerNotification = Double(store.commitCount - commitsBefore) / (notify?.requests ?? 1)
+        }
         let rss = residentMegabytes()
+        let hello = wanted("hello") || wanted("nginx") ? try wrk(load + [base + "/healthz"]) : nil
+        await server.stop()
+        var nginx: WrkResult?
+        if wanted("nginx") {
+            let baseline = try NginxBaseline(folder: folder)
+            defer { baseline.stop() }
+            nginx = try wrk(load + [baseline.url])
+        }
+        let flow = wanted("flow") ? try await ServerFlow(seconds: seconds, connections: connections).measure(folder: folder) : nil
 
         // The baseline: durable single-row commits on the same disk, one transaction each.
         let commitRate = try SQLiteOrderStore.singleRowCommitRate(
             path: folder.appendingPathComponent("baseline.db").path, duration: .seconds(seconds))
-        return [
-            String(
-                format:
-                    "server-notify ratio=%.2f notify_ops=%.0f sqlite_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f rss_mb=%.0f "
-                    + "commits_per_notification=%.2f",
-                notify.rate / commitRate, notify.rate, commitRate, notify.p50, notify.p99, rss,
-                Double(store.commitCount - commitsBefore) / notify.requests),
-            String(format: "server-hello ratio=%.2f notify_ops=%.0f hello_ops=%.0f", notify.rate / hello.rate, notify.rate, hello.rate),
-        ]
+        var lines: [String] = []
+        if let notify {
+            lines.append(
+                String(
+                    format:
+                        "server-notify ratio=%.2f notify_ops=%.0f sqlite_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f rss_mb=%.0f "
+                        + "commits_per_notification=%.2f connections=%d",
+                    notify.rate / commitRate, notify.rate, commitRate, notify.p50, notify.p99, rss, commitsPerNotification, connections))
+        }
+        if let hello, let nginx {
+            lines.append(
+                String(
+                    format: "server-hello-vs-nginx ratio=%.2f hello_ops=%.0f nginx_ops=%.0f p99_ms=%.2f nginx_p99_ms=%.2f connections=%d",
+                    hello.rate / nginx.rate, hello.rate, nginx.rate, hello.p99, nginx.p99, connections))
+        }
+        if let notify, let hello {
+            lines.append(
+                String(
+                    format: "server-hello ratio=%.2f notify_ops=%.0f hello_ops=%.0f connections=%d", notify.rate / hello.rate, notify.rate,
+                    hello.rate, connections))
+        }
+        if let flow {
+            lines.append(
+                String(
+                    format: "server-flow ratio=%.2f orders_ops=%.1f sqlite_commits_ops=%.0f completed=%d failed=%d connections=%d",
+                    flow.rate / commitRate, flow.rate, commitRate, flow.completed, flow.failures, connections))
+        }
+        return lines
     }
 
     /// 200 orders, each with a WeChat Pay attempt reserved as the API reserves it, and a signed
@@ -110,7 +154,7 @@ enum ServerSuite {
     }
 
     /// `--db postgres://…`: `instances` merchant servers in this process, each with its own
-    /// connection pool on the one database, loaded together (16 wrk connections split among them),
+    /// connection pool on the one database, loaded together (64 wrk connections split among them),
     /// against single-row durable PostgreSQL commits measured in the same run.
     static func measurePostgres(seconds: Int, url: String, instances: Int) async throws -> [String] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-bench-pg-\(UUID().uuidString)")
@@ -134,9 +178,9 @@ enum ServerSuite {
         let running = servers
         defer { Task { for server in running { await server.stop() } } }
         let script = try await notificationScript(store: stores[0], merchant: merchant, folder: folder)
-        let results = try await withThrowingTaskGroup(of: (rate: Double, p50: Double, p99: Double, requests: Double).self) { group in
+        let results = try await withThrowingTaskGroup(of: WrkResult.self) { group in
             for (index, server) in servers.enumerated() {
-                let connections = 16 / instances + (index < 16 % instances ? 1 : 0)
+                let connections = Self.connections / instances + (index < Self.connections % instances ? 1 : 0)
                 let target = server.baseURL.absoluteString + "/notify/wechat/v2"
                 group.addTask {
                     try wrk(["-t1", "-c\(max(1, connections))", "-d\(seconds)s", "--latency", "-s", script.path, target])
@@ -148,13 +192,18 @@ enum ServerSuite {
         let commitRate = try PostgresOrderStore.singleRowCommitRate(url: url, duration: .seconds(seconds))
         return [
             String(
-                format: "server-notify-pg ratio=%.2f instances=%d notify_ops=%.0f pg_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f",
-                rate / commitRate, instances, rate, commitRate, results.map(\.p50).max() ?? 0, results.map(\.p99).max() ?? 0)
+                format:
+                    "server-notify-pg ratio=%.2f instances=%d notify_ops=%.0f pg_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f connections=%d",
+                rate / commitRate, instances, rate, commitRate, results.map(\.p50).max() ?? 0, results.map(\.p99).max() ?? 0,
+                Self.connections)
         ]
     }
 
+    /// What one wrk run measured.
+    typealias WrkResult = (rate: Double, p50: Double, p99: Double, requests: Double)
+
     /// Runs wrk; returns requests per second, the 50th/99th percentile latencies in ms, and the requests made.
-    static func wrk(_ arguments: [String]) throws -> (rate: Double, p50: Double, p99: Double, requests: Double) {
+    static func wrk(_ arguments: [String]) throws -> WrkResult {
         let output = try Subprocess.run("/usr/bin/env", ["wrk"] + arguments)
         func milliseconds(_ text: Substring) -> Double {
             let value = Double(text.filter { $0.isNumber || $0 == "." }) ?? 0

@@ -1,8 +1,8 @@
 import Foundation
 
 /// `swift run -c release cashier-bench <suite> [--seconds N]`
-/// `cashier-bench server [--db postgres://…] [--instances N]` — the merchant server on SQLite, or on
-/// PostgreSQL with N instances sharing it.
+/// `cashier-bench server [--only notify,hello,nginx,flow] [--db postgres://…] [--instances N]` — the
+/// merchant server on SQLite (or part of it, for a profiler), or on PostgreSQL with N instances sharing it.
 ///
 /// Every suite prints one line per figure, `<name> ratio=<cashier ÷ baseline> …`, where the
 /// baseline is measured in the same run on the same machine (timings here are noisy; only
@@ -19,19 +19,24 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 let seconds = option("--seconds").flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 2
 let database = option("--db")
 let instances = option("--instances").flatMap(Int.init).flatMap { (1...8).contains($0) ? $0 : nil } ?? 1
+let only = option("--only").map { Set($0.split(separator: ",").map(String.init)) }
 
 let suites: [String: (Int, (String) -> Void) throws -> Void] = [
     "crypto": CryptoSuite.run,
     "wechat": WeChatSuite.run,
     "alipay": AlipaySuite.run,
     "applepay": ApplePaySuite.run,
-    "server": { seconds, report in try ServerSuite.run(seconds: seconds, database: database, instances: instances, report: report) },
+    "server": { seconds, report in
+        try ServerSuite.run(seconds: seconds, database: database, instances: instances, only: only, report: report)
+    },
 ]
 
 guard arguments.count == 1, let suite = suites[arguments[0]] else {
     let names = suites.keys.sorted().joined(separator: "|")
     FileHandle.standardError.write(
-        Data("usage: cashier-bench <\(names)> [--seconds N]   (server: [--db postgres://…] [--instances 1…8])\n".utf8))
+        Data(
+            "usage: cashier-bench <\(names)> [--seconds N]   (server: [--only notify,hello,nginx,flow] [--db postgres://…] [--instances 1…8])\n"
+                .utf8))
     exit(2)
 }
 do {

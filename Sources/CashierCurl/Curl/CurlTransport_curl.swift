@@ -51,7 +51,7 @@ public struct CurlTransport: HTTPTransport {
         let trustedCAPath = trustedCAPath
         let handles = handles
         return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
+            Self.transfers.run {
                 continuation.resume(
                     with: Result {
                         guard let handle = handles.take() else { throw PaymentError(.transport, "libcurl could not start a transfer") }
@@ -61,6 +61,9 @@ public struct CurlTransport: HTTPTransport {
             }
         }
     }
+
+    /// Where blocking transfers run: threads kept between transfers, never Swift's cooperative ones.
+    private static let transfers = TransferThreads(name: "cashier-curl")
 
     /// Easy handles between transfers: libcurl keeps each one's connection open for the next.
     /// It owns C state and guards it with its lock: hence `@unchecked Sendable`.

@@ -57,11 +57,16 @@ public final class HTTPServer: Sendable {
     }
 
     public typealias Handler = @Sendable (HTTPServerRequest) async -> HTTPServerResponse
+    /// Answers a request on the worker thread that read it, or returns nil to pass it to the
+    /// ``Handler``. Only for answers that need no waiting (no disk, no network, no lock held
+    /// for long): it skips the suspend, the task and the resume a handler costs.
+    public typealias ImmediateHandler = @Sendable (HTTPServerRequest) -> HTTPServerResponse?
 
     /// What libmicrohttpd's callbacks reach through their `cls` pointer.
     final class Core: @unchecked Sendable {
         let configuration: Configuration
         let handler: Handler
+        let immediate: ImmediateHandler?
         let accessLog: (@Sendable (AccessLogEntry) -> Void)?
         /// Connections suspended while their handler runs, and whether the server is stopping.
         /// libmicrohttpd aborts the process if it is stopped with a connection still suspended,
@@ -70,15 +75,22 @@ public final class HTTPServer: Sendable {
         /// Requests handed to a handler whose answer has not yet been sent (or given up on):
         /// what `stop` waits for, so an answer resumed just before it is still delivered.
         let unfinished = Atomic<Int>(0)
+        /// Handlers that have claimed their connection and are resuming it outside the lock:
+        /// `stop` waits for them before libmicrohttpd may be stopped.
+        let resuming = Atomic<Int>(0)
 
         struct Suspensions {
             var connections: [UInt: (connection: SuspendedConnection, response: PendingResponse)] = [:]
             var stopping = false
         }
 
-        init(configuration: Configuration, handler: @escaping Handler, accessLog: (@Sendable (AccessLogEntry) -> Void)?) {
+        init(
+            configuration: Configuration, handler: @escaping Handler, immediate: ImmediateHandler?,
+            accessLog: (@Sendable (AccessLogEntry) -> Void)?
+        ) {
             self.configuration = configuration
             self.handler = handler
+            self.immediate = immediate
             self.accessLog = accessLog
         }
     }
@@ -94,9 +106,13 @@ public final class HTTPServer: Sendable {
     /// - Parameters:
     ///   - configuration: address and limits.
     ///   - accessLog: receives one entry per answered request.
-    ///   - handler: answers every request; runs on the server's worker threads.
-    public init(configuration: Configuration, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil, handler: @escaping Handler) {
-        core = Core(configuration: configuration, handler: handler, accessLog: accessLog)
+    ///   - immediate: answers what it can on the worker thread (see ``ImmediateHandler``).
+    ///   - handler: answers every other request, in a task of its own.
+    public init(
+        configuration: Configuration, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil, immediate: ImmediateHandler? = nil,
+        handler: @escaping Handler
+    ) {
+        core = Core(configuration: configuration, handler: handler, immediate: immediate, accessLog: accessLog)
     }
 
     /// The port the server listens on (after `start`).
@@ -172,6 +188,23 @@ extension HTTPServer.Core {
             }
             suspensions.connections.removeAll()
         }
+        // A handler that claimed its connection just before is resuming it now.
+        while resuming.load(ordering: .acquiring) > 0 { sched_yield() }
+    }
+
+    /// Hands a handler's answer to its suspended connection, unless `stop` answered it already
+    /// (the handler outlived the grace period). The lock only claims the entry; libmicrohttpd's
+    /// resume (a lock of its own and a wake-up write) happens outside it.
+    func resume(_ key: UInt, with response: HTTPServerResponse) {
+        let claimed = suspensions.withLock { suspensions -> (connection: SuspendedConnection, response: PendingResponse)? in
+            guard let entry = suspensions.connections.removeValue(forKey: key) else { return nil }
+            resuming.add(1, ordering: .relaxed)
+            return entry
+        }
+        guard let claimed else { return }
+        claimed.response.value.withLock { $0 = response }
+        MHD_resume_connection(claimed.connection.pointer)
+        resuming.subtract(1, ordering: .releasing)
     }
 }
 
@@ -285,31 +318,25 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     for (name, value) in values(connection, .HEADER_KIND) { headers.add(name, value) }
     let query = values(connection, .GET_ARGUMENT_KIND).map { (name: $0.0, value: $0.1) }
     let request = HTTPServerRequest(method: state.method, path: state.path, query: query, headers: headers, body: state.body)
+    if let immediate = core.immediate, let response = immediate(request) {
+        return answer(response, state, connection, core)
+    }
     // The worker does not wait for the handler: the connection is suspended and the worker
     // serves others; the handler's task resumes it with the answer. Requests in flight are
     // bounded by the connection limit, not by the number of workers.
-    let suspended = SuspendedConnection(pointer: connection)
     let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
     let pending = state.response
     let accepted = core.suspensions.withLock { suspensions -> Bool in
         guard !suspensions.stopping else { return false }
         MHD_suspend_connection(connection)
-        suspensions.connections[key] = (suspended, pending)
+        suspensions.connections[key] = (SuspendedConnection(pointer: connection), pending)
         return true
     }
     guard accepted else { return answer(HTTPServer.stoppingResponse, state, connection, core) }
     core.unfinished.add(1, ordering: .relaxed)  // until libmicrohttpd reports the request completed
     state.unfinished = true
     let handler = core.handler
-    Task {
-        let response = await handler(request)
-        core.suspensions.withLock { suspensions in
-            // `stop` may have answered it already (its handler outlived the grace period).
-            guard suspensions.connections.removeValue(forKey: key) != nil else { return }
-            pending.value.withLock { $0 = response }
-            MHD_resume_connection(suspended.pointer)
-        }
-    }
+    Task { core.resume(key, with: await handler(request)) }
     return .YES
 }
 

@@ -13,14 +13,18 @@ import Synchronization
 public final class SQLiteOrderStore: SQLOrderStore {
     /// Every write, grouped into shared commits on its own thread.
     private let writer: SQLiteWriter
-    /// Reads, on a second connection (WAL readers never wait for a commit); `nil` for an
-    /// in-memory database, whose reads go through the writer (it has only one connection).
-    private let reader: Reader?
+    /// Reads, on connections of their own (WAL readers never wait for a commit), one per
+    /// core so concurrent reads do not queue behind one lock; empty for an in-memory database,
+    /// whose reads go through the writer (it has only one connection).
+    private let readers: [Reader]
 
     private final class Reader: Sendable {
         let connection: Mutex<SQLiteConnection>
         init(_ connection: consuming sending SQLiteConnection) { self.connection = Mutex(connection) }
     }
+
+    /// Spreads reads that find every reader busy.
+    private let nextReader = Atomic<Int>(0)
 
     /// Opens (or creates) the database file. `:memory:` gives a private in-memory store for tests.
     /// - Throws: `StoreError.unavailable` naming the path.
@@ -29,11 +33,13 @@ public final class SQLiteOrderStore: SQLOrderStore {
         try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
         writer = SQLiteWriter(connection: connection, name: "cashier-sqlite-writer")
         if path == ":memory:" || path.isEmpty || path.contains("mode=memory") {
-            reader = nil
+            readers = []
         } else {
-            let reading = try SQLiteConnection(path: path)
-            try reading.execute("PRAGMA foreign_keys=ON;")
-            reader = Reader(reading)
+            readers = try (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map { _ in
+                let reading = try SQLiteConnection(path: path)
+                try reading.execute("PRAGMA foreign_keys=ON;")
+                return Reader(reading)
+            }
         }
     }
 
@@ -56,10 +62,15 @@ public final class SQLiteOrderStore: SQLOrderStore {
         try await writer.write { try body(SQLSession(connection: $0)) }
     }
 
-    /// On the reader connection, or through the writer for an in-memory database.
+    /// On a free reader connection (or the next one, when all are busy), or through the writer
+    /// for an in-memory database.
     public func withReading<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
-        if let reader { return try reader.connection.withLock { try body(SQLSession(connection: $0)) } }
-        return try await writer.write { try body(SQLSession(connection: $0)) }
+        guard !readers.isEmpty else { return try await writer.write { try body(SQLSession(connection: $0)) } }
+        for reader in readers {
+            if let result = try reader.connection.withLockIfAvailable({ try body(SQLSession(connection: $0)) }) { return result }
+        }
+        let reader = readers[nextReader.add(1, ordering: .relaxed).newValue % readers.count]
+        return try reader.connection.withLock { try body(SQLSession(connection: $0)) }
     }
 
     @discardableResult

@@ -1,0 +1,129 @@
+import Cashier
+import CashierCrypto
+import CashierCurl
+import CashierHTTP
+import CashierSandboxMode
+import CashierServer
+import CashierStore
+import Foundation
+import Synchronization
+import WeChatPay
+
+/// `server-flow`: whole orders per second, each taken the way an app and WeChat Pay take it —
+/// `POST /v1/orders`, `POST /v1/orders/{id}/payments` (the server places it at the WeChat Pay
+/// sandbox and signs the app's parameters), the provider's signed notification, and the
+/// `order.paid` webhook delivered to the merchant's endpoint. An order counts when its webhook
+/// arrives within the measured window. `connections` clients run orders one after another.
+struct ServerFlow {
+    let seconds: Int
+    let connections: Int
+
+    /// What the merchant's webhook endpoint saw.
+    final class Receiver: Sendable {
+        let paid = Mutex<Set<String>>([])
+        let stopped = Atomic<Bool>(false)
+
+        /// Counts `order.paid` events by event id (a re-send is one delivery).
+        func receive(_ request: HTTPServerRequest) -> HTTPServerResponse {
+            if !stopped.load(ordering: .relaxed), let event = request.headers["Cashier-Event-Id"],
+                let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
+                object["type"] as? String == "order.paid"
+            {
+                _ = paid.withLock { $0.insert(event) }
+            }
+            return .text("ok")
+        }
+    }
+
+    /// - Returns: orders completed per second (webhook delivered), and how many failed a step.
+    func measure(folder: URL) async throws -> (rate: Double, completed: Int, failures: Int) {
+        let mode = try await SandboxMode.start()
+        let receiver = Receiver()
+        let endpoint = HTTPServer(
+            configuration: .init(threads: 1), immediate: { receiver.receive($0) }, handler: { receiver.receive($0) })
+        try endpoint.start()
+        var configuration = mode.configuration
+        configuration.wechatV3 = nil  // wechat.app through API v2: the notification below is v2's
+        configuration.webhook = .init(
+            url: URL(string: "http://127.0.0.1:\(endpoint.port)/webhooks")!, secret: "whsec_" + SecureRandom.alphanumeric(count: 32))
+        configuration.queryInterval = .seconds(3600)
+        let store = try SQLiteOrderStore(path: folder.appendingPathComponent("flow.db").path)
+        let server = MerchantServer(configuration: configuration, store: store)
+        try await server.start()
+
+        let merchant = mode.wechatMerchant
+        let base = server.baseURL.absoluteString
+        let secret = configuration.secretKey
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(seconds))
+        let failures = await withTaskGroup(of: Int.self) { group in
+            for client in 0..<connections {
+                group.addTask {
+                    let transport = CurlTransport()  // one per client: its connection stays open
+                    var index = 0
+                    var failed = 0
+                    while clock.now < deadline {
+                        index += 1
+                        do {
+                            try await Self.takeOrder(
+                                "\(client)-\(index)", transport: transport, base: base, secret: secret, merchant: merchant)
+                        } catch {
+                            failed += 1
+                            if failed == 1, client == 0 { FileHandle.standardError.write(Data("flow: \(error)\n".utf8)) }
+                        }
+                    }
+                    return failed
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        receiver.stopped.store(true, ordering: .relaxed)
+        let completed = receiver.paid.withLock { $0.count }
+        await server.stop()
+        await endpoint.stop()
+        await mode.sandbox.stop()
+        return (Double(completed) / Double(seconds), completed, failures)
+    }
+
+    /// One order, as the merchant's backend, the app and WeChat Pay take it.
+    static func takeOrder(_ name: String, transport: CurlTransport, base: String, secret: String, merchant: WeChatPay.V2.Merchant)
+        async throws
+    {
+        func post(_ path: String, json: [String: Any]? = nil, xml: String? = nil) async throws -> [String: Any] {
+            var headers = HTTPHeaders()
+            var body = Data()
+            if let json {
+                headers.add("Authorization", "Bearer \(secret)")
+                headers.add("Content-Type", "application/json")
+                body = try JSONSerialization.data(withJSONObject: json)
+            } else if let xml {
+                headers.add("Content-Type", "application/xml")
+                body = Data(xml.utf8)
+            }
+            let response = try await transport.send(
+                HTTPRequest(method: "POST", url: URL(string: base + path)!, headers: headers, body: body))
+            guard (200..<300).contains(response.status) else { throw Subprocess.Failure("\(path): HTTP \(response.status)") }
+            if xml != nil {
+                guard String(decoding: response.body, as: UTF8.self).contains("SUCCESS") else {
+                    throw Subprocess.Failure("\(path) refused")
+                }
+                return [:]
+            }
+            return (try JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:]
+        }
+        let order = try await post(
+            "/v1/orders", json: ["items": [["label": "Latte \(name)", "amount": "12.75"]], "currency": "CNY"])
+        guard let id = order["id"] as? String else { throw Subprocess.Failure("no order id") }
+        let payment = try await post("/v1/orders/\(id)/payments", json: ["method": "wechat.app"])
+        guard let outTradeNo = payment["out_trade_no"] as? String else { throw Subprocess.Failure("no out_trade_no") }
+        // WeChat Pay's notification once the payer has paid in the app.
+        var fields: [(String, String)] = [
+            ("appid", merchant.appID), ("mch_id", merchant.mchID), ("nonce_str", SecureRandom.alphanumeric(count: 16)),
+            ("result_code", "SUCCESS"), ("return_code", "SUCCESS"), ("out_trade_no", outTradeNo),
+            ("transaction_id", "42" + Hex.encode(SecureRandom.bytes(count: 12))), ("total_fee", "1275"), ("fee_type", "CNY"),
+            ("trade_type", "APP"), ("openid", "o"), ("time_end", "20261201120000"),
+        ]
+        fields.append(("sign", merchant.signer.signature(for: fields, type: .md5)))
+        _ = try await post("/notify/wechat/v2", xml: WeChatPay.V2.XMLDocument(fields).xmlString)
+    }
+}
