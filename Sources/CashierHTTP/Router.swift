@@ -26,6 +26,10 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    /// Routes without parameters by method and path: most requests (notifications, health
+    /// checks) are found here without scanning the table. Holds only routes no earlier route
+    /// would match first, so the scan's answer is never different.
+    private var literals: [String: Route] = [:]
 
     public init() {}
 
@@ -35,9 +39,10 @@ public struct Router: Sendable {
     }
 
     /// Adds a route answered on the server's worker thread (``immediateResponse(_:)``): for
-    /// answers that wait on nothing, such as a health check.
-    public mutating func add(_ method: String, _ pattern: String, immediate: @escaping ImmediateHandler) {
-        add(method, pattern, { request, parameters in immediate(request, parameters) }, immediate: immediate)
+    /// answers that wait on nothing, such as a health check. (A name of its own: with an
+    /// overload of `add`, any synchronous trailing closure would silently become immediate.)
+    public mutating func addImmediate(_ method: String, _ pattern: String, _ handler: @escaping ImmediateHandler) {
+        add(method, pattern, { request, parameters in handler(request, parameters) }, immediate: handler)
     }
 
     private mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler, immediate: ImmediateHandler?) {
@@ -45,7 +50,15 @@ public struct Router: Sendable {
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
         precondition(!routes.contains { $0.method == method && $0.segments == segments }, "route \(method) \(pattern) is defined twice")
-        routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler, immediate: immediate))
+        let route = Route(method: method, pattern: pattern, segments: segments, handler: handler, immediate: immediate)
+        let parts = segments.compactMap { segment -> Substring? in
+            if case .literal(let text) = segment { return Substring(text) }
+            return nil
+        }
+        if parts.count == segments.count, !routes.contains(where: { match($0.segments, parts) != nil }) {
+            literals[method + " /" + parts.joined(separator: "/")] = route
+        }
+        routes.append(route)
     }
 
     /// Every route as (method, pattern), in the order added.
@@ -53,7 +66,7 @@ public struct Router: Sendable {
         routes.map { ($0.method, $0.pattern) }
     }
 
-    /// The answer of an immediate route (``add(_:_:immediate:)``), or nil when the request is
+    /// The answer of an immediate route (``addImmediate(_:_:_:)``), or nil when the request is
     /// for any other route (``handle(_:)`` answers it).
     public func immediateResponse(_ request: HTTPServerRequest) -> HTTPServerResponse? {
         guard case .route(let route, let parameters) = lookup(request), let immediate = route.immediate else { return nil }
@@ -80,6 +93,7 @@ public struct Router: Sendable {
     }
 
     private func lookup(_ request: HTTPServerRequest) -> Lookup {
+        if let route = literals[request.method + " " + request.path] { return .route(route, RouteParameters(values: [:])) }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
         var allowed: [String] = []
         for route in routes {

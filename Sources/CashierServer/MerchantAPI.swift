@@ -51,14 +51,14 @@ struct MerchantAPI: Sendable {
 
     func register(on router: inout Router) {
         let health = HTTPServerResponse.json(["status": "ok", "instance": instanceID])
-        router.add("GET", "/healthz", immediate: { _, _ in health })
+        router.addImmediate("GET", "/healthz") { _, _ in health }
         router.add("GET", "/openapi.json") { _, _ in
             let data =
                 (try? JSONSerialization.data(withJSONObject: OpenAPIDocument.json(version: CashierVersion.current), options: [.sortedKeys]))
                 ?? Data()
             return HTTPServerResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(data))
         }
-        router.add("GET", "/metrics", immediate: { _, _ in .text(self.metrics.render(), contentType: "text/plain; version=0.0.4") })
+        router.addImmediate("GET", "/metrics") { _, _ in .text(self.metrics.render(), contentType: "text/plain; version=0.0.4") }
         router.add("POST", "/v1/orders") { request, _ in await self.createOrder(request) }
         router.add("GET", "/v1/orders") { request, _ in await self.listOrders(request) }
         router.add("GET", "/v1/orders/{id}") { request, parameters in await self.getOrder(request, id: parameters["id"] ?? "") }

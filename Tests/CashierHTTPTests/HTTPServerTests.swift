@@ -28,6 +28,7 @@ import Testing
         init(configuration: HTTPServer.Configuration = .init(maxBodyBytes: 1024, maxHeaderBytes: 8 * 1024)) throws {
             var router = Router()
             router.add("GET", "/hello") { _, _ in .text("hello") }
+            router.addImmediate("GET", "/now") { _, _ in .text("at once from \(Thread.current.name ?? "")") }
             router.add("POST", "/echo") { request, _ in
                 HTTPServerResponse(status: 201, headers: ["Content-Type": "application/octet-stream"], body: request.body)
             }
@@ -60,6 +61,7 @@ import Testing
             server = HTTPServer(
                 configuration: configuration,
                 accessLog: { entry in log.lines.withLock { $0.append(entry.jsonLine) } },
+                immediate: { request in handler.immediateResponse(request) },
                 handler: { request in await handler.handle(request) })
             try server.start()
         }
@@ -96,6 +98,39 @@ import Testing
         let events = try await fixture.send("GET", "/orders/ord_123/events?limit=5&x=y", headers: ["X-Agent": "tests"])
         let object = try JSONSerialization.jsonObject(with: events.1) as? [String: String]
         #expect(object == ["id": "ord_123", "limit": "5", "agent": "tests"])
+    }
+
+    @Test func immediateRoutesAnswerOnTheWorkerThreadAndLogLikeTheRest() async throws {
+        let fixture = try Fixture()
+        let now = try await fixture.send("GET", "/now")
+        // libmicrohttpd's worker answered it: no task, no suspend and resume.
+        #expect(now.0 == 200 && String(decoding: now.1, as: UTF8.self) == "at once from MHD-worker")
+        #expect(try await fixture.send("HEAD", "/now").0 == 200)
+        #expect(try await fixture.send("POST", "/now").0 == 405)
+        #expect(fixture.log.lines.withLock { $0 }.contains { $0.contains(#""path":"/now""#) && $0.contains(#""status":200"#) })
+        // A route that is not immediate goes to the handler.
+        #expect(Router().immediateResponse(HTTPServerRequest(method: "GET", path: "/now")) == nil)
+        var router = Router()
+        router.add("GET", "/a") { _, _ in .text("async") }
+        #expect(router.immediateResponse(HTTPServerRequest(method: "GET", path: "/a")) == nil)
+    }
+
+    @Test func literalRoutesAreFoundDirectlyWithoutChangingWhichRouteWins() async throws {
+        var router = Router()
+        router.add("GET", "/v1/{kind}") { _, parameters in .text("parameter \(parameters["kind"] ?? "")") }
+        router.add("GET", "/v1/exports") { _, _ in .text("literal, shadowed") }
+        router.add("GET", "/v1/exports/today") { _, _ in .text("literal") }
+        router.add("POST", "/v1/exports/today") { _, _ in .text("post") }
+        func answer(_ method: String, _ path: String) async -> String {
+            let response = await router.handle(HTTPServerRequest(method: method, path: path))
+            return "\(response.status) " + String(decoding: response.body, as: UTF8.self)
+        }
+        #expect(await answer("GET", "/v1/exports") == "200 parameter exports")  // the first route added wins, as in a scan
+        #expect(await answer("GET", "/v1/exports/today") == "200 literal")
+        #expect(await answer("GET", "//v1/exports//today/") == "200 literal")  // empty segments ignored, as before
+        #expect(await answer("POST", "/v1/exports/today") == "200 post")
+        #expect(await answer("HEAD", "/v1/exports/today") == "200 literal")
+        #expect(await answer("DELETE", "/v1/exports/today").hasPrefix("405 "))
     }
 
     @Test func absoluteFormTargetsRouteByTheirPath() async throws {

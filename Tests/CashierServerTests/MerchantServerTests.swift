@@ -20,6 +20,8 @@ import WeChatPay
         let sandbox: SandboxServer
         let server: MerchantServer
         let store: SQLiteOrderStore
+        /// The store's file, for tests that reach into it from another connection.
+        let databasePath: String
         let wechatMerchant: WeChatPay.V2.Merchant
         let keys: (secret: String, publishable: String)
         let mode: SandboxMode
@@ -46,8 +48,8 @@ import WeChatPay
             configuration.webhookInterval = .milliseconds(50)
             configuration.expiryInterval = expiryInterval
             configure(&configuration)
-            store = try SQLiteOrderStore(
-                path: FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).db").path)
+            databasePath = FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).db").path
+            store = try SQLiteOrderStore(path: databasePath)
             server = MerchantServer(configuration: configuration, store: store, clock: clock, audit: SecretsAudit.fromEnvironment())
             try await server.start()
         }

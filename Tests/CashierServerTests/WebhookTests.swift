@@ -43,4 +43,67 @@ import Testing
             !WebhookSignature.verify(header: last.signature, body: last.body, secret: "whsec_test", now: now.addingTimeInterval(61 + 301)))
         await receiver.server.stop()
     }
+
+    /// A backlog drains in one run, several orders at once, each order's events in the order
+    /// they were made (`order.paid` before `order.refund_required`).
+    @Test func aBacklogDrainsAtOnceWithEachOrdersEventsInOrder() async throws {
+        let store = try SQLiteOrderStore(path: ":memory:")
+        try await store.migrate()
+        for index in 0..<60 {
+            let order = try await store.create(
+                NewOrder(
+                    id: "ord_b\(index)", outTradeNo: "CB\(index)", total: Money(minorUnits: 100, currency: .cny), description: "tea",
+                    clientSecret: "s"))
+            // Two attempts both paid: order.paid, then order.refund_required for the second.
+            var attempts: [String] = []
+            for (method, provider) in [(PaymentMethod.wechatNative, PaymentProvider.wechatV2), (.alipayQR, .alipay)] {
+                attempts.append(
+                    try await store.beginPayment(NewPayment(orderID: order.id, method: method, provider: provider), now: Date()).payment.id)
+            }
+            for (number, attempt) in attempts.enumerated() {
+                _ = try await store.recordPayment(
+                    .succeeded(transactionID: "42\(index)\(number)", amount: order.total), of: attempt,
+                    record: .init(kind: .notification), now: Date())
+            }
+        }
+        let receiver = try WebhookReceiver(failures: 0)
+        let dispatcher = WebhookDispatcher(endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store)
+        #expect(try await dispatcher.deliverAllDue(limit: 50) == 120)
+        #expect(try await dispatcher.deliverAllDue(limit: 50) == 0)
+        var seen: [String: [String]] = [:]
+        for delivery in receiver.received {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any])
+            let data = try #require(object["data"] as? [String: Any])
+            let order = try #require(data["order_id"] as? String)
+            seen[order, default: []].append(try #require(object["type"] as? String))
+        }
+        #expect(seen.count == 60)
+        #expect(seen.values.allSatisfy { $0 == ["order.paid", "order.refund_required"] })
+        await receiver.server.stop()
+    }
+
+    /// A webhook leaves as soon as its order is paid, not on the job's next tick.
+    @Test func aPaidOrdersWebhookIsSentWithoutWaitingForTheInterval() async throws {
+        let receiver = try WebhookReceiver(failures: 0)
+        let fixture = try await MerchantServerTests.Fixture(webhook: .init(url: receiver.url, secret: "whsec_test")) {
+            $0.webhookInterval = .seconds(120)
+        }
+        let order = try await fixture.createOrder()
+        let id = try #require(order["id"] as? String)
+        let started = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"])
+        let outTradeNo = try #require(started.object["out_trade_no"] as? String)
+        let clock = ContinuousClock()
+        let start = clock.now
+        // The sandbox's payer pays; its notification pays the order; the webhook follows.
+        if started.object["api"] as? String == "v3" {
+            await fixture.sandbox.wechatV3.pay(outTradeNo: outTradeNo, outcome: .success)
+        } else {
+            await fixture.sandbox.wechatV2.pay(outTradeNo: outTradeNo, outcome: .success)
+        }
+        while receiver.received.isEmpty && clock.now - start < .seconds(60) { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(clock.now - start < .seconds(60))
+        #expect(receiver.received.map { String(decoding: $0.body, as: UTF8.self).contains(#""type":"order.paid""#) } == [true])
+        await fixture.stop()
+        await receiver.server.stop()
+    }
 }

@@ -115,7 +115,7 @@ struct WeChatV2Adapter: PaymentAdapter {
     }
 
     func notification(_ request: HTTPServerRequest) throws -> ProviderNotification {
-        if request.body.firstRange(of: Self.refundMarker) != nil {
+        if ByteSearch.contains(request.body, Self.refundMarker) {
             let refund = try WeChatPay.V2.RefundNotification.verify(request.body, merchant: configuration.merchant)
             return .refund(
                 RefundReport(
@@ -143,13 +143,18 @@ struct WeChatV2Adapter: PaymentAdapter {
     static let refundMarker = Array("<req_info>".utf8)
 
     func reply(to outcome: NotificationOutcome) -> HTTPServerResponse {
-        let answer: WeChatPay.V2.NotificationReply =
-            switch outcome {
-            case .acknowledged: .success
-            case .refused: .failure("refused: unknown order or another amount")
-            case .retry: .failure("temporarily unavailable")
-            case .unverified: .failure("signature or merchant check failed")
-            }
-        return .text(answer.xmlString, contentType: "application/xml; charset=utf-8")
+        switch outcome {
+        case .acknowledged: Self.successReply
+        case .refused: Self.reply(.failure("refused: unknown order or another amount"))
+        case .retry: Self.reply(.failure("temporarily unavailable"))
+        case .unverified: Self.reply(.failure("signature or merchant check failed"))
+        }
+    }
+
+    /// The answer to almost every notification, written once.
+    static let successReply = reply(.success)
+
+    static func reply(_ answer: WeChatPay.V2.NotificationReply) -> HTTPServerResponse {
+        .text(answer.xmlString, contentType: "application/xml; charset=utf-8")
     }
 }
