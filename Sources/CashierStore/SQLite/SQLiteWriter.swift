@@ -60,10 +60,10 @@ final class SQLiteWriter: Sendable {
                 run: { connection in
                     let outcome: Result<T, any Error>
                     do {
-                        try connection.execute("SAVEPOINT job")
+                        try connection.query("SAVEPOINT job", [])
                         do {
                             outcome = .success(try body(connection))
-                            try connection.execute("RELEASE job")
+                            try connection.query("RELEASE job", [])
                         } catch {
                             try? connection.execute("ROLLBACK TO job")
                             try? connection.execute("RELEASE job")
@@ -107,7 +107,7 @@ final class SQLiteWriter: Sendable {
 
     private static func commit(_ jobs: [Job], _ connection: SQLiteConnection, _ shared: Shared) {
         do {
-            try connection.execute("BEGIN IMMEDIATE")
+            try connection.query("BEGIN IMMEDIATE", [])
         } catch {
             for job in jobs { job.fail(error) }
             return
@@ -115,7 +115,7 @@ final class SQLiteWriter: Sendable {
         let finishes = jobs.map { $0.run(connection) }
         var commitError: (any Error)?
         do {
-            try connection.execute("COMMIT")
+            try connection.query("COMMIT", [])
         } catch {
             try? connection.execute("ROLLBACK")
             commitError = error
