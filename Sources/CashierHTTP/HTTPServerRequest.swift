@@ -27,8 +27,11 @@ public struct HTTPServerRequest: Sendable {
     /// SDKs send) reduced to its path, `/` when it has none; a query or fragment dropped.
     public static func path(ofTarget given: String) -> String {
         // A query or fragment is never part of the path (libmicrohttpd splits the query off already).
-        let target = String(given.prefix { $0 != "?" && $0 != "#" })
-        guard !target.hasPrefix("/"), let scheme = target.range(of: "://") else { return target }
+        let utf8 = given.utf8
+        let end = utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? utf8.endIndex
+        let target = end == utf8.endIndex ? given : String(given[..<end])
+        if utf8.first == UInt8(ascii: "/") { return target }  // origin-form: almost every request
+        guard let scheme = target.range(of: "://") else { return target }
         let afterAuthority = target[scheme.upperBound...].firstIndex(of: "/")
         return afterAuthority.map { String(target[$0...]) } ?? "/"
     }

@@ -29,7 +29,7 @@ public struct Router: Sendable {
     /// Routes without parameters by method and path: most requests (notifications, health
     /// checks) are found here without scanning the table. Holds only routes no earlier route
     /// would match first, so the scan's answer is never different.
-    private var literals: [String: Route] = [:]
+    private var literals: [String: [String: Route]] = [:]
 
     public init() {}
 
@@ -56,7 +56,7 @@ public struct Router: Sendable {
             return nil
         }
         if parts.count == segments.count, !routes.contains(where: { match($0.segments, parts) != nil }) {
-            literals[method + " /" + parts.joined(separator: "/")] = route
+            literals[method, default: [:]]["/" + parts.joined(separator: "/")] = route
         }
         routes.append(route)
     }
@@ -93,7 +93,7 @@ public struct Router: Sendable {
     }
 
     private func lookup(_ request: HTTPServerRequest) -> Lookup {
-        if let route = literals[request.method + " " + request.path] { return .route(route, RouteParameters(values: [:])) }
+        if let route = literals[request.method]?[request.path] { return .route(route, RouteParameters(values: [:])) }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
         var allowed: [String] = []
         for route in routes {
