@@ -39,10 +39,14 @@ extension WeChatPay.V2 {
             sign(Self.canonicalBytes(fields: fields), type: type)
         }
 
+        private static let keyPrefix = Array("key=".utf8)
+
         private func sign(_ canonical: [UInt8], type: SignType) -> String {
             var message = canonical
+            message.reserveCapacity(canonical.count + 5 + apiKey.count)
             if !message.isEmpty { message.append(UInt8(ascii: "&")) }
-            message += Array("key=".utf8) + apiKey
+            message += Self.keyPrefix
+            message += apiKey
             let digest =
                 switch type {
                 case .md5: DigestAlgorithm.insecureMD5.hash(message)
@@ -67,27 +71,40 @@ extension WeChatPay.V2 {
         }
 
         /// `k=v&k=v` over the non-empty fields other than `sign`, in byte order of their names.
-        /// The one implementation; it sorts indices, so parsed fields are never copied (the
-        /// notification hot path).
+        /// The one implementation (the notification hot path): names and values are copied once
+        /// into one buffer, and the sort compares bytes there — no string per comparison.
         static func canonicalBytes(fields: [XMLDocument.Field]) -> [UInt8] {
-            var order = fields.indices.filter { !fields[$0].value.isEmpty && fields[$0].name != "sign" }
-            order.sort { precedes(fields[$0].name, fields[$1].name) }
+            struct Span {
+                let name: Range<Int>
+                let value: Range<Int>
+            }
+            var storage: [UInt8] = []
+            storage.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
+            var spans: [Span] = []
+            spans.reserveCapacity(fields.count)
+            for field in fields where !field.value.isEmpty && field.name != "sign" {
+                let nameStart = storage.count
+                storage += field.name.utf8
+                let valueStart = storage.count
+                storage += field.value.utf8
+                spans.append(Span(name: nameStart..<valueStart, value: valueStart..<storage.count))
+            }
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 } + 40)
-            for (position, index) in order.enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: "&")) }
-                bytes += fields[index].name.utf8
-                bytes.append(UInt8(ascii: "="))
-                bytes += fields[index].value.utf8
+            bytes.reserveCapacity(storage.count + 2 * spans.count + 40)
+            storage.withUnsafeBufferPointer { buffer in
+                // ASCII (byte) order of the names' UTF-8, as WeChat sorts them.
+                spans.sort { left, right in
+                    UnsafeBufferPointer(rebasing: buffer[left.name]).lexicographicallyPrecedes(
+                        UnsafeBufferPointer(rebasing: buffer[right.name]))
+                }
+                for (position, span) in spans.enumerated() {
+                    if position > 0 { bytes.append(UInt8(ascii: "&")) }
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[span.name]))
+                    bytes.append(UInt8(ascii: "="))
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[span.value]))
+                }
             }
             return bytes
-        }
-
-        /// ASCII (byte) order of the names' UTF-8, as WeChat sorts them.
-        private static func precedes(_ a: String, _ b: String) -> Bool {
-            var a = a
-            var b = b
-            return a.withUTF8 { left in b.withUTF8 { right in left.lexicographicallyPrecedes(right) } }
         }
     }
 }
