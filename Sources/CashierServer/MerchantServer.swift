@@ -123,7 +123,9 @@ public final class MerchantServer: Sendable {
         /// Runs `body` every `interval` until stopped, counting each run for `/metrics`. With
         /// `exclusive`, only while this instance holds the job's lease in the store: instances
         /// sharing a database run it one at a time, and another takes over when the holder dies.
-        /// A `doorbell` cuts the wait short when rung.
+        /// A `doorbell` cuts the wait short when rung; rings are then gathered for
+        /// ``MerchantServer/ringGap`` before the next run, so a busy server (every request rings)
+        /// runs the job at most that often rather than in a loop of empty claims.
         func every(
             _ interval: Duration, _ job: String, exclusive: Bool = true, doorbell: Doorbell? = nil,
             _ body: @escaping @Sendable () async -> Void
@@ -137,7 +139,11 @@ public final class MerchantServer: Sendable {
                         await body()
                         metrics.increment("cashier_job_runs_total", ["job": job])
                     }
-                    if let doorbell { await doorbell.wait(upTo: interval) } else { try? await Task.sleep(for: interval) }
+                    if let doorbell {
+                        if await doorbell.wait(upTo: interval) == .rung { try? await Task.sleep(for: Self.ringGap) }
+                    } else {
+                        try? await Task.sleep(for: interval)
+                    }
                 }
             }
         }
@@ -170,6 +176,9 @@ public final class MerchantServer: Sendable {
         }
         jobs.withLock { $0 += tasks }
     }
+
+    /// The least time between two runs of a job woken by its doorbell.
+    static let ringGap: Duration = .milliseconds(10)
 
     private let querySchedule = QueryFallbackSchedule()
     /// Who holds a job's lease in the store; `/healthz` names it.
