@@ -3,12 +3,24 @@ import Foundation
 
 /// A response to send. Header values containing CR or LF are dropped, never sent.
 public struct HTTPServerResponse: Sendable {
-    public var status: Int
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
+    public var status: Int { didSet { preparedCopy = nil } }
+    public var headers: HTTPHeaders { didSet { preparedCopy = nil } }
+    public var body: [UInt8] { didSet { preparedCopy = nil } }
     /// A file to send as the body instead of ``body``, read from disk as the client takes it (a
     /// large export never sits in memory). The server removes the file once it has opened it.
-    public var bodyFile: String?
+    public var bodyFile: String? { didSet { preparedCopy = nil } }
+    /// The server's own copy of this response, built once and sent as often as it is returned
+    /// (``prepared()``); forgotten when the response changes.
+    var preparedCopy: PreparedResponse?
+
+    /// This response, built once by the server and sent as often as it is returned: for the
+    /// same answer to many requests (a health check, "received" to a provider). Changing the
+    /// copy afterwards makes it an ordinary response again.
+    public func prepared() -> HTTPServerResponse {
+        var response = self
+        if bodyFile == nil { response.preparedCopy = PreparedResponse() }
+        return response
+    }
 
     public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.status = status

@@ -50,7 +50,7 @@ struct MerchantAPI: Sendable {
     enum Caller { case secret, publishable }
 
     func register(on router: inout Router) {
-        let health = HTTPServerResponse.json(["status": "ok", "instance": instanceID])
+        let health = HTTPServerResponse.json(["status": "ok", "instance": instanceID]).prepared()
         router.addImmediate("GET", "/healthz") { _, _ in health }
         router.add("GET", "/openapi.json") { _, _ in
             let data =

@@ -29,6 +29,18 @@ import Testing
             var router = Router()
             router.add("GET", "/hello") { _, _ in .text("hello") }
             router.addImmediate("GET", "/now") { _, _ in .text("at once from \(Thread.current.name ?? "")") }
+            let ready = HTTPServerResponse(
+                status: 202, headers: ["Content-Type": "text/plain", "X-Kind": "prepared"], body: Array("ready".utf8)
+            )
+            .prepared()
+            router.addImmediate("GET", "/prepared") { _, _ in ready }
+            router.add("GET", "/prepared-async") { _, _ in ready }
+            router.add("GET", "/prepared-changed") { _, _ in
+                var changed = ready
+                changed.headers.set("X-Kind", "changed")
+                changed.body = Array("changed".utf8)
+                return changed
+            }
             router.add("POST", "/echo") { request, _ in
                 HTTPServerResponse(status: 201, headers: ["Content-Type": "application/octet-stream"], body: request.body)
             }
@@ -113,6 +125,33 @@ import Testing
         var router = Router()
         router.add("GET", "/a") { _, _ in .text("async") }
         #expect(router.immediateResponse(HTTPServerRequest(method: "GET", path: "/a")) == nil)
+    }
+
+    /// A prepared response is built once and sent to many connections at once, from both
+    /// workers and from handlers' tasks; a changed copy is sent as changed.
+    @Test func aPreparedResponseIsSentIntactToManyRequestsAtOnce() async throws {
+        let fixture = try Fixture()
+        let answers = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<200 {
+                let path = index.isMultiple(of: 2) ? "/prepared" : "/prepared-async"
+                group.addTask {
+                    let (status, body, response) = try await fixture.send("GET", path)
+                    return "\(status) \(response.value(forHTTPHeaderField: "X-Kind") ?? "") "
+                        + String(decoding: body, as: UTF8.self)
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(answers.count == 200 && answers.allSatisfy { $0 == "202 prepared ready" })
+        let changed = try await fixture.send("GET", "/prepared-changed")
+        #expect(changed.0 == 202 && String(decoding: changed.1, as: UTF8.self) == "changed")
+        #expect(changed.2.value(forHTTPHeaderField: "X-Kind") == "changed")
+        #expect(try await fixture.send("HEAD", "/prepared").0 == 202)
+        var copy = HTTPServerResponse.text("x").prepared()
+        #expect(copy.preparedCopy != nil)
+        copy.status = 201
+        #expect(copy.preparedCopy == nil)
+        #expect(HTTPServerResponse.file("/nonexistent", headers: [:]).prepared().preparedCopy == nil)
     }
 
     @Test func literalRoutesAreFoundDirectlyWithoutChangingWhichRouteWins() async throws {

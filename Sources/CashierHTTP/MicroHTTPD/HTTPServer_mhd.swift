@@ -363,10 +363,45 @@ private func queue(_ response: HTTPServerResponse, on connection: OpaquePointer)
     if let path = response.bodyFile {
         return queueFile(path, response, on: connection)
     }
+    if let prepared = response.preparedCopy {
+        // Built once, queued on any number of connections: libmicrohttpd counts its references.
+        guard let built = prepared.built({ build(response) }) else { return .NO }
+        return MHD_queue_response(connection, UInt32(response.status), built)
+    }
+    return queue(build(response), response, on: connection)
+}
+
+/// libmicrohttpd's response for an in-memory body, with the headers that may be sent.
+private func build(_ response: HTTPServerResponse) -> OpaquePointer? {
     let created = response.body.withUnsafeBytes { bytes in
         MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
     }
-    return queue(created, response, on: connection)
+    if let created { addHeaders(of: response, to: created) }
+    return created
+}
+
+/// The response's header fields, except any holding a line break.
+private func addHeaders(of response: HTTPServerResponse, to created: OpaquePointer) {
+    for field in response.headers where !containsNewline(field.name) && !containsNewline(field.value) {
+        _ = MHD_add_response_header(created, field.name, field.value)
+    }
+}
+
+/// A response's libmicrohttpd copy, built by the first worker to send it and destroyed with the
+/// last ``HTTPServerResponse`` that holds it (connections still sending it keep their own reference).
+final class PreparedResponse: @unchecked Sendable {
+    private let lock = Mutex<OpaquePointer?>(nil)
+
+    func built(_ build: () -> OpaquePointer?) -> OpaquePointer? {
+        lock.withLock { built in
+            if built == nil { built = build() }
+            return built
+        }
+    }
+
+    deinit {
+        if let built = lock.withLock({ $0 }) { MHD_destroy_response(built) }
+    }
 }
 
 /// A file body: opened, unlinked (it lives until libmicrohttpd closes the descriptor), and sent
@@ -381,15 +416,14 @@ private func queueFile(_ path: String, _ response: HTTPServerResponse, on connec
             HTTPServerResponse.error(status: 500, code: "internal_error", message: "the response could not be read"), on: connection)
     }
     // libmicrohttpd owns the descriptor from here and closes it with the response.
-    return queue(MHD_create_response_from_fd(Int(information.st_size), descriptor), response, on: connection)
+    let created = MHD_create_response_from_fd(Int(information.st_size), descriptor)
+    if let created { addHeaders(of: response, to: created) }
+    return queue(created, response, on: connection)
 }
 
 private func queue(_ created: OpaquePointer?, _ response: HTTPServerResponse, on connection: OpaquePointer) -> MHD_Result {
     guard let created else { return .NO }
     defer { MHD_destroy_response(created) }
-    for field in response.headers where !containsNewline(field.name) && !containsNewline(field.value) {
-        _ = MHD_add_response_header(created, field.name, field.value)
-    }
     return MHD_queue_response(connection, UInt32(response.status), created)
 }
 

@@ -152,7 +152,7 @@ struct WeChatV2Adapter: PaymentAdapter {
     }
 
     /// The answer to almost every notification, written once.
-    static let successReply = reply(.success)
+    static let successReply = reply(.success).prepared()
 
     static func reply(_ answer: WeChatPay.V2.NotificationReply) -> HTTPServerResponse {
         .text(answer.xmlString, contentType: "application/xml; charset=utf-8")
