@@ -5,11 +5,11 @@
 /// ```swift
 /// var router = Router()
 /// router.add("GET", "/v1/orders/{id}") { request, parameters in .json(try store.order(parameters["id"]!)) }
-/// let server = HTTPServer(configuration: .init(), handler: router.handle)
+/// let server = HTTPServer(configuration: .init(), responder: router.answer)
 /// ```
 public struct Router: Sendable {
     public typealias Handler = @Sendable (HTTPServerRequest, RouteParameters) async -> HTTPServerResponse
-    /// A handler that answers at once, without waiting on anything (see ``HTTPServer/ImmediateHandler``).
+    /// A handler that answers at once, without waiting on anything (see ``HTTPServer/Answer``).
     public typealias ImmediateHandler = @Sendable (HTTPServerRequest, RouteParameters) -> HTTPServerResponse
 
     private struct Route: Sendable {
@@ -73,16 +73,27 @@ public struct Router: Sendable {
         return immediate(request, parameters)
     }
 
-    /// Answers a request.
-    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+    /// How the server should answer a request, after one lookup: at once for an immediate
+    /// route, an unknown path or a method not allowed; otherwise later, by the route's handler.
+    public func answer(_ request: HTTPServerRequest) -> HTTPServer.Answer {
         switch lookup(request) {
-        case .route(let route, let parameters): return await route.handler(request, parameters)
+        case .route(let route, let parameters):
+            if let immediate = route.immediate { return .now(immediate(request, parameters)) }
+            return .later { await route.handler(request, parameters) }
         case .notAllowed(let allowed):
             var response = HTTPServerResponse.error(
                 status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed here")
             response.headers.set("Allow", allowed.joined(separator: ", "))
-            return response
-        case .notFound: return .error(status: 404, code: "not_found", message: "no such endpoint")
+            return .now(response)
+        case .notFound: return .now(.error(status: 404, code: "not_found", message: "no such endpoint"))
+        }
+    }
+
+    /// Answers a request.
+    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        switch answer(request) {
+        case .now(let response): return response
+        case .later(let work): return await work()
         }
     }
 

@@ -66,15 +66,18 @@ public final class MerchantServer: Sendable {
             }
             return response
         }
-        server = HTTPServer(
-            configuration: .init(host: host, port: port, threads: 2), accessLog: logged,
-            immediate: { request in routes.immediateResponse(request).map { finished(request, $0) } },
-            handler: { request in
-                let response = await routes.handle(request)
-                // A request that may have changed an order may have queued a webhook: send it now.
-                if request.method != "GET" && request.method != "HEAD" && response.status < 500 { webhooksDue.ring() }
-                return finished(request, response)
-            })
+        server = HTTPServer(configuration: .init(host: host, port: port, threads: 2), accessLog: logged) { request in
+            switch routes.answer(request) {
+            case .now(let response): return .now(finished(request, response))
+            case .later(let work):
+                return .later {
+                    let response = await work()
+                    // A request that may have changed an order may have queued a webhook: send it now.
+                    if request.method != "GET" && request.method != "HEAD" && response.status < 500 { webhooksDue.ring() }
+                    return finished(request, response)
+                }
+            }
+        }
         self.listening = listening
         self.metrics = metrics
         self.routeTable = routes.table
@@ -120,6 +123,7 @@ public final class MerchantServer: Sendable {
         let holder = instanceID
         let jobLease = configuration.jobLease
         let clock = self.clock
+        let webhooksDue = self.webhooksDue
         /// Runs `body` every `interval` until stopped, counting each run for `/metrics`. With
         /// `exclusive`, only while this instance holds the job's lease in the store: instances
         /// sharing a database run it one at a time, and another takes over when the holder dies.
@@ -138,6 +142,8 @@ public final class MerchantServer: Sendable {
                     if mine {
                         await body()
                         metrics.increment("cashier_job_runs_total", ["job": job])
+                        // Any other job's run may have queued a webhook: send it now.
+                        if doorbell == nil { webhooksDue.ring() }
                     }
                     if let doorbell {
                         if await doorbell.wait(upTo: interval) == .rung { try? await Task.sleep(for: Self.ringGap) }
@@ -149,20 +155,10 @@ public final class MerchantServer: Sendable {
         }
         let api = self.api
         let schedule = querySchedule
-        let webhooksDue = self.webhooksDue
         var tasks = [
-            every(configuration.expiryInterval, "expiry") {
-                _ = try? await api.closeExpired()
-                webhooksDue.ring()
-            },
-            every(configuration.queryInterval, "query_fallback") {
-                _ = try? await api.queryPending(schedule: schedule)
-                webhooksDue.ring()
-            },
-            every(configuration.refundInterval, "refunds") {
-                _ = try? await api.settleRefunds()
-                webhooksDue.ring()
-            },
+            every(configuration.expiryInterval, "expiry") { _ = try? await api.closeExpired() },
+            every(configuration.queryInterval, "query_fallback") { _ = try? await api.queryPending(schedule: schedule) },
+            every(configuration.refundInterval, "refunds") { _ = try? await api.settleRefunds() },
         ]
         if let endpoint = configuration.webhook {
             let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store, lease: jobLease, clock: clock) { delivered in

@@ -39,8 +39,7 @@ struct ServerFlow {
     func measure(folder: URL) async throws -> (rate: Double, completed: Int, failures: Int) {
         let mode = try await SandboxMode.start()
         let receiver = Receiver()
-        let endpoint = HTTPServer(
-            configuration: .init(threads: 1), immediate: { receiver.receive($0) }, handler: { receiver.receive($0) })
+        let endpoint = HTTPServer(configuration: .init(threads: 1)) { .now(receiver.receive($0)) }
         try endpoint.start()
         var configuration = mode.configuration
         configuration.wechatV3 = nil  // wechat.app through API v2: the notification below is v2's

@@ -73,8 +73,7 @@ import Testing
             server = HTTPServer(
                 configuration: configuration,
                 accessLog: { entry in log.lines.withLock { $0.append(entry.jsonLine) } },
-                immediate: { request in handler.immediateResponse(request) },
-                handler: { request in await handler.handle(request) })
+                responder: { request in handler.answer(request) })
             try server.start()
         }
 

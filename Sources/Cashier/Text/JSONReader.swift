@@ -247,10 +247,7 @@ public enum JSONReader {
 
         /// The bytes as a String, refusing malformed UTF-8 (never repaired).
         func validated(_ utf8: UnsafeBufferPointer<UInt8>, at start: Int) throws -> String {
-            // ASCII is valid UTF-8 as it stands; `String(validating:)` is generic and instantiates
-            // its metadata at run time on every call.
-            if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
-            guard let text = String(validating: utf8, as: UTF8.self) else { throw Failure(offset: start) }
+            guard let text = UTF8Text.string(utf8) else { throw Failure(offset: start) }
             return text
         }
     }

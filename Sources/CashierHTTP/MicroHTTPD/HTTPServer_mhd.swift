@@ -60,16 +60,23 @@ public final class HTTPServer: Sendable {
     }
 
     public typealias Handler = @Sendable (HTTPServerRequest) async -> HTTPServerResponse
-    /// Answers a request on the worker thread that read it, or returns nil to pass it to the
-    /// ``Handler``. Only for answers that need no waiting (no disk, no network, no lock held
-    /// for long): it skips the suspend, the task and the resume a handler costs.
-    public typealias ImmediateHandler = @Sendable (HTTPServerRequest) -> HTTPServerResponse?
+
+    /// How a request is answered: ``now``, on the worker thread that read it — for answers that
+    /// wait on nothing (no disk, no network, no lock held for long), skipping the suspend, the
+    /// task and the resume a handler costs — or ``later``, by work run in a task of its own while
+    /// the connection is suspended.
+    public enum Answer: Sendable {
+        case now(HTTPServerResponse)
+        case later(@Sendable () async -> HTTPServerResponse)
+    }
+
+    /// Decides, on the worker thread, how each request is answered (``Router/answer(_:)`` is one).
+    public typealias Responder = @Sendable (HTTPServerRequest) -> Answer
 
     /// What libmicrohttpd's callbacks reach through their `cls` pointer.
     final class Core: @unchecked Sendable {
         let configuration: Configuration
-        let handler: Handler
-        let immediate: ImmediateHandler?
+        let responder: Responder
         let accessLog: (@Sendable (AccessLogEntry) -> Void)?
         /// Connections suspended while their handler runs, and whether the server is stopping.
         /// libmicrohttpd aborts the process if it is stopped with a connection still suspended,
@@ -87,13 +94,9 @@ public final class HTTPServer: Sendable {
             var stopping = false
         }
 
-        init(
-            configuration: Configuration, handler: @escaping Handler, immediate: ImmediateHandler?,
-            accessLog: (@Sendable (AccessLogEntry) -> Void)?
-        ) {
+        init(configuration: Configuration, responder: @escaping Responder, accessLog: (@Sendable (AccessLogEntry) -> Void)?) {
             self.configuration = configuration
-            self.handler = handler
-            self.immediate = immediate
+            self.responder = responder
             self.accessLog = accessLog
         }
     }
@@ -109,13 +112,16 @@ public final class HTTPServer: Sendable {
     /// - Parameters:
     ///   - configuration: address and limits.
     ///   - accessLog: receives one entry per answered request.
-    ///   - immediate: answers what it can on the worker thread (see ``ImmediateHandler``).
-    ///   - handler: answers every other request, in a task of its own.
-    public init(
-        configuration: Configuration, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil, immediate: ImmediateHandler? = nil,
-        handler: @escaping Handler
+    ///   - responder: answers each request now or later (see ``Answer``).
+    public init(configuration: Configuration, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil, responder: @escaping Responder) {
+        core = Core(configuration: configuration, responder: responder, accessLog: accessLog)
+    }
+
+    /// A server whose every request is answered by `handler`, in a task of its own.
+    public convenience init(
+        configuration: Configuration, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil, handler: @escaping Handler
     ) {
-        core = Core(configuration: configuration, handler: handler, immediate: immediate, accessLog: accessLog)
+        self.init(configuration: configuration, accessLog: accessLog) { request in .later { await handler(request) } }
     }
 
     /// The port the server listens on (after `start`).
@@ -325,8 +331,10 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     for (name, value) in values(connection, .HEADER_KIND) { headers.add(name, value) }
     let query = values(connection, .GET_ARGUMENT_KIND).map { (name: $0.0, value: $0.1) }
     let request = HTTPServerRequest(method: state.method, path: state.path, query: query, headers: headers, body: state.body)
-    if let immediate = core.immediate, let response = immediate(request) {
-        return answer(response, state, connection, core)
+    let work: @Sendable () async -> HTTPServerResponse
+    switch core.responder(request) {
+    case .now(let response): return answer(response, state, connection, core)
+    case .later(let later): work = later
     }
     // The worker does not wait for the handler: the connection is suspended and the worker
     // serves others; the handler's task resumes it with the answer. Requests in flight are
@@ -343,8 +351,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     guard accepted else { return answer(HTTPServer.stoppingResponse, state, connection, core) }
     core.unfinished.add(1, ordering: .relaxed)  // until libmicrohttpd reports the request completed
     state.unfinished = true
-    let handler = core.handler
-    Task { core.resume(key, with: await handler(request)) }
+    Task { core.resume(key, with: await work()) }
     return .YES
 }
 

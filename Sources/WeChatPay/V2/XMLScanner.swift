@@ -167,17 +167,10 @@ struct XMLScanner {
     private static func validated(_ buffer: UnsafeBufferPointer<UInt8>, nameBytes: Slice<UnsafeBufferPointer<UInt8>>) throws -> String {
         // XML 1.0 allows no control characters but tab, line feed and carriage return (§2.2),
         // written or as a character reference.
-        var ascii = true
-        for byte in buffer {
-            if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
-                throw failure("<\(String(decoding: nameBytes, as: UTF8.self))> contains a control character XML does not allow")
-            }
-            if byte >= 0x80 { ascii = false }
+        guard !buffer.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else {
+            throw failure("<\(String(decoding: nameBytes, as: UTF8.self))> contains a control character XML does not allow")
         }
-        // ASCII, the usual case, is valid UTF-8 as it stands: `String(validating:)` is generic and
-        // instantiates its metadata at run time on every call (a tenth of a notification's parse).
-        if ascii { return String(decoding: buffer, as: UTF8.self) }
-        guard let text = String(validating: buffer, as: UTF8.self) else {
+        guard let text = UTF8Text.string(buffer) else {
             throw failure("<\(String(decoding: nameBytes, as: UTF8.self))> is not valid UTF-8")
         }
         return text
