@@ -26,7 +26,9 @@ enum ApplePayDemo {
             let decrypter = ApplePay.TokenDecrypter(merchantKeys: [merchant], verifier: try ApplePay.TokenVerifier(trustAnchors: [ca.root]))
             let payment = try decrypter.decrypt(token, applicationData: Array("ord_demo".utf8))
             try payment.check(total: total)
-            let decision = try await ApplePay.SandboxProcessor().authorize(payment, amount: total, reference: "ord_demo")
+            let decision = try await ApplePay.SandboxProcessor().authorize(
+                ApplePay.ProcessorAuthorization(
+                    amount: total, reference: "ord_demo", idempotencyKey: "demo_authorize", token: token, decrypted: payment))
             var tampered = token
             tampered.header.transactionId = String(repeating: "0", count: 64)
             let refused = (try? decrypter.decrypt(tampered)) == nil

@@ -142,13 +142,18 @@ enum ServerDemo {
             _ = try await session.status(placed.id, becomes: "paid")
             return "cashier page \((pay["url"] as? String).flatMap { URL(string: $0)?.path } ?? "?"), notified"
         }
-        await order("applepay (EC_v1)", "46.00", expect: "paid") { placed in
+        await order("applepay via Stripe + refund", "46.00", expect: "refunded") { placed in
             _ = try await payments(placed.id, ["method": "applepay"])
             // The device: a token minted by the sandbox for this order (its amount, its id as applicationData).
             let token = try await session.send(
                 "POST", session.sandbox.baseURL.absoluteString + "sandbox/applepay/token", ["order_id": placed.id])
             let answer = try await session.call("POST", "/v1/orders/\(placed.id)/payments/applepay/authorize", ["token": token])
-            return "token verified and decrypted, PKPaymentAuthorizationStatus \(answer["status"] as? Int ?? -1)"
+            let paid = try await session.call("GET", "/v1/orders/\(placed.id)")
+            let intent = ((paid["payments"] as? [[String: Any]])?.first { $0["status"] as? String == "succeeded" })?["transaction_id"]
+            let refund = try await session.call("POST", "/v1/orders/\(placed.id)/refunds", ["reason": "demo"])
+            let back = ((refund["refund"] as? [String: Any])?["provider_refund_id"] as? String) ?? "?"
+            return "token verified, PKPaymentAuthorizationStatus \(answer["status"] as? Int ?? -1), Stripe \(intent as? String ?? "?"), "
+                + "refunded \(back.prefix(10))…"
         }
         await order("paid twice: flagged, refunded", "7.70", expect: "paid") { placed in
             // An order string the payer never opened cannot be closed: paid after WeChat, it is a second payment.
@@ -178,9 +183,8 @@ enum ServerDemo {
             let report = try await session.server.reconcile(date: today)
             let rows = report.bill_rows.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             return (
-                "bills (\(rows)): \(report.matched) matched, \(report.discrepancies.count) discrepancies, "
-                    + "\(report.not_reconciled["applepay"] ?? 0) Apple Pay left to the processor",
-                report.discrepancies.isEmpty && report.matched == 10 && report.refund_required.isEmpty
+                "bills (\(rows)): \(report.matched) matched, \(report.discrepancies.count) discrepancies",
+                report.discrepancies.isEmpty && report.matched == 12 && report.refund_required.isEmpty && report.not_reconciled.isEmpty
             )
         }
         await session.server.stop()

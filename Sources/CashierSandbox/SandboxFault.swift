@@ -16,8 +16,12 @@ public enum SandboxFault: Sendable, Equatable {
     /// Answer as usual, but with the signature changed: WeChat v2's `sign`, v3's
     /// `Wechatpay-Signature`, Alipay's `sign` — as an impostor or a broken proxy would.
     case badSignature
+    /// Act on the next `count` calls, then answer each 502 Bad Gateway as a proxy that lost the
+    /// reply would: the provider did the work, the caller does not know (a retry with the same
+    /// idempotency key must find it done, not do it again). Then back to `.none`.
+    case lostReplies(Int)
 
-    /// Reads `{"mode": "none"|"latency"|"server_error"|"timeout"|"garbage"|"bad_signature", "milliseconds": N}`.
+    /// Reads `{"mode": "none"|"latency"|"server_error"|"timeout"|"garbage"|"bad_signature"|"lost_reply", "milliseconds": N, "count": N}`.
     init?(json: [String: Any]) {
         let milliseconds = (json["milliseconds"] as? NSNumber)?.intValue ?? 0
         switch json["mode"] as? String {
@@ -27,6 +31,7 @@ public enum SandboxFault: Sendable, Equatable {
         case "timeout": self = .timeout(.milliseconds(milliseconds))
         case "garbage": self = .garbage
         case "bad_signature": self = .badSignature
+        case "lost_reply": self = .lostReplies(max(1, (json["count"] as? NSNumber)?.intValue ?? 1))
         default: return nil
         }
     }
@@ -58,6 +63,9 @@ public enum SandboxFault: Sendable, Equatable {
             }
             response.body = Array(text.utf8)
             return response
+        case .lostReplies:
+            _ = await answer()
+            return HTTPServerResponse(status: 502)
         case .garbage:
             return HTTPServerResponse(
                 status: 200, headers: ["Content-Type": "text/xml"], body: Array("\u{1}<xml><return_code>SUC".utf8) + [0xFF, 0xFE])

@@ -1,3 +1,4 @@
+public import ApplePay
 public import Cashier
 public import CashierCrypto
 import CashierHTTP
@@ -23,6 +24,10 @@ public final class SandboxServer: Sendable {
     public let alipay: AlipaySandbox
     /// The Apple Pay test CA and token minter.
     public let applePay: ApplePaySandbox
+    /// Stripe's API for Apple Pay, under `/stripe/v1/…`.
+    public let stripe: StripeSandbox
+    /// Adyen's Checkout API for Apple Pay, under `/adyen/v72/…`.
+    public let adyen: AdyenSandbox
     /// Every notification the sandboxes sent, with each attempt.
     public let delivery: NotificationDelivery
     private let server: HTTPServer
@@ -69,6 +74,10 @@ public final class SandboxServer: Sendable {
         alipay.register(on: &router, path: "/alipay/gateway.do")
         applePay = ApplePaySandbox(ca: applePayCA ?? (try! ApplePayTestCA()))
         applePay.register(on: &router)
+        stripe = StripeSandbox(ca: applePay.ca)
+        stripe.register(on: &router, prefix: "/stripe")
+        adyen = AdyenSandbox(ca: applePay.ca)
+        adyen.register(on: &router, prefix: "/adyen")
         SandboxPages(wechatV2: wechatV2, wechatV3: wechatV3, applePay: applePay, transport: transport).register(on: &router)
         let alipaySandbox = alipay
         let wechat = wechatV2
@@ -151,7 +160,9 @@ public final class SandboxServer: Sendable {
             else {
                 return .error(
                     status: 400, code: "invalid_request",
-                    message: #"expected {"mode":"none"|"latency"|"server_error"|"timeout"|"garbage","milliseconds":N}"#)
+                    message:
+                        #"expected {"mode":"none"|"latency"|"server_error"|"timeout"|"garbage"|"bad_signature"|"lost_reply","milliseconds":N,"count":N}"#
+                )
             }
             faults.current.withLock { $0 = fault }
             return .json(["mode": object["mode"] as? String ?? ""])
@@ -161,7 +172,11 @@ public final class SandboxServer: Sendable {
         server = HTTPServer(configuration: .init(host: host, port: port, threads: 1)) { request in
             // Faults hit the providers' gateways only, never the sandbox's own control API.
             guard !request.path.hasPrefix("/sandbox/") else { return await routes.handle(request) }
-            let fault = faults.current.withLock { $0 }
+            let fault = faults.current.withLock { fault in
+                let now = fault
+                if case .lostReplies(let count) = fault { fault = count > 1 ? .lostReplies(count - 1) : .none }
+                return now
+            }
             return await fault.apply { await routes.handle(request) }
         }
     }
@@ -181,6 +196,19 @@ public final class SandboxServer: Sendable {
     public func stop() async {
         await server.stop()
     }
+
+    /// Lets the Stripe and Adyen simulators decrypt Apple Pay tokens for the merchant with this
+    /// processing key, as a processor that holds it does.
+    public func registerProcessingKey(_ key: ApplePay.MerchantKey) {
+        stripe.core.register(processingKey: key)
+        adyen.core.register(processingKey: key)
+    }
+
+    /// Stripe's API base, for `ApplePay.StripeProcessor(baseURL:)` and `stripe.api_base`.
+    public var stripeURL: URL { URL(string: "http://127.0.0.1:\(server.port)/stripe")! }
+
+    /// Adyen's Checkout API base, for `ApplePay.AdyenProcessor(baseURL:)` and the Adyen SDK's `baseUrl`.
+    public var adyenURL: URL { URL(string: "http://127.0.0.1:\(server.port)/adyen/\(ApplePay.AdyenProcessor.apiVersion)")! }
 
     /// `http://127.0.0.1:PORT/`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(server.port)/")! }

@@ -20,6 +20,8 @@ public struct SandboxMode: Sendable {
     /// The sandbox's mini program: its payments are placed with the merchant's mch_id under this appid.
     public static let miniProgramAppID = "wx8888888888888888"
     public static let appleMerchantIdentifier = "merchant.com.example.sandbox"
+    /// The key the sandbox server pays Apple Pay through the sandbox's Stripe with.
+    public static let stripeSecretKey = "sk_test_cashier_sandbox_0000000000"
 
     /// Lets the sandbox's payer side see the server's orders: Apple Pay tokens minted by
     /// `{"order_id": …}` carry the order's amount and id.
@@ -47,6 +49,8 @@ public struct SandboxMode: Sendable {
         try sandbox.start()  // first: the configuration needs its port
         let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: appleMerchantIdentifier)
         try await sandbox.applePay.register(merchantCertificate: processing.certificate)
+        // The sandbox's Stripe and Adyen hold the processing key, as the real ones do.
+        sandbox.registerProcessingKey(processing)
         let keys = MerchantConfiguration.generateKeys()
         let platformKeys = WeChatPay.V3.PlatformKeys()
         try platformKeys.add(certificate: sandbox.wechatV3.platformCertificate)
@@ -59,9 +63,19 @@ public struct SandboxMode: Sendable {
             applePay: .init(
                 merchantIdentifier: appleMerchantIdentifier, countryCode: try CountryCode(alpha2: "CN"), displayName: "Cashier Sandbox",
                 supportedNetworks: [.chinaUnionPay, .visa, .masterCard],
+                // Holding the key too, the sandbox server checks each token's amount before Stripe sees it.
                 decrypter: ApplePay.TokenDecrypter(
                     merchantKeys: [processing], verifier: try ApplePay.TokenVerifier(trustAnchors: [sandbox.applePay.ca.root])),
-                processor: ApplePay.SandboxProcessor()))
+                processor: ApplePay.StripeProcessor(
+                    secretKey: stripeSecretKey, baseURL: sandbox.stripeURL, backoff: .milliseconds(20))))
+        configuration.applePay?.webSession = ApplePay.MerchantValidator(
+            merchantIdentifier: appleMerchantIdentifier, displayName: "Cashier Sandbox", domain: "127.0.0.1",
+            transport: URLSessionTransport(), allowedHosts: [], loopbackHosts: ["127.0.0.1:\(sandbox.baseURL.port ?? 0)"])
+        configuration.applePay?.domainAssociation = "cashier-sandbox-domain-association \(appleMerchantIdentifier)\n"
+        configuration.coupons = [
+            Coupon(code: "WELCOME10", label: "Welcome 10% off", discount: .percentOff(10)),
+            Coupon(code: "FIVE", label: "5.00 off", discount: .amountOff("5.00")),
+        ]
         configuration.wechatV3 = .init(appID: wechat.appID, merchant: wechatV3, platformKeys: platformKeys, baseURL: sandbox.wechatV3URL)
         miniProgram.baseURL = sandbox.miniProgramURL
         configuration.miniProgram = miniProgram

@@ -22,8 +22,14 @@ import WeChatPay
 ///   "miniprogram": {"appid": "wx…", "secret_env": "WECHAT_MINIPROGRAM_SECRET"}, "wechat_default_api": "v3",
 ///   "alipay": {"app_id": "2021…", "private_key_file": "keys/alipay-app.pem", "alipay_public_key_file": "keys/alipay.pem"},
 ///   "applepay": {"merchant_identifier": "merchant.com.example", "country_code": "CN", "display_name": "Example",
-///                "supported_networks": ["chinaUnionPay", "visa"], "processing_certificate_file": "keys/apple.pem",
-///                "processing_key_file": "keys/apple.key", "processor": "sandbox"},
+///                "supported_networks": ["chinaUnionPay", "visa"], "processor": "stripe",
+///                "stripe": {"secret_key_env": "STRIPE_SECRET_KEY"}, "capture": "automatic",
+///                "domain_association_file": "apple-developer-merchantid-domain-association",
+///                "web": {"domain": "shop.example.com", "identity_certificate_file": "keys/apple-identity.pem",
+///                        "identity_key_file": "keys/apple-identity.key"},
+///                "shipping_methods": [{"identifier": "standard", "label": "Standard", "detail": "3-5 days", "amount": "0.00"}],
+///                "required_shipping_contact_fields": ["postalAddress", "name", "phone"]},
+///   "coupons": [{"code": "WELCOME10", "label": "Welcome 10% off", "percent_off": 10}, {"code": "FIVE", "label": "5 off", "amount_off": "5.00"}],
 ///   "catalog_file": "catalog.json", "database_pool_size": 10, "time_zone": "Asia/Shanghai",
 ///   "jobs": {"query_after_seconds": 10, "query_interval_seconds": 5, "expiry_interval_seconds": 30,
 ///            "webhook_interval_seconds": 1, "lease_seconds": 120, "refund_interval_seconds": 10,
@@ -197,6 +203,7 @@ public struct ConfigurationFile: Sendable {
         if let applePay = root["applepay"] as? [String: Any] {
             configuration.applePay = try Self.applePay(applePay, reader)
         }
+        configuration.coupons = try Self.coupons(root["coupons"])
         if let file = try reader.string(root, "catalog_file", "", required: false) {
             do {
                 configuration.catalog = try Catalog(json: Data(try reader.contents(file, "catalog_file").utf8))
@@ -290,6 +297,73 @@ public struct ConfigurationFile: Sendable {
             baseURL: try reader.url(object, "base_url", path) ?? WeChatPay.V3.Client.productionURL)
     }
 
+    /// `[{"identifier", "label", "detail", "amount": "5.00"}]`, checked in CNY and USD (two decimals).
+    static func shippingOptions(_ value: Any?, path: String) throws -> [MerchantConfiguration.ApplePay.ShippingOption] {
+        guard let value else { return [] }
+        guard let list = value as? [[String: Any]] else { throw Problem(path: path, reason: "must be a list of objects") }
+        return try list.enumerated().map { index, object in
+            guard let identifier = object["identifier"] as? String, let label = object["label"] as? String,
+                let amount = object["amount"] as? String
+            else { throw Problem(path: "\(path)[\(index)]", reason: "needs identifier, label and amount (a decimal string)") }
+            let option = MerchantConfiguration.ApplePay.ShippingOption(
+                identifier: identifier, label: label, detail: object["detail"] as? String ?? "", amount: amount)
+            do {
+                _ = try option.method(in: try Currency(code: "USD"))
+            } catch {
+                throw Problem(
+                    path: "\(path)[\(index)].amount", reason: "'\(amount)' is not a decimal amount of zero or more (e.g. \"5.00\")")
+            }
+            return option
+        }
+    }
+
+    /// `[{"code", "label", "percent_off": 1…100 | "amount_off": "5.00", "expires_at": "2027-01-01T00:00:00Z"}]`.
+    static func coupons(_ value: Any?) throws -> [Coupon] {
+        guard let value else { return [] }
+        guard let list = value as? [[String: Any]] else { throw Problem(path: "coupons", reason: "must be a list of objects") }
+        return try list.enumerated().map { index, object in
+            let path = "coupons[\(index)]"
+            guard let code = object["code"] as? String, !code.isEmpty, let label = object["label"] as? String, !label.isEmpty else {
+                throw Problem(path: path, reason: "needs a code and a label")
+            }
+            let discount: Coupon.Discount
+            switch (object["percent_off"] as? Int, object["amount_off"] as? String) {
+            case (let percent?, nil):
+                guard (1...100).contains(percent) else { throw Problem(path: path + ".percent_off", reason: "must be 1 to 100") }
+                discount = .percentOff(percent)
+            case (nil, let amount?):
+                guard (try? Money(decimal: amount, currency: .cny))?.isPositive == true else {
+                    throw Problem(path: path + ".amount_off", reason: "'\(amount)' is not a decimal amount more than zero (e.g. \"5.00\")")
+                }
+                discount = .amountOff(amount)
+            default: throw Problem(path: path, reason: "give percent_off (1…100) or amount_off (\"5.00\"), not both")
+            }
+            var expiry: Date?
+            if let text = object["expires_at"] as? String {
+                guard let date = ISO8601DateFormatter().date(from: text) else {
+                    throw Problem(path: path + ".expires_at", reason: "'\(text)' is not an ISO 8601 time (2027-01-01T00:00:00Z)")
+                }
+                expiry = date
+            }
+            return Coupon(code: code, label: label, discount: discount, expiresAt: expiry)
+        }
+    }
+
+    /// `["postalAddress", "name", "phone", "email", "phoneticName"]`.
+    static func contactFields(_ value: Any?, path: String) throws -> [ApplePay.PaymentRequest.ContactField] {
+        guard let value else { return [] }
+        guard let names = value as? [String] else { throw Problem(path: path, reason: "must be a list of contact field names") }
+        return try names.map { name in
+            guard let field = ApplePay.PaymentRequest.ContactField(rawValue: name) else {
+                throw Problem(
+                    path: path,
+                    reason:
+                        "'\(name)' is not one of \(ApplePay.PaymentRequest.ContactField.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return field
+        }
+    }
+
     static func applePay(_ object: [String: Any], _ reader: Reader) throws -> MerchantConfiguration.ApplePay {
         let country: CountryCode
         do {
@@ -306,22 +380,6 @@ public struct ConfigurationFile: Sendable {
             return network
         }
         guard !networks.isEmpty else { throw Problem(path: "applepay.supported_networks", reason: "name at least one network") }
-        let key: ApplePay.MerchantKey
-        do {
-            key = try ApplePay.MerchantKey(
-                certificatePEM: try reader.contents(
-                    try reader.string(object, "processing_certificate_file", "applepay.")!, "applepay.processing_certificate_file"),
-                privateKeyPEM: try reader.secret(object, "processing_key", "applepay."))
-        } catch let problem as Problem {
-            throw problem
-        } catch let error as PaymentError {
-            throw Problem(path: "applepay.processing_certificate_file", reason: error.message)
-        }
-        guard (try reader.string(object, "processor", "applepay.")) == "sandbox" else {
-            throw Problem(
-                path: "applepay.processor",
-                reason: "only \"sandbox\" is built in; connect your processor by implementing ApplePay.PaymentProcessor")
-        }
         var anchors: [X509Certificate]?
         if let root = try reader.string(object, "root_ca_file", "applepay.", required: false) {
             guard
@@ -331,10 +389,107 @@ public struct ConfigurationFile: Sendable {
             }
             anchors = certificates
         }
-        return .init(
+        let verifier = try ApplePay.TokenVerifier(trustAnchors: anchors)
+        // The processing key is optional with a processor that holds it (Stripe, Adyen): given, tokens
+        // are also decrypted here and their amount checked before the processor sees them.
+        var decrypter: ApplePay.TokenDecrypter?
+        if object["processing_certificate_file"] != nil {
+            do {
+                let key = try ApplePay.MerchantKey(
+                    certificatePEM: try reader.contents(
+                        try reader.string(object, "processing_certificate_file", "applepay.")!, "applepay.processing_certificate_file"),
+                    privateKeyPEM: try reader.secret(object, "processing_key", "applepay."))
+                decrypter = ApplePay.TokenDecrypter(merchantKeys: [key], verifier: verifier)
+            } catch let problem as Problem {
+                throw problem
+            } catch let error as PaymentError {
+                throw Problem(path: "applepay.processing_certificate_file", reason: error.message)
+            }
+        }
+        let processor: any ApplePay.PaymentProcessor
+        let transport = CurlTransport()
+        switch try reader.string(object, "processor", "applepay.")! {
+        case "stripe":
+            let stripe = object["stripe"] as? [String: Any] ?? [:]
+            let key = try reader.secret(stripe, "secret_key", "applepay.stripe.")
+            guard key.hasPrefix("sk_") || key.hasPrefix("rk_") else {
+                throw Problem(path: "applepay.stripe.secret_key", reason: "is not a Stripe secret key (sk_live_…, sk_test_… or rk_…)")
+            }
+            processor = ApplePay.StripeProcessor(
+                secretKey: key, baseURL: try reader.url(stripe, "base_url", "applepay.stripe.") ?? ApplePay.StripeProcessor.productionURL,
+                transport: transport)
+        case "adyen":
+            let adyen = object["adyen"] as? [String: Any] ?? [:]
+            let key = try reader.secret(adyen, "api_key", "applepay.adyen.")
+            let account = try reader.string(adyen, "merchant_account", "applepay.adyen.")!
+            var base = try reader.url(adyen, "base_url", "applepay.adyen.")
+            if base == nil {
+                switch try reader.string(adyen, "environment", "applepay.adyen.", required: false) ?? "test" {
+                case "test": base = ApplePay.AdyenProcessor.testURL
+                case "live":
+                    guard let prefix = try reader.string(adyen, "live_endpoint_prefix", "applepay.adyen.", required: false),
+                        let url = ApplePay.AdyenProcessor.liveURL(prefix: prefix)
+                    else {
+                        throw Problem(
+                            path: "applepay.adyen.live_endpoint_prefix",
+                            reason: "is needed for \"environment\": \"live\" (Customer Area → Developers → API URLs)")
+                    }
+                    base = url
+                default: throw Problem(path: "applepay.adyen.environment", reason: "must be \"test\" or \"live\"")
+                }
+            }
+            processor = ApplePay.AdyenProcessor(apiKey: key, merchantAccount: account, baseURL: base!, transport: transport)
+        case "sandbox":
+            throw Problem(
+                path: "applepay.processor",
+                reason: "\"sandbox\" authorises every token without moving money, so it runs only in sandbox mode "
+                    + "(`cashier serve --sandbox`); configure \"stripe\" (with applepay.stripe.secret_key_env) or \"adyen\" "
+                    + "(with applepay.adyen.api_key_env and merchant_account), or connect another processor by implementing ApplePay.PaymentProcessor"
+            )
+        case let other:
+            throw Problem(path: "applepay.processor", reason: "'\(other)' is not built in: use \"stripe\" or \"adyen\"")
+        }
+        if processor.tokenForm == .decrypted, decrypter == nil {
+            throw Problem(
+                path: "applepay.processing_certificate_file",
+                reason: "this processor takes decrypted tokens: give the payment processing certificate and processing_key_env/_file")
+        }
+        var applePay = MerchantConfiguration.ApplePay(
             merchantIdentifier: try reader.string(object, "merchant_identifier", "applepay.")!, countryCode: country,
-            displayName: try reader.string(object, "display_name", "applepay.")!, supportedNetworks: networks,
-            decrypter: ApplePay.TokenDecrypter(merchantKeys: [key], verifier: try ApplePay.TokenVerifier(trustAnchors: anchors)),
-            processor: ApplePay.SandboxProcessor())
+            displayName: try reader.string(object, "display_name", "applepay.")!, supportedNetworks: networks, verifier: verifier,
+            decrypter: decrypter, processor: processor)
+        switch try reader.string(object, "capture", "applepay.", required: false) ?? "automatic" {
+        case "automatic": applePay.capture = .automatic
+        case "manual": applePay.capture = .manual
+        default: throw Problem(path: "applepay.capture", reason: "must be \"automatic\" or \"manual\"")
+        }
+        if let file = try reader.string(object, "domain_association_file", "applepay.", required: false) {
+            applePay.domainAssociation = try reader.contents(file, "applepay.domain_association_file")
+        }
+        if let web = object["web"] as? [String: Any] {
+            let certificate = try reader.string(web, "identity_certificate_file", "applepay.web.")!
+            let key = try reader.string(web, "identity_key_file", "applepay.web.")!
+            for (file, path) in [(certificate, "identity_certificate_file"), (key, "identity_key_file")] {
+                _ = try reader.contents(file, "applepay.web." + path)
+            }
+            func absolute(_ file: String) -> String { file.hasPrefix("/") ? file : reader.folder.appendingPathComponent(file).path }
+            applePay.webSession = ApplePay.MerchantValidator(
+                merchantIdentifier: applePay.merchantIdentifier, displayName: applePay.displayName,
+                domain: try reader.string(web, "domain", "applepay.web.")!,
+                transport: CurlTransport(clientCertificate: .init(certificatePath: absolute(certificate), keyPath: absolute(key))))
+        }
+        applePay.shippingMethods = try Self.shippingOptions(object["shipping_methods"], path: "applepay.shipping_methods")
+        if let countries = object["shipping_countries"] {
+            guard let codes = countries as? [String], codes.allSatisfy({ (try? CountryCode(alpha2: $0)) != nil }) else {
+                throw Problem(
+                    path: "applepay.shipping_countries", reason: "must be a list of ISO 3166 alpha-2 codes (e.g. [\"US\", \"CN\"])")
+            }
+            applePay.shippingCountries = Set(codes.map { $0.uppercased() })
+        }
+        applePay.requiredBillingContactFields = try Self.contactFields(
+            object["required_billing_contact_fields"], path: "applepay.required_billing_contact_fields")
+        applePay.requiredShippingContactFields = try Self.contactFields(
+            object["required_shipping_contact_fields"], path: "applepay.required_shipping_contact_fields")
+        return applePay
     }
 }

@@ -4,9 +4,11 @@ import CashierHTTP
 import CashierStore
 import Foundation
 
-/// `POST /v1/orders/{id}/payments/applepay/authorize`: the token verified and decrypted, checked
-/// against the order, the authorisation reserved in the store (one at a time per order, a
-/// token's `transactionId` once ever, never on a paid order), then the processor, then the record.
+/// `POST /v1/orders/{id}/payments/applepay/authorize`: the token verified (signature chain,
+/// signing time, the order bound into it) — and, when the merchant holds the processing key,
+/// decrypted and checked against the order's amount —, the authorisation reserved in the store
+/// (one at a time per order, a token's `transactionId` once ever, never on a paid order), then
+/// the processor with an idempotency key derived from the payment, then the record.
 extension MerchantAPI {
     struct AuthorizationAnswer: Encodable {
         /// `PKPaymentAuthorizationStatus` / `ApplePaySession.STATUS_*`.
@@ -14,7 +16,18 @@ extension MerchantAPI {
         let order_status: String
         let message: String
         let payment_id: String?
+        /// Apple Pay JS's `ApplePayError`s for the sheet (a contact the processor refused).
+        let errors: [SheetErrorJSON]?
     }
+
+    struct SheetErrorJSON: Encodable {
+        let code: String
+        let contactField: String?
+        let message: String
+    }
+
+    /// The idempotency key of a processor call about a payment: the same on every retry.
+    static func processorKey(_ payment: StoredPayment, _ operation: String) -> String { "cashier_\(payment.id)_\(operation)" }
 
     func authorizeApplePay(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
         guard caller(request) != nil else { return Self.unauthorized }
@@ -26,6 +39,11 @@ extension MerchantAPI {
         else {
             return .error(status: 400, code: "invalid_request", message: #"expected {"token": <the PKPayment or its token as JSON>}"#)
         }
+        // Contacts come beside the token (Apple Pay JS's ApplePayPayment) or in the body.
+        let payment = token as? [String: Any]
+        let contacts = PaymentContacts(
+            billing: PaymentContact(json: body["billing_contact"] ?? payment?["billingContact"]),
+            shipping: PaymentContact(json: body["shipping_contact"] ?? payment?["shippingContact"]))
         do {
             guard let (order, _) = try await authorizedOrder(request, id: id, clientSecret: body["client_secret"] as? String) else {
                 return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
@@ -34,23 +52,29 @@ extension MerchantAPI {
                 -> HTTPServerResponse
             {
                 .json(
-                    AuthorizationAnswer(status: status.rawValue, order_status: order.status.rawValue, message: message, payment_id: payment)
-                )
+                    AuthorizationAnswer(
+                        status: status.rawValue, order_status: order.status.rawValue, message: message, payment_id: payment, errors: nil))
             }
             let parsed: ApplePay.PaymentToken
-            let decrypted: ApplePay.DecryptedPayment
+            var decrypted: ApplePay.DecryptedPayment?
             do {
                 parsed = try ApplePay.PaymentToken(json: tokenJSON)
-                decrypted = try applePay.decrypter.decrypt(parsed, applicationData: Array(order.id.utf8))
-                audit?.secret([
-                    decrypted.applicationPrimaryAccountNumber, decrypted.paymentData.onlinePaymentCryptogram, decrypted.paymentData.emvData,
-                ])
-                try decrypted.check(total: order.total)
+                if let decrypter = applePay.decrypter {
+                    let payment = try decrypter.decrypt(parsed, applicationData: Array(order.id.utf8))
+                    audit?.secret([
+                        payment.applicationPrimaryAccountNumber, payment.paymentData.onlinePaymentCryptogram, payment.paymentData.emvData,
+                    ])
+                    try payment.check(total: order.total)
+                    decrypted = payment
+                } else {
+                    _ = try applePay.verifier.verify(parsed, applicationData: Array(order.id.utf8))
+                }
             } catch let error as PaymentError {
                 try await store.append(
                     EventRecord(kind: .applePayRefused, detail: Self.detail(["reason": error.message])), to: order.id, now: clock.now())
                 return answer(.failure, order, error.message)
             }
+            let card = decrypted?.maskedAccountNumber ?? parsed.displayName ?? parsed.network ?? "card"
             // Reserved before the processor hears of it: a paid order, a token seen before or an
             // authorisation already in flight is refused here, and the processor is not called.
             let start: PaymentStart
@@ -59,8 +83,7 @@ extension MerchantAPI {
                     NewPayment(
                         orderID: order.id, method: .applePay, provider: .applePay, appID: applePay.merchantIdentifier,
                         status: .processing, walletToken: parsed.header.transactionId,
-                        record: EventRecord(
-                            kind: .paymentStarted, detail: Self.detail(["method": "applepay", "card": decrypted.maskedAccountNumber]))),
+                        record: EventRecord(kind: .paymentStarted, detail: Self.detail(["method": "applepay", "card": card]))),
                     now: clock.now())
             } catch let error as StoreError where error.code == .conflict {
                 return .error(status: 409, code: "token_reused", message: error.message)
@@ -74,14 +97,26 @@ extension MerchantAPI {
                         status: 409, code: "invalid_state", message: "order \(id) was paid by \(payer); the token was not charged")
                 }
             }
+            if !contacts.isEmpty { try await store.setContacts(contacts, of: start.payment.id, now: clock.now()) }
+            // Marked before the processor is asked: a crash after its answer never leaves a held
+            // authorisation looking captured.
+            if applePay.capture == .manual {
+                _ = try await store.moveCapture(of: start.payment.id, from: nil, to: .uncaptured, record: nil, now: clock.now())
+            }
+            let authorization = ApplePay.ProcessorAuthorization(
+                amount: order.total, reference: start.payment.outTradeNo, idempotencyKey: Self.processorKey(start.payment, "authorize"),
+                capture: applePay.capture == .automatic, token: parsed, decrypted: decrypted,
+                billingPostalCode: contacts.billing?.postalCode)
             let decision: ApplePay.ProcessorDecision
             do {
-                // The payment's id is the processor's reference: a retry never charges twice.
-                decision = try await applePay.processor.authorize(decrypted, amount: order.total, reference: start.payment.id)
+                decision = try await applePay.processor.authorize(authorization)
+            } catch let error as PaymentError where error.code == .transport {
+                return try await unknownOutcome(start.payment, applePay: applePay, order: order, error: error)
             } catch {
                 try await store.recordPayment(
-                    .failed(reason: "the processor did not answer"), of: start.payment.id,
-                    record: EventRecord(kind: .applePayDeclined, detail: Self.detail(["reason": "the processor did not answer"])),
+                    .failed(reason: "the processor refused the request"), of: start.payment.id,
+                    record: EventRecord(
+                        kind: .applePayDeclined, detail: Self.detail(["reason": (error as? PaymentError)?.message ?? "\(error)"])),
                     now: clock.now())
                 throw error
             }
@@ -89,20 +124,69 @@ extension MerchantAPI {
                 let recorded = try await store.recordPayment(
                     .failed(reason: "declined (\(decision.status.rawValue))"), of: start.payment.id,
                     record: EventRecord(
-                        kind: .applePayDeclined,
-                        detail: Self.detail(["card": decrypted.maskedAccountNumber, "status": "\(decision.status.rawValue)"])),
+                        kind: .applePayDeclined, detail: Self.detail(["card": card, "status": "\(decision.status.rawValue)"])),
                     now: clock.now())
-                return answer(decision.status, recorded.order, "declined", payment: start.payment.id)
+                var errors: [SheetErrorJSON]?
+                if let list = decision.authorizationResultJSON()["errors"] as? [[String: Any]] {
+                    errors = list.map {
+                        SheetErrorJSON(
+                            code: $0["code"] as? String ?? "unknown", contactField: $0["contactField"] as? String,
+                            message: $0["message"] as? String ?? "")
+                    }
+                }
+                return .json(
+                    AuthorizationAnswer(
+                        status: decision.status.rawValue, order_status: recorded.order.status.rawValue, message: "declined",
+                        payment_id: start.payment.id, errors: errors))
             }
-            let record = EventRecord(
-                kind: .applePayAuthorized, detail: Self.detail(["card": decrypted.maskedAccountNumber, "processor_reference": reference]))
-            guard
-                let recorded = try await recordSuccess(
-                    start.payment, amount: start.payment.amount, transactionID: reference, record: record)
-            else { return answer(.failure, order, "the authorisation could not be recorded") }
-            return answer(.success, recorded.order, "authorized", payment: start.payment.id)
+            return try await recordAuthorized(start.payment, reference: reference, card: card, order: order, answer: answer)
         } catch {
             return Self.failure(error)
         }
+    }
+
+    private func recordAuthorized(
+        _ payment: StoredPayment, reference: String, card: String, order: StoredOrder,
+        answer: (ApplePay.AuthorizationStatus, StoredOrder, String, String?) -> HTTPServerResponse
+    ) async throws -> HTTPServerResponse {
+        let record = EventRecord(
+            kind: .applePayAuthorized,
+            detail: Self.detail([
+                "card": card, "processor_reference": reference, "capture": configuration.applePay?.capture.rawValue ?? "automatic",
+            ]))
+        guard let recorded = try await recordSuccess(payment, amount: payment.amount, transactionID: reference, record: record) else {
+            return answer(.failure, order, "the authorisation could not be recorded", nil)
+        }
+        return answer(.success, recorded.order, "authorized", payment.id)
+    }
+
+    /// The processor did not answer after its retries: whether it charged is unknown. Its list
+    /// of payments (when it has one) decides; without one the attempt is recorded failed and
+    /// reconciliation against the processor shows any charge that was made after all.
+    private func unknownOutcome(
+        _ payment: StoredPayment, applePay: MerchantConfiguration.ApplePay, order: StoredOrder, error: PaymentError
+    ) async throws -> HTTPServerResponse {
+        let now = clock.now()
+        if let listed = try? await applePay.processor.payments(
+            from: payment.createdAt.addingTimeInterval(-600), to: now.addingTimeInterval(600)),
+            let found = listed.first(where: { $0.merchantReference == payment.outTradeNo }), found.status != "canceled",
+            found.status != "voided", found.authorized == payment.amount
+        {
+            return try await recordAuthorized(payment, reference: found.reference, card: "card", order: order) {
+                status, order, message, id in
+                .json(
+                    AuthorizationAnswer(
+                        status: status.rawValue, order_status: order.status.rawValue, message: message, payment_id: id, errors: nil))
+            }
+        }
+        try await store.recordPayment(
+            .failed(reason: "the processor did not answer"), of: payment.id,
+            record: EventRecord(kind: .applePayDeclined, detail: Self.detail(["reason": "the processor did not answer: \(error.message)"])),
+            now: now)
+        return .error(
+            status: 503, code: "provider_unavailable",
+            message:
+                "the card processor did not answer; nothing was recorded as paid. Reconciliation against the processor shows a charge if one was made"
+        )
     }
 }

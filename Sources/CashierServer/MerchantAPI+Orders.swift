@@ -28,11 +28,37 @@ extension MerchantAPI {
                         : "with the publishable key, items name catalog SKUs and quantities only; the app never sets a price")
             }
             let expiresIn = try input.expiry()
-            let items = try input.lineItems(catalog: configuration.catalog)
+            let goods = try input.lineItems(catalog: configuration.catalog)
+            if input.shipping_methods != nil, caller != .secret {
+                throw RequestProblem("shipping_methods are priced by your backend: send them with the secret key")
+            }
+            let options =
+                input.shipping_methods?.map {
+                    MerchantConfiguration.ApplePay.ShippingOption(
+                        identifier: $0.identifier, label: $0.label, detail: $0.detail ?? "", amount: $0.amount)
+                } ?? configuration.applePay?.shippingMethods ?? []
+            var sheet: OrderSheet?
+            if !options.isEmpty, let currency = goods.first?.unitAmount.currency {
+                let methods = try options.enumerated().map { index, option in
+                    do {
+                        return try option.method(in: currency)
+                    } catch {
+                        throw RequestProblem(
+                            "shipping_methods[\(index)]: '\(option.amount)' is not an amount of zero or more in \(currency.code)")
+                    }
+                }
+                do {
+                    try ShippingMethod.validateUnique(methods)
+                } catch let error as MoneyError {
+                    throw RequestProblem(error.message)
+                }
+                sheet = OrderSheet(goods: goods, shippingMethods: methods)
+            }
+            let items = try sheet?.lines() ?? goods
             // What the wallet shows the payer when the backend gave no description: "2 × Latte, Bagel".
             let description =
                 input.description
-                ?? String(items.map { $0.quantity > 1 ? "\($0.quantity) × \($0.label)" : $0.label }.joined(separator: ", ").prefix(120))
+                ?? String(goods.map { $0.quantity > 1 ? "\($0.quantity) × \($0.label)" : $0.label }.joined(separator: ", ").prefix(120))
             let summary: PaymentSummary
             do {
                 summary = try PaymentSummary(items: items, totalLabel: description)
@@ -51,7 +77,7 @@ extension MerchantAPI {
                     id: id, outTradeNo: TradeNumber.generate(date: now), total: summary.total, description: description,
                     metadata: input.metadata ?? [:], itemsJSON: itemsJSON,
                     clientSecret: id + "_secret_" + SecureRandom.alphanumeric(count: 24),
-                    expiresAt: now.addingTimeInterval(TimeInterval(expiresIn))),
+                    expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)), sheetJSON: try sheet?.json()),
                 now: now)
             // The app gets its client secret back, as it would from the merchant's backend.
             return HTTPServerResponse.json(OrderJSON(order, includeSecret: true), status: 201)

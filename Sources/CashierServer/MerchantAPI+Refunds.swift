@@ -46,21 +46,7 @@ extension MerchantAPI {
             guard let order = try await store.order(id: id) else {
                 return .error(status: 404, code: "not_found", message: "no order \(id)")
             }
-            let currency = order.total.currency
-            var amount: Money?
-            switch (body.amount, body.amount_minor) {
-            case (let text?, nil):
-                guard let parsed = try? Money(decimal: text, currency: currency), RequestBounds.refundMinorUnits.contains(parsed.minorUnits)
-                else {
-                    throw RequestProblem("amount '\(text)' is not a decimal amount in \(currency.code) more than zero (e.g. \"1.00\")")
-                }
-                amount = parsed
-            case (nil, let minor?):
-                try RequestProblem.check(minor.value, in: RequestBounds.refundMinorUnits, "amount_minor")
-                amount = Money(minorUnits: minor.value, currency: currency)
-            case (nil, nil): amount = nil  // the rest
-            default: throw RequestProblem("give amount or amount_minor, not both")
-            }
+            let amount = try Self.requestedAmount(body.amount, body.amount_minor, in: order.total.currency)
             if let reason = body.reason, reason.utf8.count > 80 {
                 throw RequestProblem("reason must be at most 80 bytes (WeChat Pay's limit), not \(reason.utf8.count)")
             }
@@ -103,18 +89,41 @@ extension MerchantAPI {
         }
     }
 
+    /// `amount` (a decimal string) or `amount_minor`, or neither (`nil`: all that is left).
+    /// - Throws: ``RequestProblem`` saying what is wrong.
+    static func requestedAmount(_ decimal: String?, _ minor: WholeNumber?, in currency: Currency) throws -> Money? {
+        switch (decimal, minor) {
+        case (let text?, nil):
+            guard let parsed = try? Money(decimal: text, currency: currency), RequestBounds.refundMinorUnits.contains(parsed.minorUnits)
+            else {
+                throw RequestProblem("amount '\(text)' is not a decimal amount in \(currency.code) more than zero (e.g. \"1.00\")")
+            }
+            return parsed
+        case (nil, let minor?):
+            try RequestProblem.check(minor.value, in: RequestBounds.refundMinorUnits, "amount_minor")
+            return Money(minorUnits: minor.value, currency: currency)
+        case (nil, nil): return nil
+        default: throw RequestProblem("give amount or amount_minor, not both")
+        }
+    }
+
     /// Asks the provider for a reserved refund (again, if it is still pending: the provider
     /// never refunds one `out_refund_no` twice) and records its answer.
     /// - Returns: the refund as it is now; still `pending` when the provider's answer was lost.
     func send(_ refund: StoredRefund, of payment: StoredPayment) async throws -> StoredRefund {
         guard refund.status == .pending else { return refund }
+        // Money held but not captured goes back by capturing less, or voiding.
+        if payment.capture == .uncaptured, let current = try await store.payment(id: payment.id), current.capture == .uncaptured {
+            return try await release(refund, of: current)
+        }
+        let adapter = try adapters.adapter(for: payment.provider)
         let state: ProviderRefundState
         do {
-            state = try await adapters.adapter(for: payment.provider).refund(refund, of: payment)
+            state = try await adapter.refund(refund, of: payment)
         } catch let error as PaymentError where error.code != .invalidRequest {
             return refund  // unknown outcome: stays reserved; asked again with the same number
         }
-        return try await finish(refund, state, accepted: true) ?? refund
+        return try await finish(refund, state, accepted: !adapter.refundAnswerIsFinal) ?? refund
     }
 
     /// Records a provider's word on a refund: the answer to the refund call (`accepted`: a

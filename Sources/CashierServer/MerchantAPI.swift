@@ -67,7 +67,21 @@ struct MerchantAPI: Sendable {
         router.add("POST", "/v1/orders/{id}/payments/applepay/authorize") { request, parameters in
             await self.authorizeApplePay(request, id: parameters["id"] ?? "")
         }
+        router.add("POST", "/v1/orders/{id}/payments/applepay/update") { request, parameters in
+            await self.updateApplePaySheet(request, id: parameters["id"] ?? "")
+        }
+        router.add("POST", "/v1/applepay/sessions") { request, _ in await self.applePaySession(request) }
+        let association = configuration.applePay?.domainAssociation
+        router.add("GET", "/.well-known/apple-developer-merchantid-domain-association") { _, _ in
+            guard let association else {
+                return .error(
+                    status: 404, code: "not_found", message: "no domain-association file is configured (applepay.domain_association_file)")
+            }
+            return .text(association, contentType: "text/plain")
+        }
         router.add("POST", "/v1/orders/{id}/refunds") { request, parameters in await self.refund(request, id: parameters["id"] ?? "") }
+        router.add("POST", "/v1/orders/{id}/capture") { request, parameters in await self.capture(request, id: parameters["id"] ?? "") }
+        router.add("POST", "/v1/orders/{id}/void") { request, parameters in await self.void(request, id: parameters["id"] ?? "") }
         router.add("POST", "/v1/orders/{id}/close") { request, parameters in await self.close(request, id: parameters["id"] ?? "") }
         router.add("GET", "/v1/orders/{id}/events") { request, parameters in await self.events(request, id: parameters["id"] ?? "") }
         router.add("GET", "/v1/reconciliations/{date}") { request, parameters in

@@ -90,21 +90,83 @@ public struct MerchantConfiguration: Sendable {
     }
 
     public struct ApplePay: Sendable {
+        /// When the processor takes the money.
+        public enum Capture: String, Sendable {
+            /// As the payer authorises: the order is paid and the money moved.
+            case automatic
+            /// Held: the order is paid (authorised), and the merchant captures it (all or part) or
+            /// voids it through `POST /v1/orders/{id}/capture` and `/void` — within the
+            /// processor's window (seven days for Stripe and Adyen card payments).
+            case manual
+        }
+
         public var merchantIdentifier: String
         public var countryCode: CountryCode
         public var displayName: String
         public var supportedNetworks: [ApplePayNetwork]
-        public var decrypter: ApplePayDecrypter
+        /// Checks every token's signature chain to Apple's root, its signing time and the order
+        /// bound into it — before anything else, with or without the processing key.
+        public var verifier: ApplePayTokenVerifier
+        /// The payment processing keys, when the merchant holds them: tokens are then decrypted and
+        /// their amount and currency checked against the order before the processor sees them
+        /// (required when the processor takes decrypted tokens).
+        public var decrypter: ApplePayDecrypter?
         public var processor: any ApplePayProcessor
+        public var capture: Capture = .automatic
+        /// The domain-association file Apple gave for this merchant's web domains, served at
+        /// `/.well-known/apple-developer-merchantid-domain-association`.
+        public var domainAssociation: String?
+        /// Apple Pay on the web: calls Apple's payment-session endpoint over mutual TLS with the
+        /// merchant identity certificate, for `POST /v1/applepay/sessions`.
+        public var webSession: ApplePayMerchantValidator?
+        /// Offered on every order's sheet when the order names none (amounts in the order's currency).
+        public var shippingMethods: [ShippingOption] = []
+        public var requiredBillingContactFields: [ApplePayContactField] = []
+        public var requiredShippingContactFields: [ApplePayContactField] = []
+        /// Where the merchant ships (ISO 3166 alpha-2); empty: anywhere. A shipping address
+        /// elsewhere gets Apple's "address unserviceable" on the sheet.
+        public var shippingCountries: Set<String> = []
 
+        /// A shipping method as configured: its amount is a decimal string read in each order's currency.
+        public struct ShippingOption: Sendable, Equatable {
+            public var identifier: String
+            public var label: String
+            public var detail: String
+            /// `"5.00"`.
+            public var amount: String
+            public init(identifier: String, label: String, detail: String = "", amount: String) {
+                self.identifier = identifier
+                self.label = label
+                self.detail = detail
+                self.amount = amount
+            }
+
+            /// The method in `currency`. - Throws: when the amount is not a decimal in it.
+            public func method(in currency: Currency) throws -> ShippingMethod {
+                try ShippingMethod(identifier: identifier, label: label, detail: detail, amount: Money(decimal: amount, currency: currency))
+            }
+        }
+
+        /// The merchant holds the processing key: tokens are verified and decrypted here.
         public init(
             merchantIdentifier: String, countryCode: CountryCode, displayName: String, supportedNetworks: [ApplePayNetwork],
             decrypter: ApplePayDecrypter, processor: any ApplePayProcessor
+        ) {
+            self.init(
+                merchantIdentifier: merchantIdentifier, countryCode: countryCode, displayName: displayName,
+                supportedNetworks: supportedNetworks, verifier: decrypter.verifier, decrypter: decrypter, processor: processor)
+        }
+
+        /// - Parameter decrypter: `nil` when the processor holds the processing key (Stripe, Adyen).
+        public init(
+            merchantIdentifier: String, countryCode: CountryCode, displayName: String, supportedNetworks: [ApplePayNetwork],
+            verifier: ApplePayTokenVerifier, decrypter: ApplePayDecrypter?, processor: any ApplePayProcessor
         ) {
             self.merchantIdentifier = merchantIdentifier
             self.countryCode = countryCode
             self.displayName = displayName
             self.supportedNetworks = supportedNetworks
+            self.verifier = verifier
             self.decrypter = decrypter
             self.processor = processor
         }
@@ -128,6 +190,8 @@ public struct MerchantConfiguration: Sendable {
     public var timeZone: TimeZone = TimeZone(identifier: "Asia/Shanghai") ?? .current
     /// Server-side prices: lets the app create orders from SKUs with the publishable key.
     public var catalog: Catalog?
+    /// Codes the payment sheet accepts (Apple Pay's coupon field); the server applies them.
+    public var coupons: [Coupon] = []
     /// When a payment has been pending this long, reading the order asks the provider first
     /// ("query when in doubt": the notification may be late or lost).
     public var queryAfter: TimeInterval = 10
@@ -180,3 +244,6 @@ public struct MerchantConfiguration: Sendable {
 public typealias ApplePayNetwork = ApplePay.PaymentRequest.Network
 public typealias ApplePayDecrypter = ApplePay.TokenDecrypter
 public typealias ApplePayProcessor = ApplePay.PaymentProcessor
+public typealias ApplePayTokenVerifier = ApplePay.TokenVerifier
+public typealias ApplePayMerchantValidator = ApplePay.MerchantValidator
+public typealias ApplePayContactField = ApplePay.PaymentRequest.ContactField

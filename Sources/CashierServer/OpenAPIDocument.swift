@@ -35,7 +35,28 @@ enum OpenAPIDocument {
             access: "either"),
         .init(
             method: "POST", path: "/v1/orders/{id}/payments/applepay/authorize",
-            summary: "Verify, decrypt and authorise an Apple Pay token; answers a PKPaymentAuthorizationStatus.", access: "either"),
+            summary: "Verify an Apple Pay token (and decrypt it when the server holds the processing key), authorise it at the "
+                + "processor (Stripe, Adyen) with an idempotency key; answers a PKPaymentAuthorizationStatus and keeps the contacts.",
+            access: "either"),
+        .init(
+            method: "POST", path: "/v1/orders/{id}/payments/applepay/update",
+            summary: "The sheet's shipping_method, shipping_contact or coupon_code: the server reprices the unpaid order and answers "
+                + "newTotal, newLineItems (and newShippingMethods, errors) for the sheet.", access: "either"),
+        .init(
+            method: "POST", path: "/v1/applepay/sessions",
+            summary: "Apple Pay on the web: a merchant session from Apple for validation_url (Apple's hosts only, mutual TLS).",
+            access: "either"),
+        .init(
+            method: "GET", path: "/.well-known/apple-developer-merchantid-domain-association",
+            summary: "The domain-association file Apple gave the merchant (applepay.domain_association_file).", access: "none"),
+        .init(
+            method: "POST", path: "/v1/orders/{id}/capture",
+            summary: "Capture an Apple Pay authorisation made with capture manual: all, or amount/amount_minor (the rest is released "
+                + "and recorded as a refund); honours Idempotency-Key.", access: "secret"),
+        .init(
+            method: "POST", path: "/v1/orders/{id}/void",
+            summary: "Void an uncaptured Apple Pay authorisation (recorded as a full refund); honours Idempotency-Key.",
+            access: "secret"),
         .init(
             method: "POST", path: "/v1/orders/{id}/refunds",
             summary: "Refund part or all of a payment (payment: pay_…, default the one that paid the order), reserved first, never more "

@@ -20,6 +20,16 @@ struct OrderRequest: Decodable {
     let metadata: [String: String]?
     /// Seconds until the order expires (default 2 hours).
     let expires_in: WholeNumber?
+    /// Ways to ship it, offered on the payment sheet (the first is chosen until the payer picks
+    /// another); default: the configuration's `applepay.shipping_methods`.
+    let shipping_methods: [ShippingOptionBody]?
+
+    struct ShippingOptionBody: Decodable {
+        let identifier: String
+        let label: String
+        let detail: String?
+        let amount: String
+    }
 
     /// `true` when every item names a SKU and none a price: what the app may send.
     var isCatalogOnly: Bool { !items.isEmpty && items.allSatisfy { $0.sku != nil && $0.amount == nil && $0.amount_minor == nil } }

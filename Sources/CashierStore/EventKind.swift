@@ -48,6 +48,12 @@ public struct EventKind: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let applePayAuthorized = EventKind(rawValue: "applepay_authorized")
     /// The processor declined an Apple Pay token.
     public static let applePayDeclined = EventKind(rawValue: "applepay_declined")
+    /// An authorised card payment was captured at its processor (all, or part with the rest released).
+    public static let applePayCaptured = EventKind(rawValue: "applepay_captured")
+    /// An authorised card payment was released at its processor before capture.
+    public static let applePayVoided = EventKind(rawValue: "applepay_voided")
+    /// The payer changed the payment sheet (a shipping method, a coupon): the order's lines and total changed.
+    public static let sheetUpdated = EventKind(rawValue: "sheet_updated")
     /// An Apple Pay token failed verification, decryption or the amount check.
     public static let applePayRefused = EventKind(rawValue: "applepay_refused")
 }

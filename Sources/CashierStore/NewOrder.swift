@@ -11,10 +11,12 @@ public struct NewOrder: Sendable {
     public var itemsJSON: String
     public var clientSecret: String
     public var expiresAt: Date?
+    /// The payment sheet's state, when the order has one (``StoredOrder/sheetJSON``).
+    public var sheetJSON: String?
 
     public init(
         id: String, outTradeNo: String, total: Money, description: String, metadata: [String: String] = [:], itemsJSON: String = "[]",
-        clientSecret: String, expiresAt: Date? = nil
+        clientSecret: String, expiresAt: Date? = nil, sheetJSON: String? = nil
     ) {
         self.id = id
         self.outTradeNo = outTradeNo
@@ -24,5 +26,6 @@ public struct NewOrder: Sendable {
         self.itemsJSON = itemsJSON
         self.clientSecret = clientSecret
         self.expiresAt = expiresAt
+        self.sheetJSON = sheetJSON
     }
 }

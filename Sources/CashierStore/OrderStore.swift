@@ -32,6 +32,15 @@ public protocol OrderStore: Sendable {
     /// - Throws: `StoreError.illegalTransition` when a payment has paid it, `.inProgress` while an
     ///   authorisation is in flight, `.notFound`.
     func close(orderID: String, record: EventRecord, now: Date) async throws -> TransitionOutcome
+    /// Changes an unpaid order's lines and total (a shipping method or coupon chosen on the
+    /// payment sheet), by compare-and-set on `version`.
+    /// - Returns: the order afterwards; `nil` when its version moved (ask again with the new one).
+    /// - Throws: `StoreError.illegalTransition` when the order is paid, closed or refunded, or has
+    ///   an attempt open at a wallet that would still take the old amount; `.inProgress` while an
+    ///   authorisation is in flight; `.notFound`.
+    func reprice(
+        orderID: String, version: Int64, itemsJSON: String, total: Money, sheetJSON: String, record: EventRecord, now: Date
+    ) async throws -> StoredOrder?
 
     // MARK: Payments
 
@@ -53,6 +62,13 @@ public protocol OrderStore: Sendable {
         async throws -> PaymentRecorded
 
     func payment(id: String) async throws -> StoredPayment?
+    /// Moves a card payment's capture state once, by compare-and-set: from `from` (`nil`: none
+    /// yet) to `to`, appending `record` to its order's log when it moves.
+    /// - Returns: the payment afterwards; `nil` when it was not in `from` (another move came first).
+    /// Keeps the contacts the payer chose with a payment.
+    func setContacts(_ contacts: PaymentContacts, of paymentID: String, now: Date) async throws
+    func moveCapture(of paymentID: String, from: CaptureState?, to: CaptureState, record: EventRecord?, now: Date) async throws
+        -> StoredPayment?
     /// The attempt with this trade number at `wallet`.
     func payment(wallet: PaymentMethod.Wallet, outTradeNo: String) async throws -> StoredPayment?
     /// The attempts of these orders, oldest first.

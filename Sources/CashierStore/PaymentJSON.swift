@@ -23,6 +23,12 @@ public struct PaymentJSON: Encodable, Sendable, Equatable {
     public let failure_reason: String?
     public let created: Int64
     public let succeeded: Int64?
+    /// A card payment authorised without capture: `uncaptured`, `captured` or `voided`; absent
+    /// when the money moved as the payer paid.
+    public let capture: String?
+    /// The contacts the payer chose on the Apple Pay sheet, when it asked for them.
+    public let billing_contact: PaymentContact?
+    public let shipping_contact: PaymentContact?
 
     public init(_ payment: StoredPayment) {
         id = payment.id
@@ -40,5 +46,8 @@ public struct PaymentJSON: Encodable, Sendable, Equatable {
         failure_reason = payment.failureReason
         created = Int64(payment.createdAt.timeIntervalSince1970)
         succeeded = payment.succeededAt.map { Int64($0.timeIntervalSince1970) }
+        capture = payment.capture?.rawValue
+        billing_contact = payment.contacts?.billing
+        shipping_contact = payment.contacts?.shipping
     }
 }

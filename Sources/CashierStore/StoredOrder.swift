@@ -25,4 +25,7 @@ public struct StoredOrder: Sendable, Equatable {
     public let expiresAt: Date?
     /// The payment that paid the order (its first to succeed).
     public let settledPaymentID: String?
+    /// The payment sheet's state (shipping methods offered and chosen, a coupon), as JSON, when
+    /// the order has one; `items` and `total` include its lines.
+    public var sheetJSON: String? = nil
 }

@@ -38,6 +38,11 @@ public struct StoredPayment: Sendable, Equatable {
     public let createdAt: Date
     public let updatedAt: Date
     public let succeededAt: Date?
+    /// For a payment authorised without capture: whether it has been captured or voided; `nil`
+    /// when the money moved as the payer paid (every wallet, and Apple Pay with automatic capture).
+    public var capture: CaptureState? = nil
+    /// The billing and shipping contacts the payer chose on the sheet (Apple Pay).
+    public var contacts: PaymentContacts? = nil
 
     /// What may still be refunded.
     public var refundable: Money { Money(minorUnits: amount.minorUnits - reserved.minorUnits, currency: amount.currency) }

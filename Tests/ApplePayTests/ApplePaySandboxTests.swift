@@ -42,8 +42,7 @@ import Testing
         let decrypted = try decrypter.decrypt(token, applicationData: Array("ord_42".utf8))
         try decrypted.check(total: Money(minorUnits: 4600, currency: .cny))
         // The magic card declines in the sandbox processor.
-        let decision = try await ApplePay.SandboxProcessor().authorize(
-            decrypted, amount: Money(minorUnits: 4600, currency: .cny), reference: "o")
+        let decision = try ApplePay.SandboxProcessor.decide(decrypted, amount: Money(minorUnits: 4600, currency: .cny), now: Date())
         #expect(decision == .declined(.insufficientFunds, message: "Insufficient funds."))
         // Apple's real root does not vouch for sandbox tokens.
         let strict = ApplePay.TokenDecrypter(merchantKeys: [merchant], verifier: try ApplePay.TokenVerifier())

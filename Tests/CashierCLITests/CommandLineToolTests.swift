@@ -84,7 +84,7 @@ import Testing
         for method in [
             "wechat.app (v2)", "wechat.app (v3)", "wechat.miniprogram (JSAPI)", "wechat.native + refund + replay", "alipay.app",
             "alipay.wap",
-            "applepay (EC_v1)", "close an unpaid order", "reconcile today",
+            "applepay via Stripe + refund", "close an unpaid order", "reconcile today",
         ] {
             #expect(result.stdout.contains("ok    server: \(method)"), "\(method)")
         }

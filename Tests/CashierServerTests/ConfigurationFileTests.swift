@@ -1,3 +1,4 @@
+import ApplePay
 import CashierCrypto
 import CashierSandbox
 import CashierServer
@@ -26,6 +27,7 @@ import Testing
     static let environment = [
         "CASHIER_SECRET_KEY": "sk_" + String(repeating: "a", count: 32), "WECHAT_API_KEY": String(repeating: "k", count: 32),
         "HOOK_SECRET": "whsec_x", "WECHAT_API_V3_KEY": String(repeating: "v", count: 32), "MINI_SECRET": "mini-secret",
+        "STRIPE_SECRET_KEY": "sk_test_config", "ADYEN_API_KEY": "AQE_config",
     ]
 
     func full(_ folder: Folder) throws -> [String: Any] {
@@ -54,10 +56,12 @@ import Testing
             "alipay": ["app_id": "2021", "private_key_file": "alipay-app.pem", "alipay_public_key_file": "alipay.pem"],
             "applepay": [
                 "merchant_identifier": "merchant.com.example", "country_code": "CN", "display_name": "Example",
-                "supported_networks": ["chinaUnionPay", "visa"], "processing_certificate_file": "apple.pem",
-                "processing_key_file": "apple.key",
-                "processor": "sandbox",
+                "supported_networks": ["chinaUnionPay", "visa"], "processor": "stripe",
+                "stripe": ["secret_key_env": "STRIPE_SECRET_KEY"], "capture": "manual", "domain_association_file": "catalog.json",
+                "shipping_methods": [["identifier": "std", "label": "Standard", "amount": "0.00"]],
+                "required_shipping_contact_fields": ["postalAddress", "phone"], "shipping_countries": ["CN", "HK"],
             ],
+            "coupons": [["code": "WELCOME10", "label": "10% off", "percent_off": 10]],
             "webhook": ["url": "https://shop.example.com/hooks", "secret_env": "HOOK_SECRET"],
         ]
     }
@@ -73,6 +77,48 @@ import Testing
         #expect(parsed.configuration.wechatV3?.platformKeys.serials == ["PUB_KEY_ID_0114232134912410000000000000"])
         #expect(parsed.configuration.miniProgram?.secret == "mini-secret" && parsed.configuration.defaultWeChatAPI == .v3)
         #expect(parsed.configuration.catalog?.entries["latte"]?.price.minorUnits == 1275)
+        let apple = try #require(parsed.configuration.applePay)
+        #expect(apple.processor is ApplePay.StripeProcessor && apple.decrypter == nil && apple.capture == .manual)
+        #expect(apple.shippingMethods.map(\.identifier) == ["std"] && apple.requiredShippingContactFields == [.postalAddress, .phone])
+        #expect(apple.shippingCountries == ["CN", "HK"] && apple.domainAssociation?.contains("latte") == true)
+        #expect(parsed.configuration.coupons.map(\.code) == ["WELCOME10"])
+    }
+
+    /// The sandbox processor authorises without moving money: outside sandbox mode it never
+    /// starts, and the message says what to configure instead.
+    @Test func theSandboxProcessorIsRefusedAndEachProcessorIsChecked() throws {
+        let folder = try Folder()
+        let good = try full(folder)
+        func problem(_ apple: [String: Any], environment: [String: String] = Self.environment) throws -> String {
+            var object = good
+            object["applepay"] = (good["applepay"] as? [String: Any] ?? [:]).merging(apple) { $1 }
+            do {
+                _ = try ConfigurationFile(contentsOf: try folder.config(object), environment: environment)
+                return "accepted"
+            } catch let problem as ConfigurationFile.Problem {
+                return problem.description
+            }
+        }
+        let sandbox = try problem(["processor": "sandbox"])
+        #expect(sandbox.contains("applepay.processor") && sandbox.contains("only in sandbox mode") && sandbox.contains("stripe"))
+        #expect(try problem(["stripe": ["secret_key_env": "NOPE"]]).contains("applepay.stripe.secret_key_env: NOPE is not set"))
+        #expect(try problem(["stripe": ["secret_key": "sk_test_inline"]]).contains("secrets are not written in the file"))
+        #expect(
+            try problem(["stripe": ["secret_key_env": "ADYEN_API_KEY"]]).contains("applepay.stripe.secret_key: is not a Stripe secret key"))
+        #expect(try problem(["processor": "adyen", "adyen": ["api_key_env": "ADYEN_API_KEY"]]).contains("applepay.adyen.merchant_account"))
+        #expect(
+            try problem([
+                "processor": "adyen", "adyen": ["api_key_env": "ADYEN_API_KEY", "merchant_account": "Shop", "environment": "live"],
+            ])
+            .contains("live_endpoint_prefix"))
+        #expect(
+            try problem(["processor": "adyen", "adyen": ["api_key_env": "ADYEN_API_KEY", "merchant_account": "Shop"]]) == "accepted")
+        #expect(try problem(["processor": "worldpay"]).contains("'worldpay' is not built in"))
+        #expect(try problem(["capture": "later"]).contains("applepay.capture"))
+        #expect(
+            try problem(["shipping_methods": [["identifier": "x", "label": "X", "amount": "-1"]]]).contains("shipping_methods[0].amount"))
+        #expect(try problem(["required_shipping_contact_fields": ["fax"]]).contains("'fax' is not one of"))
+        #expect(try problem(["shipping_countries": ["Mars"]]).contains("applepay.shipping_countries"))
     }
 
     @Test func everyMistakeNamesItsField() throws {
@@ -102,8 +148,9 @@ import Testing
         apple["supported_networks"] = ["diners"]
         #expect(try problem({ $0["applepay"] = apple }).contains("unknown network 'diners'"))
         apple = good["applepay"] as? [String: Any] ?? [:]
-        apple["processor"] = "stripe"
+        apple["processor"] = "sandbox"
         #expect(try problem({ $0["applepay"] = apple }).contains("applepay.processor"))
+        #expect(try problem({ $0["coupons"] = [["code": "X", "label": "X", "percent_off": 120]] }).contains("coupons[0].percent_off"))
         #expect(try problem({ $0["port"] = 70_000 }) == "config: port: must be 0 to 65535")
         var v3 = good["wechat_v3"] as? [String: Any] ?? [:]
         v3["platform_public_key_id"] = nil

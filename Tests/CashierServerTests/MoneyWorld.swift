@@ -25,12 +25,27 @@ final class MoneyWorld: Sendable {
         var testDescription: String { self == .sqlite ? "SQLite" : "PostgreSQL, 3 instances" }
     }
 
-    /// The sandbox processor, counting the authorisations it is asked for.
+    /// The configured processor (the sandbox's Stripe), counting the authorisations it is asked for.
     final class CountingProcessor: ApplePay.PaymentProcessor {
         let calls = Atomic<Int>(0)
-        func authorize(_ payment: ApplePay.DecryptedPayment, amount: Money, reference: String) async throws -> ApplePay.ProcessorDecision {
+        let base = Mutex<(any ApplePay.PaymentProcessor)?>(nil)
+        var processor: any ApplePay.PaymentProcessor { base.withLock { $0! } }
+        var tokenForm: ApplePay.TokenForm { processor.tokenForm }
+        func authorize(_ authorization: ApplePay.ProcessorAuthorization) async throws -> ApplePay.ProcessorDecision {
             calls.add(1, ordering: .relaxed)
-            return try await ApplePay.SandboxProcessor().authorize(payment, amount: amount, reference: reference)
+            return try await processor.authorize(authorization)
+        }
+        func capture(_ reference: String, amount: Money, idempotencyKey: String) async throws -> ApplePay.ProcessorOperation {
+            try await processor.capture(reference, amount: amount, idempotencyKey: idempotencyKey)
+        }
+        func void(_ reference: String, idempotencyKey: String) async throws -> ApplePay.ProcessorOperation {
+            try await processor.void(reference, idempotencyKey: idempotencyKey)
+        }
+        func refund(_ reference: String, amount: Money, idempotencyKey: String) async throws -> ApplePay.ProcessorOperation {
+            try await processor.refund(reference, amount: amount, idempotencyKey: idempotencyKey)
+        }
+        func payments(from: Date, to: Date) async throws -> [ApplePay.ProcessorPayment]? {
+            try await processor.payments(from: from, to: to)
         }
         var count: Int { calls.load(ordering: .relaxed) }
     }
@@ -54,6 +69,7 @@ final class MoneyWorld: Sendable {
         receiver = try WebhookReceiver(failures: 0)
         self.clock = clock
         var configuration = mode.configuration
+        processor.base.withLock { $0 = configuration.applePay?.processor }
         configuration.applePay?.processor = processor
         configuration.webhook = .init(url: receiver.url, secret: "whsec_money")
         configuration.webhookInterval = .milliseconds(50)
@@ -236,6 +252,24 @@ final class MoneyWorld: Sendable {
                 problems.append(
                     "\(payment.id): refunded \(refundedHere) (payment says \(payment.refunded.minorUnits)) here, \(there?.refunded_minor ?? 0) there"
                 )
+            }
+        }
+        // Apple Pay against the sandbox's Stripe: paid here exactly when authorised there, and what
+        // went back here (refunded, released at capture, voided) is what went back there.
+        let stripe = sandbox.stripe.core.processor
+        for payment in payments where payment.method.wallet == .applePay && payment.status != .closed {
+            let there = stripe.entries.first { $0.merchantReference == payment.outTradeNo }
+            if (payment.status == .succeeded) != (there != nil) {
+                problems.append("\(payment.id): \(payment.status.rawValue) here, \(there?.status.rawValue ?? "nothing") at Stripe")
+            }
+            guard let there else { continue }
+            let backThere =
+                there.status == .voided
+                ? there.amount.minorUnits
+                : there.status == .captured ? there.amount.minorUnits - there.captured.minorUnits + there.refunded.minorUnits : 0
+            let backHere = refunds.filter { $0.paymentID == payment.id && $0.status == .succeeded }.reduce(0) { $0 + $1.amount.minorUnits }
+            if backHere != backThere || backHere != payment.refunded.minorUnits || there.amount != payment.amount {
+                problems.append("\(payment.id): \(backHere) of \(payment.amount) back here, \(backThere) of \(there.amount) at Stripe")
             }
         }
         let ours = Set(payments.map(\.outTradeNo))

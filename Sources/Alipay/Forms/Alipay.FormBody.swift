@@ -60,24 +60,10 @@ extension Alipay {
         }
 
         /// Encodes fields as a form body, percent-escaping everything but unreserved characters.
-        public static func encode(_ fields: [(String, String)]) -> String {
-            fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
-        }
+        public static func encode(_ fields: [(String, String)]) -> String { FormEncoding.encode(fields) }
 
         /// Percent-escapes for a form or query value (RFC 3986 unreserved characters stay).
-        public static func escape(_ text: String) -> String {
-            var out = ""
-            for byte in text.utf8 {
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                    UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                    out.unicodeScalars.append(Unicode.Scalar(byte))
-                default:
-                    out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(2)
-                }
-            }
-            return out
-        }
+        public static func escape(_ text: String) -> String { FormEncoding.escape(text) }
 
         /// The first `byte` in `body[from..<to]` (memchr: bodies are scanned a word at a time).
         private static func position(of byte: UInt8, in body: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int? {
@@ -146,11 +132,5 @@ extension Alipay {
         static func failure(_ reason: String) -> PaymentError {
             PaymentError(.malformedMessage, provider: .alipay, "Alipay form body refused: \(reason)")
         }
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -10,6 +10,12 @@ extension ApplePay {
         public let shippingMethods: [ShippingMethod]?
         public let errors: [SheetError]
 
+        public init(summary: PaymentSummary, shippingMethods: [ShippingMethod]? = nil, errors: [SheetError] = []) {
+            self.summary = summary
+            self.shippingMethods = shippingMethods
+            self.errors = errors
+        }
+
         public func jsonObject() -> [String: Any] {
             var object: [String: Any] = [
                 "newTotal": ["label": summary.totalLabel, "amount": summary.total.decimalString, "type": summary.totalKind.rawValue],

@@ -2,7 +2,7 @@ extension ApplePay {
     /// An error the payment sheet shows next to a field (`ApplePayError` / `PKPaymentRequest…Error`).
     public struct SheetError: Sendable, Equatable {
         public enum Code: String, Sendable {
-            case shippingContactInvalid, billingContactInvalid, addressUnserviceable, unknown
+            case shippingContactInvalid, billingContactInvalid, addressUnserviceable, couponCodeInvalid, couponCodeExpired, unknown
         }
 
         public var code: Code

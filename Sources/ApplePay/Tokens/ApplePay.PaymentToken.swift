@@ -49,6 +49,10 @@ extension ApplePay {
         public var network: String?
         /// From a `PKPayment`: `transactionIdentifier`, when present.
         public var transactionIdentifier: String?
+        /// From a `PKPayment`: `paymentMethod.displayName` (e.g. `Visa 1234`), when present.
+        public var displayName: String?
+        /// From a `PKPayment`: `paymentMethod.type` (`debit`, `credit`, `prepaid`, `store`), when present.
+        public var methodType: String?
 
         enum CodingKeys: String, CodingKey { case version, data, signature, header }
 
@@ -78,7 +82,17 @@ extension ApplePay {
             }
             let method = tokenObject["paymentMethod"] as? [String: Any] ?? object["paymentMethod"] as? [String: Any]
             network = method?["network"] as? String
+            displayName = method?["displayName"] as? String
+            methodType = method?["type"] as? String
             transactionIdentifier = (tokenObject["transactionIdentifier"] ?? object["transactionIdentifier"]) as? String
+        }
+
+        /// `paymentData` as JSON (sorted keys): what a processor that holds the processing key takes
+        /// (Stripe's `pk_token`, Adyen's `applePayToken` once base64-encoded).
+        public func paymentDataJSON() throws -> Data {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return try encoder.encode(self)
         }
 
         /// The bytes the signature covers: ephemeral key (or wrapped key) ‖ data ‖ transaction id ‖

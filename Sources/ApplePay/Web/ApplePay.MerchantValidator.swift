@@ -37,14 +37,18 @@ extension ApplePay {
         public let domain: String
         private let transport: any HTTPTransport
         private let allowedHosts: Set<String>
+        private let loopbackHosts: Set<String>
 
         /// - Parameters:
         ///   - transport: must present the merchant identity certificate (mutual TLS).
         ///   - allowedHosts: Apple's hosts; tests add a local TLS server as `host:port`.
+        ///   - loopbackHosts: `127.0.0.1:port` hosts allowed over plain http — the sandbox's simulated
+        ///     Apple endpoint only; never configured outside sandbox mode.
         public init(
             merchantIdentifier: String, displayName: String, domain: String, transport: any HTTPTransport,
-            allowedHosts: Set<String> = appleHosts
+            allowedHosts: Set<String> = appleHosts, loopbackHosts: Set<String> = []
         ) {
+            self.loopbackHosts = loopbackHosts.filter { $0.hasPrefix("127.0.0.1:") }
             self.merchantIdentifier = merchantIdentifier
             self.displayName = displayName
             self.domain = domain
@@ -55,6 +59,9 @@ extension ApplePay {
         /// Checks that `url` is an https URL on an allowed host.
         /// - Throws: `PaymentError.invalidRequest` naming the refused URL's host.
         public func check(validationURL url: URL) throws {
+            if url.scheme == "http", let host = url.host, let port = url.port, loopbackHosts.contains("\(host):\(port)"), url.user == nil {
+                return
+            }
             guard url.scheme == "https", let host = url.host?.lowercased(), url.user == nil, url.password == nil else {
                 throw PaymentError(.invalidRequest, provider: .applePay, "the validation URL must be https on an Apple host")
             }

@@ -4,9 +4,10 @@ import CashierHTTP
 import CashierStore
 import Foundation
 
-/// Apple Pay: the payment request for the sheet; the token is authorised by the merchant's
-/// processor (``MerchantAPI/authorizeApplePay(_:id:)``), which also takes refunds and keeps the
-/// bill — so there is nothing here to query, close or notify.
+/// Apple Pay: the payment request for the sheet (``ApplePaySheet``); the token is authorised by
+/// the merchant's processor (``MerchantAPI/authorizeApplePay(_:id:)``), which also refunds,
+/// captures and voids, and whose list of payments is the bill. There is nothing to notify, and
+/// nothing to close: a token is authorised at once or not at all.
 struct ApplePayAdapter: PaymentAdapter {
     let provider = PaymentProvider.applePay
     let methods: Set<PaymentMethod> = [.applePay]
@@ -14,21 +15,15 @@ struct ApplePayAdapter: PaymentAdapter {
     let currencies: Set<Currency>? = nil
     let configuration: MerchantConfiguration.ApplePay
 
-    var canRefund: Bool { false }
+    var canRefund: Bool { true }
+    var refundAnswerIsFinal: Bool { true }
 
     func prepare(_ request: PaymentRequestBody, method: PaymentMethod) async throws -> PreparedAttempt {
         PreparedAttempt(appID: configuration.merchantIdentifier, merchantID: nil, payer: nil)
     }
 
     func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any] {
-        let paymentRequest = try ApplePay.PaymentRequest(
-            merchantIdentifier: configuration.merchantIdentifier, countryCode: configuration.countryCode,
-            items: [try LineItem(label: order.description, unitAmount: payment.amount)], totalLabel: configuration.displayName,
-            supportedNetworks: configuration.supportedNetworks,
-            merchantCapabilities: configuration.countryCode.alpha2 == "CN" || configuration.supportedNetworks.contains(.chinaUnionPay)
-                ? [.supports3DS, .supportsEMV] : [.supports3DS],
-            applicationData: Array(order.id.utf8))
-        return ["payment_request": try paymentRequest.jsonObject()]
+        ["payment_request": try ApplePaySheet(configuration: configuration).request(for: order).jsonObject()]
     }
 
     func query(_ payment: StoredPayment) async throws -> ProviderPaymentState { .unknown }
@@ -36,12 +31,49 @@ struct ApplePayAdapter: PaymentAdapter {
     func close(_ payment: StoredPayment) async throws -> ProviderCloseResult { .closed }
 
     func refund(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
-        throw PaymentError(.invalidRequest, provider: .applePay, "refund Apple Pay payments through your payment processor")
+        guard let reference = payment.transactionID else {
+            return .failed("payment \(payment.id) has no processor reference: it was never authorised")
+        }
+        switch try await configuration.processor.refund(
+            reference, amount: refund.amount, idempotencyKey: "cashier_\(refund.outRefundNo)_refund")
+        {
+        case .succeeded(let id): return .succeeded(providerRefundID: id)
+        case .pending: return .processing
+        case .refused(let reason): return .failed(reason)
+        }
     }
 
+    /// The processor keeps no refund the API can look up by Cashier's number: a refund whose
+    /// answer was lost is sent again under the same idempotency key, which the processor answers
+    /// with its first result.
     func refundState(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState { .notFound }
 
-    func billEntries(date: String) async throws -> [BillEntry]? { nil }
+    /// The processor's payments created that day (Beijing time, as the other bills), as bill
+    /// lines: what was authorised, and as refunds what went back (released at capture, voided, refunded).
+    func billEntries(date: String) async throws -> [BillEntry]? {
+        guard let start = BeijingTime.formatter("yyyy-MM-dd").date(from: date),
+            let payments = try await configuration.processor.payments(from: start, to: start.addingTimeInterval(86_400))
+        else { return nil }
+        var entries: [BillEntry] = []
+        for payment in payments {
+            guard let number = payment.merchantReference, payment.status != "requires_payment_method" else { continue }
+            entries.append(
+                BillEntry(wallet: .applePay, outTradeNo: number, kind: .payment, amount: payment.authorized, reference: payment.reference))
+            let released =
+                payment.status == "canceled" || payment.status == "voided"
+                ? payment.authorized.minorUnits
+                : payment.captured.minorUnits > 0 ? payment.authorized.minorUnits - payment.captured.minorUnits : 0
+            let back = released + payment.refunded.minorUnits
+            if back > 0 {
+                entries.append(
+                    BillEntry(
+                        wallet: .applePay, outTradeNo: number, kind: .refund,
+                        amount: Money(minorUnits: back, currency: payment.authorized.currency),
+                        reference: payment.reference + "/back"))
+            }
+        }
+        return entries
+    }
 
     func notification(_ request: HTTPServerRequest) throws -> ProviderNotification {
         throw PaymentError(.invalidRequest, provider: .applePay, "Apple Pay sends no notifications")

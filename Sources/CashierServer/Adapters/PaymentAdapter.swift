@@ -14,8 +14,11 @@ protocol PaymentAdapter: Sendable {
     /// The currencies it takes (CNY for WeChat Pay and Alipay's domestic APIs unless the
     /// merchant configures cross-border ones); `nil` for any (Apple Pay's processor decides).
     var currencies: Set<Currency>? { get }
-    /// Whether refunds go through this provider (Apple Pay's go through the merchant's processor).
+    /// Whether refunds go through this provider.
     var canRefund: Bool { get }
+    /// Whether the answer to a refund call is final (a card processor's), rather than an
+    /// acceptance the provider confirms later (WeChat Pay's, Alipay's).
+    var refundAnswerIsFinal: Bool { get }
 
     /// Who the attempt is for, resolved before it is reserved: the appid, the merchant, the payer
     /// (a mini program's `js_code` is exchanged for the openid here).
@@ -46,6 +49,10 @@ protocol PaymentAdapter: Sendable {
 
     /// The provider's answer to a notification, by what became of it.
     func reply(to outcome: NotificationOutcome) -> HTTPServerResponse
+}
+
+extension PaymentAdapter {
+    var refundAnswerIsFinal: Bool { false }
 }
 
 /// Who a new attempt is for.

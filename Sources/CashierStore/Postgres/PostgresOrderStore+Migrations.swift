@@ -95,5 +95,13 @@ extension PostgresOrderStore {
             SQLStatements.backfillPayments(method: "(e.detail::json ->> 'method')", field: { "(e.detail::json ->> '\($0)')" })
         ),
         ("012_dashboard", SQLOverview.migration),
+        (
+            "013_card_payments",
+            """
+            ALTER TABLE payments ADD COLUMN capture TEXT;
+            ALTER TABLE payments ADD COLUMN contacts TEXT;
+            ALTER TABLE orders ADD COLUMN sheet TEXT
+            """
+        ),
     ]
 }

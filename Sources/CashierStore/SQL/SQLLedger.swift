@@ -7,7 +7,7 @@ import Foundation
 enum SQLLedger {
     static let paymentColumns = """
         id, order_id, method, provider, out_trade_no, app_id, merchant_id, payer, transaction_id, wallet_token, currency, amount_minor,
-        refunded_minor, reserved_minor, status, refund_required, failure_reason, created_at, updated_at, succeeded_at
+        refunded_minor, reserved_minor, status, refund_required, failure_reason, created_at, updated_at, succeeded_at, capture, contacts
         """
 
     static let refundColumns = """
@@ -18,13 +18,13 @@ enum SQLLedger {
     // MARK: Rows
 
     static func payment(_ row: [SQLValue]) throws -> StoredPayment {
-        guard row.count == 20, let id = row[0].text, let orderID = row[1].text, let method = row[2].text.flatMap(PaymentMethod.init),
+        guard row.count == 22, let id = row[0].text, let orderID = row[1].text, let method = row[2].text.flatMap(PaymentMethod.init),
             let provider = row[3].text.flatMap(PaymentProvider.init), let outTradeNo = row[4].text,
             let currency = row[10].text.flatMap({ try? Currency(code: $0) }), let amount = row[11].integer, let refunded = row[12].integer,
             let reserved = row[13].integer, let status = row[14].text.flatMap(PaymentAttemptStatus.init), let created = row[17].integer,
             let updated = row[18].integer
         else { throw StoreError(.failed, "a payments row does not have the expected columns") }
-        return StoredPayment(
+        var stored = StoredPayment(
             id: id, orderID: orderID, method: method, provider: provider, outTradeNo: outTradeNo, appID: row[5].text,
             merchantID: row[6].text, payer: row[7].text, transactionID: row[8].text, walletToken: row[9].text,
             amount: Money(minorUnits: amount, currency: currency), refunded: Money(minorUnits: refunded, currency: currency),
@@ -32,6 +32,9 @@ enum SQLLedger {
             refundRequired: row[15].integer == 1 && refunded < amount,
             failureReason: row[16].text, createdAt: SQLStatements.date(created), updatedAt: SQLStatements.date(updated),
             succeededAt: row[19].integer.map(SQLStatements.date))
+        stored.capture = row[20].text.flatMap(CaptureState.init)
+        stored.contacts = row[21].text.flatMap { try? JSONDecoder().decode(PaymentContacts.self, from: Data($0.utf8)) }
+        return stored
     }
 
     static func refund(_ row: [SQLValue]) throws -> StoredRefund {
@@ -77,7 +80,7 @@ enum SQLLedger {
                 "SELECT \(joinedColumns) FROM payments p JOIN orders o ON o.id = p.order_id WHERE p.id = ?", [.text(paymentID)]
             ).first
         else { return nil }
-        return (try payment(Array(row.prefix(20))), try SQLStatements.order(Array(row.dropFirst(20))))
+        return (try payment(Array(row.prefix(22))), try SQLStatements.order(Array(row.dropFirst(22))))
     }
 
     /// The payment's columns, then the order's, each qualified by its table's alias.

@@ -214,6 +214,47 @@ extension SQLOrderStore {
         }
     }
 
+    public func reprice(
+        orderID: String, version: Int64, itemsJSON: String, total: Money, sheetJSON: String, record: EventRecord, now: Date
+    ) async throws -> StoredOrder? {
+        try await withTransaction { session in
+            let connection = session.connection
+            let at = SQLStatements.stamp(now)
+            let order = try SQLLedger.lockOrder(connection, orderID)
+            guard order.status == .created || order.status == .pending else {
+                throw StoreError(.illegalTransition, "order \(orderID) is \(order.status.rawValue): its price can no longer change")
+            }
+            guard order.version == version else { return nil }
+            guard total.currency == order.total.currency else {
+                throw StoreError(.illegalTransition, "order \(orderID) is in \(order.total.currency.code), not \(total.currency.code)")
+            }
+            let open = try SQLLedger.payments(connection, orderIDs: [orderID]).filter {
+                $0.status == .created || $0.status == .pending || $0.status == .processing
+            }
+            if open.contains(where: { $0.status == .processing }) {
+                throw StoreError(.inProgress, "an Apple Pay authorisation for order \(orderID) is in progress")
+            }
+            // An attempt at a wallet would still take the old amount: only Apple Pay's, whose token
+            // is checked against the order's total when it arrives, may stay open.
+            if let other = open.first(where: { $0.provider != .applePay }) {
+                throw StoreError(
+                    .illegalTransition, "order \(orderID) has a \(other.method.rawValue) payment open for \(other.amount): close it first")
+            }
+            try connection.query(
+                """
+                UPDATE orders SET items = ?, total_minor = ?, sheet = ?, version = version + 1, updated_at = ?
+                    WHERE id = ? AND version = ?
+                """,
+                [.text(itemsJSON), .integer(total.minorUnits), .text(sheetJSON), .integer(at), .text(orderID), .integer(version)])
+            guard connection.changes == 1 else { return nil }
+            try connection.query(
+                "UPDATE payments SET amount_minor = ?, updated_at = ? WHERE order_id = ? AND status IN ('created', 'pending')",
+                [.integer(total.minorUnits), .integer(at), .text(orderID)])
+            try SQLStatements.insert(record, orderID: orderID, from: nil, to: nil, at: at, connection)
+            return try SQLStatements.fetch(connection, where: "id = ?", .text(orderID))
+        }
+    }
+
     // MARK: Reads
 
     public func payment(id: String) async throws -> StoredPayment? {
@@ -228,6 +269,35 @@ extension SQLOrderStore {
 
     public func payments(orderIDs: [String]) async throws -> [StoredPayment] {
         try await withReading { try SQLLedger.payments($0.connection, orderIDs: orderIDs) }
+    }
+
+    public func setContacts(_ contacts: PaymentContacts, of paymentID: String, now: Date) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text = String(decoding: try encoder.encode(contacts), as: UTF8.self)
+        try await withTransaction { session in
+            try session.connection.query(
+                "UPDATE payments SET contacts = ?, updated_at = ? WHERE id = ?",
+                [.text(text), .integer(SQLStatements.stamp(now)), .text(paymentID)])
+        }
+    }
+
+    public func moveCapture(of paymentID: String, from: CaptureState?, to: CaptureState, record: EventRecord?, now: Date) async throws
+        -> StoredPayment?
+    {
+        try await withTransaction { session in
+            let connection = session.connection
+            let at = SQLStatements.stamp(now)
+            let condition = from.map { _ in "capture = ?" } ?? "capture IS NULL"
+            try connection.query(
+                "UPDATE payments SET capture = ?, updated_at = ? WHERE id = ? AND \(condition)",
+                [.text(to.rawValue), .integer(at), .text(paymentID)] + (from.map { [.text($0.rawValue)] } ?? []))
+            guard connection.changes == 1, let payment = try SQLLedger.payment(connection, where: "id = ?", [.text(paymentID)]) else {
+                return nil
+            }
+            if let record { try SQLStatements.insert(record, orderID: payment.orderID, from: nil, to: nil, at: at, connection) }
+            return payment
+        }
     }
 
     public func pendingPayments(startedBefore date: Date, limit: Int) async throws -> [StoredPayment] {

@@ -98,5 +98,13 @@ extension SQLiteOrderStore {
             SQLStatements.backfillPayments(method: "json_extract(e.detail, '$.method')", field: { "json_extract(e.detail, '$.\($0)')" })
         ),
         ("012_dashboard", SQLOverview.migration),
+        (
+            "013_card_payments",
+            """
+            ALTER TABLE payments ADD COLUMN capture TEXT;
+            ALTER TABLE payments ADD COLUMN contacts TEXT;
+            ALTER TABLE orders ADD COLUMN sheet TEXT
+            """
+        ),
     ]
 }

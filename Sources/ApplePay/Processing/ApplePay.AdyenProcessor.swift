@@ -1,0 +1,137 @@
+public import Cashier
+import CashierCrypto
+public import Foundation
+
+extension ApplePay {
+    /// Adyen's Checkout API, in its encrypted-token mode: `POST /payments` with
+    /// `paymentMethod: {"type": "applepay", "applePayToken": <base64 of paymentData>}`, then
+    /// `/payments/{pspReference}/captures`, `/cancels` and `/refunds`, each with an
+    /// `Idempotency-Key`. Adyen answers modifications with `received` and confirms them by webhook;
+    /// Cashier counts `received` as done (Adyen refuses a modification it cannot make up front).
+    ///
+    /// Adyen offers no list of payments through this API (its reports live in the Customer Area),
+    /// so ``payments(from:to:)`` returns `nil`.
+    public struct AdyenProcessor: PaymentProcessor {
+        /// Checkout API version used in URLs.
+        public static let apiVersion = "v72"
+        public static let testURL = URL(string: "https://checkout-test.adyen.com/\(apiVersion)")!
+
+        /// The live endpoint for a merchant's prefix (Customer Area → Developers → API URLs).
+        public static func liveURL(prefix: String) -> URL? {
+            URL(string: "https://\(prefix)-checkout-live.adyenpayments.com/checkout/\(apiVersion)")
+        }
+
+        private let apiKey: String
+        private let merchantAccount: String
+        private let baseURL: URL
+        private let call: ProcessorCall
+
+        public init(
+            apiKey: String, merchantAccount: String, baseURL: URL = testURL, transport: any HTTPTransport = URLSessionTransport(),
+            attempts: Int = 3, backoff: Duration = .milliseconds(200)
+        ) {
+            self.apiKey = apiKey
+            self.merchantAccount = merchantAccount
+            self.baseURL = baseURL
+            self.call = ProcessorCall(transport: transport, attempts: attempts, backoff: backoff, processor: "Adyen")
+        }
+
+        public var tokenForm: TokenForm { .encrypted }
+
+        /// The `/payments` body Cashier sends (also what the interop test compares with the Adyen SDK's).
+        public func paymentBody(_ authorization: ProcessorAuthorization) throws -> [String: Any] {
+            var body: [String: Any] = [
+                "amount": Self.amount(authorization.amount), "reference": authorization.reference, "merchantAccount": merchantAccount,
+                "paymentMethod": ["type": "applepay", "applePayToken": Base64.encode(Array(try authorization.token.paymentDataJSON()))],
+                "shopperInteraction": "Ecommerce",
+            ]
+            if !authorization.capture { body["additionalData"] = ["manualCapture": "true"] }
+            if let postalCode = authorization.billingPostalCode { body["billingAddress"] = ["postalCode": postalCode] }
+            return body
+        }
+
+        public func authorize(_ authorization: ProcessorAuthorization) async throws -> ProcessorDecision {
+            let answer = try await post("/payments", try paymentBody(authorization), idempotencyKey: authorization.idempotencyKey)
+            guard answer.status == 200 else { throw rejected(answer) }
+            switch answer.json["resultCode"] as? String {
+            case "Authorised":
+                guard let reference = answer.json["pspReference"] as? String else { throw malformed("Authorised without a pspReference") }
+                return .authorized(reference: reference)
+            case "Refused", "Cancelled":
+                let reason = answer.json["refusalReason"] as? String ?? "Refused"
+                return .declined(Self.reason(reason, code: answer.json["refusalReasonCode"] as? String), message: reason)
+            case let other:
+                throw PaymentError(
+                    .providerRejected, provider: .applePay,
+                    "Adyen answered resultCode \(other ?? "none")\((answer.json["refusalReason"] as? String).map { ": \($0)" } ?? "")")
+            }
+        }
+
+        public func capture(_ reference: String, amount: Money, idempotencyKey: String) async throws -> ProcessorOperation {
+            try await modify(reference, "captures", amount: amount, idempotencyKey: idempotencyKey)
+        }
+
+        public func void(_ reference: String, idempotencyKey: String) async throws -> ProcessorOperation {
+            try await modify(reference, "cancels", amount: nil, idempotencyKey: idempotencyKey)
+        }
+
+        public func refund(_ reference: String, amount: Money, idempotencyKey: String) async throws -> ProcessorOperation {
+            try await modify(reference, "refunds", amount: amount, idempotencyKey: idempotencyKey)
+        }
+
+        private func modify(_ reference: String, _ kind: String, amount: Money?, idempotencyKey: String) async throws -> ProcessorOperation
+        {
+            var body: [String: Any] = ["merchantAccount": merchantAccount, "reference": idempotencyKey]
+            if let amount { body["amount"] = Self.amount(amount) }
+            let answer = try await post(
+                "/payments/\(FormEncoding.escape(reference))/\(kind)", body, idempotencyKey: idempotencyKey)
+            switch answer.status {
+            case 200, 201:
+                guard let id = answer.json["pspReference"] as? String else { throw malformed("a modification without a pspReference") }
+                return .succeeded(reference: id)
+            case 422: return .refused(answer.json["message"] as? String ?? "Adyen refused the \(kind.dropLast())")
+            default: throw rejected(answer)
+            }
+        }
+
+        private func post(_ path: String, _ body: [String: Any], idempotencyKey: String) async throws -> (status: Int, json: [String: Any])
+        {
+            guard let url = URL(string: baseURL.absoluteString + path) else {
+                throw PaymentError(.invalidConfiguration, provider: .applePay, "Adyen base URL \(baseURL) does not take \(path)")
+            }
+            let answer = try await call.send(
+                HTTPRequest(
+                    method: "POST", url: url,
+                    headers: ["X-API-Key": apiKey, "Content-Type": "application/json", "Idempotency-Key": idempotencyKey],
+                    body: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])))
+            if answer.status == 401 || answer.status == 403 {
+                throw call.credentialsRefused(answer.status, answer.json["message"] as? String)
+            }
+            return answer
+        }
+
+        static func amount(_ money: Money) -> [String: Any] { ["currency": money.currency.code, "value": money.minorUnits] }
+
+        /// Adyen's refusal reason (and code) as Apple Pay's reason.
+        static func reason(_ text: String, code: String?) -> DeclineReason {
+            switch (code, text) {
+            case ("12", _), (_, "Not enough balance"): .insufficientFunds
+            case ("6", _), (_, "Expired Card"): .expiredCard
+            case (_, "AVS Declined"): .invalidBillingAddress
+            case (_, "Pin validation not possible"), (_, "Pin tries exceeded"): .pinRequired
+            default: .cardDeclined
+            }
+        }
+
+        private func rejected(_ answer: (status: Int, json: [String: Any])) -> PaymentError {
+            PaymentError(
+                .providerRejected, provider: .applePay,
+                "Adyen answered HTTP \(answer.status): \(answer.json["message"] as? String ?? "no message") (\(answer.json["errorCode"] as? String ?? "no error code"))"
+            )
+        }
+
+        private func malformed(_ what: String) -> PaymentError {
+            PaymentError(.malformedMessage, provider: .applePay, "Adyen sent \(what)")
+        }
+    }
+}

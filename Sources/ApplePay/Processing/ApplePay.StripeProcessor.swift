@@ -1,0 +1,195 @@
+public import Cashier
+import CashierCrypto
+public import Foundation
+
+extension ApplePay {
+    /// Stripe, in its encrypted-token mode: the token goes to `POST /v1/tokens` as Stripe's iOS SDK
+    /// sends it (`pk_token`, `pk_token_instrument_name`, `pk_token_payment_network`,
+    /// `pk_token_transaction_id`), then a PaymentIntent is created and confirmed with it
+    /// (`capture_method` automatic or manual). Captures, cancels (voids) and refunds use the
+    /// PaymentIntent. Every request carries an `Idempotency-Key` derived from Cashier's records.
+    ///
+    /// ```swift
+    /// let stripe = ApplePay.StripeProcessor(secretKey: env["STRIPE_SECRET_KEY"]!)
+    /// ```
+    public struct StripeProcessor: PaymentProcessor {
+        public static let productionURL = URL(string: "https://api.stripe.com")!
+
+        private let secretKey: String
+        private let baseURL: URL
+        private let call: ProcessorCall
+
+        /// - Parameters:
+        ///   - secretKey: `sk_live_…`/`sk_test_…` (or a restricted `rk_…` key with PaymentIntents and refunds).
+        ///   - baseURL: Stripe's API, or the sandbox's `{sandbox}/stripe`.
+        ///   - attempts: how many times a request is sent before the outcome is called unknown.
+        public init(
+            secretKey: String, baseURL: URL = productionURL, transport: any HTTPTransport = URLSessionTransport(), attempts: Int = 3,
+            backoff: Duration = .milliseconds(200)
+        ) {
+            self.secretKey = secretKey
+            self.baseURL = baseURL
+            self.call = ProcessorCall(transport: transport, attempts: attempts, backoff: backoff, processor: "Stripe")
+        }
+
+        public var tokenForm: TokenForm { .encrypted }
+
+        public func authorize(_ authorization: ProcessorAuthorization) async throws -> ProcessorDecision {
+            let token = authorization.token
+            var tokenFields = [("pk_token", String(decoding: try token.paymentDataJSON(), as: UTF8.self))]
+            if let name = token.displayName { tokenFields.append(("pk_token_instrument_name", name)) }
+            if let network = token.network { tokenFields.append(("pk_token_payment_network", network)) }
+            tokenFields.append(("pk_token_transaction_id", token.transactionIdentifier ?? token.header.transactionId))
+            if let postalCode = authorization.billingPostalCode { tokenFields.append(("card[address_zip]", postalCode)) }
+            let created = try await post("/v1/tokens", tokenFields, idempotencyKey: authorization.idempotencyKey + "-token")
+            if let decline = try decline(created) { return decline }
+            guard let tokenID = created.json["id"] as? String else { throw malformed("a token without an id") }
+            let intent = try await post(
+                "/v1/payment_intents",
+                [
+                    ("amount", String(authorization.amount.minorUnits)), ("currency", authorization.amount.currency.code.lowercased()),
+                    ("payment_method_data[type]", "card"), ("payment_method_data[card][token]", tokenID), ("confirm", "true"),
+                    ("capture_method", authorization.capture ? "automatic" : "manual"),
+                    ("metadata[cashier_payment]", authorization.reference),
+                ], idempotencyKey: authorization.idempotencyKey)
+            if let decline = try decline(intent) { return decline }
+            guard let id = intent.json["id"] as? String, let status = intent.json["status"] as? String else {
+                throw malformed("a PaymentIntent without id or status")
+            }
+            switch status {
+            case "succeeded", "requires_capture", "processing": return .authorized(reference: id)
+            default:
+                let error = intent.json["last_payment_error"] as? [String: Any]
+                return .declined(
+                    Self.reason(error), message: error?["message"] as? String ?? "Stripe left the payment \(status)")
+            }
+        }
+
+        public func capture(_ reference: String, amount: Money, idempotencyKey: String) async throws -> ProcessorOperation {
+            try operation(
+                await post(
+                    "/v1/payment_intents/\(FormEncoding.escape(reference))/capture", [("amount_to_capture", String(amount.minorUnits))],
+                    idempotencyKey: idempotencyKey))
+        }
+
+        public func void(_ reference: String, idempotencyKey: String) async throws -> ProcessorOperation {
+            try operation(
+                await post(
+                    "/v1/payment_intents/\(FormEncoding.escape(reference))/cancel", [("cancellation_reason", "requested_by_customer")],
+                    idempotencyKey: idempotencyKey))
+        }
+
+        public func refund(_ reference: String, amount: Money, idempotencyKey: String) async throws -> ProcessorOperation {
+            try operation(
+                await post(
+                    "/v1/refunds", [("payment_intent", reference), ("amount", String(amount.minorUnits))], idempotencyKey: idempotencyKey))
+        }
+
+        /// Lists PaymentIntents (`GET /v1/payment_intents`, page by page) and their refunds.
+        public func payments(from: Date, to: Date) async throws -> [ProcessorPayment]? {
+            var payments: [ProcessorPayment] = []
+            var after: String?
+            repeat {
+                var query = [
+                    ("limit", "100"), ("created[gte]", String(Int(from.timeIntervalSince1970))),
+                    ("created[lt]", String(Int(to.timeIntervalSince1970))), ("expand[]", "data.latest_charge"),
+                ]
+                if let after { query.append(("starting_after", after)) }
+                let page = try await send("GET", "/v1/payment_intents?" + FormEncoding.encode(query), body: nil, idempotencyKey: nil)
+                guard page.status == 200, let data = page.json["data"] as? [[String: Any]] else { throw try rejected(page) }
+                for intent in data {
+                    guard let id = intent["id"] as? String, let amount = intent["amount"] as? Int,
+                        let currency = try? Currency(code: (intent["currency"] as? String ?? "").uppercased())
+                    else { throw malformed("a PaymentIntent without id, amount or currency") }
+                    let charge = intent["latest_charge"] as? [String: Any]
+                    payments.append(
+                        ProcessorPayment(
+                            reference: id, merchantReference: (intent["metadata"] as? [String: Any])?["cashier_payment"] as? String,
+                            authorized: Money(minorUnits: Int64(amount), currency: currency),
+                            captured: Money(minorUnits: Int64(intent["amount_received"] as? Int ?? 0), currency: currency),
+                            refunded: Money(minorUnits: Int64(charge?["amount_refunded"] as? Int ?? 0), currency: currency),
+                            status: intent["status"] as? String ?? "",
+                            createdAt: Date(timeIntervalSince1970: TimeInterval(intent["created"] as? Int ?? 0))))
+                }
+                after = page.json["has_more"] as? Bool == true ? (data.last?["id"] as? String) : nil
+            } while after != nil
+            return payments
+        }
+
+        // MARK: - Requests
+
+        private func post(_ path: String, _ fields: [(String, String)], idempotencyKey: String) async throws -> (
+            status: Int, json: [String: Any]
+        ) {
+            try await send("POST", path, body: Data(FormEncoding.encode(fields).utf8), idempotencyKey: idempotencyKey)
+        }
+
+        private func send(_ method: String, _ path: String, body: Data?, idempotencyKey: String?) async throws -> (
+            status: Int, json: [String: Any]
+        ) {
+            guard let url = URL(string: baseURL.absoluteString.trimmingSuffix("/") + path) else {
+                throw PaymentError(.invalidConfiguration, provider: .applePay, "Stripe base URL \(baseURL) does not take \(path)")
+            }
+            var headers: HTTPHeaders = ["Authorization": "Bearer \(secretKey)"]
+            if body != nil { headers.add("Content-Type", "application/x-www-form-urlencoded") }
+            if let idempotencyKey { headers.add("Idempotency-Key", idempotencyKey) }
+            let answer = try await call.send(HTTPRequest(method: method, url: url, headers: headers, body: body ?? Data()))
+            if answer.status == 401 || answer.status == 403 {
+                throw call.credentialsRefused(answer.status, (answer.json["error"] as? [String: Any])?["message"] as? String)
+            }
+            return answer
+        }
+
+        /// A card error (402, or a token Stripe would not create) as a decline; other 4xx thrown.
+        private func decline(_ answer: (status: Int, json: [String: Any])) throws -> ProcessorDecision? {
+            guard answer.status != 200 else { return nil }
+            let error = answer.json["error"] as? [String: Any]
+            guard answer.status == 402 || error?["type"] as? String == "card_error" else { throw try rejected(answer) }
+            return .declined(Self.reason(error), message: error?["message"] as? String ?? "The card was declined.")
+        }
+
+        private func operation(_ answer: (status: Int, json: [String: Any])) throws -> ProcessorOperation {
+            guard answer.status == 200 else {
+                let error = answer.json["error"] as? [String: Any]
+                guard answer.status == 400 || answer.status == 402, let message = error?["message"] as? String else {
+                    throw try rejected(answer)
+                }
+                return .refused(message)
+            }
+            guard let id = answer.json["id"] as? String else { throw malformed("an answer without an id") }
+            let status = answer.json["status"] as? String ?? ""
+            if answer.json["object"] as? String == "refund", status == "failed" || status == "canceled" {
+                return .refused(answer.json["failure_reason"] as? String ?? "Stripe could not refund")
+            }
+            return status == "pending" || status == "requires_action" ? .pending(reference: id) : .succeeded(reference: id)
+        }
+
+        /// Stripe's `code`/`decline_code` as Apple Pay's reason.
+        static func reason(_ error: [String: Any]?) -> DeclineReason {
+            switch (error?["decline_code"] as? String) ?? (error?["code"] as? String) {
+            case "insufficient_funds": .insufficientFunds
+            case "expired_card": .expiredCard
+            case "incorrect_zip", "incorrect_address": .invalidBillingAddress
+            case "offline_pin_required", "online_or_offline_pin_required": .pinRequired
+            default: .cardDeclined
+            }
+        }
+
+        private func rejected(_ answer: (status: Int, json: [String: Any])) throws -> PaymentError {
+            let error = answer.json["error"] as? [String: Any]
+            return PaymentError(
+                .providerRejected, provider: .applePay,
+                "Stripe answered HTTP \(answer.status): \(error?["message"] as? String ?? "no error message")")
+        }
+
+        private func malformed(_ what: String) -> PaymentError {
+            PaymentError(.malformedMessage, provider: .applePay, "Stripe sent \(what)")
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}

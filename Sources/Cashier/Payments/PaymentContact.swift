@@ -1,0 +1,66 @@
+/// A billing or shipping contact the payer chose on the sheet (Apple Pay's
+/// `ApplePayPaymentContact` / `PKContact`), kept on the payment so the merchant can ship and
+/// bill. Never card data: the sheet gives none here. Fields are bounded when read.
+public struct PaymentContact: Hashable, Sendable, Codable {
+    public var givenName: String?
+    public var familyName: String?
+    public var emailAddress: String?
+    public var phoneNumber: String?
+    public var addressLines: [String]?
+    public var subLocality: String?
+    public var locality: String?
+    public var subAdministrativeArea: String?
+    public var administrativeArea: String?
+    public var postalCode: String?
+    public var country: String?
+    /// ISO 3166 alpha-2.
+    public var countryCode: String?
+
+    public init() {}
+
+    /// The longest text kept in one field, in Unicode scalars.
+    public static let fieldLimit = 200
+
+    /// Reads Apple Pay JS's contact object, keeping the known fields (text trimmed to
+    /// ``fieldLimit``, at most five address lines); `nil` when nothing usable is there.
+    public init?(json: Any?) {
+        guard let object = json as? [String: Any] else { return nil }
+        func text(_ name: String) -> String? {
+            guard let value = object[name] as? String, !value.isEmpty else { return nil }
+            return String(String.UnicodeScalarView(value.unicodeScalars.prefix(Self.fieldLimit)))
+        }
+        givenName = text("givenName")
+        familyName = text("familyName")
+        emailAddress = text("emailAddress")
+        phoneNumber = text("phoneNumber")
+        let lines = (object["addressLines"] as? [Any])?.compactMap { $0 as? String }.prefix(5)
+        addressLines = lines.map { Array($0.map { String(String.UnicodeScalarView($0.unicodeScalars.prefix(Self.fieldLimit))) }) }
+        subLocality = text("subLocality")
+        locality = text("locality")
+        subAdministrativeArea = text("subAdministrativeArea")
+        administrativeArea = text("administrativeArea")
+        postalCode = text("postalCode")
+        country = text("country")
+        countryCode = text("countryCode")
+        if self == PaymentContact() || (addressLines == [] && self.withoutAddressLines == PaymentContact()) { return nil }
+    }
+
+    private var withoutAddressLines: PaymentContact {
+        var copy = self
+        copy.addressLines = nil
+        return copy
+    }
+}
+
+/// The contacts that came with a payment.
+public struct PaymentContacts: Hashable, Sendable, Codable {
+    public var billing: PaymentContact?
+    public var shipping: PaymentContact?
+
+    public init(billing: PaymentContact? = nil, shipping: PaymentContact? = nil) {
+        self.billing = billing
+        self.shipping = shipping
+    }
+
+    public var isEmpty: Bool { billing == nil && shipping == nil }
+}

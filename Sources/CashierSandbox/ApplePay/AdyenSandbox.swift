@@ -1,0 +1,143 @@
+public import ApplePay
+import Cashier
+import CashierCrypto
+public import CashierHTTP
+import Foundation
+
+/// Adyen's Checkout API under `/adyen/{version}/…`, for Apple Pay: `POST /payments` with an
+/// `applepay` payment method (automatic capture, or manual with `additionalData.manualCapture`),
+/// and `/payments/{pspReference}/captures`, `/cancels` and `/refunds` answering `received` —
+/// enough for Adyen's Python SDK with its service's `baseUrl` pointed here, and for
+/// ``ApplePay/AdyenProcessor``. Any non-empty `X-API-Key` is accepted. Cards and amounts decide
+/// as ``ApplePay/SandboxProcessor`` documents; an amount ending in 99 answers 500.
+public final class AdyenSandbox: Sendable {
+    public let core: ProcessorSandbox
+
+    init(ca: ApplePayTestCA) {
+        core = ProcessorSandbox(naming: .init(payment: "PSP", operation: "MOD"), ca: ca)
+    }
+
+    func register(on router: inout Router, prefix: String) {
+        router.add("POST", prefix + "/{version}/payments") { request, _ in
+            await self.idempotent(request) { await self.payment(request) }
+        }
+        for (kind, name) in [("captures", "capture"), ("cancels", "cancel"), ("refunds", "refund")] {
+            router.add("POST", prefix + "/{version}/payments/{psp}/\(kind)") { request, parameters in
+                await self.idempotent(request) { await self.modify(parameters["psp"] ?? "", name, request) }
+            }
+        }
+    }
+
+    private func idempotent(_ request: HTTPServerRequest, _ act: () async -> HTTPServerResponse) async -> HTTPServerResponse {
+        guard !(request.headers["X-API-Key"] ?? "").isEmpty else {
+            return Self.error(401, "000", "HTTP Status Response - Unauthorized", type: "security")
+        }
+        return await core.once(
+            request.headers["Idempotency-Key"], request,
+            conflict: Self.error(409, "704", "request already processed or in progress", type: "validation"),
+            mismatch: Self.error(422, "702", "Idempotency key reused with another request body", type: "validation"), act)
+    }
+
+    private func payment(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] else {
+            return Self.error(400, "702", "Structure of PaymentRequest contains the following unknown fields or is not JSON")
+        }
+        guard let account = body["merchantAccount"] as? String, !account.isEmpty else {
+            return Self.error(422, "901", "Invalid Merchant Account")
+        }
+        guard let reference = body["reference"] as? String, !reference.isEmpty else {
+            return Self.error(422, "130", "Required field 'reference' is not provided.")
+        }
+        guard let amount = Self.money(body["amount"]) else { return Self.error(422, "100", "Required field 'amount' is not provided.") }
+        guard let method = body["paymentMethod"] as? [String: Any], method["type"] as? String == "applepay",
+            let encoded = method["applePayToken"] as? String, let paymentData = try? Base64.decodeBytes(encoded)
+        else {
+            return Self.error(422, "905_1", "The sandbox takes paymentMethod {\"type\":\"applepay\",\"applePayToken\":<base64>}")
+        }
+        let token: ApplePay.PaymentToken
+        let payment: ApplePay.DecryptedPayment
+        do {
+            (token, payment) = try core.decrypt(Data(paymentData))
+        } catch {
+            return Self.error(422, "5_002", "Invalid Apple Pay token: \((error as? PaymentError)?.message ?? "\(error)")")
+        }
+        let additional = body["additionalData"] as? [String: Any]
+        let capture = "\(additional?["manualCapture"] ?? "false")" != "true"
+        let decision: ApplePay.ProcessorDecision
+        do {
+            decision = try await core.processor.authorize(
+                ApplePay.ProcessorAuthorization(
+                    amount: amount, reference: reference, idempotencyKey: request.headers["Idempotency-Key"] ?? UUID().uuidString,
+                    capture: capture, token: token, decrypted: payment))
+        } catch let error as PaymentError where error.code == .transport {
+            return Self.error(500, "905", "Internal error (the sandbox's amount ending in 99)", type: "internal")
+        } catch {
+            return Self.error(422, "137", (error as? PaymentError)?.message ?? "\(error)")
+        }
+        var answer: [String: Any] = [
+            "merchantReference": reference, "amount": ["currency": amount.currency.code, "value": amount.minorUnits],
+        ]
+        switch decision {
+        case .authorized(let psp):
+            answer["resultCode"] = "Authorised"
+            answer["pspReference"] = psp
+            answer["additionalData"] = [
+                "paymentMethod": "applepay", "cardSummary": String(payment.applicationPrimaryAccountNumber.suffix(4)),
+            ]
+        case .declined(let reason, _):
+            let refusal: (String, String) =
+                switch reason {
+                case .insufficientFunds: ("12", "Not enough balance")
+                case .expiredCard: ("6", "Expired Card")
+                case .invalidBillingAddress: ("2", "AVS Declined")
+                case .pinRequired: ("2", "Pin validation not possible")
+                default: ("2", "Refused")
+                }
+            answer["resultCode"] = "Refused"
+            answer["pspReference"] = "PSP" + SecureRandom.alphanumeric(count: 13)
+            answer["refusalReasonCode"] = refusal.0
+            answer["refusalReason"] = refusal.1
+        }
+        return ProcessorSandbox.json(answer)
+    }
+
+    private func modify(_ psp: String, _ kind: String, _ request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            let account = body["merchantAccount"] as? String, !account.isEmpty
+        else { return Self.error(422, "901", "Invalid Merchant Account") }
+        guard let entry = core.processor.entry(psp) else {
+            return Self.error(422, "167", "Original pspReference required for this operation")
+        }
+        let amount = Self.money(body["amount"])
+        if kind != "cancel", amount == nil { return Self.error(422, "137", "Invalid amount specified") }
+        let key = UUID().uuidString
+        let result: ApplePay.ProcessorOperation?
+        switch kind {
+        case "capture": result = try? await core.processor.capture(psp, amount: amount!, idempotencyKey: key)
+        case "refund": result = try? await core.processor.refund(psp, amount: amount!, idempotencyKey: key)
+        default: result = try? await core.processor.void(psp, idempotencyKey: key)
+        }
+        guard case .succeeded(let reference) = result else {
+            let reason: String = if case .refused(let text) = result { text } else { "the \(kind) failed" }
+            return Self.error(422, "167", reason)
+        }
+        var answer: [String: Any] = [
+            "merchantAccount": account, "paymentPspReference": entry.reference, "pspReference": reference, "status": "received",
+        ]
+        if let reference = body["reference"] { answer["reference"] = reference }
+        if let amount { answer["amount"] = ["currency": amount.currency.code, "value": amount.minorUnits] }
+        return ProcessorSandbox.json(answer, status: 201)
+    }
+
+    static func money(_ value: Any?) -> Money? {
+        guard let object = value as? [String: Any], let code = object["currency"] as? String,
+            let currency = try? Currency(code: code), let minor = (object["value"] as? NSNumber)?.int64Value, minor > 0
+        else { return nil }
+        return Money(minorUnits: minor, currency: currency)
+    }
+
+    /// Adyen's error shape: `{"status", "errorCode", "message", "errorType"}`.
+    static func error(_ status: Int, _ code: String, _ message: String, type: String = "validation") -> HTTPServerResponse {
+        ProcessorSandbox.json(["status": status, "errorCode": code, "message": message, "errorType": type], status: status)
+    }
+}

@@ -1,0 +1,260 @@
+public import ApplePay
+import Cashier
+import CashierCrypto
+public import CashierHTTP
+import Foundation
+import Synchronization
+
+/// Stripe's API under `/stripe/v1/…`, for Apple Pay: tokens from `pk_token`, PaymentIntents
+/// confirmed with them (automatic or manual capture), capture, cancel, refunds (full and
+/// partial) and the list of PaymentIntents — enough for Stripe's Python SDK with
+/// `stripe.api_base` pointed here, and for ``ApplePay/StripeProcessor``. Any `sk_test_…` key is
+/// accepted; others answer 401. Cards and amounts decide as ``ApplePay/SandboxProcessor``
+/// documents; an amount ending in 99 answers 500 (an outage: nothing is charged).
+public final class StripeSandbox: Sendable {
+    public let core: ProcessorSandbox
+    /// `tok_…` → the decrypted payment it stands for, until a PaymentIntent uses it.
+    private let tokens = Mutex<[String: (token: ApplePay.PaymentToken, payment: ApplePay.DecryptedPayment, used: Bool)]>([:])
+
+    init(ca: ApplePayTestCA) {
+        core = ProcessorSandbox(naming: .init(payment: "pi_", operation: "re_"), ca: ca)
+    }
+
+    func register(on router: inout Router, prefix: String) {
+        router.add("POST", prefix + "/v1/tokens") { request, _ in await self.idempotent(request) { self.createToken(request) } }
+        router.add("POST", prefix + "/v1/payment_intents") { request, _ in
+            await self.idempotent(request) { await self.createPaymentIntent(request) }
+        }
+        router.add("GET", prefix + "/v1/payment_intents") { request, _ in self.authorized(request) ?? self.list(request) }
+        router.add("GET", prefix + "/v1/payment_intents/{id}") { request, parameters in
+            self.authorized(request) ?? self.retrieve(parameters["id"] ?? "")
+        }
+        router.add("POST", prefix + "/v1/payment_intents/{id}/capture") { request, parameters in
+            await self.idempotent(request) { await self.capture(parameters["id"] ?? "", request.formFields) }
+        }
+        router.add("POST", prefix + "/v1/payment_intents/{id}/cancel") { request, parameters in
+            await self.idempotent(request) { await self.cancel(parameters["id"] ?? "") }
+        }
+        router.add("POST", prefix + "/v1/refunds") { request, _ in await self.idempotent(request) { await self.refund(request.formFields) }
+        }
+    }
+
+    // MARK: - Requests
+
+    private func idempotent(_ request: HTTPServerRequest, _ act: () async -> HTTPServerResponse) async -> HTTPServerResponse {
+        if let refusal = authorized(request) { return refusal }
+        return await core.once(
+            request.headers["Idempotency-Key"], request,
+            conflict: Self.error(
+                409, "idempotency_error", "idempotency_key_in_use",
+                "There is currently another in-progress request using this Idempotent Key."),
+            mismatch: Self.error(
+                400, "idempotency_error", nil,
+                "Keys for idempotent requests can only be used with the same parameters they were first used with."),
+            act)
+    }
+
+    /// `nil` when the request carries an `sk_test_` key.
+    private func authorized(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+        let header = request.headers["Authorization"] ?? ""
+        guard header.hasPrefix("Bearer sk_test_") || header.hasPrefix("Bearer rk_test_") else {
+            return Self.error(401, "invalid_request_error", nil, "Invalid API Key provided (the sandbox takes sk_test_… keys).")
+        }
+        return nil
+    }
+
+    private func createToken(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        let fields = request.formFields
+        guard let pkToken = fields["pk_token"] else {
+            return Self.error(400, "invalid_request_error", "parameter_missing", "Missing required param: pk_token.", param: "pk_token")
+        }
+        let token: ApplePay.PaymentToken
+        let payment: ApplePay.DecryptedPayment
+        do {
+            (token, payment) = try core.decrypt(Data(pkToken.utf8))
+        } catch {
+            return Self.error(
+                400, "invalid_request_error", "apple_pay_token_invalid",
+                "There was an error decrypting the Apple Pay token: \((error as? PaymentError)?.message ?? "\(error)")", param: "pk_token")
+        }
+        let id = "tok_" + SecureRandom.alphanumeric(count: 24)
+        tokens.withLock { $0[id] = (token, payment, false) }
+        let expiry = payment.applicationExpirationDate
+        var card: [String: Any] = [
+            "id": "card_" + SecureRandom.alphanumeric(count: 24), "object": "card", "tokenization_method": "apple_pay",
+            "last4": String(payment.applicationPrimaryAccountNumber.suffix(4)),
+        ]
+        card["brand"] = fields["pk_token_payment_network"] ?? "Visa"
+        card["exp_year"] = 2000 + (Int(expiry.prefix(2)) ?? 0)
+        card["exp_month"] = Int(expiry.dropFirst(2).prefix(2)) ?? 0
+        card["address_zip"] = fields["card[address_zip]"]
+        card["name"] = fields["pk_token_instrument_name"]
+        let object: [String: Any] = [
+            "id": id, "object": "token", "type": "card", "used": false, "livemode": false, "created": Int(Date().timeIntervalSince1970),
+            "card": card,
+        ]
+        return ProcessorSandbox.json(object)
+    }
+
+    private func createPaymentIntent(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        let fields = request.formFields
+        guard let amount = fields["amount"].flatMap({ Int64($0) }), amount > 0,
+            let currency = try? Currency(code: (fields["currency"] ?? "").uppercased())
+        else {
+            return Self.error(400, "invalid_request_error", "parameter_missing", "amount (a positive integer) and currency are required.")
+        }
+        guard fields["confirm"] == "true", let tokenID = fields["payment_method_data[card][token]"] else {
+            return Self.error(
+                400, "invalid_request_error", "parameter_missing",
+                "The sandbox confirms at once: send confirm=true and payment_method_data[card][token]=tok_….")
+        }
+        let found: (token: ApplePay.PaymentToken, payment: ApplePay.DecryptedPayment)? = tokens.withLock { tokens in
+            guard let entry = tokens[tokenID], !entry.used else { return nil }
+            tokens[tokenID]?.used = true
+            return (entry.token, entry.payment)
+        }
+        guard let found else {
+            return Self.error(
+                400, "invalid_request_error", "token_already_used", "You cannot use a Stripe token more than once: \(tokenID).")
+        }
+        let money = Money(minorUnits: amount, currency: currency)
+        let capture = fields["capture_method"] != "manual"
+        let reference = fields["metadata[cashier_payment]"] ?? tokenID
+        let decision: ApplePay.ProcessorDecision
+        do {
+            decision = try await core.processor.authorize(
+                ApplePay.ProcessorAuthorization(
+                    amount: money, reference: reference, idempotencyKey: request.headers["Idempotency-Key"] ?? tokenID,
+                    capture: capture, token: found.token, decrypted: found.payment))
+        } catch let error as PaymentError where error.code == .transport {
+            tokens.withLock { $0[tokenID]?.used = false }
+            return Self.error(500, "api_error", nil, "An error occurred with our connection to Stripe (the sandbox's amount ending in 99).")
+        } catch {
+            return Self.error(400, "invalid_request_error", "amount_mismatch", (error as? PaymentError)?.message ?? "\(error)")
+        }
+        switch decision {
+        case .authorized(let id):
+            var metadata: [String: String] = [:]
+            for (name, value) in fields where name.hasPrefix("metadata[") && name.hasSuffix("]") {
+                metadata[String(name.dropFirst(9).dropLast())] = value
+            }
+            metadataByIntent.withLock { $0[id] = metadata }
+            return retrieve(id)
+        case .declined(let reason, let message):
+            let code: (String, String?) =
+                switch reason {
+                case .insufficientFunds: ("card_declined", "insufficient_funds")
+                case .expiredCard: ("expired_card", nil)
+                case .invalidBillingAddress: ("incorrect_zip", nil)
+                case .pinRequired: ("card_declined", "online_or_offline_pin_required")
+                default: ("card_declined", "generic_decline")
+                }
+            var error: [String: Any] = ["type": "card_error", "code": code.0, "message": message]
+            if let decline = code.1 { error["decline_code"] = decline }
+            error["payment_intent"] = [
+                "id": "pi_" + SecureRandom.alphanumeric(count: 24), "object": "payment_intent", "amount": amount,
+                "currency": currency.code.lowercased(), "status": "requires_payment_method",
+            ]
+            return ProcessorSandbox.json(["error": error], status: 402)
+        }
+    }
+
+    private let metadataByIntent = Mutex<[String: [String: String]]>([:])
+
+    private func retrieve(_ id: String, expandCharge: Bool = false) -> HTTPServerResponse {
+        guard let object = intent(id, expandCharge: expandCharge) else {
+            return Self.error(404, "invalid_request_error", "resource_missing", "No such payment_intent: '\(id)'", param: "intent")
+        }
+        return ProcessorSandbox.json(object)
+    }
+
+    private func intent(_ id: String, expandCharge: Bool) -> [String: Any]? {
+        guard let entry = core.processor.entry(id) else { return nil }
+        let status =
+            switch entry.status {
+            case .authorized: "requires_capture"
+            case .captured: "succeeded"
+            case .voided: "canceled"
+            }
+        let charge = "ch_" + entry.reference.dropFirst(3)
+        return [
+            "id": entry.reference, "object": "payment_intent", "amount": entry.amount.minorUnits,
+            "amount_capturable": entry.status == .authorized ? entry.amount.minorUnits : 0, "amount_received": entry.captured.minorUnits,
+            "currency": entry.amount.currency.code.lowercased(), "status": status,
+            "capture_method": entry.status == .authorized || entry.captured != entry.amount ? "manual" : "automatic",
+            "created": Int(entry.createdAt.timeIntervalSince1970), "livemode": false,
+            "metadata": metadataByIntent.withLock { $0[entry.reference] } ?? [:],
+            "latest_charge": expandCharge
+                ? [
+                    "id": charge, "object": "charge", "amount": entry.amount.minorUnits, "amount_captured": entry.captured.minorUnits,
+                    "amount_refunded": entry.refunded.minorUnits, "refunded": entry.refunded == entry.captured && entry.captured.isPositive,
+                ] as [String: Any] : charge,
+        ]
+    }
+
+    private func list(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        let from = request.queryValue("created[gte]").flatMap(Int.init) ?? 0
+        let to = request.queryValue("created[lt]").flatMap(Int.init) ?? Int.max
+        let limit = min(100, max(1, request.queryValue("limit").flatMap(Int.init) ?? 10))
+        let expand = request.query.contains { $0.name == "expand[]" && $0.value == "data.latest_charge" }
+        // Newest first, as Stripe lists.
+        var entries = core.processor.entries.reversed().filter {
+            let created = Int($0.createdAt.timeIntervalSince1970)
+            return created >= from && created < to
+        }
+        if let after = request.queryValue("starting_after"), let index = entries.firstIndex(where: { $0.reference == after }) {
+            entries = Array(entries[(index + 1)...])
+        }
+        let page = entries.prefix(limit).compactMap { intent($0.reference, expandCharge: expand) }
+        return ProcessorSandbox.json(["object": "list", "url": "/v1/payment_intents", "has_more": entries.count > limit, "data": page])
+    }
+
+    private func capture(_ id: String, _ fields: [String: String]) async -> HTTPServerResponse {
+        guard let entry = core.processor.entry(id) else {
+            return Self.error(404, "invalid_request_error", "resource_missing", "No such payment_intent: '\(id)'", param: "intent")
+        }
+        let amount =
+            fields["amount_to_capture"].flatMap { Int64($0) }.map { Money(minorUnits: $0, currency: entry.amount.currency) } ?? entry.amount
+        return operation(id, try? await core.processor.capture(id, amount: amount, idempotencyKey: UUID().uuidString))
+    }
+
+    private func cancel(_ id: String) async -> HTTPServerResponse {
+        operation(id, try? await core.processor.void(id, idempotencyKey: UUID().uuidString))
+    }
+
+    private func operation(_ id: String, _ result: ApplePay.ProcessorOperation?) -> HTTPServerResponse {
+        switch result {
+        case .succeeded, .pending: return retrieve(id)
+        case .refused(let reason): return Self.error(400, "invalid_request_error", "payment_intent_unexpected_state", reason)
+        case nil: return Self.error(404, "invalid_request_error", "resource_missing", "No such payment_intent: '\(id)'")
+        }
+    }
+
+    private func refund(_ fields: [String: String]) async -> HTTPServerResponse {
+        guard let id = fields["payment_intent"], let entry = core.processor.entry(id) else {
+            return Self.error(
+                400, "invalid_request_error", "resource_missing", "No such payment_intent: '\(fields["payment_intent"] ?? "")'",
+                param: "payment_intent")
+        }
+        let minor = fields["amount"].flatMap { Int64($0) } ?? (entry.captured.minorUnits - entry.refunded.minorUnits)
+        let amount = Money(minorUnits: minor, currency: entry.amount.currency)
+        let result = try? await core.processor.refund(id, amount: amount, idempotencyKey: UUID().uuidString)
+        guard case .succeeded(let refund) = result else {
+            let reason: String = if case .refused(let text) = result { text } else { "the refund failed" }
+            let code = entry.refunded == entry.captured && entry.captured.isPositive ? "charge_already_refunded" : "amount_too_large"
+            return Self.error(400, "invalid_request_error", code, reason, param: "amount")
+        }
+        return ProcessorSandbox.json([
+            "id": refund, "object": "refund", "amount": minor, "currency": entry.amount.currency.code.lowercased(), "payment_intent": id,
+            "charge": "ch_" + id.dropFirst(3), "status": "succeeded", "created": Int(Date().timeIntervalSince1970),
+        ])
+    }
+
+    /// Stripe's error shape: `{"error": {"type", "code", "message", "param"}}`.
+    static func error(_ status: Int, _ type: String, _ code: String?, _ message: String, param: String? = nil) -> HTTPServerResponse {
+        var error: [String: Any] = ["type": type, "message": message]
+        if let code { error["code"] = code }
+        if let param { error["param"] = param }
+        return ProcessorSandbox.json(["error": error], status: status)
+    }
+}
