@@ -1,0 +1,226 @@
+import ApplePay
+import Cashier
+import CashierCrypto
+import CashierSandbox
+import Foundation
+import Synchronization
+import Testing
+
+/// Cashier's Stripe and Adyen processors against the sandbox's simulators of their APIs: paying,
+/// declining, capturing (all or part), voiding, refunding (full and partial, never beyond what
+/// was taken), an outage in the middle of a call (the retry reuses the idempotency key and
+/// nothing is charged twice), a processor that stays down, and refused credentials.
+@Suite struct ProcessorTests {
+    /// A sandbox with a merchant whose processing key its Stripe and Adyen hold.
+    struct World {
+        let sandbox: SandboxServer
+        let merchant: ApplePay.MerchantKey
+
+        init() async throws {
+            sandbox = SandboxServer(wechatMerchants: [])
+            try sandbox.start()
+            merchant = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: "merchant.com.example.processors")
+            try await sandbox.applePay.register(merchantCertificate: merchant.certificate)
+            sandbox.registerProcessingKey(merchant)
+        }
+
+        var stripe: ApplePay.StripeProcessor {
+            ApplePay.StripeProcessor(secretKey: "sk_test_processors", baseURL: sandbox.stripeURL, backoff: .milliseconds(5))
+        }
+
+        var adyen: ApplePay.AdyenProcessor {
+            ApplePay.AdyenProcessor(apiKey: "AQE_processors", merchantAccount: "CashierTest", baseURL: sandbox.adyenURL, backoff: .milliseconds(5))
+        }
+
+        func authorization(_ amount: String, card: String = "4111111111111111", capture: Bool = true, reference: String = UUID().uuidString)
+            async throws -> ApplePay.ProcessorAuthorization
+        {
+            let money = try Money(decimal: amount, currency: .usd)
+            var minted = ApplePayTokenMinter.Card()
+            minted.accountNumber = card
+            let payment = try await sandbox.applePay.mintPayment(amount: money, card: minted)
+            return ApplePay.ProcessorAuthorization(
+                amount: money, reference: reference, idempotencyKey: "key_" + reference, capture: capture,
+                token: try ApplePay.PaymentToken(json: payment))
+        }
+
+        func stop() async { await sandbox.stop() }
+    }
+
+    static func processors(_ world: World) -> [(String, any ApplePay.PaymentProcessor, ProcessorSandbox)] {
+        [("stripe", world.stripe, world.sandbox.stripe.core), ("adyen", world.adyen, world.sandbox.adyen.core)]
+    }
+
+    @Test func payRefundCaptureAndVoidThroughBoth() async throws {
+        let world = try await World()
+        for (name, processor, simulator) in Self.processors(world) {
+            #expect(processor.tokenForm == .encrypted)
+            // Paid and refunded: part, then the rest; a cent more is refused.
+            let paid = try await processor.authorize(try await world.authorization("46.00"))
+            guard case .authorized(let reference) = paid else {
+                Issue.record("\(name): \(paid)")
+                continue
+            }
+            #expect(simulator.processor.entry(reference)?.status == .captured, "\(name)")
+            let usd = { (text: String) in try Money(decimal: text, currency: .usd) }
+            guard case .succeeded = try await processor.refund(reference, amount: try usd("6.00"), idempotencyKey: "\(name)-r1") else {
+                Issue.record("\(name): partial refund")
+                continue
+            }
+            guard case .succeeded = try await processor.refund(reference, amount: try usd("40.00"), idempotencyKey: "\(name)-r2") else {
+                Issue.record("\(name): the rest")
+                continue
+            }
+            guard case .refused = try await processor.refund(reference, amount: try usd("0.01"), idempotencyKey: "\(name)-r3") else {
+                Issue.record("\(name): a refund beyond the payment was accepted")
+                continue
+            }
+            let fortySix = try usd("46.00")
+            #expect(simulator.processor.entry(reference)?.refunded == fortySix, "\(name)")
+            // Held, then captured in part: the rest is released.
+            guard case .authorized(let held) = try await processor.authorize(try await world.authorization("20.00", capture: false)) else {
+                Issue.record("\(name): manual capture")
+                continue
+            }
+            #expect(simulator.processor.entry(held)?.status == .authorized, "\(name)")
+            guard case .refused = try await processor.refund(held, amount: try usd("1.00"), idempotencyKey: "\(name)-early") else {
+                Issue.record("\(name): refunded before capture")
+                continue
+            }
+            guard case .succeeded = try await processor.capture(held, amount: try usd("15.00"), idempotencyKey: "\(name)-c1") else {
+                Issue.record("\(name): capture")
+                continue
+            }
+            let captured = simulator.processor.entry(held)
+            let fifteen = try usd("15.00")
+            #expect(captured?.status == .captured && captured?.captured == fifteen, "\(name)")
+            guard case .refused = try await processor.void(held, idempotencyKey: "\(name)-late") else {
+                Issue.record("\(name): voided after capture")
+                continue
+            }
+            // Held, then voided.
+            guard case .authorized(let voided) = try await processor.authorize(try await world.authorization("30.00", capture: false)) else {
+                Issue.record("\(name): second hold")
+                continue
+            }
+            guard case .succeeded = try await processor.void(voided, idempotencyKey: "\(name)-v1") else {
+                Issue.record("\(name): void")
+                continue
+            }
+            #expect(simulator.processor.entry(voided)?.status == .voided, "\(name)")
+            // Declines, as the device should show them.
+            let declined = try await processor.authorize(try await world.authorization("9.00", card: "4000000000009995"))
+            #expect(declined == .declined(.insufficientFunds, message: declined.message), "\(name): \(declined)")
+            let expired = try await processor.authorize(try await world.authorization("9.00", card: "4000000000000069"))
+            #expect(expired.status == .failure && { if case .declined(.expiredCard, _) = expired { true } else { false } }(), "\(name)")
+            let billing = try await processor.authorize(try await world.authorization("9.52"))
+            #expect(billing.status == .invalidBillingPostalAddress, "\(name): \(billing)")
+        }
+        // Stripe lists its PaymentIntents for reconciliation; Adyen's API has no such list.
+        let listed = try #require(try await world.stripe.payments(from: Date().addingTimeInterval(-60), to: Date().addingTimeInterval(60)))
+        #expect(listed.count == 3 && listed.allSatisfy { $0.merchantReference != nil })
+        #expect(listed.contains { $0.status == "canceled" } && listed.contains { $0.captured.minorUnits == 1500 })
+        #expect(try await world.adyen.payments(from: Date(), to: Date()) == nil)
+        await world.stop()
+    }
+
+    /// The reply to an authorisation is lost after the processor acted: the retry carries the same
+    /// idempotency key and gets the first answer — one charge, not two. A processor that stays
+    /// down (an amount ending in 99 answers 500 every time) ends in `.transport`: unknown.
+    @Test func anOutageMidCallNeverChargesTwice() async throws {
+        let world = try await World()
+        for (name, processor, simulator) in Self.processors(world) {
+            let before = simulator.processor.entries.count
+            let acted = simulator.processedCount
+            world.sandbox.setFault(.lostReplies(1))
+            let decision = try await processor.authorize(try await world.authorization("12.00"))
+            guard case .authorized(let reference) = decision else {
+                Issue.record("\(name): \(decision)")
+                continue
+            }
+            #expect(simulator.processor.entries.count == before + 1, "\(name): charged \(simulator.processor.entries.count - before) times")
+            #expect(simulator.processedCount > acted, "\(name)")
+            world.sandbox.setFault(.lostReplies(1))
+            guard case .succeeded = try await processor.refund(reference, amount: Money(minorUnits: 500, currency: .usd), idempotencyKey: "\(name)-lost")
+            else {
+                Issue.record("\(name): refund after a lost reply")
+                continue
+            }
+            #expect(simulator.processor.entry(reference)?.refunded.minorUnits == 500, "\(name): refunded twice?")
+            let down = await #expect(throws: PaymentError.self) { _ = try await processor.authorize(try await world.authorization("12.99")) }
+            #expect(down?.code == .transport && down?.message.contains("same idempotency key") == true, "\(name)")
+            #expect(simulator.processor.entries.count == before + 1, "\(name): an outage charged")
+        }
+        await world.stop()
+    }
+
+    /// A key the processor refuses is a configuration mistake, said as one; a key reused with
+    /// another body is refused by the processor rather than acted on.
+    @Test func credentialsAndIdempotencyKeysAreChecked() async throws {
+        let world = try await World()
+        let live = ApplePay.StripeProcessor(secretKey: "sk_live_wrong", baseURL: world.sandbox.stripeURL)
+        let refused = await #expect(throws: PaymentError.self) { _ = try await live.authorize(try await world.authorization("5.00")) }
+        #expect(refused?.code == .invalidConfiguration && refused?.message.contains("Stripe refused the API key") == true)
+        let noKey = ApplePay.AdyenProcessor(apiKey: "", merchantAccount: "CashierTest", baseURL: world.sandbox.adyenURL)
+        let adyenRefused = await #expect(throws: PaymentError.self) { _ = try await noKey.authorize(try await world.authorization("5.00")) }
+        #expect(adyenRefused?.code == .invalidConfiguration)
+        var first = try await world.authorization("5.00", reference: "same")
+        guard case .authorized = try await world.adyen.authorize(first) else {
+            Issue.record("first authorisation")
+            return
+        }
+        first.amount = Money(minorUnits: 600, currency: .usd)
+        let reused = await #expect(throws: PaymentError.self) { _ = try await world.adyen.authorize(first) }
+        #expect(reused?.code == .providerRejected && reused?.message.contains("Idempotency") == true)
+        await world.stop()
+    }
+
+    /// What Cashier sends Stripe: the token as Stripe's iOS SDK sends it, then the PaymentIntent —
+    /// each with its idempotency key, the secret key as a bearer token.
+    @Test func stripeRequestsAreStripesWireFormat() async throws {
+        let world = try await World()
+        let recorder = Recorder()
+        let stripe = ApplePay.StripeProcessor(secretKey: "sk_test_wire", baseURL: world.sandbox.stripeURL, transport: recorder)
+        let authorization = try await world.authorization("46.00", capture: false, reference: "ord_wire")
+        _ = try await stripe.authorize(authorization)
+        let requests = recorder.requests.withLock { $0 }
+        #expect(requests.map(\.url.path) == ["/stripe/v1/tokens", "/stripe/v1/payment_intents"])
+        #expect(requests.allSatisfy { $0.headers["Authorization"] == "Bearer sk_test_wire" })
+        #expect(requests.map { $0.headers["Idempotency-Key"] } == ["key_ord_wire-token", "key_ord_wire"])
+        let token = Self.form(requests[0].body)
+        #expect(token["pk_token_payment_network"] == "Visa" && token["pk_token_instrument_name"]?.hasPrefix("Visa ") == true)
+        #expect(token["pk_token_transaction_id"] == authorization.token.transactionIdentifier)
+        let pkToken = try ApplePay.PaymentToken(json: Data((token["pk_token"] ?? "").utf8))
+        #expect(pkToken.data == authorization.token.data && pkToken.signature == authorization.token.signature)
+        #expect(pkToken.header == authorization.token.header && pkToken.version == authorization.token.version)
+        let intent = Self.form(requests[1].body)
+        #expect(intent["amount"] == "4600" && intent["currency"] == "usd" && intent["confirm"] == "true")
+        #expect(intent["capture_method"] == "manual" && intent["payment_method_data[type]"] == "card")
+        #expect(intent["payment_method_data[card][token]"]?.hasPrefix("tok_") == true && intent["metadata[cashier_payment]"] == "ord_wire")
+        await world.stop()
+    }
+
+    final class Recorder: HTTPTransport {
+        let requests = Mutex<[HTTPRequest]>([])
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            requests.withLock { $0.append(request) }
+            return try await URLSessionTransport().send(request)
+        }
+    }
+
+    static func form(_ body: Data) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? "" }
+            fields[parts[0]] = parts.count > 1 ? parts[1] : ""
+        }
+        return fields
+    }
+}
+
+extension ApplePay.ProcessorDecision {
+    var message: String {
+        if case .declined(_, let message) = self { return message }
+        return ""
+    }
+}

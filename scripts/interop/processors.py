@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Stripe's and Adyen's own Python SDKs (PyPI `stripe` 16.x, `Adyen` 16.x) against Cashier's
+sandbox: Apple Pay tokens minted by the sandbox are turned into Stripe tokens and confirmed
+PaymentIntents, authorised at Adyen, then captured, voided, refunded (full and partial), and
+declined. Reads {"sandbox": "http://127.0.0.1:PORT/", "cashier_adyen_body": {...}} on stdin and
+prints a JSON summary; any broken expectation exits non-zero with the reason on stderr."""
+import base64
+import json
+import sys
+import urllib.request
+
+import Adyen
+import stripe
+
+config = json.load(sys.stdin)
+sandbox = config["sandbox"]
+summary = {}
+
+
+def fail(message):
+    print(message, file=sys.stderr)
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
+def mint(amount, currency="USD", card=None):
+    body = {"amount": amount, "currency": currency}
+    if card:
+        body["card"] = card
+    request = urllib.request.Request(
+        sandbox + "sandbox/applepay/token", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request) as response:
+        return json.load(response)["token"]
+
+
+# --- Stripe: tokens from pk_token, PaymentIntents, capture, cancel, refunds -------------------
+stripe.api_key = "sk_test_interop"
+stripe.api_base = sandbox + "stripe"
+stripe.max_network_retries = 0
+CardError = getattr(stripe, "CardError", None) or stripe.error.CardError
+InvalidRequestError = getattr(stripe, "InvalidRequestError", None) or stripe.error.InvalidRequestError
+AuthenticationError = getattr(stripe, "AuthenticationError", None) or stripe.error.AuthenticationError
+
+
+def stripe_token(payment):
+    return stripe.Token.create(
+        pk_token=json.dumps(payment["paymentData"]),
+        pk_token_instrument_name=payment["paymentMethod"]["displayName"],
+        pk_token_payment_network=payment["paymentMethod"]["network"],
+        pk_token_transaction_id=payment["transactionIdentifier"],
+    )
+
+
+def confirm(token, amount, capture="automatic", key=None):
+    return stripe.PaymentIntent.create(
+        amount=amount,
+        currency="usd",
+        payment_method_data={"type": "card", "card": {"token": token.id}},
+        confirm=True,
+        capture_method=capture,
+        metadata={"cashier_payment": "interop-%d" % amount},
+        idempotency_key=key,
+    )
+
+
+token = stripe_token(mint("12.34"))
+check(token.id.startswith("tok_") and token.card.tokenization_method == "apple_pay", "token: %s" % token)
+intent = confirm(token, 1234, key="interop-pi-1")
+check(intent.status == "succeeded" and intent.amount_received == 1234, "automatic capture: %s" % intent)
+again = confirm(token, 1234, key="interop-pi-1")
+check(again.id == intent.id, "the same Idempotency-Key answered another PaymentIntent")
+try:
+    confirm(token, 1234, key="interop-pi-other")
+    fail("a used token was accepted again")
+except InvalidRequestError as error:
+    check(error.code == "token_already_used", "reused token: %s" % error.code)
+partial = stripe.Refund.create(payment_intent=intent.id, amount=234)
+rest = stripe.Refund.create(payment_intent=intent.id)
+check(partial.status == "succeeded" and partial.amount == 234 and rest.amount == 1000, "refunds: %s %s" % (partial, rest))
+try:
+    stripe.Refund.create(payment_intent=intent.id, amount=1)
+    fail("a refund beyond the payment was accepted")
+except InvalidRequestError as error:
+    check(error.code == "charge_already_refunded", "over-refund: %s" % error.code)
+summary["stripe_refunded"] = partial.amount + rest.amount
+
+held = confirm(stripe_token(mint("20.00")), 2000, capture="manual")
+check(held.status == "requires_capture" and held.amount_capturable == 2000, "manual capture: %s" % held)
+captured = stripe.PaymentIntent.capture(held.id, amount_to_capture=1500)
+check(captured.status == "succeeded" and captured.amount_received == 1500, "partial capture: %s" % captured)
+voided = stripe.PaymentIntent.cancel(confirm(stripe_token(mint("30.00")), 3000, capture="manual").id)
+check(voided.status == "canceled", "cancel: %s" % voided)
+try:
+    stripe.PaymentIntent.cancel(captured.id)
+    fail("a captured PaymentIntent was cancelled")
+except InvalidRequestError as error:
+    check(error.code == "payment_intent_unexpected_state", "cancel after capture: %s" % error.code)
+
+try:
+    confirm(stripe_token(mint("9.00", card="4000000000009995")), 900)
+    fail("the insufficient-funds card was charged")
+except CardError as error:
+    check(error.code == "card_declined" and error.error.decline_code == "insufficient_funds", "decline: %s" % error.error)
+    summary["stripe_decline"] = error.error.decline_code
+
+listed = stripe.PaymentIntent.list(limit=100)
+check({intent.id, captured.id, voided.id} <= {item.id for item in listed.data}, "list misses PaymentIntents")
+summary["stripe_listed"] = len(listed.data)
+
+stripe.api_key = "sk_live_not_here"
+try:
+    stripe.PaymentIntent.list(limit=1)
+    fail("a live key was accepted by the sandbox")
+except AuthenticationError:
+    summary["stripe_live_key"] = "refused"
+
+# --- Adyen: /payments with applepay, captures, cancels, refunds -------------------------------
+adyen = Adyen.Adyen()
+adyen.client.xapikey = "AQE_interop"
+adyen.client.platform = "test"
+base = sandbox + "adyen/v72"
+adyen.checkout.payments_api.baseUrl = base
+adyen.checkout.modifications_api.baseUrl = base
+
+
+def adyen_pay(payment, value, reference, manual=False, key=None, account="CashierInterop"):
+    request = {
+        "amount": {"currency": "USD", "value": value},
+        "reference": reference,
+        "merchantAccount": account,
+        "paymentMethod": {
+            "type": "applepay",
+            "applePayToken": base64.b64encode(json.dumps(payment["paymentData"]).encode()).decode(),
+        },
+        "shopperInteraction": "Ecommerce",
+    }
+    if manual:
+        request["additionalData"] = {"manualCapture": "true"}
+    return adyen.checkout.payments_api.payments(request, idempotency_key=key)
+
+
+first = mint("45.00")
+paid = adyen_pay(first, 4500, "interop-adyen-1", key="interop-adyen-1")
+check(paid.message["resultCode"] == "Authorised", "adyen authorise: %s" % paid.message)
+psp = paid.message["pspReference"]
+repeat = adyen_pay(first, 4500, "interop-adyen-1", key="interop-adyen-1")
+check(repeat.message.get("pspReference") == psp, "adyen idempotency: %s" % repeat.message)
+modifications = adyen.checkout.modifications_api
+refund = modifications.refund_captured_payment(
+    {"merchantAccount": "CashierInterop", "amount": {"currency": "USD", "value": 500}, "reference": "r1"}, psp,
+    idempotency_key="interop-adyen-r1",
+)
+check(refund.message["status"] == "received" and refund.message["paymentPspReference"] == psp, "adyen refund: %s" % refund.message)
+held = adyen_pay(mint("60.00"), 6000, "interop-adyen-2", manual=True)
+capture = modifications.capture_authorised_payment(
+    {"merchantAccount": "CashierInterop", "amount": {"currency": "USD", "value": 6000}, "reference": "c1"},
+    held.message["pspReference"],
+)
+check(capture.message["status"] == "received", "adyen capture: %s" % capture.message)
+other = adyen_pay(mint("70.00"), 7000, "interop-adyen-3", manual=True)
+cancel = modifications.cancel_authorised_payment_by_psp_reference(
+    {"merchantAccount": "CashierInterop", "reference": "v1"}, other.message["pspReference"]
+)
+check(cancel.message["status"] == "received", "adyen cancel: %s" % cancel.message)
+refused = adyen_pay(mint("10.00", card="4000000000000069"), 1000, "interop-adyen-4")
+check(refused.message["resultCode"] == "Refused" and refused.message["refusalReason"] == "Expired Card", "adyen decline: %s" % refused.message)
+summary["adyen_refusal"] = refused.message["refusalReason"]
+
+# The SDK's /payments body, field by field, against the one Cashier's AdyenProcessor builds for
+# the same payment.
+cashier = config["cashier_adyen_body"]
+token = json.loads(base64.b64decode(cashier["paymentMethod"]["applePayToken"]))
+built = adyen_pay({"paymentData": token}, cashier["amount"]["value"], cashier["reference"], account=cashier["merchantAccount"])
+sent = built.raw_request if isinstance(built.raw_request, dict) else json.loads(built.raw_request)
+sent["paymentMethod"]["applePayToken"] = json.loads(base64.b64decode(sent["paymentMethod"]["applePayToken"]))
+cashier["paymentMethod"]["applePayToken"] = token
+differing = sorted(key for key in set(sent) | set(cashier) if sent.get(key) != cashier.get(key))
+check(not differing, "the Adyen SDK's body differs from Cashier's in %s" % differing)
+summary["adyen_body_fields"] = sorted(sent)
+summary["adyen_psp"] = psp
+
+print(json.dumps(summary))
