@@ -29,7 +29,8 @@ import Testing
         }
 
         var adyen: ApplePay.AdyenProcessor {
-            ApplePay.AdyenProcessor(apiKey: "AQE_processors", merchantAccount: "CashierTest", baseURL: sandbox.adyenURL, backoff: .milliseconds(5))
+            ApplePay.AdyenProcessor(
+                apiKey: "AQE_processors", merchantAccount: "CashierTest", baseURL: sandbox.adyenURL, backoff: .milliseconds(5))
         }
 
         func authorization(_ amount: String, card: String = "4111111111111111", capture: Bool = true, reference: String = UUID().uuidString)
@@ -99,7 +100,8 @@ import Testing
                 continue
             }
             // Held, then voided.
-            guard case .authorized(let voided) = try await processor.authorize(try await world.authorization("30.00", capture: false)) else {
+            guard case .authorized(let voided) = try await processor.authorize(try await world.authorization("30.00", capture: false))
+            else {
                 Issue.record("\(name): second hold")
                 continue
             }
@@ -141,13 +143,17 @@ import Testing
             #expect(simulator.processor.entries.count == before + 1, "\(name): charged \(simulator.processor.entries.count - before) times")
             #expect(simulator.processedCount > acted, "\(name)")
             world.sandbox.setFault(.lostReplies(1))
-            guard case .succeeded = try await processor.refund(reference, amount: Money(minorUnits: 500, currency: .usd), idempotencyKey: "\(name)-lost")
+            guard
+                case .succeeded = try await processor.refund(
+                    reference, amount: Money(minorUnits: 500, currency: .usd), idempotencyKey: "\(name)-lost")
             else {
                 Issue.record("\(name): refund after a lost reply")
                 continue
             }
             #expect(simulator.processor.entry(reference)?.refunded.minorUnits == 500, "\(name): refunded twice?")
-            let down = await #expect(throws: PaymentError.self) { _ = try await processor.authorize(try await world.authorization("12.99")) }
+            let down = await #expect(throws: PaymentError.self) {
+                _ = try await processor.authorize(try await world.authorization("12.99"))
+            }
             #expect(down?.code == .transport && down?.message.contains("same idempotency key") == true, "\(name)")
             #expect(simulator.processor.entries.count == before + 1, "\(name): an outage charged")
         }

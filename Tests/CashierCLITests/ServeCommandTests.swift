@@ -83,5 +83,21 @@ import Testing
         try Data(#"{"secret_key":"sk_inline_is_refused_000000000"}"#.utf8).write(to: file)
         let inline = await CapturedIO.run(["serve", "--config", file.path])
         #expect(inline.status == 2 && inline.stderr.contains("secret_key: secrets are not written in the file"))
+        // The sandbox processor authorises without moving money: with real credentials it does not start.
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-key-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: keyFile) }
+        try Data(("sk_" + String(repeating: "s", count: 32)).utf8).write(to: keyFile)
+        let config: [String: Any] = [
+            "secret_key_file": keyFile.path, "publishable_key": "pk_live_x", "public_base_url": "https://pay.example.com",
+            "applepay": [
+                "merchant_identifier": "merchant.com.example", "country_code": "US", "display_name": "Example",
+                "supported_networks": ["visa"], "processor": "sandbox",
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: config).write(to: file)
+        let sandboxed = await CapturedIO.run(["serve", "--config", file.path])
+        #expect(sandboxed.status == 2, "\(sandboxed.stderr)")
+        #expect(sandboxed.stderr.contains("applepay.processor") && sandboxed.stderr.contains("only in sandbox mode"))
+        #expect(sandboxed.stderr.contains("\"stripe\"") && sandboxed.stderr.contains("\"adyen\""))
     }
 }

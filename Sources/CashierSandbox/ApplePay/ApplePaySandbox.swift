@@ -9,6 +9,9 @@ public import Foundation
 ///
 /// - `GET /sandbox/applepay/root.pem` — the CA's root, to trust instead of Apple Root CA - G3.
 /// - `POST /sandbox/applepay/merchants` — body: a processing certificate (PEM) to mint for.
+/// - `POST /sandbox/applepay/paymentservices/startSession` — Apple's merchant-validation endpoint,
+///   simulated: `{"merchantIdentifier", "displayName", "initiative": "web", "initiativeContext"}` →
+///   an opaque merchant session (what Apple Pay JS's `completeMerchantValidation` takes).
 /// - `POST /sandbox/applepay/token` — `{"amount":"12.75","currency":"CNY","public_key_hash":…,
 ///   "application_data":"hex","card":"4111…","signed_at":"ISO8601"}` (all but amount optional) →
 ///   a `PKPayment` JSON as a device would send it. With a merchant server connected
@@ -83,6 +86,32 @@ public actor ApplePaySandbox {
             } catch {
                 return .error(status: 400, code: "invalid_certificate", message: "\(error)")
             }
+        }
+        router.add("POST", "/sandbox/applepay/paymentservices/startSession") { request, _ in
+            struct Start: Decodable {
+                let merchantIdentifier: String
+                let displayName: String
+                let initiative: String
+                let initiativeContext: String
+            }
+            guard let start = try? request.decodeJSON(Start.self), start.initiative == "web",
+                start.merchantIdentifier.hasPrefix("merchant."),
+                !start.initiativeContext.isEmpty
+            else {
+                return .json(
+                    ["statusCode": "400", "statusMessage": "Payment Services Exception merchantId or domain not registered"], status: 400)
+            }
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            return .json(
+                [
+                    "epochTimestamp": String(now), "expiresAt": String(now + 3_600_000),
+                    "merchantSessionIdentifier": "SSH" + Hex.encode(SecureRandom.bytes(count: 16)).uppercased(),
+                    "nonce": Hex.encode(SecureRandom.bytes(count: 4)),
+                    "merchantIdentifier": Hex.encode(DigestAlgorithm.sha256.hash(Array(start.merchantIdentifier.utf8))).uppercased(),
+                    "domainName": start.initiativeContext, "displayName": start.displayName,
+                    "signature": Base64.encode(SecureRandom.bytes(count: 64)),
+                    "operationalAnalyticsIdentifier": start.displayName + ":" + start.merchantIdentifier, "retries": "0",
+                ])
         }
         router.add("POST", "/sandbox/applepay/token") { request, _ in
             struct Mint: Decodable {
