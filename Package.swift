@@ -190,3 +190,20 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The PassKit glue (Sources/CashierClient/*+PassKit.swift) cannot be compiled against PassKit off
+// Apple platforms. On Linux it is compiled, and unit-tested, against a test-only declaration of the
+// PassKit and Contacts surface it uses (Tests/PassKitStub, Apple's names and signatures), so a
+// wrong call fails the build here. Never declared on Apple platforms, where the real ones exist.
+#if os(Linux)
+    package.targets += [
+        .target(name: "Contacts", path: "Tests/PassKitStub/Contacts", swiftSettings: strictSettings),
+        .target(name: "PassKit", dependencies: ["Contacts"], path: "Tests/PassKitStub/PassKit", swiftSettings: strictSettings),
+        .target(
+            name: "CashierClientPassKitCheck", dependencies: ["CashierClient", "PassKit", "Contacts"], path: "Tests/PassKitStub/Glue",
+            swiftSettings: strictSettings + [.define("PASSKIT_GLUE_CHECK")]),
+    ]
+    if let tests = package.targets.first(where: { $0.name == "CashierClientTests" }) {
+        tests.dependencies += ["CashierClientPassKitCheck", "PassKit", "Contacts"]
+    }
+#endif

@@ -1,4 +1,10 @@
-#if canImport(PassKit)
+// Compiled on Apple platforms, and on Linux by the test-only CashierClientPassKitCheck target
+// against a declaration of PassKit (Tests/PassKitStub), so a wrong call fails the build here too.
+#if (canImport(PassKit) && !os(Linux)) || PASSKIT_GLUE_CHECK
+    #if PASSKIT_GLUE_CHECK
+        public import CashierClient
+    #endif
+    import Foundation
     public import PassKit
 
     /// The thin PassKit mapping: compiled only where PassKit exists (iOS, macOS, watchOS,
@@ -23,23 +29,17 @@
                 }
             }
             request.merchantCapabilities = capabilities
-            request.paymentSummaryItems = summaryItems.map { item in
-                PKPaymentSummaryItem(
-                    label: item.label, amount: NSDecimalNumber(string: item.amount), type: item.isPending ? .pending : .final)
-            }
-            request.shippingMethods = shippingMethods.map { method in
-                let shipping = PKShippingMethod(label: method.label, amount: NSDecimalNumber(string: method.amount))
-                shipping.identifier = method.identifier
-                shipping.detail = method.detail
-                return shipping
-            }
+            request.paymentSummaryItems = summaryItems.map(\.pkSummaryItem)
+            request.shippingMethods = shippingMethods.map(\.pkShippingMethod)
             request.requiredBillingContactFields = Set(requiredBillingContactFields.compactMap(Self.contactField))
             request.requiredShippingContactFields = Set(requiredShippingContactFields.compactMap(Self.contactField))
             request.applicationData = applicationData
+            request.supportsCouponCode = supportsCouponCode
             return request
         }
 
-        static func network(_ name: String) -> PKPaymentNetwork? {
+        /// The PassKit network for an Apple Pay JS name.
+        public static func network(_ name: String) -> PKPaymentNetwork? {
             switch name {
             case "visa": .visa
             case "masterCard": .masterCard
@@ -53,7 +53,8 @@
             }
         }
 
-        static func contactField(_ name: String) -> PKContactField? {
+        /// The PassKit contact field for an Apple Pay JS name.
+        public static func contactField(_ name: String) -> PKContactField? {
             switch name {
             case "postalAddress": .postalAddress
             case "email": .emailAddress
@@ -62,6 +63,22 @@
             case "phoneticName": .phoneticName
             default: nil
             }
+        }
+    }
+
+    extension ApplePayPaymentRequest.SummaryItem {
+        /// The item for the sheet; the amount read exactly from its decimal string.
+        public var pkSummaryItem: PKPaymentSummaryItem {
+            PKPaymentSummaryItem(label: label, amount: NSDecimalNumber(string: amount), type: isPending ? .pending : .final)
+        }
+    }
+
+    extension ApplePayPaymentRequest.ShippingMethod {
+        public var pkShippingMethod: PKShippingMethod {
+            let shipping = PKShippingMethod(label: label, amount: NSDecimalNumber(string: amount))
+            shipping.identifier = identifier
+            shipping.detail = detail
+            return shipping
         }
     }
 #endif

@@ -10,6 +10,16 @@ public struct ApplePayPaymentRequest: Sendable, Equatable {
         public let amount: String
         /// `true` for a `pending` amount (not yet known).
         public let isPending: Bool
+
+        /// `{"label", "amount", "type"}` as the server sends it; `nil` unless the amount is a plain decimal.
+        init?(json: Any?) {
+            guard let item = json as? [String: Any], let label = item["label"] as? String, let amount = item["amount"] as? String,
+                ApplePayPaymentRequest.isDecimal(amount)
+            else { return nil }
+            self.label = label
+            self.amount = amount
+            self.isPending = item["type"] as? String == "pending"
+        }
     }
 
     public struct ShippingMethod: Sendable, Equatable {
@@ -17,6 +27,16 @@ public struct ApplePayPaymentRequest: Sendable, Equatable {
         public let label: String
         public let detail: String
         public let amount: String
+
+        init?(json: Any?) {
+            guard let method = json as? [String: Any], let identifier = method["identifier"] as? String,
+                let label = method["label"] as? String, let amount = method["amount"] as? String, ApplePayPaymentRequest.isDecimal(amount)
+            else { return nil }
+            self.identifier = identifier
+            self.label = label
+            self.detail = method["detail"] as? String ?? ""
+            self.amount = amount
+        }
     }
 
     public let merchantIdentifier: String
@@ -37,6 +57,8 @@ public struct ApplePayPaymentRequest: Sendable, Equatable {
     public let requiredShippingContactFields: [String]
     /// Bound into the token's signature; the server checks it (the order's id).
     public let applicationData: Data?
+    /// The server takes coupon codes on the sheet (`PKPaymentRequest.supportsCouponCode`).
+    public let supportsCouponCode: Bool
 
     /// Reads the server's JSON (``WalletParameters/applePayRequest(_:)``).
     /// - Throws: ``CashierClientError`` naming the field that is missing.
@@ -50,10 +72,8 @@ public struct ApplePayPaymentRequest: Sendable, Equatable {
             return value
         }
         func item(_ value: Any?, _ field: String) throws -> SummaryItem {
-            guard let item = value as? [String: Any], let label = item["label"] as? String, let amount = item["amount"] as? String,
-                Self.isDecimal(amount)
-            else { throw invalid(field) }
-            return SummaryItem(label: label, amount: amount, isPending: item["type"] as? String == "pending")
+            guard let item = SummaryItem(json: value) else { throw invalid(field) }
+            return item
         }
         merchantIdentifier = try string("merchantIdentifier")
         countryCode = try string("countryCode")
@@ -66,14 +86,13 @@ public struct ApplePayPaymentRequest: Sendable, Equatable {
         }
         lineItems = try (object["lineItems"] as? [Any] ?? []).enumerated().map { try item($1, "lineItems[\($0)]") }
         total = try item(object["total"], "total")
-        shippingMethods = try (object["shippingMethods"] as? [[String: Any]] ?? []).enumerated().map { index, method in
-            guard let identifier = method["identifier"] as? String, let label = method["label"] as? String,
-                let amount = method["amount"] as? String, Self.isDecimal(amount)
-            else { throw invalid("shippingMethods[\(index)]") }
-            return ShippingMethod(identifier: identifier, label: label, detail: method["detail"] as? String ?? "", amount: amount)
+        shippingMethods = try (object["shippingMethods"] as? [Any] ?? []).enumerated().map { index, method in
+            guard let method = ShippingMethod(json: method) else { throw invalid("shippingMethods[\(index)]") }
+            return method
         }
         requiredBillingContactFields = object["requiredBillingContactFields"] as? [String] ?? []
         requiredShippingContactFields = object["requiredShippingContactFields"] as? [String] ?? []
+        supportsCouponCode = object["supportsCouponCode"] as? Bool ?? false
         if let encoded = object["applicationData"] as? String {
             guard let data = Data(base64Encoded: encoded) else { throw invalid("applicationData") }
             applicationData = data

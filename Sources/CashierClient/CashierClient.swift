@@ -53,7 +53,22 @@ public struct CashierClient: Sendable {
             "POST", "/v1/orders/\(orderID)/payments/applepay/authorize", ["token": token, "client_secret": clientSecret])
         return ApplePayAuthorization(
             status: object["status"] as? Int ?? 1,
-            orderStatus: ClientOrder.Status(rawValue: object["order_status"] as? String ?? "") ?? .unknown)
+            orderStatus: ClientOrder.Status(rawValue: object["order_status"] as? String ?? "") ?? .unknown,
+            errors: (object["errors"] as? [Any] ?? []).compactMap(ApplePaySheetError.init(json:)))
+    }
+
+    /// Tells the server what the payer changed on the sheet (a shipping method, a shipping
+    /// address, a coupon code); the server reprices the order and answers the new summary.
+    public func updateApplePaySheet(orderID: String, clientSecret: String, change: ApplePaySheetUpdate.Change) async throws
+        -> ApplePaySheetUpdate
+    {
+        var body: [String: Any] = ["client_secret": clientSecret]
+        switch change {
+        case .shippingMethod(let identifier): body["shipping_method"] = identifier
+        case .shippingContact(let contact): body["shipping_contact"] = contact.jsonObject
+        case .couponCode(let code): body["coupon_code"] = code
+        }
+        return try ApplePaySheetUpdate(json: try await send("POST", "/v1/orders/\(orderID)/payments/applepay/update", body))
     }
 
     // MARK: Confirmation

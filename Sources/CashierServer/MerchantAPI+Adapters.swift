@@ -40,7 +40,7 @@ extension MerchantAPI {
             adapters.append(AlipayAdapter(configuration: alipay, transport: guarded("alipay"), notifyBase: notifyBase))
         }
         if let applePay = configuration.applePay {
-            adapters.append(ApplePayAdapter(configuration: applePay))
+            adapters.append(ApplePayAdapter(configuration: applePay, takesCoupons: !configuration.coupons.isEmpty))
         }
         return PaymentAdapters(adapters, defaultWeChatAPI: configuration.defaultWeChatAPI)
     }

@@ -15,9 +15,17 @@ extension MerchantAPI {
         let client_secret: String?
         let shipping_method: String?
         /// Apple Pay JS's redacted `ApplePayPaymentContact` (country, postal code, locality).
-        let shipping_contact: [String: String]?
+        let shipping_contact: RedactedContact?
         /// `""` removes the coupon.
         let coupon_code: String?
+    }
+
+    /// What the sheet reveals of an address before authorisation; other fields are ignored.
+    struct RedactedContact: Decodable {
+        let countryCode: String?
+        let postalCode: String?
+        let locality: String?
+        let administrativeArea: String?
     }
 
     func updateApplePaySheet(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
@@ -45,14 +53,14 @@ extension MerchantAPI {
                     }
                     sheet.selectedShipping = identifier
                 } else if let contact = body.shipping_contact {
-                    let country = (contact["countryCode"] ?? "").uppercased()
+                    let country = (contact.countryCode ?? "").uppercased()
                     if !applePay.shippingCountries.isEmpty, !applePay.shippingCountries.contains(country) {
                         errors.append(
                             ApplePay.SheetError(
                                 code: .addressUnserviceable, contactField: "countryCode",
                                 message: "\(applePay.displayName) does not ship to \(country.isEmpty ? "this country" : country)."))
                         methods = []
-                    } else if applePay.requiredShippingContactFields.contains(.postalAddress), (contact["postalCode"] ?? "").isEmpty,
+                    } else if applePay.requiredShippingContactFields.contains(.postalAddress), (contact.postalCode ?? "").isEmpty,
                         country != "HK"
                     {
                         errors.append(

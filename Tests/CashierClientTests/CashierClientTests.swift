@@ -25,11 +25,11 @@ import enum CashierClient.PaymentMethod
             let mode = try await SandboxMode.start(timeScale: 0.001)
             sandbox = mode.sandbox
             keys = (mode.configuration.secretKey, mode.configuration.publishableKey)
-            server = MerchantServer(
-                configuration: mode.configuration,
-                store: try SQLiteOrderStore(
-                    path: FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString).db").path),
-                audit: SecretsAudit.fromEnvironment())
+            let store = try SQLiteOrderStore(
+                path: FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString).db").path)
+            // The sandbox's token minter reads the order's total from here.
+            await mode.connect(to: store)
+            server = MerchantServer(configuration: mode.configuration, store: store, audit: SecretsAudit.fromEnvironment())
             try await server.start()
         }
 

@@ -14,6 +14,8 @@ struct ApplePayAdapter: PaymentAdapter {
     /// The processor decides.
     let currencies: Set<Currency>? = nil
     let configuration: MerchantConfiguration.ApplePay
+    /// The server takes coupon codes on the sheet (`supportsCouponCode`).
+    var takesCoupons = false
 
     var canRefund: Bool { true }
     var refundAnswerIsFinal: Bool { true }
@@ -23,7 +25,9 @@ struct ApplePayAdapter: PaymentAdapter {
     }
 
     func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any] {
-        ["payment_request": try ApplePaySheet(configuration: configuration).request(for: order).jsonObject()]
+        var request = try ApplePaySheet(configuration: configuration).request(for: order).jsonObject()
+        if takesCoupons { request["supportsCouponCode"] = true }
+        return ["payment_request": request]
     }
 
     func query(_ payment: StoredPayment) async throws -> ProviderPaymentState { .unknown }

@@ -1,0 +1,1 @@
+../../../Sources/CashierClient/ApplePayPaymentRequest+PassKit.swift

@@ -1,0 +1,1 @@
+../../../Sources/CashierClient/ApplePaySheet+PassKit.swift
