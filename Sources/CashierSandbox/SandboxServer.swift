@@ -78,7 +78,8 @@ public final class SandboxServer: Sendable {
         stripe.register(on: &router, prefix: "/stripe")
         adyen = AdyenSandbox(ca: applePay.ca)
         adyen.register(on: &router, prefix: "/adyen")
-        SandboxPages(wechatV2: wechatV2, wechatV3: wechatV3, applePay: applePay, transport: transport).register(on: &router)
+        SandboxPages(wechatV2: wechatV2, wechatV3: wechatV3, applePay: applePay, transport: transport, address: address).register(
+            on: &router)
         let alipaySandbox = alipay
         let wechat = wechatV2
         let wechatV3 = wechatV3

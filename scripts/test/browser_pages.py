@@ -274,6 +274,7 @@ try:
     shot(driver, "sandbox-applepay-checkout")
     driver.find_element(By.ID, "applepay").click()
     check("Pay authorises the token", element(By.ID, "order-status").text == "paid")
+    check("after the server validated the merchant", element(By.ID, "merchant-session").text.startswith("Merchant validated: session SSH"))
     check("and the server says paid", status_of(apple["id"]) == "paid")
     paid_fen.append(4600)
     shot(driver, "sandbox-applepay-paid")

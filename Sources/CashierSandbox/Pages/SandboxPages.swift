@@ -10,8 +10,10 @@ import Foundation
 /// - `GET /sandbox/wechat/h5?prepay_id=…&redirect_url=…` — the H5 (`mweb_url`) cashier: amount,
 ///   merchant, subject, pay or cancel; then back to `redirect_url` as WeChat sends the browser back.
 /// - `GET /sandbox/applepay/checkout?api=…&publishable_key=…&order_id=…&client_secret=…` — an
-///   Apple Pay on the web checkout for a merchant server's order: "Pay" mints a sandbox token for
-///   the order and sends it to the server's authorize endpoint, as the page's JavaScript would.
+///   Apple Pay on the web checkout for a merchant server's order: "Pay" first has the server validate
+///   the merchant (`POST /v1/applepay/sessions` with the sandbox's simulated Apple endpoint as the
+///   validation URL, as `onvalidatemerchant` would), then mints a sandbox token for the order and
+///   sends it to the server's authorize endpoint, as the page's JavaScript would.
 ///
 /// (Alipay's wap/page cashier lives with the Alipay simulator, behind its gateway URL.)
 struct SandboxPages: Sendable {
@@ -19,6 +21,8 @@ struct SandboxPages: Sendable {
     let wechatV3: WeChatV3Sandbox
     let applePay: ApplePaySandbox
     let transport: any HTTPTransport
+    /// Where the sandbox listens: its simulated Apple merchant-validation endpoint hangs off it.
+    let address: SandboxAddress
 
     func register(on router: inout Router) {
         router.add("GET", "/sandbox/wechat/native/{number}") { _, parameters in
@@ -174,6 +178,13 @@ struct SandboxPages: Sendable {
                     """
             ).response()
         }
+        // onvalidatemerchant: the server asks "Apple" (the sandbox's endpoint) for a merchant session.
+        let validation = (address.value ?? "") + "sandbox/applepay/paymentservices/startSession"
+        let session = await call("POST", "/v1/applepay/sessions", ["validation_url": validation])
+        guard let sessionID = session?["merchantSessionIdentifier"] as? String else {
+            let reason = (session?["error"] as? [String: Any])?["message"] as? String ?? "no answer"
+            return Self.notice(status: 502, title: "Apple Pay checkout", "Merchant validation failed: \(reason)")
+        }
         // The sheet: a token for this order (its amount, its id as applicationData), sent to the server.
         guard let token = try? await applePay.mintPayment(amount: total, applicationData: Array(fields.orderID.utf8)),
             let tokenObject = try? JSONSerialization.jsonObject(with: token)
@@ -191,7 +202,8 @@ struct SandboxPages: Sendable {
             body: """
                 <main class="cashier"><h1>\(status == 0 ? "Thank you" : "Payment not completed")</h1>\(summary)\
                 <p id="result">ApplePaySession status \(status): the order is <span class="badge \(HTMLText.escape(orderStatus))" id="order-status">\
-                \(HTMLText.escape(orderStatus))</span></p></main>
+                \(HTMLText.escape(orderStatus))</span></p>\
+                <p class="muted" id="merchant-session">Merchant validated: session \(HTMLText.escape(String(sessionID.prefix(11))))…</p></main>
                 """
         ).response()
     }
