@@ -29,6 +29,10 @@ struct ApplePaySheet {
         if let selected = sheet.selectedShipping, selected != request.selectedShippingMethod {
             _ = try request.selectShippingMethod(selected)
         }
+        if let text = sheet.commitment, let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] {
+            // Validated when the order was created; dates in the past are the processor's to refuse now.
+            try request.commit(to: try ApplePay.Commitment(json: object, currency: order.total.currency, now: .distantPast))
+        }
         guard try request.total == order.total else {
             throw PaymentError(
                 .invalidRequest, provider: .applePay,

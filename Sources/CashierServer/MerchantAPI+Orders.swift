@@ -1,3 +1,4 @@
+import ApplePay
 import Cashier
 import CashierCrypto
 import CashierHTTP
@@ -38,7 +39,22 @@ extension MerchantAPI {
                         identifier: $0.identifier, label: $0.label, detail: $0.detail ?? "", amount: $0.amount)
                 } ?? configuration.applePay?.shippingMethods ?? []
             var sheet: OrderSheet?
-            if !options.isEmpty, let currency = goods.first?.unitAmount.currency {
+            // A subscription, deferred charge or automatic reload for the Apple Pay sheet: priced, so the backend's.
+            let raw = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
+            var commitment: String?
+            if let apple = raw?["applepay"] {
+                guard caller == .secret else {
+                    throw RequestProblem("applepay commitments are priced by your backend: send them with the secret key")
+                }
+                guard let object = apple as? [String: Any], let currency = goods.first?.unitAmount.currency else {
+                    throw RequestProblem(#"applepay must be an object such as {"recurringPaymentRequest": {…}}"#)
+                }
+                let parsed = try ApplePay.Commitment(json: object, currency: currency, now: clock.now())
+                commitment = String(
+                    decoding: try JSONSerialization.data(withJSONObject: [parsed.field: parsed.jsonObject()], options: [.sortedKeys]),
+                    as: UTF8.self)
+            }
+            if !options.isEmpty || commitment != nil, let currency = goods.first?.unitAmount.currency {
                 let methods = try options.enumerated().map { index, option in
                     do {
                         return try option.method(in: currency)
@@ -53,6 +69,7 @@ extension MerchantAPI {
                     throw RequestProblem(error.message)
                 }
                 sheet = OrderSheet(goods: goods, shippingMethods: methods)
+                sheet?.commitment = commitment
             }
             let items = try sheet?.lines() ?? goods
             // What the wallet shows the payer when the backend gave no description: "2 × Latte, Bagel".

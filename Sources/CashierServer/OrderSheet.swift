@@ -18,6 +18,9 @@ struct OrderSheet: Codable, Equatable, Sendable {
     var shippingMethods: [ShippingMethod]
     var selectedShipping: String?
     var coupon: AppliedCoupon?
+    /// A recurring, deferred or automatic-reload commitment, as Apple Pay JS's
+    /// `{"recurringPaymentRequest": {…}}` (validated when the order was created).
+    var commitment: String?
 
     /// The sheet of an order that has none yet: its items are the goods.
     init(goods: [LineItem], shippingMethods: [ShippingMethod] = []) {

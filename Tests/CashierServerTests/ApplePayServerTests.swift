@@ -248,4 +248,67 @@ import Testing
         #expect(try await bare.call("GET", "/.well-known/apple-developer-merchantid-domain-association").status == 404)
         await bare.stop()
     }
+
+    /// A subscription on the sheet: modelled, validated when the order is created, passed through
+    /// to the app's payment request as Apple Pay JS's `recurringPaymentRequest`.
+    @Test func commitmentsArePassedThroughWhenTheOrderAsks() async throws {
+        let world = try await MoneyWorld(.sqlite)
+        let recurring: [String: Any] = [
+            "recurringPaymentRequest": [
+                "paymentDescription": "Coffee club", "managementURL": "https://shop.example.com/account",
+                "regularBilling": [
+                    "label": "Monthly beans", "amount": "30.00", "recurringPaymentIntervalUnit": "month",
+                    "recurringPaymentStartDate": "2027-01-01T00:00:00Z",
+                ],
+                "trialBilling": [
+                    "label": "First month", "amount": "0.00", "recurringPaymentIntervalUnit": "month",
+                    "recurringPaymentEndDate": "2026-12-31T00:00:00Z",
+                ],
+            ]
+        ]
+        func create(_ applepay: Any, key: String? = nil) async throws -> MoneyWorld.Answer {
+            try await world.call(
+                "POST", "/v1/orders", key: key,
+                json: ["items": [["label": "Club sign-up", "amount": "30.00"]], "currency": "CNY", "applepay": applepay])
+        }
+        let created = try await create(recurring)
+        try #require(created.status == 201, "\(created.object)")
+        let id = try #require(created.object["id"] as? String)
+        let request = try #require(try await world.start(id, "applepay")["payment_request"] as? [String: Any])
+        let passed = try #require(request["recurringPaymentRequest"] as? [String: Any])
+        #expect(passed["paymentDescription"] as? String == "Coffee club")
+        let regular = passed["regularBilling"] as? [String: Any]
+        #expect(regular?["amount"] as? String == "30.00" && regular?["paymentTiming"] as? String == "recurring")
+        #expect(regular?["recurringPaymentIntervalUnit"] as? String == "month" && regular?["recurringPaymentIntervalCount"] as? Int == 1)
+        #expect((passed["trialBilling"] as? [String: Any])?["amount"] as? String == "0.00")
+        // Each mistake is named; nothing is created.
+        var insecure = recurring
+        insecure["recurringPaymentRequest"] = (recurring["recurringPaymentRequest"] as? [String: Any] ?? [:]).merging([
+            "managementURL": "http://shop.example.com"
+        ]) { $1 }
+        let refused = try await create(insecure)
+        #expect(refused.status == 400 && refused.errorMessage.contains("managementURL") && refused.errorMessage.contains("https"))
+        let two = try await create([
+            "recurringPaymentRequest": recurring["recurringPaymentRequest"] ?? [:],
+            "deferredPaymentRequest": [:] as [String: Any],
+        ])
+        #expect(two.status == 400 && two.errorMessage.contains("exactly one"))
+        let past = try await create([
+            "deferredPaymentRequest": [
+                "paymentDescription": "Hotel", "managementURL": "https://shop.example.com",
+                "deferredBilling": ["label": "Stay", "amount": "500.00", "deferredPaymentDate": "2020-01-01T00:00:00Z"],
+            ]
+        ])
+        #expect(past.status == 400 && past.errorMessage.contains("in the future"))
+        let reload = try await create([
+            "automaticReloadPaymentRequest": [
+                "paymentDescription": "Card top-up", "managementURL": "https://shop.example.com",
+                "automaticReloadBilling": ["label": "Top-up", "amount": "50.00", "automaticReloadPaymentThresholdAmount": "10.00"],
+            ]
+        ])
+        #expect(reload.status == 201, "\(reload.object)")
+        let fromApp = try await create(recurring, key: world.keys.publishable)
+        #expect(fromApp.status == 403 || fromApp.status == 400)
+        await world.stop()
+    }
 }

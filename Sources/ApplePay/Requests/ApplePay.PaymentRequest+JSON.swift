@@ -22,6 +22,7 @@ extension ApplePay.PaymentRequest {
             object["requiredShippingContactFields"] = requiredShippingContactFields.map(\.rawValue)
         }
         if let applicationData { object["applicationData"] = Base64.encode(applicationData) }
+        if let commitment { object[commitment.field] = commitment.jsonObject() }
         return object
     }
 

@@ -46,6 +46,19 @@ extension ApplePay {
         public var requiredShippingContactFields: [ContactField]
         /// Bound into the token: its SHA-256 comes back in `header.applicationData`.
         public var applicationData: [UInt8]?
+        /// A subscription, a deferred charge or an automatic reload the payer agrees to.
+        public private(set) var commitment: Commitment?
+
+        /// Adds (or with `nil` removes) what the payer commits to.
+        /// - Throws: `PaymentError.invalidRequest` when its amounts are in another currency than the request's.
+        public mutating func commit(to commitment: Commitment?) throws {
+            if let commitment, Self.currency(of: commitment) != (try summary().currency) {
+                throw Self.invalid(
+                    "the \(commitment.field)'s amounts are in \(Self.currency(of: commitment).code), the request in \(try summary().currency.code)"
+                )
+            }
+            self.commitment = commitment
+        }
 
         /// - Throws: `PaymentError.invalidRequest` naming the rule that is broken.
         public init(
@@ -102,6 +115,15 @@ extension ApplePay {
                 try ShippingMethod.validateUnique(shippingMethods)
             } catch let error as MoneyError {
                 throw Self.invalid(error.message)
+            }
+        }
+
+        /// The currency a commitment's amounts are in.
+        static func currency(of commitment: Commitment) -> Currency {
+            switch commitment {
+            case .recurring(let request): request.regularBilling.amount.currency
+            case .deferred(let request): request.amount.currency
+            case .automaticReload(let request): request.amount.currency
             }
         }
 
