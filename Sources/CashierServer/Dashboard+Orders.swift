@@ -111,6 +111,16 @@ extension Dashboard {
                 \(order.total.currency.code) <input name="reason" id="refund-reason" placeholder="reason" size="20"> <button type="submit" id="refund">Refund</button></form>
                 """
         }
+        // A held card payment (Apple Pay with manual capture): capture all or part, or void it.
+        if let held = payments.first(where: { $0.id == order.settledPaymentID && $0.capture == .uncaptured }) {
+            actions += """
+                <form method="post" action="/dashboard/orders/\(HTMLText.escape(id))/capture" class="card" id="capture-form">\(csrf)\
+                <strong>Authorised, not captured</strong> <input name="amount" id="capture-amount" size="8" placeholder="\(held.amount.decimalString)"> \
+                \(order.total.currency.code) <button type="submit" id="capture">Capture</button> (empty: all; the rest is released)</form>\
+                <form method="post" action="/dashboard/orders/\(HTMLText.escape(id))/void" class="card">\(csrf)\
+                <button type="submit" class="secondary" id="void">Void the authorisation</button></form>
+                """
+        }
         if [.created, .pending, .failed].contains(order.status) {
             actions += """
                 <form method="post" action="/dashboard/orders/\(HTMLText.escape(id))/close" class="card">\(csrf)\
@@ -139,6 +149,17 @@ extension Dashboard {
         if let reason = form["reason"], !reason.isEmpty { body["reason"] = reason }
         let response = await api.refund(asAPI("/v1/orders/\(id)/refunds", body), id: id, actor: actor)
         return afterAction(id, response, done: "Refunded \(form["amount"] ?? "").")
+    }
+
+    func capture(_ id: String, _ request: HTTPServerRequest, actor: String) async throws -> HTTPServerResponse {
+        let amount = request.formFields["amount"] ?? ""
+        let body: [String: Any] = amount.isEmpty ? [:] : ["amount": amount]
+        let response = await api.capture(asAPI("/v1/orders/\(id)/capture", body), id: id, actor: actor)
+        return afterAction(id, response, done: amount.isEmpty ? "Captured." : "Captured \(amount); the rest was released.")
+    }
+
+    func void(_ id: String, actor: String) async throws -> HTTPServerResponse {
+        afterAction(id, await api.void(asAPI("/v1/orders/\(id)/void", [:]), id: id, actor: actor), done: "Voided.")
     }
 
     func close(_ id: String, actor: String) async throws -> HTTPServerResponse {

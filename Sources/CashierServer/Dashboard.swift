@@ -58,6 +58,11 @@ struct Dashboard: Sendable {
             ),
             ("/dashboard/orders/{id}/close", { _, parameters, actor in try await self.close(parameters["id"] ?? "", actor: actor) }),
             (
+                "/dashboard/orders/{id}/capture",
+                { request, parameters, actor in try await self.capture(parameters["id"] ?? "", request, actor: actor) }
+            ),
+            ("/dashboard/orders/{id}/void", { _, parameters, actor in try await self.void(parameters["id"] ?? "", actor: actor) }),
+            (
                 "/dashboard/payments/{id}/refund",
                 { request, parameters, actor in
                     try await self.refundPayment(parameters["id"] ?? "", request, actor: actor)

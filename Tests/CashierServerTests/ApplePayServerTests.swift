@@ -1,5 +1,6 @@
 import ApplePay
 import Cashier
+import CashierCurl
 import CashierSandbox
 import CashierServer
 import CashierStore
@@ -309,6 +310,36 @@ import Testing
         #expect(reload.status == 201, "\(reload.object)")
         let fromApp = try await create(recurring, key: world.keys.publishable)
         #expect(fromApp.status == 403 || fromApp.status == 400)
+        await world.stop()
+    }
+
+    /// The dashboard captures part of a held payment and voids another, through the same paths as the API.
+    @Test func theDashboardCapturesAndVoids() async throws {
+        let world = try await MoneyWorld(.sqlite) { $0.applePay?.capture = .manual }
+        let base = world.base(0)
+        let cookie = try await RecordsAndExportsTests.signIn(base, secret: world.keys.secret)
+        func form(_ path: String, _ fields: String) async throws -> HTTPResponse {
+            let page = String(decoding: try await RecordsAndExportsTests.get(base + path.components(separatedBy: "/capture")[0].components(separatedBy: "/void")[0], cookie: cookie).body, as: UTF8.self)
+            let token = try #require(page.range(of: #"name="csrf" value=""#).map { String(page[$0.upperBound...].prefix(32)) })
+            return try await CurlTransport().send(
+                HTTPRequest(
+                    method: "POST", url: URL(string: base + path)!,
+                    headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"], body: Data("csrf=\(token)&\(fields)".utf8)))
+        }
+        let held = try await paid(world, "25.00")
+        let page = String(decoding: try await RecordsAndExportsTests.get(base + "/dashboard/orders/\(held.id)", cookie: cookie).body, as: UTF8.self)
+        #expect(page.contains(#"id="capture-form""#) && page.contains(#"id="void""#))
+        let captured = try await form("/dashboard/orders/\(held.id)/capture", "amount=20.00")
+        #expect(captured.status == 303 || captured.status == 302 || captured.status == 200, "\(captured.status)")
+        #expect(try await world.store.payments(orderID: held.id).first { $0.status == .succeeded }?.capture == .captured)
+        #expect(try await world.store.order(id: held.id)?.refunded.minorUnits == 500)
+        let other = try await paid(world, "15.00")
+        _ = try await form("/dashboard/orders/\(other.id)/void", "")
+        #expect(try await world.store.order(id: other.id)?.status == .refunded)
+        let refunds = try await world.store.refunds(orderID: other.id)
+        #expect(refunds.count == 1 && refunds[0].reason == "voided" && refunds[0].requestedBy?.hasPrefix("dashboard") == true)
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
         await world.stop()
     }
 }
