@@ -191,19 +191,22 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// The PassKit glue (Sources/CashierClient/*+PassKit.swift) cannot be compiled against PassKit off
-// Apple platforms. On Linux it is compiled, and unit-tested, against a test-only declaration of the
-// PassKit and Contacts surface it uses (Tests/PassKitStub, Apple's names and signatures), so a
-// wrong call fails the build here. Never declared on Apple platforms, where the real ones exist.
+// The platform glue in CashierClient — PassKit (*+PassKit.swift), WeChat's WechatOpenSDK and
+// AlipaySDK (*Launcher+….swift) — cannot be compiled against those frameworks off Apple platforms.
+// On Linux it is compiled, and unit-tested, against test-only declarations of the surface it uses
+// (Tests/PlatformStubs: the SDKs' names and signatures as they import into Swift), so a wrong call
+// fails the build here. Never declared on Apple platforms, where the real ones exist.
 #if os(Linux)
     package.targets += [
-        .target(name: "Contacts", path: "Tests/PassKitStub/Contacts", swiftSettings: strictSettings),
-        .target(name: "PassKit", dependencies: ["Contacts"], path: "Tests/PassKitStub/PassKit", swiftSettings: strictSettings),
+        .target(name: "Contacts", path: "Tests/PlatformStubs/Contacts", swiftSettings: strictSettings),
+        .target(name: "PassKit", dependencies: ["Contacts"], path: "Tests/PlatformStubs/PassKit", swiftSettings: strictSettings),
+        .target(name: "WechatOpenSDK", path: "Tests/PlatformStubs/WechatOpenSDK", swiftSettings: strictSettings),
+        .target(name: "AlipaySDK", path: "Tests/PlatformStubs/AlipaySDK", swiftSettings: strictSettings),
         .target(
-            name: "CashierClientPassKitCheck", dependencies: ["CashierClient", "PassKit", "Contacts"], path: "Tests/PassKitStub/Glue",
-            swiftSettings: strictSettings + [.define("PASSKIT_GLUE_CHECK")]),
+            name: "CashierClientPlatformCheck", dependencies: ["CashierClient", "PassKit", "Contacts", "WechatOpenSDK", "AlipaySDK"],
+            path: "Tests/PlatformStubs/Glue", swiftSettings: strictSettings + [.define("PLATFORM_GLUE_CHECK")]),
     ]
     if let tests = package.targets.first(where: { $0.name == "CashierClientTests" }) {
-        tests.dependencies += ["CashierClientPassKitCheck", "PassKit", "Contacts"]
+        tests.dependencies += ["CashierClientPlatformCheck", "PassKit", "Contacts", "WechatOpenSDK", "AlipaySDK"]
     }
 #endif

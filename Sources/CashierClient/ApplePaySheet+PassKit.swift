@@ -1,7 +1,7 @@
-// Compiled on Apple platforms, and on Linux by the test-only CashierClientPassKitCheck target
-// against a declaration of PassKit (Tests/PassKitStub), so a wrong call fails the build here too.
-#if (canImport(PassKit) && !os(Linux)) || PASSKIT_GLUE_CHECK
-    #if PASSKIT_GLUE_CHECK
+// Compiled on Apple platforms, and on Linux by the test-only CashierClientPlatformCheck target
+// against a declaration of PassKit (Tests/PlatformStubs), so a wrong call fails the build here too.
+#if (canImport(PassKit) && !os(Linux)) || PLATFORM_GLUE_CHECK
+    #if PLATFORM_GLUE_CHECK
         public import CashierClient
     #endif
     #if canImport(Contacts)

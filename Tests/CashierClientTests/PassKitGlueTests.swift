@@ -1,7 +1,7 @@
-#if canImport(CashierClientPassKitCheck)
+#if canImport(CashierClientPlatformCheck)
     import Cashier
     import CashierClient
-    import CashierClientPassKitCheck
+    import CashierClientPlatformCheck
     import CashierServer
     import Contacts
     import Foundation
@@ -12,7 +12,7 @@
     import enum CashierClient.PaymentMethod
 
     /// The PassKit glue the README shows, compiled on Linux against a declaration of PassKit's
-    /// surface (Tests/PassKitStub) and driven the way PassKit drives it — shipping method, coupon,
+    /// surface (Tests/PlatformStubs) and driven the way PassKit drives it — shipping method, coupon,
     /// shipping address, authorisation, dismissal — against a real merchant server and the sandbox.
     @Suite(.serialized) struct PassKitGlueTests {
         typealias World = CashierClientTests.World

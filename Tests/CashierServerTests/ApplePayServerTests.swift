@@ -319,15 +319,20 @@ import Testing
         let base = world.base(0)
         let cookie = try await RecordsAndExportsTests.signIn(base, secret: world.keys.secret)
         func form(_ path: String, _ fields: String) async throws -> HTTPResponse {
-            let page = String(decoding: try await RecordsAndExportsTests.get(base + path.components(separatedBy: "/capture")[0].components(separatedBy: "/void")[0], cookie: cookie).body, as: UTF8.self)
+            let page = String(
+                decoding: try await RecordsAndExportsTests.get(
+                    base + path.components(separatedBy: "/capture")[0].components(separatedBy: "/void")[0], cookie: cookie
+                ).body, as: UTF8.self)
             let token = try #require(page.range(of: #"name="csrf" value=""#).map { String(page[$0.upperBound...].prefix(32)) })
             return try await CurlTransport().send(
                 HTTPRequest(
                     method: "POST", url: URL(string: base + path)!,
-                    headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"], body: Data("csrf=\(token)&\(fields)".utf8)))
+                    headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"],
+                    body: Data("csrf=\(token)&\(fields)".utf8)))
         }
         let held = try await paid(world, "25.00")
-        let page = String(decoding: try await RecordsAndExportsTests.get(base + "/dashboard/orders/\(held.id)", cookie: cookie).body, as: UTF8.self)
+        let page = String(
+            decoding: try await RecordsAndExportsTests.get(base + "/dashboard/orders/\(held.id)", cookie: cookie).body, as: UTF8.self)
         #expect(page.contains(#"id="capture-form""#) && page.contains(#"id="void""#))
         let captured = try await form("/dashboard/orders/\(held.id)/capture", "amount=20.00")
         #expect(captured.status == 303 || captured.status == 302 || captured.status == 200, "\(captured.status)")

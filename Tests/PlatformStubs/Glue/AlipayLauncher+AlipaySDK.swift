@@ -1,0 +1,1 @@
+../../../Sources/CashierClient/AlipayLauncher+AlipaySDK.swift

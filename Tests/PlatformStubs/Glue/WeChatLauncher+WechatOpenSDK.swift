@@ -1,0 +1,1 @@
+../../../Sources/CashierClient/WeChatLauncher+WechatOpenSDK.swift
