@@ -141,7 +141,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CashierCLITests",
-            dependencies: ["CashierCLI", "WeChatPay", "Alipay", "CashierCrypto", "CashierStore", "TestSupport"],
+            dependencies: ["CashierCLI", "WeChatPay", "Alipay", "ApplePay", "CashierCrypto", "CashierStore", "TestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),

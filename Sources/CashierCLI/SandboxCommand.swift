@@ -1,5 +1,6 @@
 import CashierCrypto
 import CashierSandbox
+import CashierSandboxMode
 import Dispatch
 import Foundation
 import WeChatPay
@@ -14,7 +15,8 @@ enum SandboxCommand {
             The payer API: POST /sandbox/pay {"provider":"wechat","out_trade_no":"…","outcome":"success"|"cancel"|"fail"}.
             Apple Pay: POST /sandbox/applepay/token {"amount":"12.75","currency":"CNY"} mints a PKPayment for the registered
             processing certificate (--applepay-merchant-cert, or POST /sandbox/applepay/merchants); trust GET
-            /sandbox/applepay/root.pem in place of Apple's root.
+            /sandbox/applepay/root.pem in place of Apple's root. Without --applepay-merchant-cert the sandbox issues its own
+            processing key, which its Stripe (/stripe/v1/…) and Adyen (/adyen/v72/…) simulators hold to decrypt tokens.
             --ready-file gets one JSON object once the sandbox accepts requests.
             """,
         options: [
@@ -84,6 +86,12 @@ enum SandboxCommand {
             } catch {
                 throw CommandFailure("--applepay-merchant-cert: not a payment processing certificate (\(error))", status: 2)
             }
+        } else {
+            // A processing key of its own, held by the simulated Stripe and Adyen as a real processor
+            // holds the merchant's: tokens minted here go through their SDKs with no set-up.
+            let key = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: SandboxMode.appleMerchantIdentifier)
+            try await sandbox.applePay.register(merchantCertificate: key.certificate)
+            sandbox.registerProcessingKey(key)
         }
         do {
             try sandbox.start()
@@ -103,6 +111,8 @@ enum SandboxCommand {
         let applePayToken = sandbox.baseURL.appendingPathComponent("sandbox/applepay/token").absoluteString
         let applePayRoot = sandbox.baseURL.appendingPathComponent("sandbox/applepay/root.pem").absoluteString
         io.write("Apple Pay token minter POST \(applePayToken)  (trust \(applePayRoot), not Apple's root)\n")
+        io.write("Stripe API (Apple Pay) \(sandbox.stripeURL.absoluteString)  (stripe.api_base; any sk_test_… key)\n")
+        io.write("Adyen Checkout API     \(sandbox.adyenURL.absoluteString)  (the SDK services' baseUrl; any X-API-Key)\n")
         io.write("payer API              POST \(payer)\n")
         if let file = arguments.value("ready-file") {
             let ready = [
@@ -110,7 +120,8 @@ enum SandboxCommand {
                 "wechat_v3_url": sandbox.wechatV3URL.absoluteString, "payer_url": payer,
                 "alipay_gateway_url": sandbox.alipayGatewayURL.absoluteString,
                 "alipay_public_key": sandbox.alipay.alipayPublicKey.pemRepresentation, "applepay_token_url": applePayToken,
-                "applepay_root_url": applePayRoot,
+                "applepay_root_url": applePayRoot, "stripe_api_base": sandbox.stripeURL.absoluteString,
+                "adyen_checkout_url": sandbox.adyenURL.absoluteString,
             ]
             let data = try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys, .withoutEscapingSlashes])
             try data.write(to: URL(fileURLWithPath: file), options: .atomic)

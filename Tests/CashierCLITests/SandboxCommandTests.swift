@@ -1,3 +1,4 @@
+import ApplePay
 import Alipay
 import Cashier
 import CashierCrypto
@@ -62,6 +63,18 @@ import WeChatPay
             gateway: try #require(urls?["alipay_gateway_url"].flatMap(URL.init(string:))))
         let missing = await #expect(throws: PaymentError.self) { try await alipay.query(outTradeNo: "NONE") }
         #expect(missing?.providerCode == "ACQ.TRADE_NOT_EXIST")
+        // Apple Pay through the sandbox's Stripe: a minted token, authorised by Cashier's Stripe processor.
+        let minted = try await URLSessionTransport().send(
+            HTTPRequest(
+                method: "POST", url: try #require(urls?["applepay_token_url"].flatMap(URL.init(string:))),
+                body: Data(#"{"amount":"12.75","currency":"USD"}"#.utf8)))
+        let stripe = ApplePay.StripeProcessor(
+            secretKey: "sk_test_cli", baseURL: try #require(urls?["stripe_api_base"].flatMap(URL.init(string:))))
+        let decision = try await stripe.authorize(
+            ApplePay.ProcessorAuthorization(
+                amount: Money(minorUnits: 1275, currency: .usd), reference: "cli", idempotencyKey: "cli",
+                token: try ApplePay.PaymentToken(json: minted.body)))
+        #expect({ if case .authorized = decision { true } else { false } }(), "\(decision)")
 
         process.terminate()  // SIGTERM
         let status = try await onOwnThread {
