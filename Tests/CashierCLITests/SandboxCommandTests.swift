@@ -1,5 +1,5 @@
-import ApplePay
 import Alipay
+import ApplePay
 import Cashier
 import CashierCrypto
 import Foundation
