@@ -52,6 +52,9 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// Statements prepared on this connection, by their text: the server parses and plans each
     /// once per connection instead of on every call.
     private var prepared: [String: String] = [:]
+    /// The number in the next statement's name: it only grows (until `DEALLOCATE ALL`), so a name
+    /// is never prepared twice on a session even after the cache forgets an entry.
+    private var nextStatement = 1
     static let maximumPreparedStatements = 256
 
     /// The name `sql` is prepared under on this connection (preparing it now if it is new).
@@ -60,8 +63,10 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         if prepared.count >= Self.maximumPreparedStatements {
             try execute("DEALLOCATE ALL")
             prepared.removeAll()
+            nextStatement = 1
         }
-        let name = "cashier_\(prepared.count + 1)"
+        let name = "cashier_\(nextStatement)"
+        nextStatement += 1
         guard let result = PQprepare(handle, name, text, Int32(types.count), types) else { throw failure(nil) }
         defer { PQclear(result) }
         guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw failure(result) }
@@ -110,8 +115,9 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let error = failure(result)
-            // The session lost its prepared statements: prepare again on the retry.
-            if error.code == .busy { prepared.removeAll() }
+            // The session lost its prepared statements (SQLSTATE 26000): prepare again on the retry.
+            // A serialisation failure or a deadlock leaves them in place.
+            if Self.state(of: result) == "26000" { prepared.removeAll() }
             throw error
         }
         changes = Int(String(cString: PQcmdTuples(result))) ?? 0
@@ -201,6 +207,11 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         }
     }
 
+    /// The SQLSTATE of a failed result (`""` when there is none).
+    private static func state(of result: OpaquePointer?) -> String {
+        result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
+    }
+
     /// The error for a failed statement: SQLSTATE decides the code (unique violation: conflict;
     /// serialisation failure, deadlock or a prepared statement the session lost: busy, retried; a
     /// dropped connection: unavailable, retried).
@@ -209,7 +220,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         guard PQstatus(handle) == CONNECTION_OK else {
             return StoreError(.unavailable, "the PostgreSQL connection was lost: \(message)")
         }
-        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
+        let state = Self.state(of: result)
         switch state {
         case "23505": return StoreError(.conflict, "PostgreSQL: \(message)")
         case "40001", "40P01", "26000": return StoreError(.busy, "PostgreSQL: \(message)")
