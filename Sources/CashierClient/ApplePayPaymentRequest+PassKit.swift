@@ -35,7 +35,52 @@
             request.requiredShippingContactFields = Set(requiredShippingContactFields.compactMap(Self.contactField))
             request.applicationData = applicationData
             request.supportsCouponCode = supportsCouponCode
+            switch commitment {
+            case .recurring(let description, let regular, let trial, let agreement, let management, let notification):
+                let recurring = PKRecurringPaymentRequest(
+                    paymentDescription: description, regularBilling: Self.billing(regular), managementURL: management)
+                recurring.trialBilling = trial.map(Self.billing)
+                recurring.billingAgreement = agreement
+                recurring.tokenNotificationURL = notification
+                request.recurringPaymentRequest = recurring
+            case .deferred(
+                let description, let label, let amount, let date, let agreement, let management, let notification, let cancel, let zone):
+                let item = PKDeferredPaymentSummaryItem(label: label, amount: NSDecimalNumber(string: amount))
+                item.deferredDate = date
+                let deferred = PKDeferredPaymentRequest(paymentDescription: description, deferredBilling: item, managementURL: management)
+                deferred.billingAgreement = agreement
+                deferred.tokenNotificationURL = notification
+                deferred.freeCancellationDate = cancel
+                deferred.freeCancellationDateTimeZone = zone
+                request.deferredPaymentRequest = deferred
+            case .automaticReload(let description, let label, let amount, let threshold, let agreement, let management, let notification):
+                let item = PKAutomaticReloadPaymentSummaryItem(label: label, amount: NSDecimalNumber(string: amount))
+                item.thresholdAmount = NSDecimalNumber(string: threshold)
+                let reload = PKAutomaticReloadPaymentRequest(
+                    paymentDescription: description, automaticReloadBilling: item, managementURL: management)
+                reload.billingAgreement = agreement
+                reload.tokenNotificationURL = notification
+                request.automaticReloadPaymentRequest = reload
+            case nil: break
+            }
             return request
+        }
+
+        /// A recurring billing line for PassKit.
+        static func billing(_ billing: ApplePayCommitment.Billing) -> PKRecurringPaymentSummaryItem {
+            let item = PKRecurringPaymentSummaryItem(label: billing.label, amount: NSDecimalNumber(string: billing.amount))
+            item.startDate = billing.startDate
+            item.endDate = billing.endDate
+            item.intervalCount = billing.intervalCount
+            item.intervalUnit =
+                switch billing.intervalUnit {
+                case "minute": .minute
+                case "hour": .hour
+                case "day": .day
+                case "year": .year
+                default: .month
+                }
+            return item
         }
 
         /// The PassKit network for an Apple Pay JS name.

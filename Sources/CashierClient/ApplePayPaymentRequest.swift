@@ -59,6 +59,8 @@ public struct ApplePayPaymentRequest: Sendable, Equatable {
     public let applicationData: Data?
     /// The server takes coupon codes on the sheet (`PKPaymentRequest.supportsCouponCode`).
     public let supportsCouponCode: Bool
+    /// A subscription, deferred charge or automatic reload the order asked for.
+    public let commitment: ApplePayCommitment?
 
     /// Reads the server's JSON (``WalletParameters/applePayRequest(_:)``).
     /// - Throws: ``CashierClientError`` naming the field that is missing.
@@ -93,6 +95,7 @@ public struct ApplePayPaymentRequest: Sendable, Equatable {
         requiredBillingContactFields = object["requiredBillingContactFields"] as? [String] ?? []
         requiredShippingContactFields = object["requiredShippingContactFields"] as? [String] ?? []
         supportsCouponCode = object["supportsCouponCode"] as? Bool ?? false
+        commitment = try ApplePayCommitment(request: object)
         if let encoded = object["applicationData"] as? String {
             guard let data = Data(base64Encoded: encoded) else { throw invalid("applicationData") }
             applicationData = data

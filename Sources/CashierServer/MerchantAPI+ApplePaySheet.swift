@@ -44,6 +44,10 @@ extension MerchantAPI {
                 guard let (order, _) = try await authorizedOrder(request, id: id, clientSecret: body.client_secret) else {
                     return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
                 }
+                // The sheet of a paid or closed order is over, whatever the change would have been.
+                guard order.status == .created || order.status == .pending else {
+                    throw StoreError(.illegalTransition, "order \(id) is \(order.status.rawValue): its sheet can no longer change")
+                }
                 var sheet = OrderSheet.read(order)
                 var errors: [ApplePay.SheetError] = []
                 var methods: [ShippingMethod]?

@@ -203,6 +203,42 @@
             await world.stop()
         }
 
+        /// A subscription the order asked for reaches PassKit as a `PKRecurringPaymentRequest`.
+        @Test func aSubscriptionReachesTheSheet() async throws {
+            let world = try await World()
+            var headers = HTTPHeaders()
+            headers.add("Authorization", "Bearer \(world.keys.secret)")
+            let body = try JSONSerialization.data(withJSONObject: [
+                "currency": "CNY", "items": [["label": "Club", "amount": "30.00"]],
+                "applepay": [
+                    "recurringPaymentRequest": [
+                        "paymentDescription": "Coffee club", "managementURL": "https://shop.example.com/club",
+                        "regularBilling": [
+                            "label": "Monthly", "amount": "30.00", "recurringPaymentIntervalUnit": "month",
+                            "recurringPaymentIntervalCount": 1, "recurringPaymentStartDate": "2027-01-01T00:00:00Z",
+                        ],
+                    ]
+                ],
+            ])
+            let response = try await URLSessionTransport().send(
+                HTTPRequest(
+                    method: "POST", url: URL(string: world.server.baseURL.absoluteString + "/v1/orders")!, headers: headers, body: body))
+            let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+            let id = try #require(object["id"] as? String)
+            let secret = try #require(object["client_secret"] as? String)
+            guard
+                case .applePayRequest(let json) = try await world.client.startPayment(orderID: id, clientSecret: secret, method: .applePay)
+            else { throw CashierClientError(code: "x", message: "not Apple Pay") }
+            let request = try ApplePayPaymentRequest(json: json).pkPaymentRequest()
+            let recurring = try #require(request.recurringPaymentRequest)
+            #expect(
+                recurring.paymentDescription == "Coffee club" && recurring.managementURL.absoluteString == "https://shop.example.com/club")
+            #expect(recurring.regularBilling.amount == NSDecimalNumber(string: "30.00") && recurring.regularBilling.intervalUnit == .month)
+            #expect(recurring.regularBilling.startDate == ISO8601DateFormatter().date(from: "2027-01-01T00:00:00Z"))
+            #expect(request.deferredPaymentRequest == nil && request.automaticReloadPaymentRequest == nil)
+            await world.stop()
+        }
+
         @Test func serverErrorsBecomePassKitErrors() {
             let unserviceable = ApplePaySheet.error(ApplePaySheetError(code: "addressUnserviceable", message: "No"))
             #expect((unserviceable as? PKPaymentError)?.code == .shippingAddressUnserviceableError)

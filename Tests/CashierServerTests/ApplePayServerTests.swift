@@ -192,8 +192,10 @@ import Testing
         let kept = (try await world.orderJSON(id)["payments"] as? [[String: Any]])?.first { $0["status"] as? String == "succeeded" }
         #expect((kept?["shipping_contact"] as? [String: Any])?["locality"] as? String == "Shanghai")
         #expect((kept?["billing_contact"] as? [String: Any])?["postalCode"] as? String == "200001")
-        let late = try await update(["shipping_method": "standard"])
-        #expect(late.status == 409, "\(late.object)")
+        for change in [["shipping_method": "standard"], ["shipping_method": "express"], ["coupon_code": ""]] {
+            let late = try await update(change)
+            #expect(late.status == 409 && late.errorMessage.contains("can no longer change"), "\(change): \(late.object)")
+        }
         // The app never prices: shipping methods come from the backend only.
         let appOrder = try await world.call(
             "POST", "/v1/orders", key: world.keys.publishable,

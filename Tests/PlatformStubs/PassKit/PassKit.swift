@@ -59,6 +59,63 @@ open class PKPaymentSummaryItem: NSObject, @unchecked Sendable {
     }
 }
 
+open class PKRecurringPaymentSummaryItem: PKPaymentSummaryItem, @unchecked Sendable {
+    open var startDate: Date?
+    open var endDate: Date?
+    open var intervalUnit: NSCalendar.Unit = .month
+    open var intervalCount: Int = 1
+}
+
+open class PKDeferredPaymentSummaryItem: PKPaymentSummaryItem, @unchecked Sendable {
+    open var deferredDate = Date()
+}
+
+open class PKAutomaticReloadPaymentSummaryItem: PKPaymentSummaryItem, @unchecked Sendable {
+    open var thresholdAmount: NSDecimalNumber = .zero
+}
+
+open class PKRecurringPaymentRequest: NSObject, @unchecked Sendable {
+    open var paymentDescription: String
+    open var regularBilling: PKRecurringPaymentSummaryItem
+    open var trialBilling: PKRecurringPaymentSummaryItem?
+    open var billingAgreement: String?
+    open var managementURL: URL
+    open var tokenNotificationURL: URL?
+    public init(paymentDescription: String, regularBilling: PKRecurringPaymentSummaryItem, managementURL: URL) {
+        self.paymentDescription = paymentDescription
+        self.regularBilling = regularBilling
+        self.managementURL = managementURL
+    }
+}
+
+open class PKDeferredPaymentRequest: NSObject, @unchecked Sendable {
+    open var paymentDescription: String
+    open var deferredBilling: PKDeferredPaymentSummaryItem
+    open var billingAgreement: String?
+    open var managementURL: URL
+    open var tokenNotificationURL: URL?
+    open var freeCancellationDate: Date?
+    open var freeCancellationDateTimeZone: TimeZone?
+    public init(paymentDescription: String, deferredBilling: PKDeferredPaymentSummaryItem, managementURL: URL) {
+        self.paymentDescription = paymentDescription
+        self.deferredBilling = deferredBilling
+        self.managementURL = managementURL
+    }
+}
+
+open class PKAutomaticReloadPaymentRequest: NSObject, @unchecked Sendable {
+    open var paymentDescription: String
+    open var automaticReloadBilling: PKAutomaticReloadPaymentSummaryItem
+    open var billingAgreement: String?
+    open var managementURL: URL
+    open var tokenNotificationURL: URL?
+    public init(paymentDescription: String, automaticReloadBilling: PKAutomaticReloadPaymentSummaryItem, managementURL: URL) {
+        self.paymentDescription = paymentDescription
+        self.automaticReloadBilling = automaticReloadBilling
+        self.managementURL = managementURL
+    }
+}
+
 open class PKShippingMethod: PKPaymentSummaryItem, @unchecked Sendable {
     open var identifier: String?
     open var detail: String?
@@ -94,6 +151,9 @@ open class PKPaymentRequest: NSObject, @unchecked Sendable {
     open var applicationData: Data?
     open var supportsCouponCode: Bool = false
     open var couponCode: String?
+    open var recurringPaymentRequest: PKRecurringPaymentRequest?
+    open var deferredPaymentRequest: PKDeferredPaymentRequest?
+    open var automaticReloadPaymentRequest: PKAutomaticReloadPaymentRequest?
     override public init() {}
 
     static func error(_ code: PKPaymentError.Code, _ info: [String: String?]) -> any Error {
