@@ -208,6 +208,9 @@ public final class SandboxServer: Sendable {
     /// Stripe's API base, for `ApplePay.StripeProcessor(baseURL:)` and `stripe.api_base`.
     public var stripeURL: URL { URL(string: "http://127.0.0.1:\(server.port)/stripe")! }
 
+    /// Where the sandbox's Adyen serves its Payment accounting reports (`ApplePay.AdyenProcessor.ReportAccess(baseURL:)`).
+    public var adyenReportsURL: URL { URL(string: "http://127.0.0.1:\(server.port)/adyen/reports/download/MerchantAccount/")! }
+
     /// Adyen's Checkout API base, for `ApplePay.AdyenProcessor(baseURL:)` and the Adyen SDK's `baseUrl`.
     public var adyenURL: URL { URL(string: "http://127.0.0.1:\(server.port)/adyen/\(ApplePay.AdyenProcessor.apiVersion)")! }
 

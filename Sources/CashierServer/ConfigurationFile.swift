@@ -24,6 +24,8 @@ import WeChatPay
 ///   "applepay": {"merchant_identifier": "merchant.com.example", "country_code": "CN", "display_name": "Example",
 ///                "supported_networks": ["chinaUnionPay", "visa"], "processor": "stripe",
 ///                "stripe": {"secret_key_env": "STRIPE_SECRET_KEY"}, "capture": "automatic",
+///                (or "processor": "adyen", "adyen": {"api_key_env": "ADYEN_API_KEY", "merchant_account": "Shop",
+///                 "environment": "live", "live_endpoint_prefix": "1797a841fbb37ca7-AdyenDemo", "report_api_key_env": "ADYEN_REPORT_KEY"})
 ///                "domain_association_file": "apple-developer-merchantid-domain-association",
 ///                "web": {"domain": "shop.example.com", "identity_certificate_file": "keys/apple-identity.pem",
 ///                        "identity_key_file": "keys/apple-identity.key"},
@@ -438,7 +440,17 @@ public struct ConfigurationFile: Sendable {
                 default: throw Problem(path: "applepay.adyen.environment", reason: "must be \"test\" or \"live\"")
                 }
             }
-            processor = ApplePay.AdyenProcessor(apiKey: key, merchantAccount: account, baseURL: base!, transport: transport)
+            // The report user's key lets reconciliation read the daily Payment accounting report.
+            var reports: ApplePay.AdyenProcessor.ReportAccess?
+            if adyen["report_api_key_env"] != nil || adyen["report_api_key_file"] != nil {
+                let live = (try reader.string(adyen, "environment", "applepay.adyen.", required: false)) == "live"
+                reports = .init(
+                    baseURL: try reader.url(adyen, "report_base_url", "applepay.adyen.")
+                        ?? (live ? ApplePay.AdyenProcessor.ReportAccess.liveURL : ApplePay.AdyenProcessor.ReportAccess.testURL),
+                    apiKey: try reader.secret(adyen, "report_api_key", "applepay.adyen."))
+            }
+            processor = ApplePay.AdyenProcessor(
+                apiKey: key, merchantAccount: account, baseURL: base!, reports: reports, transport: transport)
         case "sandbox":
             throw Problem(
                 path: "applepay.processor",

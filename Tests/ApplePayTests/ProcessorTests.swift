@@ -123,6 +123,26 @@ import Testing
         #expect(listed.count == 3 && listed.allSatisfy { $0.merchantReference != nil })
         #expect(listed.contains { $0.status == "canceled" } && listed.contains { $0.captured.minorUnits == 1500 })
         #expect(try await world.adyen.payments(from: Date(), to: Date()) == nil)
+        // With a report user's key, Adyen's daily Payment accounting report lists them.
+        let reports = ApplePay.AdyenProcessor(
+            apiKey: "AQE_processors", merchantAccount: "CashierTest", baseURL: world.sandbox.adyenURL,
+            reports: .init(baseURL: world.sandbox.adyenReportsURL, apiKey: "AQE_reports"))
+        let booked = try #require(try await reports.payments(from: Date().addingTimeInterval(-60), to: Date().addingTimeInterval(60)))
+        let atAdyen = world.sandbox.adyen.core.processor.entries
+        #expect(booked.map(\.reference) == atAdyen.map(\.reference) && booked.count == 3)
+        for (listed, entry) in zip(booked, atAdyen) {
+            #expect(listed.authorized == entry.amount && listed.captured == entry.captured && listed.refunded == entry.refunded)
+            #expect(listed.merchantReference == entry.merchantReference)
+            #expect(
+                (listed.status == "voided") == (entry.status == .voided) && (listed.status == "captured") == (entry.status == .captured))
+        }
+        let unkeyed = ApplePay.AdyenProcessor(
+            apiKey: "AQE", merchantAccount: "CashierTest", baseURL: world.sandbox.adyenURL,
+            reports: .init(baseURL: world.sandbox.adyenReportsURL, apiKey: ""))
+        let refused = await #expect(throws: PaymentError.self) {
+            _ = try await unkeyed.payments(from: Date(), to: Date().addingTimeInterval(1))
+        }
+        #expect(refused?.code == .invalidConfiguration)
         await world.stop()
     }
 
@@ -204,6 +224,30 @@ import Testing
         #expect(intent["capture_method"] == "manual" && intent["payment_method_data[type]"] == "card")
         #expect(intent["payment_method_data[card][token]"]?.hasPrefix("tok_") == true && intent["metadata[cashier_payment]"] == "ord_wire")
         await world.stop()
+    }
+
+    /// Adyen's report as a reader meets it: more columns than Cashier reads, quoted fields, every
+    /// status a payment goes through; a report without the columns it needs is refused.
+    @Test func adyensAccountingReportIsReadByColumnName() throws {
+        let csv = #"""
+            Company Account,Merchant Account,Psp Reference,Merchant Reference,Payment Method,Booking Date,TimeZone,Main Currency,Main Amount,Record Type,Payment Currency,Received (PC),Authorised (PC),Captured (PC),Settlement Currency,Payable (SC)
+            Co,"Shop, Ltd",PSP1,ord_1,applepay,2026-12-01 09:00:00,UTC,USD,46.00,Received,USD,46.00,,,,
+            Co,"Shop, Ltd",PSP1,ord_1,applepay,2026-12-01 09:00:01,UTC,USD,46.00,Authorised,USD,,46.00,,,
+            Co,"Shop, Ltd",PSP1,ord_1,applepay,2026-12-01 09:05:00,UTC,USD,46.00,SentForSettle,USD,,,46.00,,
+            Co,"Shop, Ltd",PSP1,ord_1,applepay,2026-12-01 10:00:00,UTC,USD,46.00,SentForRefund,USD,,,-6.00,,
+            Co,"Shop, Ltd",PSP2,"ord_""2""",applepay,2026-12-01 11:00:00,UTC,USD,20.00,Authorised,USD,,20.00,,,
+            Co,"Shop, Ltd",PSP2,"ord_""2""",applepay,2026-12-01 11:10:00,UTC,USD,20.00,Cancelled,USD,,,,,
+            Co,"Shop, Ltd",PSP3,ord_3,applepay,2026-12-01 12:00:00,UTC,USD,9.00,Refused,USD,,,,,
+            """#
+        let payments = try ApplePay.AccountingReport.payments(try ApplePay.AccountingReport.rows(Data(csv.utf8)))
+        #expect(payments.map(\.reference) == ["PSP1", "PSP2", "PSP3"])
+        #expect(
+            payments[0].authorized.minorUnits == 4600 && payments[0].captured.minorUnits == 4600 && payments[0].refunded.minorUnits == 600)
+        #expect(payments[0].status == "captured" && payments[0].createdAt == ISO8601DateFormatter().date(from: "2026-12-01T09:00:00Z"))
+        #expect(payments[1].merchantReference == #"ord_"2""# && payments[1].status == "voided")
+        #expect(payments[2].status == "requires_payment_method")
+        let broken = #expect(throws: PaymentError.self) { try ApplePay.AccountingReport.rows(Data("Psp Reference,Amount\nX,1\n".utf8)) }
+        #expect(broken?.message.contains("Record Type") == true)
     }
 
     final class Recorder: HTTPTransport {

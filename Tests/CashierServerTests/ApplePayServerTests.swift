@@ -349,4 +349,29 @@ import Testing
         #expect(disagreements.isEmpty, "\(disagreements)")
         await world.stop()
     }
+
+    /// Apple Pay is reconciled against the processor's own records: Stripe's PaymentIntents, and
+    /// Adyen's daily Payment accounting report read with a report user's key.
+    @Test(arguments: ["stripe", "adyen"])
+    func applePayIsReconciledAgainstTheProcessor(processor: String) async throws {
+        let world = try await MoneyWorld(.sqlite) { configuration in
+            // The sandbox's address, from its WeChat gateway (http://127.0.0.1:PORT/wechat/).
+            guard processor == "adyen", let wechat = configuration.wechat?.baseURL, let port = wechat.port else { return }
+            let base = "http://127.0.0.1:\(port)/adyen"
+            configuration.applePay?.processor = ApplePay.AdyenProcessor(
+                apiKey: "AQE_world", merchantAccount: "CashierWorld", baseURL: URL(string: base + "/v72")!,
+                reports: .init(baseURL: URL(string: base + "/reports/download/MerchantAccount/")!, apiKey: "AQE_reports"))
+        }
+        let first = try await paid(world, "30.00")
+        _ = try await paid(world, "12.00")
+        let refund = try await world.call("POST", "/v1/orders/\(first.id)/refunds", json: ["amount": "5.00"])
+        #expect(refund.status == 200, "\(refund.object)")
+        let simulator = processor == "adyen" ? world.sandbox.adyen.core : world.sandbox.stripe.core
+        #expect(simulator.processor.entries.count == 2)
+        let report = try await world.reconcile()
+        #expect((report["discrepancies"] as? [Any])?.isEmpty == true, "\(report)")
+        #expect((report["bill_rows"] as? [String: Int])?["applepay"] == 3, "\(report)")
+        #expect((report["not_reconciled"] as? [String: Int])?["applepay"] == nil, "\(report)")
+        await world.stop()
+    }
 }

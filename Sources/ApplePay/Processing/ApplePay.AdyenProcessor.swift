@@ -9,9 +9,24 @@ extension ApplePay {
     /// `Idempotency-Key`. Adyen answers modifications with `received` and confirms them by webhook;
     /// Cashier counts `received` as done (Adyen refuses a modification it cannot make up front).
     ///
-    /// Adyen offers no list of payments through this API (its reports live in the Customer Area),
-    /// so ``payments(from:to:)`` returns `nil`.
+    /// Adyen's Checkout API lists no payments; its records are report files. With a report user's
+    /// key (``ReportAccess``), ``payments(from:to:)`` downloads the daily Payment accounting report
+    /// (`payments_accounting_report_YYYY_MM_DD.csv`) and reads each payment's lifecycle from it
+    /// (`Authorised`, `SentForSettle`, `Cancelled`, `SentForRefund` records); without one it
+    /// returns `nil` and Adyen payments are counted, not reconciled.
     public struct AdyenProcessor: PaymentProcessor {
+        /// Where the reports are downloaded, and the report user's API key.
+        public struct ReportAccess: Sendable {
+            public static let testURL = URL(string: "https://ca-test.adyen.com/reports/download/MerchantAccount/")!
+            public static let liveURL = URL(string: "https://ca-live.adyen.com/reports/download/MerchantAccount/")!
+            public var baseURL: URL
+            public var apiKey: String
+            public init(baseURL: URL = testURL, apiKey: String) {
+                self.baseURL = baseURL
+                self.apiKey = apiKey
+            }
+        }
+
         /// Checkout API version used in URLs.
         public static let apiVersion = "v72"
         public static let testURL = URL(string: "https://checkout-test.adyen.com/\(apiVersion)")!
@@ -24,15 +39,17 @@ extension ApplePay {
         private let apiKey: String
         private let merchantAccount: String
         private let baseURL: URL
+        private let reports: ReportAccess?
         private let call: ProcessorCall
 
         public init(
-            apiKey: String, merchantAccount: String, baseURL: URL = testURL, transport: any HTTPTransport = URLSessionTransport(),
-            attempts: Int = 3, backoff: Duration = .milliseconds(200)
+            apiKey: String, merchantAccount: String, baseURL: URL = testURL, reports: ReportAccess? = nil,
+            transport: any HTTPTransport = URLSessionTransport(), attempts: Int = 3, backoff: Duration = .milliseconds(200)
         ) {
             self.apiKey = apiKey
             self.merchantAccount = merchantAccount
             self.baseURL = baseURL
+            self.reports = reports
             self.call = ProcessorCall(transport: transport, attempts: attempts, backoff: backoff, processor: "Adyen")
         }
 
@@ -108,6 +125,33 @@ extension ApplePay {
                 throw call.credentialsRefused(answer.status, answer.json["message"] as? String)
             }
             return answer
+        }
+
+        /// The payments booked in `[from, to)`, from the daily Payment accounting reports (UTC days
+        /// covering the range; a day whose report is not generated yet is skipped).
+        public func payments(from: Date, to: Date) async throws -> [ProcessorPayment]? {
+            guard let reports else { return nil }
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            var day = calendar.startOfDay(for: from)
+            var rows: [[String: String]] = []
+            while day < to {
+                let parts = calendar.dateComponents([.year, .month, .day], from: day)
+                let name = String(
+                    format: "payments_accounting_report_%04d_%02d_%02d.csv", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+                guard let url = URL(string: reports.baseURL.absoluteString + FormEncoding.escape(merchantAccount) + "/" + name) else {
+                    break
+                }
+                let response = try await call.transport.send(HTTPRequest(method: "GET", url: url, headers: ["X-API-Key": reports.apiKey]))
+                switch response.status {
+                case 200: rows += try AccountingReport.rows(response.body)
+                case 404: break
+                case 401, 403: throw call.credentialsRefused(response.status, "the report user's key")
+                default: throw PaymentError(.transport, provider: .applePay, "Adyen's report \(name) answered HTTP \(response.status)")
+                }
+                day = calendar.date(byAdding: .day, value: 1, to: day) ?? to
+            }
+            return try AccountingReport.payments(rows).filter { $0.createdAt >= from && $0.createdAt < to }
         }
 
         static func amount(_ money: Money) -> [String: Any] { ["currency": money.currency.code, "value": money.minorUnits] }

@@ -21,6 +21,12 @@ public final class AdyenSandbox: Sendable {
         router.add("POST", prefix + "/{version}/payments") { request, _ in
             await self.idempotent(request) { await self.payment(request) }
         }
+        router.add("GET", prefix + "/reports/download/MerchantAccount/{account}/{file}") { request, parameters in
+            guard !(request.headers["X-API-Key"] ?? "").isEmpty else {
+                return Self.error(401, "000", "HTTP Status Response - Unauthorized", type: "security")
+            }
+            return self.report(account: parameters["account"] ?? "", file: parameters["file"] ?? "")
+        }
         for (kind, name) in [("captures", "capture"), ("cancels", "cancel"), ("refunds", "refund")] {
             router.add("POST", prefix + "/{version}/payments/{psp}/\(kind)") { request, parameters in
                 await self.idempotent(request) { await self.modify(parameters["psp"] ?? "", name, request) }
@@ -127,6 +133,42 @@ public final class AdyenSandbox: Sendable {
         if let reference = body["reference"] { answer["reference"] = reference }
         if let amount { answer["amount"] = ["currency": amount.currency.code, "value": amount.minorUnits] }
         return ProcessorSandbox.json(answer, status: 201)
+    }
+
+    /// `payments_accounting_report_YYYY_MM_DD.csv`: every payment booked that UTC day, one line per
+    /// status it reached (Authorised, SentForSettle, Cancelled, SentForRefund), in Adyen's columns.
+    private func report(account: String, file: String) -> HTTPServerResponse {
+        let prefix = "payments_accounting_report_"
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = file.dropFirst(prefix.count).dropLast(4).split(separator: "_").compactMap { Int($0) }
+        guard file.hasPrefix(prefix), file.hasSuffix(".csv"), parts.count == 3,
+            let day = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2]))
+        else { return HTTPServerResponse(status: 404) }
+        let booking = DateFormatter()
+        booking.locale = Locale(identifier: "en_US_POSIX")
+        booking.timeZone = calendar.timeZone
+        booking.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        var lines = [ApplePay.AccountingReport.columns.joined(separator: ",")]
+        for entry in core.processor.entries where calendar.isDate(entry.createdAt, inSameDayAs: day) {
+            let currency = entry.amount.currency.code
+            func line(_ type: String, authorised: String = "", captured: String = "") -> String {
+                [
+                    "CashierSandbox", account, entry.reference, entry.merchantReference, "applepay", booking.string(from: entry.createdAt),
+                    "UTC",
+                    currency, entry.amount.decimalString, type, currency, entry.amount.decimalString, authorised, captured,
+                ].joined(separator: ",")
+            }
+            lines.append(line("Received"))
+            lines.append(line("Authorised", authorised: entry.amount.decimalString))
+            switch entry.status {
+            case .captured: lines.append(line("SentForSettle", captured: entry.captured.decimalString))
+            case .voided: lines.append(line("Cancelled"))
+            case .authorized: break
+            }
+            if entry.refunded.isPositive { lines.append(line("SentForRefund", captured: "-" + entry.refunded.decimalString)) }
+        }
+        return .text(lines.joined(separator: "\n") + "\n", contentType: "text/csv")
     }
 
     static func money(_ value: Any?) -> Money? {
