@@ -27,6 +27,7 @@ import Testing
         #expect(summary?["stripe_refunded"] as? Int == 1234)
         #expect(summary?["stripe_decline"] as? String == "insufficient_funds")
         #expect(summary?["stripe_live_key"] as? String == "refused")
+        #expect(summary?["stripe_two_step"] as? String == "succeeded")
         #expect(summary?["adyen_refusal"] as? String == "Expired Card")
         #expect(
             summary?["adyen_body_fields"] as? [String] == ["amount", "merchantAccount", "paymentMethod", "reference", "shopperInteraction"])

@@ -108,6 +108,18 @@ except CardError as error:
     check(error.code == "card_declined" and error.error.decline_code == "insufficient_funds", "decline: %s" % error.error)
     summary["stripe_decline"] = error.error.decline_code
 
+# The two-step flow Stripe's docs show: create, attach a PaymentMethod made from the token, confirm.
+draft = stripe.PaymentIntent.create(amount=4200, currency="usd", capture_method="automatic")
+check(draft.status == "requires_payment_method", "draft: %s" % draft)
+method = stripe.PaymentMethod.create(type="card", card={"token": stripe_token(mint("42.00")).id})
+check(method.id.startswith("pm_"), "payment method: %s" % method)
+confirmed = stripe.PaymentIntent.confirm(draft.id, payment_method=method.id)
+check(confirmed.id == draft.id and confirmed.status == "succeeded", "confirm: %s" % confirmed)
+check(stripe.PaymentIntent.retrieve(draft.id).amount_received == 4200, "retrieve after confirm")
+check(stripe.Refund.retrieve(partial.id).amount == 234, "refund retrieve")
+check(stripe.Token.retrieve(token.id).card.tokenization_method == "apple_pay", "token retrieve")
+summary["stripe_two_step"] = confirmed.status
+
 listed = stripe.PaymentIntent.list(limit=100)
 check({intent.id, captured.id, voided.id} <= {item.id for item in listed.data}, "list misses PaymentIntents")
 summary["stripe_listed"] = len(listed.data)
@@ -167,6 +179,12 @@ cancel = modifications.cancel_authorised_payment_by_psp_reference(
     {"merchantAccount": "CashierInterop", "reference": "v1"}, other.message["pspReference"]
 )
 check(cancel.message["status"] == "received", "adyen cancel: %s" % cancel.message)
+methods = adyen.checkout.payments_api.payment_methods({"merchantAccount": "CashierInterop"})
+check(any(m["type"] == "applepay" for m in methods.message["paymentMethods"]), "adyen paymentMethods: %s" % methods.message)
+reversed_ = modifications.refund_or_cancel_payment(
+    {"merchantAccount": "CashierInterop", "reference": "rv1"}, adyen_pay(mint("11.00"), 1100, "interop-adyen-5", manual=True).message["pspReference"]
+)
+check(reversed_.message["status"] == "received", "adyen reversal: %s" % reversed_.message)
 refused = adyen_pay(mint("10.00", card="4000000000000069"), 1000, "interop-adyen-4")
 check(refused.message["resultCode"] == "Refused" and refused.message["refusalReason"] == "Expired Card", "adyen decline: %s" % refused.message)
 summary["adyen_refusal"] = refused.message["refusalReason"]

@@ -74,6 +74,11 @@ extension ApplePay {
         public func entry(_ reference: String) -> Entry? { state.withLock { $0.entries[reference] } }
 
         public func authorize(_ authorization: ProcessorAuthorization) async throws -> ProcessorDecision {
+            try await authorize(authorization, as: nil)
+        }
+
+        /// ``authorize(_:)`` under a reference the caller chose (a Stripe PaymentIntent created before it was confirmed).
+        public func authorize(_ authorization: ProcessorAuthorization, as chosen: String?) async throws -> ProcessorDecision {
             guard let payment = authorization.decrypted else {
                 throw PaymentError(.invalidRequest, provider: .applePay, "the sandbox processor needs the decrypted payment")
             }
@@ -83,7 +88,7 @@ extension ApplePay {
                 if let earlier = state.decisions[authorization.idempotencyKey] { return earlier }
                 var answer = decision
                 if case .authorized = decision {
-                    let reference = naming.payment + SecureRandom.alphanumeric(count: 24)
+                    let reference = chosen ?? naming.payment + SecureRandom.alphanumeric(count: 24)
                     state.entries[reference] = Entry(
                         reference: reference, merchantReference: authorization.reference, amount: authorization.amount,
                         captured: authorization.capture ? authorization.amount : .zero(authorization.amount.currency),

@@ -27,7 +27,20 @@ public final class AdyenSandbox: Sendable {
             }
             return self.report(account: parameters["account"] ?? "", file: parameters["file"] ?? "")
         }
-        for (kind, name) in [("captures", "capture"), ("cancels", "cancel"), ("refunds", "refund")] {
+        router.add("POST", prefix + "/{version}/paymentMethods") { request, _ in
+            guard !(request.headers["X-API-Key"] ?? "").isEmpty else {
+                return Self.error(401, "000", "HTTP Status Response - Unauthorized", type: "security")
+            }
+            return ProcessorSandbox.json([
+                "paymentMethods": [
+                    [
+                        "name": "Apple Pay", "type": "applepay", "brands": ["visa", "mc", "amex", "cup"],
+                        "configuration": ["merchantId": "000000000000000", "merchantName": "Cashier Sandbox"],
+                    ]
+                ]
+            ])
+        }
+        for (kind, name) in [("captures", "capture"), ("cancels", "cancel"), ("refunds", "refund"), ("reversals", "reversal")] {
             router.add("POST", prefix + "/{version}/payments/{psp}/\(kind)") { request, parameters in
                 await self.idempotent(request) { await self.modify(parameters["psp"] ?? "", name, request) }
             }
@@ -115,12 +128,19 @@ public final class AdyenSandbox: Sendable {
             return Self.error(422, "167", "Original pspReference required for this operation")
         }
         let amount = Self.money(body["amount"])
-        if kind != "cancel", amount == nil { return Self.error(422, "137", "Invalid amount specified") }
+        if kind == "capture" || kind == "refund", amount == nil { return Self.error(422, "137", "Invalid amount specified") }
         let key = UUID().uuidString
         let result: ApplePay.ProcessorOperation?
         switch kind {
         case "capture": result = try? await core.processor.capture(psp, amount: amount!, idempotencyKey: key)
         case "refund": result = try? await core.processor.refund(psp, amount: amount!, idempotencyKey: key)
+        case "reversal":
+            // Cancel when not captured, refund all that is left when it is.
+            let left = Money(minorUnits: entry.captured.minorUnits - entry.refunded.minorUnits, currency: entry.amount.currency)
+            result =
+                entry.status == .authorized
+                ? try? await core.processor.void(psp, idempotencyKey: key)
+                : try? await core.processor.refund(psp, amount: left, idempotencyKey: key)
         default: result = try? await core.processor.void(psp, idempotencyKey: key)
         }
         guard case .succeeded(let reference) = result else {

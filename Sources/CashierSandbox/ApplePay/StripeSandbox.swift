@@ -16,6 +16,26 @@ public final class StripeSandbox: Sendable {
     /// `tok_…` → the decrypted payment it stands for, until a PaymentIntent uses it.
     private let tokens = Mutex<[String: (token: ApplePay.PaymentToken, payment: ApplePay.DecryptedPayment, used: Bool)]>([:])
 
+    /// Tokens, payment methods and refunds as created, for `GET` (Stripe's objects are JSON).
+    private let objects = Mutex<[String: StripeObject]>([:])
+    /// PaymentIntents created without `confirm=true`, waiting for a payment method and a confirm.
+    private let drafts = Mutex<[String: Draft]>([:])
+
+    /// A JSON object kept as Stripe returned it.
+    struct StripeObject: @unchecked Sendable {
+        let value: [String: Any]
+    }
+
+    struct Draft: Sendable {
+        let id: String
+        let amount: Money
+        let capture: Bool
+        let metadata: [String: String]
+        var paymentMethod: String?
+        var created: Int
+        var lastError: String?
+    }
+
     init(ca: ApplePayTestCA) {
         core = ProcessorSandbox(naming: .init(payment: "pi_", operation: "re_"), ca: ca)
     }
@@ -36,6 +56,22 @@ public final class StripeSandbox: Sendable {
             await self.idempotent(request) { await self.cancel(parameters["id"] ?? "") }
         }
         router.add("POST", prefix + "/v1/refunds") { request, _ in await self.idempotent(request) { await self.refund(request.formFields) }
+        }
+        router.add("POST", prefix + "/v1/payment_intents/{id}/confirm") { request, parameters in
+            await self.idempotent(request) { await self.confirm(parameters["id"] ?? "", request) }
+        }
+        router.add("POST", prefix + "/v1/payment_methods") { request, _ in
+            await self.idempotent(request) { self.createPaymentMethod(request.formFields) }
+        }
+        for (path, kind) in [("/v1/tokens/{id}", "token"), ("/v1/refunds/{id}", "refund"), ("/v1/payment_methods/{id}", "payment_method")] {
+            router.add("GET", prefix + path) { request, parameters in
+                if let refusal = self.authorized(request) { return refusal }
+                let id = parameters["id"] ?? ""
+                guard let object = self.objects.withLock({ $0[id] }) else {
+                    return Self.error(404, "invalid_request_error", "resource_missing", "No such \(kind): '\(id)'", param: "id")
+                }
+                return ProcessorSandbox.json(object.value)
+            }
         }
     }
 
@@ -93,6 +129,7 @@ public final class StripeSandbox: Sendable {
             "id": id, "object": "token", "type": "card", "used": false, "livemode": false, "created": Int(Date().timeIntervalSince1970),
             "card": card,
         ]
+        objects.withLock { $0[id] = StripeObject(value: object) }
         return ProcessorSandbox.json(object)
     }
 
@@ -103,10 +140,73 @@ public final class StripeSandbox: Sendable {
         else {
             return Self.error(400, "invalid_request_error", "parameter_missing", "amount (a positive integer) and currency are required.")
         }
-        guard fields["confirm"] == "true", let tokenID = fields["payment_method_data[card][token]"] else {
+        var metadata: [String: String] = [:]
+        for (name, value) in fields where name.hasPrefix("metadata[") && name.hasSuffix("]") {
+            metadata[String(name.dropFirst(9).dropLast())] = value
+        }
+        let draft = Draft(
+            id: "pi_" + SecureRandom.alphanumeric(count: 24), amount: Money(minorUnits: amount, currency: currency),
+            capture: fields["capture_method"] != "manual", metadata: metadata, paymentMethod: paymentMethod(fields),
+            created: Int(Date().timeIntervalSince1970))
+        guard fields["confirm"] == "true" else {
+            drafts.withLock { $0[draft.id] = draft }
+            return ProcessorSandbox.json(draftObject(draft))
+        }
+        return await confirm(draft, idempotencyKey: request.headers["Idempotency-Key"])
+    }
+
+    /// `POST /v1/payment_intents/{id}/confirm`, with the payment method given now or at creation.
+    private func confirm(_ id: String, _ request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard var draft = drafts.withLock({ $0[id] }) else {
+            if core.processor.entry(id) != nil {
+                return Self.error(
+                    400, "invalid_request_error", "payment_intent_unexpected_state", "This PaymentIntent was already confirmed.")
+            }
+            return Self.error(404, "invalid_request_error", "resource_missing", "No such payment_intent: '\(id)'", param: "intent")
+        }
+        if let method = paymentMethod(request.formFields) { draft.paymentMethod = method }
+        return await confirm(draft, idempotencyKey: request.headers["Idempotency-Key"])
+    }
+
+    /// The token a request names: `payment_method_data[card][token]`, or a `pm_…` made from one.
+    private func paymentMethod(_ fields: [String: String]) -> String? {
+        if let token = fields["payment_method_data[card][token]"] { return token }
+        guard let method = fields["payment_method"] else { return nil }
+        return objects.withLock { ($0[method]?.value["card"] as? [String: Any])?["token"] as? String }
+    }
+
+    /// `POST /v1/payment_methods` (`type=card`, `card[token]=tok_…`).
+    private func createPaymentMethod(_ fields: [String: String]) -> HTTPServerResponse {
+        guard fields["type"] == "card", let token = fields["card[token]"], let card = objects.withLock({ $0[token]?.value["card"] }) else {
             return Self.error(
                 400, "invalid_request_error", "parameter_missing",
-                "The sandbox confirms at once: send confirm=true and payment_method_data[card][token]=tok_….")
+                "The sandbox makes card payment methods from tokens: type=card&card[token]=tok_….")
+        }
+        let id = "pm_" + SecureRandom.alphanumeric(count: 24)
+        var object: [String: Any] = ["id": id, "object": "payment_method", "type": "card", "livemode": false]
+        object["card"] = ["token": token, "wallet": ["type": "apple_pay"], "details": card]
+        objects.withLock { $0[id] = StripeObject(value: object) }
+        return ProcessorSandbox.json(object)
+    }
+
+    private func draftObject(_ draft: Draft) -> [String: Any] {
+        var object: [String: Any] = [
+            "id": draft.id, "object": "payment_intent", "amount": draft.amount.minorUnits, "amount_received": 0,
+            "currency": draft.amount.currency.code.lowercased(),
+            "status": draft.paymentMethod == nil ? "requires_payment_method" : "requires_confirmation",
+            "capture_method": draft.capture ? "automatic" : "manual", "created": draft.created, "livemode": false,
+            "metadata": draft.metadata,
+        ]
+        if let error = draft.lastError { object["last_payment_error"] = ["type": "card_error", "message": error] }
+        return object
+    }
+
+    /// Authorises a PaymentIntent with its token, once.
+    private func confirm(_ draft: Draft, idempotencyKey: String?) async -> HTTPServerResponse {
+        guard let tokenID = draft.paymentMethod else {
+            return Self.error(
+                400, "invalid_request_error", "parameter_missing",
+                "You cannot confirm this PaymentIntent because it's missing a payment method: send payment_method_data[card][token]=tok_….")
         }
         let found: (token: ApplePay.PaymentToken, payment: ApplePay.DecryptedPayment)? = tokens.withLock { tokens in
             guard let entry = tokens[tokenID], !entry.used else { return nil }
@@ -117,15 +217,13 @@ public final class StripeSandbox: Sendable {
             return Self.error(
                 400, "invalid_request_error", "token_already_used", "You cannot use a Stripe token more than once: \(tokenID).")
         }
-        let money = Money(minorUnits: amount, currency: currency)
-        let capture = fields["capture_method"] != "manual"
-        let reference = fields["metadata[cashier_payment]"] ?? tokenID
         let decision: ApplePay.ProcessorDecision
         do {
             decision = try await core.processor.authorize(
                 ApplePay.ProcessorAuthorization(
-                    amount: money, reference: reference, idempotencyKey: request.headers["Idempotency-Key"] ?? tokenID,
-                    capture: capture, token: found.token, decrypted: found.payment))
+                    amount: draft.amount, reference: draft.metadata["cashier_payment"] ?? draft.id,
+                    idempotencyKey: idempotencyKey ?? draft.id, capture: draft.capture, token: found.token, decrypted: found.payment),
+                as: draft.id)
         } catch let error as PaymentError where error.code == .transport {
             tokens.withLock { $0[tokenID]?.used = false }
             return Self.error(500, "api_error", nil, "An error occurred with our connection to Stripe (the sandbox's amount ending in 99).")
@@ -134,11 +232,8 @@ public final class StripeSandbox: Sendable {
         }
         switch decision {
         case .authorized(let id):
-            var metadata: [String: String] = [:]
-            for (name, value) in fields where name.hasPrefix("metadata[") && name.hasSuffix("]") {
-                metadata[String(name.dropFirst(9).dropLast())] = value
-            }
-            metadataByIntent.withLock { $0[id] = metadata }
+            metadataByIntent.withLock { $0[id] = draft.metadata }
+            drafts.withLock { $0[draft.id] = nil }
             return retrieve(id)
         case .declined(let reason, let message):
             let code: (String, String?) =
@@ -149,12 +244,14 @@ public final class StripeSandbox: Sendable {
                 case .pinRequired: ("card_declined", "online_or_offline_pin_required")
                 default: ("card_declined", "generic_decline")
                 }
+            // As Stripe does: the PaymentIntent stays, waiting for another payment method.
+            var declined = draft
+            declined.paymentMethod = nil
+            declined.lastError = message
+            drafts.withLock { $0[draft.id] = declined }
             var error: [String: Any] = ["type": "card_error", "code": code.0, "message": message]
             if let decline = code.1 { error["decline_code"] = decline }
-            error["payment_intent"] = [
-                "id": "pi_" + SecureRandom.alphanumeric(count: 24), "object": "payment_intent", "amount": amount,
-                "currency": currency.code.lowercased(), "status": "requires_payment_method",
-            ]
+            error["payment_intent"] = draftObject(declined)
             return ProcessorSandbox.json(["error": error], status: 402)
         }
     }
@@ -162,6 +259,7 @@ public final class StripeSandbox: Sendable {
     private let metadataByIntent = Mutex<[String: [String: String]]>([:])
 
     private func retrieve(_ id: String, expandCharge: Bool = false) -> HTTPServerResponse {
+        if let draft = drafts.withLock({ $0[id] }) { return ProcessorSandbox.json(draftObject(draft)) }
         guard let object = intent(id, expandCharge: expandCharge) else {
             return Self.error(404, "invalid_request_error", "resource_missing", "No such payment_intent: '\(id)'", param: "intent")
         }
@@ -219,7 +317,12 @@ public final class StripeSandbox: Sendable {
     }
 
     private func cancel(_ id: String) async -> HTTPServerResponse {
-        operation(id, try? await core.processor.void(id, idempotencyKey: UUID().uuidString))
+        if let draft = drafts.withLock({ $0.removeValue(forKey: id) }) {
+            var object = draftObject(draft)
+            object["status"] = "canceled"
+            return ProcessorSandbox.json(object)
+        }
+        return operation(id, try? await core.processor.void(id, idempotencyKey: UUID().uuidString))
     }
 
     private func operation(_ id: String, _ result: ApplePay.ProcessorOperation?) -> HTTPServerResponse {
@@ -244,10 +347,12 @@ public final class StripeSandbox: Sendable {
             let code = entry.refunded == entry.captured && entry.captured.isPositive ? "charge_already_refunded" : "amount_too_large"
             return Self.error(400, "invalid_request_error", code, reason, param: "amount")
         }
-        return ProcessorSandbox.json([
+        let object: [String: Any] = [
             "id": refund, "object": "refund", "amount": minor, "currency": entry.amount.currency.code.lowercased(), "payment_intent": id,
             "charge": "ch_" + id.dropFirst(3), "status": "succeeded", "created": Int(Date().timeIntervalSince1970),
-        ])
+        ]
+        objects.withLock { $0[refund] = StripeObject(value: object) }
+        return ProcessorSandbox.json(object)
     }
 
     /// Stripe's error shape: `{"error": {"type", "code", "message", "param"}}`.
