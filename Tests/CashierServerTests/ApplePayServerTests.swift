@@ -121,6 +121,9 @@ import Testing
         let id = try #require(created.object["id"] as? String)
         let secret = try #require(created.object["client_secret"] as? String)
         #expect((created.object["amount"] as? [String: Any])?["amount"] as? String == "33.00", "\(created.object)")
+        // The payer first looked at WeChat's QR code: starting Apple Pay closes that attempt, so the
+        // sheet may reprice the order (no wallet is left holding the old amount).
+        _ = try await world.start(id, "wechat.native")
         let started = try await world.start(id, "applepay")
         let request = try #require(started["payment_request"] as? [String: Any])
         let lines = try #require(request["lineItems"] as? [[String: String]])
