@@ -50,6 +50,14 @@ public struct HTTPServerResponse: Sendable {
         return HTTPServerResponse(status: status, headers: ["Content-Type": "application/json"], body: Array(data))
     }
 
+    /// A JSON object built as a dictionary (keys sorted, slashes left alone).
+    public static func json(object: [String: Any], status: Int = 200) -> HTTPServerResponse {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return .error(status: 500, code: "internal_error", message: "the response could not be encoded")
+        }
+        return HTTPServerResponse(status: status, headers: ["Content-Type": "application/json"], body: Array(data))
+    }
+
     /// `{"error": {"code": …, "message": …}}`, the shape every Cashier error takes.
     public static func error(status: Int, code: String, message: String) -> HTTPServerResponse {
         struct Body: Encodable {

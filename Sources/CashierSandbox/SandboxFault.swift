@@ -36,6 +36,12 @@ public enum SandboxFault: Sendable, Equatable {
         }
     }
 
+    /// The fault in force after one call: a counted fault counts down to `.none`, the others stay.
+    var afterOneCall: SandboxFault {
+        guard case .lostReplies(let count) = self else { return self }
+        return count > 1 ? .lostReplies(count - 1) : .none
+    }
+
     /// Applies the fault around `answer`.
     func apply(_ answer: () async -> HTTPServerResponse) async -> HTTPServerResponse {
         switch self {

@@ -38,6 +38,14 @@ public final class SandboxServer: Sendable {
     /// The fault in force, shared by the request handler and `setFault`.
     private final class FaultSwitch: Sendable {
         let current = Mutex<SandboxFault>(.none)
+
+        /// The fault for the next call; a counted one is used up by it.
+        func take() -> SandboxFault {
+            current.withLock { fault in
+                defer { fault = fault.afterOneCall }
+                return fault
+            }
+        }
     }
 
     /// - Parameters:
@@ -173,12 +181,7 @@ public final class SandboxServer: Sendable {
         server = HTTPServer(configuration: .init(host: host, port: port, threads: 1)) { request in
             // Faults hit the providers' gateways only, never the sandbox's own control API.
             guard !request.path.hasPrefix("/sandbox/") else { return await routes.handle(request) }
-            let fault = faults.current.withLock { fault in
-                let now = fault
-                if case .lostReplies(let count) = fault { fault = count > 1 ? .lostReplies(count - 1) : .none }
-                return now
-            }
-            return await fault.apply { await routes.handle(request) }
+            return await faults.take().apply { await routes.handle(request) }
         }
     }
 

@@ -31,7 +31,9 @@ public struct Coupon: Sendable, Equatable {
     public func amount(on goods: Money) throws -> Money {
         let off: Int64
         switch discount {
-        case .percentOff(let percent): off = goods.minorUnits / 100 * Int64(percent) + goods.minorUnits % 100 * Int64(percent) / 100
+        case .percentOff(let percent):
+            // goods × percent / 100, rounded down, without forming goods × percent (which could overflow).
+            off = goods.minorUnits / 100 * Int64(percent) + goods.minorUnits % 100 * Int64(percent) / 100
         case .amountOff(let text): off = min(goods.minorUnits, try Money(decimal: text, currency: goods.currency).minorUnits)
         }
         return Money(minorUnits: -max(0, off), currency: goods.currency)

@@ -17,17 +17,25 @@ extension MerchantAPI {
         let message: String
         let payment_id: String?
         /// Apple Pay JS's `ApplePayError`s for the sheet (a contact the processor refused).
-        let errors: [SheetErrorJSON]?
+        let errors: [ApplePay.SheetError]?
     }
 
-    struct SheetErrorJSON: Encodable {
-        let code: String
-        let contactField: String?
-        let message: String
+    /// The answer to the device: the status to complete the sheet with, and the order as it is.
+    static func authorization(
+        _ status: ApplePay.AuthorizationStatus, _ order: StoredOrder, _ message: String, payment: String? = nil,
+        errors: [ApplePay.SheetError] = []
+    ) -> HTTPServerResponse {
+        .json(
+            AuthorizationAnswer(
+                status: status.rawValue, order_status: order.status.rawValue, message: message, payment_id: payment,
+                errors: errors.isEmpty ? nil : errors))
     }
 
     /// The idempotency key of a processor call about a payment: the same on every retry.
     static func processorKey(_ payment: StoredPayment, _ operation: String) -> String { "cashier_\(payment.id)_\(operation)" }
+
+    /// The idempotency key of a processor call for a refund record (a refund, or money released).
+    static func processorKey(_ refund: StoredRefund, _ operation: String) -> String { "cashier_\(refund.outRefundNo)_\(operation)" }
 
     func authorizeApplePay(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
         guard caller(request) != nil else { return Self.unauthorized }
@@ -48,13 +56,6 @@ extension MerchantAPI {
             guard let (order, _) = try await authorizedOrder(request, id: id, clientSecret: body["client_secret"] as? String) else {
                 return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
             }
-            func answer(_ status: ApplePay.AuthorizationStatus, _ order: StoredOrder, _ message: String, payment: String? = nil)
-                -> HTTPServerResponse
-            {
-                .json(
-                    AuthorizationAnswer(
-                        status: status.rawValue, order_status: order.status.rawValue, message: message, payment_id: payment, errors: nil))
-            }
             let parsed: ApplePay.PaymentToken
             var decrypted: ApplePay.DecryptedPayment?
             do {
@@ -72,7 +73,7 @@ extension MerchantAPI {
             } catch let error as PaymentError {
                 try await store.append(
                     EventRecord(kind: .applePayRefused, detail: Self.detail(["reason": error.message])), to: order.id, now: clock.now())
-                return answer(.failure, order, error.message)
+                return Self.authorization(.failure, order, error.message)
             }
             let card = decrypted?.maskedAccountNumber ?? parsed.displayName ?? parsed.network ?? "card"
             // Reserved before the processor hears of it: a paid order, a token seen before or an
@@ -126,38 +127,27 @@ extension MerchantAPI {
                     record: EventRecord(
                         kind: .applePayDeclined, detail: Self.detail(["card": card, "status": "\(decision.status.rawValue)"])),
                     now: clock.now())
-                var errors: [SheetErrorJSON]?
-                if let list = decision.authorizationResultJSON()["errors"] as? [[String: Any]] {
-                    errors = list.map {
-                        SheetErrorJSON(
-                            code: $0["code"] as? String ?? "unknown", contactField: $0["contactField"] as? String,
-                            message: $0["message"] as? String ?? "")
-                    }
-                }
-                return .json(
-                    AuthorizationAnswer(
-                        status: decision.status.rawValue, order_status: recorded.order.status.rawValue, message: "declined",
-                        payment_id: start.payment.id, errors: errors))
+                return Self.authorization(
+                    decision.status, recorded.order, "declined", payment: start.payment.id, errors: decision.sheetErrors)
             }
-            return try await recordAuthorized(start.payment, reference: reference, card: card, order: order, answer: answer)
+            return try await recordAuthorized(start.payment, reference: reference, card: card, order: order)
         } catch {
             return Self.failure(error)
         }
     }
 
-    private func recordAuthorized(
-        _ payment: StoredPayment, reference: String, card: String, order: StoredOrder,
-        answer: (ApplePay.AuthorizationStatus, StoredOrder, String, String?) -> HTTPServerResponse
-    ) async throws -> HTTPServerResponse {
+    private func recordAuthorized(_ payment: StoredPayment, reference: String, card: String, order: StoredOrder) async throws
+        -> HTTPServerResponse
+    {
         let record = EventRecord(
             kind: .applePayAuthorized,
             detail: Self.detail([
                 "card": card, "processor_reference": reference, "capture": configuration.applePay?.capture.rawValue ?? "automatic",
             ]))
         guard let recorded = try await recordSuccess(payment, amount: payment.amount, transactionID: reference, record: record) else {
-            return answer(.failure, order, "the authorisation could not be recorded", nil)
+            return Self.authorization(.failure, order, "the authorisation could not be recorded")
         }
-        return answer(.success, recorded.order, "authorized", payment.id)
+        return Self.authorization(.success, recorded.order, "authorized", payment: payment.id)
     }
 
     /// The processor did not answer after its retries: whether it charged is unknown. Its list
@@ -169,15 +159,10 @@ extension MerchantAPI {
         let now = clock.now()
         if let listed = try? await applePay.processor.payments(
             from: payment.createdAt.addingTimeInterval(-600), to: now.addingTimeInterval(600)),
-            let found = listed.first(where: { $0.merchantReference == payment.outTradeNo }), found.status != "canceled",
-            found.status != "voided", found.authorized == payment.amount
+            let found = listed.first(where: { $0.merchantReference == payment.outTradeNo }),
+            found.state == .authorized || found.state == .captured, found.authorized == payment.amount
         {
-            return try await recordAuthorized(payment, reference: found.reference, card: "card", order: order) {
-                status, order, message, id in
-                .json(
-                    AuthorizationAnswer(
-                        status: status.rawValue, order_status: order.status.rawValue, message: message, payment_id: id, errors: nil))
-            }
+            return try await recordAuthorized(payment, reference: found.reference, card: "card", order: order)
         }
         try await store.recordPayment(
             .failed(reason: "the processor did not answer"), of: payment.id,

@@ -48,7 +48,8 @@ extension MerchantAPI {
                 guard order.status == .created || order.status == .pending else {
                     throw StoreError(.illegalTransition, "order \(id) is \(order.status.rawValue): its sheet can no longer change")
                 }
-                var sheet = OrderSheet.read(order)
+                let before = OrderSheet.read(order)
+                var sheet = before
                 var errors: [ApplePay.SheetError] = []
                 var methods: [ShippingMethod]?
                 if let identifier = body.shipping_method {
@@ -88,7 +89,7 @@ extension MerchantAPI {
                     }
                 }
                 var current = order
-                if sheet != OrderSheet.read(order) {
+                if sheet != before {
                     let total = try sheet.total(in: order.total.currency)
                     guard total.isPositive else { throw RequestProblem("the order's total would not be more than zero") }
                     let itemsJSON = String(decoding: try JSONEncoder().encode(try sheet.lines()), as: UTF8.self)
@@ -112,8 +113,7 @@ extension MerchantAPI {
                 var object = update.jsonObject()
                 object["order_total"] = current.total.decimalString
                 object["order_total_minor"] = current.total.minorUnits
-                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-                return HTTPServerResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(data))
+                return .json(object: object)
             }
             return .error(status: 409, code: "busy", message: "order \(id) kept changing; try again")
         } catch {

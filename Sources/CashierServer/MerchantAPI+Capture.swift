@@ -120,8 +120,8 @@ extension MerchantAPI {
         do {
             operation =
                 voiding
-                ? try await applePay.processor.void(reference, idempotencyKey: "cashier_\(refund.outRefundNo)_void")
-                : try await applePay.processor.capture(reference, amount: kept, idempotencyKey: "cashier_\(refund.outRefundNo)_capture")
+                ? try await applePay.processor.void(reference, idempotencyKey: Self.processorKey(refund, "void"))
+                : try await applePay.processor.capture(reference, amount: kept, idempotencyKey: Self.processorKey(refund, "capture"))
         } catch let error as PaymentError where error.code == .transport {
             return refund  // unknown: stays reserved, sent again under the same key
         }

@@ -40,9 +40,10 @@ extension MerchantAPI {
                 } ?? configuration.applePay?.shippingMethods ?? []
             var sheet: OrderSheet?
             // A subscription, deferred charge or automatic reload for the Apple Pay sheet: priced, so the backend's.
-            let raw = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
             var commitment: String?
-            if let apple = raw?["applepay"] {
+            if input.applepay != nil,
+                let apple = ((try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any])?["applepay"]
+            {
                 guard caller == .secret else {
                     throw RequestProblem("applepay commitments are priced by your backend: send them with the secret key")
                 }

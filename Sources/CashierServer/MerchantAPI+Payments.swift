@@ -70,8 +70,7 @@ extension MerchantAPI {
             parameters["payment_id"] = start.payment.id
             parameters["out_trade_no"] = start.payment.outTradeNo
             if method.wallet == .wechat { parameters["api"] = adapter.provider == .wechatV3 ? "v3" : "v2" }
-            let data = try JSONSerialization.data(withJSONObject: parameters, options: [.sortedKeys, .withoutEscapingSlashes])
-            return HTTPServerResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(data))
+            return .json(object: parameters)
         } catch {
             return Self.failure(error)
         }

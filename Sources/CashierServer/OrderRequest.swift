@@ -23,6 +23,13 @@ struct OrderRequest: Decodable {
     /// Ways to ship it, offered on the payment sheet (the first is chosen until the payer picks
     /// another); default: the configuration's `applepay.shipping_methods`.
     let shipping_methods: [ShippingOptionBody]?
+    /// A recurring, deferred or automatic-reload commitment (read from the raw body, only when present).
+    let applepay: Present?
+
+    /// Decodes anything: marks that a field is there.
+    struct Present: Decodable {
+        init(from decoder: any Decoder) throws {}
+    }
 
     struct ShippingOptionBody: Decodable {
         let identifier: String

@@ -53,21 +53,29 @@ extension ApplePay {
                     ?? ProcessorPayment(
                         reference: reference, merchantReference: row["Merchant Reference"], authorized: zero, captured: zero,
                         refunded: zero,
-                        status: "received", createdAt: dates.date(from: row["Booking Date"] ?? "") ?? .distantPast)
+                        state: .refused, status: "received", createdAt: dates.date(from: row["Booking Date"] ?? "") ?? .distantPast)
                 if byReference[reference] == nil { order.append(reference) }
                 switch row["Record Type"] ?? "" {
                 case "Authorised":
                     payment.authorized = Money(minorUnits: amount("Authorised (PC)"), currency: currency)
-                    if payment.status == "received" { payment.status = "authorised" }
+                    if payment.state == .refused {
+                        payment.state = .authorized
+                        payment.status = "authorised"
+                    }
                 case "SentForSettle", "Settled":
                     if row["Record Type"] == "SentForSettle" {
                         payment.captured = Money(minorUnits: payment.captured.minorUnits + amount("Captured (PC)"), currency: currency)
                     }
+                    payment.state = .captured
                     payment.status = "captured"
                 case "SentForRefund":
                     payment.refunded = Money(minorUnits: payment.refunded.minorUnits + amount("Captured (PC)"), currency: currency)
-                case "Cancelled", "Expired": payment.status = "voided"
-                case "Refused", "Error": payment.status = "requires_payment_method"
+                case "Cancelled", "Expired":
+                    payment.state = .voided
+                    payment.status = "voided"
+                case "Refused", "Error":
+                    payment.state = .refused
+                    payment.status = "requires_payment_method"
                 default: break
                 }
                 byReference[reference] = payment

@@ -45,6 +45,18 @@ extension ApplePay {
 
     /// A payment as the processor records it, for reconciliation.
     public struct ProcessorPayment: Sendable, Equatable {
+        /// Where it stands, whatever the processor calls it.
+        public enum State: Sendable, Equatable {
+            /// Authorised and held, not captured.
+            case authorized
+            /// Captured (all, or part with the rest released).
+            case captured
+            /// Released before capture (cancelled, expired).
+            case voided
+            /// Never authorised (refused, an error, or not yet confirmed).
+            case refused
+        }
+
         /// The processor's id (`pi_…`, a PSP reference).
         public var reference: String
         /// The merchant's reference sent with it (Cashier's payment id).
@@ -52,19 +64,21 @@ extension ApplePay {
         public var authorized: Money
         public var captured: Money
         public var refunded: Money
-        /// The processor's status word (`succeeded`, `requires_capture`, `canceled`, …).
+        public var state: State
+        /// The processor's own status word (`succeeded`, `requires_capture`, `canceled`, …).
         public var status: String
         public var createdAt: Date
 
         public init(
-            reference: String, merchantReference: String?, authorized: Money, captured: Money, refunded: Money, status: String,
-            createdAt: Date
+            reference: String, merchantReference: String?, authorized: Money, captured: Money, refunded: Money, state: State,
+            status: String, createdAt: Date
         ) {
             self.reference = reference
             self.merchantReference = merchantReference
             self.authorized = authorized
             self.captured = captured
             self.refunded = refunded
+            self.state = state
             self.status = status
             self.createdAt = createdAt
         }

@@ -12,18 +12,22 @@ extension ApplePay {
             }
         }
 
+        /// The field the sheet should point at, for a decline about a contact.
+        public var sheetErrors: [SheetError] {
+            guard case .declined(let reason, let message) = self else { return [] }
+            switch reason {
+            case .invalidBillingAddress: return [SheetError(code: .billingContactInvalid, contactField: "postalAddress", message: message)]
+            case .invalidShippingAddress:
+                return [SheetError(code: .shippingContactInvalid, contactField: "postalAddress", message: message)]
+            case .invalidShippingContact: return [SheetError(code: .shippingContactInvalid, contactField: "phoneNumber", message: message)]
+            default: return []
+            }
+        }
+
         /// The body Apple Pay JS's `completePayment` takes (`ApplePayPaymentAuthorizationResult`).
         public func authorizationResultJSON() -> [String: Any] {
-            guard case .declined(let reason, let message) = self else { return ["status": status.rawValue] }
-            let field: (String, String)? =
-                switch reason {
-                case .invalidBillingAddress: ("billingContactInvalid", "postalAddress")
-                case .invalidShippingAddress: ("shippingContactInvalid", "postalAddress")
-                case .invalidShippingContact: ("shippingContactInvalid", "phoneNumber")
-                default: nil
-                }
             var result: [String: Any] = ["status": status.rawValue]
-            if let field { result["errors"] = [["code": field.0, "contactField": field.1, "message": message]] }
+            if !sheetErrors.isEmpty { result["errors"] = sheetErrors.map(\.jsonObject) }
             return result
         }
     }

@@ -143,7 +143,9 @@ extension ApplePay {
             entries.filter { $0.createdAt >= from && $0.createdAt < to }.map { entry in
                 ProcessorPayment(
                     reference: entry.reference, merchantReference: entry.merchantReference, authorized: entry.amount,
-                    captured: entry.captured, refunded: entry.refunded, status: entry.status.rawValue, createdAt: entry.createdAt)
+                    captured: entry.captured, refunded: entry.refunded,
+                    state: entry.status == .authorized ? .authorized : entry.status == .captured ? .captured : .voided,
+                    status: entry.status.rawValue, createdAt: entry.createdAt)
             }
         }
 

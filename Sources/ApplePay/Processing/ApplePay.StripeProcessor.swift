@@ -102,13 +102,21 @@ extension ApplePay {
                         let currency = try? Currency(code: (intent["currency"] as? String ?? "").uppercased())
                     else { throw malformed("a PaymentIntent without id, amount or currency") }
                     let charge = intent["latest_charge"] as? [String: Any]
+                    let status = intent["status"] as? String ?? ""
+                    let state: ProcessorPayment.State =
+                        switch status {
+                        case "succeeded": .captured
+                        case "requires_capture", "processing": .authorized
+                        case "canceled": .voided
+                        default: .refused  // requires_payment_method, requires_confirmation, requires_action
+                        }
                     payments.append(
                         ProcessorPayment(
                             reference: id, merchantReference: (intent["metadata"] as? [String: Any])?["cashier_payment"] as? String,
                             authorized: Money(minorUnits: Int64(amount), currency: currency),
                             captured: Money(minorUnits: Int64(intent["amount_received"] as? Int ?? 0), currency: currency),
                             refunded: Money(minorUnits: Int64(charge?["amount_refunded"] as? Int ?? 0), currency: currency),
-                            status: intent["status"] as? String ?? "",
+                            state: state, status: status,
                             createdAt: Date(timeIntervalSince1970: TimeInterval(intent["created"] as? Int ?? 0))))
                 }
                 after = page.json["has_more"] as? Bool == true ? (data.last?["id"] as? String) : nil

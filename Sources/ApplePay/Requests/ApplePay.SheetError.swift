@@ -1,7 +1,7 @@
 extension ApplePay {
     /// An error the payment sheet shows next to a field (`ApplePayError` / `PKPaymentRequest…Error`).
-    public struct SheetError: Sendable, Equatable {
-        public enum Code: String, Sendable {
+    public struct SheetError: Sendable, Equatable, Encodable {
+        public enum Code: String, Sendable, Encodable {
             case shippingContactInvalid, billingContactInvalid, addressUnserviceable, couponCodeInvalid, couponCodeExpired, unknown
         }
 

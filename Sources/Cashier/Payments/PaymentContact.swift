@@ -25,16 +25,17 @@ public struct PaymentContact: Hashable, Sendable, Codable {
     /// ``fieldLimit``, at most five address lines); `nil` when nothing usable is there.
     public init?(json: Any?) {
         guard let object = json as? [String: Any] else { return nil }
+        func bounded(_ value: String) -> String { String(String.UnicodeScalarView(value.unicodeScalars.prefix(Self.fieldLimit))) }
         func text(_ name: String) -> String? {
             guard let value = object[name] as? String, !value.isEmpty else { return nil }
-            return String(String.UnicodeScalarView(value.unicodeScalars.prefix(Self.fieldLimit)))
+            return bounded(value)
         }
         givenName = text("givenName")
         familyName = text("familyName")
         emailAddress = text("emailAddress")
         phoneNumber = text("phoneNumber")
-        let lines = (object["addressLines"] as? [Any])?.compactMap { $0 as? String }.prefix(5)
-        addressLines = lines.map { Array($0.map { String(String.UnicodeScalarView($0.unicodeScalars.prefix(Self.fieldLimit))) }) }
+        let lines = ((object["addressLines"] as? [Any]) ?? []).compactMap { $0 as? String }.filter { !$0.isEmpty }.prefix(5).map(bounded)
+        addressLines = lines.isEmpty ? nil : lines
         subLocality = text("subLocality")
         locality = text("locality")
         subAdministrativeArea = text("subAdministrativeArea")
@@ -42,13 +43,7 @@ public struct PaymentContact: Hashable, Sendable, Codable {
         postalCode = text("postalCode")
         country = text("country")
         countryCode = text("countryCode")
-        if self == PaymentContact() || (addressLines == [] && self.withoutAddressLines == PaymentContact()) { return nil }
-    }
-
-    private var withoutAddressLines: PaymentContact {
-        var copy = self
-        copy.addressLines = nil
-        return copy
+        if self == PaymentContact() { return nil }
     }
 }
 

@@ -31,7 +31,7 @@ public final class AdyenSandbox: Sendable {
             guard !(request.headers["X-API-Key"] ?? "").isEmpty else {
                 return Self.error(401, "000", "HTTP Status Response - Unauthorized", type: "security")
             }
-            return ProcessorSandbox.json([
+            return .json(object: [
                 "paymentMethods": [
                     [
                         "name": "Apple Pay", "type": "applepay", "brands": ["visa", "mc", "amex", "cup"],
@@ -117,7 +117,7 @@ public final class AdyenSandbox: Sendable {
             answer["refusalReasonCode"] = refusal.0
             answer["refusalReason"] = refusal.1
         }
-        return ProcessorSandbox.json(answer)
+        return .json(object: answer)
     }
 
     private func modify(_ psp: String, _ kind: String, _ request: HTTPServerRequest) async -> HTTPServerResponse {
@@ -152,7 +152,7 @@ public final class AdyenSandbox: Sendable {
         ]
         if let reference = body["reference"] { answer["reference"] = reference }
         if let amount { answer["amount"] = ["currency": amount.currency.code, "value": amount.minorUnits] }
-        return ProcessorSandbox.json(answer, status: 201)
+        return .json(object: answer, status: 201)
     }
 
     /// `payments_accounting_report_YYYY_MM_DD.csv`: every payment booked that UTC day, one line per
@@ -200,6 +200,6 @@ public final class AdyenSandbox: Sendable {
 
     /// Adyen's error shape: `{"status", "errorCode", "message", "errorType"}`.
     static func error(_ status: Int, _ code: String, _ message: String, type: String = "validation") -> HTTPServerResponse {
-        ProcessorSandbox.json(["status": status, "errorCode": code, "message": message, "errorType": type], status: status)
+        .json(object: ["status": status, "errorCode": code, "message": message, "errorType": type], status: status)
     }
 }

@@ -75,10 +75,4 @@ public final class ProcessorSandbox: Sendable {
         }
         return response
     }
-
-    /// A JSON object as a response.
-    static func json(_ object: [String: Any], status: Int = 200) -> HTTPServerResponse {
-        let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return HTTPServerResponse(status: status, headers: ["Content-Type": "application/json"], body: Array(body))
-    }
 }

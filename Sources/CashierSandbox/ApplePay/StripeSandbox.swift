@@ -70,7 +70,7 @@ public final class StripeSandbox: Sendable {
                 guard let object = self.objects.withLock({ $0[id] }) else {
                     return Self.error(404, "invalid_request_error", "resource_missing", "No such \(kind): '\(id)'", param: "id")
                 }
-                return ProcessorSandbox.json(object.value)
+                return .json(object: object.value)
             }
         }
     }
@@ -130,7 +130,7 @@ public final class StripeSandbox: Sendable {
             "card": card,
         ]
         objects.withLock { $0[id] = StripeObject(value: object) }
-        return ProcessorSandbox.json(object)
+        return .json(object: object)
     }
 
     private func createPaymentIntent(_ request: HTTPServerRequest) async -> HTTPServerResponse {
@@ -150,7 +150,7 @@ public final class StripeSandbox: Sendable {
             created: Int(Date().timeIntervalSince1970))
         guard fields["confirm"] == "true" else {
             drafts.withLock { $0[draft.id] = draft }
-            return ProcessorSandbox.json(draftObject(draft))
+            return .json(object: draftObject(draft))
         }
         return await confirm(draft, idempotencyKey: request.headers["Idempotency-Key"])
     }
@@ -186,7 +186,7 @@ public final class StripeSandbox: Sendable {
         var object: [String: Any] = ["id": id, "object": "payment_method", "type": "card", "livemode": false]
         object["card"] = ["token": token, "wallet": ["type": "apple_pay"], "details": card]
         objects.withLock { $0[id] = StripeObject(value: object) }
-        return ProcessorSandbox.json(object)
+        return .json(object: object)
     }
 
     private func draftObject(_ draft: Draft) -> [String: Any] {
@@ -252,18 +252,18 @@ public final class StripeSandbox: Sendable {
             var error: [String: Any] = ["type": "card_error", "code": code.0, "message": message]
             if let decline = code.1 { error["decline_code"] = decline }
             error["payment_intent"] = draftObject(declined)
-            return ProcessorSandbox.json(["error": error], status: 402)
+            return .json(object: ["error": error], status: 402)
         }
     }
 
     private let metadataByIntent = Mutex<[String: [String: String]]>([:])
 
     private func retrieve(_ id: String, expandCharge: Bool = false) -> HTTPServerResponse {
-        if let draft = drafts.withLock({ $0[id] }) { return ProcessorSandbox.json(draftObject(draft)) }
+        if let draft = drafts.withLock({ $0[id] }) { return .json(object: draftObject(draft)) }
         guard let object = intent(id, expandCharge: expandCharge) else {
             return Self.error(404, "invalid_request_error", "resource_missing", "No such payment_intent: '\(id)'", param: "intent")
         }
-        return ProcessorSandbox.json(object)
+        return .json(object: object)
     }
 
     private func intent(_ id: String, expandCharge: Bool) -> [String: Any]? {
@@ -304,7 +304,7 @@ public final class StripeSandbox: Sendable {
             entries = Array(entries[(index + 1)...])
         }
         let page = entries.prefix(limit).compactMap { intent($0.reference, expandCharge: expand) }
-        return ProcessorSandbox.json(["object": "list", "url": "/v1/payment_intents", "has_more": entries.count > limit, "data": page])
+        return .json(object: ["object": "list", "url": "/v1/payment_intents", "has_more": entries.count > limit, "data": page])
     }
 
     private func capture(_ id: String, _ fields: [String: String]) async -> HTTPServerResponse {
@@ -320,7 +320,7 @@ public final class StripeSandbox: Sendable {
         if let draft = drafts.withLock({ $0.removeValue(forKey: id) }) {
             var object = draftObject(draft)
             object["status"] = "canceled"
-            return ProcessorSandbox.json(object)
+            return .json(object: object)
         }
         return operation(id, try? await core.processor.void(id, idempotencyKey: UUID().uuidString))
     }
@@ -352,7 +352,7 @@ public final class StripeSandbox: Sendable {
             "charge": "ch_" + id.dropFirst(3), "status": "succeeded", "created": Int(Date().timeIntervalSince1970),
         ]
         objects.withLock { $0[refund] = StripeObject(value: object) }
-        return ProcessorSandbox.json(object)
+        return .json(object: object)
     }
 
     /// Stripe's error shape: `{"error": {"type", "code", "message", "param"}}`.
@@ -360,6 +360,6 @@ public final class StripeSandbox: Sendable {
         var error: [String: Any] = ["type": type, "message": message]
         if let code { error["code"] = code }
         if let param { error["param"] = param }
-        return ProcessorSandbox.json(["error": error], status: status)
+        return .json(object: ["error": error], status: status)
     }
 }

@@ -39,7 +39,7 @@ struct ApplePayAdapter: PaymentAdapter {
             return .failed("payment \(payment.id) has no processor reference: it was never authorised")
         }
         switch try await configuration.processor.refund(
-            reference, amount: refund.amount, idempotencyKey: "cashier_\(refund.outRefundNo)_refund")
+            reference, amount: refund.amount, idempotencyKey: MerchantAPI.processorKey(refund, "refund"))
         {
         case .succeeded(let id): return .succeeded(providerRefundID: id)
         case .pending: return .processing
@@ -60,13 +60,15 @@ struct ApplePayAdapter: PaymentAdapter {
         else { return nil }
         var entries: [BillEntry] = []
         for payment in payments {
-            guard let number = payment.merchantReference, payment.status != "requires_payment_method" else { continue }
+            guard let number = payment.merchantReference, payment.state != .refused else { continue }
             entries.append(
                 BillEntry(wallet: .applePay, outTradeNo: number, kind: .payment, amount: payment.authorized, reference: payment.reference))
             let released =
-                payment.status == "canceled" || payment.status == "voided"
-                ? payment.authorized.minorUnits
-                : payment.captured.minorUnits > 0 ? payment.authorized.minorUnits - payment.captured.minorUnits : 0
+                switch payment.state {
+                case .voided: payment.authorized.minorUnits
+                case .captured: payment.authorized.minorUnits - payment.captured.minorUnits
+                case .authorized, .refused: Int64(0)
+                }
             let back = released + payment.refunded.minorUnits
             if back > 0 {
                 entries.append(
