@@ -9,6 +9,9 @@ public struct HTTPServerResponse: Sendable {
     /// A file to send as the body instead of ``body``, read from disk as the client takes it (a
     /// large export never sits in memory). The server removes the file once it has opened it.
     public var bodyFile: String? { didSet { preparedCopy = nil } }
+    /// A body written while it is sent, by a producer running in a task of its own (see
+    /// ``stream(status:headers:_:)``), instead of ``body``.
+    public var stream: (@Sendable (HTTPStreamWriter) async -> Void)? { didSet { preparedCopy = nil } }
     /// The server's own copy of this response, built once and sent as often as it is returned
     /// (``prepared()``); forgotten when the response changes.
     var preparedCopy: PreparedResponse?
@@ -18,7 +21,7 @@ public struct HTTPServerResponse: Sendable {
     /// copy afterwards makes it an ordinary response again.
     public func prepared() -> HTTPServerResponse {
         var response = self
-        if bodyFile == nil { response.preparedCopy = PreparedResponse() }
+        if bodyFile == nil, stream == nil { response.preparedCopy = PreparedResponse() }
         return response
     }
 
@@ -32,6 +35,17 @@ public struct HTTPServerResponse: Sendable {
     public static func file(_ path: String, status: Int = 200, headers: HTTPHeaders) -> HTTPServerResponse {
         var response = HTTPServerResponse(status: status, headers: headers)
         response.bodyFile = path
+        return response
+    }
+
+    /// A body sent as it is written, chunk by chunk: `produce` runs in a task of its own once the
+    /// headers are on their way, and the body ends when it returns (or the client leaves, which
+    /// cancels it). For Server-Sent Events (`text/event-stream`) and other long answers.
+    public static func stream(
+        status: Int = 200, headers: HTTPHeaders, _ produce: @escaping @Sendable (HTTPStreamWriter) async -> Void
+    ) -> HTTPServerResponse {
+        var response = HTTPServerResponse(status: status, headers: headers)
+        response.stream = produce
         return response
     }
 

@@ -19,6 +19,8 @@ import Testing
         /// `/held` answers only once this is opened (or after 30 s).
         let released = Atomic<Bool>(false)
         let heldStarted = Atomic<Bool>(false)
+        let streamsStarted = Atomic<Int>(0)
+        let streamsEnded = Atomic<Int>(0)
     }
 
     final class Fixture: Sendable {
@@ -67,6 +69,25 @@ import Testing
                 sink.heldStarted.store(true, ordering: .releasing)
                 for _ in 0..<3000 where !sink.released.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(10)) }
                 return .text("done")
+            }
+            router.add("GET", "/ticks") { request, _ in
+                let count = Int(request.queryValue("count") ?? "") ?? 3
+                return .stream(headers: ["Content-Type": "text/event-stream"]) { writer in
+                    for tick in 0..<count {
+                        // Nothing to send between ticks: the connection waits suspended.
+                        if tick > 0 { try? await Task.sleep(for: .milliseconds(150)) }
+                        guard !Task.isCancelled, writer.write("data: tick \(tick)\n\n") else { return }
+                    }
+                }
+            }
+            router.add("GET", "/forever") { _, _ in
+                .stream(headers: ["Content-Type": "text/event-stream"]) { writer in
+                    sink.streamsStarted.add(1, ordering: .relaxed)
+                    writer.write(": open\n\n")
+                    // A heartbeat, as an event stream sends: how a client that left is noticed.
+                    while !Task.isCancelled && writer.write(": beat\n\n") { try? await Task.sleep(for: .milliseconds(50)) }
+                    sink.streamsEnded.add(1, ordering: .relaxed)
+                }
             }
             let handler = router
             let log = self.log
@@ -334,6 +355,50 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))
         let started = log.heldStarted.load(ordering: .acquiring)
         #expect(started)
+    }
+
+    /// A streamed body goes out chunk by chunk as it is written, not at the end.
+    @Test(.timeLimit(.minutes(1))) func streamedBodiesArriveAsTheyAreWritten() async throws {
+        let fixture = try Fixture()
+        let connection = try RawHTTPConnection(port: fixture.server.port)
+        connection.get("/ticks?count=3")
+        let first = try await onOwnThread { connection.read(until: "data: tick 0", timeout: 10) }
+        #expect(first)
+        #expect(!connection.receivedText.contains("tick 2"))  // the producer is still sleeping
+        #expect(connection.receivedText.contains("Transfer-Encoding: chunked"))
+        let rest = try await onOwnThread { connection.read(until: "\r\n0\r\n\r\n", timeout: 10) }
+        #expect(rest && connection.receivedText.contains("data: tick 2"))
+        // Many at once, through a client that reads the whole body.
+        try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<20 { group.addTask { String(decoding: try await fixture.send("GET", "/ticks?count=4").1, as: UTF8.self) } }
+            for try await body in group { #expect(body == (0..<4).map { "data: tick \($0)\n\n" }.joined()) }
+        }
+    }
+
+    /// A client that hangs up cancels its producer (found at the next write), and stopping the
+    /// server ends every stream at once rather than waiting out the grace period.
+    @Test(.timeLimit(.minutes(1))) func streamsEndWhenTheClientLeavesOrTheServerStops() async throws {
+        let fixture = try Fixture()
+        var leaving: RawHTTPConnection? = try RawHTTPConnection(port: fixture.server.port)
+        leaving?.get("/forever")
+        let opened = try await onOwnThread { [leaving] in leaving?.read(until: ": open", timeout: 10) ?? false }
+        #expect(opened)
+        leaving = nil
+        await eventually(timeout: .seconds(10), interval: .milliseconds(20)) { fixture.log.streamsEnded.load(ordering: .acquiring) == 1 }
+        #expect(fixture.log.streamsEnded.load(ordering: .acquiring) == 1)
+        let staying = try RawHTTPConnection(port: fixture.server.port)
+        staying.get("/forever")
+        let stayed = try await onOwnThread { staying.read(until: ": open", timeout: 10) }
+        #expect(stayed)
+        let clock = ContinuousClock()
+        let started = clock.now
+        await fixture.server.stop(grace: .seconds(20))
+        #expect(clock.now - started < .seconds(10))
+        let closed = try await onOwnThread { staying.closedByServer(within: 10) }
+        #expect(closed)
+        #expect(staying.receivedText.hasSuffix("\r\n0\r\n\r\n"))  // ended as a chunked body ends, not cut off
+        await eventually(timeout: .seconds(10), interval: .milliseconds(20)) { fixture.log.streamsEnded.load(ordering: .acquiring) == 2 }
+        #expect(fixture.log.streamsEnded.load(ordering: .acquiring) == 2)
     }
 
     @Test func badAddressOrTakenPort() throws {

@@ -93,6 +93,23 @@ public final class HTTPServer: Sendable {
             var connections: [UInt: (connection: SuspendedConnection, response: PendingResponse)] = [:]
             var stopping = false
         }
+        /// Streamed bodies being sent, ended when the server stops (a stream would otherwise
+        /// hold its connection, and `stop`, for as long as its producer runs).
+        let streams = Mutex(Streams())
+
+        struct Streams {
+            var open: [ObjectIdentifier: HTTPStreamWriter] = [:]
+            var stopping = false
+        }
+
+        /// Ends every stream, and every stream started from now on.
+        func finishStreams() {
+            let open = streams.withLock { streams in
+                streams.stopping = true
+                return Array(streams.open.values)
+            }
+            for writer in open { writer.finish() }
+        }
 
         init(configuration: Configuration, responder: @escaping Responder, accessLog: (@Sendable (AccessLogEntry) -> Void)?) {
             self.configuration = configuration
@@ -156,6 +173,7 @@ public final class HTTPServer: Sendable {
         guard let running = takeDaemon() else { return }
         // Quiescing hands the listening socket back to us; it is ours to close once stopped.
         let listening = MHD_quiesce_daemon(running.pointer)
+        core.finishStreams()
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: grace)
         while core.unfinished.load(ordering: .acquiring) > 0 && clock.now < deadline {
@@ -189,6 +207,7 @@ extension HTTPServer.Core {
     /// Answers every connection whose handler has not finished with 503 and resumes it, and
     /// makes new requests get 503 without a handler: after this, libmicrohttpd may be stopped.
     func answerSuspendedAndStop() {
+        finishStreams()
         suspensions.withLock { suspensions in
             suspensions.stopping = true
             for (_, entry) in suspensions.connections {
@@ -252,6 +271,9 @@ final class PendingResponse: Sendable {
 /// A suspended connection, resumed from the handler's task (libmicrohttpd allows that from any thread).
 struct SuspendedConnection: @unchecked Sendable {
     let pointer: OpaquePointer
+
+    func suspend() { MHD_suspend_connection(pointer) }
+    func resume() { MHD_resume_connection(pointer) }
 }
 
 /// Collects header or query values through libmicrohttpd's iterator.
@@ -358,7 +380,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
 private func answer(_ response: HTTPServerResponse, _ state: RequestState, _ connection: OpaquePointer, _ core: HTTPServer.Core)
     -> MHD_Result
 {
-    let result = queue(response, on: connection)
+    let result = queue(response, on: connection, core)
     core.accessLog?(
         AccessLogEntry(
             method: state.method, path: state.path, status: response.status, responseBytes: response.body.count,
@@ -366,9 +388,12 @@ private func answer(_ response: HTTPServerResponse, _ state: RequestState, _ con
     return result
 }
 
-private func queue(_ response: HTTPServerResponse, on connection: OpaquePointer) -> MHD_Result {
+private func queue(_ response: HTTPServerResponse, on connection: OpaquePointer, _ core: HTTPServer.Core) -> MHD_Result {
     if let path = response.bodyFile {
         return queueFile(path, response, on: connection)
+    }
+    if let produce = response.stream {
+        return queueStream(produce, response, on: connection, core)
     }
     if let prepared = response.preparedCopy {
         // Built once, queued on any number of connections: libmicrohttpd counts its references.
@@ -419,8 +444,8 @@ private func queueFile(_ path: String, _ response: HTTPServerResponse, on connec
     var information = stat()
     guard descriptor >= 0, fstat(descriptor, &information) == 0 else {
         if descriptor >= 0 { close(descriptor) }
-        return queue(
-            HTTPServerResponse.error(status: 500, code: "internal_error", message: "the response could not be read"), on: connection)
+        let failed = HTTPServerResponse.error(status: 500, code: "internal_error", message: "the response could not be read")
+        return queue(build(failed), failed, on: connection)
     }
     // libmicrohttpd owns the descriptor from here and closes it with the response.
     let created = MHD_create_response_from_fd(Int(information.st_size), descriptor)
@@ -439,4 +464,56 @@ private func queue(_ created: OpaquePointer?, _ response: HTTPServerResponse, on
 private func containsNewline(_ text: String) -> Bool {
     if text.utf8.allSatisfy({ $0 == 0x09 || (0x20...0x7E).contains($0) }) { return false }
     return text.contains(where: \.isNewline)
+}
+
+/// What a streamed body's content reader and free callback reach: the writer and its connection.
+private final class StreamContext {
+    let writer: HTTPStreamWriter
+    let connection: SuspendedConnection
+    let core: HTTPServer.Core
+
+    init(writer: HTTPStreamWriter, connection: SuspendedConnection, core: HTTPServer.Core) {
+        self.writer = writer
+        self.connection = connection
+        self.core = core
+    }
+}
+
+/// A body of unknown length, sent chunked as its producer writes it.
+private func queueStream(
+    _ produce: @escaping @Sendable (HTTPStreamWriter) async -> Void, _ response: HTTPServerResponse, on connection: OpaquePointer,
+    _ core: HTTPServer.Core
+) -> MHD_Result {
+    let writer = HTTPStreamWriter()
+    let context = StreamContext(writer: writer, connection: SuspendedConnection(pointer: connection), core: core)
+    let stopping = core.streams.withLock { streams -> Bool in
+        if !streams.stopping { streams.open[ObjectIdentifier(writer)] = writer }
+        return streams.stopping
+    }
+    let created = MHD_create_response_from_callback(
+        UInt64.max, 4096, streamReader, Unmanaged.passRetained(context).toOpaque(), streamFreed)
+    guard let created else {
+        streamFreed(Unmanaged.passUnretained(context).toOpaque())
+        return .NO
+    }
+    addHeaders(of: response, to: created)
+    if stopping { writer.finish() } else { writer.start(produce) }
+    return queue(created, response, on: connection)
+}
+
+private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
+    guard let cls, let buffer else { return -2 }
+    let context = Unmanaged<StreamContext>.fromOpaque(cls).takeUnretainedValue()
+    switch context.writer.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max), suspend: context.connection) {
+    case .bytes(let count): return count
+    case .end: return -1  // MHD_CONTENT_READER_END_OF_STREAM
+    case .waiting: return 0  // suspended until the next write
+    }
+}
+
+private let streamFreed: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls else { return }
+    let context = Unmanaged<StreamContext>.fromOpaque(cls).takeRetainedValue()
+    context.core.streams.withLock { _ = $0.open.removeValue(forKey: ObjectIdentifier(context.writer)) }
+    context.writer.close()
 }
