@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "ApplePay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
         .target(
             name: "CashierSandbox",
-            dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay", "CQREncode"],
+            dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -81,7 +81,7 @@ let package = Package(
         ),
         .target(
             name: "CashierHTTP",
-            dependencies: ["Cashier", "CashierCrypto", "CMicroHTTPD", "CMicroHTTPDShims"],
+            dependencies: ["Cashier", "CashierCrypto", "CMicroHTTPD", "CMicroHTTPDShims", "CQREncode"],
             swiftSettings: strictSettings
         ),
         .target(name: "CashierClient", swiftSettings: strictSettings),

@@ -75,7 +75,11 @@ enum ServeCommand {
         }
         let server = MerchantServer(
             configuration: configuration, store: store, port: port, audit: SecretsAudit.fromEnvironment(),
-            accessLog: Self.accessLog(arguments))
+            accessLog: Self.accessLog(arguments),
+            orderCreated: { [io] order in
+                // Sandbox mode only: the link carries the order's client secret.
+                io.write("order \(order.id)  \(order.amount.decimalString) \(order.amount.currency.code)  checkout \(order.checkout_url)\n")
+            })
         do {
             try await server.start()
         } catch {
@@ -86,6 +90,8 @@ enum ServeCommand {
         io.write("sandbox          \(sandbox.baseURL.absoluteString)   (payer API: POST /sandbox/pay)\n")
         io.write("secret key       \(keys.secret)   (sandbox only; your backend)\n")
         io.write("publishable key  \(keys.publishable)   (the app, with an order's client_secret)\n")
+        io.write(
+            "checkout pages   \(server.baseURL.absoluteString)/pay/{order_id}?client_secret=…   (each order's link is printed below)\n")
         if let webhook = configuration.webhook {
             io.write("webhooks         \(webhook.url.absoluteString)   (signing secret \(webhookSecret ?? ""))\n")
         }

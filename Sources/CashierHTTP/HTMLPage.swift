@@ -14,13 +14,21 @@ public struct HTMLPage: Sendable {
     public var script: String?
     /// Origins a form on this page may post or redirect to, besides this one (e.g. a `return_url`'s).
     public var formTargets: [String]
+    /// Whether the page's script may call back to this origin (`connect-src 'self'`: an
+    /// `EventSource`, a `fetch`); nowhere else, ever.
+    public var connectsToSelf: Bool
+    /// The document's language (`lang`).
+    public var language: String
     public var status: Int
     /// Extra headers (`Set-Cookie`, …).
     public var headers: HTTPHeaders
 
     public init(
-        title: String, body: String, script: String? = nil, formTargets: [String] = [], status: Int = 200, headers: HTTPHeaders = [:]
+        title: String, body: String, script: String? = nil, formTargets: [String] = [], status: Int = 200, headers: HTTPHeaders = [:],
+        connectsToSelf: Bool = false, language: String = "en"
     ) {
+        self.connectsToSelf = connectsToSelf
+        self.language = language
         self.title = title
         self.body = body
         self.script = script
@@ -48,7 +56,11 @@ public struct HTMLPage: Sendable {
         .tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(13rem,1fr));gap:1rem;margin-bottom:1rem}\
         .tile{margin:0}.tile .big{font-size:1.6rem}[aria-current=page]{font-weight:600;color:#1d2330}\
         header{flex-wrap:wrap}#filters select,#filters input{margin:.2rem .3rem .2rem 0}.when{white-space:nowrap}\
-        time[title]{text-decoration:underline dotted #c5cad3}
+        time[title]{text-decoration:underline dotted #c5cad3}\
+        .checkout #items td{border:0;padding:.2rem 0}.checkout #methods form{margin:.6rem 0}\
+        .checkout button.method,.checkout button.applepay{width:100%;padding:.75rem;font-size:1.05rem}\
+        .checkout button.wechat{background:#07c160}.checkout button.alipay{background:#1677ff}.checkout button.applepay{background:#000}\
+        [hidden]{display:none!important}
         """
 
     static let stylesheetHash = hash(stylesheet)
@@ -64,12 +76,13 @@ public struct HTMLPage: Sendable {
             "form-action 'self'\(formTargets.map { " " + $0 }.joined())", "frame-ancestors 'none'", "base-uri 'none'",
         ]
         if let script { directives.append("script-src \(Self.hash(script))") }
+        if connectsToSelf { directives.append("connect-src 'self'") }
         return directives.joined(separator: "; ")
     }
 
     public var html: String {
         """
-        <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">\
+        <!doctype html><html lang="\(HTMLText.escape(language))"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">\
         <title>\(HTMLText.escape(title))</title><style>\(Self.stylesheet)</style></head><body>\(body)\
         \(script.map { "<script>\($0)</script>" } ?? "")</body></html>
         """

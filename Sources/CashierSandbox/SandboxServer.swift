@@ -52,6 +52,8 @@ public final class SandboxServer: Sendable {
     ///   - wechatMerchants: the merchants the WeChat sandbox knows (their keys verify requests).
     ///   - wechatV3Merchants: the merchants the v3 sandbox knows.
     ///   - miniProgramSecrets: mini program app ids and secrets for `jscode2session`.
+    ///   - officialAccountSecrets: official account app ids and secrets for web authorisation
+    ///     (`/connect/oauth2/authorize`, `/sns/oauth2/access_token`).
     ///   - applePayCA: the Apple Pay test CA (a fresh one when `nil`).
     ///   - host: where to listen (loopback).
     ///   - port: 0 for any free port.
@@ -61,6 +63,7 @@ public final class SandboxServer: Sendable {
         wechatMerchants: [WeChatPay.V2.Merchant],
         wechatV3Merchants: [WeChatV3Sandbox.Merchant] = [],
         miniProgramSecrets: [String: String] = [:],
+        officialAccountSecrets: [String: String] = [:],
         alipayApps: [String: RSAPublicKey] = [:],
         applePayCA: ApplePayTestCA? = nil,
         host: String = "127.0.0.1",
@@ -77,7 +80,7 @@ public final class SandboxServer: Sendable {
         var router = Router()
         wechatV2.register(on: &router, prefix: "/wechat")
         wechatV3.register(on: &router, prefix: "/wechat")
-        MiniProgramSandbox(secrets: miniProgramSecrets).register(on: &router)
+        WeChatAccountsSandbox(secrets: miniProgramSecrets.merging(officialAccountSecrets) { first, _ in first }).register(on: &router)
         alipay = AlipaySandbox(apps: alipayApps, delivery: delivery)
         alipay.register(on: &router, path: "/alipay/gateway.do")
         applePay = ApplePaySandbox(ca: applePayCA ?? (try! ApplePayTestCA()))
@@ -226,6 +229,9 @@ public final class SandboxServer: Sendable {
     /// Alipay's `gateway.do`, for `Alipay.Client(gateway:)` and other SDKs.
     public var alipayGatewayURL: URL { URL(string: "http://127.0.0.1:\(server.port)/alipay/gateway.do")! }
 
+    /// The host for `WeChatPay.OfficialAccount(baseURL:authorizeURL:)` (both: `/connect/oauth2/authorize`
+    /// and `/sns/oauth2/access_token`).
+    public var officialAccountURL: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
     /// The host for `WeChatPay.MiniProgram(baseURL:)` (`/sns/jscode2session`).
     public var miniProgramURL: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
 

@@ -37,6 +37,8 @@ public struct SandboxMode: Sendable {
             privateKey: try RSAPrivateKey(generatingKeySizeInBits: 2048), apiV3Key: SecureRandom.alphanumeric(count: 32))
         var miniProgram = MerchantConfiguration.MiniProgram(appID: miniProgramAppID, secret: SecureRandom.alphanumeric(count: 32))
         let alipayKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        // The official account that identifies payers in WeChat's browser: the merchant's own appid.
+        let officialAccountSecret = SecureRandom.alphanumeric(count: 32)
         let sandbox = SandboxServer(
             wechatMerchants: [wechat],
             wechatV3Merchants: [
@@ -44,7 +46,8 @@ public struct SandboxMode: Sendable {
                     mchID: wechatV3.mchID, certificateSerial: wechatV3.certificateSerial, publicKey: wechatV3.privateKey.publicKey,
                     apiV3Key: wechatV3.apiV3Key)
             ],
-            miniProgramSecrets: [miniProgram.appID: miniProgram.secret], alipayApps: [alipayAppID: alipayKey.publicKey], port: port,
+            miniProgramSecrets: [miniProgram.appID: miniProgram.secret], officialAccountSecrets: [wechat.appID: officialAccountSecret],
+            alipayApps: [alipayAppID: alipayKey.publicKey], port: port,
             timeScale: timeScale)
         try sandbox.start()  // first: the configuration needs its port
         let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: appleMerchantIdentifier)
@@ -79,6 +82,11 @@ public struct SandboxMode: Sendable {
         configuration.wechatV3 = .init(appID: wechat.appID, merchant: wechatV3, platformKeys: platformKeys, baseURL: sandbox.wechatV3URL)
         miniProgram.baseURL = sandbox.miniProgramURL
         configuration.miniProgram = miniProgram
+        configuration.officialAccount = OfficialAccountSettings(
+            appID: wechat.appID, secret: officialAccountSecret, baseURL: sandbox.officialAccountURL,
+            authorizeURL: sandbox.officialAccountURL)
+        // The sandbox's pretend shop is where checkout pages send payers back.
+        configuration.checkout = CheckoutSettings(returnOrigins: [sandbox.baseURL.absoluteString])
         return SandboxMode(sandbox: sandbox, configuration: configuration, wechatMerchant: wechat)
     }
 }

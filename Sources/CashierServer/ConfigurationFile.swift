@@ -20,6 +20,9 @@ import WeChatPay
 ///                 "api_v3_key_env": "WECHAT_API_V3_KEY", "platform_public_key_file": "keys/pub_key.pem",
 ///                 "platform_public_key_id": "PUB_KEY_ID_…"},
 ///   "miniprogram": {"appid": "wx…", "secret_env": "WECHAT_MINIPROGRAM_SECRET"}, "wechat_default_api": "v3",
+///   "official_account": {"appid": "wx…", "secret_env": "WECHAT_OFFICIAL_ACCOUNT_SECRET"},
+///   "checkout": {"return_origins": ["https://shop.example.com"], "methods": ["wechat.native", "wechat.h5", "wechat.jsapi",
+///                "alipay.page", "alipay.wap", "applepay"]},
 ///   "alipay": {"app_id": "2021…", "private_key_file": "keys/alipay-app.pem", "alipay_public_key_file": "keys/alipay.pem"},
 ///   "applepay": {"merchant_identifier": "merchant.com.example", "country_code": "CN", "display_name": "Example",
 ///                "supported_networks": ["chinaUnionPay", "visa"], "processor": "stripe",
@@ -179,6 +182,20 @@ public struct ConfigurationFile: Sendable {
                 appID: try reader.string(mini, "appid", "miniprogram.")!, secret: try reader.secret(mini, "secret", "miniprogram."),
                 baseURL: try reader.url(mini, "base_url", "miniprogram.") ?? WeChatPay.MiniProgram.productionURL)
         }
+        if let account = root["official_account"] as? [String: Any] {
+            guard
+                let appID = try reader.string(account, "appid", "official_account.", required: false) ?? configuration.wechatV3?.appID
+                    ?? configuration.wechat?.merchant.appID
+            else { throw Problem(path: "official_account.appid", reason: "is missing (and no wechat appid to default to)") }
+            configuration.officialAccount = .init(
+                appID: appID, secret: try reader.secret(account, "secret", "official_account."),
+                baseURL: try reader.url(account, "base_url", "official_account.") ?? WeChatPay.OfficialAccount.productionURL,
+                authorizeURL: try reader.url(account, "authorize_url", "official_account.")
+                    ?? WeChatPay.OfficialAccount.productionAuthorizeURL)
+        }
+        if let checkout = root["checkout"] {
+            configuration.checkout = try Self.checkout(checkout)
+        }
         if let api = try reader.string(root, "wechat_default_api", "", required: false) {
             guard let parsed = MerchantConfiguration.WeChatAPI(rawValue: api) else {
                 throw Problem(path: "wechat_default_api", reason: "must be \"v2\" or \"v3\"")
@@ -320,6 +337,38 @@ public struct ConfigurationFile: Sendable {
     }
 
     /// `[{"code", "label", "percent_off": 1…100 | "amount_off": "5.00", "expires_at": "2027-01-01T00:00:00Z"}]`.
+    /// `"checkout": {"return_origins": ["https://shop.example.com"], "methods": ["wechat.native", "alipay.page"]}`.
+    static func checkout(_ value: Any) throws -> CheckoutSettings {
+        guard let object = value as? [String: Any] else { throw Problem(path: "checkout", reason: "must be an object") }
+        var origins: [String] = []
+        if let given = object["return_origins"] {
+            guard let list = given as? [String] else {
+                throw Problem(path: "checkout.return_origins", reason: "must be a list of origins such as \"https://shop.example.com\"")
+            }
+            origins = try list.map { text in
+                guard let origin = CheckoutSettings.origin(of: text), let parts = URLComponents(string: text),
+                    parts.path.isEmpty || parts.path == "/", parts.query == nil, parts.fragment == nil
+                else {
+                    throw Problem(path: "checkout.return_origins", reason: "'\(text)' is not an origin (scheme://host[:port], no path)")
+                }
+                return origin
+            }
+        }
+        var methods: Set<PaymentMethod>?
+        if let given = object["methods"] {
+            let names = CheckoutSettings.pageMethods.map(\.rawValue).joined(separator: ", ")
+            guard let list = given as? [String] else { throw Problem(path: "checkout.methods", reason: "must be a list of: \(names)") }
+            methods = Set(
+                try list.map { name in
+                    guard let method = PaymentMethod(rawValue: name), CheckoutSettings.pageMethods.contains(method) else {
+                        throw Problem(path: "checkout.methods", reason: "'\(name)' is not a method a web page can start (\(names))")
+                    }
+                    return method
+                })
+        }
+        return CheckoutSettings(returnOrigins: origins, methods: methods)
+    }
+
     static func coupons(_ value: Any?) throws -> [Coupon] {
         guard let value else { return [] }
         guard let list = value as? [[String: Any]] else { throw Problem(path: "coupons", reason: "must be a list of objects") }

@@ -1,16 +1,15 @@
 import Cashier
-import CashierCurl
 import CashierStore
 import Foundation
 import WeChatPay
 
 /// The providers the configuration names, as adapters behind this server's circuit breaker.
 extension MerchantAPI {
-    static func adapters(_ configuration: MerchantConfiguration, breaker: ProviderBreaker, listening: ListeningPort, clock: any WallClock)
-        -> PaymentAdapters
-    {
-        // One libcurl transport for every provider: its connections are reused across calls.
-        let shared = CurlTransport()
+    /// - Parameter shared: one libcurl transport for every provider: its connections are reused across calls.
+    static func adapters(
+        _ configuration: MerchantConfiguration, breaker: ProviderBreaker, listening: ListeningPort, clock: any WallClock,
+        shared: any HTTPTransport
+    ) -> PaymentAdapters {
         func guarded(_ name: String, _ base: (any HTTPTransport)? = nil) -> any HTTPTransport {
             BreakingTransport(provider: name, breaker: breaker, base: base ?? shared)
         }
@@ -22,7 +21,7 @@ extension MerchantAPI {
                     currencies: WeChatPayer.currencies(wechat.crossBorderCurrencies), configuration: wechat,
                     payer: WeChatPayer(
                         appID: wechat.merchant.appID, mchID: wechat.merchant.mchID, miniProgram: configuration.miniProgram,
-                        transport: guarded("miniprogram")),
+                        officialAccountID: configuration.officialAccount?.appID, transport: guarded("miniprogram")),
                     merchants: wechatV2Merchants(configuration), transport: guarded("wechat"),
                     mutualTLSTransport: wechat.mutualTLSTransport.map { guarded("wechat", $0) }, notifyBase: notifyBase))
         }
@@ -32,7 +31,7 @@ extension MerchantAPI {
                     currencies: WeChatPayer.currencies(v3.crossBorderCurrencies), configuration: v3,
                     payer: WeChatPayer(
                         appID: v3.appID, mchID: v3.merchant.mchID, miniProgram: configuration.miniProgram,
-                        transport: guarded("miniprogram")),
+                        officialAccountID: configuration.officialAccount?.appID, transport: guarded("miniprogram")),
                     appIDs: wechatAppIDs(configuration), transport: guarded("wechat_v3", v3.transport), notifyBase: notifyBase,
                     clock: clock))
         }
@@ -49,13 +48,19 @@ extension MerchantAPI {
     /// what a v2 notification is verified against.
     static func wechatV2Merchants(_ configuration: MerchantConfiguration) -> [WeChatPay.V2.Merchant] {
         guard let main = configuration.wechat?.merchant else { return [] }
-        let others = Set([configuration.wechatV3?.appID, configuration.miniProgram?.appID].compactMap { $0 }).subtracting([main.appID])
+        let others = Set(
+            [configuration.wechatV3?.appID, configuration.miniProgram?.appID, configuration.officialAccount?.appID].compactMap { $0 }
+        ).subtracting([main.appID])
         return [main]
             + others.sorted().map { WeChatPay.V2.Merchant(appID: $0, mchID: main.mchID, apiKey: main.apiKey, signType: main.signType) }
     }
 
-    /// The appids a WeChat notification may name: the app's and the mini program's.
+    /// The appids a WeChat notification may name: the app's, the mini program's and the official account's.
     static func wechatAppIDs(_ configuration: MerchantConfiguration) -> Set<String> {
-        Set([configuration.wechat?.merchant.appID, configuration.wechatV3?.appID, configuration.miniProgram?.appID].compactMap { $0 })
+        Set(
+            [
+                configuration.wechat?.merchant.appID, configuration.wechatV3?.appID, configuration.miniProgram?.appID,
+                configuration.officialAccount?.appID,
+            ].compactMap { $0 })
     }
 }

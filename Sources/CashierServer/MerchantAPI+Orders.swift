@@ -28,6 +28,7 @@ extension MerchantAPI {
                         ? "orders are created by your backend with the secret key; the app never sets a price"
                         : "with the publishable key, items name catalog SKUs and quantities only; the app never sets a price")
             }
+            let returnURL = try input.return_url.map { try configuration.checkout.checkedReturnURL($0) }
             let expiresIn = try input.expiry()
             let goods = try input.lineItems(catalog: configuration.catalog)
             if input.shipping_methods != nil, caller != .secret {
@@ -95,10 +96,12 @@ extension MerchantAPI {
                     id: id, outTradeNo: TradeNumber.generate(date: now), total: summary.total, description: description,
                     metadata: input.metadata ?? [:], itemsJSON: itemsJSON,
                     clientSecret: id + "_secret_" + SecureRandom.alphanumeric(count: 24),
-                    expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)), sheetJSON: try sheet?.json()),
+                    expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)), sheetJSON: try sheet?.json(), returnURL: returnURL),
                 now: now)
             // The app gets its client secret back, as it would from the merchant's backend.
-            return HTTPServerResponse.json(OrderJSON(order, includeSecret: true), status: 201)
+            let created = OrderJSON(order, includeSecret: true, base: publicBase)
+            orderCreated?(created)
+            return HTTPServerResponse.json(created, status: 201)
         } catch {
             return Self.failure(error)
         }
@@ -121,7 +124,7 @@ extension MerchantAPI {
     func orderJSON(_ order: StoredOrder, includeSecret: Bool) async throws -> OrderJSON {
         OrderJSON(
             order, payments: try await store.payments(orderID: order.id), refunds: try await store.refunds(orderID: order.id),
-            includeSecret: includeSecret)
+            includeSecret: includeSecret, base: publicBase)
     }
 
     /// A payment pending past ``MerchantConfiguration/queryAfter``: ask its provider, and record
@@ -180,7 +183,8 @@ extension MerchantAPI {
             let refunds = try await store.refunds(orderIDs: ids)
             return .json(
                 Page(
-                    data: orders.map { OrderJSON($0, payments: payments, refunds: refunds, includeSecret: true) }, has_more: hasMore))
+                    data: orders.map { OrderJSON($0, payments: payments, refunds: refunds, includeSecret: true, base: publicBase) },
+                    has_more: hasMore))
         } catch {
             return Self.failure(error)
         }

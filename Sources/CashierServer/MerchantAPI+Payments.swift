@@ -22,6 +22,9 @@ extension MerchantAPI {
                 return .error(
                     status: 409, code: "invalid_state", message: "order \(id) is \(order.status.rawValue); it takes no new payment")
             }
+            if let expiry = order.expiresAt, expiry <= clock.now() {
+                return .error(status: 409, code: "invalid_state", message: "order \(id) has expired; it takes no new payment")
+            }
             let adapter = try adapters.adapter(for: method, api: body.api)
             if let currencies = adapter.currencies, !currencies.contains(order.total.currency) {
                 throw RequestProblem(

@@ -2,6 +2,7 @@ import Alipay
 import ApplePay
 import Cashier
 import CashierCrypto
+import CashierCurl
 import CashierHTTP
 import CashierStore
 import Foundation
@@ -21,13 +22,20 @@ struct MerchantAPI: Sendable {
     let clock: any WallClock
     /// Records what leaves the server and the secrets it holds, when the secrets check runs.
     let audit: SecretsAudit?
+    /// What every call to a provider goes through (libcurl, connections kept between calls).
+    let providerTransport: any HTTPTransport
     /// One per configured provider and API generation.
     let adapters: PaymentAdapters
+    /// Told of every order created (`cashier serve --sandbox` prints its checkout link).
+    let orderCreated: (@Sendable (OrderJSON) -> Void)?
+    /// Wakes the order streams when this instance may have changed an order.
+    let watch = OrderWatch()
 
     init(
         configuration: MerchantConfiguration, store: any OrderStore, listening: ListeningPort, metrics: ServerMetrics, instanceID: String,
-        clock: any WallClock, audit: SecretsAudit?
+        clock: any WallClock, audit: SecretsAudit?, orderCreated: (@Sendable (OrderJSON) -> Void)? = nil
     ) {
+        self.orderCreated = orderCreated
         self.configuration = configuration
         self.store = store
         self.listening = listening
@@ -37,8 +45,13 @@ struct MerchantAPI: Sendable {
         self.audit = audit
         let breaker = ProviderBreaker(threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldown, clock: clock)
         self.breaker = breaker
-        adapters = Self.adapters(configuration, breaker: breaker, listening: listening, clock: clock)
+        let transport = CurlTransport()
+        providerTransport = transport
+        adapters = Self.adapters(configuration, breaker: breaker, listening: listening, clock: clock, shared: transport)
     }
+
+    /// Where payers and providers reach this server: the configured public URL, else the address it listens on.
+    var publicBase: String { notifyBase }
 
     /// Where providers send notifications.
     var notifyBase: String { Self.notifyBase(configuration, listening) }
@@ -83,6 +96,7 @@ struct MerchantAPI: Sendable {
         router.add("POST", "/v1/orders/{id}/capture") { request, parameters in await self.capture(request, id: parameters["id"] ?? "") }
         router.add("POST", "/v1/orders/{id}/void") { request, parameters in await self.void(request, id: parameters["id"] ?? "") }
         router.add("POST", "/v1/orders/{id}/close") { request, parameters in await self.close(request, id: parameters["id"] ?? "") }
+        router.add("GET", "/v1/orders/{id}/stream") { request, parameters in await self.stream(request, id: parameters["id"] ?? "") }
         router.add("GET", "/v1/orders/{id}/events") { request, parameters in await self.events(request, id: parameters["id"] ?? "") }
         router.add("GET", "/v1/reconciliations/{date}") { request, parameters in
             await self.reconciliation(request, date: parameters["date"] ?? "")

@@ -182,6 +182,11 @@ public struct MerchantConfiguration: Sendable {
     public var wechat: WeChat?
     public var wechatV3: WeChatV3?
     public var miniProgram: MiniProgram?
+    /// The official account whose web authorisation identifies payers in WeChat's browser
+    /// (JSAPI on the hosted checkout page).
+    public var officialAccount: OfficialAccountSettings?
+    /// The hosted checkout page's return origins and methods.
+    public var checkout = CheckoutSettings()
     /// The WeChat API used when a payment request names none: v2 when configured, else v3.
     public var defaultWeChatAPI: WeChatAPI?
     public var alipay: Alipay?

@@ -27,9 +27,12 @@ public final class MerchantServer: Sendable {
     ///   - audit: records responses, log lines and held secrets for the secrets check (tests).
     ///   - accessLog: one entry per request: method, path (no query), status, sizes and time —
     ///     never bodies, headers, keys or card data.
+    ///   - orderCreated: told of every order created, with its ``OrderJSON/checkout_url`` (which
+    ///     carries the order's client secret: print it only where that is fine, as in sandbox mode).
     public init(
         configuration: MerchantConfiguration, store: any OrderStore, host: String = "127.0.0.1", port: UInt16 = 0,
-        clock: any WallClock = SystemClock(), audit: SecretsAudit? = nil, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil
+        clock: any WallClock = SystemClock(), audit: SecretsAudit? = nil, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil,
+        orderCreated: (@Sendable (OrderJSON) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.store = store
@@ -42,11 +45,12 @@ public final class MerchantServer: Sendable {
         self.instanceID = instanceID
         let api = MerchantAPI(
             configuration: configuration, store: store, listening: listening, metrics: metrics, instanceID: instanceID, clock: clock,
-            audit: audit)
+            audit: audit, orderCreated: orderCreated)
         self.api = api
         var router = Router()
         api.register(on: &router)
         Dashboard(api: api).register(on: &router)
+        CheckoutPage(api: api).register(on: &router)
         let routes = router
         audit?.secret(Self.secrets(of: configuration))
         var logged = accessLog
@@ -73,7 +77,10 @@ public final class MerchantServer: Sendable {
                 return .later {
                     let response = await work()
                     // A request that may have changed an order may have queued a webhook: send it now.
-                    if request.method != "GET" && request.method != "HEAD" && response.status < 500 { webhooksDue.ring() }
+                    if request.method != "GET" && request.method != "HEAD" && response.status < 500 {
+                        webhooksDue.ring()
+                        api.watch.ring()
+                    }
                     return finished(request, response)
                 }
             }
@@ -143,7 +150,10 @@ public final class MerchantServer: Sendable {
                         await body()
                         metrics.increment("cashier_job_runs_total", ["job": job])
                         // Any other job's run may have queued a webhook: send it now.
-                        if doorbell == nil { webhooksDue.ring() }
+                        if doorbell == nil {
+                            webhooksDue.ring()
+                            api.watch.ring()
+                        }
                     }
                     if let doorbell {
                         if await doorbell.wait(upTo: interval) == .rung { try? await Task.sleep(for: Self.ringGap) }

@@ -7,7 +7,8 @@ enum OpenAPIDocument {
         let method: String
         let path: String
         let summary: String
-        /// `secret`, `either` (secret, or publishable with the client secret), `provider` or `none`.
+        /// `secret`, `either` (secret, or publishable with the client secret), `clientSecret` (secret, or the client
+        /// secret alone), `provider` or `none`.
         let access: String
     }
 
@@ -64,6 +65,11 @@ enum OpenAPIDocument {
         .init(method: "POST", path: "/v1/orders/{id}/close", summary: "Close an unpaid order at its provider and here.", access: "secret"),
         .init(method: "GET", path: "/v1/orders/{id}/events", summary: "The order's append-only event log.", access: "secret"),
         .init(
+            method: "GET", path: "/v1/orders/{id}/stream",
+            summary: "The order as Server-Sent Events (text/event-stream): an `order` event at once and at every change (id: the "
+                + "order's version), a comment every 15 s; ends when the order is closed or refunded, or after 5 minutes (reconnect). "
+                + "Authorised by ?client_secret=… alone (an EventSource sends no headers) or the secret key.", access: "clientSecret"),
+        .init(
             method: "GET", path: "/v1/reconciliations/{date}",
             summary: "Reconcile a day (YYYY-MM-DD, Beijing time): each provider's bill against the orders here.", access: "secret"),
         .init(
@@ -107,6 +113,7 @@ enum OpenAPIDocument {
             switch operation.access {
             case "secret": entry["security"] = [["secretKey": [String]()]]
             case "either": entry["security"] = [["secretKey": [String]()], ["publishableKey": [String]()]]
+            case "clientSecret": entry["security"] = [["secretKey": [String]()], ["clientSecret": [String]()]]
             default: entry["security"] = [[String: [String]]]()
             }
             for name in ["id", "date", "file"] where operation.path.contains("{\(name)}") {
@@ -126,6 +133,10 @@ enum OpenAPIDocument {
                     "secretKey": ["type": "http", "scheme": "bearer", "description": "sk_… — your backend"],
                     "publishableKey": [
                         "type": "http", "scheme": "bearer", "description": "pk_… — the app, with the order's client_secret",
+                    ],
+                    "clientSecret": [
+                        "type": "apiKey", "in": "query", "name": "client_secret",
+                        "description": "The order's client secret alone: its event stream (and its checkout page, /pay/{id})",
                     ],
                 ]
             ],

@@ -25,8 +25,18 @@ public struct OrderJSON: Encodable, Sendable {
     public let refunds: [RefundJSON]
     public let created: Int64
     public let expires: Int64?
+    /// The hosted checkout page for this order (`…/pay/{id}?client_secret=…`): a link to send the
+    /// payer, which picks the wallet for their device. It carries the client secret, so it is
+    /// shown only to whoever holds that secret already (never in the order's event stream).
+    public let checkout_url: String?
+    /// Where the checkout page sends the payer once paid.
+    public let return_url: String?
 
-    public init(_ order: StoredOrder, payments: [StoredPayment] = [], refunds: [StoredRefund] = [], includeSecret: Bool) {
+    /// - Parameter base: where the server is reached (`https://pay.example.com`), for ``checkout_url``.
+    public init(
+        _ order: StoredOrder, payments: [StoredPayment] = [], refunds: [StoredRefund] = [], includeSecret: Bool, base: String,
+        includeCheckoutURL: Bool = true
+    ) {
         id = order.id
         out_trade_no = order.outTradeNo
         status = order.status.rawValue
@@ -41,5 +51,7 @@ public struct OrderJSON: Encodable, Sendable {
         self.refunds = refunds.filter { $0.orderID == order.id }.map(RefundJSON.init)
         created = Int64(order.createdAt.timeIntervalSince1970)
         expires = order.expiresAt.map { Int64($0.timeIntervalSince1970) }
+        checkout_url = includeCheckoutURL ? CheckoutLink.url(base: base, order: order) : nil
+        return_url = order.returnURL
     }
 }

@@ -23,6 +23,9 @@ struct OrderRequest: Decodable {
     /// Ways to ship it, offered on the payment sheet (the first is chosen until the payer picks
     /// another); default: the configuration's `applepay.shipping_methods`.
     let shipping_methods: [ShippingOptionBody]?
+    /// Where the hosted checkout page sends the payer once paid; its origin must be one of
+    /// `checkout.return_origins`.
+    let return_url: String?
     /// A recurring, deferred or automatic-reload commitment (read from the raw body, only when present).
     let applepay: Present?
 

@@ -13,10 +13,12 @@ public struct NewOrder: Sendable {
     public var expiresAt: Date?
     /// The payment sheet's state, when the order has one (``StoredOrder/sheetJSON``).
     public var sheetJSON: String?
+    /// Where the hosted checkout page sends the payer once the order is paid (``StoredOrder/returnURL``).
+    public var returnURL: String?
 
     public init(
         id: String, outTradeNo: String, total: Money, description: String, metadata: [String: String] = [:], itemsJSON: String = "[]",
-        clientSecret: String, expiresAt: Date? = nil, sheetJSON: String? = nil
+        clientSecret: String, expiresAt: Date? = nil, sheetJSON: String? = nil, returnURL: String? = nil
     ) {
         self.id = id
         self.outTradeNo = outTradeNo
@@ -27,5 +29,6 @@ public struct NewOrder: Sendable {
         self.clientSecret = clientSecret
         self.expiresAt = expiresAt
         self.sheetJSON = sheetJSON
+        self.returnURL = returnURL
     }
 }

@@ -28,4 +28,7 @@ public struct StoredOrder: Sendable, Equatable {
     /// The payment sheet's state (shipping methods offered and chosen, a coupon), as JSON, when
     /// the order has one; `items` and `total` include its lines.
     public var sheetJSON: String? = nil
+    /// Where the hosted checkout page (`/pay/{id}`) sends the payer once the order is paid; its
+    /// origin was checked against the configured ones when the order was created.
+    public var returnURL: String? = nil
 }

@@ -20,6 +20,7 @@ import Testing
         let released = Atomic<Bool>(false)
         let heldStarted = Atomic<Bool>(false)
         let streamsStarted = Atomic<Int>(0)
+        let gate = Atomic<Bool>(false)
         let streamsEnded = Atomic<Int>(0)
     }
 
@@ -78,6 +79,14 @@ import Testing
                         if tick > 0 { try? await Task.sleep(for: .milliseconds(150)) }
                         guard !Task.isCancelled, writer.write("data: tick \(tick)\n\n") else { return }
                     }
+                }
+            }
+            router.add("GET", "/gated") { _, _ in
+                .stream(headers: ["Content-Type": "text/event-stream"]) { writer in
+                    writer.write("data: first\n\n")
+                    // Nothing more until the test opens the gate: the connection waits, suspended.
+                    while !sink.gate.load(ordering: .acquiring) && !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
+                    writer.write("data: second\n\n")
                 }
             }
             router.add("GET", "/forever") { _, _ in
@@ -361,13 +370,15 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func streamedBodiesArriveAsTheyAreWritten() async throws {
         let fixture = try Fixture()
         let connection = try RawHTTPConnection(port: fixture.server.port)
-        connection.get("/ticks?count=3")
-        let first = try await onOwnThread { connection.read(until: "data: tick 0", timeout: 10) }
+        connection.get("/gated")
+        let first = try await onOwnThread { connection.read(until: "data: first", timeout: 30) }
         #expect(first)
-        #expect(!connection.receivedText.contains("tick 2"))  // the producer is still sleeping
         #expect(connection.receivedText.contains("Transfer-Encoding: chunked"))
-        let rest = try await onOwnThread { connection.read(until: "\r\n0\r\n\r\n", timeout: 10) }
-        #expect(rest && connection.receivedText.contains("data: tick 2"))
+        let early = try await onOwnThread { connection.read(until: "second", timeout: 0.3) }
+        #expect(!early)  // the producer waits at the gate; what it wrote went out already
+        fixture.log.gate.store(true, ordering: .releasing)
+        let rest = try await onOwnThread { connection.read(until: "\r\n0\r\n\r\n", timeout: 30) }
+        #expect(rest && connection.receivedText.contains("data: second"))
         // Many at once, through a client that reads the whole body.
         try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<20 { group.addTask { String(decoding: try await fixture.send("GET", "/ticks?count=4").1, as: UTF8.self) } }
@@ -381,14 +392,14 @@ import Testing
         let fixture = try Fixture()
         var leaving: RawHTTPConnection? = try RawHTTPConnection(port: fixture.server.port)
         leaving?.get("/forever")
-        let opened = try await onOwnThread { [leaving] in leaving?.read(until: ": open", timeout: 10) ?? false }
+        let opened = try await onOwnThread { [leaving] in leaving?.read(until: ": open", timeout: 30) ?? false }
         #expect(opened)
         leaving = nil
         await eventually(timeout: .seconds(10), interval: .milliseconds(20)) { fixture.log.streamsEnded.load(ordering: .acquiring) == 1 }
         #expect(fixture.log.streamsEnded.load(ordering: .acquiring) == 1)
         let staying = try RawHTTPConnection(port: fixture.server.port)
         staying.get("/forever")
-        let stayed = try await onOwnThread { staying.read(until: ": open", timeout: 10) }
+        let stayed = try await onOwnThread { staying.read(until: ": open", timeout: 30) }
         #expect(stayed)
         let clock = ContinuousClock()
         let started = clock.now

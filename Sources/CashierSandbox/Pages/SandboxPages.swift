@@ -2,6 +2,7 @@ import ApplePay
 import Cashier
 import CashierHTTP
 import Foundation
+import WeChatPay
 
 /// The pages a payer sees in the sandbox, as the real wallets show them:
 ///
@@ -14,6 +15,10 @@ import Foundation
 ///   the merchant (`POST /v1/applepay/sessions` with the sandbox's simulated Apple endpoint as the
 ///   validation URL, as `onvalidatemerchant` would), then mints a sandbox token for the order and
 ///   sends it to the server's authorize endpoint, as the page's JavaScript would.
+///
+/// - `POST /sandbox/wechat/jsapi` — WeChat's browser receiving `getBrandWCPayRequest`: checks the
+///   parameters' signature, then pays (or cancels) and answers the callback's `err_msg`.
+/// - `GET /sandbox/shop/return` — a pretend shop page checkout pages send the payer back to.
 ///
 /// (Alipay's wap/page cashier lives with the Alipay simulator, behind its gateway URL.)
 struct SandboxPages: Sendable {
@@ -39,6 +44,16 @@ struct SandboxPages: Sendable {
         router.add("POST", "/sandbox/wechat/h5") { request, _ in
             let form = request.formFields
             return await self.h5Action(prepayID: form["prepay_id"] ?? "", action: form["action"] ?? "", redirect: form["redirect_url"])
+        }
+        router.add("POST", "/sandbox/wechat/jsapi") { request, _ in await self.jsapiInvocation(request) }
+        router.add("GET", "/sandbox/shop/return") { request, _ in
+            // A merchant's page a checkout sends the payer back to: it shows what it was given, and
+            // asks its own server (not the URL) whether the order is paid.
+            let given = request.query.map { "<li><code>\(HTMLText.escape($0.name))</code> = \(HTMLText.escape($0.value))</li>" }.joined()
+            return HTMLPage(
+                title: "Back at the shop (sandbox)",
+                body: "<main class=\"cashier\"><h1 id=\"shop\">Back at the shop</h1><ul id=\"given\">\(given)</ul></main>"
+            ).response()
         }
         router.add("GET", "/sandbox/applepay/checkout") { request, _ in
             await self.checkout(Self.checkoutFields(request.query.reduce(into: [:]) { $0[$1.name] = $1.value }), pay: false)
@@ -116,6 +131,34 @@ struct SandboxPages: Sendable {
             return Self.notice(status: 200, title: action == "pay" ? "支付成功 Paid" : "已取消 Cancelled", "You may close this page.")
         }
         return HTTPServerResponse(status: 303, headers: ["Location": redirect], body: [])
+    }
+
+    /// What WeChat's browser does with `WeixinJSBridge.invoke('getBrandWCPayRequest', parameters, callback)`:
+    /// checks the parameters' signature, shows the payer the payment, and calls back with
+    /// `{"err_msg": "get_brand_wcpay_request:ok"}` (or `:cancel`, `:fail`). The body is the
+    /// parameters as JSON, plus `"action": "pay" | "cancel" | "fail"` for what the payer does
+    /// (default pay); a test standing in for the browser relays the answer to the page's callback.
+    private func jsapiInvocation(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        struct Action: Decodable { let action: String? }
+        guard let invocation = try? request.decodeJSON(WeChatPay.JSAPIParameters.self) else {
+            return .json(object: ["err_msg": "get_brand_wcpay_request:fail", "err_desc": "the parameters are not a JSAPI payment"])
+        }
+        let action = (try? request.decodeJSON(Action.self))?.action
+        var number = await wechatV2.jsapiOrder(invocation)
+        if number == nil { number = await wechatV3.jsapiOrder(invocation) }
+        guard let number else {
+            // What WeChat shows for a bad signature or someone else's prepay_id.
+            return .json(object: ["err_msg": "get_brand_wcpay_request:fail", "err_desc": "支付验证签名失败 (the signature does not verify)"])
+        }
+        switch action ?? "pay" {
+        case "cancel": return .json(object: ["err_msg": "get_brand_wcpay_request:cancel"])
+        case "fail":
+            _ = await Self.payWeChat(number, .fail, v2: wechatV2, v3: wechatV3)
+            return .json(object: ["err_msg": "get_brand_wcpay_request:fail"])
+        default:
+            let state = await Self.payWeChat(number, .success, v2: wechatV2, v3: wechatV3)
+            return .json(object: ["err_msg": state == "SUCCESS" ? "get_brand_wcpay_request:ok" : "get_brand_wcpay_request:fail"])
+        }
     }
 
     // MARK: Apple Pay on the web

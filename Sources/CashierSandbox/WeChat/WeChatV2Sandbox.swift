@@ -350,6 +350,23 @@ public actor WeChatV2Sandbox {
 
     // MARK: The payer
 
+    /// What WeChat's browser checks before it shows the payer a JSAPI payment
+    /// (`WeixinJSBridge.invoke('getBrandWCPayRequest', …)`): a JSAPI order placed under that
+    /// `appId`, and `paySign` the merchant's signature over the parameters. - Returns: the
+    /// order's `out_trade_no`, `nil` when the invocation is not one of this sandbox's or does not verify.
+    public func jsapiOrder(_ invocation: WeChatPay.JSAPIParameters) -> String? {
+        guard let prepayID = invocation.package.hasPrefix("prepay_id=") ? String(invocation.package.dropFirst(10)) : nil,
+            let (number, order) = orders.first(where: { $0.value.prepayID == prepayID }), order.fields["trade_type"] == "JSAPI",
+            order.merchant.appID == invocation.appId, let type = WeChatPay.V2.SignType(rawValue: invocation.signType)
+        else { return nil }
+        let expected = order.merchant.signer.signature(
+            for: [
+                "appId": invocation.appId, "timeStamp": invocation.timeStamp, "nonceStr": invocation.nonceStr,
+                "package": invocation.package, "signType": invocation.signType,
+            ], type: type)
+        return ConstantTime.equals(expected, invocation.paySign) ? number : nil
+    }
+
     /// Acts as the payer in the WeChat app: pay, cancel or fail an order placed earlier.
     /// - Returns: the order's `trade_state` afterwards, or `nil` when no such order exists.
     @discardableResult

@@ -2,7 +2,7 @@ import Cashier
 public import CashierCrypto
 public import CashierHTTP
 import Foundation
-import WeChatPay
+public import WeChatPay
 
 /// An offline, stateful simulator of the WeChat Pay API v3 gateway.
 ///
@@ -223,6 +223,19 @@ public actor WeChatV3Sandbox {
     private nonisolated let address: SandboxAddress
 
     /// A trade as the payer pages show it, by out_trade_no or prepay_id.
+    /// What WeChat's browser checks before it shows the payer a JSAPI payment: a JSAPI order
+    /// placed under that `appId`, and `paySign` (SHA256withRSA over `appId\ntimeStamp\nnonceStr\npackage\n`)
+    /// made with the merchant's key. - Returns: the order's `out_trade_no`, `nil` when it does not verify.
+    public func jsapiOrder(_ invocation: WeChatPay.JSAPIParameters) -> String? {
+        guard let prepayID = invocation.package.hasPrefix("prepay_id=") ? String(invocation.package.dropFirst(10)) : nil,
+            let (number, order) = orders.first(where: { $0.value.prepayID == prepayID }), order.tradeType == "JSAPI",
+            order.appID == invocation.appId, invocation.signType == "RSA", let merchant = merchants[order.mchID],
+            let signature = try? Base64.decode(invocation.paySign)
+        else { return nil }
+        let message = [invocation.appId, invocation.timeStamp, invocation.nonceStr, invocation.package].map { $0 + "\n" }.joined()
+        return merchant.publicKey.isValidSignature(signature, for: Array(message.utf8), scheme: .insecurePKCS1v1_5SHA256) ? number : nil
+    }
+
     public func trade(outTradeNo: String? = nil, prepayID: String? = nil) -> SandboxTrade? {
         guard let (number, order) = orders.first(where: { $0.key == outTradeNo || $0.value.prepayID == prepayID }) else { return nil }
         return SandboxTrade(

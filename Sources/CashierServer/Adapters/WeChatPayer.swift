@@ -8,6 +8,8 @@ struct WeChatPayer: Sendable {
     let appID: String
     let mchID: String
     let miniProgram: MerchantConfiguration.MiniProgram?
+    /// The official account JSAPI payments are placed under (its appid), when one is configured.
+    let officialAccountID: String?
     let transport: any HTTPTransport
 
     func prepare(_ request: PaymentRequestBody, method: PaymentMethod) async throws -> PreparedAttempt {
@@ -29,7 +31,8 @@ struct WeChatPayer: Sendable {
                 throw PaymentError(
                     .invalidRequest, "wechat.jsapi needs the payer's openid (from OAuth; mini programs use wechat.miniprogram)")
             }
-            return PreparedAttempt(appID: appID, merchantID: mchID, payer: openID)
+            // The openid is the payer's under the official account that identified them.
+            return PreparedAttempt(appID: officialAccountID ?? appID, merchantID: mchID, payer: openID)
         default:
             return PreparedAttempt(appID: appID, merchantID: mchID, payer: nil)
         }

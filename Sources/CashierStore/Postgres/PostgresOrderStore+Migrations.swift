@@ -103,5 +103,6 @@ extension PostgresOrderStore {
             ALTER TABLE orders ADD COLUMN sheet TEXT
             """
         ),
+        ("014_checkout", "ALTER TABLE orders ADD COLUMN return_url TEXT"),
     ]
 }

@@ -106,5 +106,6 @@ extension SQLiteOrderStore {
             ALTER TABLE orders ADD COLUMN sheet TEXT
             """
         ),
+        ("014_checkout", "ALTER TABLE orders ADD COLUMN return_url TEXT"),
     ]
 }

@@ -33,30 +33,13 @@ extension WeChatPay {
         /// - Throws: `PaymentError.providerRejected` with WeChat's `errcode`/`errmsg` (40029 invalid
         ///   code, 40163 code already used, …); `.transport` when WeChat does not answer.
         public func session(code: String) async throws -> Session {
-            var components = URLComponents(string: baseURL + "/sns/jscode2session")!
-            components.queryItems = [
-                URLQueryItem(name: "appid", value: appID), URLQueryItem(name: "secret", value: secret),
-                URLQueryItem(name: "js_code", value: code),
-                URLQueryItem(name: "grant_type", value: "authorization_code"),
-            ]
-            let response = try await transport.send(HTTPRequest(method: "GET", url: components.url!))
-            struct Answer: Decodable {
-                let openid: String?
-                let unionid: String?
-                let session_key: String?
-                let errcode: Int?
-                let errmsg: String?
+            let answer = try await WeChatPay.snsCall(
+                baseURL + "/sns/jscode2session", ["appid": appID, "secret": secret, "js_code": code, "grant_type": "authorization_code"],
+                transport: transport, what: "jscode2session")
+            guard let openID = answer["openid"] as? String, let sessionKey = answer["session_key"] as? String else {
+                throw PaymentError(.providerRejected, provider: .wechatV3, "jscode2session answered no openid or session_key")
             }
-            guard response.status == 200, let answer = try? JSONDecoder().decode(Answer.self, from: response.body) else {
-                throw PaymentError(.transport, provider: .wechatV3, "jscode2session answered HTTP \(response.status) with no usable body")
-            }
-            guard let openID = answer.openid, let sessionKey = answer.session_key, (answer.errcode ?? 0) == 0 else {
-                throw PaymentError(
-                    .providerRejected, provider: .wechatV3, "jscode2session refused the code",
-                    providerCode: answer.errcode.map(String.init),
-                    providerMessage: answer.errmsg)
-            }
-            return Session(openID: openID, unionID: answer.unionid, sessionKey: sessionKey)
+            return Session(openID: openID, unionID: answer["unionid"] as? String, sessionKey: sessionKey)
         }
     }
 }

@@ -1,0 +1,97 @@
+import Cashier
+import CashierCrypto
+import CashierHTTP
+import CashierStore
+import Foundation
+
+/// `GET /v1/orders/{id}/stream?client_secret=…`: the order as Server-Sent Events — one `order`
+/// event at once, then one at every change (its status, a payment started, failed or refunded),
+/// with the order's version as the event id. A browser's `EventSource` cannot send headers, so
+/// the client secret alone (in the query) is enough; the secret key works too.
+///
+/// ```
+/// retry: 2000
+/// id: 3
+/// event: order
+/// data: {"id":"ord_…","status":"paid",…}
+/// ```
+///
+/// A comment line every 15 s keeps proxies from closing the connection (and finds a client that
+/// left); the stream ends after ``MerchantAPI/streamLifetime`` (the client reconnects) or when the
+/// order can change no more (closed, or refunded in full).
+extension MerchantAPI {
+    /// How long one stream stays open before the client is asked to reconnect.
+    static let streamLifetime: Duration = .seconds(300)
+    /// How often a stream reads its order even when this instance changed nothing: another
+    /// instance sharing the database may have.
+    static let streamReread: Duration = .seconds(1)
+    static let streamHeartbeat: Duration = .seconds(15)
+
+    func stream(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
+        let order: StoredOrder
+        do {
+            guard let found = try await store.order(id: id) else { return Self.streamNotFound(id) }
+            let bySecretKey = caller(request) == .secret
+            let bySecret = request.queryValue("client_secret").map { ConstantTime.equals($0, found.clientSecret) } ?? false
+            guard bySecretKey || bySecret else { return Self.streamNotFound(id) }
+            order = found
+        } catch {
+            return Self.failure(error)
+        }
+        let headers: HTTPHeaders = [
+            "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", "X-Accel-Buffering": "no",
+            "X-Content-Type-Options": "nosniff",
+        ]
+        return .stream(headers: headers) { writer in
+            await self.follow(order, writer: writer)
+        }
+    }
+
+    private static func streamNotFound(_ id: String) -> HTTPServerResponse {
+        .error(
+            status: 404, code: "not_found",
+            message: "no order \(id) for these credentials (send the order's client_secret in the query, or the secret key)")
+    }
+
+    /// Writes the order, then every change, until the client leaves, the order is final or the
+    /// stream's lifetime ends.
+    private func follow(_ first: StoredOrder, writer: HTTPStreamWriter) async {
+        let bell = watch.watch()
+        defer { watch.stopWatching(bell) }
+        let clock = ContinuousClock()
+        let ends = clock.now.advanced(by: Self.streamLifetime)
+        var lastWrite = clock.now
+        var order = first
+        guard writer.write("retry: 2000\n\n"), await announce(order, on: writer) else { return }
+        while !Task.isCancelled, clock.now < ends, !Self.isFinal(order.status) {
+            await bell.wait(upTo: Self.streamReread)
+            guard let now = try? await store.order(id: order.id) else { continue }
+            if now.version != order.version {
+                guard await announce(now, on: writer) else { return }
+                lastWrite = clock.now
+            } else if clock.now - lastWrite >= Self.streamHeartbeat {
+                guard writer.write(": heartbeat\n\n") else { return }
+                lastWrite = clock.now
+            }
+            order = now
+        }
+    }
+
+    /// One `order` event. - Returns: false when the client is gone.
+    private func announce(_ order: StoredOrder, on writer: HTTPStreamWriter) async -> Bool {
+        guard let payments = try? await store.payments(orderID: order.id), let refunds = try? await store.refunds(orderID: order.id)
+        else { return writer.isOpen }
+        let shown = OrderJSON(
+            order, payments: payments, refunds: refunds, includeSecret: false, base: publicBase, includeCheckoutURL: false)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(shown) else { return writer.isOpen }
+        // JSON without pretty-printing holds no line break: one `data:` line.
+        return writer.write("id: \(order.version)\nevent: order\ndata: \(String(decoding: data, as: UTF8.self))\n\n")
+    }
+
+    /// Nothing more can happen to an order in these states.
+    static func isFinal(_ status: PaymentStatus) -> Bool {
+        status == .closed || status == .refunded
+    }
+}
