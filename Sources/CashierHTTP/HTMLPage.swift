@@ -57,7 +57,7 @@ public struct HTMLPage: Sendable {
         .tile{margin:0}.tile .big{font-size:1.6rem}[aria-current=page]{font-weight:600;color:#1d2330}\
         header{flex-wrap:wrap}#filters select,#filters input{margin:.2rem .3rem .2rem 0}.when{white-space:nowrap}\
         time[title]{text-decoration:underline dotted #c5cad3}\
-        .checkout #items td{border:0;padding:.2rem 0}.checkout #methods form{margin:.6rem 0}\
+        .checkout #items td{border:0;padding:.2rem 0}.checkout #items td.amount{text-align:right}.checkout #methods form{margin:.6rem 0}\
         .checkout button.method,.checkout button.applepay{width:100%;padding:.75rem;font-size:1.05rem}\
         .checkout button.wechat{background:#07c160}.checkout button.alipay{background:#1677ff}.checkout button.applepay{background:#000}\
         [hidden]{display:none!important}

@@ -15,7 +15,9 @@ extension CheckoutPage {
           if (!main) { return; }
           var d = main.dataset;
           var stream = null;
+          var settled = false;
           function status(text, kind) {
+            if (settled) { return; }
             var badge = document.getElementById('status');
             badge.textContent = text;
             badge.className = 'badge ' + kind;
@@ -36,11 +38,13 @@ extension CheckoutPage {
             } else {
               status(d.textPaid, 'paid');
             }
+            settled = true;  // nothing later (a wallet's own answer) changes what the page says
           }
           function over(text) {
             if (stream) { stream.close(); }
             hideChoice();
             status(text, 'closed');
+            settled = true;
           }
           function follow() {
             if (!window.EventSource || !d.stream) { return; }

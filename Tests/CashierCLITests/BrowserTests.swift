@@ -11,7 +11,11 @@ import Testing
 /// twice is refunded in one click; the CSV export reads back as the orders; webhooks that failed
 /// while the merchant's endpoint was down are re-sent once it is back. Screenshots land in
 /// `.build/test-output/screenshots` (the README shows them).
-@Suite struct BrowserTests {
+///
+/// And the hosted checkout page as payers on a desktop, a phone, in WeChat's browser and in
+/// Safari see it (scripts/test/checkout_pages.py). One browser at a time: two chromiums on two
+/// cores starve each other's timers.
+@Suite(.serialized) struct BrowserTests {
     static let browsers = ["/usr/bin/chromium", "/usr/bin/chromedriver"]
 
     @Test(
@@ -54,5 +58,40 @@ import Testing
         let taken = try FileManager.default.contentsOfDirectory(atPath: screenshots.path).filter { $0.hasSuffix(".png") }
         #expect(taken.count >= 15, "\(taken)")
         await receiver.server.stop()
+    }
+
+    @Test(
+        .enabled(
+            if: browsers.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) },
+            "chromium and chromium-driver are not installed (scripts/install-deps)"),
+        .timeLimit(.minutes(4)))
+    func checkoutPagesWorkOnEveryDevice() async throws {
+        let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, [])
+        try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
+        let python = environment.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-checkout-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let screenshots = packageRoot.appendingPathComponent(".build/test-output/screenshots")
+        try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
+        let ready = folder.appendingPathComponent("ready.json")
+        let server = Process()
+        server.executableURL = SandboxCommandTests.binary
+        server.arguments = ["serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path]
+        server.standardOutput = FileHandle.nullDevice
+        try server.run()
+        defer { stopForGood(server) }
+        let urls = try #require(try await readyFile(ready))
+        let result = try await runSubprocess(
+            python,
+            [
+                packageRoot.appendingPathComponent("scripts/test/checkout_pages.py").path, try #require(urls["api_url"]),
+                try #require(urls["sandbox_url"]), try #require(urls["secret_key"]), screenshots.path,
+            ])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("0 failed") && !result.stdout.contains("FAIL"))
+        for name in ["checkout-desktop", "checkout-desktop-qr", "checkout-mobile", "checkout-mobile-cancelled", "checkout-wechat"] {
+            #expect(FileManager.default.fileExists(atPath: screenshots.appendingPathComponent(name + ".png").path), "\(name)")
+        }
     }
 }

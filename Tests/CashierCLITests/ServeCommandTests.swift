@@ -73,6 +73,11 @@ import Testing
         let logged = try await onOwnThread { String(decoding: try log.fileHandleForReading.readToEndRetrying(), as: UTF8.self) }
         #expect(logged.contains(#""path":"/v1/orders""#) && logged.contains(#""status":201"#))
         #expect(!logged.contains(secret) && !logged.contains("client_secret") && !logged.contains("12.75") && !logged.contains("Bearer"))
+        // Sandbox mode prints each order's checkout page on standard output.
+        let printed = try await onOwnThread { String(decoding: try output.fileHandleForReading.readToEndRetrying(), as: UTF8.self) }
+        let link = try #require(order["checkout_url"] as? String)
+        #expect(
+            link.hasPrefix(api + "/pay/\(id)?client_secret=") && printed.contains("order \(id)  12.75 CNY  checkout \(link)"), "\(printed)")
     }
 
     @Test func aBadConfigurationIsRefusedWithItsField() async throws {
