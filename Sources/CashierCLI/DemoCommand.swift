@@ -102,6 +102,11 @@ enum DemoCommand {
                         + row.expected.padding(toLength: 21, withPad: " ", startingAt: 0) + "\(row.milliseconds) ms"
                         + (row.status == row.expected ? "" : "   ← WRONG") + "\n")
             }
+            io.write("\nEach order's hosted checkout page (checkout_url; the demo's server has stopped — run\n")
+            io.write("`cashier serve --sandbox` to open them live, where each new order's link is printed):\n\n")
+            for row in orders {
+                io.write("  " + row.method.padding(toLength: methodWidth + 2, withPad: " ", startingAt: 0) + row.checkout + "\n")
+            }
         }
         let failures = steps.filter { !$0.2 }.count
         io.write("\n\(steps.count - failures) passed, \(failures) failed\n")

@@ -20,6 +20,8 @@ enum ServerDemo {
         let expected: String
         let status: String
         let milliseconds: Int
+        /// The order's hosted checkout page (`checkout_url`).
+        let checkout: String
     }
 
     struct Session {
@@ -48,10 +50,27 @@ enum ServerDemo {
             return try await send("POST", sandbox.baseURL.absoluteString + "sandbox/pay", body)
         }
 
-        func order(_ amount: String, _ label: String) async throws -> (id: String, number: String) {
+        func order(_ amount: String, _ label: String) async throws -> Placed {
             let order = try await call(
                 "POST", "/v1/orders", ["items": [["label": label, "amount": amount]], "currency": "CNY", "description": label])
-            return (order["id"] as? String ?? "", order["out_trade_no"] as? String ?? "")
+            return Placed(
+                id: order["id"] as? String ?? "", number: order["out_trade_no"] as? String ?? "",
+                secret: order["client_secret"] as? String ?? "", checkout: order["checkout_url"] as? String ?? "")
+        }
+
+        /// A page as a payer's browser gets it (`form`: posted as an HTML form).
+        func page(_ url: String, agent: String, form: [String: String]? = nil) async throws -> String {
+            var headers: HTTPHeaders = ["User-Agent": agent, "Accept-Language": "en"]
+            var body = Data()
+            if let form {
+                headers.add("Content-Type", "application/x-www-form-urlencoded")
+                body = Data(
+                    form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+                        .joined(separator: "&").utf8)
+            }
+            let response = try await URLSessionTransport().send(
+                HTTPRequest(method: form == nil ? "GET" : "POST", url: URL(string: url)!, headers: headers, body: body))
+            return String(decoding: response.body, as: UTF8.self)
         }
 
         func status(_ id: String, becomes wanted: String) async throws -> Bool {
@@ -63,6 +82,14 @@ enum ServerDemo {
         }
 
         func status(_ id: String) async throws -> String { try await call("GET", "/v1/orders/\(id)")["status"] as? String ?? "?" }
+    }
+
+    /// An order the merchant's backend created.
+    struct Placed {
+        let id: String
+        let number: String
+        let secret: String
+        let checkout: String
     }
 
     /// Runs the server steps; returns the orders for the closing table.
@@ -81,7 +108,7 @@ enum ServerDemo {
         /// One order through `method`: `body` places it, pays or leaves it, and says what happened.
         func order(
             _ method: String, _ amount: String, expect expected: String,
-            _ body: @escaping ((id: String, number: String)) async throws -> String
+            _ body: @escaping (Placed) async throws -> String
         ) async {
             await step("server: \(method)") {
                 let start = clock.now
@@ -89,7 +116,10 @@ enum ServerDemo {
                 let detail = try await body(placed)
                 let status = try await session.status(placed.id)
                 let milliseconds = Int((clock.now - start) / .milliseconds(1))
-                rows.append(OrderRow(method: method, amount: amount, expected: expected, status: status, milliseconds: milliseconds))
+                rows.append(
+                    OrderRow(
+                        method: method, amount: amount, expected: expected, status: status, milliseconds: milliseconds,
+                        checkout: placed.checkout))
                 return ("\(detail) → \(status) (\(milliseconds) ms)", status == expected)
             }
         }
@@ -173,6 +203,19 @@ enum ServerDemo {
             return "second payment \(second?["method"] as? String ?? "?") flagged refund_required, refunded to it "
                 + "(refund_required now \(refund["refund_required"] as? Bool ?? true))"
         }
+        await order("checkout page (desktop → QR)", "15.00", expect: "paid") { placed in
+            // The payer opens the order's checkout_url on a desktop: WeChat's QR code and Alipay's page are offered.
+            let desktop = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
+            let page = try await session.page(placed.checkout, agent: desktop)
+            guard page.contains("id=\"pay-wechat.native\""), page.contains("id=\"pay-alipay.page\"") else { return "no QR offered" }
+            let qr = try await session.page(
+                session.server.baseURL.absoluteString + "/pay/\(placed.id)", agent: desktop,
+                form: ["client_secret": placed.secret, "method": "wechat.native"])
+            guard qr.contains("<svg") else { return "no QR code shown" }
+            _ = try await session.pay("wechat", ["out_trade_no": placed.number])
+            _ = try await session.status(placed.id, becomes: "paid")
+            return "/pay/\(placed.id.prefix(8))… offered wechat.native and alipay.page, showed the QR code, paid"
+        }
         await order("close an unpaid order", "3.00", expect: "closed") { placed in
             _ = try await payments(placed.id, ["method": "wechat.native"])
             _ = try await session.call("POST", "/v1/orders/\(placed.id)/close")
@@ -184,7 +227,7 @@ enum ServerDemo {
             let rows = report.bill_rows.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             return (
                 "bills (\(rows)): \(report.matched) matched, \(report.discrepancies.count) discrepancies",
-                report.discrepancies.isEmpty && report.matched == 12 && report.refund_required.isEmpty && report.not_reconciled.isEmpty
+                report.discrepancies.isEmpty && report.matched == 13 && report.refund_required.isEmpty && report.not_reconciled.isEmpty
             )
         }
         await session.server.stop()

@@ -84,11 +84,14 @@ import Testing
         for method in [
             "wechat.app (v2)", "wechat.app (v3)", "wechat.miniprogram (JSAPI)", "wechat.native + refund + replay", "alipay.app",
             "alipay.wap",
-            "applepay via Stripe + refund", "close an unpaid order", "reconcile today",
+            "applepay via Stripe + refund", "checkout page (desktop → QR)", "close an unpaid order", "reconcile today",
         ] {
             #expect(result.stdout.contains("ok    server: \(method)"), "\(method)")
         }
         // The closing table: every order where it should be.
         #expect(result.stdout.contains("Orders through the merchant server") && !result.stdout.contains("WRONG"))
+        // A checkout link per order.
+        let links = result.stdout.split(separator: "\n").filter { $0.contains("/pay/ord_") && $0.contains("?client_secret=ord_") }
+        #expect(links.count == 10, "\(links)")
     }
 }
