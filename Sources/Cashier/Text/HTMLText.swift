@@ -1,19 +1,21 @@
-/// Text made safe for HTML element content and quoted attribute values.
+/// Escaping for text placed in HTML content or a quoted attribute value.
 public enum HTMLText {
-    /// Escapes `& < > " '`, the characters that end content or an attribute.
+    /// Escapes `& < > " '`, the characters that end content or an attribute. Works on Unicode
+    /// scalars, as an HTML parser reads: a `"` followed by a combining mark is one `Character`
+    /// to Swift but still ends the attribute in the browser, so it must be escaped on its own.
     public static func escape(_ text: String) -> String {
-        var out = ""
+        var out = String.UnicodeScalarView()
         out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
+            case "'": out.append(contentsOf: "&#39;".unicodeScalars)
+            default: out.append(scalar)
             }
         }
-        return out
+        return String(out)
     }
 }
