@@ -268,6 +268,30 @@ import Testing
         await fixture.stop()
     }
 
+    /// Instances sharing PostgreSQL: the stream opened on one announces a payment another
+    /// instance recorded (found by its periodic read, not by this instance's own bell).
+    @Test(.timeLimit(.minutes(2)), arguments: MoneyWorld.Backend.available)
+    func aStreamOnOneInstanceAnnouncesWhatAnotherRecorded(_ backend: MoneyWorld.Backend) async throws {
+        let world = try await MoneyWorld(backend)
+        let created = try await world.call(
+            "POST", "/v1/orders", json: ["items": [["label": "Tea", "amount": "3.00"]], "currency": "CNY"], via: 0)
+        let id = try #require(created.object["id"] as? String)
+        let secret = try #require(created.object["client_secret"] as? String)
+        let stream = try RawHTTPConnection(port: world.servers[0].port)
+        stream.get("/v1/orders/\(id)/stream?client_secret=\(secret)")
+        let opened = try await onOwnThread { stream.read(until: "\"status\":\"created\"", timeout: 30) }
+        #expect(opened)
+        // Started and notified on the last instance (its notify URL is its own address).
+        let last = world.servers.count - 1
+        let started = try await world.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"], via: last)
+        #expect(started.status == 200)
+        let number = try #require(started.object["out_trade_no"] as? String)
+        _ = try await world.sandboxCall("POST", "/sandbox/pay", json: ["provider": "wechat", "out_trade_no": number, "outcome": "success"])
+        let announced = try await onOwnThread { stream.read(until: "\"status\":\"paid\"", timeout: 30) }
+        #expect(announced, "\(stream.receivedText.suffix(300))")
+        await world.stop()
+    }
+
     @Test func anExpiredOrderOffersNothing() async throws {
         let clock = ManualClock()
         let fixture = try await Fixture(clock: clock)
