@@ -124,7 +124,9 @@ extension Dashboard {
         if [.created, .pending, .failed].contains(order.status) {
             actions += """
                 <form method="post" action="/dashboard/orders/\(HTMLText.escape(id))/close" class="card">\(csrf)\
-                <button type="submit" class="secondary" id="close">Close this unpaid order</button></form>
+                <button type="submit" class="secondary" id="close">Close this unpaid order</button></form>\
+                <p class="card">Send the payer its <a id="checkout-link" href="\(HTMLText.escape(CheckoutLink.path(order: order)))">checkout page</a> \
+                (it carries the order's client secret).</p>
                 """
         }
         let message = request.queryValue("message").map { "<p class=\"card\" id=\"message\">\(HTMLText.escape($0))</p>" } ?? ""

@@ -62,6 +62,8 @@ import Testing
                 "required_shipping_contact_fields": ["postalAddress", "phone"], "shipping_countries": ["CN", "HK"],
             ],
             "coupons": [["code": "WELCOME10", "label": "10% off", "percent_off": 10]],
+            "official_account": ["secret_env": "MINI_SECRET"],
+            "checkout": ["return_origins": ["https://Shop.Example.com:443", "http://localhost:3000/"], "methods": ["wechat.native", "applepay"]],
             "webhook": ["url": "https://shop.example.com/hooks", "secret_env": "HOOK_SECRET"],
         ]
     }
@@ -82,6 +84,30 @@ import Testing
         #expect(apple.shippingMethods.map(\.identifier) == ["std"] && apple.requiredShippingContactFields == [.postalAddress, .phone])
         #expect(apple.shippingCountries == ["CN", "HK"] && apple.domainAssociation?.contains("latte") == true)
         #expect(parsed.configuration.coupons.map(\.code) == ["WELCOME10"])
+        // The official account defaults to the WeChat appid; return origins are normalised.
+        #expect(parsed.configuration.officialAccount?.appID == "wx1" && parsed.configuration.officialAccount?.secret == "mini-secret")
+        #expect(parsed.configuration.checkout.returnOrigins == ["https://shop.example.com", "http://localhost:3000"])
+        #expect(parsed.configuration.checkout.methods == [.wechatNative, .applePay])
+    }
+
+    @Test func checkoutSettingsAreChecked() throws {
+        let folder = try Folder()
+        let good = try full(folder)
+        func problem(_ checkout: Any) throws -> String {
+            var object = good
+            object["checkout"] = checkout
+            do {
+                _ = try ConfigurationFile(contentsOf: try folder.config(object), environment: Self.environment)
+                return "accepted"
+            } catch let problem as ConfigurationFile.Problem {
+                return problem.description
+            }
+        }
+        #expect(try problem(["return_origins": ["https://shop.example.com/return"]]).contains("is not an origin"))
+        #expect(try problem(["return_origins": ["javascript:alert(1)"]]).contains("checkout.return_origins"))
+        #expect(try problem(["return_origins": "https://shop.example.com"]).contains("must be a list of origins"))
+        #expect(try problem(["methods": ["wechat.app"]]).contains("'wechat.app' is not a method a web page can start"))
+        #expect(try problem(["return_origins": ["https://shop.example.com"]]) == "accepted")
     }
 
     /// The sandbox processor authorises without moving money: outside sandbox mode it never
