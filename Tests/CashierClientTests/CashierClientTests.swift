@@ -46,6 +46,11 @@ import enum CashierClient.PaymentMethod
             return (object["id"] as? String ?? "", object["client_secret"] as? String ?? "")
         }
 
+        /// The merchant trade number of the order's newest payment (what the provider knows it by).
+        func outTradeNumber(_ id: String) async throws -> String? {
+            try await server.store.payments(orderID: id).max { $0.createdAt < $1.createdAt }?.outTradeNo
+        }
+
         func stop() async {
             await server.stop()
             await sandbox.stop()
@@ -191,6 +196,37 @@ import enum CashierClient.PaymentMethod
         #expect(WalletOutcome.applePayDismissed.interpretation == .cancelled)
         #expect(WalletOutcome.applePayCompleted(.init(status: 0, orderStatus: .paid)).interpretation == .reportedSuccess)
         #expect(WalletOutcome.applePayCompleted(.init(status: 1, orderStatus: .pending)).interpretation == .reportedFailure)
+    }
+
+    /// The order's event stream: the app sees "pending" then "paid" as the server records them,
+    /// without asking in a loop; a wrong secret is refused when the stream opens.
+    @Test(.timeLimit(.minutes(1))) func orderUpdatesFollowTheServersRecord() async throws {
+        let world = try await World()
+        let order = try await world.order("8.80")
+        let updates = world.client.orderUpdates(orderID: order.id, clientSecret: order.secret)
+        var seen: [ClientOrder.Status] = []
+        var paid: ClientOrder?
+        for try await update in updates {
+            seen.append(update.status)
+            if update.status == .created {
+                _ = try await world.client.startPayment(orderID: order.id, clientSecret: order.secret, method: .alipayQR)
+            }
+            if update.status == .pending, seen.filter({ $0 == .pending }).count == 1 {
+                // The payer pays: the provider notifies the server, and the stream says so.
+                let number = try #require(try await world.outTradeNumber(order.id))
+                _ = await world.sandbox.alipay.pay(outTradeNo: number, outcome: .success)
+            }
+            if update.status.isPaid {
+                paid = update
+                break
+            }
+        }
+        #expect(seen.first == .created && seen.contains(.pending) && paid?.amountMinor == 880)
+        let refused = await #expect(throws: CashierClientError.self) {
+            for try await _ in world.client.orderUpdates(orderID: order.id, clientSecret: "guess") {}
+        }
+        #expect(refused?.httpStatus == 404 && refused?.code == "not_found")
+        await world.stop()
     }
 
     @Test func aServerThatCannotBeReachedNeverMeansPaid() async throws {

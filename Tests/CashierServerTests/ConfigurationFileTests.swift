@@ -63,7 +63,9 @@ import Testing
             ],
             "coupons": [["code": "WELCOME10", "label": "10% off", "percent_off": 10]],
             "official_account": ["secret_env": "MINI_SECRET"],
-            "checkout": ["return_origins": ["https://Shop.Example.com:443", "http://localhost:3000/"], "methods": ["wechat.native", "applepay"]],
+            "checkout": [
+                "return_origins": ["https://Shop.Example.com:443", "http://localhost:3000/"], "methods": ["wechat.native", "applepay"],
+            ],
             "webhook": ["url": "https://shop.example.com/hooks", "secret_env": "HOOK_SECRET"],
         ]
     }
