@@ -78,7 +78,9 @@ enum ServeCommand {
             accessLog: Self.accessLog(arguments),
             orderCreated: { [io] order in
                 // Sandbox mode only: the link carries the order's client secret.
-                io.write("order \(order.id)  \(order.amount.decimalString) \(order.amount.currency.code)  checkout \(order.checkout_url)\n")
+                io.write(
+                    "order \(order.id)  \(order.amount.decimalString) \(order.amount.currency.code)  checkout \(order.checkout_url ?? "")\n"
+                )
             })
         do {
             try await server.start()

@@ -24,7 +24,7 @@ import Testing
     static let alipay =
         "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36 AlipayClient/10.6.0"
 
-    /// One libcurl transport for every request (each keeps its connections a while).
+    /// One libcurl transport for every page request (each keeps its connections a while).
     static let transport = CurlTransport()
 
     /// A browser without redirects followed or cookies kept: every hop is the test's to check.
