@@ -10,6 +10,13 @@ import WeChatPay
 extension CheckoutPage {
     /// `POST /pay/{id}` (`client_secret`, `method`, optional `return_url`).
     func choose(_ request: HTTPServerRequest, id: String, fields: [String: String]) async -> HTTPServerResponse {
+        await whilePayable(request, id: id, fields: fields) { visit in await self.choose(visit, fields: fields) }
+    }
+
+    /// `body` for a visit whose order can still be paid; the refusal or the order's state otherwise.
+    func whilePayable(
+        _ request: HTTPServerRequest, id: String, fields: [String: String], _ body: (Visit) async -> HTTPServerResponse
+    ) async -> HTTPServerResponse {
         let visit: Visit
         do {
             visit = try await self.visit(request, id: id, fields: fields)
@@ -17,6 +24,10 @@ extension CheckoutPage {
             return refused(error, request: request)
         }
         guard isPayable(visit.order) else { return render(visit) }
+        return await body(visit)
+    }
+
+    private func choose(_ visit: Visit, fields: [String: String]) async -> HTTPServerResponse {
         guard let method = fields["method"].flatMap(PaymentMethod.init), method != .applePay, methods(visit).contains(method) else {
             return render(visit, note: visit.text.failed + ": " + (fields["method"] ?? "?"), status: 400)
         }
@@ -61,13 +72,10 @@ extension CheckoutPage {
     /// payer's code; the openid it stands for starts a JSAPI payment, which the page's script
     /// hands to `WeixinJSBridge`.
     func wechatAuthorized(_ request: HTTPServerRequest, id: String, fields: [String: String]) async -> HTTPServerResponse {
-        let visit: Visit
-        do {
-            visit = try await self.visit(request, id: id, fields: fields)
-        } catch {
-            return refused(error, request: request)
-        }
-        guard isPayable(visit.order) else { return render(visit) }
+        await whilePayable(request, id: id, fields: fields) { visit in await self.wechatAuthorized(visit, fields: fields) }
+    }
+
+    private func wechatAuthorized(_ visit: Visit, fields: [String: String]) async -> HTTPServerResponse {
         guard let account = officialAccount, let code = fields["code"], !code.isEmpty else {
             return render(visit, note: visit.text.notCompleted)  // the payer declined, or JSAPI is not configured
         }
@@ -113,11 +121,7 @@ extension CheckoutPage {
 
     /// A request to the API as the app would send it: the publishable key, the body as JSON.
     func appRequest(_ path: String, _ body: [String: Any]) -> HTTPServerRequest {
-        var headers = HTTPHeaders()
-        headers.set("Authorization", "Bearer \(configuration.publishableKey)")
-        headers.set("Content-Type", "application/json")
-        let data = (try? JSONSerialization.data(withJSONObject: body)) ?? Data()
-        return HTTPServerRequest(method: "POST", path: path, headers: headers, body: Array(data))
+        api.request(path, body, key: configuration.publishableKey)
     }
 
     enum Started {

@@ -167,9 +167,8 @@ struct CheckoutPage: Sendable {
     {
         let order = visit.order
         let text = visit.text
-        let now = api.clock.now()
-        let expired = order.expiresAt.map { $0 <= now } ?? false
-        let payable = (order.status == .created || order.status == .pending || order.status == .failed) && !expired
+        let expired = order.expiresAt.map { $0 <= api.clock.now() } ?? false
+        let payable = isPayable(order)
         var state: (text: String, badge: String)
         switch order.status {
         case .paid, .partiallyRefunded: state = (text.paid, "paid")

@@ -138,11 +138,7 @@ struct Dashboard: Sendable {
 
     /// Replays a dashboard form as the merchant API call it stands for (same checks, same answer).
     func asAPI(_ path: String, _ body: [String: Any]) -> HTTPServerRequest {
-        var headers = HTTPHeaders()
-        headers.add("Authorization", "Bearer \(configuration.secretKey)")
-        headers.add("Content-Type", "application/json")
-        let data = (try? JSONSerialization.data(withJSONObject: body)) ?? Data()
-        return HTTPServerRequest(method: "POST", path: path, headers: headers, body: Array(data))
+        api.request(path, body, key: configuration.secretKey)
     }
 
     func afterAction(_ id: String, _ response: HTTPServerResponse, done: String) -> HTTPServerResponse {

@@ -152,6 +152,16 @@ struct MerchantAPI: Sendable {
         return (order, caller)
     }
 
+    /// A request to this API made on a caller's behalf — a dashboard form (the secret key), the
+    /// checkout page (the publishable key) — so it goes through the same handlers, checks and answers.
+    func request(_ path: String, _ body: [String: Any], key: String) -> HTTPServerRequest {
+        var headers = HTTPHeaders()
+        headers.add("Authorization", "Bearer \(key)")
+        headers.add("Content-Type", "application/json")
+        let data = (try? JSONSerialization.data(withJSONObject: body)) ?? Data()
+        return HTTPServerRequest(method: "POST", path: path, headers: headers, body: Array(data))
+    }
+
     static func failure(_ error: any Error) -> HTTPServerResponse {
         switch error {
         case let error as RequestProblem: .error(status: 400, code: "invalid_request", message: error.message)
