@@ -17,21 +17,23 @@ import Testing
 /// cores starve each other's timers.
 @Suite(.serialized) struct BrowserTests {
     static let browsers = ["/usr/bin/chromium", "/usr/bin/chromedriver"]
+    static let installed = browsers.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
 
-    @Test(
-        .enabled(
-            if: browsers.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) },
-            "chromium and chromium-driver are not installed (scripts/install-deps)"),
-        .timeLimit(.minutes(4)))
-    func dashboardAndPayerPagesWorkInARealBrowser() async throws {
+    /// The virtualenv's python, a scratch folder (the caller removes it) and where screenshots go.
+    static func setUp(_ name: String) async throws -> (python: String, folder: URL, screenshots: URL) {
         let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, [])
         try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
-        let python = environment.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-browser-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         let screenshots = packageRoot.appendingPathComponent(".build/test-output/screenshots")
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
+        return (environment.stdout.trimmingCharacters(in: .whitespacesAndNewlines), folder, screenshots)
+    }
+
+    @Test(.enabled(if: installed, "chromium and chromium-driver are not installed (scripts/install-deps)"), .timeLimit(.minutes(4)))
+    func dashboardAndPayerPagesWorkInARealBrowser() async throws {
+        let (python, folder, screenshots) = try await Self.setUp("browser")
+        defer { try? FileManager.default.removeItem(at: folder) }
 
         // The merchant's webhook endpoint, down until the script brings it back.
         let receiver = try WebhookReceiver(failures: 0, down: true)
@@ -60,20 +62,10 @@ import Testing
         await receiver.server.stop()
     }
 
-    @Test(
-        .enabled(
-            if: browsers.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) },
-            "chromium and chromium-driver are not installed (scripts/install-deps)"),
-        .timeLimit(.minutes(4)))
+    @Test(.enabled(if: installed, "chromium and chromium-driver are not installed (scripts/install-deps)"), .timeLimit(.minutes(4)))
     func checkoutPagesWorkOnEveryDevice() async throws {
-        let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, [])
-        try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
-        let python = environment.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-checkout-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (python, folder, screenshots) = try await Self.setUp("checkout")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let screenshots = packageRoot.appendingPathComponent(".build/test-output/screenshots")
-        try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
         let ready = folder.appendingPathComponent("ready.json")
         let server = Process()
         server.executableURL = SandboxCommandTests.binary

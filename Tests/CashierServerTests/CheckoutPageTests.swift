@@ -77,6 +77,15 @@ import Testing
         return created.object
     }
 
+    /// A fresh server and an order on it, with its id and client secret.
+    static func placed(_ clock: any WallClock = SystemClock(), _ extra: [String: Any] = [:]) async throws
+        -> (Fixture, [String: Any], String, String)
+    {
+        let fixture = try await Fixture(clock: clock)
+        let order = try await Self.order(fixture, extra)
+        return (fixture, order, try #require(order["id"] as? String), try #require(order["client_secret"] as? String))
+    }
+
     @Test func eachDeviceIsOfferedTheMethodsThatWorkThere() async throws {
         let fixture = try await Fixture()
         let order = try await Self.order(fixture)
@@ -147,10 +156,7 @@ import Testing
 
     /// Desktop: the QR code, paid from the phone; the stream announces it without the page asking.
     @Test(.timeLimit(.minutes(1))) func aDesktopPayerPaysTheQRCodeAndTheStreamAnnouncesIt() async throws {
-        let fixture = try await Fixture()
-        let order = try await Self.order(fixture)
-        let id = try #require(order["id"] as? String)
-        let secret = try #require(order["client_secret"] as? String)
+        let (fixture, order, id, secret) = try await Self.placed()
         let stream = try RawHTTPConnection(port: fixture.server.port)
         stream.get("/v1/orders/\(id)/stream?client_secret=\(secret)")
         let opened = try await onOwnThread { stream.read(until: "\"status\":\"created\"", timeout: 10) }
@@ -186,10 +192,7 @@ import Testing
     /// Mobile: WeChat H5, cancelled in the wallet, back to the choice; the next try is a new attempt
     /// and the old one is closed.
     @Test func aCancelledWalletReturnsToTheChoiceAndTheNextTryIsANewAttempt() async throws {
-        let fixture = try await Fixture()
-        let order = try await Self.order(fixture)
-        let id = try #require(order["id"] as? String)
-        let secret = try #require(order["client_secret"] as? String)
+        let (fixture, _, id, secret) = try await Self.placed()
         let browser = Browser(agent: Self.mobile)
         let handoff = Self.text(
             try await browser.post(
@@ -222,10 +225,7 @@ import Testing
     /// WeChat's browser: web authorisation for the openid, then JSAPI through WeixinJSBridge
     /// (played here by the sandbox, which checks the parameters' signature as WeChat does).
     @Test(.timeLimit(.minutes(1))) func aWeChatBrowserAuthorisesThenPaysByJSAPI() async throws {
-        let fixture = try await Fixture()
-        let order = try await Self.order(fixture)
-        let id = try #require(order["id"] as? String)
-        let secret = try #require(order["client_secret"] as? String)
+        let (fixture, _, id, secret) = try await Self.placed()
         let browser = Browser(agent: Self.wechat)
         let handoff = Self.text(
             try await browser.post(
@@ -294,10 +294,7 @@ import Testing
 
     @Test func anExpiredOrderOffersNothing() async throws {
         let clock = ManualClock()
-        let fixture = try await Fixture(clock: clock)
-        let order = try await Self.order(fixture, ["expires_in": 60])
-        let id = try #require(order["id"] as? String)
-        let secret = try #require(order["client_secret"] as? String)
+        let (fixture, order, id, secret) = try await Self.placed(clock, ["expires_in": 60])
         let link = try #require(order["checkout_url"] as? String)
         #expect(Self.text(try await Browser(agent: Self.desktop).get(link)).contains("id=\"pay-wechat.native\""))
         clock.advance(by: 61)
