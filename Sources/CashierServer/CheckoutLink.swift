@@ -3,9 +3,16 @@ import Foundation
 
 /// Links to the hosted checkout page.
 enum CheckoutLink {
-    /// `{base}/pay/{id}?client_secret=…`.
-    static func url(base: String, order: StoredOrder, extra: [(String, String)] = []) -> String {
-        path(order: order, extra: extra, base: base)
+    /// The short link an order's `checkout_url` gives: `{base}/c/{client_secret}` (the secret
+    /// names its order), which leads to the page. Short enough for a QR code on a receipt.
+    static func short(base: String, order: StoredOrder) -> String {
+        base + "/c/" + order.clientSecret
+    }
+
+    /// The order a short link's secret names (`ord_…_secret_…` starts with the order's id).
+    static func orderID(inSecret secret: String) -> String? {
+        guard let range = secret.range(of: "_secret_"), secret.hasPrefix("ord_") else { return nil }
+        return String(secret[..<range.lowerBound])
     }
 
     /// `/pay/{id}?client_secret=…` (with `base` in front when given), plus `extra` query arguments.

@@ -41,6 +41,9 @@ struct CheckoutPage: Sendable {
         router.add("POST", "/pay/{id}") { request, parameters in
             await self.choose(request, id: parameters["id"] ?? "", fields: request.formFields)
         }
+        router.add("GET", "/c/{secret}") { request, parameters in
+            await self.shortLink(request, secret: parameters["secret"] ?? "")
+        }
         router.add("GET", "/pay/{id}/wechat") { request, parameters in
             await self.wechatAuthorized(request, id: parameters["id"] ?? "", fields: Self.queryFields(request))
         }
@@ -115,6 +118,18 @@ struct CheckoutPage: Sendable {
         CheckoutLink.path(
             order: visit.order, extra: (visit.linkReturnURL.map { [("return_url", $0)] } ?? []) + extra,
             base: absolute ? api.publicBase : "")
+    }
+
+    /// `GET /c/{client_secret}`: the order's page, by its short link (a `return_url` is passed on).
+    func shortLink(_ request: HTTPServerRequest, secret: String) async -> HTTPServerResponse {
+        do {
+            let fields = ["client_secret": secret].merging(request.queryValue("return_url").map { ["return_url": $0] } ?? [:]) { $1 }
+            let visit = try await visit(request, id: CheckoutLink.orderID(inSecret: secret) ?? "", fields: fields)
+            return HTTPServerResponse(
+                status: 303, headers: ["Location": link(visit), "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"])
+        } catch {
+            return refused(error, request: request)
+        }
     }
 
     // MARK: The page

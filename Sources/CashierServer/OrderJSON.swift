@@ -25,7 +25,8 @@ public struct OrderJSON: Encodable, Sendable {
     public let refunds: [RefundJSON]
     public let created: Int64
     public let expires: Int64?
-    /// The hosted checkout page for this order (`…/pay/{id}?client_secret=…`): a link to send the
+    /// A short link to the hosted checkout page for this order (`…/c/{client_secret}`, which
+    /// leads to `…/pay/{id}?client_secret=…`; `?return_url=` is passed on): a link to send the
     /// payer, which picks the wallet for their device. It carries the client secret, so it is
     /// shown only to whoever holds that secret already (never in the order's event stream).
     public let checkout_url: String?
@@ -51,7 +52,7 @@ public struct OrderJSON: Encodable, Sendable {
         self.refunds = refunds.filter { $0.orderID == order.id }.map(RefundJSON.init)
         created = Int64(order.createdAt.timeIntervalSince1970)
         expires = order.expiresAt.map { Int64($0.timeIntervalSince1970) }
-        checkout_url = includeCheckoutURL ? CheckoutLink.url(base: base, order: order) : nil
+        checkout_url = includeCheckoutURL ? CheckoutLink.short(base: base, order: order) : nil
         return_url = order.returnURL
     }
 }

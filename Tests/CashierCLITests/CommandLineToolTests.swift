@@ -91,7 +91,7 @@ import Testing
         // The closing table: every order where it should be.
         #expect(result.stdout.contains("Orders through the merchant server") && !result.stdout.contains("WRONG"))
         // A checkout link per order.
-        let links = result.stdout.split(separator: "\n").filter { $0.contains("/pay/ord_") && $0.contains("?client_secret=ord_") }
+        let links = result.stdout.split(separator: "\n").filter { $0.contains("/c/ord_") && $0.contains("_secret_") }
         #expect(links.count == 10, "\(links)")
     }
 }

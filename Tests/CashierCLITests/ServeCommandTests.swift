@@ -77,7 +77,7 @@ import Testing
         let printed = try await onOwnThread { String(decoding: try output.fileHandleForReading.readToEndRetrying(), as: UTF8.self) }
         let link = try #require(order["checkout_url"] as? String)
         #expect(
-            link.hasPrefix(api + "/pay/\(id)?client_secret=") && printed.contains("order \(id)  12.75 CNY  checkout \(link)"), "\(printed)")
+            link.hasPrefix(api + "/c/\(id)_secret_") && printed.contains("order \(id)  12.75 CNY  checkout \(link)"), "\(printed)")
     }
 
     @Test func aBadConfigurationIsRefusedWithItsField() async throws {

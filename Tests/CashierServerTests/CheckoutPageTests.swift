@@ -37,6 +37,13 @@ import Testing
                 HTTPRequest(method: "GET", url: URL(string: url)!, headers: ["User-Agent": agent, "Accept-Language": language]))
         }
 
+        /// A link as a browser opens it: one redirect followed (an order's short `checkout_url`).
+        func open(_ url: String) async throws -> HTTPResponse {
+            let first = try await get(url)
+            guard first.status == 303, let location = first.headers["Location"] else { return first }
+            return try await get(URL(string: location, relativeTo: URL(string: url))?.absoluteString ?? location)
+        }
+
         func post(_ url: String, form: [String: String]) async throws -> HTTPResponse {
             let body = form.map { "\($0.key)=\(CheckoutPageTests.encoded($0.value))" }.joined(separator: "&")
             return try await CheckoutPageTests.transport.send(
@@ -91,7 +98,11 @@ import Testing
         let order = try await Self.order(fixture)
         let link = try #require(order["checkout_url"] as? String)
         let secret = try #require(order["client_secret"] as? String)
-        #expect(link == fixture.server.baseURL.absoluteString + "/pay/\(order["id"] as? String ?? "")?client_secret=\(secret)")
+        #expect(link == fixture.server.baseURL.absoluteString + "/c/\(secret)")
+        // The short link leads to the page.
+        let hop = try await Browser(agent: Self.desktop).get(link)
+        #expect(hop.status == 303 && hop.headers["Location"] == "/pay/\(order["id"] as? String ?? "")?client_secret=\(secret)")
+        #expect(try await Browser(agent: Self.desktop).get(fixture.server.baseURL.absoluteString + "/c/ord_x_secret_guess").status == 404)
         let offered: [(String, [String], [String])] = [
             (Self.desktop, ["wechat.native", "alipay.page"], ["wechat.h5", "wechat.jsapi", "alipay.wap", "applepay"]),
             (Self.mobile, ["wechat.h5", "alipay.wap"], ["wechat.native", "wechat.jsapi", "alipay.page", "applepay"]),
@@ -100,19 +111,19 @@ import Testing
             (Self.safari, ["applepay", "wechat.native", "alipay.page"], ["wechat.h5", "alipay.wap"]),
         ]
         for (agent, present, absent) in offered {
-            let page = Self.text(try await Browser(agent: agent).get(link))
+            let page = Self.text(try await Browser(agent: agent).open(link))
             for method in present { #expect(page.contains("id=\"pay-\(method)\""), "\(agent) should see \(method)") }
             for method in absent { #expect(!page.contains("id=\"pay-\(method)\""), "\(agent) should not see \(method)") }
         }
         // The items, the total, every value escaped; the payer's language.
-        let chinese = try await Browser(agent: Self.desktop).get(link)
+        let chinese = try await Browser(agent: Self.desktop).open(link)
         let page = Self.text(chinese)
         #expect(page.contains("2 × Latte") && page.contains("¥25.50") && page.contains("¥31.50") && page.contains("收银台"))
         #expect(page.contains("Bagel &lt;b&gt;") && !page.contains("Bagel <b>"))
         #expect(page.contains("<html lang=\"zh-CN\">"))
         var english = Browser(agent: Self.desktop)
         english.language = "en-GB,en;q=0.9,zh;q=0.3"
-        let englishPage = Self.text(try await english.get(link))
+        let englishPage = Self.text(try await english.open(link))
         #expect(englishPage.contains("Checkout") && englishPage.contains("WeChat Pay") && !englishPage.contains("收银台"))
         // The policy: the one script by its hash, calls only to this origin, nothing inline allowed.
         let policy = try #require(chinese.headers["Content-Security-Policy"])
@@ -147,9 +158,9 @@ import Testing
         // A link may carry its own return_url only when the order has none, and only to a configured origin.
         let plain = try await Self.order(fixture)
         let link = try #require(plain["checkout_url"] as? String)
-        let refused = try await Browser(agent: Self.desktop).get(link + "&return_url=" + Self.encoded("https://evil.example/"))
+        let refused = try await Browser(agent: Self.desktop).open(link + "?return_url=" + Self.encoded("https://evil.example/"))
         #expect(refused.status == 400 && !Self.text(refused).contains("evil.example/\""))
-        let accepted = try await Browser(agent: Self.desktop).get(link + "&return_url=" + Self.encoded(shop))
+        let accepted = try await Browser(agent: Self.desktop).open(link + "?return_url=" + Self.encoded(shop))
         #expect(accepted.status == 200 && Self.data(Self.text(accepted), "return-url") == shop)
         await fixture.stop()
     }
@@ -178,7 +189,7 @@ import Testing
         let announced = try await onOwnThread { stream.read(until: "\"status\":\"paid\"", timeout: 20) }
         #expect(announced)
         // Paid: the page offers nothing more.
-        let after = Self.text(try await Browser(agent: Self.desktop).get(try #require(order["checkout_url"] as? String)))
+        let after = Self.text(try await Browser(agent: Self.desktop).open(try #require(order["checkout_url"] as? String)))
         #expect(Self.data(after, "status") == "paid" && !after.contains("id=\"methods\""))
         // Without the secret there is no stream; the secret key opens it too.
         #expect(try await fixture.call("GET", "/v1/orders/\(id)/stream?client_secret=guess", key: "").status == 404)
@@ -296,9 +307,9 @@ import Testing
         let clock = ManualClock()
         let (fixture, order, id, secret) = try await Self.placed(clock, ["expires_in": 60])
         let link = try #require(order["checkout_url"] as? String)
-        #expect(Self.text(try await Browser(agent: Self.desktop).get(link)).contains("id=\"pay-wechat.native\""))
+        #expect(Self.text(try await Browser(agent: Self.desktop).open(link)).contains("id=\"pay-wechat.native\""))
         clock.advance(by: 61)
-        let page = Self.text(try await Browser(agent: Self.desktop).get(link))
+        let page = Self.text(try await Browser(agent: Self.desktop).open(link))
         #expect(!page.contains("id=\"methods\"") && Self.data(page, "payable") == "no" && page.contains("订单已过期"))
         let posted = Self.text(
             try await Browser(agent: Self.desktop).post(
@@ -310,7 +321,7 @@ import Testing
         #expect((try await fixture.call("GET", "/v1/orders/\(id)").object["payments"] as? [Any])?.isEmpty == true)
         // Closed by the expiry job: the same.
         try await fixture.server.closeExpiredOrders()
-        let closed = Self.text(try await Browser(agent: Self.desktop).get(link))
+        let closed = Self.text(try await Browser(agent: Self.desktop).open(link))
         #expect(Self.data(closed, "status") == "closed" && !closed.contains("id=\"methods\""))
         await fixture.stop()
     }

@@ -182,7 +182,7 @@ try:
 
     # A foreign return_url in the link is refused; an order cannot be given one either.
     plain = order("Foreign return")
-    desktop.get(plain["checkout_url"] + "&return_url=" + urllib.parse.quote("https://evil.example/landing", safe=""))
+    desktop.get(plain["checkout_url"] + "?return_url=" + urllib.parse.quote("https://evil.example/landing", safe=""))
     check("a foreign return_url is refused", "not allowed" in element(desktop, "notice").text.lower()
           and not desktop.find_elements(By.ID, "methods"), desktop.find_element(By.TAG_NAME, "body").text[:120])
     status, refused = call("POST", api + "/v1/orders", {"items": [{"label": "x", "amount": "1.00"}], "currency": "CNY",
