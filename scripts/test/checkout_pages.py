@@ -9,6 +9,7 @@ the right methods, pays through the sandbox, watches the page turn paid without 
 lands on return_url; a foreign return_url is refused; an expired order offers nothing; a
 cancelled wallet returns to the choice. Prints one line per check; exits 1 if any failed.
 """
+import atexit
 import io
 import json
 import sys
@@ -92,18 +93,36 @@ def payments(order_id):
     return call("GET", api + f"/v1/orders/{order_id}", key=secret)[1].get("payments", [])
 
 
-def browser(agent, width, height, language="zh-CN", injected=None):
+def start_browser():
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     f"--window-size={width},{height}", f"--user-agent={agent}", f"--lang={language}"]:
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900"]:
         options.add_argument(argument)
-    options.add_experimental_option("prefs", {"intl.accept_languages": language})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(20)
+    started = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    started.set_page_load_timeout(20)
+    return started
+
+
+# One chromium for every payer (starting one costs more than the rest of a phase): each phase
+# sets the device's User-Agent, language and screen through the DevTools protocol.
+chromium = start_browser()
+atexit.register(chromium.quit)
+injected_script = None
+
+
+def browser(agent, width, height, language="zh-CN", injected=None):
+    global injected_script
+    if injected_script:
+        chromium.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": injected_script})
+        injected_script = None
+    chromium.get("about:blank")
+    chromium.delete_all_cookies()
+    chromium.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": agent, "acceptLanguage": language})
+    chromium.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                             {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 800})
     if injected:
-        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": injected})
-    return driver
+        injected_script = chromium.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": injected})["identifier"]
+    return chromium
 
 
 def element(driver, element_id, seconds=10):
@@ -159,131 +178,122 @@ def shot(driver, name):
 
 # Desktop: WeChat Pay's QR code (read back from the screen) and Alipay's page; paid from the phone.
 desktop = browser(DESKTOP, 1200, 900, "en-US")
-try:
-    placed = order("Desktop bagel", return_url=shop + "?ref=desktop")
-    desktop.get(placed["checkout_url"])
-    check("desktop: WeChat QR and Alipay page are offered", methods(desktop) == ["alipay.page", "wechat.native"],
-          methods(desktop))
-    check("desktop: the page speaks English when asked", "Checkout" in desktop.title and "2 × Latte" in
-          desktop.find_element(By.ID, "items").text)
-    shot(desktop, "checkout-desktop")
-    desktop.find_element(By.ID, "pay-wechat.native").click()
-    qr = element(desktop, "qr")
-    decoded = [result.text for result in zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot_as_png)))]
-    check("desktop: the QR code reads as WeChat's code_url", len(decoded) == 1 and decoded[0].startswith("weixin://wxpay/"),
-          decoded)
-    shot(desktop, "checkout-desktop-qr")
-    mark(desktop)
-    number = payments(placed["id"])[0]["out_trade_no"]
-    status, paid = call("POST", sandbox + "/sandbox/pay", {"provider": "wechat", "out_trade_no": number, "outcome": "success"})
-    check("desktop: the phone pays the QR code", status == 200 and paid.get("trade_state") == "SUCCESS", paid)
-    turns_paid_then_returns(desktop, "desktop", shop + "?ref=desktop")
-    check("desktop: the shop's page gets the payer", element(desktop, "shop").text == "Back at the shop")
+placed = order("Desktop bagel", return_url=shop + "?ref=desktop")
+desktop.get(placed["checkout_url"])
+check("desktop: WeChat QR and Alipay page are offered", methods(desktop) == ["alipay.page", "wechat.native"],
+      methods(desktop))
+check("desktop: the page speaks English when asked", "Checkout" in desktop.title and "2 × Latte" in
+      desktop.find_element(By.ID, "items").text)
+shot(desktop, "checkout-desktop")
+desktop.find_element(By.ID, "pay-wechat.native").click()
+qr = element(desktop, "qr")
+decoded = [result.text for result in zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot_as_png)))]
+check("desktop: the QR code reads as WeChat's code_url", len(decoded) == 1 and decoded[0].startswith("weixin://wxpay/"),
+      decoded)
+shot(desktop, "checkout-desktop-qr")
+mark(desktop)
+number = payments(placed["id"])[0]["out_trade_no"]
+status, paid = call("POST", sandbox + "/sandbox/pay", {"provider": "wechat", "out_trade_no": number, "outcome": "success"})
+check("desktop: the phone pays the QR code", status == 200 and paid.get("trade_state") == "SUCCESS", paid)
+turns_paid_then_returns(desktop, "desktop", shop + "?ref=desktop")
+check("desktop: the shop's page gets the payer", element(desktop, "shop").text == "Back at the shop")
 
-    # A foreign return_url in the link is refused; an order cannot be given one either.
-    plain = order("Foreign return")
-    desktop.get(plain["checkout_url"] + "?return_url=" + urllib.parse.quote("https://evil.example/landing", safe=""))
-    check("a foreign return_url is refused", "not allowed" in element(desktop, "notice").text.lower()
-          and not desktop.find_elements(By.ID, "methods"), desktop.find_element(By.TAG_NAME, "body").text[:120])
-    status, refused = call("POST", api + "/v1/orders", {"items": [{"label": "x", "amount": "1.00"}], "currency": "CNY",
-                                                       "return_url": "https://evil.example/"}, key=secret)
-    check("an order with a foreign return_url is refused", status == 400, refused)
+# A foreign return_url in the link is refused; an order cannot be given one either.
+plain = order("Foreign return")
+desktop.get(plain["checkout_url"] + "?return_url=" + urllib.parse.quote("https://evil.example/landing", safe=""))
+check("a foreign return_url is refused", "not allowed" in element(desktop, "notice").text.lower()
+      and not desktop.find_elements(By.ID, "methods"), desktop.find_element(By.TAG_NAME, "body").text[:120])
+status, refused = call("POST", api + "/v1/orders", {"items": [{"label": "x", "amount": "1.00"}], "currency": "CNY",
+                                                   "return_url": "https://evil.example/"}, key=secret)
+check("an order with a foreign return_url is refused", status == 400, refused)
 
-    # An expired order shows so and offers nothing.
-    expiring = order("Expiring", expires_in=1)
-    time.sleep(1.5)
-    desktop.get(expiring["checkout_url"])
-    check("an expired order offers nothing", not desktop.find_elements(By.ID, "methods")
-          and element(desktop, "checkout").get_attribute("data-payable") == "no", element(desktop, "status").text)
-    shot(desktop, "checkout-expired")
-finally:
-    desktop.quit()
+# An expired order shows so and offers nothing.
+expiring = order("Expiring", expires_in=1)
+time.sleep(1.5)
+desktop.get(expiring["checkout_url"])
+check("an expired order offers nothing", not desktop.find_elements(By.ID, "methods")
+      and element(desktop, "checkout").get_attribute("data-payable") == "no", element(desktop, "status").text)
+shot(desktop, "checkout-expired")
 
 # A mobile browser: WeChat H5 cancelled in the wallet, back to the choice; then Alipay wap pays.
 mobile = browser(MOBILE, 412, 915)
-try:
-    placed = order("Mobile tea", return_url=shop + "?ref=mobile")
-    mobile.get(placed["checkout_url"])
-    check("mobile: WeChat H5 and Alipay wap are offered", methods(mobile) == ["alipay.wap", "wechat.h5"], methods(mobile))
-    check("mobile: the page speaks Chinese", "收银台" in mobile.title)
-    shot(mobile, "checkout-mobile")
-    mobile.find_element(By.ID, "pay-wechat.h5").click()
-    check("mobile: handed to WeChat's H5 cashier", until(lambda: mobile.current_url.startswith(sandbox + "/sandbox/wechat/h5")),
-          mobile.current_url)
-    element(mobile, "cancel").click()
-    check("mobile: cancelled, back to the choice", until(lambda: mobile.current_url.startswith(api + "/pay/"))
-          and element(mobile, "note").is_displayed() and methods(mobile) == ["alipay.wap", "wechat.h5"], mobile.current_url)
-    shot(mobile, "checkout-mobile-cancelled")
-    mobile.find_element(By.ID, "pay-alipay.wap").click()
-    check("mobile: handed to Alipay's wap cashier", until(lambda: mobile.current_url.startswith(sandbox)), mobile.current_url)
-    element(mobile, "pay").click()
-    check("mobile: Alipay sends the payer back to the page", until(lambda: mobile.current_url.startswith(api + "/pay/")
-                                                                   or mobile.current_url.startswith(shop)))
-    landed = until(lambda: mobile.current_url.startswith(shop + "?ref=mobile"), 30)
-    check("mobile: paid, and lands on return_url", landed, mobile.current_url)
-    attempts = payments(placed["id"])
-    check("mobile: a new attempt for each try, the cancelled one closed",
-          sorted(p["status"] for p in attempts) == ["closed", "succeeded"], [(p["method"], p["status"]) for p in attempts])
-finally:
-    mobile.quit()
+placed = order("Mobile tea", return_url=shop + "?ref=mobile")
+mobile.get(placed["checkout_url"])
+check("mobile: WeChat H5 and Alipay wap are offered", methods(mobile) == ["alipay.wap", "wechat.h5"], methods(mobile))
+check("mobile: the page speaks Chinese", "收银台" in mobile.title)
+shot(mobile, "checkout-mobile")
+mobile.find_element(By.ID, "pay-wechat.h5").click()
+check("mobile: handed to WeChat's H5 cashier", until(lambda: mobile.current_url.startswith(sandbox + "/sandbox/wechat/h5")),
+      mobile.current_url)
+element(mobile, "cancel").click()
+check("mobile: cancelled, back to the choice", until(lambda: mobile.current_url.startswith(api + "/pay/"))
+      and element(mobile, "note").is_displayed() and methods(mobile) == ["alipay.wap", "wechat.h5"], mobile.current_url)
+shot(mobile, "checkout-mobile-cancelled")
+mobile.find_element(By.ID, "pay-alipay.wap").click()
+check("mobile: handed to Alipay's wap cashier", until(lambda: mobile.current_url.startswith(sandbox)), mobile.current_url)
+element(mobile, "pay").click()
+check("mobile: Alipay sends the payer back to the page", until(lambda: mobile.current_url.startswith(api + "/pay/")
+                                                               or mobile.current_url.startswith(shop)))
+landed = until(lambda: mobile.current_url.startswith(shop + "?ref=mobile"), 30)
+check("mobile: paid, and lands on return_url", landed, mobile.current_url)
+attempts = payments(placed["id"])
+check("mobile: a new attempt for each try, the cancelled one closed",
+      sorted(p["status"] for p in attempts) == ["closed", "succeeded"], [(p["method"], p["status"]) for p in attempts])
 
 # WeChat's browser: web authorisation for the openid (silent), then JSAPI through WeixinJSBridge.
 wechat = browser(WECHAT, 390, 844, injected=WECHAT_BRIDGE)
-try:
-    def bridge_pays(action):
-        until(lambda: wechat.execute_script("return window.__bridge && window.__bridge.calls.length") > 0)
-        invocation = wechat.execute_script("return window.__bridge.calls[0]")
-        check(f"wechat ({action}): the page calls getBrandWCPayRequest", invocation and invocation["name"] == "getBrandWCPayRequest",
-              invocation)
-        parameters = dict(invocation["parameters"], action=action)
-        _, answer = call("POST", sandbox + "/sandbox/wechat/jsapi", parameters)
-        check(f"wechat ({action}): WeChat accepts the signed parameters", answer.get("err_msg", "").endswith(action if action != "pay" else "ok"), answer)
-        wechat.execute_script("window.__bridge.callback(arguments[0])", answer)
 
-    cancelled = order("WeChat cancelled")
-    wechat.get(cancelled["checkout_url"])
-    check("wechat: only JSAPI is offered", methods(wechat) == ["wechat.jsapi"], methods(wechat))
-    shot(wechat, "checkout-wechat")
-    wechat.find_element(By.ID, "pay-wechat.jsapi").click()
-    check("wechat: authorised and back with a JSAPI payment", until(lambda: "/wechat?" in wechat.current_url), wechat.current_url)
-    bridge_pays("cancel")
-    check("wechat: cancelled, back to the choice", until(lambda: visible(wechat, "note") and methods(wechat) == ["wechat.jsapi"]),
-          wechat.current_url)
 
-    placed = order("WeChat latte", return_url=shop + "?ref=wechat")
-    wechat.get(placed["checkout_url"])
-    wechat.find_element(By.ID, "pay-wechat.jsapi").click()
-    until(lambda: "/wechat?" in wechat.current_url)
-    mark(wechat)
-    bridge_pays("pay")
-    turns_paid_then_returns(wechat, "wechat", shop + "?ref=wechat")
-finally:
-    wechat.quit()
+def bridge_pays(action):
+    until(lambda: wechat.execute_script("return window.__bridge && window.__bridge.calls.length") > 0)
+    invocation = wechat.execute_script("return window.__bridge.calls[0]")
+    check(f"wechat ({action}): the page calls getBrandWCPayRequest", invocation and invocation["name"] == "getBrandWCPayRequest",
+          invocation)
+    parameters = dict(invocation["parameters"], action=action)
+    _, answer = call("POST", sandbox + "/sandbox/wechat/jsapi", parameters)
+    check(f"wechat ({action}): WeChat accepts the signed parameters", answer.get("err_msg", "").endswith(action if action != "pay" else "ok"), answer)
+    wechat.execute_script("window.__bridge.callback(arguments[0])", answer)
+
+
+cancelled = order("WeChat cancelled")
+wechat.get(cancelled["checkout_url"])
+check("wechat: only JSAPI is offered", methods(wechat) == ["wechat.jsapi"], methods(wechat))
+shot(wechat, "checkout-wechat")
+wechat.find_element(By.ID, "pay-wechat.jsapi").click()
+check("wechat: authorised and back with a JSAPI payment", until(lambda: "/wechat?" in wechat.current_url), wechat.current_url)
+bridge_pays("cancel")
+check("wechat: cancelled, back to the choice", until(lambda: visible(wechat, "note") and methods(wechat) == ["wechat.jsapi"]),
+      wechat.current_url)
+
+placed = order("WeChat latte", return_url=shop + "?ref=wechat")
+wechat.get(placed["checkout_url"])
+wechat.find_element(By.ID, "pay-wechat.jsapi").click()
+until(lambda: "/wechat?" in wechat.current_url)
+mark(wechat)
+bridge_pays("pay")
+turns_paid_then_returns(wechat, "wechat", shop + "?ref=wechat")
 
 # Safari on a Mac with Apple Pay: the button appears only where ApplePaySession can pay.
 safari = browser(SAFARI, 1200, 900, "en-US", injected=APPLE_PAY_SESSION)
-try:
-    placed = order("Safari scone", return_url=shop + "?ref=safari")
-    safari.get(placed["checkout_url"])
-    check("safari: Apple Pay is offered first", methods(safari) == ["alipay.page", "applepay", "wechat.native"]
-          and safari.find_elements(By.CSS_SELECTOR, "#methods button")[0].get_attribute("id") == "pay-applepay",
-          methods(safari))
-    shot(safari, "checkout-safari")
-    mark(safari)
-    safari.find_element(By.ID, "pay-applepay").click()
-    check("safari: the sheet opens with the order's total", until(lambda: safari.execute_script("return window.__apple.begun"))
-          and safari.execute_script("return window.__apple.request.total.amount") == "31.50")
-    safari.execute_script("window.__apple.session.onvalidatemerchant({validationURL: arguments[0]})",
-                          sandbox + "/sandbox/applepay/paymentservices/startSession")
-    check("safari: the merchant is validated through the server",
-          until(lambda: safari.execute_script("return window.__apple.merchant && window.__apple.merchant.merchantSessionIdentifier")))
-    _, token = call("POST", sandbox + "/sandbox/applepay/token", {"order_id": placed["id"]})
-    safari.execute_script("window.__apple.session.onpaymentauthorized({payment: arguments[0]})", token)
-    check("safari: the token is authorised", until(lambda: safari.execute_script("return window.__apple.completed && "
-                                                                                  "window.__apple.completed.status") == 0))
-    turns_paid_then_returns(safari, "safari", shop + "?ref=safari")
-finally:
-    safari.quit()
+placed = order("Safari scone", return_url=shop + "?ref=safari")
+safari.get(placed["checkout_url"])
+check("safari: Apple Pay is offered first", methods(safari) == ["alipay.page", "applepay", "wechat.native"]
+      and safari.find_elements(By.CSS_SELECTOR, "#methods button")[0].get_attribute("id") == "pay-applepay",
+      methods(safari))
+shot(safari, "checkout-safari")
+mark(safari)
+safari.find_element(By.ID, "pay-applepay").click()
+check("safari: the sheet opens with the order's total", until(lambda: safari.execute_script("return window.__apple.begun"))
+      and safari.execute_script("return window.__apple.request.total.amount") == "31.50")
+safari.execute_script("window.__apple.session.onvalidatemerchant({validationURL: arguments[0]})",
+                      sandbox + "/sandbox/applepay/paymentservices/startSession")
+check("safari: the merchant is validated through the server",
+      until(lambda: safari.execute_script("return window.__apple.merchant && window.__apple.merchant.merchantSessionIdentifier")))
+_, token = call("POST", sandbox + "/sandbox/applepay/token", {"order_id": placed["id"]})
+safari.execute_script("window.__apple.session.onpaymentauthorized({payment: arguments[0]})", token)
+check("safari: the token is authorised", until(lambda: safari.execute_script("return window.__apple.completed && "
+                                                                              "window.__apple.completed.status") == 0))
+turns_paid_then_returns(safari, "safari", shop + "?ref=safari")
 
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)
