@@ -18,11 +18,12 @@ import Foundation
 ///
 /// A comment line every 15 s keeps proxies from closing the connection (and finds a client that
 /// left); the stream ends after ``MerchantAPI/streamLifetime`` (the client reconnects) or when the
-/// order can change no more (closed, or refunded in full).
+/// order can change no more (closed, or refunded in full). Streams learn of changes from
+/// ``OrderWatch``: one read per change for all of them, not one per stream.
 extension MerchantAPI {
     /// How long one stream stays open before the client is asked to reconnect.
     static let streamLifetime: Duration = .seconds(300)
-    /// How often a stream reads its order even when this instance changed nothing: another
+    /// How often the watched orders are read even when this instance changed nothing: another
     /// instance sharing the database may have.
     static let streamReread: Duration = .seconds(1)
     static let streamHeartbeat: Duration = .seconds(15)
@@ -56,24 +57,24 @@ extension MerchantAPI {
     /// Writes the order, then every change, until the client leaves, the order is final or the
     /// stream's lifetime ends.
     private func follow(_ first: StoredOrder, writer: HTTPStreamWriter) async {
-        let bell = watch.watch()
+        let bell = watch.watch(orderID: first.id, version: first.version)
         defer { watch.stopWatching(bell) }
         let clock = ContinuousClock()
         let ends = clock.now.advanced(by: Self.streamLifetime)
-        var lastWrite = clock.now
         var order = first
         guard writer.write("retry: 2000\n\n"), await announce(order, on: writer) else { return }
         while !Task.isCancelled, clock.now < ends, !Self.isFinal(order.status) {
-            await bell.wait(upTo: Self.streamReread)
-            guard let now = try? await store.order(id: order.id) else { continue }
-            if now.version != order.version {
-                guard await announce(now, on: writer) else { return }
-                lastWrite = clock.now
-            } else if clock.now - lastWrite >= Self.streamHeartbeat {
+            switch await bell.wait(upTo: min(Self.streamHeartbeat, ends - clock.now)) {
+            case .rung:
+                // The order moved: read it once and say so.
+                guard let now = try? await store.order(id: order.id), now.version != order.version else { continue }
+                order = now
+                guard await announce(order, on: writer) else { return }
+            case .timedOut:
                 guard writer.write(": heartbeat\n\n") else { return }
-                lastWrite = clock.now
+            case .cancelled:
+                return
             }
-            order = now
         }
     }
 

@@ -29,13 +29,14 @@ struct MerchantAPI: Sendable {
     /// Told of every order created (`cashier serve --sandbox` prints its checkout link).
     let orderCreated: (@Sendable (OrderJSON) -> Void)?
     /// Wakes the order streams when this instance may have changed an order.
-    let watch = OrderWatch()
+    let watch: OrderWatch
 
     init(
         configuration: MerchantConfiguration, store: any OrderStore, listening: ListeningPort, metrics: ServerMetrics, instanceID: String,
         clock: any WallClock, audit: SecretsAudit?, orderCreated: (@Sendable (OrderJSON) -> Void)? = nil
     ) {
         self.orderCreated = orderCreated
+        watch = OrderWatch(store: store, reread: Self.streamReread)
         self.configuration = configuration
         self.store = store
         self.listening = listening

@@ -221,6 +221,7 @@ public final class MerchantServer: Sendable {
             for task in tasks { task.cancel() }
             tasks.removeAll()
         }
+        api.watch.stop()
         await server.stop()
     }
 }

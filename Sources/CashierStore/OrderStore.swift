@@ -19,6 +19,9 @@ public protocol OrderStore: Sendable {
     func create(_ order: NewOrder, now: Date) async throws -> StoredOrder
     func order(id: String) async throws -> StoredOrder?
     func order(outTradeNo: String) async throws -> StoredOrder?
+    /// Each of these orders' version (one read for many: what order streams compare to learn
+    /// which orders changed); ids not found are left out.
+    func versions(ofOrders ids: [String]) async throws -> [String: Int64]
 
     /// Orders newest first, optionally of one status, after the cursor `before` (an order id from
     /// the previous page).

@@ -55,6 +55,24 @@ import Testing
         print("OrderStoreTests: the PostgreSQL half skipped: \(TestPostgres.skipReason)")
     }
 
+    /// Many orders' versions in one read (fixed-size batches), unknown ids left out, and a
+    /// change shows as a new version.
+    @Test(arguments: Backend.available)
+    func versionsOfManyOrdersInOneRead(backend: Backend) async throws {
+        let store = try await backend.store()
+        var ids: [String] = []
+        for index in 0..<230 {
+            let order = try await store.create(Self.newOrder("ord_v\(index)"))
+            ids.append(order.id)
+        }
+        let before = try await store.versions(ofOrders: ids + ["ord_missing"])
+        #expect(before.count == 230 && before["ord_missing"] == nil && Set(before.values).count == 1)
+        _ = try await store.close(orderID: "ord_v117", record: EventRecord(kind: .close), now: Date())
+        let after = try await store.versions(ofOrders: ids)
+        #expect(after.filter { before[$0.key] != $0.value }.map(\.key) == ["ord_v117"])
+        #expect(try await store.versions(ofOrders: []).isEmpty)
+    }
+
     @Test(arguments: Backend.available)
     func migrationsApplyOnceInOrder(backend: Backend) async throws {
         let location = try await backend.freshLocation()

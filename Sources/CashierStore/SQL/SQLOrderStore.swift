@@ -49,6 +49,24 @@ extension SQLOrderStore {
         try await withReading { try SQLStatements.fetch($0.connection, where: "id = ?", .text(id)) }
     }
 
+    public func versions(ofOrders ids: [String]) async throws -> [String: Int64] {
+        guard let first = ids.first else { return [:] }
+        // Fixed-size batches (the last padded with a repeat): one statement text, prepared once.
+        let size = 100
+        let marks = Array(repeating: "?", count: size).joined(separator: ", ")
+        return try await withReading { session in
+            var found: [String: Int64] = [:]
+            for start in stride(from: 0, to: ids.count, by: size) {
+                var batch = Array(ids[start..<min(start + size, ids.count)])
+                batch += Array(repeating: first, count: size - batch.count)
+                for row in try session.connection.query("SELECT id, version FROM orders WHERE id IN (\(marks))", batch.map { .text($0) }) {
+                    if let id = row[0].text, let version = row[1].integer { found[id] = version }
+                }
+            }
+            return found
+        }
+    }
+
     public func order(outTradeNo: String) async throws -> StoredOrder? {
         try await withReading { try SQLStatements.fetch($0.connection, where: "out_trade_no = ?", .text(outTradeNo)) }
     }
