@@ -59,7 +59,8 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, @unchecked Send
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        if status != 200 { lock.withLock { failure = (status, []) } }
+        // 204: the order can change no more and this client has seen it — the end, not an error.
+        if status != 200 && status != 204 { lock.withLock { failure = (status, []) } }
         completionHandler(.allow)
     }
 

@@ -18,7 +18,8 @@ import Foundation
 ///
 /// A comment line every 15 s keeps proxies from closing the connection (and finds a client that
 /// left); the stream ends after ``MerchantAPI/streamLifetime`` (the client reconnects) or when the
-/// order can change no more (closed, or refunded in full). Streams learn of changes from
+/// order can change no more (closed, or refunded in full) — and a reconnect that has seen that
+/// last version gets 204, which stops an `EventSource` from reconnecting. Streams learn of changes from
 /// ``OrderWatch``: one read per change for all of them, not one per stream.
 extension MerchantAPI {
     /// How long one stream stays open before the client is asked to reconnect.
@@ -35,6 +36,11 @@ extension MerchantAPI {
             let bySecretKey = caller(request) == .secret
             let bySecret = request.queryValue("client_secret").map { ConstantTime.equals($0, found.clientSecret) } ?? false
             guard bySecretKey || bySecret else { return Self.streamNotFound(id) }
+            // A reconnect (EventSource sends the last id it saw) to an order that can change no
+            // more and that the client has seen: 204 tells an EventSource to stop reconnecting.
+            if Self.isFinal(found.status), request.headers["Last-Event-ID"] == String(found.version) {
+                return HTTPServerResponse(status: 204, headers: ["Cache-Control": "no-store"])
+            }
             order = found
         } catch {
             return Self.failure(error)

@@ -323,6 +323,16 @@ import Testing
         try await fixture.server.closeExpiredOrders()
         let closed = Self.text(try await Browser(agent: Self.desktop).open(link))
         #expect(Self.data(closed, "status") == "closed" && !closed.contains("id=\"methods\""))
+        // The stream of a closed order: its last state once, then the end; a reconnect that saw it gets 204.
+        let stream = try RawHTTPConnection(port: fixture.server.port)
+        stream.get("/v1/orders/\(id)/stream?client_secret=\(secret)")
+        let ended = try await onOwnThread { stream.read(until: "\r\n0\r\n\r\n", timeout: 30) }
+        #expect(ended && stream.receivedText.contains("\"status\":\"closed\""))
+        let version = String(stream.receivedText.components(separatedBy: "\nid: ").last?.prefix { $0.isNumber } ?? "")
+        let again = try RawHTTPConnection(port: fixture.server.port)
+        again.get("/v1/orders/\(id)/stream?client_secret=\(secret)", headers: ["Last-Event-ID": version])
+        let answered = try await onOwnThread { again.read(until: "\r\n\r\n", timeout: 30) }
+        #expect(answered && again.receivedText.hasPrefix("HTTP/1.1 204"), "\(again.receivedText)")
         await fixture.stop()
     }
 }
