@@ -15,10 +15,11 @@ enum CheckoutLink {
         return String(secret[..<range.lowerBound])
     }
 
-    /// `/pay/{id}?client_secret=…` (with `base` in front when given), plus `extra` query arguments.
-    static func path(order: StoredOrder, extra: [(String, String)] = [], base: String = "") -> String {
+    /// `/pay/{id}?client_secret=…` (with `base` in front when given, `step` after the id: `/wechat`),
+    /// plus `extra` query arguments.
+    static func path(order: StoredOrder, extra: [(String, String)] = [], base: String = "", step: String = "") -> String {
         let query = ([("client_secret", order.clientSecret)] + extra).map { "\($0.0)=\(encoded($0.1))" }.joined(separator: "&")
-        return base + "/pay/\(order.id)?" + query
+        return base + "/pay/\(order.id)\(step)?" + query
     }
 
     /// A query value percent-encoded (everything but unreserved characters).

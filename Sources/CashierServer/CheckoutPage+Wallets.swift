@@ -34,9 +34,7 @@ extension CheckoutPage {
         if method == .wechatJSAPI, let account = officialAccount {
             // The payer's openid first: WeChat authorises silently and comes back to /pay/{id}/wechat.
             let back = CheckoutLink.path(
-                order: visit.order, extra: visit.linkReturnURL.map { [("return_url", $0)] } ?? [], base: api.publicBase
-            )
-            .replacingOccurrences(of: "/pay/\(visit.order.id)?", with: "/pay/\(visit.order.id)/wechat?")
+                order: visit.order, extra: visit.linkReturnURL.map { [("return_url", $0)] } ?? [], base: api.publicBase, step: "/wechat")
             return handoff(visit, to: account.authorizeURL(redirectURI: back, state: visit.order.id), visit.text.openInWeChat)
         }
         var body: [String: Any] = ["method": method.rawValue]
