@@ -328,7 +328,9 @@ import Testing
         stream.get("/v1/orders/\(id)/stream?client_secret=\(secret)")
         let ended = try await onOwnThread { stream.read(until: "\r\n0\r\n\r\n", timeout: 30) }
         #expect(ended && stream.receivedText.contains("\"status\":\"closed\""))
-        let version = String(stream.receivedText.components(separatedBy: "\nid: ").last?.prefix { $0.isNumber } ?? "")
+        // The last `id:` line, read by scalars: "\r\n" (the chunks' framing) is one Character to Swift.
+        let lines = stream.receivedText.unicodeScalars.split(separator: "\n").map { String(String.UnicodeScalarView($0)) }
+        let version = try #require(lines.last { $0.hasPrefix("id: ") }).dropFirst(4).trimmingCharacters(in: .whitespacesAndNewlines)
         let again = try RawHTTPConnection(port: fixture.server.port)
         again.get("/v1/orders/\(id)/stream?client_secret=\(secret)", headers: ["Last-Event-ID": version])
         let answered = try await onOwnThread { again.read(until: "\r\n\r\n", timeout: 30) }
