@@ -149,9 +149,25 @@ import WeChatPay
         }
     }
 
+    /// Free ports below Linux's ephemeral range (32768–60999): an instance restarted on its port
+    /// after SIGKILL must find it free, and ports from the ephemeral range are handed to every
+    /// outgoing connection the other tests make meanwhile (a CI run lost one that way).
     static func freePorts(_ count: Int) async throws -> [Int] {
-        let script =
-            "import socket\nss=[socket.socket() for _ in range(\(count))]\n[s.bind(('127.0.0.1',0)) for s in ss]\nprint(' '.join(str(s.getsockname()[1]) for s in ss))"
+        let script = """
+            import random, socket
+            ports = []
+            while len(ports) < \(count):
+                port = random.randint(20000, 32000)
+                probe = socket.socket()
+                try:
+                    probe.bind(('127.0.0.1', port))
+                    if port not in ports: ports.append(port)
+                except OSError:
+                    pass
+                finally:
+                    probe.close()
+            print(' '.join(map(str, ports)))
+            """
         let ports = try await runSubprocess("/usr/bin/python3", ["-c", script]).stdout.split(separator: " ")
             .compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         try #require(ports.count == count)
