@@ -64,9 +64,7 @@ enum ServerDemo {
             var body = Data()
             if let form {
                 headers.add("Content-Type", "application/x-www-form-urlencoded")
-                body = Data(
-                    form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
-                        .joined(separator: "&").utf8)
+                body = Data(FormEncoding.encode(form.map { ($0.key, $0.value) }).utf8)
             }
             let response = try await URLSessionTransport().send(
                 HTTPRequest(method: form == nil ? "GET" : "POST", url: URL(string: url)!, headers: headers, body: body))

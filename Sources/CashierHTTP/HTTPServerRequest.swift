@@ -36,6 +36,11 @@ public struct HTTPServerRequest: Sendable {
         return afterAuthority.map { String(target[$0...]) } ?? "/"
     }
 
+    /// The query as a dictionary, the first value of a name repeated.
+    public var queryFields: [String: String] {
+        query.reduce(into: [:]) { $0[$1.name] = $0[$1.name] ?? $1.value }
+    }
+
     /// The first query argument named `name`.
     public func queryValue(_ name: String) -> String? {
         query.first { $0.name == name }?.value

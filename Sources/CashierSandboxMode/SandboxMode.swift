@@ -29,21 +29,13 @@ public struct SandboxMode: Sendable {
         await sandbox.applePay.setOrderLookup { id in try? await store.order(id: id)?.total }
     }
 
-    /// Runs CPU-heavy `body` (key generation) on a new thread and waits for it without holding a
-    /// cooperative thread.
-    static func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-        }
-    }
-
     /// Starts the sandbox (on `port`, 0 for any) and returns the configuration for a server.
     public static func start(port: UInt16 = 0, timeScale: Double = 1) async throws -> SandboxMode {
         let wechat = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
         // Fresh RSA keys take about a quarter of a second each: made on a thread of their own, not
         // on one of Swift's few cooperative threads, where they would hold up every handler
         // (a test run starts dozens of sandboxes at once).
-        let (merchantKey, alipayKey) = try await offCooperativePool {
+        let (merchantKey, alipayKey) = try await OwnThread.run {
             (try RSAPrivateKey(generatingKeySizeInBits: 2048), try RSAPrivateKey(generatingKeySizeInBits: 2048))
         }
         let wechatV3 = try WeChatPay.V3.Merchant(
@@ -53,7 +45,7 @@ public struct SandboxMode: Sendable {
         // The official account that identifies payers in WeChat's browser: the merchant's own appid.
         let officialAccountSecret = SecureRandom.alphanumeric(count: 32)
         let miniProgramSecrets = [miniProgram.appID: miniProgram.secret]
-        let sandbox = try await offCooperativePool {
+        let sandbox = try await OwnThread.run {
             SandboxServer(  // (Alipay's side makes its own RSA key)
                 wechatMerchants: [wechat],
                 wechatV3Merchants: [

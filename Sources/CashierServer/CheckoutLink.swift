@@ -1,3 +1,4 @@
+import Cashier
 import CashierStore
 import Foundation
 
@@ -18,14 +19,6 @@ enum CheckoutLink {
     /// `/pay/{id}?client_secret=…` (with `base` in front when given, `step` after the id: `/wechat`),
     /// plus `extra` query arguments.
     static func path(order: StoredOrder, extra: [(String, String)] = [], base: String = "", step: String = "") -> String {
-        let query = ([("client_secret", order.clientSecret)] + extra).map { "\($0.0)=\(encoded($0.1))" }.joined(separator: "&")
-        return base + "/pay/\(order.id)\(step)?" + query
-    }
-
-    /// A query value percent-encoded (everything but unreserved characters).
-    static func encoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        base + "/pay/\(order.id)\(step)?" + FormEncoding.encode([("client_secret", order.clientSecret)] + extra)
     }
 }

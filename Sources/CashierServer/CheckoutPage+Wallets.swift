@@ -54,7 +54,7 @@ extension CheckoutPage {
         case .wechatH5:
             guard let url = parameters["mweb_url"] as? String else { return failed(visit, started) }
             // WeChat sends the browser back here when the payer is done (or gave up).
-            return handoff(visit, to: url + (url.contains("?") ? "&" : "?") + "redirect_url=" + CheckoutLink.encoded(returning))
+            return handoff(visit, to: url + (url.contains("?") ? "&" : "?") + "redirect_url=" + FormEncoding.escape(returning))
         default:
             guard let url = parameters["url"] as? String else { return failed(visit, started) }
             return handoff(visit, to: url)

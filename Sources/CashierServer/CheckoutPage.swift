@@ -36,7 +36,7 @@ struct CheckoutPage: Sendable {
 
     func register(on router: inout Router) {
         router.add("GET", "/pay/{id}") { request, parameters in
-            await self.page(request, id: parameters["id"] ?? "", fields: Self.queryFields(request))
+            await self.page(request, id: parameters["id"] ?? "", fields: request.queryFields)
         }
         router.add("POST", "/pay/{id}") { request, parameters in
             await self.choose(request, id: parameters["id"] ?? "", fields: request.formFields)
@@ -45,15 +45,11 @@ struct CheckoutPage: Sendable {
             await self.shortLink(request, secret: parameters["secret"] ?? "")
         }
         router.add("GET", "/pay/{id}/wechat") { request, parameters in
-            await self.wechatAuthorized(request, id: parameters["id"] ?? "", fields: Self.queryFields(request))
+            await self.wechatAuthorized(request, id: parameters["id"] ?? "", fields: request.queryFields)
         }
         router.add("POST", "/pay/{id}/applepay/{step}") { request, parameters in
             await self.applePay(request, id: parameters["id"] ?? "", step: parameters["step"] ?? "")
         }
-    }
-
-    static func queryFields(_ request: HTTPServerRequest) -> [String: String] {
-        request.query.reduce(into: [:]) { $0[$1.name] = $0[$1.name] ?? $1.value }
     }
 
     // MARK: Who is asking
@@ -201,7 +197,7 @@ struct CheckoutPage: Sendable {
         var attributes = data
         attributes["status"] = order.status.rawValue
         attributes["payable"] = payable ? "yes" : "no"
-        attributes["stream"] = "/v1/orders/\(order.id)/stream?client_secret=\(CheckoutLink.encoded(order.clientSecret))"
+        attributes["stream"] = "/v1/orders/\(order.id)/stream?client_secret=\(FormEncoding.escape(order.clientSecret))"
         attributes["secret"] = order.clientSecret
         attributes["api"] = "/pay/\(order.id)/applepay/"
         attributes["choice"] = link(visit)

@@ -121,10 +121,10 @@ extension MerchantAPI {
     }
 
     /// The order with its payments and refunds, as the API shows it.
-    func orderJSON(_ order: StoredOrder, includeSecret: Bool) async throws -> OrderJSON {
+    func orderJSON(_ order: StoredOrder, includeSecret: Bool, includeCheckoutURL: Bool = true) async throws -> OrderJSON {
         OrderJSON(
             order, payments: try await store.payments(orderID: order.id), refunds: try await store.refunds(orderID: order.id),
-            includeSecret: includeSecret, base: publicBase)
+            includeSecret: includeSecret, base: publicBase, includeCheckoutURL: includeCheckoutURL)
     }
 
     /// A payment pending past ``MerchantConfiguration/queryAfter``: ask its provider, and record

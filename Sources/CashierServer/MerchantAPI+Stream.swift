@@ -86,13 +86,9 @@ extension MerchantAPI {
 
     /// One `order` event. - Returns: false when the client is gone.
     private func announce(_ order: StoredOrder, on writer: HTTPStreamWriter) async -> Bool {
-        guard let payments = try? await store.payments(orderID: order.id), let refunds = try? await store.refunds(orderID: order.id)
-        else { return writer.isOpen }
-        let shown = OrderJSON(
-            order, payments: payments, refunds: refunds, includeSecret: false, base: publicBase, includeCheckoutURL: false)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(shown) else { return writer.isOpen }
+        // The order as GET shows it to the app, without the checkout link (it carries the secret).
+        guard let shown = try? await orderJSON(order, includeSecret: false, includeCheckoutURL: false) else { return writer.isOpen }
+        let data = HTTPServerResponse.json(shown).body
         // JSON without pretty-printing holds no line break: one `data:` line.
         return writer.write("id: \(order.version)\nevent: order\ndata: \(String(decoding: data, as: UTF8.self))\n\n")
     }

@@ -45,7 +45,7 @@ import Testing
         }
 
         func post(_ url: String, form: [String: String]) async throws -> HTTPResponse {
-            let body = form.map { "\($0.key)=\(CheckoutPageTests.encoded($0.value))" }.joined(separator: "&")
+            let body = FormEncoding.encode(form.map { ($0.key, $0.value) })
             return try await CheckoutPageTests.transport.send(
                 HTTPRequest(
                     method: "POST", url: URL(string: url)!,
@@ -53,12 +53,6 @@ import Testing
                         "User-Agent": agent, "Accept-Language": language, "Content-Type": "application/x-www-form-urlencoded",
                     ], body: Data(body.utf8)))
         }
-    }
-
-    static func encoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
     static func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
@@ -158,9 +152,9 @@ import Testing
         // A link may carry its own return_url only when the order has none, and only to a configured origin.
         let plain = try await Self.order(fixture)
         let link = try #require(plain["checkout_url"] as? String)
-        let refused = try await Browser(agent: Self.desktop).open(link + "?return_url=" + Self.encoded("https://evil.example/"))
+        let refused = try await Browser(agent: Self.desktop).open(link + "?return_url=" + FormEncoding.escape("https://evil.example/"))
         #expect(refused.status == 400 && !Self.text(refused).contains("evil.example/\""))
-        let accepted = try await Browser(agent: Self.desktop).open(link + "?return_url=" + Self.encoded(shop))
+        let accepted = try await Browser(agent: Self.desktop).open(link + "?return_url=" + FormEncoding.escape(shop))
         #expect(accepted.status == 200 && Self.data(Self.text(accepted), "return-url") == shop)
         await fixture.stop()
     }

@@ -56,7 +56,7 @@ struct SandboxPages: Sendable {
             ).response()
         }
         router.add("GET", "/sandbox/applepay/checkout") { request, _ in
-            await self.checkout(Self.checkoutFields(request.query.reduce(into: [:]) { $0[$1.name] = $1.value }), pay: false)
+            await self.checkout(Self.checkoutFields(request.queryFields), pay: false)
         }
         router.add("POST", "/sandbox/applepay/checkout") { request, _ in
             await self.checkout(Self.checkoutFields(request.formFields), pay: true)

@@ -1,3 +1,4 @@
+import Cashier
 import Foundation
 import Synchronization
 
@@ -67,8 +68,6 @@ final class PostgresPool: Sendable {
     /// Opens a connection off the cooperative threads (connecting waits on the network).
     private func connect() async throws -> PostgresConnection {
         let url = self.url
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try PostgresConnection(url: url) }) }
-        }
+        return try await OwnThread.run { try PostgresConnection(url: url) }
     }
 }

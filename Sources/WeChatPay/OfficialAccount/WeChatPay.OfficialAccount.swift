@@ -40,10 +40,9 @@ extension WeChatPay {
         /// Where to send the payer: `/connect/oauth2/authorize?appid=…&redirect_uri=…&response_type=code&scope=snsapi_base&state=…#wechat_redirect`
         /// (the parameters in the order WeChat documents them; it refuses others).
         public func authorizeURL(redirectURI: String, state: String) -> String {
-            let query = [
+            let query = FormEncoding.encode([
                 ("appid", appID), ("redirect_uri", redirectURI), ("response_type", "code"), ("scope", "snsapi_base"), ("state", state),
-            ]
-            .map { "\($0.0)=\(WeChatPay.percentEncoded($0.1))" }.joined(separator: "&")
+            ])
             return authorizeBase + "/connect/oauth2/authorize?" + query + "#wechat_redirect"
         }
 
@@ -60,13 +59,6 @@ extension WeChatPay {
             }
             return openID
         }
-    }
-
-    /// `text` percent-encoded for a query value: everything but unreserved characters.
-    static func percentEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
     /// A GET to one of WeChat's `sns` endpoints (`jscode2session`, `oauth2/access_token`): the JSON
