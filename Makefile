@@ -15,10 +15,12 @@ test: deps lint venv
 	CASHIER_EXIT_WITH_PARENT=1 timeout --kill-after=60 1500 scripts/with-pg scripts/with-audit $(SWIFT) test --skip-build
 
 ## venv: the PyPI peers for interop tests and benchmarks, in .venv (scripts/python-requirements.txt)
-## and .venv-alipay-official (scripts/python-requirements-alipay-official.txt)
+## .venv-alipay-official (scripts/python-requirements-alipay-official.txt) and .venv-openapi
+## (scripts/python-requirements-openapi.txt: openapi-spec-validator, Schemathesis)
 venv:
 	scripts/python-env >/dev/null
 	scripts/python-env alipay-official >/dev/null
+	scripts/python-env openapi >/dev/null
 
 ## deps: the Debian packages (as root; otherwise prints the apt-get command)
 deps:

@@ -1,5 +1,6 @@
 import Cashier
 import CashierCrypto
+import CashierServer
 
 /// The `cashier` command tree. Each topic adds its commands here.
 public enum CashierTool {
@@ -9,7 +10,7 @@ public enum CashierTool {
         summary: "Cashier: take WeChat Pay, Alipay and Apple Pay payments with the keys on your server.",
         subcommands: [
             version, ServeCommand.command, WeChatCommands.command, AlipayCommands.command, ApplePayCommands.command, SandboxCommand.command,
-            DemoCommand.command, ReconcileCommand.command,
+            DemoCommand.command, ReconcileCommand.command, openapi,
         ]
     )
 
@@ -24,6 +25,20 @@ public enum CashierTool {
             io.write("cashier \(CashierVersion.current) (\(OpenSSLLibrary.version))\n")
         }
         return 0
+    }
+
+    static let openapi = Command(
+        name: "openapi",
+        summary: "Print the merchant API's OpenAPI 3.1 document (what GET /openapi.json serves; docs/openapi.json is a copy).",
+        options: [.flag("sandbox", "Include what `cashier serve --sandbox` adds (/v1/test_helpers/…).")]
+    ) { arguments, io in
+        do {
+            io.write(String(decoding: try MerchantServer.openAPIDocument(sandbox: arguments.flag("sandbox")), as: UTF8.self))
+            return 0
+        } catch {
+            io.writeError("cashier openapi: \(error)\n")
+            return 1
+        }
     }
 
     /// Runs the tool with `arguments` (without the program name).

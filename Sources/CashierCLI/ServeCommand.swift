@@ -81,7 +81,7 @@ enum ServeCommand {
                 io.write(
                     "order \(order.id)  \(order.amount.decimalString) \(order.amount.currency.code)  checkout \(order.checkout_url ?? "")\n"
                 )
-            })
+            }, sandboxPayer: mode)
         do {
             try await server.start()
         } catch {

@@ -24,13 +24,15 @@ public struct HTTPServerRequest: Sendable {
 
     /// The path of a request target: origin-form (`/a/b`) as is, absolute-form
     /// (`http://host:port/a/b`, which RFC 9112 §3.2.2 says a server must accept, and which some
-    /// SDKs send) reduced to its path, `/` when it has none; a query or fragment dropped.
+    /// SDKs send) reduced to its path, `/` when it has none.
+    ///
+    /// `given` is the path as libmicrohttpd decoded it: the query was split off before the
+    /// percent-escapes were, so a `?` or `#` here came from `%3F` or `%23` and is part of the
+    /// path (an order id, say). Cutting there made `POST /v1/orders/B%23/close` reach
+    /// `/v1/orders/B` (found by Schemathesis).
     public static func path(ofTarget given: String) -> String {
-        // A query or fragment is never part of the path (libmicrohttpd splits the query off already).
-        let utf8 = given.utf8
-        let end = utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? utf8.endIndex
-        let target = end == utf8.endIndex ? given : String(given[..<end])
-        if utf8.first == UInt8(ascii: "/") { return target }  // origin-form: almost every request
+        let target = given
+        if given.utf8.first == UInt8(ascii: "/") { return target }  // origin-form: almost every request
         guard let scheme = target.range(of: "://") else { return target }
         let afterAuthority = target[scheme.upperBound...].firstIndex(of: "/")
         return afterAuthority.map { String(target[$0...]) } ?? "/"

@@ -34,10 +34,10 @@ public struct CheckoutSettings: Sendable {
     /// - Throws: a message saying what to configure, for anything else.
     public func checkedReturnURL(_ url: String) throws -> String {
         guard let origin = Self.origin(of: url) else {
-            throw RequestProblem("return_url '\(url)' is not an absolute http(s) URL")
+            throw RequestProblem.unprocessable("return_url '\(url)' is not an absolute http(s) URL")
         }
         guard returnOrigins.contains(origin) else {
-            throw RequestProblem(
+            throw RequestProblem.unprocessable(
                 returnOrigins.isEmpty
                     ? "return_url is not accepted: list your site's origin in checkout.return_origins"
                     : "return_url's origin \(origin) is not one of checkout.return_origins (\(returnOrigins.joined(separator: ", ")))")

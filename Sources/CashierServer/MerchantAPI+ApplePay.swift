@@ -10,6 +10,15 @@ import Foundation
 /// (one at a time per order, a token's `transactionId` once ever, never on a paid order), then
 /// the processor with an idempotency key derived from the payment, then the record.
 extension MerchantAPI {
+    /// What the device sends: the token and (Apple Pay JS) the contacts beside it. Read for its
+    /// shape; the token itself is read as the JSON it came as.
+    struct AuthorizeBody: Decodable {
+        let token: JSONObject
+        let client_secret: String?
+        let billing_contact: JSONObject?
+        let shipping_contact: JSONObject?
+    }
+
     struct AuthorizationAnswer: Encodable {
         /// `PKPaymentAuthorizationStatus` / `ApplePaySession.STATUS_*`.
         let status: Int
@@ -42,10 +51,18 @@ extension MerchantAPI {
         guard let applePay = configuration.applePay else {
             return .error(status: 400, code: "invalid_request", message: "Apple Pay is not configured on this server")
         }
-        guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any], let token = body["token"],
-            let tokenJSON = try? JSONSerialization.data(withJSONObject: token)
+        let expected = #"{"token": <the PKPayment or its token as JSON>}"#
+        do {
+            _ = try RequestProblem.decode(AuthorizeBody.self, from: request, expected: expected)
+        } catch {
+            return Self.failure(error)
+        }
+        // Only an object is a token (Foundation's writer traps on a bare string or number: a
+        // schema-driven fuzzer's first find).
+        guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            let token = body["token"] as? [String: Any], let tokenJSON = try? JSONSerialization.data(withJSONObject: token)
         else {
-            return .error(status: 400, code: "invalid_request", message: #"expected {"token": <the PKPayment or its token as JSON>}"#)
+            return .error(status: 400, code: "invalid_request", message: "expected \(expected)")
         }
         // Contacts come beside the token (Apple Pay JS's ApplePayPayment) or in the body.
         let payment = token as? [String: Any]

@@ -25,7 +25,8 @@ extension MerchantAPI {
         return await idempotent(request, scope: "capture:\(id):") {
             do {
                 let body = try RequestProblem.decode(
-                    CaptureBody.self, from: request, expected: #"{} to capture all, or {"amount":"8.00"} / {"amount_minor":800}"#)
+                    CaptureBody.self, from: request, expected: #"{} to capture all, or {"amount":"8.00"} / {"amount_minor":800}"#,
+                    emptyIsObject: true)
                 let (order, payment) = try await uncaptured(id, body.payment)
                 let amount = try Self.requestedAmount(body.amount, body.amount_minor, in: order.total.currency) ?? payment.amount
                 guard amount.minorUnits <= payment.amount.minorUnits else {
@@ -49,7 +50,8 @@ extension MerchantAPI {
         guard caller(request) == .secret else { return Self.unauthorized }
         return await idempotent(request, scope: "void:\(id):") {
             do {
-                let body = try RequestProblem.decode(CaptureBody.self, from: request, expected: #"{} or {"payment":"pay_…"}"#)
+                let body = try RequestProblem.decode(
+                    CaptureBody.self, from: request, expected: #"{} or {"payment":"pay_…"}"#, emptyIsObject: true)
                 let (order, payment) = try await uncaptured(id, body.payment)
                 try await giveBack(payment.amount, of: payment, reason: "voided", actor: actor)
                 return .json(try await self.orderJSON(try await self.store.order(id: id) ?? order, includeSecret: true))

@@ -68,6 +68,11 @@ extension MerchantAPI {
         let created: Int64
     }
 
+    /// `GET /v1/orders/{id}/events`'s answer: the whole log, oldest first.
+    struct EventPage: Encodable {
+        let data: [EventJSON]
+    }
+
     func events(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
         guard caller(request) == .secret else { return Self.unauthorized }
         do {
@@ -77,7 +82,7 @@ extension MerchantAPI {
                     sequence: $0.sequence, kind: $0.kind.rawValue, from: $0.from?.rawValue, to: $0.to?.rawValue, detail: $0.detail,
                     body_sha256: $0.bodySHA256, created: Int64($0.createdAt.timeIntervalSince1970))
             }
-            return .json(["data": events])
+            return .json(EventPage(data: events))
         } catch {
             return Self.failure(error)
         }

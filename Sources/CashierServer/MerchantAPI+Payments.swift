@@ -42,7 +42,7 @@ extension MerchantAPI {
                     orderID: order.id, method: method, provider: adapter.provider, appID: prepared.appID, merchantID: prepared.merchantID,
                     payer: prepared.payer),
                 now: clock.now())
-            var parameters: [String: Any]
+            let parameters: [String: Any]
             do {
                 parameters = try await adapter.place(start.payment, order: start.order, request: body)
             } catch let error as PaymentError where ProviderAnswer.isDefinitiveRefusal(error) || error.code == .invalidRequest {
@@ -69,11 +69,10 @@ extension MerchantAPI {
                         message: "order \(id) was paid by its earlier payment \(payer); nothing new started")
                 }
             }
-            parameters["method"] = method.rawValue
-            parameters["payment_id"] = start.payment.id
-            parameters["out_trade_no"] = start.payment.outTradeNo
-            if method.wallet == .wechat { parameters["api"] = adapter.provider == .wechatV3 ? "v3" : "v2" }
-            return .json(object: parameters)
+            return .json(
+                PaymentStartJSON(
+                    method: method, paymentID: start.payment.id, outTradeNo: start.payment.outTradeNo,
+                    api: method.wallet == .wechat ? (adapter.provider == .wechatV3 ? "v3" : "v2") : nil, parameters: parameters))
         } catch {
             return Self.failure(error)
         }

@@ -48,7 +48,7 @@ extension MerchantAPI {
             }
             let amount = try Self.requestedAmount(body.amount, body.amount_minor, in: order.total.currency)
             if let reason = body.reason, reason.utf8.count > 80 {
-                throw RequestProblem("reason must be at most 80 bytes (WeChat Pay's limit), not \(reason.utf8.count)")
+                throw RequestProblem.unprocessable("reason must be at most 80 bytes (WeChat Pay's limit), not \(reason.utf8.count)")
             }
             if let paymentID = body.payment ?? order.settledPaymentID, let payment = try await store.payment(id: paymentID),
                 payment.orderID == order.id, !(try adapters.adapter(for: payment.provider).canRefund)
@@ -94,9 +94,11 @@ extension MerchantAPI {
     static func requestedAmount(_ decimal: String?, _ minor: WholeNumber?, in currency: Currency) throws -> Money? {
         switch (decimal, minor) {
         case (let text?, nil):
+            guard RequestBounds.isDecimal(text) else { throw RequestProblem("amount '\(text)' is not a decimal amount (e.g. \"1.00\")") }
             guard let parsed = try? Money(decimal: text, currency: currency), RequestBounds.refundMinorUnits.contains(parsed.minorUnits)
             else {
-                throw RequestProblem("amount '\(text)' is not a decimal amount in \(currency.code) more than zero (e.g. \"1.00\")")
+                throw RequestProblem.unprocessable(
+                    "amount '\(text)' is not a decimal amount in \(currency.code) more than zero (e.g. \"1.00\")")
             }
             return parsed
         case (nil, let minor?):

@@ -30,12 +30,16 @@ extension MerchantAPI {
     static let streamHeartbeat: Duration = .seconds(15)
 
     func stream(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
+        let bySecretKey = caller(request) == .secret
         let order: StoredOrder
         do {
-            guard let found = try await store.order(id: id) else { return Self.streamNotFound(id) }
-            let bySecretKey = caller(request) == .secret
-            let bySecret = request.queryValue("client_secret").map { ConstantTime.equals($0, found.clientSecret) } ?? false
-            guard bySecretKey || bySecret else { return Self.streamNotFound(id) }
+            // Without the secret key, a wrong client secret and an unknown order get the same 401:
+            // neither says whether the order exists.
+            let found = try await store.order(id: id)
+            let bySecret = found.flatMap { found in request.queryValue("client_secret").map { ConstantTime.equals($0, found.clientSecret) }
+            }
+            guard bySecretKey || bySecret == true else { return Self.streamUnauthorized }
+            guard let found else { return Self.streamNotFound(id) }
             // A reconnect (EventSource sends the last id it saw) to an order that can change no
             // more and that the client has seen: 204 tells an EventSource to stop reconnecting.
             if Self.isFinal(found.status), request.headers["Last-Event-ID"] == String(found.version) {
@@ -55,10 +59,12 @@ extension MerchantAPI {
     }
 
     private static func streamNotFound(_ id: String) -> HTTPServerResponse {
-        .error(
-            status: 404, code: "not_found",
-            message: "no order \(id) for these credentials (send the order's client_secret in the query, or the secret key)")
+        .error(status: 404, code: "not_found", message: "no order \(id)")
     }
+
+    private static let streamUnauthorized = HTTPServerResponse.error(
+        status: 401, code: "unauthorized",
+        message: "send the order's client_secret in the query (or the secret key as Authorization: Bearer)")
 
     /// Writes the order, then every change, until the client leaves, the order is final or the
     /// stream's lifetime ends.

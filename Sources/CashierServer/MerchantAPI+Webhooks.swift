@@ -32,6 +32,18 @@ extension MerchantAPI {
         }
     }
 
+    /// `POST /v1/webhooks/resend`'s body: the days whose failed deliveries to send again.
+    struct WebhookRangeBody: Decodable {
+        let from: String
+        let to: String
+    }
+
+    /// `POST /v1/webhooks/resend`'s answer.
+    struct ResendAnswer: Encodable {
+        let resent: Int
+        let data: [WebhookJSON]
+    }
+
     /// `GET /v1/webhooks?state=failed&from=…&to=…&order_id=…&limit=…&starting_after=…`.
     func listWebhooks(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         guard caller(request) == .secret else { return Self.unauthorized }
@@ -82,20 +94,13 @@ extension MerchantAPI {
         guard configuration.webhook != nil else {
             return .error(status: 409, code: "no_webhook_endpoint", message: "no webhook URL is configured: there is nowhere to send it")
         }
-        struct Body: Decodable {
-            let from: String
-            let to: String
-        }
         do {
-            let body = try RequestProblem.decode(Body.self, from: request, expected: #"{"from":"2026-12-01","to":"2026-12-01"}"#)
+            let body = try RequestProblem.decode(
+                WebhookRangeBody.self, from: request, expected: #"{"from":"2026-12-01","to":"2026-12-01"}"#)
             let range = try ReportRange(from: body.from, to: body.to, timeZone: configuration.timeZone)
             let messages = try await store.resendFailedWebhooks(from: range.start, until: range.end, now: clock.now())
             try await logResend(messages, actor: actor)
-            struct Answer: Encodable {
-                let resent: Int
-                let data: [WebhookJSON]
-            }
-            return .json(Answer(resent: messages.count, data: messages.map(WebhookJSON.init)))
+            return .json(ResendAnswer(resent: messages.count, data: messages.map(WebhookJSON.init)))
         } catch {
             return Self.failure(error)
         }

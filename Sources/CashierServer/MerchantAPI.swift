@@ -30,11 +30,15 @@ struct MerchantAPI: Sendable {
     let orderCreated: (@Sendable (OrderJSON) -> Void)?
     /// Wakes the order streams when this instance may have changed an order.
     let watch: OrderWatch
+    /// In sandbox mode: pays attempts as a payer would (`/v1/test_helpers/…`).
+    let sandboxPayer: (any SandboxPayer)?
 
     init(
         configuration: MerchantConfiguration, store: any OrderStore, listening: ListeningPort, metrics: ServerMetrics, instanceID: String,
-        clock: any WallClock, audit: SecretsAudit?, orderCreated: (@Sendable (OrderJSON) -> Void)? = nil
+        clock: any WallClock, audit: SecretsAudit?, orderCreated: (@Sendable (OrderJSON) -> Void)? = nil,
+        sandboxPayer: (any SandboxPayer)? = nil
     ) {
+        self.sandboxPayer = sandboxPayer
         self.orderCreated = orderCreated
         watch = OrderWatch(store: store, reread: Self.streamReread)
         self.configuration = configuration
@@ -66,11 +70,18 @@ struct MerchantAPI: Sendable {
     func register(on router: inout Router) {
         let health = HTTPServerResponse.json(["status": "ok", "instance": instanceID]).prepared()
         router.addImmediate("GET", "/healthz") { _, _ in health }
-        router.add("GET", "/openapi.json") { _, _ in
-            let data =
-                (try? JSONSerialization.data(withJSONObject: OpenAPIDocument.json(version: CashierVersion.current), options: [.sortedKeys]))
-                ?? Data()
-            return HTTPServerResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(data))
+        let document: HTTPServerResponse
+        do {
+            let data = try OpenAPIDocument.data(version: CashierVersion.current, sandbox: sandboxPayer != nil)
+            document = HTTPServerResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(data)).prepared()
+        } catch {
+            document = .error(status: 500, code: "internal_error", message: "the OpenAPI document could not be written: \(error)")
+        }
+        router.addImmediate("GET", "/openapi.json") { _, _ in document }
+        if sandboxPayer != nil {
+            router.add("POST", "/v1/test_helpers/orders/{id}/pay") { request, parameters in
+                await self.sandboxPay(request, id: parameters["id"] ?? "")
+            }
         }
         router.addImmediate("GET", "/metrics") { _, _ in .text(self.metrics.render(), contentType: "text/plain; version=0.0.4") }
         router.add("POST", "/v1/orders") { request, _ in await self.createOrder(request) }
@@ -165,9 +176,11 @@ struct MerchantAPI: Sendable {
 
     static func failure(_ error: any Error) -> HTTPServerResponse {
         switch error {
-        case let error as RequestProblem: .error(status: 400, code: "invalid_request", message: error.message)
+        case let error as RequestProblem: .error(status: error.status, code: "invalid_request", message: error.message)
+        // Found past the request's shape (a price the currency cannot hold, a method not configured,
+        // a provider's own refusal of a field): the document allows it, a rule refuses it.
         case let error as PaymentError where error.code == .invalidRequest:
-            .error(status: 400, code: "invalid_request", message: error.message)
+            .error(status: 422, code: "invalid_request", message: error.message)
         case let error as PaymentError where error.code == .transport:
             // The provider did not answer (or its calls are paused): nothing happened here; retry later.
             .error(status: 503, code: "provider_unavailable", message: error.message)

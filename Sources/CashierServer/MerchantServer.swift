@@ -29,10 +29,11 @@ public final class MerchantServer: Sendable {
     ///     never bodies, headers, keys or card data.
     ///   - orderCreated: told of every order created, with its ``OrderJSON/checkout_url`` (which
     ///     carries the order's client secret: print it only where that is fine, as in sandbox mode).
+    ///   - sandboxPayer: in sandbox mode, adds `POST /v1/test_helpers/orders/{id}/pay`.
     public init(
         configuration: MerchantConfiguration, store: any OrderStore, host: String = "127.0.0.1", port: UInt16 = 0,
         clock: any WallClock = SystemClock(), audit: SecretsAudit? = nil, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil,
-        orderCreated: (@Sendable (OrderJSON) -> Void)? = nil
+        orderCreated: (@Sendable (OrderJSON) -> Void)? = nil, sandboxPayer: (any SandboxPayer)? = nil
     ) {
         self.configuration = configuration
         self.store = store
@@ -45,7 +46,7 @@ public final class MerchantServer: Sendable {
         self.instanceID = instanceID
         let api = MerchantAPI(
             configuration: configuration, store: store, listening: listening, metrics: metrics, instanceID: instanceID, clock: clock,
-            audit: audit, orderCreated: orderCreated)
+            audit: audit, orderCreated: orderCreated, sandboxPayer: sandboxPayer)
         self.api = api
         var router = Router()
         api.register(on: &router)
@@ -88,6 +89,11 @@ public final class MerchantServer: Sendable {
         self.listening = listening
         self.metrics = metrics
         self.routeTable = routes.table
+    }
+
+    /// The OpenAPI 3.1 document `GET /openapi.json` serves (with the sandbox's test helpers when `sandbox`).
+    public static func openAPIDocument(sandbox: Bool = false) throws -> Data {
+        try OpenAPIDocument.data(version: CashierVersion.current, sandbox: sandbox)
     }
 
     /// What must never leave this server: its keys (a PEM key by one of its base64 lines).

@@ -31,6 +31,7 @@ struct OrderRequest: Decodable {
 
     /// Decodes anything: marks that a field is there.
     struct Present: Decodable {
+        init() {}
         init(from decoder: any Decoder) throws {}
     }
 
@@ -90,6 +91,9 @@ struct OrderRequest: Decodable {
             let unit: Money
             switch (item.amount, item.amount_minor) {
             case (let text?, nil):
+                guard RequestBounds.isDecimal(text) else {
+                    throw RequestProblem("items[\(index)].amount '\(text)' is not a decimal amount (e.g. \"12.75\")")
+                }
                 guard let parsed = try? Money(decimal: text, currency: currency), RequestBounds.itemMinorUnits.contains(parsed.minorUnits)
                 else {
                     throw PaymentError(

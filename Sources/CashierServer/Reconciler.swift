@@ -21,7 +21,7 @@ struct Reconciler {
         guard date.utf8.count == 10, let year = Int(date.prefix(4)), (2000...2100).contains(year), let start = day.date(from: date),
             day.string(from: start) == date
         else {
-            throw PaymentError(.invalidRequest, "date '\(date)' is not a day as YYYY-MM-DD (2000 to 2100)")
+            throw RequestProblem("date '\(date)' is not a day as YYYY-MM-DD (2000 to 2100)")
         }
         let end = start.addingTimeInterval(86_400)
         let (entries, billed) = try await bills(date: date, progress: progress)

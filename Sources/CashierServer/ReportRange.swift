@@ -15,7 +15,7 @@ struct ReportRange: Sendable, Equatable {
 
     /// - Throws: ``RequestProblem`` naming the parameter that is wrong.
     init(from: String?, to: String?, timeZone: TimeZone) throws {
-        guard let from, let to else { throw RequestProblem("give from and to, as YYYY-MM-DD (both included)") }
+        guard let from, let to else { throw RequestProblem.unprocessable("give from and to, as YYYY-MM-DD (both included)") }
         let calendar = Calendar.gregorian(in: timeZone)
         func day(_ text: String, _ name: String) throws -> Date {
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
@@ -28,10 +28,10 @@ struct ReportRange: Sendable, Equatable {
         }
         start = try day(from, "from")
         let last = try day(to, "to")
-        guard last >= start else { throw RequestProblem("to (\(to)) is before from (\(from))") }
+        guard last >= start else { throw RequestProblem.unprocessable("to (\(to)) is before from (\(from))") }
         guard let end = calendar.date(byAdding: .day, value: 1, to: last) else { throw RequestProblem("to '\(to)' has no day after it") }
         guard let days = calendar.dateComponents([.day], from: start, to: end).day, days <= Self.maximumDays else {
-            throw RequestProblem("a range covers at most \(Self.maximumDays) days")
+            throw RequestProblem.unprocessable("a range covers at most \(Self.maximumDays) days")
         }
         self.from = from
         self.to = to

@@ -15,6 +15,19 @@ enum RequestBounds {
     static let refundMinorUnits: ClosedRange<Int64> = 1...1_000_000_000_000
     /// `limit` on lists.
     static let listLimit: ClosedRange<Int> = 1...100
+    /// `text` is written as the document's decimal amounts are (`^-?[0-9]+(\.[0-9]+)?$`): what
+    /// fails this is a 400; what passes and is refused after (precision, range) a 422.
+    static func isDecimal(_ text: String) -> Bool {
+        var bytes = text.utf8[...]
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        let digit: (UInt8) -> Bool = { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        let whole = bytes.prefix(while: digit)
+        let rest = bytes.dropFirst(whole.count)
+        guard !whole.isEmpty else { return false }
+        if rest.isEmpty { return true }
+        return rest.first == UInt8(ascii: ".") && rest.count > 1 && rest.dropFirst().allSatisfy(digit)
+    }
+
     /// An `Idempotency-Key`'s length.
     static let idempotencyKeyLength: ClosedRange<Int> = 1...255
 }

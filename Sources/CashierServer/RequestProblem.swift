@@ -1,18 +1,38 @@
 import CashierHTTP
 import Foundation
 
-/// A request the API refuses before doing anything (400 `invalid_request`): the message names
-/// the field and says what it takes.
+/// A request the API refuses before doing anything (`invalid_request`): the message names
+/// the field and says what it takes. 400 when the request does not match the OpenAPI document;
+/// 422 (``unprocessable(_:)``) when it does but a rule across fields, or the server's
+/// configuration, refuses it — so a schema-valid request is never answered 400.
 struct RequestProblem: Error, Sendable {
     let message: String
+    /// 400 or 422.
+    let status: Int
 
-    init(_ message: String) { self.message = message }
+    init(_ message: String) {
+        self.message = message
+        status = 400
+    }
+
+    private init(message: String, status: Int) {
+        self.message = message
+        self.status = status
+    }
+
+    /// A request the document allows that a rule refuses (422).
+    static func unprocessable(_ message: String) -> RequestProblem { RequestProblem(message: message, status: 422) }
 
     /// A JSON body decoded as `type`; a body that does not decode is refused naming the field
     /// (`items[0].amount_minor: expected a whole number that fits in 64 bits`) after `expected`.
-    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPServerRequest, expected: String) throws -> T {
+    /// - Parameter emptyIsObject: an empty body reads as `{}` (a body whose every field is optional).
+    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPServerRequest, expected: String, emptyIsObject: Bool = false) throws
+        -> T
+    {
         do {
-            return try JSONDecoder().decode(type, from: Data(request.body))
+            let body =
+                emptyIsObject && request.body.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) ? Array("{}".utf8) : request.body
+            return try JSONDecoder().decode(type, from: Data(body))
         } catch let error as DecodingError {
             throw RequestProblem(explain(error).map { "\($0); expected \(expected)" } ?? "expected \(expected)")
         } catch {

@@ -44,27 +44,27 @@ import Testing
             cases += [
                 Case(
                     method: "POST", path: "/v1/orders", body: #"{"items":[{"label":"Tea","amount_minor":\#(value)}],"currency":"CNY"}"#,
-                    publishable: false, allowed: [400], field: "amount_minor", alternatives: ["total"]),
+                    publishable: false, allowed: [400, 422], field: "amount_minor", alternatives: ["total"]),
                 Case(
                     method: "POST", path: "/v1/orders",
                     body: #"{"items":[{"label":"Tea","amount":"1.00","quantity":\#(value)}],"currency":"CNY"}"#, publishable: false,
-                    allowed: [400], field: "quantity"),
+                    allowed: [400, 422], field: "quantity"),
                 Case(
                     method: "POST", path: "/v1/orders", body: #"{"items":[\#(item)],"currency":"CNY","expires_in":\#(value)}"#,
-                    publishable: false, allowed: [400], field: "expires_in"),
+                    publishable: false, allowed: [400, 422], field: "expires_in"),
                 Case(
                     method: "POST", path: "/v1/orders", body: #"{"items":[{"sku":"latte","quantity":\#(value)}]}"#, publishable: true,
-                    allowed: [400], field: "quantity"),
+                    allowed: [400, 422], field: "quantity"),
                 Case(
                     method: "POST", path: "/v1/orders", body: #"{"items":[{"sku":"latte"}],"expires_in":\#(value)}"#, publishable: true,
-                    allowed: [400], field: "expires_in"),
+                    allowed: [400, 422], field: "expires_in"),
                 Case(
                     method: "POST", path: "/v1/orders/\(id)/refunds", body: #"{"amount_minor":\#(value)}"#, publishable: false,
-                    allowed: [400], field: "amount_minor"),
+                    allowed: [400, 422], field: "amount_minor"),
                 Case(
                     method: "GET", path: "/v1/orders?limit=\(value.replacingOccurrences(of: "\"", with: ""))", body: nil,
                     publishable: false,
-                    allowed: [400], field: "limit"),
+                    allowed: [400, 422], field: "limit"),
             ]
             // Amounts as decimal text: the same values spelt as decimals (0.5 is a fine amount there).
             let text = value.replacingOccurrences(of: "\"", with: "")
@@ -72,9 +72,10 @@ import Testing
             cases += [
                 Case(
                     method: "POST", path: "/v1/orders", body: #"{"items":[{"label":"Tea","amount":"\#(text)"}],"currency":"CNY"}"#,
-                    publishable: false, allowed: [400], field: "amount", alternatives: ["total"]),
+                    publishable: false, allowed: [400, 422], field: "amount", alternatives: ["total"]),
                 Case(
-                    method: "POST", path: "/v1/orders/\(id)/refunds", body: #"{"amount":"\#(text)"}"#, publishable: false, allowed: [400],
+                    method: "POST", path: "/v1/orders/\(id)/refunds", body: #"{"amount":"\#(text)"}"#, publishable: false,
+                    allowed: [400, 422],
                     field: "amount"),
             ]
         }
@@ -84,13 +85,13 @@ import Testing
                 method: "POST", path: "/v1/orders",
                 body:
                     #"{"items":[{"label":"A","amount_minor":1000000000000},{"label":"B","amount_minor":1000000000000}],"currency":"CNY"}"#,
-                publishable: false, allowed: [400], field: "total"),
+                publishable: false, allowed: [400, 422], field: "total"),
             Case(
                 method: "POST", path: "/v1/orders",
                 body: #"{"items":[{"label":"A","amount_minor":1000000000000,"quantity":100000}],"currency":"CNY"}"#, publishable: false,
-                allowed: [400], field: "total"),
+                allowed: [400, 422], field: "total"),
             Case(
-                method: "GET", path: "/v1/reconciliations/99999-01-01", body: nil, publishable: false, allowed: [400], field: "date"),
+                method: "GET", path: "/v1/reconciliations/99999-01-01", body: nil, publishable: false, allowed: [400, 422], field: "date"),
         ]
 
         var failures: [String] = []

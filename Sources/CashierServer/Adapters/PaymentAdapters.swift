@@ -32,7 +32,7 @@ struct PaymentAdapters: Sendable {
             case nil: provider = defaultWeChatAPI ?? .wechatV2
             case "v2": provider = .wechatV2
             case "v3": provider = .wechatV3
-            case let other?: throw PaymentError(.invalidRequest, "api '\(other)' is not v2 or v3")
+            case let other?: throw RequestProblem("api '\(other)' is not v2 or v3")
             }
         case .alipay:
             guard api == nil else { throw PaymentError(.invalidRequest, "api applies to WeChat Pay methods only") }

@@ -104,28 +104,8 @@ enum SQLStatements {
         _ connection: any SQLConnection
     ) throws {
         let id = "evt_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        struct Payload: Encodable {
-            struct Data: Encodable {
-                let order_id: String
-                let out_trade_no: String
-                let status: String
-                let amount: Money
-                let amount_refunded: Money
-                let refund_required: Bool
-                let payment: PaymentJSON?
-                let refund: RefundJSON?
-            }
-            let id: String
-            let type: String
-            let created: Int64
-            let data: Data
-        }
-        let payload = Payload(
-            id: id, type: type, created: stamp / 1000,
-            data: .init(
-                order_id: order.id, out_trade_no: order.outTradeNo, status: order.status.rawValue, amount: order.total,
-                amount_refunded: order.refunded, refund_required: order.refundRequired, payment: payment.map(PaymentJSON.init),
-                refund: refund.map(RefundJSON.init)))
+        let payload = WebhookEventJSON(
+            id: id, type: type, created: stamp / 1000, order: order, payment: payment, refund: refund)
         try connection.query(
             "INSERT INTO outbox (id, order_id, type, payload, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             [

@@ -1,0 +1,176 @@
+import Cashier
+import CashierStore
+import Foundation
+
+extension OpenAPIDocument {
+    /// The document as JSON (keys sorted, so it is byte-for-byte repeatable).
+    /// - Parameter sandbox: include what `cashier serve --sandbox` adds (``sandboxOperations``).
+    static func data(version: String, sandbox: Bool = false) throws -> Data {
+        var data = try JSONSerialization.data(
+            withJSONObject: try object(version: version, sandbox: sandbox), options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+        data.append(UInt8(ascii: "\n"))
+        return data
+    }
+
+    /// The document as a JSON object.
+    static func object(version: String, sandbox: Bool = false) throws -> [String: Any] {
+        let builder = JSONSchemaBuilder()
+        let error = try builder.schema(example: ErrorJSON.self)
+        var paths: [String: [String: Any]] = [:]
+        for operation in operations + (sandbox ? sandboxOperations : []) {
+            paths[operation.path, default: [:]][operation.method.lowercased()] = try render(operation, builder: builder, error: error)
+        }
+        let event = try builder.schema(example: WebhookEventJSON.self)
+        var webhooks: [String: Any] = [:]
+        for type in WebhookEventJSON.types {
+            webhooks[type] = [
+                "post": [
+                    "operationId": "webhook_" + type.replacingOccurrences(of: ".", with: "_"), "summary": "The \(type) event.",
+                    "requestBody": ["required": true, "content": ["application/json": ["schema": event]]],
+                    "responses": ["2XX": ["description": "Received: any 2xx stops the retries (same Cashier-Event-Id on each)."]],
+                ]
+            ]
+        }
+        return [
+            "openapi": "3.1.0",
+            "info": [
+                "title": "Cashier merchant API", "version": version,
+                "summary": "Orders, payments through WeChat Pay, Alipay and Apple Pay, refunds, books and webhooks.",
+                "description": """
+                Amounts are {"amount": "12.75", "amount_minor": 1275, "currency": "CNY"}: a decimal string and integer minor \
+                units, never a float. Errors are {"error": {"code": …, "message": …}}: 400 when the request does not match this \
+                document, 422 when it does but a rule across its fields (or the server's configuration) refuses it, 409 when \
+                the order is not in a state for it. Create with an Idempotency-Key to retry safely.
+                """,
+                "license": ["name": "MIT", "identifier": "MIT"],
+            ],
+            "tags": ["server", "orders", "payments", "applepay", "refunds", "books", "webhooks", "notifications", "sandbox"].map {
+                ["name": $0]
+            },
+            "paths": paths,
+            "webhooks": webhooks,
+            "components": [
+                "schemas": builder.components,
+                "securitySchemes": [
+                    "secretKey": ["type": "http", "scheme": "bearer", "description": "sk_… — your backend only."],
+                    "publishableKey": [
+                        "type": "http", "scheme": "bearer", "description": "pk_… — the app, with the order's client_secret.",
+                    ],
+                    "clientSecret": [
+                        "type": "apiKey", "in": "query", "name": "client_secret",
+                        "description": "The order's client secret alone: its event stream.",
+                    ],
+                ],
+            ],
+        ]
+    }
+
+    private static func render(_ operation: Operation, builder: JSONSchemaBuilder, error: [String: Any]) throws -> [String: Any] {
+        var entry: [String: Any] = ["operationId": operation.id, "summary": operation.summary, "tags": [operation.tag]]
+        switch operation.access {
+        case .secret: entry["security"] = [["secretKey": [String]()]]
+        case .either: entry["security"] = [["secretKey": [String]()], ["publishableKey": [String]()]]
+        case .clientSecret: entry["security"] = [["secretKey": [String]()], ["clientSecret": [String]()]]
+        case .provider, .none: entry["security"] = [[String: [String]]]()
+        }
+        var parameters = operation.parameters.map { parameter -> [String: Any] in
+            [
+                "name": parameter.name, "in": parameter.location, "required": parameter.required, "schema": parameter.schema,
+                "description": parameter.description,
+            ]
+        }
+        for (name, schema, description) in pathParameters where operation.path.contains("{\(name)}") {
+            parameters.insert(["name": name, "in": "path", "required": true, "schema": schema, "description": description], at: 0)
+        }
+        if operation.idempotent {
+            parameters.append([
+                "name": "Idempotency-Key", "in": "header", "required": false,
+                "schema": [
+                    "type": "string", "minLength": RequestBounds.idempotencyKeyLength.lowerBound,
+                    "maxLength": RequestBounds.idempotencyKeyLength.upperBound, "pattern": "^[\\x21-\\x7e]+$",
+                ],
+                "description": "Retry safely: the same key and body get the same answer; another body with it gets 409.",
+            ])
+        }
+        if !parameters.isEmpty { entry["parameters"] = parameters }
+        switch operation.body {
+        case .json(let type, let optional)?:
+            entry["requestBody"] = [
+                "required": !optional, "content": ["application/json": ["schema": try decodingSchema(type, builder)]],
+            ]
+        case .provider(let contentType, let description)?:
+            let schema: [String: Any] = contentType.hasSuffix("urlencoded") ? ["type": "object"] : ["type": "string"]
+            entry["requestBody"] = ["required": true, "description": description, "content": [contentType: ["schema": schema]]]
+        case nil: break
+        }
+        var responses: [String: Any] = [:]
+        for response in operation.responses {
+            var rendered: [String: Any] = ["description": response.description]
+            switch response.content {
+            case .json(let type):
+                let example = try JSONSerialization.jsonObject(with: JSONEncoder().encode(type.schemaExample))
+                rendered["content"] = ["application/json": ["schema": try builder.schema(example: type), "example": example]]
+            case .anyObject(let description):
+                rendered["content"] = ["application/json": ["schema": ["type": "object", "description": description]]]
+            case .text(let contentType):
+                rendered["content"] = [contentType: ["schema": ["type": "string"]]]
+            case .eventStream(let event, let type):
+                let data: [String: Any] = [
+                    "type": "string", "contentMediaType": "application/json", "contentSchema": try builder.schema(example: type),
+                ]
+                rendered["content"] = [
+                    "text/event-stream": [
+                        "schema": [
+                            "type": "object", "required": ["data"],
+                            "properties": [
+                                "event": ["const": event], "id": ["type": "string"], "retry": ["type": "integer"], "data": data,
+                            ],
+                        ]
+                    ]
+                ]
+            case .empty: break
+            }
+            if !response.links.isEmpty { rendered["links"] = response.links }
+            responses[response.status] = rendered
+        }
+        func add(_ status: String, _ description: String) {
+            if responses[status] == nil {
+                responses[status] = ["description": description, "content": ["application/json": ["schema": error]]]
+            }
+        }
+        if operation.access != .provider {
+            if operation.access != .none { add("401", "No key, a wrong key, or the publishable key where the secret key is needed.") }
+            if operation.body != nil || !operation.parameters.isEmpty || operation.path.contains("{") {
+                add("400", "The request does not match this document; the message names the field.")
+                add("422", "The request matches this document, but a rule across its fields or the server's configuration refuses it.")
+            }
+            if operation.path.contains("{") { add("404", "No such order (or record) for these credentials.") }
+            if operation.conflicts || operation.idempotent {
+                add("409", "Not in a state for this, or the Idempotency-Key was used differently.")
+            }
+            if operation.callsProvider {
+                add("502", "The provider refused.")
+                add("503", "The provider did not answer (or calls to it are paused): nothing happened; retry later.")
+            }
+            if operation.id == "createOrder" { add("403", "The publishable key may only name catalog SKUs.") }
+            responses["default"] = [
+                "description": "Anything else: the body is too large (413), the server is stopping or busy (503).",
+                "content": ["application/json": ["schema": error]],
+            ]
+        }
+        entry["responses"] = responses
+        return entry
+    }
+
+    private static func decodingSchema(_ type: any Decodable.Type, _ builder: JSONSchemaBuilder) throws -> [String: Any] {
+        try builder.schema(decoding: type)
+    }
+
+    static var pathParameters: [(String, [String: Any], String)] {
+        [
+            ("id", ["type": "string", "minLength": 1], "The order's id (ord_…), or the webhook's (evt_…)."),
+            ("date", ["type": "string", "format": "date", "pattern": day], "The day, YYYY-MM-DD (Beijing time)."),
+            ("file", ["type": "string", "enum": ["orders.csv", "payments.csv", "refunds.csv"]], "Which records."),
+        ]
+    }
+}

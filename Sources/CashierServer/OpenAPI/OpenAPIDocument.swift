@@ -1,0 +1,340 @@
+import Cashier
+import CashierStore
+import Foundation
+
+/// The OpenAPI 3.1 description of the merchant API, served at `/openapi.json` and checked in as
+/// `docs/openapi.json`. Request and response schemas are read from the Swift types the handlers
+/// decode and encode (``JSONSchemaBuilder``); this list says which operation takes and answers
+/// which, who may call it, and its parameters. Tests check that it names exactly the routes the
+/// server answers and that the checked-in copy is what the server serves.
+enum OpenAPIDocument {
+    /// Who may call an operation.
+    enum Access {
+        /// The secret key (`sk_…`): the merchant's backend.
+        case secret
+        /// The secret key, or the publishable key (`pk_…`) with the order's client secret.
+        case either
+        /// The secret key, or the order's client secret alone (`?client_secret=`).
+        case clientSecret
+        /// A payment provider: the body's signature is the credential.
+        case provider
+        case none
+    }
+
+    /// What a request carries.
+    enum Body {
+        /// JSON read as `type`; `optional` when an empty body is fine.
+        case json(any Decodable.Type, optional: Bool = false)
+        /// A provider's notification: its own format.
+        case provider(contentType: String, description: String)
+    }
+
+    /// What a response carries.
+    enum Content {
+        case json(any SchemaExample.Type)
+        /// Any JSON object (Apple's merchant session, the sheet update).
+        case anyObject(String)
+        case text(contentType: String)
+        /// Server-Sent Events whose `data` is `type` as JSON.
+        case eventStream(event: String, data: any SchemaExample.Type)
+        case empty
+    }
+
+    struct Response {
+        let status: String
+        let description: String
+        let content: Content
+        var links: [String: [String: Any]] = [:]
+        var headers: [String: String] = [:]
+    }
+
+    struct Parameter {
+        let name: String
+        let location: String
+        let schema: [String: Any]
+        let description: String
+        var required = false
+
+        static func query(_ name: String, _ schema: [String: Any], _ description: String) -> Parameter {
+            Parameter(name: name, location: "query", schema: schema, description: description)
+        }
+    }
+
+    struct Operation {
+        let method: String
+        let path: String
+        let id: String
+        let tag: String
+        let summary: String
+        let access: Access
+        var body: Body?
+        var parameters: [Parameter] = []
+        var responses: [Response]
+        /// Honours `Idempotency-Key`.
+        var idempotent = false
+        /// May ask a provider, which may not answer (502, 503).
+        var callsProvider = false
+        /// Refused when the order is not in a state for it (409).
+        var conflicts = false
+    }
+
+    // MARK: Parameters
+
+    static var listParameters: [Parameter] {
+        [
+            .query(
+                "limit", ["type": "integer", "minimum": RequestBounds.listLimit.lowerBound, "maximum": RequestBounds.listLimit.upperBound],
+                "How many to list (default 20)."),
+            .query("starting_after", ["type": "string"], "The last id of the previous page: the page after it."),
+        ]
+    }
+
+    static var dayRange: [Parameter] {
+        [
+            .query(
+                "from", ["type": "string", "format": "date", "pattern": day],
+                "First day (YYYY-MM-DD, the merchant's time zone), included; with to."),
+            .query("to", ["type": "string", "format": "date", "pattern": day], "Last day (YYYY-MM-DD), included; with from."),
+        ]
+    }
+
+    static func recordFilters(statuses: [String], search: String) -> [Parameter] {
+        [
+            .query("provider", ["type": "string", "enum": names(PaymentProvider.self)], "Only this provider's."),
+            .query("method", ["type": "string", "enum": names(PaymentMethod.self)], "Only this method's."),
+            .query("status", ["type": "string", "enum": statuses], "Only in this status."),
+            .query("q", ["type": "string"], search),
+        ] + dayRange + listParameters
+    }
+
+    static var orderClientSecret: Parameter {
+        .query(
+            "client_secret", ["type": "string"], "The order's client secret: required with the publishable key (or alone, for the stream).")
+    }
+
+    // MARK: Operations
+
+    static func ok(_ type: any SchemaExample.Type, _ description: String = "OK", status: String = "200") -> Response {
+        Response(status: status, description: description, content: .json(type))
+    }
+
+    static var orderLinks: [String: [String: Any]] {
+        [
+            "GetOrder": ["operationId": "getOrder", "parameters": ["id": "$response.body#/id"]],
+            "StartPayment": [
+                "operationId": "startPayment", "parameters": ["id": "$response.body#/id"],
+                "requestBody": ["method": "wechat.native", "client_secret": "$response.body#/client_secret"],
+            ],
+            "RefundOrder": ["operationId": "refundOrder", "parameters": ["id": "$response.body#/id"]],
+            "CloseOrder": ["operationId": "closeOrder", "parameters": ["id": "$response.body#/id"]],
+            "ListOrderEvents": ["operationId": "listOrderEvents", "parameters": ["id": "$response.body#/id"]],
+        ]
+    }
+
+    static var operations: [Operation] {
+        [
+            Operation(
+                method: "GET", path: "/healthz", id: "health", tag: "server", summary: "Liveness, and which instance answered.",
+                access: .none, responses: [ok(HealthJSON.self)]),
+            Operation(
+                method: "GET", path: "/metrics", id: "metrics", tag: "server", summary: "Counters in the Prometheus text format.",
+                access: .none, responses: [.init(status: "200", description: "Prometheus text", content: .text(contentType: "text/plain"))]),
+            Operation(
+                method: "GET", path: "/openapi.json", id: "openapi", tag: "server", summary: "This document.", access: .none,
+                responses: [.init(status: "200", description: "OpenAPI 3.1", content: .anyObject("The OpenAPI document."))]),
+            Operation(
+                method: "POST", path: "/v1/orders", id: "createOrder", tag: "orders",
+                summary:
+                    "Create an order from priced items (secret key), or from catalog SKUs (publishable key, when a catalog is configured).",
+                access: .either, body: .json(OrderRequest.self),
+                responses: [
+                    Response(status: "201", description: "Created", content: .json(OrderJSON.self), links: orderLinks)
+                ], idempotent: true),
+            Operation(
+                method: "GET", path: "/v1/orders", id: "listOrders", tag: "orders", summary: "Orders, newest first.", access: .secret,
+                parameters: [
+                    .query("status", ["type": "string", "enum": names(PaymentStatus.self)], "Only orders in this status."),
+                    .query("out_trade_no", ["type": "string"], "The order (or one of its payments) with this trade number."),
+                ] + listParameters, responses: [ok(MerchantAPI.Page.self)]),
+            Operation(
+                method: "GET", path: "/v1/orders/{id}", id: "getOrder", tag: "orders",
+                summary: "An order with its payments and refunds; a payment pending too long is first queried at its provider.",
+                access: .either, parameters: [orderClientSecret], responses: [ok(OrderJSON.self)], callsProvider: true),
+            Operation(
+                method: "POST", path: "/v1/orders/{id}/payments", id: "startPayment", tag: "payments",
+                summary: "Start a payment: the parameters the app hands its wallet. Closes the order's earlier open attempts.",
+                access: .either, body: .json(PaymentRequestBody.self),
+                responses: [
+                    Response(
+                        status: "200", description: "Started", content: .json(PaymentStartJSON.self),
+                        links: [
+                            "GetOrder": ["operationId": "getOrder", "parameters": ["id": "$request.path.id"]],
+                            "PayInSandbox": ["operationId": "sandboxPayOrder", "parameters": ["id": "$request.path.id"]],
+                        ])
+                ], callsProvider: true, conflicts: true),
+            Operation(
+                method: "POST", path: "/v1/orders/{id}/payments/applepay/authorize", id: "authorizeApplePay", tag: "applepay",
+                summary:
+                    "Verify an Apple Pay token (decrypt it when the server holds the processing key) and authorise it at the processor.",
+                access: .either, body: .json(MerchantAPI.AuthorizeBody.self), responses: [ok(MerchantAPI.AuthorizationAnswer.self)],
+                callsProvider: true, conflicts: true),
+            Operation(
+                method: "POST", path: "/v1/orders/{id}/payments/applepay/update", id: "updateApplePaySheet", tag: "applepay",
+                summary:
+                    "The sheet's shipping method, contact or coupon: the server reprices the unpaid order and answers the sheet's update.",
+                access: .either, body: .json(MerchantAPI.SheetUpdateBody.self),
+                responses: [
+                    .init(
+                        status: "200", description: "newTotal, newLineItems (newShippingMethods, errors)",
+                        content: .anyObject("Apple Pay's update."))
+                ],
+                conflicts: true),
+            Operation(
+                method: "POST", path: "/v1/applepay/sessions", id: "createApplePaySession", tag: "applepay",
+                summary: "Apple Pay on the web: a merchant session from Apple for validation_url (Apple's hosts only).", access: .either,
+                body: .json(MerchantAPI.SessionBody.self),
+                responses: [
+                    .init(
+                        status: "200", description: "Apple's merchant session, as it came", content: .anyObject("Apple's merchant session.")
+                    )
+                ],
+                callsProvider: true),
+            Operation(
+                method: "GET", path: "/.well-known/apple-developer-merchantid-domain-association", id: "appleDomainAssociation",
+                tag: "applepay", summary: "The domain-association file Apple gave the merchant.", access: .none,
+                responses: [
+                    .init(status: "200", description: "The file", content: .text(contentType: "text/plain")),
+                    .init(status: "404", description: "None is configured", content: .json(ErrorJSON.self)),
+                ]),
+            Operation(
+                method: "POST", path: "/v1/orders/{id}/capture", id: "capturePayment", tag: "payments",
+                summary: "Capture an Apple Pay authorisation made with capture manual: all, or part (the rest is released).",
+                access: .secret, body: .json(MerchantAPI.CaptureBody.self, optional: true), responses: [ok(OrderJSON.self)],
+                idempotent: true, callsProvider: true, conflicts: true),
+            Operation(
+                method: "POST", path: "/v1/orders/{id}/void", id: "voidPayment", tag: "payments",
+                summary: "Void an uncaptured Apple Pay authorisation (recorded as a full refund).", access: .secret,
+                body: .json(MerchantAPI.CaptureBody.self, optional: true), responses: [ok(OrderJSON.self)], idempotent: true,
+                callsProvider: true, conflicts: true),
+            Operation(
+                method: "POST", path: "/v1/orders/{id}/refunds", id: "refundOrder", tag: "refunds",
+                summary: "Refund part or all of a payment: reserved first, never more than it took.", access: .secret,
+                body: .json(MerchantAPI.RefundBody.self),
+                responses: [
+                    ok(MerchantAPI.RefundAnswer.self, "Refunded"),
+                    ok(MerchantAPI.RefundAnswer.self, "Accepted: the provider is still working on it", status: "202"),
+                ], idempotent: true, callsProvider: true, conflicts: true),
+            Operation(
+                method: "POST", path: "/v1/orders/{id}/close", id: "closeOrder", tag: "orders",
+                summary: "Close an unpaid order at its provider and here.", access: .secret, responses: [ok(OrderJSON.self)],
+                callsProvider: true, conflicts: true),
+            Operation(
+                method: "GET", path: "/v1/orders/{id}/events", id: "listOrderEvents", tag: "orders",
+                summary: "The order's append-only event log, oldest first.", access: .secret, responses: [ok(MerchantAPI.EventPage.self)]),
+            Operation(
+                method: "GET", path: "/v1/orders/{id}/stream", id: "streamOrder", tag: "orders",
+                summary: "The order as Server-Sent Events: an `order` event (data: the order) at once and at every change, id = the "
+                    + "order's version; a comment every 15 s; ends when the order is closed or refunded, or after 5 minutes.",
+                access: .clientSecret, parameters: [orderClientSecret],
+                responses: [
+                    .init(status: "200", description: "The event stream", content: .eventStream(event: "order", data: OrderJSON.self)),
+                    .init(
+                        status: "204", description: "A reconnect (Last-Event-ID) to an order that will not change again", content: .empty),
+                ]),
+            Operation(
+                method: "GET", path: "/v1/reconciliations/{date}", id: "getReconciliation", tag: "books",
+                summary: "Reconcile a day (YYYY-MM-DD, Beijing time): each provider's bill against the payments here.", access: .secret,
+                responses: [ok(ReconciliationReport.self)], callsProvider: true),
+            Operation(
+                method: "GET", path: "/v1/payments", id: "listPayments", tag: "books", summary: "Payment attempts, newest first.",
+                access: .secret,
+                parameters: recordFilters(statuses: names(PaymentAttemptStatus.self), search: "An id, out_trade_no or transaction id.") + [
+                    .query("refund_required", ["type": "boolean"], "Only payments whose money must go back.")
+                ], responses: [ok(MerchantAPI.RecordPage<PaymentJSON>.self)]),
+            Operation(
+                method: "GET", path: "/v1/refunds", id: "listRefunds", tag: "books", summary: "Refunds, newest first.", access: .secret,
+                parameters: recordFilters(statuses: names(RefundStatus.self), search: "An id, out_refund_no or out_trade_no."),
+                responses: [ok(MerchantAPI.RecordPage<RefundJSON>.self)]),
+            Operation(
+                method: "GET", path: "/v1/exports/{file}", id: "exportRecords", tag: "books",
+                summary: "What was created from `from` to `to`, as CSV (UTF-8 with a byte-order mark).", access: .secret,
+                parameters: dayRange.map {
+                    Parameter(name: $0.name, location: $0.location, schema: $0.schema, description: $0.description, required: true)
+                },
+                responses: [.init(status: "200", description: "CSV", content: .text(contentType: "text/csv"))]),
+            Operation(
+                method: "GET", path: "/v1/webhooks", id: "listWebhooks", tag: "webhooks", summary: "Webhook deliveries, newest first.",
+                access: .secret,
+                parameters: [
+                    .query("state", ["type": "string", "enum": ["delivered", "failed", "pending"]], "Only deliveries in this state."),
+                    .query("order_id", ["type": "string"], "Only this order's."),
+                ] + dayRange + listParameters, responses: [ok(MerchantAPI.RecordPage<MerchantAPI.WebhookJSON>.self)]),
+            Operation(
+                method: "POST", path: "/v1/webhooks/{id}/resend", id: "resendWebhook", tag: "webhooks",
+                summary: "Send a webhook again (the same event id, signed anew).", access: .secret,
+                responses: [ok(MerchantAPI.WebhookJSON.self)], conflicts: true),
+            Operation(
+                method: "POST", path: "/v1/webhooks/resend", id: "resendFailedWebhooks", tag: "webhooks",
+                summary: "Send again every failed delivery queued from `from` to `to`.", access: .secret,
+                body: .json(MerchantAPI.WebhookRangeBody.self), responses: [ok(MerchantAPI.ResendAnswer.self)], conflicts: true),
+        ] + notificationOperations
+    }
+
+    /// The providers' callbacks, answered in each provider's own protocol: WeChat Pay v2 and
+    /// Alipay answer 200 with a refusal in the body (FAIL, `failure`), which makes them send again.
+    static var notificationOperations: [Operation] {
+        let xml = "application/xml"
+        let v2 = [
+            Response(
+                status: "200", description: "SUCCESS (recorded, or a repeat) or FAIL (refused or not recorded yet: WeChat Pay sends again)",
+                content: .text(contentType: xml))
+        ]
+        let v3 = [
+            Response(status: "204", description: "Recorded, or a repeat", content: .empty),
+            Response(
+                status: "400", description: "Refused: another merchant, order or amount",
+                content: .anyObject("{\"code\":\"FAIL\",\"message\":…}")),
+            Response(status: "401", description: "The signature does not verify", content: .anyObject("{\"code\":\"FAIL\",\"message\":…}")),
+            Response(
+                status: "500", description: "Not recorded yet: WeChat Pay sends again",
+                content: .anyObject("{\"code\":\"FAIL\",\"message\":…}")),
+        ]
+        let alipay = [
+            Response(
+                status: "200", description: "`success` (recorded, or a repeat) or `failure` (Alipay sends again)",
+                content: .text(contentType: "text/plain"))
+        ]
+        return [
+            ("/notify/wechat/v2", "notifyWeChatV2", xml, "WeChat Pay API v2 payment notifications (signed XML).", v2),
+            ("/notify/wechat/v2/refund", "notifyWeChatV2Refund", xml, "WeChat Pay API v2 refund results (encrypted req_info).", v2),
+            (
+                "/notify/wechat/v3", "notifyWeChatV3", "application/json",
+                "WeChat Pay API v3 notifications (signed JSON, AES-256-GCM resource).", v3
+            ),
+            (
+                "/notify/alipay", "notifyAlipay", "application/x-www-form-urlencoded",
+                "Alipay asynchronous notifications (RSA2-signed form).", alipay
+            ),
+        ].map { path, id, contentType, summary, responses in
+            Operation(
+                method: "POST", path: path, id: id, tag: "notifications", summary: summary + " Verified before anything is read.",
+                access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."), responses: responses
+            )
+        }
+    }
+
+    /// What `cashier serve --sandbox` adds: paying an order in the sandbox, as a payer would.
+    static var sandboxOperations: [Operation] {
+        [
+            Operation(
+                method: "POST", path: "/v1/test_helpers/orders/{id}/pay", id: "sandboxPayOrder", tag: "sandbox",
+                summary: "Sandbox only: the payer pays the order's open WeChat Pay or Alipay attempt; answers once the provider's "
+                    + "notification has been recorded.", access: .secret,
+                responses: [
+                    Response(
+                        status: "200", description: "Paid", content: .json(OrderJSON.self),
+                        links: ["RefundOrder": ["operationId": "refundOrder", "parameters": ["id": "$response.body#/id"]]])
+                ], conflicts: true)
+        ]
+    }
+}

@@ -1,0 +1,111 @@
+import CashierServer
+import Foundation
+import TestSupport
+import Testing
+
+/// The merchant API against its OpenAPI document: the checked-in copy is what the server serves,
+/// the document is valid OpenAPI 3.1, and Schemathesis — every phase, every check, with the secret
+/// key and with the publishable key — finds nothing. What it found earlier is kept below as
+/// regression cases.
+@Suite(.serialized) struct OpenAPIContractTests {
+    @Test func theCheckedInDocumentIsWhatTheServerServes() async throws {
+        let fixture = try await MerchantServerTests.Fixture()
+        let served = try await fixture.call("GET", "/openapi.json", key: "")
+        let checkedIn = try Data(contentsOf: packageRoot.appendingPathComponent("docs/openapi.json"))
+        #expect(
+            served.body == checkedIn,
+            "docs/openapi.json differs from what the server serves: run `swift run cashier openapi > docs/openapi.json`")
+        #expect(try MerchantServer.openAPIDocument() == checkedIn)
+        // Sandbox mode adds its test helper, and only then.
+        #expect(!String(decoding: checkedIn, as: UTF8.self).contains("/v1/test_helpers/"))
+        #expect(String(decoding: try MerchantServer.openAPIDocument(sandbox: true), as: UTF8.self).contains("/v1/test_helpers/"))
+        await fixture.stop()
+    }
+
+    @Test func everyOperationHasItsSchemasAndErrors() throws {
+        let document = try #require(try JSONSerialization.jsonObject(with: MerchantServer.openAPIDocument()) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: [String: Any]]])
+        for (path, methods) in paths {
+            for (method, operation) in methods {
+                let responses = try #require(operation["responses"] as? [String: Any], "\(method) \(path)")
+                #expect(responses.keys.contains { $0.hasPrefix("2") }, "\(method) \(path) has no 2xx answer")
+                if path.hasPrefix("/v1/") {
+                    #expect(responses["401"] != nil && responses["default"] != nil, "\(method) \(path) lacks its errors")
+                }
+                #expect(operation["operationId"] is String, "\(method) \(path)")
+            }
+        }
+        let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
+        let order = try #require(schemas["Order"]?["properties"] as? [String: [String: Any]])
+        // From the type: the fields OrderJSON encodes, with the notes' enumerations.
+        #expect(Set(order.keys).isSuperset(of: ["id", "status", "amount", "payments", "refunds", "checkout_url"]))
+        #expect((order["status"]?["enum"] as? [String])?.contains("paid") == true)
+        let request = try #require(schemas["OrderRequest"])
+        #expect((request["required"] as? [String]) == ["items"])
+        #expect((document["webhooks"] as? [String: Any])?.keys.contains("order.paid") == true)
+    }
+
+    @Test(arguments: ["secret", "publishable"])
+    func schemathesisFindsNothing(key: String) async throws {
+        let fixture = try await MerchantServerTests.Fixture(
+            webhook: .init(url: URL(string: "http://127.0.0.1:9/hooks")!, secret: "whsec_st"), sandboxHelpers: true)
+        let reports = FileManager.default.temporaryDirectory.appendingPathComponent("schemathesis-\(key)-\(UUID().uuidString)")
+        let seconds = ProcessInfo.processInfo.environment["CASHIER_SCHEMATHESIS_SECONDS"] ?? "40"
+        let result = try await runSubprocess(
+            packageRoot.appendingPathComponent("scripts/test/schemathesis").path,
+            [
+                fixture.server.baseURL.absoluteString.trimmingCharacters(in: ["/"]),
+                key == "secret" ? fixture.keys.secret : fixture.keys.publishable,
+                seconds, reports.path,
+            ])
+        let summary = result.stdout.components(separatedBy: "SUMMARY").last ?? result.stdout
+        #expect(
+            result.status == 0, "Schemathesis (\(key) key) found problems:\n\(result.stdout.suffix(6000))\n\(result.stderr.suffix(2000))")
+        #expect(summary.contains("Stateful") && summary.contains("passed"), "\(summary)")
+        await fixture.stop()
+    }
+
+    // MARK: What Schemathesis found, kept
+
+    @Test func anApplePayTokenThatIsNotAnObjectIsRefusedNotACrash() async throws {
+        // {"token": "x"} reached JSONSerialization.data(withJSONObject:), which traps on a bare string.
+        let fixture = try await MerchantServerTests.Fixture()
+        let order = try await fixture.createOrder(amount: "5.00")
+        let id = try #require(order["id"] as? String)
+        for token: Any in ["x", 5, [1, 2], NSNull()] {
+            let answer = try await fixture.call("POST", "/v1/orders/\(id)/payments/applepay/authorize", json: ["token": token])
+            #expect(answer.status == 400, "\(token): \(answer.status)")
+        }
+        #expect(try await fixture.call("GET", "/healthz").status == 200)
+        await fixture.stop()
+    }
+
+    @Test func anEscapedHashOrQuestionMarkStaysInThePath() async throws {
+        // `POST /v1/orders/B%23/close` was cut at the decoded `#` and reached `/v1/orders/B` (405).
+        let fixture = try await MerchantServerTests.Fixture()
+        for id in ["B%23", "B%3Fx=1"] {
+            let answer = try await fixture.call("POST", "/v1/orders/\(id)/close")
+            #expect(answer.status == 404, "\(id): \(answer.status)")
+        }
+        await fixture.stop()
+    }
+
+    @Test func optionalBodiesMayBeEmptyAndRulesAnswer422() async throws {
+        let fixture = try await MerchantServerTests.Fixture()
+        let order = try await fixture.createOrder(amount: "5.00")
+        let id = try #require(order["id"] as? String)
+        // capture and void take an empty body (all optional fields): an order with nothing to capture is 409, not 400.
+        #expect(try await fixture.call("POST", "/v1/orders/\(id)/void").status == 409)
+        // Schema-valid, refused by a rule across fields: 422, never 400.
+        #expect(try await fixture.call("GET", "/v1/payments?from=2026-12-02&to=2026-12-01").status == 422)
+        #expect(try await fixture.call("GET", "/v1/payments?from=2026-12-01").status == 422)
+        #expect(try await fixture.call("GET", "/v1/payments?from=2026-02-30&to=2026-03-01").status == 400)
+        let refund = try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "0"])
+        #expect(refund.status == 422)
+        // Without credentials the stream says 401, whether or not the order exists.
+        #expect(try await fixture.call("GET", "/v1/orders/\(id)/stream?client_secret=wrong", key: "").status == 401)
+        #expect(try await fixture.call("GET", "/v1/orders/ord_nothing/stream?client_secret=wrong", key: "").status == 401)
+        #expect(try await fixture.call("GET", "/v1/orders/ord_nothing/stream").status == 404)
+        await fixture.stop()
+    }
+}
