@@ -61,14 +61,15 @@ extension MerchantAPI {
                     do {
                         return try option.method(in: currency)
                     } catch {
-                        throw RequestProblem(
-                            "shipping_methods[\(index)]: '\(option.amount)' is not an amount of zero or more in \(currency.code)")
+                        // The document's pattern takes a decimal; its sign and precision are the currency's rule.
+                        let message = "shipping_methods[\(index)]: '\(option.amount)' is not an amount of zero or more in \(currency.code)"
+                        throw RequestBounds.isDecimal(option.amount) ? RequestProblem.unprocessable(message) : RequestProblem(message)
                     }
                 }
                 do {
                     try ShippingMethod.validateUnique(methods)
                 } catch let error as MoneyError {
-                    throw RequestProblem(error.message)
+                    throw RequestProblem.unprocessable(error.message)  // two methods with one identifier
                 }
                 sheet = OrderSheet(goods: goods, shippingMethods: methods)
                 sheet?.commitment = commitment

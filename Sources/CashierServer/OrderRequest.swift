@@ -54,9 +54,11 @@ struct OrderRequest: Decodable {
 
     /// The line items, priced exactly (SKUs from `catalog`). - Throws: `PaymentError.invalidRequest` naming the item.
     func lineItems(catalog: Catalog?) throws -> [LineItem] {
-        guard !items.isEmpty else { throw PaymentError(.invalidRequest, "items is empty: an order needs at least one item") }
+        // What the OpenAPI document says of the request's shape is refused as a RequestProblem (400);
+        // the rest (totals, precision, the catalog) as a PaymentError, which the API answers 422.
+        guard !items.isEmpty else { throw RequestProblem("items is empty: an order needs at least one item") }
         guard items.count <= RequestBounds.items else {
-            throw PaymentError(.invalidRequest, "an order takes at most \(RequestBounds.items) items, not \(items.count)")
+            throw RequestProblem("an order takes at most \(RequestBounds.items) items, not \(items.count)")
         }
         for (index, item) in items.enumerated() {
             if let quantity = item.quantity {
@@ -70,7 +72,7 @@ struct OrderRequest: Decodable {
         switch (self.currency, catalog) {
         case (let code?, _):
             guard let parsed = try? Currency(code: code) else {
-                throw PaymentError(.invalidRequest, "currency '\(code)' is not an ISO 4217 code (e.g. CNY)")
+                throw RequestProblem("currency '\(code)' is not an ISO 4217 code (e.g. CNY)")
             }
             currency = parsed
         case (nil, let catalog?) where isCatalogOnly: currency = catalog.currency
@@ -79,7 +81,7 @@ struct OrderRequest: Decodable {
         return try items.enumerated().map { index, item in
             if let sku = item.sku {
                 guard item.amount == nil, item.amount_minor == nil else {
-                    throw PaymentError(.invalidRequest, "items[\(index)] names sku \(sku) and a price: the catalog prices SKUs")
+                    throw RequestProblem("items[\(index)] names sku \(sku) and a price: the catalog prices SKUs")
                 }
                 guard let catalog else { throw PaymentError(.invalidRequest, "items[\(index)].sku: this server has no catalog") }
                 guard catalog.currency == currency else {
@@ -87,7 +89,7 @@ struct OrderRequest: Decodable {
                 }
                 return try catalog.lineItem(sku: sku, quantity: Int(item.quantity?.value ?? 1))
             }
-            guard let label = item.label else { throw PaymentError(.invalidRequest, "items[\(index)] needs a label (or a catalog sku)") }
+            guard let label = item.label else { throw RequestProblem("items[\(index)] needs a label (or a catalog sku)") }
             let unit: Money
             switch (item.amount, item.amount_minor) {
             case (let text?, nil):
@@ -103,7 +105,7 @@ struct OrderRequest: Decodable {
                 }
                 unit = parsed
             case (nil, let minor?): unit = Money(minorUnits: minor.value, currency: currency)
-            default: throw PaymentError(.invalidRequest, "items[\(index)] needs exactly one of amount (\"12.75\") or amount_minor (1275)")
+            default: throw RequestProblem("items[\(index)] needs exactly one of amount (\"12.75\") or amount_minor (1275)")
             }
             do {
                 return try LineItem(

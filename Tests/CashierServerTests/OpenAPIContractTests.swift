@@ -39,7 +39,8 @@ import Testing
         let order = try #require(schemas["Order"]?["properties"] as? [String: [String: Any]])
         // From the type: the fields OrderJSON encodes, with the notes' enumerations.
         #expect(Set(order.keys).isSuperset(of: ["id", "status", "amount", "payments", "refunds", "checkout_url"]))
-        #expect((order["status"]?["enum"] as? [String])?.contains("paid") == true)
+        #expect(order["status"]?["$ref"] as? String == "#/components/schemas/OrderStatus")
+        #expect((schemas["OrderStatus"]?["enum"] as? [String])?.contains("paid") == true)
         let request = try #require(schemas["OrderRequest"])
         #expect((request["required"] as? [String]) == ["items"])
         #expect((document["webhooks"] as? [String: Any])?.keys.contains("order.paid") == true)
@@ -106,6 +107,22 @@ import Testing
         #expect(try await fixture.call("GET", "/v1/orders/\(id)/stream?client_secret=wrong", key: "").status == 401)
         #expect(try await fixture.call("GET", "/v1/orders/ord_nothing/stream?client_secret=wrong", key: "").status == 401)
         #expect(try await fixture.call("GET", "/v1/orders/ord_nothing/stream").status == 404)
+        await fixture.stop()
+    }
+}
+
+/// A client generated from the document by a maintained generator (openapi-python-client) runs
+/// the money flow against a sandbox server: what a merchant in another language would do.
+@Suite struct GeneratedClientTests {
+    @Test func aGeneratedPythonClientTakesAnOrderFromCreationToRefund() async throws {
+        let fixture = try await MerchantServerTests.Fixture(sandboxHelpers: true)
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("generated-client-\(UUID().uuidString)")
+        let result = try await runSubprocess(
+            packageRoot.appendingPathComponent("scripts/test/generated_client").path,
+            [fixture.server.baseURL.absoluteString.trimmingCharacters(in: ["/"]), fixture.keys.secret, work.path])
+        #expect(result.status == 0 && result.stdout.contains(" 0 failed"), "\(result.stdout)\n\(result.stderr.suffix(3000))")
+        #expect(result.stdout.contains("13 passed"), "\(result.stdout)")
+        try? FileManager.default.removeItem(at: work)
         await fixture.stop()
     }
 }

@@ -205,7 +205,7 @@ check("a foreign return_url is refused", "not allowed" in element(desktop, "noti
       and not desktop.find_elements(By.ID, "methods"), desktop.find_element(By.TAG_NAME, "body").text[:120])
 status, refused = call("POST", api + "/v1/orders", {"items": [{"label": "x", "amount": "1.00"}], "currency": "CNY",
                                                    "return_url": "https://evil.example/"}, key=secret)
-check("an order with a foreign return_url is refused", status == 400, refused)
+check("an order with a foreign return_url is refused", status == 422, refused)
 
 # An expired order shows so and offers nothing.
 expiring = order("Expiring", expires_in=1)

@@ -32,7 +32,7 @@ final class JSONSchemaBuilder {
         if let (schema, value) = Self.primitive(T.self) { return (schema, value) }
         let probe = JSONSchemaProbe(builder: self)
         let value = try T(from: probe)
-        return (try named(probe.shape.schema(), for: T.self), value)
+        return (try named(probe.shape, for: T.self), value)
     }
 
     // MARK: Encoding side
@@ -43,7 +43,7 @@ final class JSONSchemaBuilder {
         if let (schema, _) = Self.primitive(type) { return schema }
         let recorder = JSONSchemaRecorder(builder: self)
         try value.encode(to: recorder)
-        return try named(recorder.shape.schema(), for: type)
+        return try named(recorder.shape, for: type)
     }
 
     /// The schema of a type whose value is absent (an optional left `nil` in an example).
@@ -58,7 +58,8 @@ final class JSONSchemaBuilder {
     // MARK: Components
 
     /// An object becomes a named component (`$ref`); arrays, maps and plain values stay inline.
-    private func named(_ schema: [String: Any], for type: Any.Type) throws -> [String: Any] {
+    private func named(_ shape: SchemaShape, for type: Any.Type) throws -> [String: Any] {
+        let schema = try shape.schema()
         guard schema["properties"] != nil else { return schema }
         let documented = type as? any SchemaDocumented.Type
         let name = documented?.schemaName ?? Self.defaultName(type)
@@ -69,6 +70,8 @@ final class JSONSchemaBuilder {
                 guard var property = properties[key] else {
                     throw Problem(description: "\(name): a note names \(key), which the type does not have")
                 }
+                // A shared enumeration stands for the plain type it narrows.
+                if notes["$ref"] != nil { property = property.filter { $0.key == "description" } }
                 property.merge(notes) { _, note in note }
                 properties[key] = property
             }
@@ -76,12 +79,46 @@ final class JSONSchemaBuilder {
             if let description = documented.schemaDescription { component["description"] = description }
             component.merge(documented.schemaExtra) { _, extra in extra }
         }
+        if shape.nullableOptionals, var properties = component["properties"] as? [String: [String: Any]] {
+            for key in shape.optional { properties[key] = properties[key].map(Self.orNull) }
+            component["properties"] = properties
+        }
+        // Each `oneOf` branch carries every property (its own constraints win), so a generated
+        // client's model for a branch has all the fields, not only the ones the branch names.
+        if let branches = component["oneOf"] as? [[String: Any]], let properties = component["properties"] as? [String: [String: Any]] {
+            component["oneOf"] = branches.map { branch -> [String: Any] in
+                var branch = branch
+                let own = branch["properties"] as? [String: Any] ?? [:]
+                branch["properties"] = (properties as [String: Any]).merging(own) { _, narrowed in narrowed }
+                branch["type"] = "object"
+                return branch
+            }
+        }
         if let owner = owners[name], owner != ObjectIdentifier(type) {
             throw Problem(description: "two types are both named \(name) in the document: give one a schemaName")
         }
         owners[name] = ObjectIdentifier(type)
         components[name] = component
         return ["$ref": "#/components/schemas/\(name)"]
+    }
+
+    /// `schema`, or `null` (what an optional request field takes: the decoder reads `null` as
+    /// absent). A plain type gains `"null"` among its types; an enumeration, a constant or a
+    /// reference becomes `anyOf` it or `null`, which generators read as an optional value.
+    static func orNull(_ schema: [String: Any]) -> [String: Any] {
+        var schema = schema
+        let description = schema.removeValue(forKey: "description")
+        var nullable: [String: Any]
+        if let type = schema["type"] as? String, schema["enum"] == nil, schema["const"] == nil, schema["$ref"] == nil {
+            nullable = schema
+            nullable["type"] = [type, "null"]
+        } else if schema.isEmpty {
+            nullable = [:]
+        } else {
+            nullable = ["anyOf": [schema, ["type": "null"]]]
+        }
+        if let description { nullable["description"] = description }
+        return nullable
     }
 
     /// `OrderRequest.Item` → `OrderRequestItem` (module and `MerchantAPI` dropped).
@@ -117,6 +154,8 @@ final class SchemaShape {
     var values: [String: Any]?
     var single: [String: Any]?
     var isObject = false
+    /// An optional property also takes `null` (request types: the decoder reads it as absent).
+    var nullableOptionals = false
 
     func set(_ key: String, _ schema: [String: Any], optional isOptional: Bool = false) {
         if properties[key] == nil { order.append(key) }

@@ -10,7 +10,10 @@ final class JSONSchemaProbe: Decoder {
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(builder: JSONSchemaBuilder) { self.builder = builder }
+    init(builder: JSONSchemaBuilder) {
+        self.builder = builder
+        shape.nullableOptionals = true
+    }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         shape.isObject = true
@@ -20,16 +23,6 @@ final class JSONSchemaProbe: Decoder {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { Unkeyed(probe: self) }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { Single(probe: self) }
-
-    /// `schema`, or `null`.
-    static func orNull(_ schema: [String: Any]) -> [String: Any] {
-        if let type = schema["type"] as? String, schema.count <= 2 {
-            var nullable = schema
-            nullable["type"] = [type, "null"]
-            return nullable
-        }
-        return ["anyOf": [schema, ["type": "null"]]]
-    }
 
     struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let probe: JSONSchemaProbe
@@ -53,8 +46,7 @@ final class JSONSchemaProbe: Decoder {
             if key.stringValue == "*" && !probe.shape.isObject {
                 probe.shape.values = schema
             } else {
-                let optional = probe.shape.optional.contains(key.stringValue)
-                probe.shape.set(key.stringValue, optional ? JSONSchemaProbe.orNull(schema) : schema, optional: optional)
+                probe.shape.set(key.stringValue, schema, optional: probe.shape.optional.contains(key.stringValue))
             }
             return value
         }

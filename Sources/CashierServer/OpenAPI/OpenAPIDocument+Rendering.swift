@@ -50,7 +50,7 @@ extension OpenAPIDocument {
             "paths": paths,
             "webhooks": webhooks,
             "components": [
-                "schemas": builder.components,
+                "schemas": builder.components.merging(sharedEnumerations) { built, _ in built },
                 "securitySchemes": [
                     "secretKey": ["type": "http", "scheme": "bearer", "description": "sk_… — your backend only."],
                     "publishableKey": [

@@ -14,14 +14,28 @@ extension OpenAPIDocument {
     static let webURL = #"^https?://"#
     static let currencyCodes = Currency.all.map(\.code).sorted()
 
+    /// Enumerations used in several places, written once under `#/components/schemas`.
+    static var sharedEnumerations: [String: [String: Any]] {
+        [
+            "Currency": ["type": "string", "enum": currencyCodes, "description": "An ISO 4217 currency code."],
+            "PaymentMethod": ["type": "string", "enum": names(PaymentMethod.self), "description": "A wallet and its flow."],
+            "OrderStatus": ["type": "string", "enum": names(PaymentStatus.self), "description": "Where an order is."],
+        ]
+    }
+
+    static func ref(_ name: String) -> [String: Any] { ["$ref": "#/components/schemas/\(name)"] }
+
     static func names<T: RawRepresentable & CaseIterable>(_ type: T.Type) -> [String] where T.RawValue == String {
         T.allCases.map(\.rawValue)
     }
 
     /// Not both `amount` and `amount_minor` (a `null` counts as absent, as the decoder reads it).
     static var notBothAmounts: [String: Any] {
-        let null: [String: Any] = ["type": "null"]
-        return ["anyOf": [["properties": ["amount": null]], ["properties": ["amount_minor": null]]]]
+        [
+            "not": [
+                "required": ["amount", "amount_minor"], "properties": ["amount": ["type": "string"], "amount_minor": ["type": "integer"]],
+            ]
+        ]
     }
 
     /// Exactly one of `fields` present and not `null`.
@@ -50,7 +64,7 @@ extension Money: SchemaDocumented {
         [
             "amount": OpenAPIDocument.note("In the currency's major unit, e.g. \"12.75\".", ["pattern": OpenAPIDocument.decimalAmount]),
             "amount_minor": OpenAPIDocument.note("In minor units, e.g. 1275."),
-            "currency": OpenAPIDocument.note("ISO 4217 code.", ["enum": OpenAPIDocument.currencyCodes]),
+            "currency": OpenAPIDocument.note("ISO 4217 code.", OpenAPIDocument.ref("Currency")),
         ]
     }
 }
@@ -74,7 +88,7 @@ extension OrderRequest: SchemaDocumented {
         [
             "items": ["minItems": 1, "maxItems": RequestBounds.items],
             "currency": OpenAPIDocument.note(
-                "ISO 4217 code; required unless every item is a catalog SKU.", ["enum": OpenAPIDocument.currencyCodes + [NSNull()]]),
+                "ISO 4217 code; required unless every item is a catalog SKU.", OpenAPIDocument.ref("Currency")),
             "description": OpenAPIDocument.note("What the payer sees on the wallet's sheet and the bill.", ["maxLength": 128]),
             "metadata": OpenAPIDocument.note("Your own keys and values, returned as given."),
             "expires_in": OpenAPIDocument.note(
@@ -107,7 +121,7 @@ extension OrderRequest.Item: SchemaDocumented {
                 ["minimum": RequestBounds.itemMinorUnits.lowerBound, "maximum": RequestBounds.itemMinorUnits.upperBound]),
             "quantity": OpenAPIDocument.note(
                 "Default 1.", ["minimum": RequestBounds.quantity.lowerBound, "maximum": RequestBounds.quantity.upperBound]),
-            "type": OpenAPIDocument.note("`pending` for an amount not final yet (Apple Pay).", ["enum": ["final", "pending", NSNull()]]),
+            "type": OpenAPIDocument.note("`pending` for an amount not final yet (Apple Pay).", ["enum": ["final", "pending"]]),
         ]
     }
     /// What ``OrderRequest/lineItems(catalog:)`` takes: a SKU alone, or a label with one price.
@@ -140,10 +154,10 @@ extension PaymentRequestBody: SchemaDocumented {
     static var schemaName: String { "PaymentRequest" }
     static var schemaNotes: [String: [String: Any]] {
         [
-            "method": OpenAPIDocument.note("The wallet and flow.", ["enum": OpenAPIDocument.names(PaymentMethod.self)]),
+            "method": OpenAPIDocument.note("The wallet and flow.", OpenAPIDocument.ref("PaymentMethod")),
             "client_secret": OpenAPIDocument.note("The order's client secret: required with the publishable key."),
             "client_ip": OpenAPIDocument.note("The payer's IP address (WeChat Pay H5 and native)."),
-            "api": OpenAPIDocument.note("wechat.*: the API generation (default: the server's).", ["enum": ["v2", "v3", NSNull()]]),
+            "api": OpenAPIDocument.note("wechat.*: the API generation (default: the server's).", ["enum": ["v2", "v3"]]),
             "openid": OpenAPIDocument.note("wechat.jsapi: the payer's openid for the appid."),
             "js_code": OpenAPIDocument.note("wechat.miniprogram: the code from wx.login."),
             "return_url": OpenAPIDocument.note("alipay.wap / alipay.page: where Alipay sends the browser back."),
@@ -188,7 +202,8 @@ extension MerchantAPI.SheetUpdateBody: SchemaDocumented {
     static var schemaDescription: String? { "Exactly one of shipping_method, shipping_contact and coupon_code." }
     static var schemaExtra: [String: Any] {
         OpenAPIDocument.exactlyOne([
-            "shipping_method": ["type": "string"], "shipping_contact": ["type": "object"], "coupon_code": ["type": "string"],
+            "shipping_method": ["type": "string"], "shipping_contact": OpenAPIDocument.ref("ApplePayRedactedContact"),
+            "coupon_code": ["type": "string"],
         ])
     }
 }
@@ -237,7 +252,7 @@ extension OrderJSON: SchemaExample, SchemaDocumented {
     static var schemaNotes: [String: [String: Any]] {
         [
             "object": ["const": "order"],
-            "status": OpenAPIDocument.note("Where the order is.", ["enum": OpenAPIDocument.names(PaymentStatus.self)]),
+            "status": OpenAPIDocument.note("Where the order is.", OpenAPIDocument.ref("OrderStatus")),
             "client_secret": OpenAPIDocument.note(
                 "Only to the secret key and in the creation answer: the app uses it with the publishable key."),
             "refund_required": OpenAPIDocument.note("Money arrived that must go back: see payments[].refund_required."),
@@ -254,7 +269,7 @@ extension PaymentJSON: SchemaExample, SchemaDocumented {
     static var schemaNotes: [String: [String: Any]] {
         [
             "object": ["const": "payment"],
-            "method": ["enum": OpenAPIDocument.names(PaymentMethod.self)],
+            "method": OpenAPIDocument.ref("PaymentMethod"),
             "provider": ["enum": OpenAPIDocument.names(PaymentProvider.self)],
             "status": ["enum": OpenAPIDocument.names(PaymentAttemptStatus.self)],
             "capture": ["enum": OpenAPIDocument.names(CaptureState.self)],
@@ -294,7 +309,7 @@ extension WebhookEventJSON: SchemaExample, SchemaDocumented {
 
 extension WebhookEventJSON.Data: SchemaDocumented {
     static var schemaName: String { "EventData" }
-    static var schemaNotes: [String: [String: Any]] { ["status": ["enum": OpenAPIDocument.names(PaymentStatus.self)]] }
+    static var schemaNotes: [String: [String: Any]] { ["status": OpenAPIDocument.ref("OrderStatus")] }
 }
 
 extension MerchantAPI.Page: SchemaExample, SchemaDocumented {
@@ -349,7 +364,7 @@ extension MerchantAPI.AuthorizationAnswer: SchemaExample, SchemaDocumented {
     static var schemaNotes: [String: [String: Any]] {
         [
             "status": OpenAPIDocument.note("PKPaymentAuthorizationStatus: 0 success, 1 failure."),
-            "order_status": ["enum": OpenAPIDocument.names(PaymentStatus.self)],
+            "order_status": OpenAPIDocument.ref("OrderStatus"),
         ]
     }
 }
@@ -368,7 +383,7 @@ extension PaymentStartJSON: SchemaExample, SchemaDocumented {
             parameters: ["code_url": "weixin://wxpay/bizpayurl?pr=8Xw2yQ1"])
     }
     static var schemaName: String { "PaymentStart" }
-    static var schemaNotes: [String: [String: Any]] { ["method": ["enum": OpenAPIDocument.names(PaymentMethod.self)]] }
+    static var schemaNotes: [String: [String: Any]] { ["method": OpenAPIDocument.ref("PaymentMethod")] }
 }
 
 extension ReconciliationReport: SchemaExample, SchemaDocumented {

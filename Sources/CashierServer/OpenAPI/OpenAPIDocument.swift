@@ -101,7 +101,7 @@ enum OpenAPIDocument {
     static func recordFilters(statuses: [String], search: String) -> [Parameter] {
         [
             .query("provider", ["type": "string", "enum": names(PaymentProvider.self)], "Only this provider's."),
-            .query("method", ["type": "string", "enum": names(PaymentMethod.self)], "Only this method's."),
+            .query("method", ref("PaymentMethod"), "Only this method's."),
             .query("status", ["type": "string", "enum": statuses], "Only in this status."),
             .query("q", ["type": "string"], search),
         ] + dayRange + listParameters
@@ -153,7 +153,7 @@ enum OpenAPIDocument {
             Operation(
                 method: "GET", path: "/v1/orders", id: "listOrders", tag: "orders", summary: "Orders, newest first.", access: .secret,
                 parameters: [
-                    .query("status", ["type": "string", "enum": names(PaymentStatus.self)], "Only orders in this status."),
+                    .query("status", ref("OrderStatus"), "Only orders in this status."),
                     .query("out_trade_no", ["type": "string"], "The order (or one of its payments) with this trade number."),
                 ] + listParameters, responses: [ok(MerchantAPI.Page.self)]),
             Operation(
