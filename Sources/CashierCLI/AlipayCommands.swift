@@ -21,7 +21,7 @@ enum AlipayCommands {
 
     static func privateKey(_ arguments: ParsedArguments) throws -> RSAPrivateKey {
         do {
-            return try RSAPrivateKey(pemRepresentation: CommandInput.keyText(arguments.required("private-key"), option: "private-key"))
+            return try RSAPrivateKey(pemRepresentation: try arguments.requiredSecret("private-key"))
         } catch let failure as CommandFailure {
             throw failure
         } catch {
@@ -45,7 +45,7 @@ enum AlipayCommands {
         summary: "Sign Alipay parameters with the app private key and print the base64 signature.",
         discussion: "stdin: a JSON object of parameters. `sign` and empty values are ignored; `sign_type` is kept, as for requests.",
         options: [
-            .value("private-key", "PEM", "The app private key (file path, PEM text or bare base64).", required: true),
+            .secret("private-key", "The app private key: PEM, or bare base64 as the Alipay console shows it.", required: true),
             .value("sign-type", "RSA2|RSA", "The sign type (default RSA2)."),
         ]
     ) { arguments, io in
@@ -83,7 +83,7 @@ enum AlipayCommands {
         discussion: "stdin: biz_content JSON (out_trade_no, total_amount, subject, …).",
         options: [
             .value("app-id", "ID", "The Alipay app id.", required: true),
-            .value("private-key", "PEM", "The app private key (file path, PEM text or bare base64).", required: true),
+            .secret("private-key", "The app private key: PEM, or bare base64 as the Alipay console shows it.", required: true),
             .value("notify-url", "URL", "Where Alipay posts the async notification.", required: true),
         ]
     ) { arguments, io in

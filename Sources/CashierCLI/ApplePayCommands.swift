@@ -29,7 +29,7 @@ enum ApplePayCommands {
             """,
         options: [
             .value("token", "FILE", "The token: a PKPayment JSON or its paymentData.", required: true),
-            .value("merchant-key", "PEM", "The payment processing private key (file or PEM text).", required: true),
+            .secret("merchant-key", "The payment processing private key (PEM).", required: true),
             .value("merchant-cert", "PEM", "The payment processing certificate (file or PEM text).", required: true),
             .value("root-ca", "PEM", "Trust this root instead of Apple Root CA - G3 (tests, the sandbox)."),
             .value("at", "ISO8601", "Check as of this time instead of now (recorded tokens)."),
@@ -45,7 +45,7 @@ enum ApplePayCommands {
         do {
             merchantKey = try ApplePay.MerchantKey(
                 certificatePEM: try CommandInput.pem(arguments.required("merchant-cert"), option: "merchant-cert"),
-                privateKeyPEM: try CommandInput.pem(arguments.required("merchant-key"), option: "merchant-key"))
+                privateKeyPEM: try arguments.requiredSecret("merchant-key"))
             anchors = try arguments.value("root-ca").map {
                 try X509Certificate.certificates(pemRepresentation: CommandInput.pem($0, option: "root-ca"))
             }

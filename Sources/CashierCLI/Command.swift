@@ -12,15 +12,30 @@ public struct Command: Sendable {
         public let valueName: String?
         public let help: String
         public let isRequired: Bool
+        /// A secret: never a value on the command line (every user sees it in `ps`, and shells keep
+        /// it in their history), but `--NAME-file PATH` or `--NAME-env VARIABLE`.
+        public let isSecret: Bool
 
         /// An option with a value (`--key KEY` or `--key=KEY`).
         public static func value(_ name: String, _ valueName: String, _ help: String, required: Bool = false) -> Option {
-            Option(name: name, valueName: valueName, help: help, isRequired: required)
+            Option(name: name, valueName: valueName, help: help, isRequired: required, isSecret: false)
+        }
+
+        /// A secret, read from a file (`--NAME-file PATH`, trailing newlines dropped) or an
+        /// environment variable (`--NAME-env VARIABLE`): ``ParsedArguments/secret(_:)``.
+        public static func secret(_ name: String, _ help: String, required: Bool = false) -> Option {
+            Option(name: name, valueName: "PATH", help: help, isRequired: required, isSecret: true)
         }
 
         /// A flag (`--json`).
         public static func flag(_ name: String, _ help: String) -> Option {
-            Option(name: name, valueName: nil, help: help, isRequired: false)
+            Option(name: name, valueName: nil, help: help, isRequired: false, isSecret: false)
+        }
+
+        /// How help shows it.
+        var label: String {
+            if isSecret { return "--\(name)-file PATH | --\(name)-env VAR" }
+            return "--\(name)" + (valueName.map { " \($0)" } ?? "")
         }
     }
 
@@ -57,7 +72,7 @@ public struct Command: Sendable {
         let fullName = path.joined(separator: " ")
         if subcommands.isEmpty {
             let usage = options.map { option in
-                let text = "--\(option.name)" + (option.valueName.map { " \($0)" } ?? "")
+                let text = option.isSecret ? "(\(option.label))" : option.label
                 return option.isRequired ? text : "[\(text)]"
             }
             lines.append("Usage: " + ([fullName] + usage).joined(separator: " "))
@@ -75,7 +90,7 @@ public struct Command: Sendable {
         }
         let shown = options + [.flag("help", "Show this help.")]
         lines += ["", "Options:"]
-        let labels = shown.map { "--\($0.name)" + ($0.valueName.map { " \($0)" } ?? "") }
+        let labels = shown.map(\.label)
         let width = labels.map(\.count).max() ?? 0
         for (label, option) in zip(labels, shown) {
             lines.append("  " + label.padding(toLength: width + 2, withPad: " ", startingAt: 0) + option.help)
@@ -100,6 +115,34 @@ public struct ParsedArguments: Sendable {
 
     /// The value of a required option (the parser has already checked it is there).
     public func required(_ name: String) -> String { values[name] ?? "" }
+
+    /// The secret option `name`: the file `--NAME-file` names (trailing newlines dropped) or the
+    /// variable `--NAME-env` names; `nil` when neither was given.
+    /// - Throws: ``CommandFailure`` when the file cannot be read or the variable is unset or empty.
+    public func secret(_ name: String) throws -> String? {
+        if let path = values[name + "-file"] {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CommandFailure("--\(name)-file: cannot read '\(path)'", status: 2)
+            }
+            var text = String(decoding: data, as: UTF8.self)
+            while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+            guard !text.isEmpty else { throw CommandFailure("--\(name)-file: '\(path)' is empty", status: 2) }
+            return text
+        }
+        if let variable = values[name + "-env"] {
+            guard let text = environment[variable], !text.isEmpty else {
+                throw CommandFailure("--\(name)-env: the environment variable \(variable) is not set", status: 2)
+            }
+            return text
+        }
+        return nil
+    }
+
+    /// A required secret (the parser has already checked one of its forms is there).
+    public func requiredSecret(_ name: String) throws -> String { try secret(name) ?? "" }
+
+    /// Where `--NAME-env` reads (the process's environment; tests give their own).
+    var environment: [String: String] = ProcessInfo.processInfo.environment
 }
 
 /// Standard input and the two outputs, swappable so tests can run commands in process.

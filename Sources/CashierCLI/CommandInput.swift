@@ -29,6 +29,22 @@ enum CommandInput {
         return try pem(argument, option: option)
     }
 
+    /// A `--db` argument: a SQLite path, or a PostgreSQL URL without a password — one on the
+    /// command line is visible to every user (`ps`); libpq reads it from `PGPASSWORD` or a
+    /// password file (`~/.pgpass`, `PGPASSFILE`) instead.
+    static func database(_ argument: String?) throws -> String? {
+        guard let argument, argument.hasPrefix("postgres://") || argument.hasPrefix("postgresql://") else { return argument }
+        if let components = URLComponents(string: argument), components.password != nil {
+            throw CommandFailure(
+                "--db: the URL carries a password, which every user can read in the process list: drop it from the URL and "
+                    + "set PGPASSWORD or a password file (PGPASSFILE, ~/.pgpass) instead", status: 2)
+        }
+        if argument.contains("password=") {
+            throw CommandFailure("--db: the URL carries password=…: set PGPASSWORD or a password file (PGPASSFILE) instead", status: 2)
+        }
+        return argument
+    }
+
     /// A JSON object of parameters whose values are strings, integers or booleans.
     static func parameters(_ io: CommandIO) throws -> [String: String] {
         struct Scalar: Decodable {

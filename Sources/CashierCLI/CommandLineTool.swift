@@ -79,7 +79,13 @@ public enum CommandLineTool {
                 inlineValue = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
             }
-            guard let option = command.options.first(where: { $0.name == name }) else {
+            if let secret = command.options.first(where: { $0.isSecret && $0.name == name }) {
+                throw UsageError(
+                    message: "--\(secret.name) takes no value on the command line, where every user sees it (ps) and shells keep it: "
+                        + "give --\(secret.name)-file PATH or --\(secret.name)-env VARIABLE")
+            }
+            let secretForm = command.options.first { $0.isSecret && (name == $0.name + "-file" || name == $0.name + "-env") }
+            guard let option = secretForm ?? command.options.first(where: { $0.name == name && !$0.isSecret }) else {
                 throw UsageError(message: "unknown option '--\(name)'")
             }
             if option.valueName == nil {
@@ -99,7 +105,15 @@ public enum CommandLineTool {
             }
             index += 1
         }
-        for option in command.options where option.isRequired && values[option.name] == nil {
+        for option in command.options where option.isSecret {
+            if values[option.name + "-file"] != nil && values[option.name + "-env"] != nil {
+                throw UsageError(message: "give one of --\(option.name)-file and --\(option.name)-env")
+            }
+            if option.isRequired && values[option.name + "-file"] == nil && values[option.name + "-env"] == nil {
+                throw UsageError(message: "missing required option \(option.label)")
+            }
+        }
+        for option in command.options where option.isRequired && !option.isSecret && values[option.name] == nil {
             throw UsageError(message: "missing required option '--\(option.name) \(option.valueName ?? "")'")
         }
         return ParsedArguments(values: values, flags: flags)

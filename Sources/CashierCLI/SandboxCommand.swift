@@ -24,11 +24,11 @@ enum SandboxCommand {
             .value("time-scale", "X", "Multiply notification retry intervals (default 1; 0.001 for tests)."),
             .value("wechat-appid", "APPID", "The merchant's appid (default wxd930ea5d5a258f4f)."),
             .value("wechat-mch-id", "MCH_ID", "The merchant's mch_id (default 10000100)."),
-            .value("wechat-key", "KEY", "The merchant's API key (default: a test key, printed)."),
+            .secret("wechat-key", "The merchant's API key (default: a test key, printed)."),
             .value("wechat-v3-mchid", "MCHID", "A v3 merchant's mchid (with the three options below)."),
             .value("wechat-v3-serial", "SERIAL", "Its API certificate serial (serial_no in Authorization)."),
             .value("wechat-v3-public-key", "PEM", "Its API certificate or public key (file path or PEM text)."),
-            .value("wechat-api-v3-key", "KEY", "Its 32-byte APIv3 key."),
+            .secret("wechat-api-v3-key", "Its 32-byte APIv3 key."),
             .value("alipay-app-id", "ID", "An Alipay app id (with --alipay-app-public-key)."),
             .value("alipay-app-public-key", "PEM", "That app's public key (file path, PEM text or bare base64)."),
             .value("applepay-merchant-cert", "PEM", "An Apple Pay payment processing certificate to mint tokens for."),
@@ -39,11 +39,14 @@ enum SandboxCommand {
         guard let timeScale = Double(arguments.value("time-scale") ?? "1"), timeScale > 0 else {
             throw CommandFailure("--time-scale must be a positive number", status: 2)
         }
-        let key = arguments.value("wechat-key") ?? "192006250b4c09247ec02edce69f6a2d"
+        let key = try arguments.secret("wechat-key") ?? "192006250b4c09247ec02edce69f6a2d"
         let merchant = WeChatPay.V2.Merchant(
             appID: arguments.value("wechat-appid") ?? "wxd930ea5d5a258f4f", mchID: arguments.value("wechat-mch-id") ?? "10000100",
             apiKey: key)
-        let v3Options = ["wechat-v3-mchid", "wechat-v3-serial", "wechat-v3-public-key", "wechat-api-v3-key"].map { arguments.value($0) }
+        let v3Options =
+            ["wechat-v3-mchid", "wechat-v3-serial", "wechat-v3-public-key"].map { arguments.value($0) } + [
+                try arguments.secret("wechat-api-v3-key")
+            ]
         var v3Merchants: [WeChatV3Sandbox.Merchant] = []
         switch v3Options.compactMap({ $0 }).count {
         case 0: break
@@ -100,7 +103,7 @@ enum SandboxCommand {
         }
         let payer = sandbox.baseURL.appendingPathComponent("sandbox/pay").absoluteString
         io.write("WeChat Pay v2 gateway  \(sandbox.wechatV2URL.absoluteString)  (appid \(merchant.appID), mch_id \(merchant.mchID))\n")
-        if arguments.value("wechat-key") == nil { io.write("test API key           \(key)  (sandbox only)\n") }
+        if try arguments.secret("wechat-key") == nil { io.write("test API key           \(key)  (sandbox only)\n") }
         if let v3 = v3Merchants.first {
             io.write("WeChat Pay v3 gateway  \(sandbox.wechatV3URL.absoluteString)  (mchid \(v3.mchID))\n")
         }

@@ -23,12 +23,15 @@ enum ServeCommand {
             """,
         options: [
             .value("port", "N", "Port for the merchant API (default: any free port)."),
-            .value("db", "PATH|URL", "A SQLite file (default ./cashier.db) or postgres://user:password@host/db for several instances."),
+            .value(
+                "db", "PATH|URL",
+                "A SQLite file (default ./cashier.db) or postgres://user@host/db for several instances (the password from PGPASSWORD or a PGPASSFILE, never the URL)."
+            ),
             .value("config", "FILE", "Real credentials (JSON; secrets from environment variables or key files)."),
             .value("ready-file", "FILE", "Write the URLs and keys here as JSON when ready."),
             .value("catalog", "FILE", "Prices by SKU (JSON): lets the app create orders from SKUs with the publishable key."),
             .value("webhook-url", "URL", "Deliver order.paid/refunded/closed/refund_required webhooks here."),
-            .value("webhook-secret", "SECRET", "Sign them with this secret (default: generated and printed)."),
+            .secret("webhook-secret", "Sign them with this secret (default: generated and printed)."),
             .flag("sandbox", "Run with the in-process sandboxes (the default while no credentials are configured)."),
             .flag("access-log", "Write one JSON line per request to stderr (method, path, status, sizes, time; never bodies or keys)."),
         ]
@@ -37,7 +40,7 @@ enum ServeCommand {
             return try await production(file: file, arguments, io)
         }
         guard let port = UInt16(arguments.value("port") ?? "0") else { throw CommandFailure("--port must be 0 to 65535", status: 2) }
-        let path = arguments.value("db") ?? "cashier.db"
+        let path = try CommandInput.database(arguments.value("db")) ?? "cashier.db"
         let mode: SandboxMode
         do {
             mode = try await SandboxMode.start()
@@ -69,7 +72,7 @@ enum ServeCommand {
             guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
                 throw CommandFailure("--webhook-url must be an http(s) URL, not '\(text)'", status: 2)
             }
-            let secret = arguments.value("webhook-secret") ?? "whsec_" + SecureRandom.alphanumeric(count: 32)
+            let secret = try arguments.secret("webhook-secret") ?? "whsec_" + SecureRandom.alphanumeric(count: 32)
             configuration.webhook = .init(url: url, secret: secret)
             webhookSecret = secret
         }
@@ -124,7 +127,7 @@ enum ServeCommand {
         guard let port = arguments.value("port").map({ UInt16($0) }) ?? parsed.port else {
             throw CommandFailure("--port must be 0 to 65535", status: 2)
         }
-        let path = arguments.value("db") ?? parsed.database
+        let path = try CommandInput.database(arguments.value("db")) ?? parsed.database
         let store: any OrderStore
         do {
             store = try await OrderStoreOpener.open(path, poolSize: parsed.databasePoolSize)

@@ -25,10 +25,12 @@ enum WeChatCommands {
         name: "sign",
         summary: "Sign v2 parameters with the API key and print the signature.",
         discussion: "stdin: a JSON object of parameters (strings or integers). `sign` and empty values are ignored.",
-        options: [.value("key", "KEY", "The merchant API key.", required: true), signTypeOption]
+        options: [.secret("key", "The merchant API key.", required: true), signTypeOption]
     ) { arguments, io in
         let parameters = try CommandInput.parameters(io)
-        io.write(WeChatPay.V2.Signer(apiKey: arguments.required("key")).signature(for: parameters, type: try signType(arguments)) + "\n")
+        io.write(
+            WeChatPay.V2.Signer(apiKey: try arguments.requiredSecret("key")).signature(for: parameters, type: try signType(arguments))
+                + "\n")
         return 0
     }
 
@@ -40,12 +42,13 @@ enum WeChatCommands {
             With --appid and --mch-id the notification must also be addressed to that merchant.
             """,
         options: [
-            .value("key", "KEY", "The merchant API key.", required: true), signTypeOption,
+            .secret("key", "The merchant API key.", required: true), signTypeOption,
             .value("appid", "APPID", "Also require this appid."), .value("mch-id", "MCH_ID", "Also require this mch_id."),
         ]
     ) { arguments, io in
         let document = try WeChatPay.V2.XMLDocument(parsing: CommandInput.bytes(io))
-        try document.verifySignature(signer: WeChatPay.V2.Signer(apiKey: arguments.required("key")), type: try signType(arguments))
+        try document.verifySignature(
+            signer: WeChatPay.V2.Signer(apiKey: try arguments.requiredSecret("key")), type: try signType(arguments))
         if let appID = arguments.value("appid"), document["appid"] != appID {
             throw CommandFailure("appid is not \(appID)")
         }
@@ -60,9 +63,10 @@ enum WeChatCommands {
         name: "decrypt-refund",
         summary: "Decrypt a v2 refund notification's req_info and print its fields as JSON.",
         discussion: "stdin: the req_info value (base64).",
-        options: [.value("key", "KEY", "The merchant API key.", required: true)]
+        options: [.secret("key", "The merchant API key.", required: true)]
     ) { arguments, io in
-        let document = try WeChatPay.V2.RefundNotification.decrypt(reqInfo: CommandInput.text(io), apiKey: arguments.required("key"))
+        let document = try WeChatPay.V2.RefundNotification.decrypt(
+            reqInfo: CommandInput.text(io), apiKey: try arguments.requiredSecret("key"))
         try CommandInput.printJSON(document.dictionary, io)
         return 0
     }
@@ -82,7 +86,7 @@ enum WeChatCommands {
             Exit 0 printing the resource, or exit 1 with a one-line reason.
             """,
         options: [
-            .value("api-v3-key", "KEY", "The APIv3 key.", required: true),
+            .secret("api-v3-key", "The APIv3 key.", required: true),
             .value("platform-cert", "PEM", "The platform certificate."),
             .value("public-key", "PEM", "The WeChat Pay public key."),
             .value("serial", "S", "Wechatpay-Serial.", required: true),
@@ -112,7 +116,7 @@ enum WeChatCommands {
             timestamp: arguments.required("timestamp"), nonce: arguments.required("nonce"), signature: arguments.required("signature"),
             serial: arguments.required("serial"))
         let notification = try WeChatPay.V3.Notification.open(
-            body: CommandInput.bytes(io), headers: headers, keys: keys, apiV3Key: arguments.required("api-v3-key"), now: now)
+            body: CommandInput.bytes(io), headers: headers, keys: keys, apiV3Key: try arguments.requiredSecret("api-v3-key"), now: now)
         io.write(String(decoding: notification.plaintext, as: UTF8.self) + "\n")
         return 0
     }

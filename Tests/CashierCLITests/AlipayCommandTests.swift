@@ -37,7 +37,7 @@ import Testing
         let key = try RSAPrivateKey(generatingKeySizeInBits: 2048)
         let bareKey = Base64.encode(key.pkcs1DERRepresentation)  // the console's form
         let signed = await CapturedIO.run(
-            ["alipay", "sign", "--private-key", bareKey],
+            ["alipay", "sign", "--private-key-file", CapturedIO.secretFile(bareKey)],
             stdin: #"{"app_id":"2021000000000000","method":"alipay.trade.query","sign_type":"RSA2"}"#)
         #expect(signed.status == 0)
         let content = "app_id=2021000000000000&method=alipay.trade.query&sign_type=RSA2"
@@ -46,7 +46,8 @@ import Testing
                 signed.stdout.trimmingCharacters(in: .newlines), content: content, publicKey: key.publicKey, type: .rsa2))
         let order = await CapturedIO.run(
             [
-                "alipay", "order-string", "--app-id", "2021000000000000", "--private-key", key.pemRepresentation, "--notify-url",
+                "alipay", "order-string", "--app-id", "2021000000000000", "--private-key-file",
+                CapturedIO.secretFile(key.pemRepresentation), "--notify-url",
                 "https://shop.example/n",
             ],
             stdin: #"{"out_trade_no":"C1","total_amount":"0.01","subject":"test"}"#)
@@ -57,9 +58,12 @@ import Testing
             Alipay.Signer.isValidSignature(
                 fields["sign"] ?? "", content: Alipay.Signer.content(fields), publicKey: key.publicKey, type: .rsa2))
         let notJSON = await CapturedIO.run(
-            ["alipay", "order-string", "--app-id", "1", "--private-key", key.pemRepresentation, "--notify-url", "u"], stdin: "nope")
+            [
+                "alipay", "order-string", "--app-id", "1", "--private-key-file", CapturedIO.secretFile(key.pemRepresentation),
+                "--notify-url", "u",
+            ], stdin: "nope")
         #expect(notJSON.status == 1)
-        let badKey = await CapturedIO.run(["alipay", "sign", "--private-key", "not a key"], stdin: "{}")
+        let badKey = await CapturedIO.run(["alipay", "sign", "--private-key-file", CapturedIO.secretFile("not a key")], stdin: "{}")
         #expect(badKey.status == 2)
     }
 }

@@ -9,7 +9,7 @@ import Testing
 
     @Test func decryptsGalaAtItsTimeAndNamesTheFailedCheckOtherwise() async throws {
         let common = [
-            "applepay", "decrypt", "--token", try Self.vector("gala-2014-token.json"), "--merchant-key",
+            "applepay", "decrypt", "--token", try Self.vector("gala-2014-token.json"), "--merchant-key-file",
             try Self.vector("gala-2014-private_key.pem"), "--merchant-cert", try Self.vector("gala-2014-certificate.pem"),
         ]
         let ok = await CapturedIO.run(common + ["--at", "2014-10-27T19:52:00Z"])
@@ -36,7 +36,8 @@ import Testing
                 + (rsa ? ["--rsa"] : []))
         #expect(minted.status == 0, "\(minted.stderr)")
         let decrypt = [
-            "applepay", "decrypt", "--token", "\(folder)/token.json", "--merchant-key", "\(folder)/merchant-key.pem", "--merchant-cert",
+            "applepay", "decrypt", "--token", "\(folder)/token.json", "--merchant-key-file", "\(folder)/merchant-key.pem",
+            "--merchant-cert",
             "\(folder)/merchant-cert.pem",
         ]
         let ok = await CapturedIO.run(decrypt + ["--root-ca", "\(folder)/root-ca.pem", "--application-data", "6f72646572"])

@@ -30,3 +30,13 @@ final class CapturedIO: Sendable {
         return (status, captured.stdout, captured.stderr)
     }
 }
+
+extension CapturedIO {
+    /// A file holding `secret` (readable by this user only), for a `--NAME-file` option: secrets
+    /// never go on the command line.
+    static func secretFile(_ secret: String) -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-secret-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: url.path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600])
+        return url.path
+    }
+}

@@ -29,7 +29,8 @@ import WeChatPay
         let v3Key = try RSAPrivateKey(generatingKeySizeInBits: 2048)
         process.arguments = [
             "sandbox", "--ready-file", ready.path, "--time-scale", "0.001", "--wechat-v3-mchid", "1230000109", "--wechat-v3-serial", "ABC",
-            "--wechat-v3-public-key", v3Key.publicKey.pemRepresentation, "--wechat-api-v3-key", "0123456789abcdefABCDEF0123456789",
+            "--wechat-v3-public-key", v3Key.publicKey.pemRepresentation, "--wechat-api-v3-key-file",
+            CapturedIO.secretFile("0123456789abcdefABCDEF0123456789"),
             "--alipay-app-id", "2021000000000009", "--alipay-app-public-key", Base64.encode(v3Key.publicKey.derRepresentation),
         ]
         let output = Pipe()

@@ -12,23 +12,25 @@ import WeChatPay
         let example = try #require(try Self.vector("v2_sign.json")["official_example"] as? [String: Any])
         let params = try #require(example["params"] as? [String: String])
         let input = String(decoding: try JSONSerialization.data(withJSONObject: params), as: UTF8.self)
-        let md5 = await CapturedIO.run(["wechat", "sign", "--key", "192006250b4c09247ec02edce69f6a2d"], stdin: input)
+        let md5 = await CapturedIO.run(
+            ["wechat", "sign", "--key-file", CapturedIO.secretFile("192006250b4c09247ec02edce69f6a2d")], stdin: input)
         #expect(md5.status == 0)
         #expect(md5.stdout == "\(example["md5_sign"]!)\n")
         let hmac = await CapturedIO.run(
-            ["wechat", "sign", "--key", "192006250b4c09247ec02edce69f6a2d", "--sign-type", "HMAC-SHA256"], stdin: input)
+            ["wechat", "sign", "--key-file", CapturedIO.secretFile("192006250b4c09247ec02edce69f6a2d"), "--sign-type", "HMAC-SHA256"],
+            stdin: input)
         #expect(hmac.stdout == "\(example["hmac_sha256_sign"]!)\n")
         // Integers are signed as their decimal text.
         let numeric = await CapturedIO.run(
-            ["wechat", "sign", "--key", "192006250b4c09247ec02edce69f6a2d"],
+            ["wechat", "sign", "--key-file", CapturedIO.secretFile("192006250b4c09247ec02edce69f6a2d")],
             stdin: input.replacingOccurrences(of: #""mch_id":"10000100""#, with: #""mch_id":10000100"#))
         #expect(numeric.stdout == md5.stdout)
-        let bad = await CapturedIO.run(["wechat", "sign", "--key", "k", "--sign-type", "RSA"], stdin: input)
+        let bad = await CapturedIO.run(["wechat", "sign", "--key-file", CapturedIO.secretFile("k"), "--sign-type", "RSA"], stdin: input)
         #expect(bad.status == 2)
-        let notJSON = await CapturedIO.run(["wechat", "sign", "--key", "k"], stdin: "[1,2]")
+        let notJSON = await CapturedIO.run(["wechat", "sign", "--key-file", CapturedIO.secretFile("k")], stdin: "[1,2]")
         #expect(notJSON.status == 1)
         #expect(notJSON.stderr.contains("JSON object"))
-        let float = await CapturedIO.run(["wechat", "sign", "--key", "k"], stdin: #"{"total_fee": 0.01}"#)
+        let float = await CapturedIO.run(["wechat", "sign", "--key-file", CapturedIO.secretFile("k")], stdin: #"{"total_fee": 0.01}"#)
         #expect(float.status == 1)
     }
 
@@ -40,21 +42,24 @@ import WeChatPay
         ]
         fields.append(("sign", merchant.signer.signature(for: fields.map { (key: $0.0, value: $0.1) }, type: .md5)))
         let xml = WeChatPay.V2.XMLDocument(fields).xmlString
-        let ok = await CapturedIO.run(["wechat", "verify-notify", "--key", merchant.apiKey, "--appid", merchant.appID], stdin: xml)
+        let ok = await CapturedIO.run(
+            ["wechat", "verify-notify", "--key-file", CapturedIO.secretFile(merchant.apiKey), "--appid", merchant.appID], stdin: xml)
         #expect(ok.status == 0)
         let printed = try JSONSerialization.jsonObject(with: Data(ok.stdout.utf8)) as? [String: String]
         #expect(printed?["total_fee"] == "100")
         #expect(printed?["out_trade_no"] == "T1")
         let tampered = await CapturedIO.run(
-            ["wechat", "verify-notify", "--key", merchant.apiKey], stdin: xml.replacingOccurrences(of: "[100]", with: "[1]"))
+            ["wechat", "verify-notify", "--key-file", CapturedIO.secretFile(merchant.apiKey)],
+            stdin: xml.replacingOccurrences(of: "[100]", with: "[1]"))
         #expect(tampered.status == 1)
         #expect(tampered.stdout.isEmpty)
         #expect(tampered.stderr.split(separator: "\n").count == 1)
         #expect(tampered.stderr.contains("signature does not verify"))
-        let wrongApp = await CapturedIO.run(["wechat", "verify-notify", "--key", merchant.apiKey, "--appid", "wx0"], stdin: xml)
+        let wrongApp = await CapturedIO.run(
+            ["wechat", "verify-notify", "--key-file", CapturedIO.secretFile(merchant.apiKey), "--appid", "wx0"], stdin: xml)
         #expect(wrongApp.status == 1)
         let xxe = await CapturedIO.run(
-            ["wechat", "verify-notify", "--key", merchant.apiKey],
+            ["wechat", "verify-notify", "--key-file", CapturedIO.secretFile(merchant.apiKey)],
             stdin: #"<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><xml><a>&e;</a></xml>"#)
         #expect(xxe.status == 1)
         #expect(xxe.stderr.contains("DOCTYPE"))
@@ -64,12 +69,13 @@ import WeChatPay
     @Test func decryptRefund() async throws {
         let vector = try Self.vector("v2_refund_notify.json")
         let result = await CapturedIO.run(
-            ["wechat", "decrypt-refund", "--key", "\(vector["api_key"]!)"], stdin: "\(vector["req_info"]!)\n")
+            ["wechat", "decrypt-refund", "--key-file", CapturedIO.secretFile("\(vector["api_key"]!)")], stdin: "\(vector["req_info"]!)\n")
         #expect(result.status == 0)
         let fields = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String]
         #expect(fields?["out_refund_no"] == "50fd012ed1b311e7af7800163e32c503")
         #expect(fields?["refund_recv_accout"] == "支付用户零钱")
-        let wrong = await CapturedIO.run(["wechat", "decrypt-refund", "--key", "wrong"], stdin: "\(vector["req_info"]!)")
+        let wrong = await CapturedIO.run(
+            ["wechat", "decrypt-refund", "--key-file", CapturedIO.secretFile("wrong")], stdin: "\(vector["req_info"]!)")
         #expect(wrong.status == 1)
     }
 
@@ -81,7 +87,8 @@ import WeChatPay
         ) {
             let result = await CapturedIO.run(
                 [
-                    "wechat", "v3", "verify-notify", "--api-v3-key", "\(notify["apiv3_key"]!)", "--platform-cert", cert,
+                    "wechat", "v3", "verify-notify", "--api-v3-key-file", CapturedIO.secretFile("\(notify["apiv3_key"]!)"),
+                    "--platform-cert", cert,
                     "--serial", headers["Wechatpay-Serial"]!, "--timestamp", headers["Wechatpay-Timestamp"]!, "--nonce",
                     headers["Wechatpay-Nonce"]!,
                     "--signature", headers["Wechatpay-Signature"]!, "--now", now,
@@ -99,7 +106,10 @@ import WeChatPay
         let unreadable = await run(now: "1624523900", cert: "/nonexistent.pem")
         #expect(unreadable.0 == 2)
         let neither = await CapturedIO.run(
-            ["wechat", "v3", "verify-notify", "--api-v3-key", "k", "--serial", "s", "--timestamp", "1", "--nonce", "n", "--signature", "s"])
+            [
+                "wechat", "v3", "verify-notify", "--api-v3-key-file", CapturedIO.secretFile("k"), "--serial", "s", "--timestamp", "1",
+                "--nonce", "n", "--signature", "s",
+            ])
         #expect(neither.status == 2)
     }
 }
