@@ -23,7 +23,8 @@ import Testing
         }
         // The ones this tool has, all secret options.
         let secret = Set(options.filter(\.option.isSecret).map(\.option.name))
-        #expect(secret.isSuperset(of: ["key", "api-v3-key", "private-key", "merchant-key", "webhook-secret", "wechat-key", "wechat-api-v3-key"]))
+        let known: Set = ["key", "api-v3-key", "private-key", "merchant-key", "webhook-secret", "wechat-key", "wechat-api-v3-key"]
+        #expect(secret.isSuperset(of: known))
     }
 
     @Test func aSecretOnTheCommandLineIsRefusedWithTheWayToGiveIt() async {
