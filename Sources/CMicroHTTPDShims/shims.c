@@ -4,10 +4,11 @@
 #include <string.h>
 
 struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned int threads,
-                                     unsigned int connection_limit, unsigned int timeout_seconds,
-                                     size_t connection_memory_limit,
+                                     unsigned int connection_limit, unsigned int per_ip_connection_limit,
+                                     unsigned int timeout_seconds, size_t connection_memory_limit,
                                      MHD_AccessHandlerCallback handler, void *handler_cls,
-                                     MHD_RequestCompletedCallback completed, void *completed_cls) {
+                                     MHD_RequestCompletedCallback completed, void *completed_cls,
+                                     MHD_NotifyConnectionCallback connections, void *connections_cls) {
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
     const struct sockaddr *address = NULL;
@@ -34,10 +35,17 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
                             MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_NOTIFY_CONNECTION, connections, connections_cls,
                             MHD_OPTION_END);
+}
+
+int cashier_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
 }
 
 uint16_t cashier_mhd_bound_port(struct MHD_Daemon *daemon) {

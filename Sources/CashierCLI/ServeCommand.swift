@@ -24,6 +24,9 @@ enum ServeCommand {
         options: [
             .value("port", "N", "Port for the merchant API (default: any free port)."),
             .value(
+                "per-ip-connection-limit", "N",
+                "The most connections from one address (default 256; 0 for none, behind a proxy that limits clients)."),
+            .value(
                 "db", "PATH|URL",
                 "A SQLite file (default ./cashier.db) or postgres://user@host/db for several instances (the password from PGPASSWORD or a PGPASSFILE, never the URL)."
             ),
@@ -66,6 +69,7 @@ enum ServeCommand {
                 throw CommandFailure("--catalog: \(error.message)", status: 2)
             }
         }
+        if let limit = try Self.perIPLimit(arguments) { configuration.perIPConnectionLimit = limit }
         let keys = (secret: configuration.secretKey, publishable: configuration.publishableKey)
         var webhookSecret: String?
         if let text = arguments.value("webhook-url") {
@@ -117,6 +121,15 @@ enum ServeCommand {
     }
 
     /// `cashier serve --config FILE`: no sandboxes, the configured providers.
+    /// `--per-ip-connection-limit`, when given.
+    static func perIPLimit(_ arguments: ParsedArguments) throws -> Int? {
+        guard let text = arguments.value("per-ip-connection-limit") else { return nil }
+        guard let limit = Int(text), (0...65_535).contains(limit) else {
+            throw CommandFailure("--per-ip-connection-limit must be 0 (no limit) to 65535", status: 2)
+        }
+        return limit
+    }
+
     static func production(file: String, _ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
         let parsed: ConfigurationFile
         do {
@@ -134,8 +147,10 @@ enum ServeCommand {
         } catch let error as StoreError {
             throw CommandFailure("database: \(error.message)", status: 2)
         }
+        var configuration = parsed.configuration
+        if let limit = try Self.perIPLimit(arguments) { configuration.perIPConnectionLimit = limit }
         let server = MerchantServer(
-            configuration: parsed.configuration, store: store, port: port, audit: SecretsAudit.fromEnvironment(),
+            configuration: configuration, store: store, port: port, audit: SecretsAudit.fromEnvironment(),
             accessLog: Self.accessLog(arguments))
         do {
             try await server.start()

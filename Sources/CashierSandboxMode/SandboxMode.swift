@@ -95,6 +95,8 @@ public struct SandboxMode: Sendable {
             authorizeURL: sandbox.officialAccountURL)
         // The sandbox's pretend shop is where checkout pages send payers back.
         configuration.checkout = CheckoutSettings(returnOrigins: [sandbox.baseURL.absoluteString])
+        // Everything on loopback, for one developer: /metrics open on the API's port.
+        configuration.metricsAccess = .open
         return SandboxMode(sandbox: sandbox, configuration: configuration, wechatMerchant: wechat)
     }
 }

@@ -36,6 +36,8 @@ import WeChatPay
 ///                "required_shipping_contact_fields": ["postalAddress", "name", "phone"]},
 ///   "coupons": [{"code": "WELCOME10", "label": "Welcome 10% off", "percent_off": 10}, {"code": "FIVE", "label": "5 off", "amount_off": "5.00"}],
 ///   "catalog_file": "catalog.json", "database_pool_size": 10, "time_zone": "Asia/Shanghai",
+///   "http": {"per_ip_connection_limit": 256, "request_deadline_seconds": 30},
+///   "metrics": {"token_env": "CASHIER_METRICS_TOKEN", "listen": "127.0.0.1:9464"},
 ///   "jobs": {"query_after_seconds": 10, "query_interval_seconds": 5, "expiry_interval_seconds": 30,
 ///            "webhook_interval_seconds": 1, "lease_seconds": 120, "refund_interval_seconds": 10,
 ///            "refund_check_after_seconds": 30, "idempotency_lease_seconds": 10},
@@ -264,6 +266,8 @@ public struct ConfigurationFile: Sendable {
             }
             configuration.refundDuplicatesAutomatically = flag
         }
+        try Self.http(root, into: &configuration)
+        try Self.metrics(root, reader, into: &configuration)
         let port = root["port"] as? Int ?? 8080
         guard (0...65_535).contains(port) else { throw Problem(path: "port", reason: "must be 0 to 65535") }
         self.configuration = configuration
@@ -272,6 +276,43 @@ public struct ConfigurationFile: Sendable {
         let poolSize = root["database_pool_size"] as? Int ?? 10
         guard (1...200).contains(poolSize) else { throw Problem(path: "database_pool_size", reason: "must be 1 to 200") }
         self.databasePoolSize = poolSize
+    }
+
+    /// `http`: the limits on what clients may hold (`per_ip_connection_limit`, `request_deadline_seconds`).
+    static func http(_ root: [String: Any], into configuration: inout MerchantConfiguration) throws {
+        guard let value = root["http"] else { return }
+        guard let http = value as? [String: Any] else { throw Problem(path: "http", reason: "must be an object") }
+        if let limit = http["per_ip_connection_limit"] {
+            guard let limit = limit as? Int, (0...65_535).contains(limit) else {
+                throw Problem(path: "http.per_ip_connection_limit", reason: "must be 0 (no limit) to 65535")
+            }
+            configuration.perIPConnectionLimit = limit
+        }
+        if let deadline = http["request_deadline_seconds"] {
+            guard let deadline = deadline as? Int, (0...3600).contains(deadline) else {
+                throw Problem(path: "http.request_deadline_seconds", reason: "must be 0 (no deadline) to 3600")
+            }
+            configuration.requestDeadlineSeconds = deadline
+        }
+    }
+
+    /// `metrics`: `token_env` / `token_file` (a bearer token for `/metrics` on the API's port)
+    /// and/or `listen` (`host:port`, a second address serving `/metrics` alone). Without either,
+    /// `/metrics` is not served: payment volumes are not for whoever the proxy forwards.
+    static func metrics(_ root: [String: Any], _ reader: Reader, into configuration: inout MerchantConfiguration) throws {
+        guard let value = root["metrics"] else { return }
+        guard let metrics = value as? [String: Any] else { throw Problem(path: "metrics", reason: "must be an object") }
+        if metrics["token"] != nil || metrics["token_env"] != nil || metrics["token_file"] != nil {
+            let token = try reader.secret(metrics, "token", "metrics.")
+            guard token.count >= 16 else { throw Problem(path: "metrics.token", reason: "must have at least 16 characters") }
+            configuration.metricsAccess = .token(token)
+        }
+        if let listen = try reader.string(metrics, "listen", "metrics.", required: false) {
+            guard let colon = listen.lastIndex(of: ":"), let port = UInt16(listen[listen.index(after: colon)...]), port > 0 else {
+                throw Problem(path: "metrics.listen", reason: "'\(listen)' is not host:port (e.g. 127.0.0.1:9464)")
+            }
+            configuration.metricsListen = (String(listen[..<colon]), port)
+        }
     }
 
     /// `wechat_v3`: the merchant's API certificate serial and key, the APIv3 key, and either

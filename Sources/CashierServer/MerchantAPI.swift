@@ -83,7 +83,24 @@ struct MerchantAPI: Sendable {
                 await self.sandboxPay(request, id: parameters["id"] ?? "")
             }
         }
-        router.addImmediate("GET", "/metrics") { _, _ in .text(self.metrics.render(), contentType: "text/plain; version=0.0.4") }
+        let metricsAccess = configuration.metricsAccess
+        router.addImmediate("GET", "/metrics") { request, _ in
+            switch metricsAccess {
+            case .open: break
+            case .closed:
+                return .error(
+                    status: 404, code: "not_found",
+                    message:
+                        "/metrics is not served here: configure metrics.token_env (a bearer token) or metrics.listen (a private address)")
+            case .token(let token):
+                guard let header = request.headers["Authorization"], header.hasPrefix("Bearer "),
+                    ConstantTime.equals(String(header.dropFirst(7)), token)
+                else {
+                    return .error(status: 401, code: "unauthorized", message: "send Authorization: Bearer <metrics.token>")
+                }
+            }
+            return .text(self.metrics.render(), contentType: "text/plain; version=0.0.4")
+        }
         router.add("POST", "/v1/orders") { request, _ in await self.createOrder(request) }
         router.add("GET", "/v1/orders") { request, _ in await self.listOrders(request) }
         router.add("GET", "/v1/orders/{id}") { request, parameters in await self.getOrder(request, id: parameters["id"] ?? "") }

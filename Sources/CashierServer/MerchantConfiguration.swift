@@ -227,6 +227,27 @@ public struct MerchantConfiguration: Sendable {
     /// How long a request holds its `Idempotency-Key` before another may take it over (a request
     /// interrupted by a crash); renewed while the request runs.
     public var idempotencyLease: TimeInterval = 10
+    /// The most connections at once from one address (`http.per_ip_connection_limit`; 0: no
+    /// limit — behind a proxy, where every connection comes from the proxy, limit at the proxy).
+    public var perIPConnectionLimit = 256
+    /// The longest a request may take to arrive (`http.request_deadline_seconds`; 0: no limit).
+    public var requestDeadlineSeconds = 30
+
+    /// Who may read `/metrics` (payment volumes by provider and outcome).
+    public enum MetricsAccess: Sendable, Equatable {
+        /// Not served on the API's port (the default): read it from ``metricsListen`` instead.
+        case closed
+        /// `Authorization: Bearer <token>` (`metrics.token_env` / `metrics.token_file`).
+        case token(String)
+        /// Anyone who reaches the port: sandbox mode and tests only.
+        case open
+    }
+
+    /// `/metrics` on the API's port.
+    public var metricsAccess = MetricsAccess.closed
+    /// A second listening address (`metrics.listen`, e.g. `127.0.0.1:9464`) that serves `/metrics`
+    /// alone, without a token: for a scraper on the machine or a private network.
+    public var metricsListen: (host: String, port: UInt16)?
 
     public init(
         secretKey: String, publishableKey: String, publicBaseURL: String? = nil, wechat: WeChat? = nil, alipay: Alipay? = nil,

@@ -71,7 +71,22 @@ public final class MerchantServer: Sendable {
             }
             return response
         }
-        server = HTTPServer(configuration: .init(host: host, port: port, threads: 2), accessLog: logged) { request in
+        let limits = HTTPServer.Configuration(
+            host: host, port: port, threads: 2, perIPConnectionLimit: configuration.perIPConnectionLimit,
+            requestDeadlineSeconds: configuration.requestDeadlineSeconds)
+        if let listen = configuration.metricsListen {
+            let health = HTTPServerResponse.json(["status": "ok", "instance": instanceID]).prepared()
+            metricsServer = HTTPServer(configuration: .init(host: listen.host, port: listen.port, threads: 1)) { request in
+                switch request.path {
+                case "/metrics": .now(.text(metrics.render(), contentType: "text/plain; version=0.0.4"))
+                case "/healthz": .now(health)
+                default: .now(.error(status: 404, code: "not_found", message: "this address serves /metrics and /healthz only"))
+                }
+            }
+        } else {
+            metricsServer = nil
+        }
+        server = HTTPServer(configuration: limits, accessLog: logged) { request in
             switch routes.answer(request) {
             case .now(let response): return .now(finished(request, response))
             case .later(let work):
@@ -107,6 +122,8 @@ public final class MerchantServer: Sendable {
     }
 
     private let listening: ListeningPort
+    /// `metrics.listen`: `/metrics` on an address of its own.
+    private let metricsServer: HTTPServer?
     /// Rung when a webhook may have been queued (a request that changes something, a job's run).
     private let webhooksDue: Doorbell
     private let metrics: ServerMetrics
@@ -130,6 +147,7 @@ public final class MerchantServer: Sendable {
     public func start() async throws {
         try await store.migrate()
         try server.start()
+        try metricsServer?.start()
         listening.port.store(server.port, ordering: .releasing)
         let metrics = self.metrics
         let store = self.store
@@ -218,6 +236,8 @@ public final class MerchantServer: Sendable {
     }
 
     public var port: UInt16 { server.port }
+    /// The port of `metrics.listen`, when configured (after ``start()``).
+    public var metricsPort: UInt16? { metricsServer?.port }
     /// `http://127.0.0.1:PORT`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
 
@@ -228,6 +248,7 @@ public final class MerchantServer: Sendable {
             tasks.removeAll()
         }
         api.watch.stop()
+        await metricsServer?.stop()
         await server.stop()
     }
 }

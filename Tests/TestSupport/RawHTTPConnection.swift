@@ -33,7 +33,14 @@ public final class RawHTTPConnection: @unchecked Sendable {
     public func get(_ target: String, headers: [String: String] = [:]) {
         let lines = ["GET \(target) HTTP/1.1", "Host: 127.0.0.1"] + headers.map { "\($0.key): \($0.value)" }
         let request = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
-        _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        _ = request.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Sends `text` as it is. - Returns: `false` when the connection is gone.
+    @discardableResult
+    public func send(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
     }
 
     /// Reads until what was received contains `text` or `timeout` passes (or the server closes).

@@ -20,7 +20,9 @@ streams = int(sys.argv[1]) if len(sys.argv) > 1 else 500
 binary = sys.argv[2] if len(sys.argv) > 2 else ".build/debug/cashier"
 folder = tempfile.mkdtemp(prefix="cashier-streams-")
 ready_file = os.path.join(folder, "ready.json")
-server = subprocess.Popen([binary, "serve", "--sandbox", "--db", os.path.join(folder, "cashier.db"), "--ready-file", ready_file],
+server = subprocess.Popen([binary, "serve", "--sandbox", "--db", os.path.join(folder, "cashier.db"), "--ready-file", ready_file,
+                           # every stream comes from 127.0.0.1: the per-address limit (256) would refuse the rest
+                           "--per-ip-connection-limit", "0"],
                           stdout=subprocess.DEVNULL)
 try:
     for _ in range(300):

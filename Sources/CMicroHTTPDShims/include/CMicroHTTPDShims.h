@@ -4,12 +4,18 @@
 #include "../../CMicroHTTPD/CMicroHTTPD.h"
 
 /// Starts a daemon on `host` (an IPv4 or IPv6 literal) and `port` (0 = any free port) with an
-/// internal poll() thread pool. Returns NULL on failure (bad host, port in use, ...).
+/// internal poll() thread pool, at most `per_ip_connection_limit` connections from one address
+/// (0: no limit), and `connections` told of each connection's start and end. Returns NULL on
+/// failure (bad host, port in use, ...).
 struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned int threads,
-                                     unsigned int connection_limit, unsigned int timeout_seconds,
-                                     size_t connection_memory_limit,
+                                     unsigned int connection_limit, unsigned int per_ip_connection_limit,
+                                     unsigned int timeout_seconds, size_t connection_memory_limit,
                                      MHD_AccessHandlerCallback handler, void *handler_cls,
-                                     MHD_RequestCompletedCallback completed, void *completed_cls);
+                                     MHD_RequestCompletedCallback completed, void *completed_cls,
+                                     MHD_NotifyConnectionCallback connections, void *connections_cls);
+
+/// The connection's socket (-1 if unknown).
+int cashier_mhd_connection_fd(struct MHD_Connection *connection);
 
 /// The port the daemon is bound to.
 uint16_t cashier_mhd_bound_port(struct MHD_Daemon *daemon);

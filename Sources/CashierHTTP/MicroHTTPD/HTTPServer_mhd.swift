@@ -39,6 +39,15 @@ public final class HTTPServer: Sendable {
         public var connectionTimeoutSeconds: Int
         /// The most connections at once.
         public var connectionLimit: Int
+        /// The most connections at once from one address (0: no limit), so one client cannot
+        /// hold every slot. Behind a proxy every connection comes from the proxy: set 0 there and
+        /// limit clients at the proxy.
+        public var perIPConnectionLimit: Int
+        /// The longest a request may take to arrive, headers and body, from the connection's start
+        /// or the previous answer (0: no limit). The idle timeout alone lets a client that sends
+        /// a byte now and then hold its connection for ever; past this deadline the connection is
+        /// closed. A request whose handler is running, or whose answer is streaming, is not timed.
+        public var requestDeadlineSeconds: Int
 
         public init(
             host: String = "127.0.0.1",
@@ -47,8 +56,12 @@ public final class HTTPServer: Sendable {
             maxBodyBytes: Int = 1 << 20,
             maxHeaderBytes: Int = 16 * 1024,
             connectionTimeoutSeconds: Int = 30,
-            connectionLimit: Int = 1024
+            connectionLimit: Int = 1024,
+            perIPConnectionLimit: Int = 256,
+            requestDeadlineSeconds: Int = 30
         ) {
+            self.perIPConnectionLimit = perIPConnectionLimit
+            self.requestDeadlineSeconds = requestDeadlineSeconds
             self.host = host
             self.port = port
             self.threads = threads
@@ -96,6 +109,8 @@ public final class HTTPServer: Sendable {
         /// Streamed bodies being sent, ended when the server stops (a stream would otherwise
         /// hold its connection, and `stop`, for as long as its producer runs).
         let streams = Mutex(Streams())
+        /// Requests still arriving, for the whole-request deadline.
+        let arrivals = RequestArrivals()
 
         struct Streams {
             var open: [ObjectIdentifier: HTTPStreamWriter] = [:]
@@ -153,8 +168,9 @@ public final class HTTPServer: Sendable {
             let started = configuration.host.withCString { host in
                 cashier_mhd_start(
                     host, configuration.port, UInt32(max(1, configuration.threads)), UInt32(configuration.connectionLimit),
-                    UInt32(configuration.connectionTimeoutSeconds), configuration.maxHeaderBytes, accessHandler,
-                    Unmanaged.passUnretained(core).toOpaque(), completedHandler, Unmanaged.passUnretained(core).toOpaque())
+                    UInt32(max(0, configuration.perIPConnectionLimit)), UInt32(configuration.connectionTimeoutSeconds),
+                    configuration.maxHeaderBytes, accessHandler, Unmanaged.passUnretained(core).toOpaque(), completedHandler,
+                    Unmanaged.passUnretained(core).toOpaque(), connectionHandler, Unmanaged.passUnretained(core).toOpaque())
             }
             guard let started else {
                 throw HTTPServerError(
@@ -162,6 +178,9 @@ public final class HTTPServer: Sendable {
             }
             daemon = Daemon(pointer: started)
             boundPort.store(cashier_mhd_bound_port(started), ordering: .releasing)
+            if configuration.requestDeadlineSeconds > 0 {
+                core.arrivals.startSweeping(deadline: .seconds(configuration.requestDeadlineSeconds))
+            }
         }
     }
 
@@ -173,6 +192,7 @@ public final class HTTPServer: Sendable {
         guard let running = takeDaemon() else { return }
         // Quiescing hands the listening socket back to us; it is ours to close once stopped.
         let listening = MHD_quiesce_daemon(running.pointer)
+        core.arrivals.stopSweeping()
         core.finishStreams()
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: grace)
@@ -198,6 +218,7 @@ public final class HTTPServer: Sendable {
 
     deinit {
         guard let running = takeDaemon() else { return }
+        core.arrivals.stopSweeping()
         core.answerSuspendedAndStop()
         MHD_stop_daemon(running.pointer)
     }
@@ -294,7 +315,23 @@ private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(Str
     return collector.pairs
 }
 
-private let completedHandler: MHD_RequestCompletedCallback = { cls, _, requestState, _ in
+/// A connection's start and end: its requests are timed from its start (``RequestArrivals``).
+private let connectionHandler: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    guard let cls, let connection else { return }
+    let core = Unmanaged<HTTPServer.Core>.fromOpaque(cls).takeUnretainedValue()
+    let descriptor = cashier_mhd_connection_fd(connection)
+    if code.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
+        core.arrivals.opened(descriptor)
+    } else {
+        core.arrivals.closed(descriptor)
+    }
+}
+
+private let completedHandler: MHD_RequestCompletedCallback = { cls, connection, requestState, _ in
+    if let cls, let connection {
+        // Answered: the next request on this connection is timed from now.
+        Unmanaged<HTTPServer.Core>.fromOpaque(cls).takeUnretainedValue().arrivals.waiting(cashier_mhd_connection_fd(connection))
+    }
     guard let requestState, let pointer = requestState.pointee else { return }
     let state = Unmanaged<RequestState>.fromOpaque(pointer)
     if state.takeUnretainedValue().unfinished, let cls {
@@ -317,7 +354,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
             let length = Int(String(cString: declared)), length > limit
         {
-            state.tooLarge = true
+            return refuseTooLarge(state, connection, core, url: url, method: method)
         }
         return .YES
     }
@@ -325,15 +362,19 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
 
     if uploadDataSize.pointee > 0 {
         let size = uploadDataSize.pointee
-        if !state.tooLarge, state.body.count + size <= limit, let uploadData {
-            uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
-                state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
-            }
-        } else {
+        uploadDataSize.pointee = 0
+        if state.tooLarge { return .YES }  // answered already; libmicrohttpd closes the connection after it
+        guard state.body.count + size <= limit, let uploadData else {
+            // A chunked body (no Content-Length) past the limit: libmicrohttpd 0.9.75 takes no
+            // answer in the middle of a body, so the connection is closed at once rather than the
+            // rest read and thrown away. (A declared Content-Length gets its 413 before the body.)
             state.tooLarge = true
             state.body = []
+            return .NO
         }
-        uploadDataSize.pointee = 0
+        uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+            state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+        }
         return .YES
     }
     if state.handling {
@@ -341,14 +382,11 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         guard let response = state.response?.value.withLock({ $0 }) else { return .YES }
         return answer(response, state, connection, core)
     }
+    if state.tooLarge { return .YES }
     state.handling = true
+    core.arrivals.arrived(cashier_mhd_connection_fd(connection))
     state.method = method.map { String(cString: $0) } ?? "GET"
     state.path = HTTPServerRequest.path(ofTarget: url.map { String(cString: $0) } ?? "/")
-    if state.tooLarge {
-        let response = HTTPServerResponse.error(
-            status: 413, code: "body_too_large", message: "the request body is over the \(limit)-byte limit")
-        return answer(response, state, connection, core)
-    }
     var headers = HTTPHeaders()
     for (name, value) in values(connection, .HEADER_KIND) { headers.add(name, value) }
     let query = values(connection, .GET_ARGUMENT_KIND).map { (name: $0.0, value: $0.1) }
@@ -375,6 +413,23 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     state.unfinished = true
     Task { core.resume(key, with: await work()) }
     return .YES
+}
+
+/// A body over the limit: 413 at once, with `Connection: close`. Queued before the body is read,
+/// the answer makes libmicrohttpd close the connection after it rather than drain the rest.
+private func refuseTooLarge(
+    _ state: RequestState, _ connection: OpaquePointer, _ core: HTTPServer.Core, url: UnsafePointer<CChar>?,
+    method: UnsafePointer<CChar>?
+) -> MHD_Result {
+    state.tooLarge = true
+    state.handling = true
+    state.body = []
+    state.method = method.map { String(cString: $0) } ?? "GET"
+    state.path = HTTPServerRequest.path(ofTarget: url.map { String(cString: $0) } ?? "/")
+    var response = HTTPServerResponse.error(
+        status: 413, code: "body_too_large", message: "the request body is over the \(core.configuration.maxBodyBytes)-byte limit")
+    response.headers.set("Connection", "close")
+    return answer(response, state, connection, core)
 }
 
 private func answer(_ response: HTTPServerResponse, _ state: RequestState, _ connection: OpaquePointer, _ core: HTTPServer.Core)

@@ -137,8 +137,16 @@ enum OpenAPIDocument {
                 method: "GET", path: "/healthz", id: "health", tag: "server", summary: "Liveness, and which instance answered.",
                 access: .none, responses: [ok(HealthJSON.self)]),
             Operation(
-                method: "GET", path: "/metrics", id: "metrics", tag: "server", summary: "Counters in the Prometheus text format.",
-                access: .none, responses: [.init(status: "200", description: "Prometheus text", content: .text(contentType: "text/plain"))]),
+                method: "GET", path: "/metrics", id: "metrics", tag: "server",
+                summary: "Counters in the Prometheus text format: with the bearer token metrics.token, or on metrics.listen "
+                    + "(not served here without one of them; open in sandbox mode).", access: .none,
+                responses: [
+                    .init(status: "200", description: "Prometheus text", content: .text(contentType: "text/plain")),
+                    .init(status: "401", description: "metrics.token is configured and was not sent", content: .json(ErrorJSON.self)),
+                    .init(
+                        status: "404", description: "Neither metrics.token nor metrics.listen is configured", content: .json(ErrorJSON.self)
+                    ),
+                ]),
             Operation(
                 method: "GET", path: "/openapi.json", id: "openapi", tag: "server", summary: "This document.", access: .none,
                 responses: [.init(status: "200", description: "OpenAPI 3.1", content: .anyObject("The OpenAPI document."))]),
