@@ -140,9 +140,7 @@ enum ApplePayCommands {
                 to: folder.appendingPathComponent("token.json"))
             try merchant.certificate.pemRepresentation.write(
                 to: folder.appendingPathComponent("merchant-cert.pem"), atomically: true, encoding: .utf8)
-            try keyPEM.write(to: folder.appendingPathComponent("merchant-key.pem"), atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes(
-                [.posixPermissions: 0o600], ofItemAtPath: folder.appendingPathComponent("merchant-key.pem").path)
+            try PrivateFile.write(Data(keyPEM.utf8), to: folder.appendingPathComponent("merchant-key.pem").path)
             try ca.root.pemRepresentation.write(to: folder.appendingPathComponent("root-ca.pem"), atomically: true, encoding: .utf8)
         } catch {
             throw CommandFailure("--out: cannot write into \(folder.path) (\(error.localizedDescription))", status: 2)

@@ -1,3 +1,4 @@
+import Cashier
 import CashierCrypto
 import CashierSandbox
 import CashierSandboxMode
@@ -127,7 +128,7 @@ enum SandboxCommand {
                 "adyen_checkout_url": sandbox.adyenURL.absoluteString,
             ]
             let data = try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys, .withoutEscapingSlashes])
-            try data.write(to: URL(fileURLWithPath: file), options: .atomic)
+            try PrivateFile.write(data, to: file)  // it holds the sandbox's keys
         }
         await waitForTermination()
         await sandbox.stop()

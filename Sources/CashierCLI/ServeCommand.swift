@@ -111,7 +111,7 @@ enum ServeCommand {
                 "secret_key": keys.secret,
             ]
             let data = try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys, .withoutEscapingSlashes])
-            try data.write(to: URL(fileURLWithPath: file), options: .atomic)
+            try PrivateFile.write(data, to: file)  // it holds the secret key
         }
         await SandboxCommand.waitForTermination()
         await server.stop()

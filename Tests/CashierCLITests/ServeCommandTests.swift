@@ -30,6 +30,12 @@ import Testing
         let sandbox = try #require(urls?["sandbox_url"])
         let secret = try #require(urls?["secret_key"])
         #expect(secret.hasPrefix("sk_") && urls?["publishable_key"]?.hasPrefix("pk_") == true)
+        // The ready file holds the secret key, and the database the orders: their owner's alone.
+        func mode(_ url: URL) throws -> Int {
+            (try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int) ?? -1
+        }
+        #expect(try mode(ready) == 0o600)
+        #expect(try mode(folder.appendingPathComponent("cashier.db")) == 0o600)
 
         func post(_ url: String, _ object: Any, key: String? = nil) async throws -> [String: Any] {
             var headers = HTTPHeaders()

@@ -1,8 +1,8 @@
 import Cashier
 import CashierServer
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `/metrics` (payment volumes) is not for whoever reaches the API: closed by default, behind a
 /// bearer token, or on an address of its own; and the HTTP limits come from the configuration.
@@ -53,7 +53,8 @@ import TestSupport
         #expect(defaults.configuration.perIPConnectionLimit == 256 && defaults.configuration.requestDeadlineSeconds == 30)
         for (key, value, path) in [
             ("metrics", ["token": "written-in-the-file"] as [String: Any], "metrics.token"),
-            ("metrics", ["listen": "nowhere"], "metrics.listen"), ("http", ["request_deadline_seconds": -1], "http.request_deadline_seconds"),
+            ("metrics", ["listen": "nowhere"], "metrics.listen"),
+            ("http", ["request_deadline_seconds": -1], "http.request_deadline_seconds"),
         ] {
             var bad = object
             bad[key] = value

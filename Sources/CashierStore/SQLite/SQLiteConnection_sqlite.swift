@@ -1,5 +1,6 @@
 internal import CSQLite
 internal import CSQLiteShims
+import Cashier
 import Foundation
 
 /// One SQLite connection: prepared statements (kept and reused: parsing a statement costs more
@@ -16,6 +17,9 @@ final class SQLiteConnection: SQLConnection {
     /// Opens (creating) the database at `path`; `:memory:` for a private in-memory one.
     init(path: String) throws {
         var handle: OpaquePointer?
+        // Orders, payments and client secrets: a new database is its owner's alone (0600), and
+        // SQLite gives its -wal and -shm files the same permissions.
+        if path != ":memory:" && !path.hasPrefix("file:") { PrivateFile.createIfMissing(path) }
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
