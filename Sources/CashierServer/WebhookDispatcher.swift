@@ -60,13 +60,26 @@ public struct WebhookDispatcher: Sendable {
 
     /// How many deliveries are in flight at once (to different orders).
     static let concurrency = 8
+    /// The longest one delivery may take (the endpoint's answer included).
+    static let requestTimeout: Duration = .seconds(10)
+
+    /// How many messages one claim takes: no more than can be sent before the claim's lease ends,
+    /// even if every delivery takes the whole ``requestTimeout`` — a message whose lease ran out
+    /// belongs to whichever instance claims it next, and must not also be sent from here.
+    public static func batchSize(limit: Int, lease: TimeInterval) -> Int {
+        let rounds = Int((lease / Double(requestTimeout.components.seconds)).rounded(.down)) - 1
+        return max(1, min(limit, concurrency * max(1, rounds)))
+    }
 
     /// One claim and its sends. - Returns: how many were claimed and how many delivered.
     func deliverBatch(limit: Int) async throws -> (claimed: Int, delivered: Int) {
         let now = clock.now()
         // Claimed for a while: instances sharing the database do not send the same message at
         // once, and a crashed instance's messages come back to the others when the lease ends.
-        let claimed = try await store.claimOutbox(now: now, limit: limit, lease: lease)
+        // A batch is sized so it can be sent within its lease, and a message whose lease is about
+        // to end is left for the next claim rather than sent late.
+        let claimed = try await store.claimOutbox(now: now, limit: Self.batchSize(limit: limit, lease: lease), lease: lease)
+        let sendBy = now.addingTimeInterval(lease - Double(Self.requestTimeout.components.seconds))
         var byOrder: [String: [OutboxMessage]] = [:]
         var orders: [String] = []
         for message in claimed {
@@ -83,7 +96,11 @@ public struct WebhookDispatcher: Sendable {
                 next += 1
                 group.addTask {
                     var sent = 0
-                    for message in queue where try await self.deliver(message, now: now) { sent += 1 }
+                    for message in queue {
+                        // Past this, the lease could end mid-send: this order's rest waits for the next claim.
+                        guard self.clock.now() < sendBy else { break }
+                        if try await self.deliver(message) { sent += 1 }
+                    }
                     return sent
                 }
             }
@@ -98,21 +115,25 @@ public struct WebhookDispatcher: Sendable {
     }
 
     /// One attempt at one message: marked delivered on a 2xx, otherwise rescheduled with backoff.
-    private func deliver(_ message: OutboxMessage, now: Date) async throws -> Bool {
+    private func deliver(_ message: OutboxMessage) async throws -> Bool {
         let body = Array(message.payload.utf8)
         var headers = HTTPHeaders()
         headers.add("Content-Type", "application/json")
+        // Signed as it is sent: a message late in a slow batch still carries a fresh timestamp.
         headers.add("Cashier-Signature", WebhookSignature.header(body: body, secret: endpoint.secret, timestamp: clock.now()))
         headers.add("Cashier-Event-Id", message.id)
         let status: Int?
         var failure: String?
         do {
-            status = try await transport.send(HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: Data(body))).status
+            status = try await transport.send(
+                HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: Data(body), timeout: Self.requestTimeout)
+            ).status
         } catch {
             status = nil
             failure = "no answer from \(endpoint.url.host ?? "the endpoint")"
         }
         let delivered = status.map { (200..<300).contains($0) } ?? false
+        let now = clock.now()
         onAttempt(delivered)
         if delivered {
             try await store.markDelivered(message.id, at: now)

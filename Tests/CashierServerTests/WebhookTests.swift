@@ -106,4 +106,43 @@ import Testing
         await fixture.stop()
         await receiver.server.stop()
     }
+
+    /// A claim takes no more than can be sent within its lease, and a message whose lease is
+    /// about to end is left for the next claim instead of being sent late (while another instance
+    /// may already hold it).
+    @Test func batchesFitTheirLease() async throws {
+        #expect(WebhookDispatcher.batchSize(limit: 50, lease: 120) == 50)
+        #expect(WebhookDispatcher.batchSize(limit: 50, lease: 30) == 16)
+        #expect(WebhookDispatcher.batchSize(limit: 50, lease: 5) == 8)
+        let store = try SQLiteOrderStore(path: ":memory:")
+        try await store.migrate()
+        let order = try await store.create(
+            NewOrder(id: "ord_l", outTradeNo: "Cl", total: Money(minorUnits: 100, currency: .cny), description: "tea", clientSecret: "s"))
+        var attempts: [String] = []
+        for (method, provider) in [(PaymentMethod.wechatNative, PaymentProvider.wechatV2), (.alipayQR, .alipay)] {
+            attempts.append(
+                try await store.beginPayment(NewPayment(orderID: order.id, method: method, provider: provider), now: Date()).payment.id)
+        }
+        for (number, attempt) in attempts.enumerated() {  // paid twice: order.paid, then order.refund_required
+            _ = try await store.recordPayment(
+                .succeeded(transactionID: "9\(number)", amount: order.total), of: attempt, record: .init(kind: .notification), now: Date())
+        }
+        // A slow world: every reading of the clock is five seconds later.
+        final class Slow: WallClock, @unchecked Sendable {
+            let base = ManualClock(Date())
+            func now() -> Date {
+                base.advance(by: 5)
+                return base.now()
+            }
+        }
+        let receiver = try WebhookReceiver(failures: 0)
+        let dispatcher = WebhookDispatcher(
+            endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store, lease: 30, clock: Slow())
+        // Claimed at t; sending must start before t + 30 - 10: the first goes, the second waits.
+        #expect(try await dispatcher.deliverDue() == 1)
+        #expect(receiver.received.count == 1)
+        let pending = try await store.webhooks(matching: WebhookQuery(state: .pending, limit: 10))
+        #expect(pending.count == 1 && pending.first?.attempts == 0, "left unsent and unattempted, for the next claim")
+        await receiver.server.stop()
+    }
 }
