@@ -43,6 +43,17 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
                             MHD_OPTION_END);
 }
 
+int cashier_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL || size == 0) return 0;
+    const struct sockaddr *address = info->client_addr;
+    const void *raw = NULL;
+    if (address->sa_family == AF_INET) raw = &((const struct sockaddr_in *)address)->sin_addr;
+    else if (address->sa_family == AF_INET6) raw = &((const struct sockaddr_in6 *)address)->sin6_addr;
+    else return 0;
+    return inet_ntop(address->sa_family, raw, buffer, (socklen_t)size) != NULL;
+}
+
 int cashier_mhd_connection_fd(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;

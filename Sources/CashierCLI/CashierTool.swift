@@ -10,7 +10,7 @@ public enum CashierTool {
         summary: "Cashier: take WeChat Pay, Alipay and Apple Pay payments with the keys on your server.",
         subcommands: [
             version, ServeCommand.command, WeChatCommands.command, AlipayCommands.command, ApplePayCommands.command, SandboxCommand.command,
-            DemoCommand.command, ReconcileCommand.command, openapi,
+            DemoCommand.command, ReconcileCommand.command, KeysCommand.command, openapi,
         ]
     )
 

@@ -13,6 +13,9 @@ public struct HTTPServerRequest: Sendable {
     public let headers: HTTPHeaders
     /// The body bytes.
     public let body: [UInt8]
+    /// The address the connection came from (`203.0.113.7`, `::1`), when the server knows it. Behind
+    /// a proxy it is the proxy's.
+    public var remoteAddress: String?
 
     public init(method: String, path: String, query: [(name: String, value: String)] = [], headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.method = method

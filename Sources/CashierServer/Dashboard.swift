@@ -14,17 +14,17 @@ import Foundation
 /// that took it (``DashboardSessions/actor(_:)``). Each page lives in its own extension file.
 struct Dashboard: Sendable {
     let api: MerchantAPI
-    let sessions = DashboardSessions()
+    var sessions: DashboardSessions { DashboardSessions(store: api.store) }
 
     var configuration: MerchantConfiguration { api.configuration }
     var store: any OrderStore { api.store }
 
     func register(on router: inout Router) {
         router.add("GET", "/dashboard/login") { _, _ in self.loginPage(error: nil) }
-        router.add("POST", "/dashboard/login") { request, _ in self.login(request) }
+        router.add("POST", "/dashboard/login") { request, _ in await self.login(request) }
         router.add("POST", "/dashboard/logout") { request, _ in
             await self.signedIn(request, form: true) { id, _ in
-                self.sessions.end(id)
+                await self.sessions.end(id)
                 return Self.redirect("/dashboard/login", cookie: DashboardSessions.cookie("", secure: self.secure, maxAge: 0))
             }
         }
@@ -92,7 +92,7 @@ struct Dashboard: Sendable {
         _ request: HTTPServerRequest, form: Bool = false,
         _ body: (String, DashboardSessions.Session) async throws -> HTTPServerResponse
     ) async -> HTTPServerResponse {
-        guard let (id, session) = sessions.session(cookieHeader: request.headers["Cookie"], now: api.clock.now()) else {
+        guard let (id, session) = await sessions.session(cookieHeader: request.headers["Cookie"], now: api.clock.now()) else {
             return form
                 ? Self.notice(status: 403, "Signed out", "Your session ended. Sign in again.")
                 : Self.redirect("/dashboard/login")
@@ -111,7 +111,7 @@ struct Dashboard: Sendable {
         }
     }
 
-    private func loginPage(error: String?) -> HTTPServerResponse {
+    private func loginPage(error: String?, status: Int? = nil) -> HTTPServerResponse {
         HTMLPage(
             title: "Sign in — Cashier",
             body: """
@@ -122,16 +122,30 @@ struct Dashboard: Sendable {
                 <button type="submit" id="sign-in">Sign in</button></form>\
                 <p class="muted">The server's sk_… key. It never leaves this server; the browser keeps only a session cookie.</p></main>
                 """,
-            status: error == nil ? 200 : 401
+            status: status ?? (error == nil ? 200 : 401)
         ).response()
     }
 
-    private func login(_ request: HTTPServerRequest) -> HTTPServerResponse {
-        guard let key = request.formFields["secret_key"], ConstantTime.equals(key, configuration.secretKey) else {
+    private func login(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        let now = api.clock.now()
+        let source = request.remoteAddress ?? "unknown"
+        guard await sessions.signInAllowed(source: source, now: now) else {
+            var refused = loginPage(
+                error: "Too many wrong keys from your address: try again in \(Int(DashboardSessions.failureWindow / 60)) minutes.",
+                status: 429)
+            refused.headers.set("Retry-After", String(Int(DashboardSessions.failureWindow)))
+            return refused
+        }
+        guard let key = request.formFields["secret_key"], await api.isSecretKey(key) else {
+            await sessions.recordFailure(source: source, now: now)
             return loginPage(error: "That is not this server's secret key.")
         }
-        let (id, _) = sessions.create(now: api.clock.now())
-        return Self.redirect("/dashboard", cookie: DashboardSessions.cookie(id, secure: secure))
+        do {
+            let (id, _) = try await sessions.create(now: now)
+            return Self.redirect("/dashboard", cookie: DashboardSessions.cookie(id, secure: secure))
+        } catch {
+            return Self.notice(status: 503, "Not signed in", "The session could not be stored; try again.")
+        }
     }
 
     // MARK: Pages

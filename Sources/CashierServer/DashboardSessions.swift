@@ -1,11 +1,13 @@
 import CashierCrypto
+import CashierStore
 import Foundation
-import Synchronization
 
-/// Signed-in dashboard sessions, in memory: a random id in an `HttpOnly; SameSite=Strict` cookie,
-/// and a CSRF token every form must carry. Sessions end after eight hours or at sign-out; a
-/// restart signs everyone out.
-final class DashboardSessions: Sendable {
+/// Signed-in dashboard sessions, kept in the database so every instance sharing it knows them: a
+/// random id in an `HttpOnly; SameSite=Strict` cookie (the store keeps only its SHA-256), and a
+/// CSRF token every form must carry. Sessions end after eight hours or at sign-out. Sign-in is
+/// throttled per address: after ``maximumFailures`` wrong keys within ``failureWindow``, the
+/// address is refused (429) until the window has passed.
+struct DashboardSessions: Sendable {
     struct Session: Sendable {
         let csrf: String
         let expires: Date
@@ -13,36 +15,48 @@ final class DashboardSessions: Sendable {
 
     static let cookieName = "cashier_session"
     static let lifetime: TimeInterval = 8 * 3600
-    private let sessions = Mutex<[String: Session]>([:])
+    static let failureWindow: TimeInterval = 15 * 60
+    static let maximumFailures = 5
+
+    let store: any OrderStore
 
     /// A new session. - Returns: its id (the cookie's value) and its CSRF token.
-    func create(now: Date = Date()) -> (id: String, session: Session) {
+    func create(now: Date) async throws -> (id: String, session: Session) {
         let id = SecureRandom.alphanumeric(count: 43)
         let session = Session(csrf: SecureRandom.alphanumeric(count: 32), expires: now.addingTimeInterval(Self.lifetime))
-        sessions.withLock { all in
-            all = all.filter { $0.value.expires > now }
-            all[id] = session
-        }
+        try await store.createDashboardSession(.init(idHash: Self.hash(id), csrf: session.csrf, expires: session.expires), now: now)
         return (id, session)
     }
 
     /// The session a request's cookie names, if it is still valid.
-    func session(cookieHeader: String?, now: Date = Date()) -> (id: String, session: Session)? {
-        guard let id = Self.cookieValue(cookieHeader) else { return nil }
-        return sessions.withLock { all in
-            guard let session = all[id], session.expires > now else { return nil }
-            return (id, session)
-        }
+    func session(cookieHeader: String?, now: Date) async -> (id: String, session: Session)? {
+        guard let id = Self.cookieValue(cookieHeader),
+            let record = try? await store.dashboardSession(idHash: Self.hash(id), now: now)
+        else { return nil }
+        return (id, Session(csrf: record.csrf, expires: record.expires))
     }
 
-    func end(_ id: String) {
-        sessions.withLock { _ = $0.removeValue(forKey: id) }
+    func end(_ id: String) async {
+        try? await store.endDashboardSession(idHash: Self.hash(id))
     }
+
+    /// Whether `source` may try to sign in now.
+    func signInAllowed(source: String, now: Date) async -> Bool {
+        let failures = (try? await store.signInFailures(source: source, since: now.addingTimeInterval(-Self.failureWindow))) ?? 0
+        return failures < Self.maximumFailures
+    }
+
+    func recordFailure(source: String, now: Date) async {
+        _ = try? await store.recordSignInFailure(source: source, now: now, since: now.addingTimeInterval(-Self.failureWindow))
+    }
+
+    /// What the store keeps of a session id.
+    static func hash(_ id: String) -> String { Hex.encode(DigestAlgorithm.sha256.hash(id)) }
 
     /// How the event log names the session that took an action: `dashboard` and the first eight
     /// hex digits of the SHA-256 of its id — stable for the session, useless to sign in with.
     static func actor(_ id: String) -> String {
-        "dashboard " + Hex.encode(DigestAlgorithm.sha256.hash(id)).prefix(8)
+        "dashboard " + hash(id).prefix(8)
     }
 
     /// Our cookie's value from a `Cookie` header.

@@ -47,7 +47,7 @@ extension MerchantAPI {
     static func processorKey(_ refund: StoredRefund, _ operation: String) -> String { "cashier_\(refund.outRefundNo)_\(operation)" }
 
     func authorizeApplePay(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
-        guard caller(request) != nil else { return Self.unauthorized }
+        guard await caller(request) != nil else { return Self.unauthorized }
         guard let applePay = configuration.applePay else {
             return .error(status: 400, code: "invalid_request", message: "Apple Pay is not configured on this server")
         }

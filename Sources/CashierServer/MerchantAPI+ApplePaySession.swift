@@ -14,7 +14,7 @@ extension MerchantAPI {
     }
 
     func applePaySession(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        guard caller(request) != nil else { return Self.unauthorized }
+        guard await caller(request) != nil else { return Self.unauthorized }
         guard let validator = configuration.applePay?.webSession else {
             return .error(
                 status: 400, code: "invalid_request",

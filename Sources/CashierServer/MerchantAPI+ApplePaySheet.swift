@@ -29,7 +29,7 @@ extension MerchantAPI {
     }
 
     func updateApplePaySheet(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
-        guard caller(request) != nil else { return Self.unauthorized }
+        guard await caller(request) != nil else { return Self.unauthorized }
         guard let applePay = configuration.applePay else {
             return .error(status: 400, code: "invalid_request", message: "Apple Pay is not configured on this server")
         }

@@ -21,7 +21,7 @@ extension MerchantAPI {
 
     /// `POST /v1/orders/{id}/capture`.
     func capture(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
-        guard caller(request) == .secret else { return Self.unauthorized }
+        guard await caller(request) == .secret else { return Self.unauthorized }
         return await idempotent(request, scope: "capture:\(id):") {
             do {
                 let body = try RequestProblem.decode(
@@ -47,7 +47,7 @@ extension MerchantAPI {
 
     /// `POST /v1/orders/{id}/void`.
     func void(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
-        guard caller(request) == .secret else { return Self.unauthorized }
+        guard await caller(request) == .secret else { return Self.unauthorized }
         return await idempotent(request, scope: "void:\(id):") {
             do {
                 let body = try RequestProblem.decode(

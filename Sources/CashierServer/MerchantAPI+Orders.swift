@@ -9,7 +9,7 @@ import Foundation
 extension MerchantAPI {
 
     func createOrder(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        guard let caller = caller(request) else { return Self.unauthorized }
+        guard let caller = await caller(request) else { return Self.unauthorized }
         // The app's keys live apart from the backend's: an app cannot replay the backend's answers.
         return await idempotent(request, scope: caller == .secret ? "" : "pk:") { await self.createOrder(request, caller: caller) }
     }
@@ -109,7 +109,7 @@ extension MerchantAPI {
     }
 
     func getOrder(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
-        guard caller(request) != nil else { return Self.unauthorized }
+        guard await caller(request) != nil else { return Self.unauthorized }
         do {
             guard let (found, caller) = try await authorizedOrder(request, id: id, clientSecret: request.queryValue("client_secret")) else {
                 return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
@@ -149,7 +149,7 @@ extension MerchantAPI {
     /// `GET /v1/orders?status=paid&limit=20&starting_after=ord_…` (or `?out_trade_no=…`): newest
     /// first, secret key only.
     func listOrders(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        guard caller(request) == .secret else { return Self.unauthorized }
+        guard await caller(request) == .secret else { return Self.unauthorized }
         let status = request.queryValue("status")
         guard status == nil || PaymentStatus(rawValue: status ?? "") != nil else {
             return .error(

@@ -8,7 +8,7 @@ import Foundation
 extension MerchantAPI {
 
     func startPayment(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
-        guard caller(request) != nil else { return Self.unauthorized }
+        guard await caller(request) != nil else { return Self.unauthorized }
         do {
             let body = try RequestProblem.decode(
                 PaymentRequestBody.self, from: request, expected: #"{"method":"wechat.native"} (one of \#(PaymentMethod.names))"#)

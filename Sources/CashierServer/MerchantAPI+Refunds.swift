@@ -33,7 +33,7 @@ extension MerchantAPI {
     /// `POST /v1/orders/{id}/refunds`.
     /// - Parameter actor: who asks, for the record: `api`, or the dashboard session that did.
     func refund(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
-        guard caller(request) == .secret else { return Self.unauthorized }
+        guard await caller(request) == .secret else { return Self.unauthorized }
         // A retried refund with its Idempotency-Key answers as the first did and refunds nothing more.
         return await idempotent(request, scope: "refund:\(id):") { await self.performRefund(request, id: id, actor: actor) }
     }

@@ -30,7 +30,7 @@ extension MerchantAPI {
     static let streamHeartbeat: Duration = .seconds(15)
 
     func stream(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
-        let bySecretKey = caller(request) == .secret
+        let bySecretKey = await caller(request) == .secret
         let order: StoredOrder
         do {
             // Without the secret key, a wrong client secret and an unknown order get the same 401:

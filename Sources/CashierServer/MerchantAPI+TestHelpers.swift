@@ -9,7 +9,7 @@ extension MerchantAPI {
     /// attempt is paid in the sandbox, which notifies this server as the provider would; answers
     /// the order once that notification is recorded (up to 10 s).
     func sandboxPay(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
-        guard caller(request) == .secret else { return Self.unauthorized }
+        guard await caller(request) == .secret else { return Self.unauthorized }
         guard let sandboxPayer else { return .error(status: 404, code: "not_found", message: "no test helpers outside sandbox mode") }
         do {
             guard try await store.order(id: id) != nil else { return .error(status: 404, code: "not_found", message: "no order \(id)") }

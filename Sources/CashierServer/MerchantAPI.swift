@@ -32,6 +32,8 @@ struct MerchantAPI: Sendable {
     let watch: OrderWatch
     /// In sandbox mode: pays attempts as a payer would (`/v1/test_helpers/…`).
     let sandboxPayer: (any SandboxPayer)?
+    /// Secret keys made with `cashier keys`.
+    let apiKeys = APIKeys()
 
     init(
         configuration: MerchantConfiguration, store: any OrderStore, listening: ListeningPort, metrics: ServerMetrics, instanceID: String,
@@ -149,7 +151,7 @@ struct MerchantAPI: Sendable {
 
     /// `GET /v1/reconciliations/{date}`: the day's bills against the payments here (secret key).
     func reconciliation(_ request: HTTPServerRequest, date: String) async -> HTTPServerResponse {
-        guard caller(request) == .secret else { return Self.unauthorized }
+        guard await caller(request) == .secret else { return Self.unauthorized }
         do {
             return .json(try await Reconciler(api: self).run(date: date, progress: { _ in }))
         } catch {
@@ -159,13 +161,20 @@ struct MerchantAPI: Sendable {
 
     // MARK: Authentication
 
-    func caller(_ request: HTTPServerRequest) -> Caller? {
+    func caller(_ request: HTTPServerRequest) async -> Caller? {
         guard let header = request.headers["Authorization"], header.hasPrefix("Bearer ") else { return nil }
-        let key = String(header.dropFirst(7))
+        return await caller(key: String(header.dropFirst(7)))
+    }
+
+    /// The configured keys first (no database read); then the keys made with `cashier keys`.
+    func caller(key: String) async -> Caller? {
         if ConstantTime.equals(key, configuration.secretKey) { return .secret }
         if ConstantTime.equals(key, configuration.publishableKey) { return .publishable }
-        return nil
+        return await apiKeys.isActive(key, store: store, now: clock.now()) ? .secret : nil
     }
+
+    /// Whether `key` is a secret key of this server (the dashboard's sign-in).
+    func isSecretKey(_ key: String) async -> Bool { await caller(key: key) == .secret }
 
     static let unauthorized = HTTPServerResponse.error(
         status: 401, code: "unauthorized",
@@ -173,7 +182,7 @@ struct MerchantAPI: Sendable {
 
     /// The order, if the caller may see it: the secret key, or the publishable key with its client secret.
     func authorizedOrder(_ request: HTTPServerRequest, id: String, clientSecret: String?) async throws -> (StoredOrder, Caller)? {
-        guard let caller = caller(request) else { return nil }
+        guard let caller = await caller(request) else { return nil }
         guard let order = try await store.order(id: id) else { return nil }
         if caller == .publishable {
             guard let clientSecret, ConstantTime.equals(clientSecret, order.clientSecret) else { return nil }

@@ -106,6 +106,12 @@ public final class MerchantServer: Sendable {
         self.routeTable = routes.table
     }
 
+    /// A new secret key for `cashier keys create`: the key (shown once) and the record the store
+    /// keeps (its hash, never the key).
+    public static func makeSecretKey(label: String, now: Date = Date()) -> (key: String, record: APIKeyRecord) {
+        APIKeys.make(label: label, now: now)
+    }
+
     /// The OpenAPI 3.1 document `GET /openapi.json` serves (with the sandbox's test helpers when `sandbox`).
     public static func openAPIDocument(sandbox: Bool = false) throws -> Data {
         try OpenAPIDocument.data(version: CashierVersion.current, sandbox: sandbox)

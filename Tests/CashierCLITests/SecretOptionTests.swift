@@ -58,3 +58,25 @@ import Testing
         }
     }
 }
+
+/// `cashier keys create|list|revoke` on a database.
+@Suite struct KeysCommandTests {
+    @Test func createListRevoke() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString).db").path
+        let created = await CapturedIO.run(["keys", "create", "--label", "backend", "--db", path])
+        #expect(created.status == 0, "\(created.stderr)")
+        let key = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(key.hasPrefix("sk_") && key.count >= 40)
+        let listed = await CapturedIO.run(["keys", "list", "--db", path, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: [[String: Any]]])
+        let entry = try #require(object["keys"]?.first)
+        #expect(entry["state"] as? String == "active" && entry["label"] as? String == "backend")
+        #expect(!listed.stdout.contains(key), "the key itself is never shown again")
+        let id = try #require(entry["id"] as? String)
+        #expect(await CapturedIO.run(["keys", "revoke", "--id", id, "--db", path]).status == 0)
+        let after = await CapturedIO.run(["keys", "list", "--db", path])
+        #expect(after.stdout.contains("revoked"))
+        #expect(await CapturedIO.run(["keys", "revoke", "--id", "key_nothing", "--db", path]).status == 1)
+        #expect(await CapturedIO.run(["keys", "list"]).status == 2)
+    }
+}

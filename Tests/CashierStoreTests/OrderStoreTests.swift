@@ -55,6 +55,34 @@ import Testing
         print("OrderStoreTests: the PostgreSQL half skipped: \(TestPostgres.skipReason)")
     }
 
+    /// Dashboard sessions, sign-in failures and API keys on both databases.
+    @Test(arguments: Backend.available)
+    func sessionsFailuresAndKeys(backend: Backend) async throws {
+        let store = try await backend.store()
+        let now = Date()
+        try await store.createDashboardSession(.init(idHash: "h1", csrf: "c1", expires: now.addingTimeInterval(60)), now: now)
+        try await store.createDashboardSession(.init(idHash: "h0", csrf: "c0", expires: now.addingTimeInterval(-1)), now: now)
+        #expect(try await store.dashboardSession(idHash: "h1", now: now)?.csrf == "c1")
+        #expect(try await store.dashboardSession(idHash: "h0", now: now) == nil, "expired")
+        try await store.endDashboardSession(idHash: "h1")
+        #expect(try await store.dashboardSession(idHash: "h1", now: now) == nil)
+        for second in 0..<3 {
+            _ = try await store.recordSignInFailure(source: "198.51.100.7", now: now.addingTimeInterval(Double(second)), since: now)
+        }
+        #expect(try await store.signInFailures(source: "198.51.100.7", since: now) == 3)
+        #expect(try await store.signInFailures(source: "198.51.100.7", since: now.addingTimeInterval(10)) == 0)
+        #expect(try await store.signInFailures(source: "203.0.113.1", since: now) == 0)
+        let key = APIKeyRecord(id: "key_1", hash: "abc", prefix: "sk_abc…", label: "l", createdAt: now)
+        try await store.createAPIKey(key)
+        #expect(try await store.activeAPIKey(hash: "abc")?.id == "key_1")
+        try await store.touchAPIKey(id: "key_1", at: now)
+        #expect(try await store.apiKeys().first?.lastUsedAt != nil)
+        let revoked = try await store.revokeAPIKey(id: "key_1", now: now)
+        #expect(revoked?.revokedAt != nil)
+        #expect(try await store.activeAPIKey(hash: "abc") == nil)
+        #expect(try await store.revokeAPIKey(id: "key_none", now: now) == nil)
+    }
+
     /// Many orders' versions in one read (fixed-size batches), unknown ids left out, and a
     /// change shows as a new version.
     @Test(arguments: Backend.available)

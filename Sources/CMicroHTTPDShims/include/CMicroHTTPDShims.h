@@ -14,6 +14,9 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
                                      MHD_RequestCompletedCallback completed, void *completed_cls,
                                      MHD_NotifyConnectionCallback connections, void *connections_cls);
 
+/// The peer's address as text into `buffer` (INET6_ADDRSTRLEN bytes); 1 on success, 0 if unknown.
+int cashier_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size);
+
 /// The connection's socket (-1 if unknown).
 int cashier_mhd_connection_fd(struct MHD_Connection *connection);
 

@@ -390,7 +390,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     var headers = HTTPHeaders()
     for (name, value) in values(connection, .HEADER_KIND) { headers.add(name, value) }
     let query = values(connection, .GET_ARGUMENT_KIND).map { (name: $0.0, value: $0.1) }
-    let request = HTTPServerRequest(method: state.method, path: state.path, query: query, headers: headers, body: state.body)
+    var request = HTTPServerRequest(method: state.method, path: state.path, query: query, headers: headers, body: state.body)
+    request.remoteAddress = clientAddress(connection)
     let work: @Sendable () async -> HTTPServerResponse
     switch core.responder(request) {
     case .now(let response): return answer(response, state, connection, core)
@@ -413,6 +414,13 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     state.unfinished = true
     Task { core.resume(key, with: await work()) }
     return .YES
+}
+
+/// The peer's address as text, or `nil`.
+private func clientAddress(_ connection: OpaquePointer) -> String? {
+    var buffer = [CChar](repeating: 0, count: 64)
+    guard cashier_mhd_client_address(connection, &buffer, buffer.count) == 1 else { return nil }
+    return String(cString: buffer)
 }
 
 /// A body over the limit: 413 at once, with `Connection: close`. Queued before the body is read,

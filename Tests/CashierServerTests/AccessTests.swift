@@ -1,0 +1,112 @@
+import Cashier
+import CashierCurl
+import CashierSandboxMode
+import CashierServer
+import CashierStore
+import Foundation
+import TestSupport
+import Testing
+
+/// Who may call: dashboard sessions kept in the database (a session made on one instance works on
+/// another), sign-in throttled per address, and secret keys made and revoked with `cashier keys`
+/// (a revoked key refused at once, on every instance).
+@Suite struct AccessTests {
+    /// Two merchant servers sharing one database, as instances behind a load balancer would.
+    struct TwoInstances {
+        let mode: SandboxMode
+        let first: MerchantServer
+        let second: MerchantServer
+        let store: any OrderStore
+
+        init() async throws {
+            mode = try await SandboxMode.start(timeScale: 0.001)
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).db").path
+            store = try SQLiteOrderStore(path: path)
+            first = MerchantServer(configuration: mode.configuration, store: store)
+            second = MerchantServer(configuration: mode.configuration, store: try SQLiteOrderStore(path: path))
+            try await first.start()
+            try await second.start()
+        }
+
+        func stop() async {
+            await first.stop()
+            await second.stop()
+            await mode.sandbox.stop()
+        }
+
+        /// A browser's request (libcurl: redirects are not followed, so the 303s are seen).
+        func browser(_ server: MerchantServer, _ method: String, _ path: String, cookie: String? = nil, form: String? = nil)
+            async throws -> HTTPResponse
+        {
+            var headers = HTTPHeaders()
+            if let cookie { headers.add("Cookie", "cashier_session=\(cookie)") }
+            if form != nil { headers.add("Content-Type", "application/x-www-form-urlencoded") }
+            return try await CurlTransport().send(
+                HTTPRequest(
+                    method: method, url: URL(string: server.baseURL.absoluteString + path)!, headers: headers,
+                    body: Data((form ?? "").utf8)))
+        }
+
+        func api(_ server: MerchantServer, _ path: String, key: String) async throws -> Int {
+            var headers = HTTPHeaders()
+            headers.add("Authorization", "Bearer \(key)")
+            return try await URLSessionTransport().send(
+                HTTPRequest(method: "GET", url: URL(string: server.baseURL.absoluteString + path)!, headers: headers)
+            ).status
+        }
+    }
+
+    @Test func aSessionMadeOnOneInstanceWorksOnTheOtherAndEndsOnBoth() async throws {
+        let world = try await TwoInstances()
+        let secret = world.mode.configuration.secretKey
+        let signedIn = try await world.browser(world.first, "POST", "/dashboard/login", form: "secret_key=\(secret)")
+        let setCookie = try #require(signedIn.headers["Set-Cookie"])
+        let session = try #require(setCookie.split(separator: ";").first?.split(separator: "=").last.map(String.init))
+        let elsewhere = try await world.browser(world.second, "GET", "/dashboard", cookie: session)
+        #expect(elsewhere.status == 200, "the second instance knows the session the first made")
+        // The store keeps the SHA-256 of the cookie, never the cookie.
+        #expect(try await world.store.dashboardSession(idHash: session, now: Date()) == nil)
+        // Signing out on the second ends it on the first.
+        let page = String(decoding: elsewhere.body, as: UTF8.self)
+        let csrf = try #require(page.components(separatedBy: "name=\"csrf\" value=\"").dropFirst().first?.split(separator: "\"").first)
+        let out = try await world.browser(world.second, "POST", "/dashboard/logout", cookie: session, form: "csrf=\(csrf)")
+        #expect(out.status == 303)
+        #expect(try await world.browser(world.first, "GET", "/dashboard", cookie: session).headers["Location"] == "/dashboard/login")
+        await world.stop()
+    }
+
+    @Test func signInIsThrottledPerAddressAcrossInstances() async throws {
+        let world = try await TwoInstances()
+        for attempt in 0..<5 {
+            let server = attempt % 2 == 0 ? world.first : world.second
+            #expect(try await world.browser(server, "POST", "/dashboard/login", form: "secret_key=sk_wrong_\(attempt)").status == 401)
+        }
+        // The sixth try is refused before the key is looked at — even the right key — on either instance.
+        let secret = world.mode.configuration.secretKey
+        let refused = try await world.browser(world.first, "POST", "/dashboard/login", form: "secret_key=\(secret)")
+        #expect(refused.status == 429 && refused.headers["Retry-After"] == "900")
+        #expect(try await world.browser(world.second, "POST", "/dashboard/login", form: "secret_key=\(secret)").status == 429)
+        #expect(try await world.store.signInFailures(source: "127.0.0.1", since: Date().addingTimeInterval(-60)) == 5)
+        await world.stop()
+    }
+
+    @Test func aKeyMadeWithCashierKeysWorksUntilRevokedThenIsRefusedAtOnceEverywhere() async throws {
+        let world = try await TwoInstances()
+        let (key, record) = MerchantServer.makeSecretKey(label: "backend 2026-12")
+        #expect(key.hasPrefix("sk_") && record.hash != key && !record.prefix.contains(String(key.dropFirst(9))))
+        try await world.store.createAPIKey(record)
+        #expect(try await world.api(world.first, "/v1/orders", key: key) == 200)
+        #expect(try await world.api(world.second, "/v1/orders", key: key) == 200)
+        #expect(try await world.store.apiKeys().first?.lastUsedAt != nil, "its last use is shown")
+        // The dashboard takes it too.
+        #expect(try await world.browser(world.first, "POST", "/dashboard/login", form: "secret_key=\(key)").status == 303)
+        // Rotated: the configured key still works, the revoked one is refused at once on both.
+        _ = try await world.store.revokeAPIKey(id: record.id, now: Date())
+        #expect(try await world.api(world.first, "/v1/orders", key: key) == 401)
+        #expect(try await world.api(world.second, "/v1/orders", key: key) == 401)
+        #expect(try await world.api(world.second, "/v1/orders", key: world.mode.configuration.secretKey) == 200)
+        // A made-up key of the right shape is nothing.
+        #expect(try await world.api(world.first, "/v1/orders", key: "sk_" + String(repeating: "x", count: 40)) == 401)
+        await world.stop()
+    }
+}
