@@ -2,16 +2,17 @@
 SWIFT ?= swift
 FORMAT_PATHS := Sources Tests Package.swift Fuzz/Package.swift Fuzz/Sources
 
-.PHONY: demo test deps venv build lint format bench fuzz check-long stop-soak clean
+.PHONY: demo test deps venv build lint format docs bench fuzz check-long stop-soak clean
 
 ## demo: install what is missing, build, and run the end-to-end demo
 demo: deps
 	$(SWIFT) build --product cashier
 	$(SWIFT) run --skip-build cashier demo
 
-## test: install what is missing, check formatting, build, and run every test
+## test: install what is missing, check formatting, build, build the docs (no warnings), and run every test
 test: deps lint venv
 	$(SWIFT) build --build-tests
+	scripts/docs
 	CASHIER_EXIT_WITH_PARENT=1 timeout --kill-after=60 1500 scripts/with-pg scripts/with-audit $(SWIFT) test --skip-build
 
 ## venv: the PyPI peers for interop tests and benchmarks, in .venv (scripts/python-requirements.txt)
@@ -35,6 +36,10 @@ lint:
 
 format:
 	$(SWIFT) format -i -r $(FORMAT_PATHS)
+
+## docs: the DocC site of every library product in .build/docs-site (warnings are errors; scripts/docs)
+docs:
+	scripts/docs
 
 ## bench: ratios against baselines measured in the same run (`openssl speed`, wechatpy, …)
 bench: deps

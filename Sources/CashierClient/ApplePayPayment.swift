@@ -8,6 +8,10 @@ public enum ApplePayPayment {
     ///   - paymentData: `PKPaymentToken.paymentData`, Apple's encrypted JSON, passed on untouched.
     ///   - network: `PKPaymentNetwork`'s raw value (`Visa`, `MasterCard`, …).
     ///   - type: `debit`, `credit`, `prepaid`, `store`, `eMoney` or `unknown`.
+    ///   - displayName: the card's name as PassKit shows it (`Visa 1234`).
+    ///   - transactionIdentifier: `PKPaymentToken.transactionIdentifier`.
+    ///   - billingContact: the billing contact, when the sheet asked for one.
+    ///   - shippingContact: the shipping contact, when the sheet asked for one.
     /// - Throws: ``CashierClientError`` `invalid_token` when `paymentData` is not JSON (the simulator's empty token).
     public static func json(
         paymentData: Data, displayName: String?, network: String?, type: String, transactionIdentifier: String,

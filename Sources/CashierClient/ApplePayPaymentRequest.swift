@@ -1,7 +1,7 @@
 public import Foundation
 
 /// The Apple Pay payment request the server built, typed for the app: what Apple Pay JS takes as
-/// JSON and what ``pkPaymentRequest()`` (on Apple platforms) turns into a `PKPaymentRequest`.
+/// JSON and what `pkPaymentRequest()` (on Apple platforms) turns into a `PKPaymentRequest`.
 /// Amounts stay decimal strings, exactly as the server priced them (never `Double`).
 public struct ApplePayPaymentRequest: Sendable, Equatable {
     public struct SummaryItem: Sendable, Equatable {

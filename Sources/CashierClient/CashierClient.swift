@@ -33,7 +33,11 @@ public struct CashierClient: Sendable {
     }
 
     /// Starts a payment and returns what the wallet needs.
-    /// - Parameter returnURL: for `alipayWap`, where Alipay's web cashier sends the payer back.
+    /// - Parameters:
+    ///   - orderID: the order your backend created.
+    ///   - clientSecret: the order's client secret, from your backend.
+    ///   - method: the wallet and its flow.
+    ///   - returnURL: for `alipayWap`, where Alipay's web cashier sends the payer back.
     public func startPayment(orderID: String, clientSecret: String, method: PaymentMethod, returnURL: URL? = nil) async throws
         -> WalletParameters
     {

@@ -7,7 +7,7 @@ public enum WalletOutcome: Sendable, Equatable {
     case wechat(errCode: Int, errStr: String? = nil)
     /// Alipay's callback (or the `safepay` URL's result): `resultStatus`, `memo`, `result`.
     case alipay(resultStatus: String, memo: String = "", result: String = "")
-    /// The Apple Pay sheet authorised: the `PKPayment` as JSON, which ``CashierClient/pay(orderID:clientSecret:method:launcher:timeout:)``
+    /// The Apple Pay sheet authorised: the `PKPayment` as JSON, which `CashierClient.pay(orderID:clientSecret:method:launcher:timeout:)`
     /// sends to the server (the sheet completes with the status the server answers).
     case applePayAuthorized(paymentJSON: Data)
     /// The Apple Pay adapter already sent the token with ``CashierClient/authorizeApplePay(orderID:clientSecret:paymentJSON:)``

@@ -5,7 +5,7 @@ import CashierCrypto
 /// the one stylesheet and the page's script (if any) are inline and allowed by their SHA-256
 /// hashes, never by `'unsafe-inline'`; forms post only to this origin (and the origins named in
 /// ``formTargets``); the page cannot be framed. Every value interpolated into ``body`` must go
-/// through ``HTMLText/escape(_:)`` — the callers do, and the browser tests try a stored XSS.
+/// through Cashier's `HTMLText.escape(_:)` — the callers do, and the browser tests try a stored XSS.
 public struct HTMLPage: Sendable {
     public var title: String
     /// The `<body>` content, already escaped where it carries data.

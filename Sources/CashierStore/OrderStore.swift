@@ -3,8 +3,8 @@ public import Foundation
 
 /// Where orders, their payment attempts and their refunds live. Every change that moves money
 /// is one transaction that locks the order first, checks and changes the records, derives the
-/// order's status from them (``PaymentStatus/derived(settled:closed:attempts:everStarted:)``, applied only
-/// when ``PaymentStateMachine`` allows it), appends to the order's event log and, when the
+/// order's status from them (`PaymentStatus.derived(settled:closed:attempts:everStarted:)`, applied only
+/// when `PaymentStateMachine` allows it), appends to the order's event log and, when the
 /// merchant hears about it, to the webhook outbox — so a crash leaves all of it or none, and
 /// concurrent requests (on any number of instances sharing the database) move money once.
 /// SQLite and PostgreSQL implement it with the same statements.
@@ -58,18 +58,21 @@ public protocol OrderStore: Sendable {
     /// Records what the provider said about an attempt, once: a success settles the order or,
     /// when another payment settled it, is recorded as a duplicate to refund.
     /// - Parameters:
+    ///   - outcome: what the provider said.
+    ///   - paymentID: the attempt (`pay_…`).
     ///   - record: appended with the change.
     ///   - duplicate: appended instead when nothing changes (a repeated notification); `nil` to log nothing then.
+    ///   - now: when it is recorded.
     /// - Throws: `StoreError.illegalTransition` when a success's amount is not the attempt's, `.notFound`.
     func recordPayment(_ outcome: PaymentOutcome, of paymentID: String, record: EventRecord, duplicate: EventRecord?, now: Date)
         async throws -> PaymentRecorded
 
     func payment(id: String) async throws -> StoredPayment?
+    /// Keeps the contacts the payer chose with a payment.
+    func setContacts(_ contacts: PaymentContacts, of paymentID: String, now: Date) async throws
     /// Moves a card payment's capture state once, by compare-and-set: from `from` (`nil`: none
     /// yet) to `to`, appending `record` to its order's log when it moves.
     /// - Returns: the payment afterwards; `nil` when it was not in `from` (another move came first).
-    /// Keeps the contacts the payer chose with a payment.
-    func setContacts(_ contacts: PaymentContacts, of paymentID: String, now: Date) async throws
     func moveCapture(of paymentID: String, from: CaptureState?, to: CaptureState, record: EventRecord?, now: Date) async throws
         -> StoredPayment?
     /// The attempt with this trade number at `wallet`.

@@ -1,6 +1,6 @@
 public import Cashier
 
-/// The result of ``OrderStore/apply(_:to:refunded:record:now:)``.
+/// The result of an order's status transition in the store.
 public enum TransitionOutcome: Sendable, Equatable {
     /// The order moved, once; the transition, its event and its outbox message are stored together.
     case applied(StoredOrder, PaymentTransition)

@@ -6,7 +6,7 @@ extension Alipay {
     ///
     /// The file is CSV in GBK with `#` comment lines around the detail list: an account line, the
     /// period, a header row, one row per trade or refund (cells end in a tab, so spreadsheets keep
-    /// long numbers as text), the end marker and a `#交易合计：N笔，退款合计：M笔` summary. ``parse(_:)``
+    /// long numbers as text), the end marker and a `#交易合计：N笔，退款合计：M笔` summary. `parse(_:)`
     /// reads it and checks the row counts against that summary, so a truncated download is refused.
     /// Alipay serves the file zipped; unzip it before parsing.
     public struct Bill: Sendable, Equatable {

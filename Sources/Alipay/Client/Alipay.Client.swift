@@ -24,8 +24,8 @@ extension Alipay {
         private let certificates: CertificateMode?
         private let appAuthToken: String?
 
-        /// A client in public-key mode (the Alipay public key from the console).
-        /// - Parameter appAuthToken: the merchant's `app_auth_token` when a service provider calls for it.
+        /// A client in public-key mode (the Alipay public key from the console). `appAuthToken` is
+        /// the merchant's `app_auth_token` when a service provider calls for it.
         public init(
             appID: String, signer: Signer, alipayPublicKey: RSAPublicKey, transport: any HTTPTransport = URLSessionTransport(),
             gateway: URL = productionURL, signType: SignType = .rsa2, appAuthToken: String? = nil

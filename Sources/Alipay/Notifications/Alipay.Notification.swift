@@ -31,6 +31,7 @@ extension Alipay {
 
         /// Verifies and parses a notification body.
         /// - Parameters:
+        ///   - body: the form body, as received.
         ///   - publicKey: Alipay's public key (from the console, or the Alipay certificate's key).
         ///   - appID: this merchant's app id, when the notification must be for it.
         ///   - sellerID: this merchant's seller (partner) id, when checked.

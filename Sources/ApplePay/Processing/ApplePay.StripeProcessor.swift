@@ -22,7 +22,9 @@ extension ApplePay {
         /// - Parameters:
         ///   - secretKey: `sk_live_…`/`sk_test_…` (or a restricted `rk_…` key with PaymentIntents and refunds).
         ///   - baseURL: Stripe's API, or the sandbox's `{sandbox}/stripe`.
+        ///   - transport: how requests are sent.
         ///   - attempts: how many times a request is sent before the outcome is called unknown.
+        ///   - backoff: the wait before the first retry (doubled for each next one).
         public init(
             secretKey: String, baseURL: URL = productionURL, transport: any HTTPTransport = URLSessionTransport(), attempts: Int = 3,
             backoff: Duration = .milliseconds(200)

@@ -68,7 +68,10 @@ extension ApplePay {
         }
 
         /// Reads one of the three Apple Pay JS objects, amounts as decimal strings in `currency`.
-        /// - Parameter json: `{"recurringPaymentRequest": {…}}` (or the deferred or automatic-reload one).
+        /// - Parameters:
+        ///   - json: `{"recurringPaymentRequest": {…}}` (or the deferred or automatic-reload one).
+        ///   - currency: the order's currency, which every amount is in.
+        ///   - now: when the payer sees it (dates must be after it).
         /// - Throws: `PaymentError.invalidRequest` naming the field and the rule.
         public init(json: [String: Any], currency: Currency, now: Date = Date()) throws {
             let present = ["recurringPaymentRequest", "deferredPaymentRequest", "automaticReloadPaymentRequest"].filter { json[$0] != nil }

@@ -52,7 +52,7 @@ extension ApplePay {
         }
 
         /// Reads Apple's payment data JSON (what ``TokenDecrypter`` decrypts): the same fields as
-        /// `Decodable`, read with ``JSONReader`` (`JSONSerialization` costs more than the ECDH here).
+        /// `Decodable`, read with Cashier's `JSONReader` (`JSONSerialization` costs more than the ECDH here).
         /// `transactionAmount` must be a whole number as written.
         /// - Returns: `nil` when a required field is missing or has the wrong type.
         public init?(json: Data) {

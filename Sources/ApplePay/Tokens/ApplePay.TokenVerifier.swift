@@ -40,6 +40,7 @@ extension ApplePay {
         ///   - trustAnchors: the roots accepted (Apple Root CA - G3 unless a test names its own).
         ///   - window: how far the signing time may be from the clock, either way (Apple suggests minutes).
         ///   - clock: "now", injectable so recorded tokens can be checked as of their time.
+        ///   - cacheLimit: how many verified certificate chains are remembered.
         public init(
             trustAnchors: [X509Certificate]? = nil, window: TimeInterval = 300, clock: @escaping @Sendable () -> Date = { Date() },
             cacheLimit: Int = 64
@@ -52,8 +53,10 @@ extension ApplePay {
         }
 
         /// Verifies `token`.
-        /// - Parameter applicationData: the request's applicationData, when the caller set one:
-        ///   the token's `header.applicationData` must be its SHA-256.
+        /// - Parameters:
+        ///   - token: the payment token as the device sent it.
+        ///   - applicationData: the request's applicationData, when the caller set one: the
+        ///     token's `header.applicationData` must be its SHA-256.
         /// - Throws: `PaymentError` whose message starts with the failed ``TokenCheck``.
         public func verify(_ token: PaymentToken, applicationData: [UInt8]? = nil) throws -> Verified {
             try verify(token, decoded: try token.decoded(), applicationData: applicationData)

@@ -40,6 +40,9 @@ extension ApplePay {
         private let loopbackHosts: Set<String>
 
         /// - Parameters:
+        ///   - merchantIdentifier: `merchant.com.example`.
+        ///   - displayName: shown on the payment sheet.
+        ///   - domain: the web site's domain, registered with Apple.
         ///   - transport: must present the merchant identity certificate (mutual TLS).
         ///   - allowedHosts: Apple's hosts; tests add a local TLS server as `host:port`.
         ///   - loopbackHosts: `127.0.0.1:port` hosts allowed over plain http — the sandbox's simulated

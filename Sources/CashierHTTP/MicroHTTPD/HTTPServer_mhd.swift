@@ -74,9 +74,9 @@ public final class HTTPServer: Sendable {
 
     public typealias Handler = @Sendable (HTTPServerRequest) async -> HTTPServerResponse
 
-    /// How a request is answered: ``now``, on the worker thread that read it — for answers that
+    /// How a request is answered: ``now(_:)``, on the worker thread that read it — for answers that
     /// wait on nothing (no disk, no network, no lock held for long), skipping the suspend, the
-    /// task and the resume a handler costs — or ``later``, by work run in a task of its own while
+    /// task and the resume a handler costs — or ``later(_:)``, by work run in a task of its own while
     /// the connection is suspended.
     public enum Answer: Sendable {
         case now(HTTPServerResponse)
@@ -420,7 +420,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
 private func clientAddress(_ connection: OpaquePointer) -> String? {
     var buffer = [CChar](repeating: 0, count: 64)
     guard cashier_mhd_client_address(connection, &buffer, buffer.count) == 1 else { return nil }
-    return String(cString: buffer)
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 /// A body over the limit: 413 at once, with `Connection: close`. Queued before the body is read,

@@ -56,7 +56,7 @@ public final class SQLiteOrderStore: SQLOrderStore {
         return try SQLStatements.singleRowCommitRate(connection, table: "baseline", begin: "BEGIN IMMEDIATE", duration: duration)
     }
 
-    /// Concurrent transactions share a commit (see ``SQLiteWriter``).
+    /// Concurrent transactions share a commit (one writer thread commits every transaction queued meanwhile).
     @discardableResult
     public func withTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
         try await writer.write { try body(SQLSession(connection: $0)) }

@@ -4,9 +4,9 @@ extension WeChatPay.V3.Transaction {
     /// Checks a verified v3 transaction (a `TRANSACTION.SUCCESS` resource or a query answer)
     /// against the merchant and the stored payment: mchid, appid, then amount and currency.
     /// - Parameters:
-    ///   - mchID: this merchant's mchid.
+    ///   - expectedMchID: this merchant's mchid.
     ///   - appIDs: the appids the merchant pays for (an app, a mini program).
-    ///   - amount: what the stored payment is for.
+    ///   - expected: what the stored payment is for.
     /// - Throws: `PaymentError` `.merchantMismatch`, `.currencyMismatch` or `.amountMismatch`.
     public func check(mchID expectedMchID: String, appIDs: Set<String>, amount expected: Money) throws {
         guard mchID == expectedMchID, appIDs.contains(appID) else {

@@ -31,7 +31,10 @@ extension WeChatPay.V3 {
         }
 
         /// Sends a signed request; returns the verified response body (empty for 204).
-        /// - Parameter path: the path and query, e.g. `/v3/pay/transactions/id/4200…?mchid=1230000109`.
+        /// - Parameters:
+        ///   - method: `GET`, `POST`, …
+        ///   - path: the path and query, e.g. `/v3/pay/transactions/id/4200…?mchid=1230000109`.
+        ///   - json: the body, when there is one (sent with sorted keys).
         public func send(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> Data {
             let body = try json.map { try JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) } ?? Data()
             let authorization = try RequestSigner.authorization(
@@ -178,7 +181,9 @@ extension WeChatPay.V3 {
         }
 
         /// Downloads the trade bill of a day and checks it against the hash in the signed listing.
-        /// - Parameter date: `yyyy-MM-dd`, Beijing time.
+        /// - Parameters:
+        ///   - date: `yyyy-MM-dd`, Beijing time.
+        ///   - type: `ALL`, `SUCCESS` or `REFUND`.
         public func tradeBill(date: String, type: String = "ALL") async throws -> WeChatPay.Bill {
             struct Listing: Decodable {
                 let hash_type: String

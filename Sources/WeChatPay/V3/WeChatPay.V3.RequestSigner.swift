@@ -14,7 +14,12 @@ extension WeChatPay.V3 {
 
         /// The `Authorization` header value.
         /// - Parameters:
+        ///   - method: `GET`, `POST`, …
         ///   - canonicalURL: the path and query as sent, e.g. `/v3/pay/transactions/id/4200…?mchid=1230000109`.
+        ///   - timestamp: Unix seconds.
+        ///   - nonce: a random string, new for each request.
+        ///   - body: the JSON body as sent (empty for `GET`).
+        ///   - merchant: whose key signs it.
         public static func authorization(
             method: String,
             canonicalURL: String,
