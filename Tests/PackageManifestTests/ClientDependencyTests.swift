@@ -12,8 +12,14 @@ import Testing
             let type: String
             let module_type: String
             let target_dependencies: [String]?
+            let path: String?
+        }
+        struct Product: Decodable {
+            let name: String
+            let targets: [String]
         }
         let targets: [Target]
+        let products: [Product]
     }
 
     static func packageRoot() -> URL {
