@@ -22,7 +22,8 @@ import Testing
                 if trimmed.hasPrefix("**") { bold.insert(name) }
             }
         }
-        #expect(named == sources, "in the README but not the package: \(named.subtracting(sources)); missing: \(sources.subtracting(named))")
+        #expect(
+            named == sources, "in the README but not the package: \(named.subtracting(sources)); missing: \(sources.subtracting(named))")
         let products = Set(description.products.flatMap(\.targets))
         #expect(bold == products, "bold in the README: \(bold.sorted()); products: \(products.sorted())")
     }
