@@ -60,14 +60,15 @@ public struct WebhookDispatcher: Sendable {
 
     /// How many deliveries are in flight at once (to different orders).
     static let concurrency = 8
-    /// The longest one delivery may take (the endpoint's answer included).
-    static let requestTimeout: Duration = .seconds(10)
+    /// The longest one delivery may take (the endpoint's answer included): 10 s, or half the
+    /// lease when the lease is shorter than 20 s.
+    static func requestTimeout(lease: TimeInterval) -> TimeInterval { min(10, lease / 2) }
 
     /// How many messages one claim takes: no more than can be sent before the claim's lease ends,
-    /// even if every delivery takes the whole ``requestTimeout`` — a message whose lease ran out
+    /// even if every delivery takes the whole request timeout — a message whose lease ran out
     /// belongs to whichever instance claims it next, and must not also be sent from here.
     public static func batchSize(limit: Int, lease: TimeInterval) -> Int {
-        let rounds = Int((lease / Double(requestTimeout.components.seconds)).rounded(.down)) - 1
+        let rounds = Int((lease / requestTimeout(lease: lease)).rounded(.down)) - 1
         return max(1, min(limit, concurrency * max(1, rounds)))
     }
 
@@ -79,7 +80,7 @@ public struct WebhookDispatcher: Sendable {
         // A batch is sized so it can be sent within its lease, and a message whose lease is about
         // to end is left for the next claim rather than sent late.
         let claimed = try await store.claimOutbox(now: now, limit: Self.batchSize(limit: limit, lease: lease), lease: lease)
-        let sendBy = now.addingTimeInterval(lease - Double(Self.requestTimeout.components.seconds))
+        let sendBy = now.addingTimeInterval(lease - Self.requestTimeout(lease: lease))
         var byOrder: [String: [OutboxMessage]] = [:]
         var orders: [String] = []
         for message in claimed {
@@ -126,7 +127,9 @@ public struct WebhookDispatcher: Sendable {
         var failure: String?
         do {
             status = try await transport.send(
-                HTTPRequest(method: "POST", url: endpoint.url, headers: headers, body: Data(body), timeout: Self.requestTimeout)
+                HTTPRequest(
+                    method: "POST", url: endpoint.url, headers: headers, body: Data(body),
+                    timeout: .milliseconds(Int(Self.requestTimeout(lease: lease) * 1000)))
             ).status
         } catch {
             status = nil

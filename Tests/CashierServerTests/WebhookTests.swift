@@ -113,7 +113,7 @@ import Testing
     @Test func batchesFitTheirLease() async throws {
         #expect(WebhookDispatcher.batchSize(limit: 50, lease: 120) == 50)
         #expect(WebhookDispatcher.batchSize(limit: 50, lease: 30) == 16)
-        #expect(WebhookDispatcher.batchSize(limit: 50, lease: 5) == 8)
+        #expect(WebhookDispatcher.batchSize(limit: 50, lease: 5) == 8)  // a short lease: 2.5 s per request
         let store = try SQLiteOrderStore(path: ":memory:")
         try await store.migrate()
         let order = try await store.create(
@@ -139,6 +139,7 @@ import Testing
         let dispatcher = WebhookDispatcher(
             endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store, lease: 30, clock: Slow())
         // Claimed at t; sending must start before t + 30 - 10: the first goes, the second waits.
+        // (A lease shorter than the 10 s timeout halves the timeout instead: sends still happen.)
         #expect(try await dispatcher.deliverDue() == 1)
         #expect(receiver.received.count == 1)
         let pending = try await store.webhooks(matching: WebhookQuery(state: .pending, limit: 10))

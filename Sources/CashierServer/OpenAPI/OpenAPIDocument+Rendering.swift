@@ -94,10 +94,10 @@ extension OpenAPIDocument {
         }
         if !parameters.isEmpty { entry["parameters"] = parameters }
         switch operation.body {
-        case .json(let type, let optional)?:
-            entry["requestBody"] = [
-                "required": !optional, "content": ["application/json": ["schema": try decodingSchema(type, builder)]],
-            ]
+        case .json(let type, let optional, let example)?:
+            var media: [String: Any] = ["schema": try decodingSchema(type, builder)]
+            if let example { media["example"] = example }
+            entry["requestBody"] = ["required": !optional, "content": ["application/json": media]]
         case .provider(let contentType, let description)?:
             let schema: [String: Any] = contentType.hasSuffix("urlencoded") ? ["type": "object"] : ["type": "string"]
             entry["requestBody"] = ["required": true, "description": description, "content": [contentType: ["schema": schema]]]

@@ -23,8 +23,8 @@ enum OpenAPIDocument {
 
     /// What a request carries.
     enum Body {
-        /// JSON read as `type`; `optional` when an empty body is fine.
-        case json(any Decodable.Type, optional: Bool = false)
+        /// JSON read as `type`; `optional` when an empty body is fine; an example to show.
+        case json(any Decodable.Type, optional: Bool = false, example: [String: Any]? = nil)
         /// A provider's notification: its own format.
         case provider(contentType: String, description: String)
     }
@@ -154,7 +154,13 @@ enum OpenAPIDocument {
                 method: "POST", path: "/v1/orders", id: "createOrder", tag: "orders",
                 summary:
                     "Create an order from priced items (secret key), or from catalog SKUs (publishable key, when a catalog is configured).",
-                access: .either, body: .json(OrderRequest.self),
+                access: .either,
+                body: .json(
+                    OrderRequest.self,
+                    example: [
+                        "items": [["label": "Latte", "amount": "12.75", "quantity": 2]], "currency": "CNY", "description": "2 lattes",
+                        "metadata": ["cart": "8812"],
+                    ]),
                 responses: [
                     Response(status: "201", description: "Created", content: .json(OrderJSON.self), links: orderLinks)
                 ], idempotent: true),
@@ -171,7 +177,7 @@ enum OpenAPIDocument {
             Operation(
                 method: "POST", path: "/v1/orders/{id}/payments", id: "startPayment", tag: "payments",
                 summary: "Start a payment: the parameters the app hands its wallet. Closes the order's earlier open attempts.",
-                access: .either, body: .json(PaymentRequestBody.self),
+                access: .either, body: .json(PaymentRequestBody.self, example: ["method": "wechat.native"]),
                 responses: [
                     Response(
                         status: "200", description: "Started", content: .json(PaymentStartJSON.self),
@@ -227,7 +233,7 @@ enum OpenAPIDocument {
             Operation(
                 method: "POST", path: "/v1/orders/{id}/refunds", id: "refundOrder", tag: "refunds",
                 summary: "Refund part or all of a payment: reserved first, never more than it took.", access: .secret,
-                body: .json(MerchantAPI.RefundBody.self),
+                body: .json(MerchantAPI.RefundBody.self, example: ["amount": "5.50", "reason": "one latte was cold"]),
                 responses: [
                     ok(MerchantAPI.RefundAnswer.self, "Refunded"),
                     ok(MerchantAPI.RefundAnswer.self, "Accepted: the provider is still working on it", status: "202"),
@@ -284,7 +290,8 @@ enum OpenAPIDocument {
             Operation(
                 method: "POST", path: "/v1/webhooks/resend", id: "resendFailedWebhooks", tag: "webhooks",
                 summary: "Send again every failed delivery queued from `from` to `to`.", access: .secret,
-                body: .json(MerchantAPI.WebhookRangeBody.self), responses: [ok(MerchantAPI.ResendAnswer.self)], conflicts: true),
+                body: .json(MerchantAPI.WebhookRangeBody.self, example: ["from": "2026-12-01", "to": "2026-12-01"]),
+                responses: [ok(MerchantAPI.ResendAnswer.self)], conflicts: true),
         ] + notificationOperations
     }
 
