@@ -16,7 +16,7 @@ import Testing
         }
         try server.start()
         let port = server.port
-        let closedInTime = try await onOwnThread { () -> (Int, Bool, Bool) in
+        let closedInTime = try await onOwnThread { () -> (Int, Bool, Bool, String) in
             // Every slot held by a client that sends a header line every half second: never idle.
             let loris = try (0..<6).map { _ in try RawHTTPConnection(port: port) }
             for connection in loris { connection.send("GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n") }
@@ -38,11 +38,11 @@ import Testing
             slow.get("/slow")
             let slowAnswered = slow.read(until: "ok", timeout: 20)
             // The deadline (2 s) and a sweep (0.5 s); a loaded machine (the whole suite at once) may add seconds.
-            return (closed.count, answered && elapsed < 12, slowAnswered)
+            return (closed.count, answered && elapsed < 12, slowAnswered, "elapsed \(elapsed) s; slow got '\(slow.receivedText)'")
         }
         #expect(closedInTime.0 == 6, "every slow-loris connection is closed")
-        #expect(closedInTime.1, "closed within the deadline and a sweep, and the server answers others")
-        #expect(closedInTime.2, "a slow handler still answers")
+        #expect(closedInTime.1, "closed within the deadline and a sweep, and the server answers others: \(closedInTime.3)")
+        #expect(closedInTime.2, "a slow handler still answers: \(closedInTime.3)")
         await server.stop()
     }
 
