@@ -6,15 +6,15 @@ import Testing
 /// The test asks SwiftPM for the package's dependency graph (`swift package describe`) and
 /// walks everything `CashierClient` depends on.
 @Suite struct ClientDependencyTests {
-    struct Description: Decodable {
-        struct Target: Decodable {
+    struct Description: Decodable, Sendable {
+        struct Target: Decodable, Sendable {
             let name: String
             let type: String
             let module_type: String
             let target_dependencies: [String]?
             let path: String?
         }
-        struct Product: Decodable {
+        struct Product: Decodable, Sendable {
             let name: String
             let targets: [String]
         }
@@ -31,7 +31,18 @@ import Testing
         return url
     }
 
-    static func describe() throws -> Description {
+    /// `swift package describe`, run once for every test that asks, on a thread of its own: it
+    /// takes seconds, and on one of Swift's few cooperative threads it would hold up every other
+    /// test's async work meanwhile (seen as timeouts elsewhere in a full run).
+    static func describe() async throws -> Description { try await described.value }
+
+    private static let described = Task<Description, any Error> {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try describeNow() }) }
+        }
+    }
+
+    private static func describeNow() throws -> Description {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // A scratch path of its own: the running `swift test` holds the lock on .build.
@@ -61,16 +72,16 @@ import Testing
     }
 
     /// The production server never links the simulators: sandbox mode is assembled outside it.
-    @Test func theServerDoesNotLinkTheSandboxes() throws {
-        let description = try Self.describe()
+    @Test func theServerDoesNotLinkTheSandboxes() async throws {
+        let description = try await Self.describe()
         let byName = Dictionary(uniqueKeysWithValues: description.targets.map { ($0.name, $0) })
         #expect(!Self.reach("CashierServer", in: byName).contains("CashierSandbox"))
         // The check itself can fail: sandbox mode does link them.
         #expect(Self.reach("CashierSandboxMode", in: byName).contains("CashierSandbox"))
     }
 
-    @Test func cashierClientDependsOnNoCModule() throws {
-        let description = try Self.describe()
+    @Test func cashierClientDependsOnNoCModule() async throws {
+        let description = try await Self.describe()
         let byName = Dictionary(uniqueKeysWithValues: description.targets.map { ($0.name, $0) })
         let client = try #require(byName["CashierClient"])
         let seen = Self.reach(client.name, in: byName)

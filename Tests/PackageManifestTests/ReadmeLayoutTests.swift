@@ -4,8 +4,8 @@ import Testing
 /// The README's package-layout table names every target under `Sources/`, no more, and marks the
 /// library products — checked against what SwiftPM says the package is.
 @Suite struct ReadmeLayoutTests {
-    @Test func theLayoutTableMatchesThePackage() throws {
-        let description = try ClientDependencyTests.describe()
+    @Test func theLayoutTableMatchesThePackage() async throws {
+        let description = try await ClientDependencyTests.describe()
         let sources = Set(description.targets.filter { $0.type != "test" && !($0.path ?? "").hasPrefix("Tests/") }.map(\.name))
         let readme = try String(contentsOf: ClientDependencyTests.packageRoot().appendingPathComponent("README.md"), encoding: .utf8)
         let start = try #require(readme.range(of: "### Package layout"))
