@@ -26,6 +26,7 @@ enum ServeCommand {
             .value(
                 "per-ip-connection-limit", "N",
                 "The most connections from one address (default 256; 0 for none, behind a proxy that limits clients)."),
+            .value("request-deadline", "SECONDS", "The longest a request may take to arrive (default 30; 0 for none)."),
             .value(
                 "db", "PATH|URL",
                 "A SQLite file (default ./cashier.db) or postgres://user@host/db for several instances (the password from PGPASSWORD or a PGPASSFILE, never the URL)."
@@ -69,7 +70,7 @@ enum ServeCommand {
                 throw CommandFailure("--catalog: \(error.message)", status: 2)
             }
         }
-        if let limit = try Self.perIPLimit(arguments) { configuration.perIPConnectionLimit = limit }
+        try Self.applyHTTPLimits(arguments, to: &configuration)
         let keys = (secret: configuration.secretKey, publishable: configuration.publishableKey)
         var webhookSecret: String?
         if let text = arguments.value("webhook-url") {
@@ -121,13 +122,20 @@ enum ServeCommand {
     }
 
     /// `cashier serve --config FILE`: no sandboxes, the configured providers.
-    /// `--per-ip-connection-limit`, when given.
-    static func perIPLimit(_ arguments: ParsedArguments) throws -> Int? {
-        guard let text = arguments.value("per-ip-connection-limit") else { return nil }
-        guard let limit = Int(text), (0...65_535).contains(limit) else {
-            throw CommandFailure("--per-ip-connection-limit must be 0 (no limit) to 65535", status: 2)
+    /// `--per-ip-connection-limit` and `--request-deadline`, when given.
+    static func applyHTTPLimits(_ arguments: ParsedArguments, to configuration: inout MerchantConfiguration) throws {
+        if let text = arguments.value("per-ip-connection-limit") {
+            guard let limit = Int(text), (0...65_535).contains(limit) else {
+                throw CommandFailure("--per-ip-connection-limit must be 0 (no limit) to 65535", status: 2)
+            }
+            configuration.perIPConnectionLimit = limit
         }
-        return limit
+        if let text = arguments.value("request-deadline") {
+            guard let seconds = Int(text), (0...3600).contains(seconds) else {
+                throw CommandFailure("--request-deadline must be 0 (none) to 3600 seconds", status: 2)
+            }
+            configuration.requestDeadlineSeconds = seconds
+        }
     }
 
     static func production(file: String, _ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
@@ -148,7 +156,7 @@ enum ServeCommand {
             throw CommandFailure("database: \(error.message)", status: 2)
         }
         var configuration = parsed.configuration
-        if let limit = try Self.perIPLimit(arguments) { configuration.perIPConnectionLimit = limit }
+        try Self.applyHTTPLimits(arguments, to: &configuration)
         let server = MerchantServer(
             configuration: configuration, store: store, port: port, audit: SecretsAudit.fromEnvironment(),
             accessLog: Self.accessLog(arguments))

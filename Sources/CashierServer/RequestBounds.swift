@@ -1,3 +1,5 @@
+import Foundation
+
 /// The bounds on every number the merchant API reads: anything outside is refused (400) before
 /// it reaches arithmetic, the store or a provider.
 enum RequestBounds {
@@ -15,6 +17,13 @@ enum RequestBounds {
     static let refundMinorUnits: ClosedRange<Int64> = 1...1_000_000_000_000
     /// `limit` on lists.
     static let listLimit: ClosedRange<Int> = 1...100
+    /// `text` is an IPv4 or IPv6 address (what `client_ip` must be: WeChat Pay refuses anything else).
+    static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
+
     /// `text` is written as the document's decimal amounts are (`^-?[0-9]+(\.[0-9]+)?$`): what
     /// fails this is a 400; what passes and is refused after (precision, range) a 422.
     static func isDecimal(_ text: String) -> Bool {

@@ -156,7 +156,8 @@ extension PaymentRequestBody: SchemaDocumented {
         [
             "method": OpenAPIDocument.note("The wallet and flow.", OpenAPIDocument.ref("PaymentMethod")),
             "client_secret": OpenAPIDocument.note("The order's client secret: required with the publishable key."),
-            "client_ip": OpenAPIDocument.note("The payer's IP address (WeChat Pay H5 and native)."),
+            "client_ip": OpenAPIDocument.note(
+                "The payer's IP address (WeChat Pay H5 and native).", ["anyOf": [["format": "ipv4"], ["format": "ipv6"]]]),
             "api": OpenAPIDocument.note("wechat.*: the API generation (default: the server's).", ["enum": ["v2", "v3"]]),
             "openid": OpenAPIDocument.note("wechat.jsapi: the payer's openid for the appid."),
             "js_code": OpenAPIDocument.note("wechat.miniprogram: the code from wx.login."),

@@ -1,0 +1,55 @@
+import Cashier
+import Foundation
+import TestSupport
+import Testing
+
+/// `cashier serve` against clients that try to hold it, in a process of its own as it runs in
+/// production: one address gets its share of connections and no more, a slow-loris is closed at
+/// the request deadline, and the server goes on answering others.
+@Suite struct ServeLimitsTests {
+    @Test(.timeLimit(.minutes(3)))
+    func aSlowLorisFromOneAddressHoldsItsShareUntilTheDeadline() async throws {
+        let folder = try SandboxCommandTests.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let ready = folder.appendingPathComponent("ready.json")
+        let process = Process()
+        process.executableURL = SandboxCommandTests.binary
+        process.arguments = [
+            "serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path,
+            "--per-ip-connection-limit", "4", "--request-deadline", "2",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { stopForGood(process) }
+        let urls = try #require(try await readyFile(ready))
+        let api = try #require(urls["api_url"])
+        let port = try #require(URL(string: api)?.port.map(UInt16.init))
+        let seen = try await onOwnThread { () -> (fifthRefused: Bool, lorisClosed: Int, elapsed: TimeInterval, answered: Bool) in
+            // Four connections, each sending a header line every half second: never idle.
+            let loris = try (0..<4).map { _ in try RawHTTPConnection(port: port) }
+            for connection in loris { connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n") }
+            Thread.sleep(forTimeInterval: 0.3)
+            // A fifth from the same address: over its share, closed unanswered.
+            let fifth = try RawHTTPConnection(port: port)
+            fifth.get("/healthz")
+            let fifthRefused = fifth.closedByServer(within: 5) && !fifth.receivedText.contains("200")
+            let started = Date()
+            var closed = Set<Int>()
+            while Date().timeIntervalSince(started) < 20 && closed.count < loris.count {
+                for (index, connection) in loris.enumerated() where !closed.contains(index) {
+                    if !connection.send("X-Trickle: \(index)\r\n") || connection.closedByServer(within: 0.05) { closed.insert(index) }
+                }
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+            let elapsed = Date().timeIntervalSince(started)
+            let next = try RawHTTPConnection(port: port)
+            next.get("/healthz")
+            return (fifthRefused, closed.count, elapsed, next.read(until: "\"ok\"", timeout: 20))
+        }
+        #expect(seen.fifthRefused, "a fifth connection from one address is refused")
+        #expect(seen.lorisClosed == 4, "every slow-loris connection is closed at the deadline")
+        #expect(seen.elapsed < 15, "within the deadline and a sweep (took \(seen.elapsed) s)")
+        #expect(seen.answered, "and the address is served again")
+    }
+}
