@@ -54,7 +54,7 @@ extension MerchantAPI {
                 var methods: [ShippingMethod]?
                 if let identifier = body.shipping_method {
                     guard sheet.shippingMethods.contains(where: { $0.identifier == identifier }) else {
-                        throw RequestProblem("shipping method '\(identifier)' is not offered for order \(id)")
+                        throw RequestProblem.unprocessable("shipping method '\(identifier)' is not offered for order \(id)")
                     }
                     sheet.selectedShipping = identifier
                 } else if let contact = body.shipping_contact {

@@ -13,8 +13,11 @@ extension MerchantAPI {
     /// different endpoints (and of the app) apart.
     func idempotent(_ request: HTTPServerRequest, scope: String, _ body: () async -> HTTPServerResponse) async -> HTTPServerResponse {
         guard let given = request.headers["Idempotency-Key"] else { return await body() }
-        guard RequestBounds.idempotencyKeyLength.contains(given.utf8.count) else {
-            return .error(status: 400, code: "invalid_request", message: "Idempotency-Key must be 1 to 255 characters")
+        // What the OpenAPI document says: 1 to 255 printable ASCII characters (a UUID, say).
+        guard RequestBounds.idempotencyKeyLength.contains(given.utf8.count), given.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
+            return .error(
+                status: 400, code: "invalid_request", message: "Idempotency-Key must be 1 to 255 printable ASCII characters (a UUID, say)")
         }
         let key = scope + given
         // The same JSON whatever its key order or spacing.

@@ -167,7 +167,7 @@ import Testing
         let home = try await update(["shipping_contact": ["countryCode": "CN", "postalCode": "200000", "locality": "Shanghai"]])
         #expect((home.object["newShippingMethods"] as? [[String: String]])?.first?["identifier"] == "express", "\(home.object)")
         // Not offered, or two changes in one: refused.
-        #expect(try await update(["shipping_method": "drone"]).status == 400)
+        #expect(try await update(["shipping_method": "drone"]).status == 422)
         #expect(try await update(["shipping_method": "express", "coupon_code": "FIVE"]).status == 400)
         // Eight method changes at once: the order's lines and total still agree.
         try await withThrowingTaskGroup(of: Void.self) { group in

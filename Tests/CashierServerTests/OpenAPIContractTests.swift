@@ -103,6 +103,14 @@ import Testing
         #expect(try await fixture.call("GET", "/v1/payments?from=2026-02-30&to=2026-03-01").status == 400)
         let refund = try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "0"])
         #expect(refund.status == 422)
+        // The document's shapes, held by the server too: an Idempotency-Key of printable ASCII, a
+        // client_ip that is an address (WeChat Pay's refusal of "g\u{12}" came back as a 502).
+        let key = try await fixture.call(
+            "POST", "/v1/orders", headers: ["Idempotency-Key": "ключ"],
+            json: ["items": [["label": "Tea", "amount": "1.00"]], "currency": "CNY"])
+        #expect(key.status == 400)
+        let ip = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native", "client_ip": "g\u{12}"])
+        #expect(ip.status == 400 && "\(ip.object)".contains("client_ip"))
         // Without credentials the stream says 401, whether or not the order exists.
         #expect(try await fixture.call("GET", "/v1/orders/\(id)/stream?client_secret=wrong", key: "").status == 401)
         #expect(try await fixture.call("GET", "/v1/orders/ord_nothing/stream?client_secret=wrong", key: "").status == 401)
