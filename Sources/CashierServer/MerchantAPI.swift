@@ -215,8 +215,9 @@ struct MerchantAPI: Sendable {
             .error(status: 409, code: "invalid_state", message: error.message)
         case let error as StoreError where error.code == .inProgress:
             .error(status: 409, code: "payment_in_progress", message: error.message)
+        // More than what is left of the payment: the request is well formed; the payment's state refuses it.
         case let error as StoreError where error.code == .limitExceeded:
-            .error(status: 400, code: "refund_too_large", message: error.message)
+            .error(status: 409, code: "refund_too_large", message: error.message)
         case let error as StoreError where error.code == .notFound: .error(status: 404, code: "not_found", message: error.message)
         case let error as StoreError where error.code == .conflict: .error(status: 409, code: "conflict", message: error.message)
         default: .error(status: 500, code: "internal_error", message: "the request could not be completed; it is safe to retry")

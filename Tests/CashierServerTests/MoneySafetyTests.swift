@@ -166,7 +166,7 @@ import Testing
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(answers.filter { $0.status == 200 }.count == 3, "\(answers.map(\.status))")
-        #expect(answers.filter { $0.status == 400 && $0.errorCode == "refund_too_large" }.count == 5)
+        #expect(answers.filter { $0.status == 409 && $0.errorCode == "refund_too_large" }.count == 5)
         let paid = try #require(try await world.store.order(id: order.id))
         #expect(paid.refunded.minorUnits == 9000 && paid.status == .partiallyRefunded)
         let refunds = try #require(try await world.ledger().first { $0.out_trade_no == order.number }?.refunds)
