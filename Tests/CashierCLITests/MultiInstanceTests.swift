@@ -279,7 +279,7 @@ import WeChatPay
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
-        #expect(statuses.filter { $0 == 200 }.count == 3 && statuses.filter { $0 == 400 }.count == 5, "\(statuses)")
+        #expect(statuses.filter { $0 == 200 }.count == 3 && statuses.filter { $0 == 409 }.count == 5, "\(statuses)")
         #expect(try await cluster.store.order(id: order.id)?.refunded.minorUnits == 9000)
         let wechat = WeChatPay.V2.Client(
             merchant: WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: Self.wechatKey),
