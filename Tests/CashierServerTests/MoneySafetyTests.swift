@@ -148,6 +148,61 @@ import Testing
     /// Finding 2: eight refunds of 30.00 at once on a paid 100.00 order, each with its own key:
     /// three succeed, five are refused, the provider refunded 90.00 and so does the order; two
     /// equal refunds without keys are two refunds.
+    /// Keys made with `cashier keys`, used at once from every instance: refunds raced with two
+    /// stored keys take exactly what the payment had, each event is delivered once, and once a key
+    /// is revoked a burst of refunds with it moves nothing on any instance.
+    @Test(arguments: Backend.available)
+    func refundsRacedWithStoredKeysAcrossInstancesAddUp(backend: Backend) async throws {
+        let world = try await MoneyWorld(backend)
+        let (first, firstRecord) = MerchantServer.makeSecretKey(label: "backend A")
+        let (second, secondRecord) = MerchantServer.makeSecretKey(label: "backend B")
+        try await world.store.createAPIKey(firstRecord)
+        try await world.store.createAPIKey(secondRecord)
+        let order = try await world.order("50.00")
+        _ = try await world.start(order.id, "wechat.native")
+        try await world.pay("wechat", number: order.number)
+        #expect(try await world.waitFor(order.id, .paid))
+        let answers = try await withThrowingTaskGroup(of: MoneyWorld.Answer.self) { group in
+            for index in 0..<12 {
+                group.addTask {
+                    try await world.call(
+                        "POST", "/v1/orders/\(order.id)/refunds", key: index % 2 == 0 ? first : second,
+                        headers: ["Idempotency-Key": "stored-key-\(index)"], json: ["amount": "10.00"], via: index)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.filter { $0.status == 200 }.count == 5, "\(answers.map(\.status))")
+        #expect(answers.filter { $0.status == 409 && $0.errorCode == "refund_too_large" }.count == 7)
+        let refunded = try #require(try await world.store.order(id: order.id))
+        #expect(refunded.refunded.minorUnits == 5000 && refunded.status == .refunded)
+        let atProvider = try #require(try await world.ledger().first { $0.out_trade_no == order.number }?.refunds)
+        #expect(atProvider.count == 5 && atProvider.reduce(0) { $0 + $1.amount_minor } == 5000)
+        #expect(try await world.disagreements().isEmpty)
+        // Every refund's event reached the merchant once (retries carry the same id).
+        try await Task.sleep(for: .seconds(1))
+        let ids = world.webhooks("order.refunded", order: order.id).compactMap { $0["id"] as? String }
+        #expect(Set(ids).count == 5, "\(ids)")
+        #expect(try await world.store.apiKeys().allSatisfy { $0.lastUsedAt != nil })
+        // Revoked: a burst with the key on every instance is refused, and nothing moves.
+        _ = try await world.store.revokeAPIKey(id: secondRecord.id, now: Date())
+        let another = try await world.order("5.00")
+        _ = try await world.start(another.id, "wechat.native")
+        try await world.pay("wechat", number: another.number)
+        #expect(try await world.waitFor(another.id, .paid))
+        let refused = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<6 {
+                group.addTask {
+                    try await world.call("POST", "/v1/orders/\(another.id)/refunds", key: second, json: ["amount": "1.00"], via: index).status
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(refused.allSatisfy { $0 == 401 }, "\(refused)")
+        #expect(try await world.store.order(id: another.id)?.refunded.minorUnits == 0)
+        await world.stop()
+    }
+
     @Test(arguments: Backend.available)
     func concurrentRefundsNeverExceedThePayment(backend: Backend) async throws {
         let world = try await MoneyWorld(backend)
