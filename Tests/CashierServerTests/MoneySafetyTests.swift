@@ -193,7 +193,8 @@ import Testing
         let refused = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<6 {
                 group.addTask {
-                    try await world.call("POST", "/v1/orders/\(another.id)/refunds", key: second, json: ["amount": "1.00"], via: index).status
+                    try await world.call("POST", "/v1/orders/\(another.id)/refunds", key: second, json: ["amount": "1.00"], via: index)
+                        .status
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
