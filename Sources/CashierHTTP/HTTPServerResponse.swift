@@ -74,16 +74,9 @@ public struct HTTPServerResponse: Sendable {
 
     /// `{"error": {"code": …, "message": …}}`, the shape every Cashier error takes.
     public static func error(status: Int, code: String, message: String) -> HTTPServerResponse {
-        struct Body: Encodable {
-            struct Detail: Encodable {
-                let code: String
-                let message: String
-            }
-            let error: Detail
-        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(Body(error: .init(code: code, message: message)))) ?? Data()
+        let data = (try? encoder.encode(HTTPErrorBody(code: code, message: message))) ?? Data()
         return HTTPServerResponse(status: status, headers: ["Content-Type": "application/json"], body: Array(data))
     }
 }

@@ -70,7 +70,7 @@ struct MerchantAPI: Sendable {
     enum Caller { case secret, publishable }
 
     func register(on router: inout Router) {
-        let health = HTTPServerResponse.json(["status": "ok", "instance": instanceID]).prepared()
+        let health = HTTPServerResponse.json(HealthJSON(status: "ok", instance: instanceID)).prepared()
         router.addImmediate("GET", "/healthz") { _, _ in health }
         let document: HTTPServerResponse
         do {

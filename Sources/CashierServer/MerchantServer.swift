@@ -75,7 +75,7 @@ public final class MerchantServer: Sendable {
             host: host, port: port, threads: 2, perIPConnectionLimit: configuration.perIPConnectionLimit,
             requestDeadlineSeconds: configuration.requestDeadlineSeconds)
         if let listen = configuration.metricsListen {
-            let health = HTTPServerResponse.json(["status": "ok", "instance": instanceID]).prepared()
+            let health = HTTPServerResponse.json(HealthJSON(status: "ok", instance: instanceID)).prepared()
             metricsServer = HTTPServer(configuration: .init(host: listen.host, port: listen.port, threads: 1)) { request in
                 switch request.path {
                 case "/metrics": .now(.text(metrics.render(), contentType: "text/plain; version=0.0.4"))

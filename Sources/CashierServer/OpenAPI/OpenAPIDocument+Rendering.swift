@@ -1,4 +1,5 @@
 import Cashier
+import CashierHTTP
 import CashierStore
 import Foundation
 
@@ -15,7 +16,7 @@ extension OpenAPIDocument {
     /// The document as a JSON object.
     static func object(version: String, sandbox: Bool = false) throws -> [String: Any] {
         let builder = JSONSchemaBuilder()
-        let error = try builder.schema(example: ErrorJSON.self)
+        let error = try builder.schema(example: HTTPErrorBody.self)
         var paths: [String: [String: Any]] = [:]
         for operation in operations + (sandbox ? sandboxOperations : []) {
             paths[operation.path, default: [:]][operation.method.lowercased()] = try render(operation, builder: builder, error: error)
@@ -95,7 +96,7 @@ extension OpenAPIDocument {
         if !parameters.isEmpty { entry["parameters"] = parameters }
         switch operation.body {
         case .json(let type, let optional, let example)?:
-            var media: [String: Any] = ["schema": try decodingSchema(type, builder)]
+            var media: [String: Any] = ["schema": try builder.schema(decoding: type)]
             if let example { media["example"] = example }
             entry["requestBody"] = ["required": !optional, "content": ["application/json": media]]
         case .provider(let contentType, let description)?:
@@ -160,10 +161,6 @@ extension OpenAPIDocument {
         }
         entry["responses"] = responses
         return entry
-    }
-
-    private static func decodingSchema(_ type: any Decodable.Type, _ builder: JSONSchemaBuilder) throws -> [String: Any] {
-        try builder.schema(decoding: type)
     }
 
     static var pathParameters: [(String, [String: Any], String)] {

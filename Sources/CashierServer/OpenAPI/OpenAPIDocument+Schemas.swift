@@ -1,5 +1,6 @@
 import ApplePay
 import Cashier
+import CashierHTTP
 import CashierStore
 import Foundation
 
@@ -412,26 +413,23 @@ extension ReconciliationReport.RefundRequired: SchemaDocumented {
     static var schemaName: String { "ReconciliationRefundRequired" }
 }
 
-/// `{"error": {"code": …, "message": …}}`, every error's shape.
-struct ErrorJSON: Encodable, SchemaExample, SchemaDocumented {
-    struct Detail: Encodable, SchemaDocumented {
-        let code: String
-        let message: String
-        static var schemaName: String { "ErrorDetail" }
-        static var schemaNotes: [String: [String: Any]] {
-            [
-                "code": OpenAPIDocument.note("What went wrong, for code to branch on."),
-                "message": OpenAPIDocument.note("What to fix, for people."),
-            ]
-        }
-    }
-    let error: Detail
-    static var schemaExample: ErrorJSON { ErrorJSON(error: Detail(code: "invalid_request", message: "currency is missing (e.g. \"CNY\")")) }
+extension HTTPErrorBody: SchemaExample, SchemaDocumented {
+    static var schemaExample: HTTPErrorBody { HTTPErrorBody(code: "invalid_request", message: "currency is missing (e.g. \"CNY\")") }
     static var schemaName: String { "Error" }
 }
 
+extension HTTPErrorBody.Detail: SchemaDocumented {
+    static var schemaName: String { "ErrorDetail" }
+    static var schemaNotes: [String: [String: Any]] {
+        [
+            "code": OpenAPIDocument.note("What went wrong, for code to branch on."),
+            "message": OpenAPIDocument.note("What to fix, for people."),
+        ]
+    }
+}
+
 /// `GET /healthz`'s answer.
-struct HealthJSON: Encodable, SchemaExample, SchemaDocumented {
+struct HealthJSON: Encodable, Sendable, SchemaExample, SchemaDocumented {
     let status: String
     let instance: String
     static var schemaExample: HealthJSON { HealthJSON(status: "ok", instance: "a1b2c3") }

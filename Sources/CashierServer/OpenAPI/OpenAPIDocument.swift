@@ -1,4 +1,5 @@
 import Cashier
+import CashierHTTP
 import CashierStore
 import Foundation
 
@@ -142,9 +143,10 @@ enum OpenAPIDocument {
                     + "(not served here without one of them; open in sandbox mode).", access: .none,
                 responses: [
                     .init(status: "200", description: "Prometheus text", content: .text(contentType: "text/plain")),
-                    .init(status: "401", description: "metrics.token is configured and was not sent", content: .json(ErrorJSON.self)),
+                    .init(status: "401", description: "metrics.token is configured and was not sent", content: .json(HTTPErrorBody.self)),
                     .init(
-                        status: "404", description: "Neither metrics.token nor metrics.listen is configured", content: .json(ErrorJSON.self)
+                        status: "404", description: "Neither metrics.token nor metrics.listen is configured",
+                        content: .json(HTTPErrorBody.self)
                     ),
                 ]),
             Operation(
@@ -218,7 +220,7 @@ enum OpenAPIDocument {
                 tag: "applepay", summary: "The domain-association file Apple gave the merchant.", access: .none,
                 responses: [
                     .init(status: "200", description: "The file", content: .text(contentType: "text/plain")),
-                    .init(status: "404", description: "None is configured", content: .json(ErrorJSON.self)),
+                    .init(status: "404", description: "None is configured", content: .json(HTTPErrorBody.self)),
                 ]),
             Operation(
                 method: "POST", path: "/v1/orders/{id}/capture", id: "capturePayment", tag: "payments",
