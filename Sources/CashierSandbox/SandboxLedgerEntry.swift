@@ -19,6 +19,11 @@ public struct SandboxLedgerEntry: Sendable, Equatable, Encodable {
     public let currency: String
     public let transaction_id: String?
     public let refunds: [Refund]
+    /// What the merchant sent with the order besides amount and number, as the provider named
+    /// it: the payer's IP (`spbill_create_ip`, `payer_client_ip`), the expiry (`time_expire`,
+    /// `timeout_express`), `attach` / `passback_params`, the goods detail — to check a server
+    /// passes them on.
+    public var sent: [String: String] = [:]
 
     /// What successful refunds returned.
     public var refunded_minor: Int64 { refunds.filter { $0.status == "SUCCESS" }.reduce(0) { $0 + $1.amount_minor } }

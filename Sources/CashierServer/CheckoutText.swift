@@ -52,8 +52,8 @@ struct CheckoutText: Sendable {
 
     func name(_ method: PaymentMethod) -> String {
         switch method {
-        case .wechatNative, .wechatH5, .wechatJSAPI, .wechatApp, .wechatMiniProgram: pick("微信支付", "WeChat Pay")
-        case .alipayPage, .alipayWap, .alipayApp, .alipayQR: pick("支付宝", "Alipay")
+        case .wechatNative, .wechatH5, .wechatJSAPI, .wechatApp, .wechatMiniProgram, .wechatBarcode: pick("微信支付", "WeChat Pay")
+        case .alipayPage, .alipayWap, .alipayApp, .alipayQR, .alipayBarcode: pick("支付宝", "Alipay")
         case .applePay: "Apple Pay"
         }
     }

@@ -36,7 +36,8 @@ import WeChatPay
 ///                "required_shipping_contact_fields": ["postalAddress", "name", "phone"]},
 ///   "coupons": [{"code": "WELCOME10", "label": "Welcome 10% off", "percent_off": 10}, {"code": "FIVE", "label": "5 off", "amount_off": "5.00"}],
 ///   "catalog_file": "catalog.json", "database_pool_size": 10, "time_zone": "Asia/Shanghai",
-///   "http": {"per_ip_connection_limit": 256, "request_deadline_seconds": 30},
+///   "http": {"per_ip_connection_limit": 256, "request_deadline_seconds": 30, "trusted_proxies": ["127.0.0.1", "10.0.0.0/8"]},
+///   "barcode": {"answer_within_seconds": 15, "give_up_after_seconds": 60, "query_interval_seconds": 3},
 ///   "metrics": {"token_env": "CASHIER_METRICS_TOKEN", "listen": "127.0.0.1:9464"},
 ///   "jobs": {"query_after_seconds": 10, "query_interval_seconds": 5, "expiry_interval_seconds": 30,
 ///            "webhook_interval_seconds": 1, "lease_seconds": 120, "refund_interval_seconds": 10,
@@ -268,6 +269,7 @@ public struct ConfigurationFile: Sendable {
         }
         try Self.http(root, into: &configuration)
         try Self.metrics(root, reader, into: &configuration)
+        try Self.barcode(root, into: &configuration)
         let port = root["port"] as? Int ?? 8080
         guard (0...65_535).contains(port) else { throw Problem(path: "port", reason: "must be 0 to 65535") }
         self.configuration = configuration
@@ -294,6 +296,37 @@ public struct ConfigurationFile: Sendable {
             }
             configuration.requestDeadlineSeconds = deadline
         }
+        if let proxies = http["trusted_proxies"] {
+            guard let list = proxies as? [String] else {
+                throw Problem(path: "http.trusted_proxies", reason: "must be a list of IP addresses or CIDR blocks")
+            }
+            do {
+                configuration.trustedProxies = try TrustedProxies(parsing: list)
+            } catch let problem as RequestProblem {
+                throw Problem(path: "http.trusted_proxies", reason: problem.message)
+            }
+        }
+    }
+
+    /// `barcode`: how long a counter payment (`wechat.barcode`, `alipay.barcode`) is waited for.
+    static func barcode(_ root: [String: Any], into configuration: inout MerchantConfiguration) throws {
+        guard let value = root["barcode"] else { return }
+        guard let barcode = value as? [String: Any] else { throw Problem(path: "barcode", reason: "must be an object") }
+        func seconds(_ key: String, _ range: ClosedRange<Double>) throws -> TimeInterval? {
+            guard let given = barcode[key] else { return nil }
+            guard let number = given as? NSNumber, !(given is Bool), range.contains(number.doubleValue) else {
+                throw Problem(path: "barcode." + key, reason: "must be a number of seconds from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number.doubleValue
+        }
+        var settings = configuration.barcode
+        if let answer = try seconds("answer_within_seconds", 0...120) { settings.answerWithin = answer }
+        if let giveUp = try seconds("give_up_after_seconds", 1...600) { settings.giveUpAfter = giveUp }
+        if let interval = try seconds("query_interval_seconds", 0.05...60) { settings.queryInterval = interval }
+        guard settings.answerWithin <= settings.giveUpAfter else {
+            throw Problem(path: "barcode.answer_within_seconds", reason: "must not be longer than give_up_after_seconds")
+        }
+        configuration.barcode = settings
     }
 
     /// `metrics`: `token_env` / `token_file` (a bearer token for `/metrics` on the API's port)

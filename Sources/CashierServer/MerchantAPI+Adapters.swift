@@ -23,7 +23,7 @@ extension MerchantAPI {
                         appID: wechat.merchant.appID, mchID: wechat.merchant.mchID, miniProgram: configuration.miniProgram,
                         officialAccountID: configuration.officialAccount?.appID, transport: guarded("miniprogram")),
                     merchants: wechatV2Merchants(configuration), transport: guarded("wechat"),
-                    mutualTLSTransport: wechat.mutualTLSTransport.map { guarded("wechat", $0) }, notifyBase: notifyBase))
+                    mutualTLSTransport: wechat.mutualTLSTransport.map { guarded("wechat", $0) }, notifyBase: notifyBase, clock: clock))
         }
         if let v3 = configuration.wechatV3 {
             adapters.append(
@@ -36,7 +36,7 @@ extension MerchantAPI {
                     clock: clock))
         }
         if let alipay = configuration.alipay {
-            adapters.append(AlipayAdapter(configuration: alipay, transport: guarded("alipay"), notifyBase: notifyBase))
+            adapters.append(AlipayAdapter(configuration: alipay, transport: guarded("alipay"), notifyBase: notifyBase, clock: clock))
         }
         if let applePay = configuration.applePay {
             adapters.append(ApplePayAdapter(configuration: applePay, takesCoupons: !configuration.coupons.isEmpty))

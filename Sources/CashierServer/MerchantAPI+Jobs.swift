@@ -15,6 +15,11 @@ extension MerchantAPI {
         schedule.keep(only: Set(pending.map(\.id)))
         var paid = 0
         for payment in pending where schedule.isDue(payment.id, now: now) {
+            // A counter payment nobody is following any more (its instance stopped): given up at its deadline.
+            if payment.method.isBarcode, payment.createdAt.addingTimeInterval(configuration.barcode.giveUpAfter + 5) < now {
+                await giveUpAtCounter(payment)
+                continue
+            }
             let answered = try? await ask(payment)
             if let answered, answered.status.hasReceivedMoney {
                 paid += 1

@@ -10,7 +10,7 @@ extension MerchantAPI {
     func startPayment(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
         guard await caller(request) != nil else { return Self.unauthorized }
         do {
-            let body = try RequestProblem.decode(
+            var body = try RequestProblem.decode(
                 PaymentRequestBody.self, from: request, expected: #"{"method":"wechat.native"} (one of \#(PaymentMethod.names))"#)
             guard let method = PaymentMethod(rawValue: body.method) else {
                 throw RequestProblem("method '\(body.method)' is not one of \(PaymentMethod.names)")
@@ -29,6 +29,12 @@ extension MerchantAPI {
                 return .error(status: 409, code: "invalid_state", message: "order \(id) has expired; it takes no new payment")
             }
             let adapter = try adapters.adapter(for: method, api: body.api)
+            // The payer's address, as WeChat Pay's H5 checks it: given, or where this request came from.
+            if body.client_ip == nil {
+                body.client_ip = configuration.trustedProxies.clientAddress(
+                    remote: request.remoteAddress, forwardedFor: request.headers["X-Forwarded-For"])
+            }
+            let counter = try counterCollector(adapter, method: method, authCode: body.auth_code)
             if let currencies = adapter.currencies, !currencies.contains(order.total.currency) {
                 throw RequestProblem(
                     "\(method.rawValue) through \(adapter.provider.rawValue) takes \(currencies.map(\.code).sorted().joined(separator: ", ")) "
@@ -45,6 +51,9 @@ extension MerchantAPI {
                     orderID: order.id, method: method, provider: adapter.provider, appID: prepared.appID, merchantID: prepared.merchantID,
                     payer: prepared.payer),
                 now: clock.now())
+            if let counter {
+                return try await collectAtCounter(start, with: counter, request: body)
+            }
             let parameters: [String: Any]
             do {
                 parameters = try await adapter.place(start.payment, order: start.order, request: body)

@@ -233,6 +233,24 @@ public struct MerchantConfiguration: Sendable {
     /// The longest a request may take to arrive (`http.request_deadline_seconds`; 0: no limit).
     public var requestDeadlineSeconds = 30
 
+    /// The proxies whose `X-Forwarded-For` names the payer's address (`http.trusted_proxies`);
+    /// empty: the socket's peer is the payer (or the merchant's backend, which then passes
+    /// `client_ip`). WeChat Pay's H5 payments check this address against the payer's phone.
+    var trustedProxies = TrustedProxies()
+
+    /// Counter payments (`wechat.barcode`, `alipay.barcode`): the request waits ``answerWithin``
+    /// for the payer to confirm (querying every ``queryInterval``), then answers `pending` while
+    /// the server keeps asking; at ``giveUpAfter`` the payment is reversed (WeChat Pay) or
+    /// cancelled (Alipay), which also returns money that arrived too late.
+    public struct BarcodeSettings: Sendable, Equatable {
+        public var answerWithin: TimeInterval = 15
+        public var giveUpAfter: TimeInterval = 60
+        public var queryInterval: TimeInterval = 3
+        public init() {}
+    }
+
+    public var barcode = BarcodeSettings()
+
     /// Who may read `/metrics` (payment volumes by provider and outcome).
     public enum MetricsAccess: Sendable, Equatable {
         /// Not served on the API's port (the default): read it from ``metricsListen`` instead.

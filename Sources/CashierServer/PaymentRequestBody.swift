@@ -3,7 +3,9 @@ struct PaymentRequestBody: Decodable, Sendable {
     /// `wechat.app`, …, `applepay` (``Cashier/PaymentMethod``).
     let method: String
     let client_secret: String?
-    let client_ip: String?
+    /// The payer's IP address; when absent, the address the request came from (through the
+    /// trusted proxies' `X-Forwarded-For`) is used.
+    var client_ip: String?
     /// wechat.*: `v2` or `v3` (default: the server's configuration).
     let api: String?
     /// wechat.jsapi: the payer's openid for this appid.
@@ -12,4 +14,6 @@ struct PaymentRequestBody: Decodable, Sendable {
     let js_code: String?
     /// alipay.wap / alipay.page: where Alipay sends the browser back.
     let return_url: String?
+    /// wechat.barcode / alipay.barcode: the payment code the till scanned from the payer's phone.
+    let auth_code: String?
 }

@@ -1,4 +1,5 @@
 import Cashier
+import CashierStore
 import Foundation
 
 /// The answer to `POST /v1/orders/{id}/payments`: the attempt and what the app hands its wallet
@@ -24,6 +25,11 @@ struct PaymentStartJSON: Encodable, Sendable {
     let qr_code: String?
     /// applepay: the payment request for `PKPaymentRequest` / `ApplePaySession`.
     let payment_request: JSONValue?
+    /// wechat.barcode / alipay.barcode: `paid`, or `pending` while the payer confirms on the
+    /// phone (HTTP 202: the server keeps asking; read the order for the outcome).
+    var status: String? = nil
+    /// wechat.barcode / alipay.barcode, once paid: the provider's transaction id.
+    var transaction_id: String? = nil
 
     /// From what the adapter placed (`parameters`) and the attempt.
     init(method: PaymentMethod, paymentID: String, outTradeNo: String, api: String?, parameters: [String: Any]) {
@@ -39,5 +45,12 @@ struct PaymentStartJSON: Encodable, Sendable {
         order_string = parameters["order_string"] as? String
         qr_code = parameters["qr_code"] as? String
         payment_request = parameters["payment_request"].map(JSONValue.init)
+    }
+
+    /// A counter payment's answer.
+    init(counter payment: StoredPayment, status: String, api: String?) {
+        self.init(method: payment.method, paymentID: payment.id, outTradeNo: payment.outTradeNo, api: api, parameters: [:])
+        self.status = status
+        transaction_id = status == "paid" ? payment.transactionID : nil
     }
 }

@@ -101,14 +101,45 @@ extension Alipay {
         }
 
         /// A QR-code order (`alipay.trade.precreate`). - Returns: the QR code's content.
-        public func precreate(outTradeNo: String, total: Money, subject: String, notifyURL: String) async throws -> String {
-            let node = try await call(
-                "alipay.trade.precreate", biz: ["out_trade_no": outTradeNo, "total_amount": total.decimalString, "subject": subject],
-                notifyURL: notifyURL)
+        public func precreate(outTradeNo: String, total: Money, subject: String, notifyURL: String, extras: TradeExtras = TradeExtras())
+            async throws -> String
+        {
+            let biz: [String: Any] = ["out_trade_no": outTradeNo, "total_amount": total.decimalString, "subject": subject]
+            let node = try await call("alipay.trade.precreate", biz: biz.merging(extras.biz) { first, _ in first }, notifyURL: notifyURL)
             guard let qr = node["qr_code"] as? String else {
                 throw PaymentError(.malformedMessage, provider: .alipay, "alipay.trade.precreate answered without qr_code")
             }
             return qr
+        }
+
+        /// Collects a payment with the payer's payment code (`alipay.trade.pay`, scene `bar_code`).
+        /// - Throws: Alipay's refusal (`ACQ.PAYMENT_AUTH_CODE_INVALID`, `ACQ.BUYER_BALANCE_NOT_ENOUGH`, …).
+        public func pay(
+            outTradeNo: String, total: Money, subject: String, authCode: String, notifyURL: String? = nil,
+            extras: TradeExtras = TradeExtras()
+        ) async throws -> BarcodeAnswer {
+            let biz: [String: Any] = [
+                "out_trade_no": outTradeNo, "total_amount": total.decimalString, "subject": subject, "scene": "bar_code",
+                "auth_code": authCode, "product_code": "FACE_TO_FACE_PAYMENT",
+            ]
+            let node: [String: Any]
+            do {
+                node = try await call("alipay.trade.pay", biz: biz.merging(extras.biz) { first, _ in first }, notifyURL: notifyURL)
+            } catch let error as PaymentError where error.providerCode == "10003" {
+                return .waiting
+            } catch let error as PaymentError where ["20000", "ACQ.SYSTEM_ERROR", "isp.unknow-error"].contains(error.providerCode ?? "") {
+                return .unknown(error.providerCode ?? "20000")
+            }
+            guard let tradeNo = node["trade_no"] as? String, let text = node["total_amount"] as? String,
+                let amount = try? Money(decimal: text, currency: .cny)
+            else { throw PaymentError(.malformedMessage, provider: .alipay, "alipay.trade.pay answered 10000 without trade_no and total_amount") }
+            return .paid(amount: amount, tradeNo: tradeNo)
+        }
+
+        /// Cancels a trade (`alipay.trade.cancel`): an unpaid one is closed, a paid one refunded in
+        /// full. - Returns: `true` when Alipay asks for the call to be made again (`retry_flag` `Y`).
+        public func cancel(outTradeNo: String) async throws -> Bool {
+            try await call("alipay.trade.cancel", biz: ["out_trade_no": outTradeNo])["retry_flag"] as? String == "Y"
         }
 
         /// Where a trade stands (`alipay.trade.query`).
@@ -162,20 +193,22 @@ extension Alipay {
         }
 
         /// The URL a browser opens for `alipay.trade.wap.pay` or `alipay.trade.page.pay` (GET).
-        public func paymentPageURL(method: String, outTradeNo: String, total: Money, subject: String, notifyURL: String, returnURL: String)
-            throws -> URL
-        {
-            let parameters = try pagePaymentParameters(method, outTradeNo, total, subject, notifyURL, returnURL)
+        public func paymentPageURL(
+            method: String, outTradeNo: String, total: Money, subject: String, notifyURL: String, returnURL: String,
+            extras: TradeExtras = TradeExtras()
+        ) throws -> URL {
+            let parameters = try pagePaymentParameters(method, outTradeNo, total, subject, notifyURL, returnURL, extras)
             let query = FormBody.encode(parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
             return URL(string: gateway.absoluteString + "?" + query)!
         }
 
         /// The same payment as an HTML form that posts itself to the gateway as soon as the page
         /// loads, as the official SDKs' `pageExecute` returns: serve it as the body of a page.
-        public func paymentPageForm(method: String, outTradeNo: String, total: Money, subject: String, notifyURL: String, returnURL: String)
-            throws -> String
-        {
-            let parameters = try pagePaymentParameters(method, outTradeNo, total, subject, notifyURL, returnURL)
+        public func paymentPageForm(
+            method: String, outTradeNo: String, total: Money, subject: String, notifyURL: String, returnURL: String,
+            extras: TradeExtras = TradeExtras()
+        ) throws -> String {
+            let parameters = try pagePaymentParameters(method, outTradeNo, total, subject, notifyURL, returnURL, extras)
             let inputs = parameters.sorted { $0.key < $1.key }.map {
                 "<input type=\"hidden\" name=\"\(HTMLText.escape($0.key))\" value=\"\(HTMLText.escape($0.value))\">"
             }
@@ -187,7 +220,8 @@ extension Alipay {
         }
 
         private func pagePaymentParameters(
-            _ method: String, _ outTradeNo: String, _ total: Money, _ subject: String, _ notifyURL: String, _ returnURL: String
+            _ method: String, _ outTradeNo: String, _ total: Money, _ subject: String, _ notifyURL: String, _ returnURL: String,
+            _ extras: TradeExtras
         ) throws -> [String: String] {
             guard method == "alipay.trade.wap.pay" || method == "alipay.trade.page.pay" else {
                 throw PaymentError(
@@ -197,7 +231,8 @@ extension Alipay {
             let product = method == "alipay.trade.wap.pay" ? "QUICK_WAP_WAY" : "FAST_INSTANT_TRADE_PAY"
             return try signedParameters(
                 method: method,
-                biz: ["out_trade_no": outTradeNo, "total_amount": total.decimalString, "subject": subject, "product_code": product],
+                biz: ["out_trade_no": outTradeNo, "total_amount": total.decimalString, "subject": subject, "product_code": product]
+                    .merging(extras.biz) { first, _ in first },
                 notifyURL: notifyURL, returnURL: returnURL)
         }
     }

@@ -29,6 +29,29 @@ extension Alipay {
         /// `true` for `TRADE_SUCCESS` and `TRADE_FINISHED`: the money arrived.
         public var isPaid: Bool { tradeStatus == "TRADE_SUCCESS" || tradeStatus == "TRADE_FINISHED" }
 
+        /// A refund's notification: Alipay sends the trade's `trade_status_sync` again when part
+        /// or all of it is refunded, with `out_biz_no` (the refund's `out_request_no`),
+        /// `refund_fee` and `gmt_refund`; `trade_status` stays `TRADE_SUCCESS` after a partial
+        /// refund and becomes `TRADE_CLOSED` after a full one. `nil` for a payment's.
+        public var refund: Refund? {
+            guard let number = fields["out_biz_no"], !number.isEmpty, fields["refund_fee"] != nil || fields["gmt_refund"] != nil else {
+                return nil
+            }
+            return Refund(
+                outRequestNo: number, refundedSoFar: fields["refund_fee"].flatMap { try? Money(decimal: $0, currency: .cny) },
+                time: fields["gmt_refund"])
+        }
+
+        /// What a refund's notification says.
+        public struct Refund: Sendable, Equatable {
+            /// The refund's `out_request_no`, as `out_biz_no`.
+            public let outRequestNo: String
+            /// `refund_fee`: everything refunded from the trade so far, this refund included.
+            public let refundedSoFar: Money?
+            /// `gmt_refund`, Beijing time.
+            public let time: String?
+        }
+
         /// Verifies and parses a notification body.
         /// - Parameters:
         ///   - body: the form body, as received.

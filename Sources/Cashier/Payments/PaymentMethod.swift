@@ -11,6 +11,8 @@ public enum PaymentMethod: String, Hashable, Sendable, Codable, CaseIterable {
     case wechatNative = "wechat.native"
     /// WeChat Pay from a mobile browser outside WeChat (`mweb_url`).
     case wechatH5 = "wechat.h5"
+    /// WeChat Pay at the counter: the cashier scans the payer's payment code (付款码, `auth_code`).
+    case wechatBarcode = "wechat.barcode"
     /// Alipay in an app (a signed order string for the SDK).
     case alipayApp = "alipay.app"
     /// Alipay's mobile web cashier.
@@ -19,6 +21,8 @@ public enum PaymentMethod: String, Hashable, Sendable, Codable, CaseIterable {
     case alipayPage = "alipay.page"
     /// An Alipay QR code the payer scans (`qr_code`).
     case alipayQR = "alipay.qr"
+    /// Alipay at the counter (当面付 bar code): the cashier scans the payer's payment code.
+    case alipayBarcode = "alipay.barcode"
     /// Apple Pay: a payment request for the sheet, then the token authorised on the server.
     case applePay = "applepay"
 
@@ -33,11 +37,15 @@ public enum PaymentMethod: String, Hashable, Sendable, Codable, CaseIterable {
     /// The wallet this method pays through.
     public var wallet: Wallet {
         switch self {
-        case .wechatApp, .wechatJSAPI, .wechatMiniProgram, .wechatNative, .wechatH5: .wechat
-        case .alipayApp, .alipayWap, .alipayPage, .alipayQR: .alipay
+        case .wechatApp, .wechatJSAPI, .wechatMiniProgram, .wechatNative, .wechatH5, .wechatBarcode: .wechat
+        case .alipayApp, .alipayWap, .alipayPage, .alipayQR, .alipayBarcode: .alipay
         case .applePay: .applePay
         }
     }
+
+    /// `true` for the counter methods: the payer shows a payment code and the merchant's
+    /// server collects the money with it (no wallet opens on the merchant's side).
+    public var isBarcode: Bool { self == .wechatBarcode || self == .alipayBarcode }
 
     /// Every method's JSON name, for error messages: `wechat.app, wechat.jsapi, …`.
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }

@@ -2,7 +2,7 @@ import Alipay
 import Cashier
 public import CashierCrypto
 public import CashierHTTP
-import Foundation
+public import Foundation
 
 /// An offline, stateful simulator of Alipay's `gateway.do`.
 ///
@@ -34,6 +34,25 @@ public actor AlipaySandbox {
         var refunds: [String: Refund] = [:]
         let created = Date()
         var paid: Date?
+        /// What the ledger shows of what the merchant sent (expiry, passback, goods, the payment code).
+        var sent: [String: String] = [:]
+        /// A payment-code trade waiting for the payer's confirmation: paid from this moment (`nil`: never).
+        var payableAt: Date?
+        /// Cancelled after it was paid: the money went back to the payer.
+        var cancelledAfterPayment = false
+    }
+
+    /// `timeout_express`, `time_expire`, `passback_params`, `goods_detail` (compact JSON) and
+    /// `auth_code`, when the merchant sent them.
+    static func sentFields(_ biz: [String: Any]) -> [String: String] {
+        var sent: [String: String] = [:]
+        for name in ["timeout_express", "time_expire", "passback_params", "auth_code"] {
+            if let value = biz[name] as? String { sent[name] = value }
+        }
+        if let goods = biz["goods_detail"], let data = try? JSONSerialization.data(withJSONObject: goods, options: [.sortedKeys]) {
+            sent["goods_detail"] = String(decoding: data, as: UTF8.self)
+        }
+        return sent
     }
 
     struct Refund: Sendable {
@@ -54,12 +73,12 @@ public actor AlipaySandbox {
     public func ledger() -> [SandboxLedgerEntry] {
         trades.sorted { $0.key < $1.key }.map { number, trade in
             SandboxLedgerEntry(
-                provider: "alipay", out_trade_no: number, state: trade.status, paid: trade.paid != nil,
+                provider: "alipay", out_trade_no: number, state: trade.status, paid: trade.paid != nil && !trade.cancelledAfterPayment,
                 amount_minor: trade.total.minorUnits, currency: trade.total.currency.code,
                 transaction_id: trade.paid == nil ? nil : trade.tradeNo,
                 refunds: trade.refunds.sorted { $0.key < $1.key }.map {
                     .init(out_refund_no: $0.key, amount_minor: $0.value.amount.minorUnits, status: $0.value.failed ? "FAILED" : "SUCCESS")
-                })
+                }, sent: trade.sent)
         }
     }
 
@@ -117,6 +136,8 @@ public actor AlipaySandbox {
         let biz = (parameters["biz_content"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
         switch method {
         case "alipay.trade.precreate": return signed(nodeName, precreate(biz, appID: appID, notifyURL: parameters["notify_url"]))
+        case "alipay.trade.pay": return signed(nodeName, barcodePay(biz, appID: appID, notifyURL: parameters["notify_url"]))
+        case "alipay.trade.cancel": return signed(nodeName, cancel(biz))
         case "alipay.trade.query": return signed(nodeName, query(biz))
         case "alipay.trade.close": return signed(nodeName, close(biz))
         case "alipay.trade.refund": return signed(nodeName, refund(biz))
@@ -166,14 +187,99 @@ public actor AlipaySandbox {
         } else {
             trades[number] = Trade(
                 appID: appID, subject: subject, total: total, notifyURL: notifyURL,
-                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"))
+                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"), sent: Self.sentFields(biz))
         }
         return success([
             "out_trade_no": number, "qr_code": "https://qr.alipay.com/bax0\(SecureRandom.alphanumeric(count: 20).lowercased())",
         ])
     }
 
+    /// How long a sandbox payer takes to confirm on the phone (codes ending `1111`, ``SandboxCounterCode``).
+    private var passwordDelay = SandboxCounterCode.defaultPasswordDelay
+
+    public func setPasswordDelay(_ seconds: TimeInterval) {
+        passwordDelay = seconds
+    }
+
+    /// `alipay.trade.pay` with scene `bar_code`: what the payer does is chosen by the code
+    /// (``SandboxCounterCode``); a trade paid after a wait is notified, as Alipay does.
+    private func barcodePay(_ biz: [String: Any], appID: String, notifyURL: String?) -> [String: Any] {
+        guard let number = biz["out_trade_no"] as? String, let totalText = biz["total_amount"] as? String,
+            let total = try? Money(decimal: totalText, currency: .cny), total.isPositive, let subject = biz["subject"] as? String,
+            let code = biz["auth_code"] as? String
+        else { return failure("40002", "Invalid Arguments", "isv.invalid-parameter", "参数无效") }
+        guard biz["scene"] as? String == "bar_code" || biz["scene"] as? String == "wave_code" else {
+            return failure("40002", "Invalid Arguments", "isv.invalid-parameter", "scene参数无效")
+        }
+        guard Alipay.PaymentCode.isValid(code) else {
+            return failure("40004", "Business Failed", "ACQ.PAYMENT_AUTH_CODE_INVALID", "支付失败，获取顾客账户信息失败，请顾客刷新付款码后重新收款")
+        }
+        if let existing = trades[number] {
+            switch existing.status {
+            case "TRADE_SUCCESS", "TRADE_FINISHED": return failure("40004", "Business Failed", "ACQ.TRADE_HAS_SUCCESS", "交易已被支付")
+            case "TRADE_CLOSED": return failure("40004", "Business Failed", "ACQ.TRADE_HAS_CLOSE", "交易已经关闭")
+            default: return ["code": "10003", "msg": " order success pay inprocess", "out_trade_no": number, "trade_no": existing.tradeNo]
+            }
+        }
+        let behaviour = SandboxCounterCode(code: code)
+        switch behaviour {
+        case .balanceTooLow: return failure("40004", "Business Failed", "ACQ.BUYER_BALANCE_NOT_ENOUGH", "买家余额不足")
+        case .expired:
+            return failure("40004", "Business Failed", "ACQ.PAYMENT_AUTH_CODE_INVALID", "支付失败，获取顾客账户信息失败，请顾客刷新付款码后重新收款")
+        default: break
+        }
+        var trade = Trade(
+            appID: appID, subject: subject, total: total, notifyURL: notifyURL,
+            tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"), sent: Self.sentFields(biz))
+        switch behaviour {
+        case .password, .walksAway:
+            trade.payableAt = behaviour == .password ? Date().addingTimeInterval(passwordDelay) : nil
+            trades[number] = trade
+            return ["code": "10003", "msg": " order success pay inprocess", "out_trade_no": number, "trade_no": trade.tradeNo]
+        default:
+            trade.status = "TRADE_SUCCESS"
+            trade.paid = Date()
+            trades[number] = trade
+            if behaviour == .systemErrorButPaid { return failure("20000", "Service Currently Unavailable", "isp.unknow-error", "系统繁忙") }
+            return success([
+                "out_trade_no": number, "trade_no": trade.tradeNo, "total_amount": total.decimalString,
+                "receipt_amount": total.decimalString, "buyer_logon_id": "san***@sandbox.example", "buyer_user_id": "2088102000000000",
+                "gmt_payment": BeijingTime.formatter("yyyy-MM-dd HH:mm:ss").string(from: trade.paid ?? Date()),
+            ])
+        }
+    }
+
+    /// A waiting payment-code trade whose payer has confirmed by now is paid (and notified).
+    private func settleWaiting(_ number: String) {
+        guard let trade = trades[number], trade.status == "WAIT_BUYER_PAY", let payableAt = trade.payableAt, payableAt <= Date() else {
+            return
+        }
+        pay(outTradeNo: number, outcome: .success)
+    }
+
+    /// `alipay.trade.cancel`: an unpaid trade is closed, a paid one refunded in full.
+    private func cancel(_ biz: [String: Any]) -> [String: Any] {
+        guard let number = biz["out_trade_no"] as? String else { return notFound() }
+        settleWaiting(number)
+        guard var trade = trades[number] else { return notFound() }
+        guard trade.refunds.isEmpty else { return failure("40004", "Business Failed", "ACQ.REASON_TRADE_BEEN_FREEZEN", "交易已退款，不能撤销") }
+        let action: String
+        switch trade.status {
+        case "WAIT_BUYER_PAY": action = "close"
+        case "TRADE_SUCCESS": action = "refund"
+        default: action = trade.cancelledAfterPayment ? "refund" : "close"
+        }
+        if trade.status != "TRADE_CLOSED" {
+            trade.cancelledAfterPayment = trade.status == "TRADE_SUCCESS"
+            trade.status = "TRADE_CLOSED"
+            trade.payableAt = nil
+            trades[number] = trade
+        }
+        return success(["out_trade_no": number, "trade_no": trade.tradeNo, "retry_flag": "N", "action": action])
+    }
+
     private func query(_ biz: [String: Any]) -> [String: Any] {
+        if let number = biz["out_trade_no"] as? String { settleWaiting(number) }
         guard let number = biz["out_trade_no"] as? String, let trade = trades[number] else { return notFound() }
         return success([
             "out_trade_no": number, "trade_no": trade.tradeNo, "trade_status": trade.status, "total_amount": trade.total.decimalString,
@@ -211,6 +317,7 @@ public actor AlipaySandbox {
             if case .failLater = refundOutcome { refund.failed = true }
             trade.refunds[requestNo] = refund
             trades[number] = trade
+            if !refund.failed, let url = trade.notifyURL { notify(number, trade, url, refund: (requestNo, refund)) }
         }
         let total =
             trade.refunds.values.filter { !$0.failed }.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
@@ -329,7 +436,7 @@ public actor AlipaySandbox {
         if trades[number] == nil {
             trades[number] = Trade(
                 appID: appID, subject: biz["subject"] as? String ?? "", total: total, notifyURL: parameters["notify_url"],
-                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"))
+                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"), sent: Self.sentFields(biz))
         }
         guard outcome == .success else { return answer("4000", "支付失败") }
         guard pay(outTradeNo: number, outcome: .success) == "TRADE_SUCCESS", let trade = trades[number] else {
@@ -360,7 +467,7 @@ public actor AlipaySandbox {
         if trades[number] == nil {
             trades[number] = Trade(
                 appID: appID, subject: biz["subject"] as? String ?? "", total: total, notifyURL: parameters["notify_url"],
-                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"))
+                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"), sent: Self.sentFields(biz))
         }
         let token = SecureRandom.alphanumeric(count: 32)
         pageTokens[token] = (number, parameters["return_url"])
@@ -416,17 +523,28 @@ public actor AlipaySandbox {
 
     private static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
-    private func notify(_ outTradeNo: String, _ trade: Trade, _ url: String) {
+    /// Posts the asynchronous notification of a payment — or, with `refund`, of a refund: the
+    /// same `trade_status_sync` with `out_biz_no` (the refund's `out_request_no`), `refund_fee`
+    /// (everything refunded so far) and `gmt_refund`, and `TRADE_CLOSED` once all is refunded.
+    private func notify(_ outTradeNo: String, _ trade: Trade, _ url: String, refund: (requestNo: String, refund: Refund)? = nil) {
         let formatter = BeijingTime.formatter("yyyy-MM-dd HH:mm:ss")
+        let refunded = trade.refunds.values.filter { !$0.failed }.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
+        let status = refund != nil && refunded >= trade.total.minorUnits ? "TRADE_CLOSED" : "TRADE_SUCCESS"
         var fields: [String: String] = [
             "notify_time": formatter.string(from: Date()), "notify_type": "trade_status_sync",
             "notify_id": SecureRandom.alphanumeric(count: 34),
             "app_id": trade.appID, "charset": "utf-8", "version": "1.0", "trade_no": trade.tradeNo, "out_trade_no": outTradeNo,
-            "trade_status": "TRADE_SUCCESS", "total_amount": trade.total.decimalString, "receipt_amount": trade.total.decimalString,
+            "trade_status": status, "total_amount": trade.total.decimalString, "receipt_amount": trade.total.decimalString,
             "buyer_pay_amount": trade.total.decimalString, "gmt_create": formatter.string(from: trade.created),
             "gmt_payment": formatter.string(from: trade.paid ?? Date()), "subject": trade.subject, "seller_id": sellerID,
             "buyer_id": "2088102000000000",
         ]
+        if let passback = trade.sent["passback_params"] { fields["passback_params"] = passback }
+        if let refund {
+            fields["out_biz_no"] = refund.requestNo
+            fields["refund_fee"] = Money(minorUnits: refunded, currency: .cny).decimalString
+            fields["gmt_refund"] = formatter.string(from: refund.refund.date) + ".000"
+        }
         // Trade notifications are signed without sign_type, which is added afterwards.
         fields["sign"] = (try? alipayKey.signature(for: Alipay.Signer.content(fields), scheme: .insecurePKCS1v1_5SHA256)).map {
             Base64.encode($0)
@@ -434,7 +552,8 @@ public actor AlipaySandbox {
         fields["sign_type"] = "RSA2"
         let body = Alipay.FormBody.encode(fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
         delivery.deliver(
-            key: outTradeNo, url: url, body: Data(body.utf8), contentType: "application/x-www-form-urlencoded;charset=utf-8",
+            key: refund?.requestNo ?? outTradeNo, url: url, body: Data(body.utf8),
+            contentType: "application/x-www-form-urlencoded;charset=utf-8",
             schedule: Self.schedule
         ) { response in
             response.status == 200

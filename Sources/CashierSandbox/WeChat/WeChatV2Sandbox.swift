@@ -1,7 +1,7 @@
 import Cashier
 import CashierCrypto
 public import CashierHTTP
-import Foundation
+public import Foundation
 public import WeChatPay
 
 /// An offline, stateful simulator of the WeChat Pay v2 gateway.
@@ -30,6 +30,10 @@ public actor WeChatV2Sandbox {
         var transactionID: String?
         var timeEnd: String?
         var refunds: [Refund] = []
+        /// A payment-code payment waiting for the payer's password: paid from this moment (`nil`: never).
+        var payableAt: Date?
+        /// Reversed after it was paid: the money went back to the payer.
+        var reversedAfterPayment = false
         var totalFee: Int64 { Int64(fields["total_fee"] ?? "0") ?? 0 }
         /// What refunds hold: every one but those reported failed.
         var refunded: Int64 { refunds.filter { $0.status != "CHANGE" && $0.status != "REFUNDCLOSE" }.reduce(0) { $0 + $1.fee } }
@@ -85,7 +89,7 @@ public actor WeChatV2Sandbox {
     public nonisolated func register(on router: inout Router, prefix: String) {
         let endpoints = [
             "pay/unifiedorder", "pay/orderquery", "pay/closeorder", "secapi/pay/refund", "pay/refundquery", "pay/getsignkey",
-            "pay/downloadbill",
+            "pay/downloadbill", "pay/micropay", "secapi/pay/reverse",
         ]
         for endpoint in endpoints {
             for path in ["\(prefix)/\(endpoint)", "\(prefix)/sandboxnew/\(endpoint)"] {
@@ -121,6 +125,8 @@ public actor WeChatV2Sandbox {
         let result: Result<[(String, String)], BusinessError>
         switch endpoint {
         case "pay/unifiedorder": result = unifiedOrder(request, merchant: merchant, signType: signType)
+        case "pay/micropay": result = micropay(request, merchant: merchant, signType: signType)
+        case "secapi/pay/reverse": result = reverse(request)
         case "pay/orderquery": result = orderQuery(request)
         case "pay/closeorder": result = closeOrder(request)
         case "secapi/pay/refund": result = refund(request)
@@ -158,8 +164,11 @@ public actor WeChatV2Sandbox {
 
     private static let businessFields = [
         "body", "detail", "attach", "out_trade_no", "fee_type", "total_fee", "spbill_create_ip", "notify_url", "trade_type", "openid",
-        "product_id",
+        "product_id", "time_expire",
     ]
+
+    /// What the ledger shows of what the merchant sent.
+    private static let sentFields = ["spbill_create_ip", "time_expire", "attach", "detail", "auth_code"]
 
     private func unifiedOrder(
         _ request: WeChatPay.V2.XMLDocument, merchant: WeChatPay.V2.Merchant, signType: WeChatPay.V2.SignType
@@ -194,6 +203,92 @@ public actor WeChatV2Sandbox {
             prepayID: "wx" + Self.timestamp() + SecureRandom.string(count: 18, alphabet: "0123456789abcdef"))
         orders[outTradeNo] = order
         return .success(prepayFields(order))
+    }
+
+    /// How long a sandbox payer takes to enter a password (codes ending `1111`, ``SandboxCounterCode``).
+    private var passwordDelay = SandboxCounterCode.defaultPasswordDelay
+
+    public func setPasswordDelay(_ seconds: TimeInterval) {
+        passwordDelay = seconds
+    }
+
+    /// `pay/micropay`: the payer's payment code, scanned at the counter (no notification follows;
+    /// the merchant queries). What the payer does is chosen by the code (``SandboxCounterCode``).
+    private func micropay(
+        _ request: WeChatPay.V2.XMLDocument, merchant: WeChatPay.V2.Merchant, signType: WeChatPay.V2.SignType
+    ) -> Result<[(String, String)], BusinessError> {
+        for name in ["body", "out_trade_no", "total_fee", "spbill_create_ip", "auth_code"] where (request[name] ?? "").isEmpty {
+            return .failure(BusinessError("PARAM_ERROR", "缺少参数\(name)"))
+        }
+        let outTradeNo = request["out_trade_no"]!
+        guard TradeNumber.isValid(outTradeNo, for: .wechat) else { return .failure(BusinessError("PARAM_ERROR", "out_trade_no参数格式错误")) }
+        guard let fee = Int64(request["total_fee"]!), fee > 0 else { return .failure(BusinessError("PARAM_ERROR", "total_fee参数格式错误")) }
+        let code = request["auth_code"]!
+        guard WeChatPay.PaymentCode.isValid(code) else { return .failure(BusinessError("AUTH_CODE_INVALID", "请扫描微信支付授权码")) }
+        if let existing = orders[outTradeNo] {
+            switch existing.state {
+            case "SUCCESS", "REFUND": return .failure(BusinessError("ORDERPAID", "该订单已支付"))
+            case "CLOSED": return .failure(BusinessError("ORDERCLOSED", "该订单已关闭"))
+            case "REVOKED": return .failure(BusinessError("ORDERREVERSED", "当前订单已经被撤销"))
+            case "USERPAYING": return .failure(BusinessError("USERPAYING", "需要用户输入支付密码"))
+            default: return .failure(BusinessError("OUT_TRADE_NO_USED", "商户订单号重复"))
+            }
+        }
+        var fields: [String: String] = ["trade_type": "MICROPAY"]
+        for name in Self.businessFields + ["auth_code"] where name != "trade_type" { fields[name] = request[name] }
+        var order = Order(merchant: merchant, signType: signType, fingerprint: "", fields: fields, prepayID: "")
+        let behaviour = SandboxCounterCode(code: code)
+        switch behaviour {
+        case .balanceTooLow: return .failure(BusinessError("NOTENOUGH", "用户帐号余额不足"))
+        case .expired: return .failure(BusinessError("AUTHCODEEXPIRE", "二维码已过期，请用户在微信上刷新后再试"))
+        case .password, .walksAway:
+            order.state = "USERPAYING"
+            order.payableAt = behaviour == .password ? Date().addingTimeInterval(passwordDelay) : nil
+            orders[outTradeNo] = order
+            return .failure(BusinessError("USERPAYING", "需要用户输入支付密码"))
+        case .paysAtOnce, .systemErrorButPaid:
+            order.state = "SUCCESS"
+            order.transactionID = "42000" + Self.timestamp() + SecureRandom.string(count: 9, alphabet: "0123456789")
+            order.timeEnd = Self.timestamp()
+            orders[outTradeNo] = order
+            if behaviour == .systemErrorButPaid { return .failure(BusinessError("SYSTEMERROR", "系统超时")) }
+            return .success([
+                ("out_trade_no", outTradeNo), ("transaction_id", order.transactionID ?? ""), ("total_fee", String(fee)),
+                ("fee_type", fields["fee_type"] ?? "CNY"), ("cash_fee", String(fee)), ("trade_type", "MICROPAY"),
+                ("openid", "oSandboxPayer000000000000000"), ("bank_type", "CFT"), ("time_end", order.timeEnd ?? ""),
+            ])
+        }
+    }
+
+    /// A waiting payment-code payment whose payer has entered the password by now is paid.
+    private func settleWaiting(_ outTradeNo: String) {
+        guard var order = orders[outTradeNo], order.state == "USERPAYING", let payableAt = order.payableAt, payableAt <= Date() else {
+            return
+        }
+        order.state = "SUCCESS"
+        order.transactionID = "42000" + Self.timestamp() + SecureRandom.string(count: 9, alphabet: "0123456789")
+        order.timeEnd = Self.timestamp()
+        orders[outTradeNo] = order
+    }
+
+    /// `secapi/pay/reverse`: an unpaid payment-code payment is closed, a paid one refunded in full.
+    private func reverse(_ request: WeChatPay.V2.XMLDocument) -> Result<[(String, String)], BusinessError> {
+        guard let key = find(request), var order = orders[key] else { return .failure(BusinessError("ORDERNOTEXIST", "订单不存在")) }
+        settleWaiting(key)
+        order = orders[key] ?? order
+        guard order.fields["trade_type"] == "MICROPAY" else {
+            return .failure(BusinessError("TRADE_ERROR", "非付款码支付订单不能撤销，请使用关单或退款接口"))
+        }
+        switch order.state {
+        case "REFUND": return .failure(BusinessError("REVERSE_EXPIRE", "订单已退款，不能撤销"))
+        case "REVOKED": break
+        default:
+            order.reversedAfterPayment = order.state == "SUCCESS"
+            order.state = "REVOKED"
+            order.payableAt = nil
+            orders[key] = order
+        }
+        return .success([("recall", "N")])
     }
 
     private func prepayFields(_ order: Order) -> [(String, String)] {
@@ -231,6 +326,7 @@ public actor WeChatV2Sandbox {
     }
 
     private func orderQuery(_ request: WeChatPay.V2.XMLDocument) -> Result<[(String, String)], BusinessError> {
+        if let key = find(request) { settleWaiting(key) }
         guard let key = find(request), let order = orders[key] else { return .failure(BusinessError("ORDERNOTEXIST", "订单不存在")) }
         var fields = [("out_trade_no", key), ("trade_state", order.state), ("trade_type", order.fields["trade_type"] ?? "")]
         fields.append(("total_fee", String(order.totalFee)))
@@ -247,6 +343,7 @@ public actor WeChatV2Sandbox {
 
     private static let stateDescription = [
         "SUCCESS": "支付成功", "REFUND": "转入退款", "NOTPAY": "未支付", "CLOSED": "已关闭", "PAYERROR": "支付失败(其他原因，如银行返回失败)",
+        "USERPAYING": "用户支付中（付款码支付）", "REVOKED": "已撤销（付款码支付）",
     ]
 
     private func closeOrder(_ request: WeChatPay.V2.XMLDocument) -> Result<[(String, String)], BusinessError> {
@@ -372,7 +469,7 @@ public actor WeChatV2Sandbox {
     @discardableResult
     public func pay(outTradeNo: String, outcome: Outcome) -> String? {
         guard var order = orders[outTradeNo] else { return nil }
-        guard order.state == "NOTPAY" || order.state == "PAYERROR" else { return order.state }
+        guard order.state == "NOTPAY" || order.state == "PAYERROR" || order.state == "USERPAYING" else { return order.state }
         switch outcome {
         case .cancel: return order.state
         case .fail:
@@ -384,7 +481,8 @@ public actor WeChatV2Sandbox {
             order.transactionID = "42000" + Self.timestamp() + SecureRandom.string(count: 9, alphabet: "0123456789")
             order.timeEnd = Self.timestamp()
             orders[outTradeNo] = order
-            notify(outTradeNo, order)
+            // Payment-code payments have no notify_url: the till queries.
+            if order.fields["trade_type"] != "MICROPAY" { notify(outTradeNo, order) }
             return order.state
         }
     }
@@ -438,9 +536,11 @@ public actor WeChatV2Sandbox {
     public func ledger() -> [SandboxLedgerEntry] {
         orders.sorted { $0.key < $1.key }.map { number, order in
             SandboxLedgerEntry(
-                provider: "wechat.v2", out_trade_no: number, state: order.state, paid: order.transactionID != nil,
+                provider: "wechat.v2", out_trade_no: number, state: order.state,
+                paid: order.transactionID != nil && !order.reversedAfterPayment,
                 amount_minor: order.totalFee, currency: order.fields["fee_type"] ?? "CNY", transaction_id: order.transactionID,
-                refunds: order.refunds.map { .init(out_refund_no: $0.outRefundNo, amount_minor: $0.fee, status: $0.status) })
+                refunds: order.refunds.map { .init(out_refund_no: $0.outRefundNo, amount_minor: $0.fee, status: $0.status) },
+                sent: order.fields.filter { Self.sentFields.contains($0.key) })
         }
     }
 

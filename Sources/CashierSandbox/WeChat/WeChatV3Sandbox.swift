@@ -64,6 +64,8 @@ public actor WeChatV3Sandbox {
         let openID: String?
         let attach: String?
         let prepayID: String
+        /// What the ledger shows of what the merchant sent (payer IP, expiry, goods).
+        var sent: [String: String] = [:]
         var state = "NOTPAY"
         var transactionID: String?
         var successTime: String?
@@ -103,7 +105,8 @@ public actor WeChatV3Sandbox {
             SandboxLedgerEntry(
                 provider: "wechat.v3", out_trade_no: number, state: order.state, paid: order.transactionID != nil,
                 amount_minor: order.total, currency: order.currency, transaction_id: order.transactionID,
-                refunds: order.refunds.map { .init(out_refund_no: $0.outRefundNo, amount_minor: $0.amount, status: $0.status) })
+                refunds: order.refunds.map { .init(out_refund_no: $0.outRefundNo, amount_minor: $0.amount, status: $0.status) },
+                sent: order.sent)
         }
     }
 
@@ -202,9 +205,22 @@ public actor WeChatV3Sandbox {
         let order = Order(
             mchID: merchant.mchID, appID: appID, tradeType: kind.uppercased(), description: description, notifyURL: notifyURL, total: total,
             currency: amount["currency"] as? String ?? "CNY", openID: openID, attach: body["attach"] as? String,
-            prepayID: "wx" + SecureRandom.string(count: 30, alphabet: "0123456789abcdef"))
+            prepayID: "wx" + SecureRandom.string(count: 30, alphabet: "0123456789abcdef"),
+            sent: Self.sentFields(body))
         orders[outTradeNo] = order
         return signed(200, prepayAnswer(order))
+    }
+
+    /// `scene_info.payer_client_ip`, `time_expire`, `attach` and `detail` (as compact JSON), when sent.
+    static func sentFields(_ body: [String: Any]) -> [String: String] {
+        var sent: [String: String] = [:]
+        if let ip = (body["scene_info"] as? [String: Any])?["payer_client_ip"] as? String { sent["payer_client_ip"] = ip }
+        if let expiry = body["time_expire"] as? String { sent["time_expire"] = expiry }
+        if let attach = body["attach"] as? String { sent["attach"] = attach }
+        if let detail = body["detail"], let data = try? JSONSerialization.data(withJSONObject: detail, options: [.sortedKeys]) {
+            sent["detail"] = String(decoding: data, as: UTF8.self)
+        }
+        return sent
     }
 
     private func prepayAnswer(_ order: Order) -> [String: Any] {

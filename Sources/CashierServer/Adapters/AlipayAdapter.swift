@@ -5,14 +5,15 @@ import CashierStore
 import Foundation
 
 /// Alipay's open API (RSA2): app pay order strings, the wap and page cashiers, QR codes.
-struct AlipayAdapter: PaymentAdapter {
+struct AlipayAdapter: CounterCollector {
     let provider = PaymentProvider.alipay
-    let methods: Set<PaymentMethod> = [.alipayApp, .alipayWap, .alipayPage, .alipayQR]
+    let methods: Set<PaymentMethod> = [.alipayApp, .alipayWap, .alipayPage, .alipayQR, .alipayBarcode]
     /// The domestic API takes CNY only (amounts are sent without a currency).
     let currencies: Set<Currency>? = [.cny]
     let configuration: MerchantConfiguration.Alipay
     let transport: any HTTPTransport
     let notifyBase: @Sendable () -> String
+    let clock: any WallClock
 
     var canRefund: Bool { true }
 
@@ -33,30 +34,68 @@ struct AlipayAdapter: PaymentAdapter {
         return PreparedAttempt(appID: configuration.appID, merchantID: configuration.sellerID, payer: nil)
     }
 
+    /// The order's expiry, metadata and goods, as `biz_content` carries them.
+    func extras(_ order: StoredOrder) -> Alipay.TradeExtras {
+        Alipay.TradeExtras(
+            expiresIn: OrderFieldsForProviders.expiry(order, now: clock.now()).map { $0.timeIntervalSince(clock.now()) },
+            passback: OrderFieldsForProviders.metadata(order, limit: Alipay.TradeExtras.passbackLimit) {
+                Alipay.FormBody.escape($0).utf8.count
+            },
+            goods: OrderFieldsForProviders.goods(order))
+    }
+
     func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any] {
+        let extras = extras(order)
         switch payment.method {
         case .alipayWap, .alipayPage:
             let apiMethod = payment.method == .alipayWap ? "alipay.trade.wap.pay" : "alipay.trade.page.pay"
             let returnURL = request.return_url ?? ""
             let url = try client.paymentPageURL(
                 method: apiMethod, outTradeNo: payment.outTradeNo, total: payment.amount, subject: order.description,
-                notifyURL: notifyURL, returnURL: returnURL)
+                notifyURL: notifyURL, returnURL: returnURL, extras: extras)
             let form = try client.paymentPageForm(
                 method: apiMethod, outTradeNo: payment.outTradeNo, total: payment.amount, subject: order.description,
-                notifyURL: notifyURL, returnURL: returnURL)
+                notifyURL: notifyURL, returnURL: returnURL, extras: extras)
             return ["url": url.absoluteString, "form": form]
         case .alipayApp:
-            let biz = JSONText.object([
+            let fields: [String: Any] = [
                 "out_trade_no": payment.outTradeNo, "total_amount": payment.amount.decimalString, "subject": order.description,
-            ])
+            ]
+            let biz = String(
+                decoding: try JSONSerialization.data(
+                    withJSONObject: fields.merging(extras.biz) { first, _ in first }, options: [.sortedKeys, .withoutEscapingSlashes]),
+                as: UTF8.self)
             let orderString = try Alipay.OrderString.make(
                 appID: configuration.appID, signer: Alipay.Signer(privateKey: configuration.privateKey), notifyURL: notifyURL,
                 bizContent: biz)
             return ["order_string": orderString]
         default:
             let qr = try await client.precreate(
-                outTradeNo: payment.outTradeNo, total: payment.amount, subject: order.description, notifyURL: notifyURL)
+                outTradeNo: payment.outTradeNo, total: payment.amount, subject: order.description, notifyURL: notifyURL, extras: extras)
             return ["qr_code": qr]
+        }
+    }
+
+    func checkPaymentCode(_ code: String) throws {
+        guard Alipay.PaymentCode.isValid(code) else {
+            throw PaymentError(
+                .invalidRequest, "auth_code is not an Alipay payment code (\(Alipay.PaymentCode.format)); a WeChat Pay code goes with wechat.barcode")
+        }
+    }
+
+    func collect(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> CounterAnswer {
+        let answer: Alipay.BarcodeAnswer
+        do {
+            answer = try await client.pay(
+                outTradeNo: payment.outTradeNo, total: payment.amount, subject: order.description, authCode: request.auth_code ?? "",
+                notifyURL: notifyURL, extras: extras(order))
+        } catch let error as PaymentError where error.providerCode == "ACQ.TRADE_HAS_SUCCESS" {
+            return .unknown("ACQ.TRADE_HAS_SUCCESS")  // collected before (a retried request): the query says how much
+        }
+        switch answer {
+        case .paid(let amount, let tradeNo): return .paid(amount: amount, transactionID: tradeNo)
+        case .waiting: return .waiting
+        case .unknown(let code): return .unknown(code)
         }
     }
 
@@ -72,6 +111,17 @@ struct AlipayAdapter: PaymentAdapter {
     }
 
     func close(_ payment: StoredPayment) async throws -> ProviderCloseResult {
+        if payment.method == .alipayBarcode {
+            return try await giveUp(payment) {
+                do {
+                    return try await client.cancel(outTradeNo: payment.outTradeNo)
+                } catch let error as PaymentError where error.providerCode == "ACQ.TRADE_NOT_EXIST" {
+                    return false  // never reached Alipay: nothing to cancel
+                } catch let error as PaymentError where error.providerCode == "ACQ.SYSTEM_ERROR" {
+                    return true
+                }
+            }
+        }
         do {
             try await client.close(outTradeNo: payment.outTradeNo)
             return .closed
@@ -122,6 +172,15 @@ struct AlipayAdapter: PaymentAdapter {
     func notification(_ request: HTTPServerRequest) throws -> ProviderNotification {
         let notification = try Alipay.Notification.verify(
             request.body, publicKey: configuration.alipayPublicKey, appID: configuration.appID, sellerID: configuration.sellerID)
+        if let refund = notification.refund {
+            return .refund(
+                RefundReport(
+                    outTradeNo: notification.outTradeNo, outRefundNo: refund.outRequestNo, state: .succeeded(providerRefundID: nil),
+                    fields: [
+                        "trade_no": notification.tradeNo, "trade_status": notification.tradeStatus, "out_biz_no": refund.outRequestNo,
+                        "refund_fee": refund.refundedSoFar?.decimalString ?? "", "gmt_refund": refund.time ?? "",
+                    ]))
+        }
         return .payment(
             PaymentReport(
                 outTradeNo: notification.outTradeNo,

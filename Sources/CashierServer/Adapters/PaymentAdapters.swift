@@ -27,6 +27,12 @@ struct PaymentAdapters: Sendable {
     func adapter(for method: PaymentMethod, api: String?) throws -> any PaymentAdapter {
         let provider: PaymentProvider
         switch method.wallet {
+        case .wechat where method == .wechatBarcode:
+            guard api == nil || api == "v2" else {
+                throw PaymentError(
+                    .invalidRequest, "wechat.barcode goes through WeChat Pay API v2 (pay/micropay): v3 has no payment-code API for merchants")
+            }
+            provider = .wechatV2
         case .wechat:
             switch api {
             case nil: provider = defaultWeChatAPI ?? .wechatV2

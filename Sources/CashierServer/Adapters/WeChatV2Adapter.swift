@@ -5,9 +5,9 @@ import Foundation
 import WeChatPay
 
 /// WeChat Pay API v2 (XML, MD5 or HMAC-SHA256 with the API key).
-struct WeChatV2Adapter: PaymentAdapter {
+struct WeChatV2Adapter: CounterCollector {
     let provider = PaymentProvider.wechatV2
-    let methods: Set<PaymentMethod> = [.wechatApp, .wechatJSAPI, .wechatMiniProgram, .wechatNative, .wechatH5]
+    let methods: Set<PaymentMethod> = [.wechatApp, .wechatJSAPI, .wechatMiniProgram, .wechatNative, .wechatH5, .wechatBarcode]
     let currencies: Set<Currency>?
     let configuration: MerchantConfiguration.WeChat
     let payer: WeChatPayer
@@ -17,6 +17,10 @@ struct WeChatV2Adapter: PaymentAdapter {
     let mutualTLSTransport: (any HTTPTransport)?
     /// Where this server is reached (notify URLs hang off it).
     let notifyBase: @Sendable () -> String
+    let clock: any WallClock
+
+    /// The most `attach` carries in API v2.
+    static let attachLimit = 127
 
     var canRefund: Bool { true }
 
@@ -47,7 +51,8 @@ struct WeChatV2Adapter: PaymentAdapter {
             .init(
                 tradeType: tradeType, body: order.description, outTradeNo: payment.outTradeNo, total: payment.amount,
                 notifyURL: notifyBase() + "/notify/wechat/v2", clientIP: request.client_ip ?? "127.0.0.1", openID: payment.payer,
-                productID: tradeType == .native ? order.id : nil))
+                productID: tradeType == .native ? order.id : nil, attach: OrderFieldsForProviders.metadata(order, limit: Self.attachLimit),
+                goods: OrderFieldsForProviders.goods(order), expiresAt: OrderFieldsForProviders.expiry(order, now: clock.now())))
         switch tradeType {
         case .native: return ["code_url": result.codeURL ?? ""]
         case .mweb: return ["mweb_url": result.mwebURL ?? ""]
@@ -55,6 +60,31 @@ struct WeChatV2Adapter: PaymentAdapter {
             return ["wechat": try WalletJSON.object(WeChatPay.V2.JSAPIParameters(prepayID: result.prepayID, merchant: client.merchant))]
         case .app:
             return ["wechat": try WalletJSON.object(WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: client.merchant))]
+        }
+    }
+
+    func checkPaymentCode(_ code: String) throws {
+        guard WeChatPay.PaymentCode.isValid(code) else {
+            throw PaymentError(
+                .invalidRequest, "auth_code is not a WeChat Pay payment code (\(WeChatPay.PaymentCode.format)); an Alipay code goes with alipay.barcode")
+        }
+    }
+
+    func collect(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> CounterAnswer {
+        let answer: WeChatPay.V2.MicropayAnswer
+        do {
+            answer = try await client(appID: payment.appID).micropay(
+                .init(
+                    body: order.description, outTradeNo: payment.outTradeNo, total: payment.amount, clientIP: request.client_ip ?? "127.0.0.1",
+                    authCode: request.auth_code ?? "", attach: OrderFieldsForProviders.metadata(order, limit: Self.attachLimit),
+                    goods: OrderFieldsForProviders.goods(order), expiresAt: OrderFieldsForProviders.expiry(order, now: clock.now())))
+        } catch let error as PaymentError where error.providerCode == "ORDERPAID" {
+            return .unknown("ORDERPAID")  // this number was collected before (a retried request): the query says how much
+        }
+        switch answer {
+        case .paid(let amount, let transactionID): return .paid(amount: amount, transactionID: transactionID)
+        case .waiting: return .waiting
+        case .unknown(let code): return .unknown(code)
         }
     }
 
@@ -67,12 +97,24 @@ struct WeChatV2Adapter: PaymentAdapter {
         }
         switch status.tradeState {
         case "SUCCESS", "REFUND": return .paid(amount: status.amount ?? payment.amount, transactionID: status.transactionID)
+        case "PAYERROR" where payment.method == .wechatBarcode: return .failed("WeChat says PAYERROR: the payment did not go through")
         case "NOTPAY", "USERPAYING", "PAYERROR": return .unpaid
         default: return .failed("WeChat says \(status.tradeState)")
         }
     }
 
     func close(_ payment: StoredPayment) async throws -> ProviderCloseResult {
+        if payment.method == .wechatBarcode {
+            return try await giveUp(payment) {
+                do {
+                    return try await client(appID: payment.appID).reverse(outTradeNo: payment.outTradeNo)
+                } catch let error as PaymentError where error.providerCode == "ORDERNOTEXIST" {
+                    return false  // never reached WeChat: nothing to reverse
+                } catch let error as PaymentError where error.providerCode == "SYSTEMERROR" || error.providerCode == "USERPAYING" {
+                    return true  // WeChat's word for "call reverse again"
+                }
+            }
+        }
         do {
             try await client(appID: payment.appID).closeOrder(outTradeNo: payment.outTradeNo)
             return .closed
@@ -116,7 +158,8 @@ struct WeChatV2Adapter: PaymentAdapter {
 
     func notification(_ request: HTTPServerRequest) throws -> ProviderNotification {
         if ByteSearch.contains(request.body, Self.refundMarker) {
-            let refund = try WeChatPay.V2.RefundNotification.verify(request.body, merchant: configuration.merchant)
+            // Refunds of a mini program's (or official account's) payments name its appid.
+            let refund = try WeChatPay.V2.RefundNotification.verify(request.body, merchants: merchants)
             return .refund(
                 RefundReport(
                     outTradeNo: refund.outTradeNo, outRefundNo: refund.outRefundNo,

@@ -19,6 +19,9 @@ struct WeChatV3Adapter: PaymentAdapter {
 
     var canRefund: Bool { true }
 
+    /// The most `attach` carries in API v3.
+    static let attachLimit = 128
+
     var client: WeChatPay.V3.Client {
         WeChatPay.V3.Client(
             merchant: configuration.merchant, keys: configuration.platformKeys, transport: transport, baseURL: configuration.baseURL)
@@ -40,7 +43,9 @@ struct WeChatV3Adapter: PaymentAdapter {
             }
         let prepay = try await client.prepay(
             kind, appID: appID, description: order.description, outTradeNo: payment.outTradeNo, total: payment.amount,
-            notifyURL: notifyBase() + "/notify/wechat/v3", openID: payment.payer, clientIP: request.client_ip)
+            notifyURL: notifyBase() + "/notify/wechat/v3", openID: payment.payer, clientIP: request.client_ip,
+            attach: OrderFieldsForProviders.metadata(order, limit: Self.attachLimit), goods: OrderFieldsForProviders.goods(order),
+            expiresAt: OrderFieldsForProviders.expiry(order, now: clock.now()))
         switch kind {
         case .native: return ["code_url": prepay.codeURL ?? ""]
         case .h5: return ["mweb_url": prepay.h5URL ?? ""]

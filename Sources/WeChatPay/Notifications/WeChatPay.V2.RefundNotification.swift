@@ -49,6 +49,17 @@ extension WeChatPay.V2 {
                 document: document)
         }
 
+        /// Verifies a refund notification for one of several apps of the same merchant (an app, its
+        /// mini programs, its official account: one mch_id and API key): checked against the
+        /// merchant whose `appid` it names, so a refund of a mini-program payment is accepted too.
+        public static func verify(_ body: some Collection<UInt8>, merchants: [Merchant]) throws -> RefundNotification {
+            let outer = try XMLDocument(parsing: body)
+            guard let merchant = merchants.first(where: { $0.appID == outer["appid"] }) ?? merchants.first else {
+                throw PaymentError(.merchantMismatch, provider: .wechatV2, "no merchant is configured for WeChat Pay refund notifications")
+            }
+            return try verify(body, merchant: merchant)
+        }
+
         /// Decrypts `req_info` (base64 of AES-256-ECB, key = lower-case hex MD5 of the API key).
         /// - Throws: `PaymentError.decryptionFailure` for a wrong key or corrupted data.
         public static func decrypt(reqInfo: String, apiKey: String) throws -> XMLDocument {

@@ -138,6 +138,33 @@ extension WeChatPay.V2 {
             return try await call("secapi/pay/refund", fields)["refund_id"] ?? ""
         }
 
+        /// Collects a payment with the payer's payment code (`pay/micropay`).
+        /// - Returns: paid, waiting for the payer's password (`USERPAYING`), or unknown
+        ///   (`SYSTEMERROR`, `BANKERROR`): query either way.
+        /// - Throws: WeChat's refusal (`AUTHCODEEXPIRE`, `AUTH_CODE_INVALID`, `NOTENOUGH`,
+        ///   `ORDERPAID`, …) as `PaymentError.providerRejected`.
+        public func micropay(_ request: Micropay) async throws -> MicropayAnswer {
+            let document: XMLDocument
+            do {
+                document = try await call("pay/micropay", request.fields, timeout: .seconds(15))
+            } catch let error as PaymentError where error.providerCode == "USERPAYING" {
+                return .waiting
+            } catch let error as PaymentError where ["SYSTEMERROR", "BANKERROR"].contains(error.providerCode ?? "") {
+                return .unknown(error.providerCode ?? "SYSTEMERROR")
+            }
+            guard let transactionID = document["transaction_id"], !transactionID.isEmpty else {
+                throw PaymentError(.malformedMessage, provider: .wechatV2, "pay/micropay answered SUCCESS without transaction_id")
+            }
+            return .paid(amount: try VerifiedDocument.money(document, amountField: "total_fee"), transactionID: transactionID)
+        }
+
+        /// Reverses a payment-code payment (`secapi/pay/reverse`; mutual TLS in production): an
+        /// unpaid one is closed, a paid one is refunded in full. - Returns: `true` when WeChat
+        /// asks for the call to be made again (`recall` `Y`).
+        public func reverse(outTradeNo: String) async throws -> Bool {
+            try await call("secapi/pay/reverse", [("out_trade_no", outTradeNo)])["recall"] == "Y"
+        }
+
         /// Asks where the refunds of an order stand (`pay/refundquery`).
         public func refundQuery(outRefundNo: String) async throws -> XMLDocument {
             try await call("pay/refundquery", [("out_refund_no", outRefundNo)])
@@ -174,13 +201,16 @@ extension WeChatPay.V2 {
         public var openID: String?
         /// NATIVE: the merchant's product id.
         public var productID: String?
-        /// Returned untouched in the notification.
+        /// Returned untouched in the notification (at most 127 bytes).
         public var attach: String?
+        /// `detail`: the goods, as WeChat's JSON.
+        public var goods: [GoodsLine] = []
+        /// After this the payer can no longer pay it (`time_expire`, Beijing time).
+        public var expiresAt: Date?
 
         public init(
             tradeType: TradeType, body: String, outTradeNo: String, total: Money, notifyURL: String, clientIP: String,
-            openID: String? = nil,
-            productID: String? = nil, attach: String? = nil
+            openID: String? = nil, productID: String? = nil, attach: String? = nil, goods: [GoodsLine] = [], expiresAt: Date? = nil
         ) {
             self.tradeType = tradeType
             self.body = body
@@ -191,6 +221,8 @@ extension WeChatPay.V2 {
             self.openID = openID
             self.productID = productID
             self.attach = attach
+            self.goods = goods
+            self.expiresAt = expiresAt
         }
 
         var fields: [(String, String)] {
@@ -200,8 +232,25 @@ extension WeChatPay.V2 {
             ]
             if let openID { fields.append(("openid", openID)) }
             if let productID { fields.append(("product_id", productID)) }
+            return fields + Self.optionalFields(attach: attach, goods: goods, expiresAt: expiresAt)
+        }
+
+        /// `attach`, `detail` and `time_expire`, when there are any: the same in every v2 order call.
+        static func optionalFields(attach: String?, goods: [GoodsLine], expiresAt: Date?) -> [(String, String)] {
+            var fields: [(String, String)] = []
             if let attach { fields.append(("attach", attach)) }
+            if !goods.isEmpty { fields.append(("detail", goodsDetail(goods))) }
+            if let expiresAt { fields.append(("time_expire", BeijingTime.formatter("yyyyMMddHHmmss").string(from: expiresAt))) }
             return fields
+        }
+
+        /// `{"goods_detail":[{"goods_id":…,"goods_name":…,"quantity":…,"price":…}]}`, prices in fen.
+        static func goodsDetail(_ goods: [GoodsLine]) -> String {
+            let lines = goods.map {
+                "{\"goods_id\":\(JSONText.quoted($0.id)),\"goods_name\":\(JSONText.quoted($0.name)),\"quantity\":\($0.quantity),"
+                    + "\"price\":\($0.unitPrice.minorUnits)}"
+            }
+            return "{\"goods_detail\":[" + lines.joined(separator: ",") + "]}"
         }
     }
 

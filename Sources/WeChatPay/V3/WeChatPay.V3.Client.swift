@@ -135,8 +135,7 @@ extension WeChatPay.V3 {
         /// Places an order.
         public func prepay(
             _ kind: PrepayKind, appID: String, description: String, outTradeNo: String, total: Money, notifyURL: String,
-            openID: String? = nil,
-            clientIP: String? = nil, attach: String? = nil
+            openID: String? = nil, clientIP: String? = nil, attach: String? = nil, goods: [GoodsLine] = [], expiresAt: Date? = nil
         ) async throws -> Prepay {
             var body: [String: Any] = [
                 "appid": appID, "mchid": merchant.mchID, "description": description, "out_trade_no": outTradeNo, "notify_url": notifyURL,
@@ -144,7 +143,22 @@ extension WeChatPay.V3 {
             ]
             if let openID { body["payer"] = ["openid": openID] }
             if let attach { body["attach"] = attach }
-            if kind == .h5 { body["scene_info"] = ["payer_client_ip": clientIP ?? "127.0.0.1", "h5_info": ["type": "Wap"]] }
+            if kind == .h5 {
+                body["scene_info"] = ["payer_client_ip": clientIP ?? "127.0.0.1", "h5_info": ["type": "Wap"]]
+            } else if let clientIP {
+                body["scene_info"] = ["payer_client_ip": clientIP]
+            }
+            if !goods.isEmpty {
+                body["detail"] = [
+                    "goods_detail": goods.map { line -> [String: Any] in
+                        [
+                            "merchant_goods_id": line.id, "goods_name": line.name, "quantity": line.quantity,
+                            "unit_price": line.unitPrice.minorUnits,
+                        ]
+                    }
+                ]
+            }
+            if let expiresAt { body["time_expire"] = BeijingTime.formatter("yyyy-MM-dd'T'HH:mm:ssXXXXX").string(from: expiresAt) }
             let answer = try JSONDecoder().decode(
                 [String: String].self, from: try await send("POST", "/v3/pay/transactions/\(kind.rawValue)", json: body))
             return Prepay(prepayID: answer["prepay_id"], codeURL: answer["code_url"], h5URL: answer["h5_url"])

@@ -1,0 +1,118 @@
+import Cashier
+import CashierHTTP
+import CashierStore
+import Foundation
+
+/// Counter payments (`wechat.barcode`, `alipay.barcode`): the till scans the payer's payment
+/// code and the server collects with it, then drives the provider's wait — querying while the
+/// payer confirms, answering `pending` if that takes longer than the till should wait, and
+/// reversing (WeChat Pay) or cancelling (Alipay) what is still undecided when it gives up.
+extension MerchantAPI {
+    /// The counter adapter for a barcode method, once `auth_code` has the provider's form;
+    /// `nil` for every other method. - Throws: before any call, when the code is missing or
+    /// is not one of that provider's.
+    func counterCollector(_ adapter: any PaymentAdapter, method: PaymentMethod, authCode: String?) throws -> (any CounterCollector)? {
+        guard method.isBarcode else { return nil }
+        guard let collector = adapter as? any CounterCollector else {
+            throw PaymentError(.invalidRequest, "\(method.rawValue) is not available through \(adapter.provider.rawValue)")
+        }
+        guard let code = authCode, !code.isEmpty else {
+            throw PaymentError(.invalidRequest, "\(method.rawValue) needs auth_code, the payment code the till scanned from the payer's phone")
+        }
+        try collector.checkPaymentCode(code)
+        return collector
+    }
+
+    /// Collects the reserved attempt and answers: 200 `paid`, 202 `pending` (the server goes on
+    /// asking; poll the order), or 402 `payment_failed` (refused, or given up and reversed).
+    func collectAtCounter(_ start: PaymentStart, with collector: any CounterCollector, request body: PaymentRequestBody) async throws
+        -> HTTPServerResponse
+    {
+        let payment = start.payment
+        let began = clock.now()
+        // The payer must not pay twice: the order's other open attempts are closed before any money moves.
+        for old in start.superseded {
+            if let payer = await closeAttempt(old, reason: "superseded by \(payment.id)") {
+                await closeAttempt(payment, reason: "order \(payment.orderID) was paid by \(payer) first")
+                return .error(
+                    status: 409, code: "invalid_state", message: "order \(payment.orderID) was paid by its earlier payment \(payer); nothing collected")
+            }
+        }
+        let answer: CounterAnswer
+        do {
+            answer = try await collector.collect(payment, order: start.order, request: body)
+        } catch let error as PaymentError where ProviderAnswer.isDefinitiveRefusal(error) || error.code == .invalidRequest {
+            let reason = ProviderAnswer.words(error)
+            try await store.recordPayment(
+                .failed(reason: reason), of: payment.id, record: EventRecord(kind: .paymentFailed, detail: Self.detail(["reason": reason])),
+                now: clock.now())
+            return Self.counterFailure(payment, "\(collector.provider.rawValue) refused the payment code: \(reason)")
+        } catch {
+            answer = .unknown("no verified answer: \(error)")  // the money may have moved: ask, and reverse if undecided
+        }
+        var detail = ["method": payment.method.rawValue, "answer": "\(answer)"]
+        if let ip = body.client_ip { detail["client_ip"] = ip }
+        let started = EventRecord(kind: .paymentStarted, detail: Self.detail(detail))
+        try await store.recordPayment(.placed, of: payment.id, record: started, duplicate: started, now: clock.now())
+        if case .paid(let amount, let transactionID) = answer {
+            let record = EventRecord(
+                kind: .query, detail: Self.detail(["found": "paid at the counter", "transaction_id": transactionID ?? "", "payment": payment.id]))
+            _ = try await recordSuccess(payment, amount: amount, transactionID: transactionID, record: record)
+        }
+        let settings = configuration.barcode
+        if let answered = try await counterAnswer(payment, until: began.addingTimeInterval(settings.answerWithin)) {
+            return answered
+        }
+        if settings.answerWithin >= settings.giveUpAfter {
+            await giveUpAtCounter(payment)
+            return try await counterAnswer(payment, until: clock.now())
+                ?? .error(status: 503, code: "provider_unavailable", message: "payment \(payment.id) could not be reversed yet; it is retried")
+        }
+        // The payer is still confirming: the server keeps asking, and gives up at the deadline.
+        let giveUpAt = began.addingTimeInterval(settings.giveUpAfter)
+        Task { [self] in
+            if (try? await counterAnswer(payment, until: giveUpAt)) ?? nil == nil { await giveUpAtCounter(payment) }
+        }
+        return .json(
+            PaymentStartJSON(counter: payment, status: "pending", api: Self.counterAPI(payment)), status: 202)
+    }
+
+    /// Asks the provider every `barcode.query_interval_seconds` until the attempt is decided or
+    /// `deadline` passes. - Returns: the answer for a decided attempt, `nil` while undecided.
+    func counterAnswer(_ payment: StoredPayment, until deadline: Date) async throws -> HTTPServerResponse? {
+        while true {
+            // A notification, or another instance, may have decided it meanwhile.
+            guard let current = try await store.payment(id: payment.id) else { return nil }
+            switch current.status {
+            case .succeeded:
+                if current.refundRequired {
+                    return Self.counterFailure(current, "the order was already paid: this payment is to be refunded (refund_required)")
+                }
+                return .json(PaymentStartJSON(counter: current, status: "paid", api: Self.counterAPI(current)))
+            case .failed, .closed:
+                return Self.counterFailure(current, current.failureReason ?? "the payment did not go through")
+            default: break
+            }
+            let now = clock.now()
+            guard now < deadline else { return nil }
+            try? await Task.sleep(for: .seconds(min(configuration.barcode.queryInterval, deadline.timeIntervalSince(now))))
+            _ = try? await ask(payment)
+        }
+    }
+
+    /// Gives up on an undecided counter payment: reversed or cancelled at the provider (a paid
+    /// one found on the way is recorded instead).
+    func giveUpAtCounter(_ payment: StoredPayment) async {
+        guard let current = try? await store.payment(id: payment.id), current.status == .pending || current.status == .created else { return }
+        await closeAttempt(
+            current, reason: "the payer did not confirm within \(Int(configuration.barcode.giveUpAfter)) s: reversed at the provider")
+    }
+
+    static func counterFailure(_ payment: StoredPayment, _ reason: String) -> HTTPServerResponse {
+        .error(status: 402, code: "payment_failed", message: "payment \(payment.id) failed: \(reason)")
+    }
+
+    static func counterAPI(_ payment: StoredPayment) -> String? {
+        payment.method == .wechatBarcode ? "v2" : nil
+    }
+}
