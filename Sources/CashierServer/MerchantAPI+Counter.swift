@@ -17,7 +17,12 @@ extension MerchantAPI {
             throw PaymentError(.invalidRequest, "\(method.rawValue) is not available through \(adapter.provider.rawValue)")
         }
         guard let code = authCode, !code.isEmpty else {
-            throw PaymentError(.invalidRequest, "\(method.rawValue) needs auth_code, the payment code the till scanned from the payer's phone")
+            throw PaymentError(
+                .invalidRequest, "\(method.rawValue) needs auth_code, the payment code the till scanned from the payer's phone")
+        }
+        // The document's shape first (400), then the provider's own form (422).
+        guard Self.paymentCodeShape.contains(code.utf8.count), code.utf8.allSatisfy({ (48...57).contains($0) }) else {
+            throw RequestProblem("auth_code must be 16 to 24 digits, the payment code as the scanner reads it")
         }
         try collector.checkPaymentCode(code)
         return collector
@@ -35,7 +40,8 @@ extension MerchantAPI {
             if let payer = await closeAttempt(old, reason: "superseded by \(payment.id)") {
                 await closeAttempt(payment, reason: "order \(payment.orderID) was paid by \(payer) first")
                 return .error(
-                    status: 409, code: "invalid_state", message: "order \(payment.orderID) was paid by its earlier payment \(payer); nothing collected")
+                    status: 409, code: "invalid_state",
+                    message: "order \(payment.orderID) was paid by its earlier payment \(payer); nothing collected")
             }
         }
         let answer: CounterAnswer
@@ -56,7 +62,8 @@ extension MerchantAPI {
         try await store.recordPayment(.placed, of: payment.id, record: started, duplicate: started, now: clock.now())
         if case .paid(let amount, let transactionID) = answer {
             let record = EventRecord(
-                kind: .query, detail: Self.detail(["found": "paid at the counter", "transaction_id": transactionID ?? "", "payment": payment.id]))
+                kind: .query,
+                detail: Self.detail(["found": "paid at the counter", "transaction_id": transactionID ?? "", "payment": payment.id]))
             _ = try await recordSuccess(payment, amount: amount, transactionID: transactionID, record: record)
         }
         let settings = configuration.barcode
@@ -66,7 +73,8 @@ extension MerchantAPI {
         if settings.answerWithin >= settings.giveUpAfter {
             await giveUpAtCounter(payment)
             return try await counterAnswer(payment, until: clock.now())
-                ?? .error(status: 503, code: "provider_unavailable", message: "payment \(payment.id) could not be reversed yet; it is retried")
+                ?? .error(
+                    status: 503, code: "provider_unavailable", message: "payment \(payment.id) could not be reversed yet; it is retried")
         }
         // The payer is still confirming: the server keeps asking, and gives up at the deadline.
         let giveUpAt = began.addingTimeInterval(settings.giveUpAfter)
@@ -103,10 +111,15 @@ extension MerchantAPI {
     /// Gives up on an undecided counter payment: reversed or cancelled at the provider (a paid
     /// one found on the way is recorded instead).
     func giveUpAtCounter(_ payment: StoredPayment) async {
-        guard let current = try? await store.payment(id: payment.id), current.status == .pending || current.status == .created else { return }
+        guard let current = try? await store.payment(id: payment.id), current.status == .pending || current.status == .created else {
+            return
+        }
         await closeAttempt(
             current, reason: "the payer did not confirm within \(Int(configuration.barcode.giveUpAfter)) s: reversed at the provider")
     }
+
+    /// How many digits a payment code has, any provider's.
+    static let paymentCodeShape = 16...24
 
     static func counterFailure(_ payment: StoredPayment, _ reason: String) -> HTTPServerResponse {
         .error(status: 402, code: "payment_failed", message: "payment \(payment.id) failed: \(reason)")

@@ -16,6 +16,9 @@ import Testing
             keys: { app, alipay in (app.pkcs1PEMRepresentation, alipay.pemRepresentation) })
         #expect(summary["refund"] == "0.30")
         #expect(summary["close"] == "TRADE_CLOSED")
+        // At the counter: trade_pay paid at once, 10003 then paid, a cancel that closes.
+        #expect(summary["trade_pay"]?.hasPrefix("2026") == true && summary["password"] == "TRADE_SUCCESS" && summary["cancel"] == "close")
+        #expect(summary["refund_notification"]?.hasSuffix("R1") == true)
     }
 
     @Test(.timeLimit(.minutes(3)))
@@ -44,6 +47,7 @@ import Testing
         let appID = "2021000000000002"
         let sandbox = SandboxServer(wechatMerchants: [], alipayApps: [appID: appKey.publicKey], timeScale: 0.001)
         try sandbox.start()
+        await sandbox.alipay.setPasswordDelay(0.3)
         let (app, alipay) = keys(appKey, sandbox.alipay.alipayPublicKey)
         let config: [String: String] = [
             "gateway": sandbox.alipayGatewayURL.absoluteString,

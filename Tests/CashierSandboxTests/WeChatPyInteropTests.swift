@@ -17,6 +17,7 @@ import WeChatPay
         let merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: "192006250b4c09247ec02edce69f6a2d")
         let sandbox = SandboxServer(wechatMerchants: [merchant], timeScale: 0.001)
         try sandbox.start()
+        await sandbox.wechatV2.setPasswordDelay(0.3)
         let config: [String: String] = [
             "gateway": sandbox.wechatV2URL.absoluteString, "payer": sandbox.baseURL.appendingPathComponent("sandbox/pay").absoluteString,
             "appid": merchant.appID, "mch_id": merchant.mchID, "api_key": merchant.apiKey,
@@ -30,5 +31,7 @@ import WeChatPay
         #expect(summary?["close"] == "CLOSED")
         #expect(summary?["wrong_key"] == "refused")
         #expect(summary?["notification"]?.hasPrefix("42000") == true)
+        // At the counter: micropay paid at once, USERPAYING then paid, reversed, refused.
+        #expect(summary?["micropay"]?.hasPrefix("42000") == true && summary?["password"] == "SUCCESS" && summary?["reverse"] == "REVOKED")
     }
 }

@@ -77,6 +77,72 @@ import Testing
         await world.stop()
     }
 
+    /// Counter payments fired at once: the same payment code scanned again and again (a till
+    /// that retries, two tills on one order) across instances, at once and while the payer is
+    /// still entering the password, and a payment code against a QR the payer pays at the same
+    /// moment — the order is paid once, the provider took the money once, one `order.paid`.
+    @Test(arguments: Backend.available)
+    func counterPaymentsFiredAtOnceTakeMoneyOnce(backend: Backend) async throws {
+        let world = try await MoneyWorld(backend) {
+            $0.barcode.answerWithin = 3
+            $0.barcode.giveUpAfter = 6
+            $0.barcode.queryInterval = 0.1
+        }
+        await world.sandbox.wechatV2.setPasswordDelay(0.3)
+        await world.sandbox.alipay.setPasswordDelay(0.3)
+        var orders: [String] = []
+        for (method, code) in [
+            ("wechat.barcode", "134567890123450000"), ("wechat.barcode", "134567890123451111"),
+            ("alipay.barcode", "286543210987650000"), ("alipay.barcode", "286543210987651111"),
+        ] {
+            let order = try await world.order("12.30")
+            orders.append(order.id)
+            let answers = try await withThrowingTaskGroup(of: MoneyWorld.Answer.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        try await world.call("POST", "/v1/orders/\(order.id)/payments", json: ["method": method, "auth_code": code])
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let texts = answers.map { "\($0.status) \(String(decoding: $0.body, as: UTF8.self))" }
+            #expect(answers.allSatisfy { $0.status == 200 || $0.status == 409 }, "\(method) \(code): \(texts)")
+            #expect(answers.contains { $0.status == 200 && $0.object["status"] as? String == "paid" }, "\(texts)")
+            #expect(try await world.status(order.id) == "paid")
+        }
+        // A QR shown earlier, paid by the payer while the till collects with a code: one of them takes the money.
+        for round in 0..<3 {
+            let order = try await world.order("7.00")
+            orders.append(order.id)
+            let qr = try await world.start(order.id, "wechat.native")
+            async let payQR = world.pay("wechat", number: qr["out_trade_no"] as? String)
+            let answers = try await withThrowingTaskGroup(of: MoneyWorld.Answer.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        try await world.call(
+                            "POST", "/v1/orders/\(order.id)/payments",
+                            json: ["method": "alipay.barcode", "auth_code": "286543210987650000"])
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            _ = try await payQR
+            #expect(answers.allSatisfy { [200, 402, 409].contains($0.status) }, "round \(round): \(answers.map(\.status))")
+            #expect(try await eventually { try await world.status(order.id) == "paid" })
+            #expect(try await world.store.order(id: order.id)?.refundRequired == false)
+        }
+        for id in orders {
+            #expect(await eventually { world.webhooks("order.paid", order: id).count == 1 })
+            let payments = try await world.store.payments(orderID: id).filter { $0.status == .succeeded }
+            #expect(payments.count == 1, "\(id): \(payments.map(\.id))")
+        }
+        try await Task.sleep(for: .milliseconds(300))  // a late duplicate webhook would have arrived by now
+        for id in orders { #expect(world.webhooks("order.paid", order: id).count == 1) }
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
+
     /// A merchant who chooses so gets duplicates refunded by the refund job, once, however many
     /// instances run it.
     @Test(arguments: Backend.available)

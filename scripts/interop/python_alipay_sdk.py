@@ -41,6 +41,16 @@ assert notification["out_trade_no"] == paid and notification["total_amount"] == 
 assert client.api_alipay_trade_query(out_trade_no=paid)["trade_status"] == "TRADE_SUCCESS"
 refund = client.api_alipay_trade_refund(refund_amount="0.30", out_trade_no=paid, out_request_no=paid + "R1")
 assert refund["code"] == "10000" and refund["refund_fee"] == "0.30", refund
+# The refund's own notification: the same trade_status_sync with out_biz_no and refund_fee, verified by the SDK.
+import time
+for _ in range(500):
+    if len(received) >= 2:
+        break
+    time.sleep(0.01)
+assert len(received) >= 2, "no refund notification arrived"
+refund_verified, refund_notification = received[1]
+assert refund_verified, "python-alipay-sdk's verify() refused the refund notification"
+assert refund_notification["out_biz_no"] == paid + "R1" and refund_notification["refund_fee"] == "0.30", refund_notification
 too_much = client.api_alipay_trade_refund(refund_amount="0.59", out_trade_no=paid, out_request_no=paid + "R2")
 assert too_much["code"] == "40004", too_much
 
@@ -50,4 +60,27 @@ assert client.api_alipay_trade_close(out_trade_no=closed)["code"] == "10000"
 assert client.api_alipay_trade_query(out_trade_no=closed)["trade_status"] == "TRADE_CLOSED"
 missing = client.api_alipay_trade_query(out_trade_no=config["prefix"] + "NONE")
 assert missing["sub_code"] == "ACQ.TRADE_NOT_EXIST", missing
-print(json.dumps({"notification": notification["trade_no"], "refund": refund["refund_fee"], "close": "TRADE_CLOSED"}))
+
+# Payment codes at the counter (alipay.trade.pay, scene bar_code): paid at once, after the payer confirms, cancelled, refused.
+code = "286543210987650000"
+counter = client.api_alipay_trade_pay(out_trade_no=paid + "M1", scene="bar_code", auth_code=code, subject="counter", total_amount="1.20")
+assert counter["code"] == "10000" and counter["total_amount"] == "1.20", counter
+waiting = client.api_alipay_trade_pay(out_trade_no=paid + "M2", scene="bar_code", auth_code=code[:-4] + "1111", subject="counter", total_amount="1.20")
+assert waiting["code"] == "10003", waiting
+status = "WAIT_BUYER_PAY"
+for _ in range(100):
+    status = client.api_alipay_trade_query(out_trade_no=paid + "M2")["trade_status"]
+    if status != "WAIT_BUYER_PAY":
+        break
+    time.sleep(0.05)
+assert status == "TRADE_SUCCESS", status
+walked = client.api_alipay_trade_pay(out_trade_no=paid + "M3", scene="bar_code", auth_code=code[:-4] + "2222", subject="counter", total_amount="1.20")
+assert walked["code"] == "10003", walked
+cancelled = client.api_alipay_trade_cancel(out_trade_no=paid + "M3")
+assert cancelled["code"] == "10000" and cancelled["retry_flag"] == "N" and cancelled["action"] == "close", cancelled
+assert client.api_alipay_trade_query(out_trade_no=paid + "M3")["trade_status"] == "TRADE_CLOSED"
+poor = client.api_alipay_trade_pay(out_trade_no=paid + "M4", scene="bar_code", auth_code=code[:-4] + "3333", subject="counter", total_amount="1.20")
+assert poor["sub_code"] == "ACQ.BUYER_BALANCE_NOT_ENOUGH", poor
+print(json.dumps({"notification": notification["trade_no"], "refund": refund["refund_fee"], "close": "TRADE_CLOSED",
+                  "trade_pay": counter["trade_no"], "password": status, "cancel": cancelled["action"],
+                  "refund_notification": refund_notification["out_biz_no"]}))

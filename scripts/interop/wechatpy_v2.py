@@ -56,6 +56,46 @@ except WeChatPayException as error:
     assert error.errcode == "ORDERPAID", error
 results["close"] = "CLOSED"
 
+# Payment codes at the counter (pay/micropay): paid at once, after the password, reversed, refused.
+import time
+code = "134567890123450000"
+counter = pay_client.micropay.create(body="counter", total_fee=120, auth_code=code, client_ip="127.0.0.1", out_trade_no=paid + "M1")
+assert counter["result_code"] == "SUCCESS" and counter["transaction_id"].startswith("42000"), counter
+assert pay_client.micropay.query(out_trade_no=paid + "M1")["trade_state"] == "SUCCESS"
+results["micropay"] = counter["transaction_id"]
+try:
+    pay_client.micropay.create(body="counter", total_fee=120, auth_code=code[:-4] + "1111", client_ip="127.0.0.1", out_trade_no=paid + "M2")
+    raise AssertionError("a password payment was paid at once")
+except WeChatPayException as error:
+    assert error.errcode == "USERPAYING", error
+state = "USERPAYING"
+for _ in range(100):
+    state = pay_client.micropay.query(out_trade_no=paid + "M2")["trade_state"]
+    if state != "USERPAYING":
+        break
+    time.sleep(0.05)
+assert state == "SUCCESS", state
+results["password"] = state
+try:
+    pay_client.micropay.create(body="counter", total_fee=120, auth_code=code[:-4] + "2222", client_ip="127.0.0.1", out_trade_no=paid + "M3")
+    raise AssertionError("a payer who walked away paid")
+except WeChatPayException as error:
+    assert error.errcode == "USERPAYING", error
+reversed_ = pay_client.order.reverse(out_trade_no=paid + "M3")
+assert reversed_["recall"] == "N", reversed_
+assert pay_client.micropay.query(out_trade_no=paid + "M3")["trade_state"] == "REVOKED"
+results["reverse"] = "REVOKED"
+try:
+    pay_client.micropay.create(body="counter", total_fee=120, auth_code=code[:-4] + "3333", client_ip="127.0.0.1", out_trade_no=paid + "M4")
+    raise AssertionError("a payer without balance paid")
+except WeChatPayException as error:
+    assert error.errcode == "NOTENOUGH", error
+try:
+    pay_client.micropay.create(body="counter", total_fee=120, auth_code="286543210987650000", client_ip="127.0.0.1", out_trade_no=paid + "M5")
+    raise AssertionError("an Alipay code was taken by WeChat Pay")
+except WeChatPayException as error:
+    assert error.errcode == "AUTH_CODE_INVALID", error
+
 impostor = WeChatPay(appid=config["appid"], api_key="0" * 32, mch_id=config["mch_id"])
 impostor.API_BASE_URL = config["gateway"]
 try:

@@ -132,7 +132,10 @@ extension Alipay {
             }
             guard let tradeNo = node["trade_no"] as? String, let text = node["total_amount"] as? String,
                 let amount = try? Money(decimal: text, currency: .cny)
-            else { throw PaymentError(.malformedMessage, provider: .alipay, "alipay.trade.pay answered 10000 without trade_no and total_amount") }
+            else {
+                throw PaymentError(
+                    .malformedMessage, provider: .alipay, "alipay.trade.pay answered 10000 without trade_no and total_amount")
+            }
             return .paid(amount: amount, tradeNo: tradeNo)
         }
 

@@ -79,7 +79,8 @@ struct AlipayAdapter: CounterCollector {
     func checkPaymentCode(_ code: String) throws {
         guard Alipay.PaymentCode.isValid(code) else {
             throw PaymentError(
-                .invalidRequest, "auth_code is not an Alipay payment code (\(Alipay.PaymentCode.format)); a WeChat Pay code goes with wechat.barcode")
+                .invalidRequest,
+                "auth_code is not an Alipay payment code (\(Alipay.PaymentCode.format)); a WeChat Pay code goes with wechat.barcode")
         }
     }
 

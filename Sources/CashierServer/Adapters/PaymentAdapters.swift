@@ -30,7 +30,8 @@ struct PaymentAdapters: Sendable {
         case .wechat where method == .wechatBarcode:
             guard api == nil || api == "v2" else {
                 throw PaymentError(
-                    .invalidRequest, "wechat.barcode goes through WeChat Pay API v2 (pay/micropay): v3 has no payment-code API for merchants")
+                    .invalidRequest,
+                    "wechat.barcode goes through WeChat Pay API v2 (pay/micropay): v3 has no payment-code API for merchants")
             }
             provider = .wechatV2
         case .wechat:

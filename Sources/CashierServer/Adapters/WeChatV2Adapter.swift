@@ -66,7 +66,8 @@ struct WeChatV2Adapter: CounterCollector {
     func checkPaymentCode(_ code: String) throws {
         guard WeChatPay.PaymentCode.isValid(code) else {
             throw PaymentError(
-                .invalidRequest, "auth_code is not a WeChat Pay payment code (\(WeChatPay.PaymentCode.format)); an Alipay code goes with alipay.barcode")
+                .invalidRequest,
+                "auth_code is not a WeChat Pay payment code (\(WeChatPay.PaymentCode.format)); an Alipay code goes with alipay.barcode")
         }
     }
 
@@ -75,7 +76,8 @@ struct WeChatV2Adapter: CounterCollector {
         do {
             answer = try await client(appID: payment.appID).micropay(
                 .init(
-                    body: order.description, outTradeNo: payment.outTradeNo, total: payment.amount, clientIP: request.client_ip ?? "127.0.0.1",
+                    body: order.description, outTradeNo: payment.outTradeNo, total: payment.amount,
+                    clientIP: request.client_ip ?? "127.0.0.1",
                     authCode: request.auth_code ?? "", attach: OrderFieldsForProviders.metadata(order, limit: Self.attachLimit),
                     goods: OrderFieldsForProviders.goods(order), expiresAt: OrderFieldsForProviders.expiry(order, now: clock.now())))
         } catch let error as PaymentError where error.providerCode == "ORDERPAID" {
