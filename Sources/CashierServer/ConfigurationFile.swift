@@ -376,7 +376,7 @@ public struct ConfigurationFile: Sendable {
             try reader.string(object, "platform_public_key_file", path, required: false),
             try reader.string(object, "platform_public_key_id", path, required: false)
         ) {
-        case (nil, nil): break  // certificate mode: downloaded from /v3/certificates on first use
+        case (nil, nil): break  // certificate mode: downloaded from /v3/certificates at start and every 12 hours
         case (let file?, let id?):
             guard let key = try? RSAPublicKey(pemRepresentation: try reader.contents(file, path + "platform_public_key_file")) else {
                 throw Problem(path: path + "platform_public_key_file", reason: "is not WeChat Pay's RSA public key (pub_key.pem)")
@@ -385,9 +385,11 @@ public struct ConfigurationFile: Sendable {
         default:
             throw Problem(path: path + "platform_public_key_id", reason: "give both platform_public_key_file and platform_public_key_id")
         }
-        return .init(
+        var v3 = MerchantConfiguration.WeChatV3(
             appID: try reader.string(object, "appid", path)!, merchant: merchant, platformKeys: keys,
             baseURL: try reader.url(object, "base_url", path) ?? WeChatPay.V3.Client.productionURL)
+        v3.downloadsPlatformCertificates = keys.serials.isEmpty
+        return v3
     }
 
     /// `[{"identifier", "label", "detail", "amount": "5.00"}]`, checked in CNY and USD (two decimals).

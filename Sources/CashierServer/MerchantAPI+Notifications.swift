@@ -14,7 +14,7 @@ extension MerchantAPI {
         }
         let outcome: NotificationOutcome
         var isRefund = false
-        switch try? adapter.notification(request) {
+        switch try? await adapter.notification(request) {
         case nil: outcome = .unverified  // nothing is touched by a message that does not verify
         case .payment(let report)?: outcome = await record(report, wallet: provider.wallet, body: request.body)
         case .refund(let report)?:

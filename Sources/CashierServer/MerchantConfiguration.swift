@@ -40,6 +40,10 @@ public struct MerchantConfiguration: Sendable {
         public var transport: (any HTTPTransport)?
         /// Currencies besides CNY this merchant may charge (a cross-border merchant account).
         public var crossBorderCurrencies: Set<Currency> = []
+        /// Certificate mode: the platform certificates are downloaded when the server starts and
+        /// every 12 hours (and, at most once a minute, when a message names an unknown serial).
+        /// `false` in public-key mode, where the key is configured and never changes by itself.
+        public var downloadsPlatformCertificates = true
 
         public init(
             appID: String, merchant: WeChatPay.V3.Merchant, platformKeys: WeChatPay.V3.PlatformKeys,

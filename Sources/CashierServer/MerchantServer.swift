@@ -150,6 +150,9 @@ public final class MerchantServer: Sendable {
     }
 
     /// Applies the store's migrations, listens, and starts the webhook delivery job.
+    /// How often the providers' keys are checked for age (a download happens only when needed).
+    static let providerKeysInterval: Duration = .seconds(300)
+
     public func start() async throws {
         try await store.migrate()
         try server.start()
@@ -200,6 +203,13 @@ public final class MerchantServer: Sendable {
             every(configuration.queryInterval, "query_fallback") { _ = try? await api.queryPending(schedule: schedule) },
             every(configuration.refundInterval, "refunds") { _ = try? await api.settleRefunds() },
         ]
+        if configuration.wechatV3?.downloadsPlatformCertificates == true {
+            // Each instance keeps its own keys: WeChat Pay v3's platform certificates at start, then as they age.
+            tasks.append(
+                every(Self.providerKeysInterval, "provider_keys", exclusive: false) {
+                    for adapter in api.adapters.all { await adapter.maintainKeys() }
+                })
+        }
         if let endpoint = configuration.webhook {
             let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store, lease: jobLease, clock: clock) { delivered in
                 metrics.increment("cashier_webhook_deliveries_total", ["result": delivered ? "delivered" : "failed"])

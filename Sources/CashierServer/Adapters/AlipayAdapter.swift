@@ -170,7 +170,7 @@ struct AlipayAdapter: CounterCollector {
         }
     }
 
-    func notification(_ request: HTTPServerRequest) throws -> ProviderNotification {
+    func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification {
         let notification = try Alipay.Notification.verify(
             request.body, publicKey: configuration.alipayPublicKey, appID: configuration.appID, sellerID: configuration.sellerID)
         if let refund = notification.refund {

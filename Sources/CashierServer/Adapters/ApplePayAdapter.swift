@@ -81,7 +81,7 @@ struct ApplePayAdapter: PaymentAdapter {
         return entries
     }
 
-    func notification(_ request: HTTPServerRequest) throws -> ProviderNotification {
+    func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification {
         throw PaymentError(.invalidRequest, provider: .applePay, "Apple Pay sends no notifications")
     }
 

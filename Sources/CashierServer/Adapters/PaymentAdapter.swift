@@ -45,14 +45,19 @@ protocol PaymentAdapter: Sendable {
 
     /// Verifies an inbound notification (signature, then merchant) and says what it reports.
     /// - Throws: when it does not verify (nothing is touched).
-    func notification(_ request: HTTPServerRequest) throws -> ProviderNotification
+    func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification
 
     /// The provider's answer to a notification, by what became of it.
     func reply(to outcome: NotificationOutcome) -> HTTPServerResponse
+
+    /// Keeps the keys the provider's messages are verified with current (WeChat Pay v3's
+    /// platform certificates: fetched when the server starts and refreshed as they age).
+    func maintainKeys() async
 }
 
 extension PaymentAdapter {
     var refundAnswerIsFinal: Bool { false }
+    func maintainKeys() async {}
 }
 
 /// Who a new attempt is for.

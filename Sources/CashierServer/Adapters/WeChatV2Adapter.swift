@@ -158,7 +158,7 @@ struct WeChatV2Adapter: CounterCollector {
         }
     }
 
-    func notification(_ request: HTTPServerRequest) throws -> ProviderNotification {
+    func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification {
         if ByteSearch.contains(request.body, Self.refundMarker) {
             // Refunds of a mini program's (or official account's) payments name its appid.
             let refund = try WeChatPay.V2.RefundNotification.verify(request.body, merchants: merchants)

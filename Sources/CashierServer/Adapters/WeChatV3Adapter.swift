@@ -118,11 +118,24 @@ struct WeChatV3Adapter: PaymentAdapter {
 
     /// The signature over the raw body first (platform key by `Wechatpay-Serial`, timestamp
     /// within five minutes of this server's clock), then the resource decrypted with the APIv3 key.
-    func notification(_ request: HTTPServerRequest) throws -> ProviderNotification {
+    func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification {
         let headers = try WeChatPay.V3.SignatureHeaders(headers: request.headers)
-        let notification = try WeChatPay.V3.Notification.open(
-            body: request.body, headers: headers, keys: configuration.platformKeys, apiV3Key: configuration.merchant.apiV3Key,
-            now: clock.now())
+        let open = {
+            try WeChatPay.V3.Notification.open(
+                body: request.body, headers: headers, keys: configuration.platformKeys, apiV3Key: configuration.merchant.apiV3Key,
+                now: clock.now())
+        }
+        let notification: WeChatPay.V3.Notification
+        do {
+            notification = try open()
+        } catch let error as PaymentError where error.code == .unknownKey {
+            // A serial this instance has not seen (WeChat rotated its certificate): download the
+            // certificates once — at most once a minute, however many such messages arrive — and verify again.
+            guard configuration.platformKeys.claimDownload(at: clock.now()), (try? await client.downloadCertificates()) != nil else {
+                throw error
+            }
+            notification = try open()
+        }
         if notification.originalType == "refund" || notification.eventType.hasPrefix("REFUND.") {
             struct Resource: Decodable {
                 struct Amount: Decodable { let refund: Int64? }
@@ -159,6 +172,21 @@ struct WeChatV3Adapter: PaymentAdapter {
                     "total": String(transaction.amount.minorUnits), "currency": transaction.amount.currency.code,
                 ],
                 check: { try transaction.check(mchID: merchant, appIDs: appIDs, amount: $0) }))
+    }
+
+    /// How old the platform certificates may get before they are downloaded again.
+    static let certificateRefreshInterval: TimeInterval = 12 * 3600
+
+    /// In certificate mode, downloads the platform certificates when this instance has none yet
+    /// (at start, so notifications after a restart verify at once) and when they are 12 hours
+    /// old (a rotation is picked up before the old certificate expires). A failure keeps the
+    /// keys it has; the next run tries again.
+    func maintainKeys() async {
+        let keys = configuration.platformKeys
+        guard configuration.downloadsPlatformCertificates,
+            keys.lastRefreshed == nil || keys.needsRefresh(olderThan: Self.certificateRefreshInterval, at: clock.now())
+        else { return }
+        _ = try? await client.downloadCertificates()
     }
 
     /// WeChat counts 2xx as received and retries anything else.

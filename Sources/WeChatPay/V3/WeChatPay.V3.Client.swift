@@ -5,7 +5,8 @@ public import Foundation
 extension WeChatPay.V3 {
     /// Calls the v3 gateway: signs each request and verifies each response's signature with the
     /// platform key named by `Wechatpay-Serial`. An unknown serial triggers one download of the
-    /// platform certificates (`/v3/certificates`, decrypted with the APIv3 key) before giving up.
+    /// platform certificates (`/v3/certificates`, decrypted with the APIv3 key) before giving up
+    /// — at most one a minute (``PlatformKeys/claimDownload(at:gap:)``).
     /// Errors mirror v3's `code` and `message`.
     public struct Client: Sendable {
         /// WeChat's production gateway (paths start with `/v3/`).
@@ -58,6 +59,7 @@ extension WeChatPay.V3 {
             do {
                 try headers.verify(body: Array(response.body), keys: keys)
             } catch let error as PaymentError where error.code == .unknownKey && !path.hasPrefix("/v3/certificates") {
+                guard keys.claimDownload() else { throw error }
                 _ = try await downloadCertificates()
                 try headers.verify(body: Array(response.body), keys: keys)
             }

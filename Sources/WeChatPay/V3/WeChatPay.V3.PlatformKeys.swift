@@ -17,6 +17,11 @@ extension WeChatPay.V3 {
 
         private let entries = Mutex<[String: Entry]>([:])
         private let refreshed = Mutex<Date?>(nil)
+        private let lastDownload = Mutex<Date?>(nil)
+
+        /// The least time between two downloads an unknown serial may cause: a flood of forged
+        /// serials costs one download a minute, not one each.
+        public static let downloadGap: TimeInterval = 60
 
         public init() {}
 
@@ -43,6 +48,19 @@ extension WeChatPay.V3 {
         /// Records that the platform certificates were downloaded at `date`.
         public func markRefreshed(at date: Date = Date()) {
             refreshed.withLock { $0 = date }
+        }
+
+        /// When the platform certificates were last downloaded (`nil`: never, or public-key mode).
+        public var lastRefreshed: Date? { refreshed.withLock { $0 } }
+
+        /// Claims the next download for an unknown serial: `true` at most once per `gap`, so
+        /// callers that find the same unknown serial at once download once.
+        public func claimDownload(at date: Date = Date(), gap: TimeInterval = downloadGap) -> Bool {
+            lastDownload.withLock { last in
+                if let last, date.timeIntervalSince(last) < gap, date >= last { return false }
+                last = date
+                return true
+            }
         }
 
         /// `true` when certificates were downloaded before and are older than `interval` at `date`.
