@@ -53,6 +53,16 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZip",
+            pkgConfig: "libzip",
+            providers: [.apt(["libzip-dev"])]
+        ),
+        .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
@@ -66,12 +76,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(name: "Cashier", swiftSettings: strictSettings),
-        .target(name: "WeChatPay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
-        .target(name: "Alipay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
+        // gzip (zlib) and zip archives (libzip): the providers' bills as they ship them.
+        .target(name: "CashierArchive", dependencies: ["CZlib", "CZip"], swiftSettings: strictSettings),
+        .target(name: "WeChatPay", dependencies: ["Cashier", "CashierCrypto", "CashierArchive"], swiftSettings: strictSettings),
+        .target(name: "Alipay", dependencies: ["Cashier", "CashierCrypto", "CashierArchive"], swiftSettings: strictSettings),
         .target(name: "ApplePay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
         .target(
             name: "CashierSandbox",
-            dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay"],
+            dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay", "CashierArchive"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -133,6 +145,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "CashierTests", dependencies: ["Cashier", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "CashierArchiveTests", dependencies: ["CashierArchive", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "WeChatPayTests",
             dependencies: ["WeChatPay"],
@@ -147,7 +160,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AlipayTests",
-            dependencies: ["Alipay"],
+            dependencies: ["Alipay", "CashierArchive"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),

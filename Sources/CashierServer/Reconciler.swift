@@ -118,10 +118,64 @@ struct Reconciler {
                         provider_says: say("refunded", there), here: say("refunded", hereMoney)))
             }
         }
+        // Fees: the trade bills' against the fund-flow bills' (the balance the provider actually moved).
+        var fees: [String: Money] = [:]
+        for entry in entries {
+            guard let fee = entry.fee else { continue }
+            fees[entry.wallet.rawValue] = Money(
+                minorUnits: (fees[entry.wallet.rawValue]?.minorUnits ?? 0) + fee.minorUnits, currency: fee.currency)
+        }
+        let flows = try await fundFlows(date: date, progress: progress)
+        for (wallet, flow) in flows.sorted(by: { $0.key < $1.key }) {
+            let billed = fees[wallet] ?? .zero(.cny)
+            if flow.fees != billed.minorUnits {
+                discrepancies.append(
+                    .init(
+                        kind: "fees_differ", provider: wallet, out_trade_no: "", order_id: nil,
+                        provider_says: say("fund flow: fees", Money(minorUnits: flow.fees, currency: .cny)),
+                        here: say("trade bill: fees", billed)))
+            }
+        }
         progress("done: \(matched) matched, \(discrepancies.count) discrepancies, \(flagged.count) to refund")
-        return ReconciliationReport(
+        var report = ReconciliationReport(
             date: date, bill_rows: rows, matched: matched, not_reconciled: notReconciled, discrepancies: discrepancies,
             refund_required: flagged)
+        report.fees = fees.mapValues { "\($0.decimalString) \($0.currency.code)" }
+        report.fund_flow = flows.mapValues { flow in
+            func cny(_ minor: Int64) -> String { "\(Money(minorUnits: minor, currency: .cny).decimalString) CNY" }
+            return .init(rows: flow.rows, income: cny(flow.income), expense: cny(flow.expense), fees: cny(flow.fees))
+        }
+        return report
+    }
+
+    /// A wallet's fund-flow bill for the day, summed: what came in, what went out, the fees within.
+    struct FundFlowTotals {
+        var rows = 0
+        var income: Int64 = 0
+        var expense: Int64 = 0
+        /// Fees charged less fees returned.
+        var fees: Int64 = 0
+    }
+
+    /// Each wallet's fund-flow bills for the day, summed; a movement on two bills (WeChat Pay's v2
+    /// and v3 describe one account) counted once.
+    private func fundFlows(date: String, progress: @Sendable (String) -> Void) async throws -> [String: FundFlowTotals] {
+        var flows: [String: FundFlowTotals] = [:]
+        var seen = Set<FundFlowMovement>()
+        for adapter in api.adapters.all {
+            progress("\(adapter.provider.rawValue): downloading the fund-flow bill for \(date)")
+            guard let movements = try await adapter.fundFlow(date: date) else { continue }
+            let wallet = adapter.provider.wallet.rawValue
+            var totals = flows[wallet] ?? FundFlowTotals()
+            for movement in movements where seen.insert(movement).inserted {
+                totals.rows += 1
+                let minor = movement.amount.minorUnits
+                if minor >= 0 { totals.income += minor } else { totals.expense -= minor }
+                if movement.isFee { totals.fees -= minor }
+            }
+            flows[wallet] = totals
+        }
+        return flows
     }
 
     /// Every configured provider's bill for the day, as entries, and the wallets that keep bills;

@@ -30,7 +30,9 @@ public struct ReconciliationReport: Codable, Sendable, Equatable {
     public struct Discrepancy: Codable, Sendable, Equatable {
         /// `missing_here` (the provider has money for an order this server does not know),
         /// `missing_at_provider` (paid here, but neither the bill nor a query shows it),
-        /// `amount_differs`, `status_differs` (paid there, not here), `refund_differs`.
+        /// `amount_differs`, `status_differs` (paid there, not here), `refund_differs`, `fees_differ`
+        /// (the fund-flow bill's fees are not the trade bill's: `provider_says` the fund flow's,
+        /// `here` the trade bill's).
         public let kind: String
         public let provider: String
         public let out_trade_no: String
@@ -52,6 +54,23 @@ public struct ReconciliationReport: Codable, Sendable, Equatable {
     public let discrepancies: [Discrepancy]
     /// Payments recorded as paying twice (or paying a closed order), not yet refunded.
     public let refund_required: [RefundRequired]
+    /// The providers' fees on the day's trade bills, by wallet (`0.12 CNY`): charged on payments
+    /// less what refunds returned.
+    public var fees: [String: String] = [:]
+    /// The day's fund-flow bills (the merchant's balance at each provider), by wallet.
+    public var fund_flow: [String: FundFlow] = [:]
+
+    /// A day's fund-flow bill, summed (amounts like `12.75 CNY`).
+    public struct FundFlow: Codable, Sendable, Equatable {
+        /// Movements on the bill.
+        public let rows: Int
+        /// Money in: payments, fees returned.
+        public let income: String
+        /// Money out: refunds, fees.
+        public let expense: String
+        /// Fees charged less fees returned; must equal ``ReconciliationReport/fees`` for the wallet.
+        public let fees: String
+    }
 
     /// The report as the table `cashier reconcile` prints.
     public var text: String {
@@ -59,6 +78,10 @@ public struct ReconciliationReport: Codable, Sendable, Equatable {
         for (provider, rows) in bill_rows.sorted(by: { $0.key < $1.key }) { lines.append("  \(provider) bill: \(rows) rows") }
         for (provider, count) in not_reconciled.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(provider): \(count) payments not covered by a provider bill (reconcile them with your processor)")
+        }
+        for (wallet, fee) in fees.sorted(by: { $0.key < $1.key }) { lines.append("  \(wallet) fees on the bill: \(fee)") }
+        for (wallet, flow) in fund_flow.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(wallet) fund flow: \(flow.rows) movements, in \(flow.income), out \(flow.expense), fees \(flow.fees)")
         }
         lines.append("  matched: \(matched)   discrepancies: \(discrepancies.count)   to refund: \(refund_required.count)")
         for item in refund_required {

@@ -1,5 +1,6 @@
 import Alipay
 import Cashier
+import CashierArchive
 import CashierCrypto
 import Foundation
 import Testing
@@ -204,8 +205,50 @@ import Testing
         for variant in broken {
             #expect(throws: PaymentError.self) { try Alipay.Bill.parse(Data(variant.utf8)) }
         }
-        let zipped = #expect(throws: PaymentError.self) { try Alipay.Bill.parse(Data([0x50, 0x4B, 0x03, 0x04, 0, 0])) }
-        #expect(zipped?.message.contains("unzip") == true)
+        let damaged = #expect(throws: PaymentError.self) { try Alipay.Bill.parse(Data([0x50, 0x4B, 0x03, 0x04, 0, 0])) }
+        #expect(damaged?.message.contains("zip archive does not open") == true)
+        // As Alipay serves it: a zip of the detail list and its summary, GBK inside and in the names.
+        let zipped = try bill.zipData(
+            stem: "20880000000000010156_20261129", from: "2026年11月29日 00:00:00", to: "2026年11月30日 00:00:00",
+            exportedAt: "2026年11月30日 09:00:00")
+        var unzipped = try Alipay.Bill.parse(zipped)
+        unzipped.rows[0].subject = "拿铁, 大杯"
+        unzipped.rows[1].subject = "拿铁, 大杯"
+        #expect(unzipped == bill)
+        #expect(unzipped.rows.map(\.fee) == [yuan(31), yuan(0)])
+        // A zip without the detail list (only its summary, say) is refused by name.
+        let summaryOnly = try ZipArchive.make([
+            .init(rawName: Array("x_业务明细(汇总).csv".data(using: String.Encoding(rawValue: 0x8000_0632))!), data: data)
+        ])
+        let missing = #expect(throws: PaymentError.self) { try Alipay.Bill.parse(summaryOnly) }
+        #expect(missing?.message.contains("no 业务明细 CSV") == true)
+    }
+
+    @Test func accountStatementsRoundTripZippedAndRefuseWrongTotals() throws {
+        let yuan = { (minor: Int64) in Money(minorUnits: minor, currency: .cny) }
+        let statement = Alipay.FundFlowBill(
+            account: "20880000000000010156",
+            rows: [
+                .init(
+                    flowID: "F1", tradeNo: "T1", outTradeNo: "A1", subject: "拿铁", time: "2026-11-29 10:00:05", income: yuan(5100),
+                    expense: .zero(.cny), balance: yuan(5100), type: "在线支付"),
+                .init(
+                    flowID: "F2", tradeNo: "T1", outTradeNo: "A1", subject: "拿铁", time: "2026-11-29 10:00:05", income: .zero(.cny),
+                    expense: yuan(31), balance: yuan(5069), type: "收费"),
+            ])
+        let zipped = try statement.zipData(stem: "x_20261129", from: "a", to: "b", exportedAt: "c")
+        let parsed = try Alipay.FundFlowBill.parse(zipped)
+        #expect(parsed == statement)
+        #expect(parsed.rows.filter(\.isFee).map(\.expense) == [yuan(31)])
+        let text = statement.text(from: "a", to: "b", exportedAt: "c")
+        for variant in [
+            text.replacingOccurrences(of: "#支出合计：1笔，共0.31元", with: "#支出合计：1笔，共0.32元"),
+            text.replacingOccurrences(of: "#收入合计：1笔", with: "#收入合计：2笔"),
+            text.replacingOccurrences(of: "账务流水号", with: "流水号"),
+            String(text.split(separator: "\r\n").prefix(7).joined(separator: "\r\n")),
+        ] {
+            #expect(throws: PaymentError.self) { try Alipay.FundFlowBill.parse(Data(variant.utf8)) }
+        }
     }
 
     @Test func formFieldsSortByBytesAndRefuseSplitCharacters() throws {

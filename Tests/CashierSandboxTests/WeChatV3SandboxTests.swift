@@ -16,10 +16,12 @@ import WeChatPay
     static let merchant = try! WeChatPay.V3.Merchant(
         mchID: "1230000109", certificateSerial: "5F1C72E2A8931B72A2E13AF8DEE92471EB397115", privateKey: merchantKey, apiV3Key: apiV3Key)
 
+    /// The merchant as the sandbox knows it.
+    static let sandboxMerchant = WeChatV3Sandbox.Merchant(
+        mchID: merchant.mchID, certificateSerial: merchant.certificateSerial, publicKey: merchantKey.publicKey, apiV3Key: apiV3Key)
+
     static func sandbox() throws -> SandboxServer {
-        let known = WeChatV3Sandbox.Merchant(
-            mchID: merchant.mchID, certificateSerial: merchant.certificateSerial, publicKey: merchantKey.publicKey, apiV3Key: apiV3Key)
-        let sandbox = SandboxServer(wechatMerchants: [], wechatV3Merchants: [known], timeScale: 0.001)
+        let sandbox = SandboxServer(wechatMerchants: [], wechatV3Merchants: [sandboxMerchant], timeScale: 0.001)
         try sandbox.start()
         return sandbox
     }

@@ -272,9 +272,14 @@ import WeChatPay
         #expect(
             try await fixture.call("POST", "/v1/orders/\(id)/refunds", key: fixture.keys.publishable, json: ["amount": "1.00"]).status
                 == 401)
-        let events = try await fixture.call("GET", "/v1/orders/\(id)/events")
-        let kinds = (events.object["data"] as? [[String: Any]])?.compactMap { $0["kind"] as? String }
-        #expect(kinds == ["payment_started", "notification", "refund", "refund"])
+        // Each refund is confirmed by Alipay's refund notification (logged as it arrives, before or after the refund's line).
+        #expect(
+            try await eventually {
+                let events = try await fixture.call("GET", "/v1/orders/\(id)/events")
+                let kinds = (events.object["data"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } ?? []
+                return kinds.filter { $0 != "refund_notification" } == ["payment_started", "notification", "refund", "refund"]
+                    && kinds.filter { $0 == "refund_notification" }.count == 2
+            })
 
         // An unpaid order closes at the provider and here; a paid one cannot be closed.
         let unpaid = try await fixture.createOrder(amount: "5.00")
@@ -580,6 +585,14 @@ import WeChatPay
         #expect(clean.status == 200, "\(clean.object)")
         #expect(clean.object["matched"] as? Int == 4 && (clean.object["discrepancies"] as? [Any])?.isEmpty == true, "\(clean.object)")
         #expect((clean.object["bill_rows"] as? [String: Int]) == ["wechat": 2, "alipay": 2])
+        // The bills came as the providers ship them (WeChat v3 gzipped, Alipay a zip of GBK CSVs), with fees (0.6 %,
+        // rounded to the fen per trade: 0.01 + 0.01 at WeChat; 0.02 less 0.01 returned with the refund at Alipay), and the
+        // fund-flow bills agree with them.
+        #expect((clean.object["fees"] as? [String: String]) == ["wechat": "0.02 CNY", "alipay": "0.01 CNY"], "\(clean.object)")
+        let flows = try #require(clean.object["fund_flow"] as? [String: [String: Any]])
+        #expect(flows["wechat"]?["fees"] as? String == "0.02 CNY" && flows["wechat"]?["rows"] as? Int == 4)
+        #expect(flows["alipay"]?["fees"] as? String == "0.01 CNY" && flows["alipay"]?["income"] as? String == "3.01 CNY")
+        #expect(flows["alipay"]?["expense"] as? String == "1.02 CNY")
 
         // Money at WeChat for an order this server never made.
         let direct = WeChatPay.V3.Client(merchant: v3.merchant, keys: v3.platformKeys, baseURL: v3.baseURL)

@@ -65,7 +65,8 @@ import Testing
         #expect(!PaymentAttemptStatus.closed.canMove(to: .pending) && PaymentAttemptStatus.pending.canMove(to: .processing))
         #expect(RefundStatus.pending.canMove(to: .succeeded) && RefundStatus.succeeded.canMove(to: .failed))
         #expect(!RefundStatus.failed.canMove(to: .succeeded) && !RefundStatus.failed.canMove(to: .pending))
-        #expect(PaymentMethod.allCases.map(\.wallet).filter { $0 == .wechat }.count == 5)
+        #expect(PaymentMethod.allCases.map(\.wallet).filter { $0 == .wechat }.count == 6)
+        #expect(PaymentMethod.allCases.filter(\.isBarcode) == [.wechatBarcode, .alipayBarcode])
         #expect(PaymentProvider.wechatV3.wallet == .wechat && PaymentMethod(rawValue: "alipay.qr")?.wallet == .alipay)
     }
 

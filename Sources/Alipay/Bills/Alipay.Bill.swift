@@ -1,4 +1,5 @@
 public import Cashier
+import CashierArchive
 public import Foundation
 
 extension Alipay {
@@ -8,7 +9,8 @@ extension Alipay {
     /// period, a header row, one row per trade or refund (cells end in a tab, so spreadsheets keep
     /// long numbers as text), the end marker and a `#交易合计：N笔，退款合计：M笔` summary. `parse(_:)`
     /// reads it and checks the row counts against that summary, so a truncated download is refused.
-    /// Alipay serves the file zipped; unzip it before parsing.
+    /// Alipay serves it zipped with its summary (`…_业务明细(汇总).csv`), file names in GBK:
+    /// ``parse(_:)-(Data)`` opens the zip (libzip) and reads the detail file inside.
     public struct Bill: Sendable, Equatable {
         /// `交易` (a payment) or `退款` (a refund).
         public enum Kind: String, Sendable {
@@ -67,19 +69,39 @@ extension Alipay {
             self.rows = rows
         }
 
-        /// Reads a bill from its bytes: UTF-8, or GBK as Alipay writes it.
+        /// Reads a bill from its bytes: the zip Alipay serves, or the CSV in UTF-8 or GBK.
         /// - Throws: `PaymentError.malformedMessage` saying what is wrong (a zip archive, an
         ///   unknown layout, a bad amount, row counts that disagree with the summary).
         public static func parse(_ data: Data) throws -> Bill {
-            if data.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
-                throw failure("this is a zip archive (Alipay zips its bills): unzip it and parse the 业务明细 CSV inside")
+            if ZipArchive.isZip(data) {
+                return try parse(try detailFile(in: data, kind: "业务明细"))
             }
-            // GB 18030 is a superset of GBK and shares ASCII with UTF-8.
-            let gb18030 = String.Encoding(rawValue: 0x8000_0632)
-            guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: gb18030) else {
+            return try parse(try text(data))
+        }
+
+        /// A CSV's text: UTF-8, or GBK as Alipay writes it (GB 18030 is a superset of GBK and shares ASCII with UTF-8).
+        static func text(_ data: Data) throws -> String {
+            guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: String.Encoding(rawValue: 0x8000_0632))
+            else {
                 throw failure("the bill is neither UTF-8 nor GBK text")
             }
-            return try parse(text)
+            return text
+        }
+
+        /// The CSV in an Alipay bill archive whose name contains `kind` (`业务明细`, `账务明细`) and is not its
+        /// summary (`汇总`).
+        static func detailFile(in zip: Data, kind: String) throws -> Data {
+            let entries: [ZipArchive.Entry]
+            do {
+                entries = try ZipArchive.entries(of: zip)
+            } catch let error as ArchiveError {
+                throw failure("the zip archive does not open: \(error.message)")
+            }
+            guard let entry = entries.first(where: { $0.name.contains(kind) && !$0.name.contains("汇总") && $0.name.hasSuffix(".csv") })
+            else {
+                throw failure("the zip archive has no \(kind) CSV (it holds \(entries.map(\.name).joined(separator: ", ")))")
+            }
+            return entry.data
         }
 
         /// Reads a bill's text.
@@ -146,7 +168,38 @@ extension Alipay {
             return text.data(using: String.Encoding(rawValue: 0x8000_0632)) ?? Data(text.utf8)
         }
 
-        private static func cells(_ line: String) -> [String] {
+        /// The zip Alipay serves: the detail list and its summary (`汇总`), GBK inside and in the
+        /// file names. - Parameter stem: `{account}_{yyyyMMdd}`, the names' common start.
+        public func zipData(stem: String, from: String, to: String, exportedAt: String) throws -> Data {
+            let gbk = String.Encoding(rawValue: 0x8000_0632)
+            let trades = rows.filter { $0.kind == .trade }
+            let refunds = rows.filter { $0.kind == .refund }
+            func total(_ rows: [Row], _ value: (Row) -> Money) -> String {
+                ((try? Money.sum(rows.map(value), currency: .cny)) ?? .zero(.cny)).decimalString
+            }
+            let summary =
+                [
+                    "#支付宝业务汇总查询", "#账号：[\(account)]", "#起始日期：[\(from)]   终止日期：[\(to)]",
+                    "门店编号,门店名称,交易订单总笔数,退款订单总笔数,订单金额（元）,商家实收（元）,支付宝优惠（元）,商家优惠（元）,卡消费金额（元）,服务费（元）,分润（元）,实收净额（元）",
+                    [
+                        "", "合计", String(trades.count), String(refunds.count), total(rows, \.amount), total(rows, \.received), "0.00",
+                        "0.00", "0.00",
+                        total(rows, \.fee), "0.00", total(rows) { (try? $0.received - $0.fee) ?? $0.received },
+                    ].joined(separator: ","),
+                    "#-----------------------------------------业务汇总列表结束-----------------------------------------", "#导出时间：[\(exportedAt)]",
+                ].joined(separator: "\r\n") + "\r\n"
+            func name(_ text: String) -> [UInt8] { Array(text.data(using: gbk) ?? Data(text.utf8)) }
+            do {
+                return try ZipArchive.make([
+                    .init(rawName: name("\(stem)_业务明细.csv"), data: gbkData(from: from, to: to, exportedAt: exportedAt)),
+                    .init(rawName: name("\(stem)_业务明细(汇总).csv"), data: summary.data(using: gbk) ?? Data(summary.utf8)),
+                ])
+            } catch let error as ArchiveError {
+                throw PaymentError(.malformedMessage, provider: .alipay, "the bill could not be zipped: \(error.message)")
+            }
+        }
+
+        static func cells(_ line: String) -> [String] {
             line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         }
 
@@ -160,12 +213,15 @@ extension Alipay {
                 }
                 return value
             }
+            // 服务费: charged on a trade, returned (in part) with a refund, whichever sign the file gives it.
+            let fee = try money(22).minorUnits.magnitude
             return Row(
                 tradeNo: cells[0], outTradeNo: cells[1], kind: kind, subject: cells[3], created: cells[4], finished: cells[5],
-                amount: try money(11), received: try money(12), refundRequestNo: cells[21], fee: try money(22))
+                amount: try money(11), received: try money(12), refundRequestNo: cells[21],
+                fee: Money(minorUnits: kind == .refund ? -Int64(fee) : Int64(fee), currency: .cny))
         }
 
-        private static func failure(_ reason: String) -> PaymentError {
+        static func failure(_ reason: String) -> PaymentError {
             PaymentError(.malformedMessage, provider: .alipay, "Alipay bill refused: \(reason)")
         }
     }

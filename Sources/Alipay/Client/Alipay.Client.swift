@@ -185,14 +185,25 @@ extension Alipay {
         /// - Throws: `PaymentError` — Alipay's refusal (`isp.bill_not_exist` before the bill is
         ///   ready), `.transport`, or `.malformedMessage` from ``Bill/parse(_:)-(Data)``.
         public func downloadBill(date: String) async throws -> Bill {
-            guard let url = URL(string: try await billDownloadURL(date: date, type: "trade")), url.scheme?.hasPrefix("http") == true else {
+            try Bill.parse(try await billFile(date: date, type: "trade"))
+        }
+
+        /// Downloads and parses a day's account statement (账务明细, `bill_type` `signcustomer`):
+        /// payments in, refunds and service fees out.
+        public func downloadFundFlow(date: String) async throws -> FundFlowBill {
+            try FundFlowBill.parse(try await billFile(date: date, type: "signcustomer"))
+        }
+
+        /// Asks for a bill's link and fetches it at once (links expire within seconds).
+        private func billFile(date: String, type: String) async throws -> Data {
+            guard let url = URL(string: try await billDownloadURL(date: date, type: type)), url.scheme?.hasPrefix("http") == true else {
                 throw PaymentError(.malformedMessage, provider: .alipay, "bill_download_url is not an http(s) URL")
             }
             let response = try await transport.send(HTTPRequest(method: "GET", url: url))
             guard response.status == 200 else {
                 throw PaymentError(.transport, provider: .alipay, "the bill download answered HTTP \(response.status)")
             }
-            return try Bill.parse(response.body)
+            return response.body
         }
 
         /// The URL a browser opens for `alipay.trade.wap.pay` or `alipay.trade.page.pay` (GET).

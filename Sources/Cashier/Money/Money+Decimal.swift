@@ -53,3 +53,31 @@ extension Money {
         return sign + major + "." + String(repeating: "0", count: currency.minorUnits - minor.count) + minor
     }
 }
+
+extension Money {
+    /// A decimal written with more places than the currency has, rounded half away from zero to
+    /// its minor unit — as providers print fees (WeChat Pay's bills give 手续费 to five places).
+    /// - Throws: `MoneyError` when the text is not a decimal amount.
+    public init(roundingDecimal text: some StringProtocol, currency: Currency) throws {
+        let string = String(text)
+        guard let point = string.firstIndex(of: "."), string.distance(from: point, to: string.endIndex) - 1 > currency.minorUnits else {
+            try self.init(decimal: string, currency: currency)
+            return
+        }
+        let keptEnd = string.index(point, offsetBy: currency.minorUnits + 1)
+        let rest = string[keptEnd...]
+        guard rest.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            throw MoneyError(.invalidAmount, "'\(text)' is not a decimal amount like \"0.06000\"")
+        }
+        let kept = currency.minorUnits == 0 ? string[..<point] : string[..<keptEnd]
+        let truncated = try Money(decimal: kept, currency: currency)
+        guard let next = rest.utf8.first, next >= UInt8(ascii: "5") else {
+            self = truncated
+            return
+        }
+        let away: Int64 = string.hasPrefix("-") ? -1 : 1
+        let (rounded, overflow) = truncated.minorUnits.addingReportingOverflow(away)
+        guard !overflow else { throw MoneyError(.overflow, "'\(text)' is too large an amount") }
+        self.init(minorUnits: rounded, currency: currency)
+    }
+}

@@ -89,7 +89,7 @@ public actor WeChatV2Sandbox {
     public nonisolated func register(on router: inout Router, prefix: String) {
         let endpoints = [
             "pay/unifiedorder", "pay/orderquery", "pay/closeorder", "secapi/pay/refund", "pay/refundquery", "pay/getsignkey",
-            "pay/downloadbill", "pay/micropay", "secapi/pay/reverse",
+            "pay/downloadbill", "pay/micropay", "secapi/pay/reverse", "pay/downloadfundflow",
         ]
         for endpoint in endpoints {
             for path in ["\(prefix)/\(endpoint)", "\(prefix)/sandboxnew/\(endpoint)"] {
@@ -122,6 +122,7 @@ public actor WeChatV2Sandbox {
             ]).xmlString
         }
         if endpoint == "pay/downloadbill" { return bill(request, merchant: merchant) }
+        if endpoint == "pay/downloadfundflow" { return fundFlow(request, merchant: merchant, signType: signType) }
         let result: Result<[(String, String)], BusinessError>
         switch endpoint {
         case "pay/unifiedorder": result = unifiedOrder(request, merchant: merchant, signType: signType)
@@ -417,6 +418,33 @@ public actor WeChatV2Sandbox {
         return WeChatPay.Bill(rows: rows).text
     }
 
+    /// The day's fund-flow bill (`pay/downloadfundflow`): HMAC-SHA256 only, as WeChat requires.
+    private func fundFlow(_ request: WeChatPay.V2.XMLDocument, merchant: WeChatPay.V2.Merchant, signType: WeChatPay.V2.SignType) -> String {
+        guard signType == .hmacSHA256 else { return Self.failReturn("sign_type参数错误，资金账单仅支持HMAC-SHA256") }
+        guard let date = request["bill_date"], date.count == 8 else { return Self.failReturn("invalid bill_date") }
+        let movements = movements(date: date, mchID: merchant.mchID)
+        guard !movements.isEmpty else { return Self.failReturn("No Bill Exist") }
+        return SandboxFees.wechatFundFlow(movements).text
+    }
+
+    /// Payments and refunds of `date` (`yyyyMMdd`) as balance movements.
+    func movements(date: String, mchID: String) -> [SandboxFees.Movement] {
+        let compact = BeijingTime.formatter("yyyyMMddHHmmss")
+        var movements: [SandboxFees.Movement] = []
+        for (number, order) in orders where order.merchant.mchID == mchID {
+            if let paid = order.timeEnd, paid.hasPrefix(date), !order.reversedAfterPayment, let at = compact.date(from: paid) {
+                movements.append(
+                    .init(at: at, payment: true, amount: order.totalFee, businessID: order.transactionID ?? "", reference: number))
+            }
+            for refund in order.refunds where refund.time.hasPrefix(date) && refund.status == "SUCCESS" {
+                guard let at = compact.date(from: refund.time) else { continue }
+                movements.append(
+                    .init(at: at, payment: false, amount: refund.fee, businessID: refund.refundID, reference: refund.outRefundNo))
+            }
+        }
+        return movements
+    }
+
     /// Payments and refunds of `date` (`yyyyMMdd`), as bill rows.
     func billRows(date: String, mchID: String) -> [WeChatPay.Bill.Row] {
         var rows: [WeChatPay.Bill.Row] = []
@@ -428,9 +456,11 @@ public actor WeChatV2Sandbox {
                     tradeTime: Self.billTime(time), appID: order.merchant.appID, mchID: mchID, transactionID: order.transactionID ?? "",
                     outTradeNo: number, tradeState: state, amount: amount,
                     refundAmount: Money(minorUnits: refund?.fee ?? 0, currency: currency), outRefundNo: refund?.outRefundNo ?? "",
-                    subject: order.fields["body"] ?? "")
+                    subject: order.fields["body"] ?? "",
+                    fee: Money(minorUnits: refund.map { -SandboxFees.fee($0.fee) } ?? SandboxFees.fee(order.totalFee), currency: currency))
             }
-            if let paid = order.timeEnd, paid.hasPrefix(date) { rows.append(row(paid, "SUCCESS", nil)) }
+            // A payment reversed after it was paid went back whole: no money moved that day.
+            if let paid = order.timeEnd, paid.hasPrefix(date), !order.reversedAfterPayment { rows.append(row(paid, "SUCCESS", nil)) }
             for refund in order.refunds where refund.time.hasPrefix(date) && refund.status == "SUCCESS" {
                 rows.append(row(refund.time, "REFUND", refund))
             }

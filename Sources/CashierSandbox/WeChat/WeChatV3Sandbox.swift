@@ -1,4 +1,5 @@
 import Cashier
+import CashierArchive
 public import CashierCrypto
 public import CashierHTTP
 import Foundation
@@ -51,7 +52,7 @@ public actor WeChatV3Sandbox {
     /// Payments and refunds as they happened, for the trade bill.
     private var billEvents: [(at: Date, outTradeNo: String, state: String, refund: Int64, outRefundNo: String)] = []
     /// Bill files waiting to be downloaded, by token.
-    private var billFiles: [String: String] = [:]
+    private var billFiles: [String: [UInt8]] = [:]
 
     struct Order: Sendable {
         let mchID: String
@@ -124,7 +125,7 @@ public actor WeChatV3Sandbox {
             ("GET", "/v3/pay/transactions/out-trade-no/{number}"), ("GET", "/v3/pay/transactions/id/{number}"),
             ("POST", "/v3/pay/transactions/out-trade-no/{number}/close"),
             ("POST", "/v3/refund/domestic/refunds"), ("GET", "/v3/refund/domestic/refunds/{number}"),
-            ("GET", "/v3/bill/tradebill"), ("GET", "/v3/billdownload/file"),
+            ("GET", "/v3/bill/tradebill"), ("GET", "/v3/bill/fundflowbill"), ("GET", "/v3/billdownload/file"),
         ]
         for (method, pattern) in routes {
             router.add(method, prefix + pattern) { request, parameters in
@@ -163,6 +164,7 @@ public actor WeChatV3Sandbox {
         case "/v3/refund/domestic/refunds": return refund(body)
         case "/v3/refund/domestic/refunds/{number}": return refundQuery(number ?? "")
         case "/v3/bill/tradebill": return tradeBill(request, merchant: merchant, prefix: prefix)
+        case "/v3/bill/fundflowbill": return fundFlowBill(request, merchant: merchant, prefix: prefix)
         case "/v3/billdownload/file": return billFile(request.queryValue("token") ?? "")
         default: return prepay(String(route.split(separator: "/").last ?? ""), body, merchant)
         }
@@ -366,25 +368,59 @@ public actor WeChatV3Sandbox {
                 tradeTime: time.string(from: event.at), appID: order.appID, mchID: order.mchID, transactionID: order.transactionID ?? "",
                 outTradeNo: event.outTradeNo, tradeState: event.state, amount: Money(minorUnits: order.total, currency: currency),
                 refundAmount: Money(minorUnits: event.refund, currency: currency), outRefundNo: event.outRefundNo,
-                subject: order.description)
+                subject: order.description,
+                fee: Money(
+                    minorUnits: event.state == "REFUND" ? -SandboxFees.fee(event.refund) : SandboxFees.fee(order.total), currency: currency)
+            )
         }
         guard !rows.isEmpty else { return error(400, "NO_STATEMENT_EXIST", "要下载的账单不存在") }
-        let text = WeChatPay.Bill(rows: rows).text
+        return billListing(WeChatPay.Bill(rows: rows).text, request, prefix: prefix)
+    }
+
+    /// `/v3/bill/fundflowbill`: the basic account's movements that day (payments in, fees out,
+    /// refunds out, fees back).
+    private func fundFlowBill(_ request: HTTPServerRequest, merchant: Merchant, prefix: String) -> HTTPServerResponse {
+        guard let date = request.queryValue("bill_date"), date.count == 10 else { return error(400, "PARAM_ERROR", "bill_date格式错误") }
+        guard (request.queryValue("account_type") ?? "BASIC") == "BASIC" else {
+            return error(400, "NO_STATEMENT_EXIST", "要下载的账单不存在 (the sandbox keeps the BASIC account only)")
+        }
+        let day = BeijingTime.formatter("yyyy-MM-dd")
+        let movements = billEvents.filter { day.string(from: $0.at) == date }.compactMap { event -> SandboxFees.Movement? in
+            guard let order = orders[event.outTradeNo], order.mchID == merchant.mchID else { return nil }
+            let refund = order.refunds.first { $0.outRefundNo == event.outRefundNo }
+            return event.state == "REFUND"
+                ? .init(
+                    at: event.at, payment: false, amount: event.refund, businessID: refund?.refundID ?? "", reference: event.outRefundNo)
+                : .init(
+                    at: event.at, payment: true, amount: order.total, businessID: order.transactionID ?? "", reference: event.outTradeNo)
+        }
+        guard !movements.isEmpty else { return error(400, "NO_STATEMENT_EXIST", "要下载的账单不存在") }
+        return billListing(SandboxFees.wechatFundFlow(movements).text, request, prefix: prefix)
+    }
+
+    /// A bill's signed listing: its SHA1 (over the file as served: gzipped for `tar_type=GZIP`)
+    /// and a download link that works once.
+    private func billListing(_ text: String, _ request: HTTPServerRequest, prefix: String) -> HTTPServerResponse {
+        let plain = Array(text.utf8)
+        let gzipped = request.queryValue("tar_type") == "GZIP"
+        let file = gzipped ? ((try? Gzip.compress(Data(plain))).map { Array($0) } ?? plain) : plain
         let token = SecureRandom.alphanumeric(count: 32)
-        billFiles[token] = text
+        billFiles[token] = file
         let host = request.headers["Host"] ?? "127.0.0.1"
         return signed(
             200,
             [
-                "hash_type": "SHA1", "hash_value": Hex.encode(DigestAlgorithm.insecureSHA1.hash(text)),
+                "hash_type": "SHA1", "hash_value": Hex.encode(DigestAlgorithm.insecureSHA1.hash(file)),
                 "download_url": "http://\(host)\(prefix)/v3/billdownload/file?token=\(token)",
             ])
     }
 
     /// The bill file itself; like WeChat's, it is not signed: its SHA1 came in the signed listing.
     private func billFile(_ token: String) -> HTTPServerResponse {
-        guard let text = billFiles[token] else { return error(404, "RESOURCE_NOT_EXISTS", "账单文件不存在或已过期") }
-        return HTTPServerResponse(status: 200, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8))
+        guard let file = billFiles.removeValue(forKey: token) else { return error(404, "RESOURCE_NOT_EXISTS", "账单文件不存在或已过期") }
+        let gzipped = file.starts(with: [0x1F, 0x8B])
+        return HTTPServerResponse(
+            status: 200, headers: ["Content-Type": gzipped ? "application/gzip" : "text/plain; charset=utf-8"], body: file)
     }
 
     // MARK: The payer

@@ -162,11 +162,26 @@ struct AlipayAdapter: CounterCollector {
                 row.kind == .refund
                     ? BillEntry(
                         wallet: .alipay, outTradeNo: row.outTradeNo, kind: .refund,
-                        amount: Money(minorUnits: -row.amount.minorUnits, currency: row.amount.currency), reference: row.refundRequestNo)
-                    : BillEntry(wallet: .alipay, outTradeNo: row.outTradeNo, kind: .payment, amount: row.amount, reference: row.tradeNo)
+                        amount: Money(minorUnits: -row.amount.minorUnits, currency: row.amount.currency), reference: row.refundRequestNo,
+                        fee: row.fee)
+                    : BillEntry(
+                        wallet: .alipay, outTradeNo: row.outTradeNo, kind: .payment, amount: row.amount, reference: row.tradeNo,
+                        fee: row.fee)
             }
         } catch let error as PaymentError where error.providerCode == "isp.bill_not_exist" {
             return []  // no bill for that day
+        }
+    }
+
+    func fundFlow(date: String) async throws -> [FundFlowMovement]? {
+        do {
+            return try await client.downloadFundFlow(date: date).rows.map { row in
+                FundFlowMovement(
+                    id: row.flowID, amount: Money(minorUnits: row.income.minorUnits - row.expense.minorUnits, currency: .cny),
+                    isFee: row.isFee)
+            }
+        } catch let error as PaymentError where error.providerCode == "isp.bill_not_exist" {
+            return []  // nothing moved that day
         }
     }
 

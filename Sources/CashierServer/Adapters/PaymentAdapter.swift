@@ -43,6 +43,10 @@ protocol PaymentAdapter: Sendable {
     /// The provider's bill for a day (`yyyy-MM-dd`, Beijing time); `nil` when it keeps none.
     func billEntries(date: String) async throws -> [BillEntry]?
 
+    /// The day's movements of the merchant's balance at the provider (its fund-flow bill); `nil`
+    /// when it keeps none.
+    func fundFlow(date: String) async throws -> [FundFlowMovement]?
+
     /// Verifies an inbound notification (signature, then merchant) and says what it reports.
     /// - Throws: when it does not verify (nothing is touched).
     func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification
@@ -58,6 +62,18 @@ protocol PaymentAdapter: Sendable {
 extension PaymentAdapter {
     var refundAnswerIsFinal: Bool { false }
     func maintainKeys() async {}
+    func fundFlow(date: String) async throws -> [FundFlowMovement]? { nil }
+}
+
+/// One line of a provider's fund-flow bill.
+struct FundFlowMovement: Hashable, Sendable {
+    /// The provider's number for the movement (WeChat Pay's 资金流水单号, Alipay's 账务流水号): the
+    /// same movement on two bills (WeChat Pay's v2 and v3 describe one account) counts once.
+    let id: String
+    /// Positive for money in, negative for money out.
+    let amount: Money
+    /// A fee charged (out) or returned (in).
+    let isFee: Bool
 }
 
 /// Who a new attempt is for.
@@ -110,6 +126,8 @@ struct BillEntry: Hashable, Sendable {
     let amount: Money
     /// The provider's own number for the line (transaction, refund request), for deduplication.
     let reference: String
+    /// The provider's fee on the line: charged on a payment, negative when returned with a refund.
+    var fee: Money? = nil
 }
 
 /// A verified notification, normalised.

@@ -8,8 +8,21 @@ enum WalletBill {
         bill.rows.map { row in
             row.tradeState == "REFUND"
                 ? BillEntry(
-                    wallet: .wechat, outTradeNo: row.outTradeNo, kind: .refund, amount: row.refundAmount, reference: row.outRefundNo)
-                : BillEntry(wallet: .wechat, outTradeNo: row.outTradeNo, kind: .payment, amount: row.amount, reference: row.transactionID)
+                    wallet: .wechat, outTradeNo: row.outTradeNo, kind: .refund, amount: row.refundAmount, reference: row.outRefundNo,
+                    fee: row.fee)
+                : BillEntry(
+                    wallet: .wechat, outTradeNo: row.outTradeNo, kind: .payment, amount: row.amount, reference: row.transactionID,
+                    fee: row.fee)
+        }
+    }
+
+    /// A WeChat Pay fund-flow bill's movements.
+    static func movements(_ bill: WeChatPay.FundFlowBill) -> [FundFlowMovement] {
+        bill.rows.map { row in
+            FundFlowMovement(
+                id: row.flowID,
+                amount: row.isIncome ? row.amount : Money(minorUnits: -row.amount.minorUnits, currency: row.amount.currency),
+                isFee: row.isFee)
         }
     }
 }

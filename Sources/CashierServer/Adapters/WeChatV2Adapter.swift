@@ -158,6 +158,14 @@ struct WeChatV2Adapter: CounterCollector {
         }
     }
 
+    func fundFlow(date: String) async throws -> [FundFlowMovement]? {
+        do {
+            return WalletBill.movements(try await client(appID: nil).downloadFundFlow(date: date.replacingOccurrences(of: "-", with: "")))
+        } catch let error as PaymentError where error.providerMessage == "No Bill Exist" {
+            return []  // nothing moved that day
+        }
+    }
+
     func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification {
         if ByteSearch.contains(request.body, Self.refundMarker) {
             // Refunds of a mini program's (or official account's) payments name its appid.

@@ -116,6 +116,14 @@ struct WeChatV3Adapter: PaymentAdapter {
         }
     }
 
+    func fundFlow(date: String) async throws -> [FundFlowMovement]? {
+        do {
+            return WalletBill.movements(try await client.fundFlowBill(date: date))
+        } catch let error as PaymentError where error.providerCode == "NO_STATEMENT_EXIST" {
+            return []  // nothing moved that day
+        }
+    }
+
     /// The signature over the raw body first (platform key by `Wechatpay-Serial`, timestamp
     /// within five minutes of this server's clock), then the resource decrypted with the APIv3 key.
     func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification {

@@ -158,11 +158,15 @@ extension PaymentRequestBody: SchemaDocumented {
             "method": OpenAPIDocument.note("The wallet and flow.", OpenAPIDocument.ref("PaymentMethod")),
             "client_secret": OpenAPIDocument.note("The order's client secret: required with the publishable key."),
             "client_ip": OpenAPIDocument.note(
-                "The payer's IP address (WeChat Pay H5 and native).", ["anyOf": [["format": "ipv4"], ["format": "ipv6"]]]),
+                "The payer's IP address (WeChat Pay H5 and native); without it, the address the request came from (X-Forwarded-For from http.trusted_proxies).",
+                ["anyOf": [["format": "ipv4"], ["format": "ipv6"]]]),
             "api": OpenAPIDocument.note("wechat.*: the API generation (default: the server's).", ["enum": ["v2", "v3"]]),
             "openid": OpenAPIDocument.note("wechat.jsapi: the payer's openid for the appid."),
             "js_code": OpenAPIDocument.note("wechat.miniprogram: the code from wx.login."),
             "return_url": OpenAPIDocument.note("alipay.wap / alipay.page: where Alipay sends the browser back."),
+            "auth_code": OpenAPIDocument.note(
+                "wechat.barcode / alipay.barcode: the payment code the till scanned from the payer's phone (WeChat Pay: 18 digits "
+                    + "beginning 10–15; Alipay: 16–24 digits beginning 25–30).", ["pattern": "^[0-9]{16,24}$"]),
         ]
     }
 }
@@ -385,7 +389,13 @@ extension PaymentStartJSON: SchemaExample, SchemaDocumented {
             parameters: ["code_url": "weixin://wxpay/bizpayurl?pr=8Xw2yQ1"])
     }
     static var schemaName: String { "PaymentStart" }
-    static var schemaNotes: [String: [String: Any]] { ["method": OpenAPIDocument.ref("PaymentMethod")] }
+    static var schemaNotes: [String: [String: Any]] {
+        [
+            "method": OpenAPIDocument.ref("PaymentMethod"),
+            "status": OpenAPIDocument.note(
+                "wechat.barcode / alipay.barcode: paid, or pending while the payer confirms (HTTP 202).", ["enum": ["paid", "pending"]]),
+        ]
+    }
 }
 
 extension ReconciliationReport: SchemaExample, SchemaDocumented {
@@ -397,15 +407,20 @@ extension ReconciliationReport: SchemaExample, SchemaDocumented {
                     kind: "amount_differs", provider: "wechat", out_trade_no: "C1", order_id: nil, provider_says: "paid 1.00 CNY",
                     here: "paid 2.00 CNY")
             ],
-            refund_required: [.init(.example)])
+            refund_required: [.init(.example)], fees: ["wechat": "0.07 CNY"],
+            fund_flow: ["wechat": .init(rows: 24, income: "12.00 CNY", expense: "0.07 CNY", fees: "0.07 CNY")])
     }
     static var schemaName: String { "Reconciliation" }
+}
+
+extension ReconciliationReport.FundFlow: SchemaDocumented {
+    static var schemaName: String { "ReconciliationFundFlow" }
 }
 
 extension ReconciliationReport.Discrepancy: SchemaDocumented {
     static var schemaName: String { "ReconciliationDiscrepancy" }
     static var schemaNotes: [String: [String: Any]] {
-        ["kind": ["enum": ["missing_here", "missing_at_provider", "amount_differs", "status_differs", "refund_differs"]]]
+        ["kind": ["enum": ["missing_here", "missing_at_provider", "amount_differs", "status_differs", "refund_differs", "fees_differ"]]]
     }
 }
 

@@ -186,7 +186,20 @@ enum OpenAPIDocument {
                         links: [
                             "GetOrder": ["operationId": "getOrder", "parameters": ["id": "$request.path.id"]],
                             "PayInSandbox": ["operationId": "sandboxPayOrder", "parameters": ["id": "$request.path.id"]],
-                        ])
+                        ]),
+                    Response(
+                        status: "202",
+                        description:
+                            "wechat.barcode / alipay.barcode: the payer is still confirming on the phone (status pending); the server "
+                            + "keeps asking and reverses the payment if it is not confirmed in time — read the order for the outcome",
+                        content: .json(PaymentStartJSON.self),
+                        links: ["GetOrder": ["operationId": "getOrder", "parameters": ["id": "$request.path.id"]]]),
+                    Response(
+                        status: "402",
+                        description:
+                            "wechat.barcode / alipay.barcode: the payment failed (the provider refused the code, the payer lacked the "
+                            + "balance, or it was not confirmed in time and was reversed); code payment_failed",
+                        content: .json(HTTPErrorBody.self)),
                 ], callsProvider: true, conflicts: true),
             Operation(
                 method: "POST", path: "/v1/orders/{id}/payments/applepay/authorize", id: "authorizeApplePay", tag: "applepay",

@@ -21,11 +21,13 @@ extension WeChatPay {
             public let refundAmount: Money
             public let outRefundNo: String
             public let subject: String
+            /// `手续费`, rounded to the fen: what WeChat Pay charged on a payment line, negative on a
+            /// refund line (the part of the fee returned with the refund).
+            public let fee: Money
 
             public init(
                 tradeTime: String, appID: String, mchID: String, transactionID: String, outTradeNo: String, tradeState: String,
-                amount: Money,
-                refundAmount: Money, outRefundNo: String, subject: String
+                amount: Money, refundAmount: Money, outRefundNo: String, subject: String, fee: Money? = nil
             ) {
                 self.tradeTime = tradeTime
                 self.appID = appID
@@ -37,6 +39,7 @@ extension WeChatPay {
                 self.refundAmount = refundAmount
                 self.outRefundNo = outRefundNo
                 self.subject = subject
+                self.fee = fee ?? Money.zero(amount.currency)
             }
         }
 
@@ -66,6 +69,7 @@ extension WeChatPay {
             }
             let positions = try [
                 "交易时间", "公众账号ID", "商户号", "微信订单号", "商户订单号", "交易状态", "货币种类", "订单金额", "退款金额", "商户退款单号", "商品名称",
+                "手续费",
             ].map(index)
             var rows: [Row] = []
             for (number, line) in lines.dropFirst().enumerated() {
@@ -86,13 +90,27 @@ extension WeChatPay {
                             outTradeNo: values[positions[4]], tradeState: values[positions[5]],
                             amount: try Money(decimal: values[positions[7]], currency: currency),
                             refundAmount: try Money(decimal: values[positions[8]], currency: currency), outRefundNo: values[positions[9]],
-                            subject: values[positions[10]]))
+                            subject: values[positions[10]],
+                            fee: try Self.fee(values[positions[11]], currency: currency, refund: values[positions[5]] == "REFUND")))
                 } catch {
                     throw PaymentError(
                         .malformedMessage, provider: .wechatV2, "bill line \(number + 2) has an unreadable amount or currency")
                 }
             }
             self.rows = rows
+        }
+
+        /// A fee cell: five places in yuan, rounded to the fen; charged on a payment, returned on a
+        /// refund whichever sign the file gives it.
+        static func fee(_ text: String, currency: Currency, refund: Bool) throws -> Money {
+            let value = text.isEmpty ? Money.zero(currency) : try Money(roundingDecimal: text, currency: currency)
+            let magnitude = value.minorUnits.magnitude
+            return Money(minorUnits: refund ? -Int64(magnitude) : Int64(magnitude), currency: currency)
+        }
+
+        /// Five places, as WeChat prints 手续费.
+        static func feeText(_ fee: Money) -> String {
+            fee.decimalString + String(repeating: "0", count: max(0, 5 - fee.currency.minorUnits))
         }
 
         /// The bill as WeChat writes it.
@@ -108,7 +126,7 @@ extension WeChatPay {
                     row.amount.currency.code, settled, "0.00", row.tradeState == "REFUND" ? "50" + row.transactionID.suffix(10) : "0",
                     row.tradeState == "REFUND" ? row.outRefundNo : "0", row.refundAmount.decimalString, "0.00",
                     row.tradeState == "REFUND" ? "ORIGINAL" : "",
-                    row.tradeState == "REFUND" ? "SUCCESS" : "", row.subject, "", "0.00000", "0.60%", row.amount.decimalString,
+                    row.tradeState == "REFUND" ? "SUCCESS" : "", row.subject, "", Self.feeText(row.fee), "0.60%", row.amount.decimalString,
                     row.refundAmount.decimalString, "",
                 ]
                 lines.append(values.map(field).joined(separator: ","))
@@ -117,10 +135,12 @@ extension WeChatPay {
             let currency = rows.first?.amount.currency ?? .cny
             let paidTotal = (try? Money.sum(paid.map(\.amount), currency: currency)) ?? .zero(currency)
             let refundTotal = (try? Money.sum(rows.map(\.refundAmount), currency: currency)) ?? .zero(currency)
+            let feeTotal = (try? Money.sum(rows.map(\.fee), currency: currency)) ?? .zero(currency)
             lines.append(Self.summaryHeader)
             lines.append(
                 [
-                    String(rows.count), paidTotal.decimalString, refundTotal.decimalString, "0.00", "0.00000", paidTotal.decimalString,
+                    String(rows.count), paidTotal.decimalString, refundTotal.decimalString, "0.00", Self.feeText(feeTotal),
+                    paidTotal.decimalString,
                     refundTotal.decimalString,
                 ]
                 .map(field).joined(separator: ","))

@@ -72,7 +72,8 @@ extension WeChatPay.V2 {
             if merchant.signType != .md5 { request.append(("sign_type", merchant.signType.rawValue)) }
             request.append(("sign", merchant.signer.signature(for: request.map { (key: $0.0, value: $0.1) }, type: merchant.signType)))
             let url = URL(string: (sandboxPrefix ? "sandboxnew/" : "") + endpoint, relativeTo: baseURL)!.absoluteURL
-            let chosen = endpoint.hasPrefix("secapi/") ? mutualTLSTransport ?? transport : transport
+            // Refunds, reversals and the fund-flow bill need the merchant's API certificate.
+            let chosen = endpoint.hasPrefix("secapi/") || endpoint == "pay/downloadfundflow" ? mutualTLSTransport ?? transport : transport
             let response = try await chosen.send(
                 HTTPRequest(
                     method: "POST", url: url, headers: ["Content-Type": "text/xml; charset=utf-8"],
@@ -98,6 +99,27 @@ extension WeChatPay.V2 {
                     providerCode: document["error_code"] ?? document["return_code"], providerMessage: document["return_msg"])
             }
             return try WeChatPay.Bill(parsing: text)
+        }
+
+        /// Downloads the fund-flow bill (资金账单) of a day (`pay/downloadfundflow`: always signed
+        /// with HMAC-SHA256, over the merchant's API certificate).
+        /// - Parameters:
+        ///   - date: `yyyyMMdd`, Beijing time.
+        ///   - account: `Basic`, `Operation` or `Fees`.
+        public func downloadFundFlow(date: String, account: String = "Basic") async throws -> WeChatPay.FundFlowBill {
+            let signing = Client(
+                merchant: Merchant(appID: merchant.appID, mchID: merchant.mchID, apiKey: merchant.apiKey, signType: .hmacSHA256),
+                transport: transport, mutualTLSTransport: mutualTLSTransport, baseURL: baseURL, sandboxPrefix: sandboxPrefix)
+            let response = try await signing.post(
+                "pay/downloadfundflow", [("bill_date", date), ("account_type", account)], timeout: .seconds(60))
+            let text = String(decoding: response.body, as: UTF8.self)
+            if text.hasPrefix("<xml>") {
+                let document = try XMLDocument(parsing: Array(response.body))
+                throw PaymentError(
+                    .providerRejected, provider: .wechatV2, "pay/downloadfundflow refused: \(document["return_msg"] ?? "no bill")",
+                    providerCode: document["error_code"] ?? document["return_code"], providerMessage: document["return_msg"])
+            }
+            return try WeChatPay.FundFlowBill(parsing: text)
         }
 
         /// WeChat's own sandbox key (`sandboxnew/pay/getsignkey`), for clients made with `sandboxPrefix`.

@@ -1,4 +1,5 @@
 public import Cashier
+import CashierArchive
 import CashierCrypto
 public import Foundation
 
@@ -196,25 +197,38 @@ extension WeChatPay.V3 {
             return answer?["refund_id"] as? String ?? ""
         }
 
-        /// Downloads the trade bill of a day and checks it against the hash in the signed listing.
+        /// Downloads the trade bill of a day (gzipped, as WeChat offers) and checks it against the
+        /// hash in the signed listing.
         /// - Parameters:
         ///   - date: `yyyy-MM-dd`, Beijing time.
         ///   - type: `ALL`, `SUCCESS` or `REFUND`.
         public func tradeBill(date: String, type: String = "ALL") async throws -> WeChatPay.Bill {
+            let text = try await billText("/v3/bill/tradebill?bill_date=\(date)&bill_type=\(type)&tar_type=GZIP")
+            return try WeChatPay.Bill(parsing: text)
+        }
+
+        /// Downloads the fund-flow bill (资金账单) of a day for an account (`BASIC`, `OPERATION`, `FEES`).
+        public func fundFlowBill(date: String, account: String = "BASIC") async throws -> WeChatPay.FundFlowBill {
+            let text = try await billText("/v3/bill/fundflowbill?bill_date=\(date)&account_type=\(account)&tar_type=GZIP")
+            return try WeChatPay.FundFlowBill(parsing: text)
+        }
+
+        /// Asks for a bill's signed listing, fetches the file from the gateway, checks its SHA1
+        /// against the listing (over the bytes as served), and inflates it when it is gzipped.
+        private func billText(_ listingPath: String) async throws -> String {
             struct Listing: Decodable {
                 let hash_type: String
                 let hash_value: String
                 let download_url: String
             }
+            let endpoint = String(listingPath.split(separator: "?")[0])
             let listing: Listing
             do {
-                listing = try JSONDecoder().decode(
-                    Listing.self, from: try await send("GET", "/v3/bill/tradebill?bill_date=\(date)&bill_type=\(type)"))
+                listing = try JSONDecoder().decode(Listing.self, from: try await send("GET", listingPath))
             } catch let error as PaymentError {
                 throw error
             } catch {
-                throw PaymentError(
-                    .malformedMessage, provider: .wechatV3, "/v3/bill/tradebill answered something other than a bill listing")
+                throw PaymentError(.malformedMessage, provider: .wechatV3, "\(endpoint) answered something other than a bill listing")
             }
             // Only ever fetch from the gateway itself, whatever the listing says.
             guard listing.download_url.hasPrefix(baseURL + "/v3/billdownload/") else {
@@ -234,7 +248,12 @@ extension WeChatPay.V3 {
             else {
                 throw PaymentError(.signatureMismatch, provider: .wechatV3, "the bill file does not match the hash in the signed listing")
             }
-            return try WeChatPay.Bill(parsing: String(decoding: response.body, as: UTF8.self))
+            guard Gzip.isGzip(response.body) else { return String(decoding: response.body, as: UTF8.self) }
+            do {
+                return String(decoding: try Gzip.decompress(response.body), as: UTF8.self)
+            } catch let error as ArchiveError {
+                throw PaymentError(.malformedMessage, provider: .wechatV3, "the gzipped bill does not inflate: \(error.message)")
+            }
         }
 
         /// A refund's status (`SUCCESS`, `PROCESSING`, `CLOSED`, `ABNORMAL`).
