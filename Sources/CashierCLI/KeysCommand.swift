@@ -19,10 +19,19 @@ enum KeysCommand {
 
     static let create = Command(
         name: "create", summary: "Make a secret key and print it once (only its hash is kept).",
-        options: [.value("label", "TEXT", "What it is for (e.g. \"backend 2026-12\").")] + databaseOptions
+        options: [
+            .value("label", "TEXT", "What it is for (e.g. \"backend 2026-12\")."),
+            .value(
+                "merchant", "ID",
+                "A sub-merchant's key: its orders are that merchant's, and it reads no other's (no lists or reports)."),
+        ] + databaseOptions
     ) { arguments, io in
         let store = try await open(arguments)
-        let (key, record) = MerchantServer.makeSecretKey(label: arguments.value("label") ?? "")
+        let merchant = arguments.value("merchant")
+        if let merchant, !MerchantConfiguration.SubMerchant.isValidID(merchant) {
+            throw CommandFailure("--merchant '\(merchant)' is not a merchant id (1 to 32 of a-z, 0-9, - and _)", status: 2)
+        }
+        let (key, record) = MerchantServer.makeSecretKey(label: arguments.value("label") ?? "", merchant: merchant)
         try await store.createAPIKey(record)
         io.write("\(key)\n")
         io.writeError(
@@ -44,6 +53,7 @@ enum KeysCommand {
                     "id": key.id, "prefix": key.prefix, "label": key.label, "created": stamp(key.createdAt),
                     "last_used": stamp(key.lastUsedAt), "state": key.revokedAt == nil ? "active" : "revoked",
                 ]
+                if let merchant = key.merchant { row["merchant"] = merchant }
                 if let revoked = key.revokedAt { row["revoked"] = stamp(revoked) }
                 return row
             }
@@ -54,7 +64,8 @@ enum KeysCommand {
         for key in keys {
             let state = key.revokedAt.map { "revoked \(stamp($0))" } ?? "active"
             io.write(
-                "\(key.id)  \(key.prefix)  \(state)  created \(stamp(key.createdAt))  last used \(stamp(key.lastUsedAt))  \(key.label)\n")
+                "\(key.id)  \(key.prefix)  \(state)  created \(stamp(key.createdAt))  last used \(stamp(key.lastUsedAt))"
+                    + (key.merchant.map { "  merchant \($0)" } ?? "") + "  \(key.label)\n")
         }
         if keys.isEmpty { io.write("(none)\n") }
         return 0

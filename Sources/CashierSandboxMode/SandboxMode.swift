@@ -17,6 +17,14 @@ public struct SandboxMode: Sendable {
     public let wechatMerchant: WeChatPay.V2.Merchant
 
     public static let alipayAppID = "2021000000000001"
+    /// The platform's Alipay app as an ISV (third-party app), through which sub-merchants are paid.
+    public static let isvAlipayAppID = "2021000000000099"
+    /// The sandbox's sub-merchant, paid through the service provider / ISV: `"merchant": "north"`.
+    public static let subMerchantID = "north"
+    /// Its WeChat Pay sub-merchant number (`sub_mch_id`, `sub_mchid`).
+    public static let subMerchantWeChatID = "1900000109"
+    /// Its own Alipay app, which authorised the ISV (notifications name it as `auth_app_id`).
+    public static let subMerchantAlipayAppID = "2021000000000077"
     /// The sandbox's mini program: its payments are placed with the merchant's mch_id under this appid.
     public static let miniProgramAppID = "wx8888888888888888"
     public static let appleMerchantIdentifier = "merchant.com.example.sandbox"
@@ -41,23 +49,31 @@ public struct SandboxMode: Sendable {
         let wechatV3 = try WeChatPay.V3.Merchant(
             mchID: wechat.mchID, certificateSerial: Hex.encode(SecureRandom.bytes(count: 20)).uppercased(),
             privateKey: merchantKey, apiV3Key: SecureRandom.alphanumeric(count: 32))
+        // The platform as a WeChat Pay service provider (its own mch_id, key and API certificate; the
+        // sandbox reuses the RSA key under another serial) and as an Alipay ISV.
+        let serviceProvider = WeChatPay.V2.Merchant(
+            appID: "wx2421b1c4370ec43b", mchID: "1900000100", apiKey: SecureRandom.alphanumeric(count: 32))
+        let serviceProviderV3 = try WeChatPay.V3.Merchant(
+            mchID: serviceProvider.mchID, certificateSerial: Hex.encode(SecureRandom.bytes(count: 20)).uppercased(),
+            privateKey: merchantKey, apiV3Key: SecureRandom.alphanumeric(count: 32))
+        let appAuthToken = "202612BB" + SecureRandom.alphanumeric(count: 24)
         var miniProgram = MerchantConfiguration.MiniProgram(appID: miniProgramAppID, secret: SecureRandom.alphanumeric(count: 32))
         // The official account that identifies payers in WeChat's browser: the merchant's own appid.
         let officialAccountSecret = SecureRandom.alphanumeric(count: 32)
         let miniProgramSecrets = [miniProgram.appID: miniProgram.secret]
         let sandbox = try await OwnThread.run {
             SandboxServer(  // (Alipay's side makes its own RSA key)
-                wechatMerchants: [wechat],
-                wechatV3Merchants: [
+                wechatMerchants: [wechat, serviceProvider],
+                wechatV3Merchants: [wechatV3, serviceProviderV3].map {
                     .init(
-                        mchID: wechatV3.mchID, certificateSerial: wechatV3.certificateSerial, publicKey: wechatV3.privateKey.publicKey,
-                        apiV3Key: wechatV3.apiV3Key)
-                ],
+                        mchID: $0.mchID, certificateSerial: $0.certificateSerial, publicKey: $0.privateKey.publicKey, apiV3Key: $0.apiV3Key)
+                },
                 miniProgramSecrets: miniProgramSecrets, officialAccountSecrets: [wechat.appID: officialAccountSecret],
-                alipayApps: [alipayAppID: alipayKey.publicKey], port: port,
+                alipayApps: [alipayAppID: alipayKey.publicKey, isvAlipayAppID: alipayKey.publicKey], port: port,
                 timeScale: timeScale)
         }
         try sandbox.start()  // first: the configuration needs its port
+        await sandbox.alipay.grantAppAuthToken(appAuthToken, merchantAppID: subMerchantAlipayAppID)
         let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: appleMerchantIdentifier)
         try await sandbox.applePay.register(merchantCertificate: processing.certificate)
         // The sandbox's Stripe and Adyen hold the processing key, as the real ones do.
@@ -88,6 +104,18 @@ public struct SandboxMode: Sendable {
             Coupon(code: "FIVE", label: "5.00 off", discount: .amountOff("5.00")),
         ]
         configuration.wechatV3 = .init(appID: wechat.appID, merchant: wechatV3, platformKeys: platformKeys, baseURL: sandbox.wechatV3URL)
+        configuration.serviceProvider = .init(
+            wechat: .init(merchant: serviceProvider, baseURL: sandbox.wechatV2URL),
+            wechatV3: .init(
+                appID: serviceProvider.appID, merchant: serviceProviderV3, platformKeys: platformKeys, baseURL: sandbox.wechatV3URL),
+            alipay: .init(
+                appID: isvAlipayAppID, privateKey: alipayKey, alipayPublicKey: sandbox.alipay.alipayPublicKey,
+                gateway: sandbox.alipayGatewayURL))
+        configuration.subMerchants = [
+            .init(
+                id: subMerchantID, name: "North Street Café (sub-merchant)", wechatSubMchID: subMerchantWeChatID,
+                alipayAppAuthToken: appAuthToken, alipayAppID: subMerchantAlipayAppID)
+        ]
         miniProgram.baseURL = sandbox.miniProgramURL
         configuration.miniProgram = miniProgram
         configuration.officialAccount = OfficialAccountSettings(

@@ -15,25 +15,26 @@ final class APIKeys: Sendable {
     static func hash(_ key: String) -> String { Hex.encode(DigestAlgorithm.sha256.hash(key)) }
 
     /// A new secret key and its record (the key is shown once; only its hash is kept).
-    static func make(label: String, now: Date) -> (key: String, record: APIKeyRecord) {
+    /// - Parameter merchant: the sub-merchant the key acts for; `nil` for every merchant.
+    static func make(label: String, merchant: String? = nil, now: Date) -> (key: String, record: APIKeyRecord) {
         let key = "sk_" + SecureRandom.alphanumeric(count: 40)
         let record = APIKeyRecord(
             id: "key_" + SecureRandom.alphanumeric(count: 16), hash: hash(key), prefix: String(key.prefix(9)) + "…", label: label,
-            createdAt: now)
+            createdAt: now, merchant: merchant)
         return (key, record)
     }
 
-    /// Whether `key` is an unrevoked secret key from the store (its use noted).
-    func isActive(_ key: String, store: any OrderStore, now: Date) async -> Bool {
+    /// The unrevoked secret key from the store that `key` is (its use noted), if any.
+    func active(_ key: String, store: any OrderStore, now: Date) async -> APIKeyRecord? {
         guard key.hasPrefix("sk_"), key.utf8.count >= 24, key.utf8.count <= 128,
             let found = try? await store.activeAPIKey(hash: Self.hash(key))
-        else { return false }
+        else { return nil }
         let due = lastNoted.withLock { noted -> Bool in
             guard (noted[found.id].map { now.timeIntervalSince($0) >= 60 }) ?? true else { return false }
             noted[found.id] = now
             return true
         }
         if due { try? await store.touchAPIKey(id: found.id, at: now) }
-        return true
+        return found
     }
 }

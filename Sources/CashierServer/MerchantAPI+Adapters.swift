@@ -41,7 +41,50 @@ extension MerchantAPI {
         if let applePay = configuration.applePay {
             adapters.append(ApplePayAdapter(configuration: applePay, takesCoupons: !configuration.coupons.isEmpty))
         }
-        return PaymentAdapters(adapters, defaultWeChatAPI: configuration.defaultWeChatAPI)
+        return PaymentAdapters(
+            adapters, defaultWeChatAPI: configuration.defaultWeChatAPI,
+            partners: partnerAdapters(configuration, guarded: guarded, notifyBase: notifyBase, clock: clock))
+    }
+
+    /// Each sub-merchant's adapters: the service provider's credentials, naming the sub-merchant
+    /// (`sub_mch_id` in v2, the partner APIs with `sub_mchid` in v3, `app_auth_token` at Alipay),
+    /// with notification paths of its own (`/notify/…/m/{merchant}`).
+    static func partnerAdapters(
+        _ configuration: MerchantConfiguration, guarded: (String, (any HTTPTransport)?) -> any HTTPTransport,
+        notifyBase: @escaping @Sendable () -> String, clock: any WallClock
+    ) -> [(merchant: String, providerID: String, adapter: any PaymentAdapter)] {
+        guard let provider = configuration.serviceProvider else { return [] }
+        var partners: [(merchant: String, providerID: String, adapter: any PaymentAdapter)] = []
+        for sub in configuration.subMerchants {
+            if let sp = provider.wechat, let subMchID = sub.wechatSubMchID {
+                var adapter = WeChatV2Adapter(
+                    currencies: WeChatPayer.currencies(sp.crossBorderCurrencies), configuration: sp,
+                    payer: WeChatPayer(
+                        appID: sp.merchant.appID, mchID: sp.merchant.mchID, miniProgram: nil, officialAccountID: nil,
+                        transport: guarded("miniprogram", nil)),
+                    merchants: [sp.merchant] + (sub.wechatSubAppID.map { [sp.merchant.withAppID($0)] } ?? []),
+                    transport: guarded("wechat", nil),
+                    mutualTLSTransport: sp.mutualTLSTransport.map { guarded("wechat", $0) }, notifyBase: notifyBase, clock: clock)
+                adapter.subMerchant = sub
+                partners.append((sub.id, subMchID, adapter))
+            }
+            if let sp = provider.wechatV3, let subMchID = sub.wechatSubMchID {
+                var adapter = WeChatV3Adapter(
+                    currencies: WeChatPayer.currencies(sp.crossBorderCurrencies), configuration: sp,
+                    payer: WeChatPayer(
+                        appID: sp.appID, mchID: sp.merchant.mchID, miniProgram: nil, officialAccountID: nil,
+                        transport: guarded("miniprogram", nil)),
+                    appIDs: [sp.appID], transport: guarded("wechat_v3", sp.transport), notifyBase: notifyBase, clock: clock)
+                adapter.subMerchant = sub
+                partners.append((sub.id, subMchID, adapter))
+            }
+            if let isv = provider.alipay, sub.alipayAppAuthToken != nil, let appID = sub.alipayAppID {
+                var adapter = AlipayAdapter(configuration: isv, transport: guarded("alipay", nil), notifyBase: notifyBase, clock: clock)
+                adapter.subMerchant = sub
+                partners.append((sub.id, appID, adapter))
+            }
+        }
+        return partners
     }
 
     /// The API v2 merchant under each appid it pays for (the app first, then a mini program):

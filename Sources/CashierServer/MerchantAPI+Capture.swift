@@ -22,6 +22,7 @@ extension MerchantAPI {
     /// `POST /v1/orders/{id}/capture`.
     func capture(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
         guard await caller(request) == .secret else { return Self.unauthorized }
+        if let refusal = await foreignOrder(request, id: id) { return refusal }
         return await idempotent(request, scope: "capture:\(id):") {
             do {
                 let body = try RequestProblem.decode(
@@ -48,6 +49,7 @@ extension MerchantAPI {
     /// `POST /v1/orders/{id}/void`.
     func void(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
         guard await caller(request) == .secret else { return Self.unauthorized }
+        if let refusal = await foreignOrder(request, id: id) { return refusal }
         return await idempotent(request, scope: "void:\(id):") {
             do {
                 let body = try RequestProblem.decode(

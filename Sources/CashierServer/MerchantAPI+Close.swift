@@ -9,6 +9,7 @@ extension MerchantAPI {
     /// - Parameter actor: who asks, for the record: `api`, or the dashboard session that did.
     func close(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
         guard await caller(request) == .secret else { return Self.unauthorized }
+        if let refusal = await foreignOrder(request, id: id) { return refusal }
         do {
             guard let order = try await store.order(id: id) else {
                 return .error(status: 404, code: "not_found", message: "no order \(id)")
@@ -28,7 +29,7 @@ extension MerchantAPI {
     /// - Throws: `StoreError.illegalTransition` when it turned out paid.
     func closeOrder(_ order: StoredOrder, kind: EventKind, actor: String? = nil) async throws -> StoredOrder {
         for payment in try await store.payments(orderID: order.id) where payment.status.isOpen {
-            let adapter = try adapters.adapter(for: payment.provider)
+            let adapter = try adapters.adapter(for: payment)
             switch try await adapter.close(payment) {
             case .closed: break
             case .paid(let amount, let transactionID):
@@ -75,6 +76,7 @@ extension MerchantAPI {
 
     func events(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
         guard await caller(request) == .secret else { return Self.unauthorized }
+        if let refusal = await foreignOrder(request, id: id) { return refusal }
         do {
             guard try await store.order(id: id) != nil else { return .error(status: 404, code: "not_found", message: "no order \(id)") }
             let events = try await store.events(orderID: id).map {

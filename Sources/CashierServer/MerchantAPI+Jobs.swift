@@ -41,7 +41,7 @@ extension MerchantAPI {
         let cutoff = clock.now().addingTimeInterval(-configuration.refundCheckAfter)
         for refund in try await store.pendingRefunds(createdBefore: cutoff, limit: limit) {
             guard let payment = try await store.payment(id: refund.paymentID) else { continue }
-            let adapter = try adapters.adapter(for: payment.provider)
+            let adapter = try adapters.adapter(for: payment)
             switch try? await adapter.refundState(refund, of: payment) {
             case .notFound?:
                 if try await send(refund, of: payment).status != .pending { settled += 1 }
@@ -54,14 +54,14 @@ extension MerchantAPI {
         // Accepted but not yet confirmed: a failure reported since (a lost notification, or
         // Alipay's query without refund_status) takes the refund back off the order.
         for refund in try await store.unconfirmedRefunds(acceptedBefore: cutoff, limit: limit) {
-            guard let payment = try await store.payment(id: refund.paymentID), let adapter = try? adapters.adapter(for: payment.provider),
+            guard let payment = try await store.payment(id: refund.paymentID), let adapter = try? adapters.adapter(for: payment),
                 adapter.canRefund, let state = try? await adapter.refundState(refund, of: payment)
             else { continue }
             if try await finish(refund, state)?.status == .failed { settled += 1 }
         }
         if configuration.refundDuplicatesAutomatically {
             for payment in try await store.unrefundedDuplicates(limit: limit) {
-                guard try adapters.adapter(for: payment.provider).canRefund else { continue }
+                guard try adapters.adapter(for: payment).canRefund else { continue }
                 // One number per payment: instances racing here reserve it once.
                 let reservation = try await store.reserveRefund(
                     NewRefund(

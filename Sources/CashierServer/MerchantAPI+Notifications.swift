@@ -8,9 +8,11 @@ import Foundation
 /// merchant), checked against the stored payment (amount, currency), recorded once, logged —
 /// all before the provider hears back.
 extension MerchantAPI {
-    func notification(_ request: HTTPServerRequest, provider: PaymentProvider) async -> HTTPServerResponse {
-        guard let adapter = try? adapters.adapter(for: provider) else {
-            return .error(status: 404, code: "not_found", message: "\(provider.rawValue) is not configured on this server")
+    func notification(_ request: HTTPServerRequest, provider: PaymentProvider, merchant: String? = nil) async -> HTTPServerResponse {
+        guard let adapter = merchant.map({ adapters.adapter(for: provider, merchant: $0) }) ?? (try? adapters.adapter(for: provider)) else {
+            return .error(
+                status: 404, code: "not_found",
+                message: "\(provider.rawValue) is not configured on this server" + (merchant.map { " for merchant \($0)" } ?? ""))
         }
         let outcome: NotificationOutcome
         var isRefund = false

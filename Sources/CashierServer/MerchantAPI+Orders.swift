@@ -28,6 +28,7 @@ extension MerchantAPI {
                         ? "orders are created by your backend with the secret key; the app never sets a price"
                         : "with the publishable key, items name catalog SKUs and quantities only; the app never sets a price")
             }
+            let merchant = try await orderMerchant(request, named: input.merchant, caller: caller)
             let returnURL = try input.return_url.map { try configuration.checkout.checkedReturnURL($0) }
             let expiresIn = try input.expiry()
             let goods = try input.lineItems(catalog: configuration.catalog)
@@ -97,7 +98,8 @@ extension MerchantAPI {
                     id: id, outTradeNo: TradeNumber.generate(date: now), total: summary.total, description: description,
                     metadata: input.metadata ?? [:], itemsJSON: itemsJSON,
                     clientSecret: id + "_secret_" + SecureRandom.alphanumeric(count: 24),
-                    expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)), sheetJSON: try sheet?.json(), returnURL: returnURL),
+                    expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)), sheetJSON: try sheet?.json(), returnURL: returnURL,
+                    merchant: merchant),
                 now: now)
             // The app gets its client secret back, as it would from the merchant's backend.
             let created = OrderJSON(order, includeSecret: true, base: publicBase)
@@ -150,6 +152,7 @@ extension MerchantAPI {
     /// first, secret key only.
     func listOrders(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         guard await caller(request) == .secret else { return Self.unauthorized }
+        if let refusal = await platformOnly(request) { return refusal }
         let status = request.queryValue("status")
         guard status == nil || PaymentStatus(rawValue: status ?? "") != nil else {
             return .error(

@@ -28,7 +28,7 @@ extension MerchantAPI {
             if let expiry = order.expiresAt, expiry <= clock.now() {
                 return .error(status: 409, code: "invalid_state", message: "order \(id) has expired; it takes no new payment")
             }
-            let adapter = try adapters.adapter(for: method, api: body.api)
+            let adapter = try adapters.adapter(for: method, api: body.api, merchant: order.merchant)
             // The payer's address, as WeChat Pay's H5 checks it: given, or where this request came from.
             if body.client_ip == nil {
                 body.client_ip = configuration.trustedProxies.clientAddress(
@@ -96,7 +96,7 @@ extension MerchantAPI {
     @discardableResult
     func closeAttempt(_ payment: StoredPayment, reason: String) async -> String? {
         do {
-            switch try await adapters.adapter(for: payment.provider).close(payment) {
+            switch try await adapters.adapter(for: payment).close(payment) {
             case .closed:
                 try await store.recordPayment(
                     .closed(reason: reason), of: payment.id,
@@ -161,7 +161,7 @@ extension MerchantAPI {
     /// Asks the payment's provider and records what it says; the order as it is now (`nil` when
     /// nothing was learnt).
     func ask(_ payment: StoredPayment) async throws -> StoredOrder? {
-        switch try await adapters.adapter(for: payment.provider).query(payment) {
+        switch try await adapters.adapter(for: payment).query(payment) {
         case .paid(let amount, let transactionID):
             let record = EventRecord(kind: .query, detail: Self.detail(["transaction_id": transactionID ?? "", "payment": payment.id]))
             return try await recordSuccess(payment, amount: amount, transactionID: transactionID, record: record)?.order

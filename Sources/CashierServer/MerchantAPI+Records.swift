@@ -44,6 +44,7 @@ extension MerchantAPI {
     /// lists those that took money to give back.
     func listPayments(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         guard await caller(request) == .secret else { return Self.unauthorized }
+        if let refusal = await platformOnly(request) { return refusal }
         do {
             var query = try recordQuery(request, statuses: PaymentAttemptStatus.allCases.map(\.rawValue))
             switch request.queryValue("refund_required") {
@@ -61,6 +62,7 @@ extension MerchantAPI {
     /// `GET /v1/refunds`: refunds newest first, with filters (provider and method are their payment's).
     func listRefunds(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         guard await caller(request) == .secret else { return Self.unauthorized }
+        if let refusal = await platformOnly(request) { return refusal }
         do {
             let query = try recordQuery(request, statuses: RefundStatus.allCases.map(\.rawValue))
             let page = try await store.refunds(matching: query)
@@ -74,6 +76,7 @@ extension MerchantAPI {
     /// created on those days (merchant's time zone, both included), as CSV.
     func export(_ request: HTTPServerRequest, file: String) async -> HTTPServerResponse {
         guard await caller(request) == .secret else { return Self.unauthorized }
+        if let refusal = await platformOnly(request) { return refusal }
         guard let kind = LedgerExport(fileName: file) else {
             return .error(status: 404, code: "not_found", message: "exports are orders.csv, payments.csv and refunds.csv")
         }

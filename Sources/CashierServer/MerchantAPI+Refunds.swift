@@ -34,6 +34,7 @@ extension MerchantAPI {
     /// - Parameter actor: who asks, for the record: `api`, or the dashboard session that did.
     func refund(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
         guard await caller(request) == .secret else { return Self.unauthorized }
+        if let refusal = await foreignOrder(request, id: id) { return refusal }
         // A retried refund with its Idempotency-Key answers as the first did and refunds nothing more.
         return await idempotent(request, scope: "refund:\(id):") { await self.performRefund(request, id: id, actor: actor) }
     }
@@ -51,7 +52,7 @@ extension MerchantAPI {
                 throw RequestProblem.unprocessable("reason must be at most 80 bytes (WeChat Pay's limit), not \(reason.utf8.count)")
             }
             if let paymentID = body.payment ?? order.settledPaymentID, let payment = try await store.payment(id: paymentID),
-                payment.orderID == order.id, !(try adapters.adapter(for: payment.provider).canRefund)
+                payment.orderID == order.id, !(try adapters.adapter(for: payment).canRefund)
             {
                 return .error(
                     status: 409, code: "unsupported",
@@ -118,7 +119,7 @@ extension MerchantAPI {
         if payment.capture == .uncaptured, let current = try await store.payment(id: payment.id), current.capture == .uncaptured {
             return try await release(refund, of: current)
         }
-        let adapter = try adapters.adapter(for: payment.provider)
+        let adapter = try adapters.adapter(for: payment)
         let state: ProviderRefundState
         do {
             state = try await adapter.refund(refund, of: payment)

@@ -40,6 +40,7 @@ extension MerchantAPI {
             }
             guard bySecretKey || bySecret == true else { return Self.streamUnauthorized }
             guard let found else { return Self.streamNotFound(id) }
+            if bySecretKey, bySecret != true, let refusal = await foreignOrder(request, id: id) { return refusal }
             // A reconnect (EventSource sends the last id it saw) to an order that can change no
             // more and that the client has seen: 204 tells an EventSource to stop reconnecting.
             if Self.isFinal(found.status), request.headers["Last-Event-ID"] == String(found.version) {

@@ -146,12 +146,18 @@ struct MerchantAPI: Sendable {
         ]
         for (path, provider) in routes {
             router.add("POST", path) { request, _ in await self.notification(request, provider: provider) }
+            // A sub-merchant's notifications come to its own path, verified by its adapter.
+            let merchantPath = path.hasSuffix("/refund") ? String(path.dropLast(7)) + "/m/{merchant}/refund" : path + "/m/{merchant}"
+            router.add("POST", merchantPath) { request, parameters in
+                await self.notification(request, provider: provider, merchant: parameters["merchant"])
+            }
         }
     }
 
     /// `GET /v1/reconciliations/{date}`: the day's bills against the payments here (secret key).
     func reconciliation(_ request: HTTPServerRequest, date: String) async -> HTTPServerResponse {
         guard await caller(request) == .secret else { return Self.unauthorized }
+        if let refusal = await platformOnly(request) { return refusal }
         do {
             return .json(try await Reconciler(api: self).run(date: date, progress: { _ in }))
         } catch {
@@ -170,7 +176,52 @@ struct MerchantAPI: Sendable {
     func caller(key: String) async -> Caller? {
         if ConstantTime.equals(key, configuration.secretKey) { return .secret }
         if ConstantTime.equals(key, configuration.publishableKey) { return .publishable }
-        return await apiKeys.isActive(key, store: store, now: clock.now()) ? .secret : nil
+        return await apiKeys.active(key, store: store, now: clock.now()) != nil ? .secret : nil
+    }
+
+    /// The sub-merchant the request's key acts for (a key made with `cashier keys create
+    /// --merchant`); `nil` for the configured keys and the platform's own.
+    func keyMerchant(_ request: HTTPServerRequest) async -> String? {
+        guard let header = request.headers["Authorization"], header.hasPrefix("Bearer "), header.utf8.count > 7 + 3,
+            !ConstantTime.equals(String(header.dropFirst(7)), configuration.secretKey)
+        else { return nil }
+        return await apiKeys.active(String(header.dropFirst(7)), store: store, now: clock.now())?.merchant
+    }
+
+    /// 404 for an order of another merchant than the key's (a merchant's key touches its own orders
+    /// only); `nil` to go on.
+    func foreignOrder(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse? {
+        guard let bound = await keyMerchant(request) else { return nil }
+        guard let order = try? await store.order(id: id), order.merchant == bound else {
+            return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
+        }
+        return nil
+    }
+
+    /// Refuses a merchant's own key on what spans every merchant (lists, exports, reconciliation,
+    /// webhooks): it reads its own orders only. - Returns: the refusal, or `nil` to go on.
+    func platformOnly(_ request: HTTPServerRequest) async -> HTTPServerResponse? {
+        guard let merchant = await keyMerchant(request) else { return nil }
+        return .error(
+            status: 403, code: "forbidden",
+            message:
+                "this key acts for merchant \(merchant): it reads that merchant's orders by id; lists and reports need the platform's key")
+    }
+
+    /// The merchant a new order is for: the one named (a configured sub-merchant), or the key's.
+    /// - Throws: when the name is unknown (422) or the key acts for another merchant (403).
+    func orderMerchant(_ request: HTTPServerRequest, named: String?, caller: Caller) async throws -> String? {
+        let bound = caller == .secret ? await keyMerchant(request) : nil
+        if let named {
+            guard configuration.subMerchants.contains(where: { $0.id == named }) else {
+                throw PaymentError(
+                    .invalidRequest,
+                    "merchant '\(named)' is not configured (merchants: \(configuration.subMerchants.map(\.id).joined(separator: ", ")))")
+            }
+            if let bound, bound != named { throw RequestProblem.forbidden("this key acts for merchant \(bound), not \(named)") }
+            return named
+        }
+        return bound
     }
 
     /// Whether `key` is a secret key of this server (the dashboard's sign-in).
@@ -186,6 +237,8 @@ struct MerchantAPI: Sendable {
         guard let order = try await store.order(id: id) else { return nil }
         if caller == .publishable {
             guard let clientSecret, ConstantTime.equals(clientSecret, order.clientSecret) else { return nil }
+        } else if let bound = await keyMerchant(request), bound != order.merchant {
+            return nil  // a merchant's key sees its own orders only
         }
         return (order, caller)
     }
@@ -202,7 +255,8 @@ struct MerchantAPI: Sendable {
 
     static func failure(_ error: any Error) -> HTTPServerResponse {
         switch error {
-        case let error as RequestProblem: .error(status: error.status, code: "invalid_request", message: error.message)
+        case let error as RequestProblem:
+            .error(status: error.status, code: error.status == 403 ? "forbidden" : "invalid_request", message: error.message)
         // Found past the request's shape (a price the currency cannot hold, a method not configured,
         // a provider's own refusal of a field): the document allows it, a rule refuses it.
         case let error as PaymentError where error.code == .invalidRequest:

@@ -176,6 +176,64 @@ public struct MerchantConfiguration: Sendable {
         }
     }
 
+    /// A platform's credentials as a WeChat Pay service provider (服务商) and an Alipay ISV: the
+    /// sub-merchants' payments are placed, queried, refunded and billed with them, naming the
+    /// sub-merchant (`sub_mch_id`, `sub_mchid`, `app_auth_token`).
+    public struct ServiceProvider: Sendable {
+        /// API v2 as a service provider: the service provider's appid, mch_id and API key.
+        public var wechat: WeChat?
+        /// API v3 partner APIs (`/v3/pay/partner/…`): the service provider's appid (`sp_appid`) and merchant.
+        public var wechatV3: WeChatV3?
+        /// The ISV's own Alipay app; calls carry each sub-merchant's `app_auth_token`.
+        public var alipay: Alipay?
+
+        public init(wechat: WeChat? = nil, wechatV3: WeChatV3? = nil, alipay: Alipay? = nil) {
+            self.wechat = wechat
+            self.wechatV3 = wechatV3
+            self.alipay = alipay
+        }
+    }
+
+    /// A merchant the platform takes payments for, through the ``ServiceProvider``.
+    public struct SubMerchant: Sendable, Equatable {
+        /// The id orders name (`"merchant": "north"`), `[a-z0-9_-]{1,32}`.
+        public var id: String
+        public var name: String
+        /// WeChat Pay: the sub-merchant's `sub_mch_id` (v2) / `sub_mchid` (v3).
+        public var wechatSubMchID: String?
+        /// WeChat Pay: the sub-merchant's own app (`sub_appid`), when payments are for it rather than the service provider's.
+        public var wechatSubAppID: String?
+        /// Alipay: the token the merchant granted the ISV (`app_auth_token`).
+        public var alipayAppAuthToken: String?
+        /// Alipay: the merchant's own app id, which notifications name as `auth_app_id`.
+        public var alipayAppID: String?
+
+        public init(
+            id: String, name: String, wechatSubMchID: String? = nil, wechatSubAppID: String? = nil, alipayAppAuthToken: String? = nil,
+            alipayAppID: String? = nil
+        ) {
+            self.id = id
+            self.name = name
+            self.wechatSubMchID = wechatSubMchID
+            self.wechatSubAppID = wechatSubAppID
+            self.alipayAppAuthToken = alipayAppAuthToken
+            self.alipayAppID = alipayAppID
+        }
+
+        /// `true` when `id` may name a merchant.
+        public static func isValidID(_ id: String) -> Bool {
+            (1...32).contains(id.utf8.count)
+                && id.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 45 || $0 == 95 }
+        }
+    }
+
+    /// The service provider / ISV credentials the sub-merchants' payments go through.
+    public var serviceProvider: ServiceProvider?
+    /// The merchants paid through ``serviceProvider``, besides the server's direct merchant (the
+    /// top-level `wechat`, `wechatV3` and `alipay`). Every order belongs to one of them or to the
+    /// direct merchant.
+    public var subMerchants: [SubMerchant] = []
+
     /// `sk_…`: the merchant's backend.
     public var secretKey: String
     /// `pk_…`: the app, with an order's `client_secret`.

@@ -108,8 +108,9 @@ public final class MerchantServer: Sendable {
 
     /// A new secret key for `cashier keys create`: the key (shown once) and the record the store
     /// keeps (its hash, never the key).
-    public static func makeSecretKey(label: String, now: Date = Date()) -> (key: String, record: APIKeyRecord) {
-        APIKeys.make(label: label, now: now)
+    /// - Parameter merchant: the sub-merchant the key acts for (its orders only); `nil` for every merchant.
+    public static func makeSecretKey(label: String, merchant: String? = nil, now: Date = Date()) -> (key: String, record: APIKeyRecord) {
+        APIKeys.make(label: label, merchant: merchant, now: now)
     }
 
     /// The OpenAPI 3.1 document `GET /openapi.json` serves (with the sandbox's test helpers when `sandbox`).

@@ -32,6 +32,8 @@ public struct OrderJSON: Encodable, Sendable {
     public let checkout_url: String?
     /// Where the checkout page sends the payer once paid.
     public let return_url: String?
+    /// The sub-merchant the order is for; `null` for the direct merchant.
+    public let merchant: String?
 
     /// - Parameter base: where the server is reached (`https://pay.example.com`), for ``checkout_url``.
     public init(
@@ -54,5 +56,6 @@ public struct OrderJSON: Encodable, Sendable {
         expires = order.expiresAt.map { Int64($0.timeIntervalSince1970) }
         checkout_url = includeCheckoutURL ? CheckoutLink.short(base: base, order: order) : nil
         return_url = order.returnURL
+        merchant = order.merchant
     }
 }

@@ -28,6 +28,9 @@ struct OrderRequest: Decodable {
     let return_url: String?
     /// A recurring, deferred or automatic-reload commitment (read from the raw body, only when present).
     let applepay: Present?
+    /// The sub-merchant the order is for (one of the configuration's `merchants`); absent: the
+    /// direct merchant — or, with a merchant's own key, that merchant.
+    let merchant: String?
 
     /// Decodes anything: marks that a field is there.
     struct Present: Decodable {

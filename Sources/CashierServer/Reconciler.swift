@@ -77,7 +77,7 @@ struct Reconciler {
                 notReconciled[payment.method.wallet.rawValue, default: 0] += 1
                 continue
             }
-            if case .paid? = try? await api.adapters.adapter(for: payment.provider).query(payment) {
+            if case .paid? = try? await api.adapters.adapter(for: payment).query(payment) {
                 matched += 1  // paid at the provider too, on another day's bill
                 if payment.refundRequired { flagged.append(.init(payment)) }
             } else {

@@ -20,6 +20,9 @@ struct RequestProblem: Error, Sendable {
         self.status = status
     }
 
+    /// A request these credentials may not make (403, `forbidden`).
+    static func forbidden(_ message: String) -> RequestProblem { RequestProblem(message: message, status: 403) }
+
     /// A request the document allows that a rule refuses (422).
     static func unprocessable(_ message: String) -> RequestProblem { RequestProblem(message: message, status: 422) }
 

@@ -13,9 +13,13 @@ public struct APIKeyRecord: Sendable, Equatable {
     public let createdAt: Date
     public var revokedAt: Date?
     public var lastUsedAt: Date?
+    /// The merchant the key acts for: its orders are that merchant's, and it reads no other's.
+    /// `nil`: the platform's key, for every merchant.
+    public var merchant: String?
 
     public init(
-        id: String, hash: String, prefix: String, label: String, createdAt: Date, revokedAt: Date? = nil, lastUsedAt: Date? = nil
+        id: String, hash: String, prefix: String, label: String, createdAt: Date, revokedAt: Date? = nil, lastUsedAt: Date? = nil,
+        merchant: String? = nil
     ) {
         self.id = id
         self.hash = hash
@@ -24,5 +28,6 @@ public struct APIKeyRecord: Sendable, Equatable {
         self.createdAt = createdAt
         self.revokedAt = revokedAt
         self.lastUsedAt = lastUsedAt
+        self.merchant = merchant
     }
 }

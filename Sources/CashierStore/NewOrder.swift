@@ -15,10 +15,12 @@ public struct NewOrder: Sendable {
     public var sheetJSON: String?
     /// Where the hosted checkout page sends the payer once the order is paid (``StoredOrder/returnURL``).
     public var returnURL: String?
+    /// The merchant the order belongs to (``StoredOrder/merchant``).
+    public var merchant: String?
 
     public init(
         id: String, outTradeNo: String, total: Money, description: String, metadata: [String: String] = [:], itemsJSON: String = "[]",
-        clientSecret: String, expiresAt: Date? = nil, sheetJSON: String? = nil, returnURL: String? = nil
+        clientSecret: String, expiresAt: Date? = nil, sheetJSON: String? = nil, returnURL: String? = nil, merchant: String? = nil
     ) {
         self.id = id
         self.outTradeNo = outTradeNo
@@ -30,5 +32,6 @@ public struct NewOrder: Sendable {
         self.expiresAt = expiresAt
         self.sheetJSON = sheetJSON
         self.returnURL = returnURL
+        self.merchant = merchant
     }
 }

@@ -31,4 +31,7 @@ public struct StoredOrder: Sendable, Equatable {
     /// Where the hosted checkout page (`/pay/{id}`) sends the payer once the order is paid; its
     /// origin was checked against the configured ones when the order was created.
     public var returnURL: String? = nil
+    /// The merchant the order belongs to: one of the configured sub-merchants of a service
+    /// provider or ISV, by its id; `nil` for the server's direct merchant.
+    public var merchant: String? = nil
 }

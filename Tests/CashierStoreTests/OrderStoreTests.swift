@@ -109,7 +109,7 @@ import Testing
             try await store.migrate() == [
                 "001_orders", "002_events", "003_idempotency_keys", "004_outbox", "005_events_by_transition", "006_job_leases",
                 "007_payments", "008_refunds", "009_orders_settled_payment", "010_idempotency_reservations", "011_backfill_payments",
-                "012_dashboard", "013_card_payments", "014_checkout", "015_access",
+                "012_dashboard", "013_card_payments", "014_checkout", "015_access", "016_merchants",
             ])
         #expect(try await store.migrate().isEmpty)
         #expect(try await backend.open(location, migrate: false).migrate().isEmpty)

@@ -35,14 +35,15 @@ extension Alipay {
         /// A signed, URL-encoded order string for `alipay.trade.app.pay`.
         public static func make(
             appID: String, signer: Signer, notifyURL: String, bizContent: String, timestamp: Date = Date(), signType: SignType = .rsa2,
-            certificates: CertificateMode? = nil
+            certificates: CertificateMode? = nil, appAuthToken: String? = nil
         ) throws -> String {
             var parameters = commonParameters(
                 appID: appID, method: "alipay.trade.app.pay", notifyURL: notifyURL, bizContent: bizContent, timestamp: timestamp,
-                signType: signType, certificates: certificates)
+                signType: signType, certificates: certificates, appAuthToken: appAuthToken)
             parameters["sign"] = try signer.signature(for: parameters, type: signType)
             let order = [
-                "alipay_root_cert_sn", "app_cert_sn", "app_id", "biz_content", "charset", "format", "method", "notify_url", "sign_type",
+                "alipay_root_cert_sn", "app_auth_token", "app_cert_sn", "app_id", "biz_content", "charset", "format", "method",
+                "notify_url", "sign_type",
                 "timestamp", "version", "sign",
             ]
             return order.compactMap { name in parameters[name].map { (name, $0) } }.map { "\($0.0)=\(FormBody.escape($0.1))" }.joined(

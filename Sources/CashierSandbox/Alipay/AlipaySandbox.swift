@@ -40,7 +40,28 @@ public actor AlipaySandbox {
         var payableAt: Date?
         /// Cancelled after it was paid: the money went back to the payer.
         var cancelledAfterPayment = false
+        /// Placed by an ISV with a merchant's `app_auth_token`: the merchant's app id (`auth_app_id`).
+        var authAppID: String? = nil
     }
+
+    /// ISV authorisations: `app_auth_token` → the app id of the merchant that granted it.
+    private var appAuthTokens: [String: String] = [:]
+
+    /// Records that the merchant behind `merchantAppID` authorised an ISV, as the merchant does in
+    /// Alipay's console (`alipay.open.auth.token.app`): calls with the token act for that merchant,
+    /// and its trades' notifications name it as `auth_app_id`.
+    public func grantAppAuthToken(_ token: String, merchantAppID: String) {
+        appAuthTokens[token] = merchantAppID
+    }
+
+    /// The merchant an `app_auth_token` acts for: `.success(nil)` without one, a failure for an unknown one.
+    private func authorizer(_ parameters: [String: String]) -> Result<String?, AppAuthError> {
+        guard let token = parameters["app_auth_token"] else { return .success(nil) }
+        guard let merchant = appAuthTokens[token] else { return .failure(AppAuthError()) }
+        return .success(merchant)
+    }
+
+    struct AppAuthError: Error {}
 
     /// `timeout_express`, `time_expire`, `passback_params`, `goods_detail` (compact JSON) and
     /// `auth_code`, when the merchant sent them.
@@ -134,6 +155,15 @@ public actor AlipaySandbox {
             return signed(nodeName, failure("40002", "Invalid Arguments", "isv.invalid-signature", "验签出错，建议检查签名字符串或签名私钥与应用公钥是否匹配"))
         }
         let biz = (parameters["biz_content"].flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        guard case .success(let authApp) = authorizer(parameters) else {
+            return signed(nodeName, failure("20001", "Insufficient Token Permissions", "aop.invalid-app-auth-token", "无效的应用授权令牌"))
+        }
+        // An ISV reads and changes only the trades of the merchant whose token it brings.
+        if let number = biz["out_trade_no"] as? String, let trade = trades[number], trade.authAppID != authApp {
+            return signed(nodeName, notFound())
+        }
+        currentAuthApp = authApp
+        defer { currentAuthApp = nil }
         switch method {
         case "alipay.trade.precreate": return signed(nodeName, precreate(biz, appID: appID, notifyURL: parameters["notify_url"]))
         case "alipay.trade.pay": return signed(nodeName, barcodePay(biz, appID: appID, notifyURL: parameters["notify_url"]))
@@ -147,6 +177,9 @@ public actor AlipaySandbox {
         default: return signed(nodeName, failure("40004", "Business Failed", "isv.missing-method", "不支持的接口 \(method)"))
         }
     }
+
+    /// The merchant the call being handled acts for (an ISV's `app_auth_token`), for the trades it creates.
+    private var currentAuthApp: String?
 
     private func success(_ fields: [String: Any]) -> [String: Any] {
         fields.merging(["code": "10000", "msg": "Success"]) { first, _ in first }
@@ -187,7 +220,8 @@ public actor AlipaySandbox {
         } else {
             trades[number] = Trade(
                 appID: appID, subject: subject, total: total, notifyURL: notifyURL,
-                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"), sent: Self.sentFields(biz))
+                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"), sent: Self.sentFields(biz),
+                authAppID: currentAuthApp)
         }
         return success([
             "out_trade_no": number, "qr_code": "https://qr.alipay.com/bax0\(SecureRandom.alphanumeric(count: 20).lowercased())",
@@ -230,7 +264,7 @@ public actor AlipaySandbox {
         }
         var trade = Trade(
             appID: appID, subject: subject, total: total, notifyURL: notifyURL,
-            tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"), sent: Self.sentFields(biz))
+            tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"), sent: Self.sentFields(biz), authAppID: currentAuthApp)
         switch behaviour {
         case .password, .walksAway:
             trade.payableAt = behaviour == .password ? Date().addingTimeInterval(passwordDelay) : nil
@@ -488,14 +522,16 @@ public actor AlipaySandbox {
         if trades[number] == nil {
             trades[number] = Trade(
                 appID: appID, subject: biz["subject"] as? String ?? "", total: total, notifyURL: parameters["notify_url"],
-                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"), sent: Self.sentFields(biz))
+                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"), sent: Self.sentFields(biz),
+                authAppID: parameters["app_auth_token"].flatMap { appAuthTokens[$0] })
         }
         guard outcome == .success else { return answer("4000", "支付失败") }
         guard pay(outTradeNo: number, outcome: .success) == "TRADE_SUCCESS", let trade = trades[number] else {
             return answer("5000", "重复请求")
         }
         let node: [String: Any] = [
-            "code": "10000", "msg": "Success", "app_id": appID, "auth_app_id": appID, "charset": "utf-8", "out_trade_no": number,
+            "code": "10000", "msg": "Success", "app_id": appID, "auth_app_id": trade.authAppID ?? appID, "charset": "utf-8",
+            "out_trade_no": number,
             "trade_no": trade.tradeNo, "total_amount": trade.total.decimalString, "seller_id": sellerID,
         ]
         let result = signed("alipay_trade_app_pay_response", node).dropLast() + ",\"sign_type\":\"RSA2\"}"
@@ -519,7 +555,8 @@ public actor AlipaySandbox {
         if trades[number] == nil {
             trades[number] = Trade(
                 appID: appID, subject: biz["subject"] as? String ?? "", total: total, notifyURL: parameters["notify_url"],
-                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"), sent: Self.sentFields(biz))
+                tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"), sent: Self.sentFields(biz),
+                authAppID: parameters["app_auth_token"].flatMap { appAuthTokens[$0] })
         }
         let token = SecureRandom.alphanumeric(count: 32)
         pageTokens[token] = (number, parameters["return_url"])
@@ -589,7 +626,7 @@ public actor AlipaySandbox {
             "trade_status": status, "total_amount": trade.total.decimalString, "receipt_amount": trade.total.decimalString,
             "buyer_pay_amount": trade.total.decimalString, "gmt_create": formatter.string(from: trade.created),
             "gmt_payment": formatter.string(from: trade.paid ?? Date()), "subject": trade.subject, "seller_id": sellerID,
-            "buyer_id": "2088102000000000",
+            "buyer_id": "2088102000000000", "auth_app_id": trade.authAppID ?? trade.appID,
         ]
         if let passback = trade.sent["passback_params"] { fields["passback_params"] = passback }
         if let refund {

@@ -139,6 +139,8 @@ public actor WeChatV2Sandbox {
             ("return_code", "SUCCESS"), ("return_msg", "OK"), ("appid", merchant.appID), ("mch_id", merchant.mchID),
             ("nonce_str", SecureRandom.alphanumeric(count: 16)),
         ]
+        // A service provider's call for a sub-merchant is answered naming it.
+        for name in ["sub_mch_id", "sub_appid"] { if let value = request[name] { fields.append((name, value)) } }
         switch result {
         case .success(let extra): fields += [("result_code", "SUCCESS")] + extra
         case .failure(let error): fields += [("result_code", "FAIL"), ("err_code", error.code), ("err_code_des", error.description)]
@@ -165,7 +167,7 @@ public actor WeChatV2Sandbox {
 
     private static let businessFields = [
         "body", "detail", "attach", "out_trade_no", "fee_type", "total_fee", "spbill_create_ip", "notify_url", "trade_type", "openid",
-        "product_id", "time_expire",
+        "product_id", "time_expire", "sub_mch_id", "sub_appid",
     ]
 
     /// What the ledger shows of what the merchant sent.
@@ -320,10 +322,21 @@ public actor WeChatV2Sandbox {
             codeURL: order.fields["trade_type"] == "NATIVE" ? Self.codeURL(order.prepayID) : nil, state: order.state)
     }
 
+    /// The order a call names, if it is the calling (sub-)merchant's: a service provider reads a
+    /// sub-merchant's orders naming its `sub_mch_id`, and a merchant never sees a sub-merchant's.
     private func find(_ request: WeChatPay.V2.XMLDocument) -> String? {
-        if let outTradeNo = request["out_trade_no"], orders[outTradeNo] != nil { return outTradeNo }
-        if let transactionID = request["transaction_id"] { return orders.first { $0.value.transactionID == transactionID }?.key }
-        return nil
+        let key: String?
+        if let outTradeNo = request["out_trade_no"], orders[outTradeNo] != nil {
+            key = outTradeNo
+        } else if let transactionID = request["transaction_id"] {
+            key = orders.first { $0.value.transactionID == transactionID }?.key
+        } else {
+            key = nil
+        }
+        guard let key, let order = orders[key], order.fields["sub_mch_id"] == request["sub_mch_id"],
+            order.merchant.mchID == request["mch_id"]
+        else { return nil }
+        return key
     }
 
     private func orderQuery(_ request: WeChatPay.V2.XMLDocument) -> Result<[(String, String)], BusinessError> {
@@ -527,6 +540,7 @@ public actor WeChatV2Sandbox {
             ("trade_type", order.fields["trade_type"] ?? ""), ("transaction_id", order.transactionID ?? ""),
         ]
         if let attach = order.fields["attach"] { fields.append(("attach", attach)) }
+        for name in ["sub_mch_id", "sub_appid"] { if let value = order.fields[name] { fields.append((name, value)) } }
         fields.append(("sign", order.merchant.signer.signature(for: fields.map { (key: $0.0, value: $0.1) }, type: order.signType)))
         delivery.deliver(
             key: outTradeNo, url: order.fields["notify_url"] ?? "", body: Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8),
@@ -550,10 +564,12 @@ public actor WeChatV2Sandbox {
             ])
         let key = Array(Hex.encode(DigestAlgorithm.insecureMD5.hash(order.merchant.apiKey)).utf8)
         guard let encrypted = try? InsecureAESECB.encrypt(Array(inner.xmlString.utf8), key: key) else { return }
-        let outer = WeChatPay.V2.XMLDocument([
+        var outerFields = [
             ("return_code", "SUCCESS"), ("appid", order.merchant.appID), ("mch_id", order.merchant.mchID),
             ("nonce_str", SecureRandom.alphanumeric(count: 32)), ("req_info", Base64.encode(encrypted)),
-        ])
+        ]
+        for name in ["sub_mch_id", "sub_appid"] { if let value = order.fields[name] { outerFields.append((name, value)) } }
+        let outer = WeChatPay.V2.XMLDocument(outerFields)
         delivery.deliver(
             key: refund.outRefundNo, url: url, body: Data(outer.xmlString.utf8), contentType: "text/xml; charset=utf-8",
             schedule: NotificationDelivery.wechatSchedule

@@ -67,6 +67,9 @@ public actor WeChatV3Sandbox {
         let prepayID: String
         /// What the ledger shows of what the merchant sent (payer IP, expiry, goods).
         var sent: [String: String] = [:]
+        /// Partner mode: the sub-merchant (`sub_mchid`) the service provider (``mchID``) placed it for.
+        var subMchID: String? = nil
+        var subAppID: String? = nil
         var state = "NOTPAY"
         var transactionID: String?
         var successTime: String?
@@ -126,6 +129,11 @@ public actor WeChatV3Sandbox {
             ("POST", "/v3/pay/transactions/out-trade-no/{number}/close"),
             ("POST", "/v3/refund/domestic/refunds"), ("GET", "/v3/refund/domestic/refunds/{number}"),
             ("GET", "/v3/bill/tradebill"), ("GET", "/v3/bill/fundflowbill"), ("GET", "/v3/billdownload/file"),
+            // Partner mode (服务商): the service provider places, queries and closes for its sub-merchants.
+            ("POST", "/v3/pay/partner/transactions/app"), ("POST", "/v3/pay/partner/transactions/jsapi"),
+            ("POST", "/v3/pay/partner/transactions/native"), ("POST", "/v3/pay/partner/transactions/h5"),
+            ("GET", "/v3/pay/partner/transactions/out-trade-no/{number}"), ("GET", "/v3/pay/partner/transactions/id/{number}"),
+            ("POST", "/v3/pay/partner/transactions/out-trade-no/{number}/close"),
         ]
         for (method, pattern) in routes {
             router.add(method, prefix + pattern) { request, parameters in
@@ -156,7 +164,21 @@ public actor WeChatV3Sandbox {
             return error(401, "SIGN_ERROR", "签名错误")
         }
         let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
-        switch route {
+        // A partner call names the sub-merchant: in the query (sub_mchid) or the body.
+        let partner = route.hasPrefix("/v3/pay/partner/")
+        let subMchID = partner ? (request.queryValue("sub_mchid") ?? body["sub_mchid"] as? String) : nil
+        if partner, subMchID == nil { return error(400, "PARAM_ERROR", "服务商模式下sub_mchid必填") }
+        if !partner, route.hasPrefix("/v3/pay/"), let number,
+            orders[number]?.subMchID != nil || orders.first(where: { $0.value.transactionID == number })?.value.subMchID != nil
+        {
+            return error(404, "ORDER_NOT_EXIST", "订单不存在 (a partner order is read through /v3/pay/partner/…)")
+        }
+        if partner, let number, let order = orders[number] ?? orders.first(where: { $0.value.transactionID == number })?.value,
+            order.subMchID != subMchID || order.mchID != merchant.mchID
+        {
+            return error(404, "ORDER_NOT_EXIST", "订单不存在")
+        }
+        switch route.replacingOccurrences(of: "/v3/pay/partner/", with: "/v3/pay/") {
         case "/v3/certificates": return certificates(merchant)
         case "/v3/pay/transactions/out-trade-no/{number}/close": return close(number ?? "")
         case "/v3/pay/transactions/out-trade-no/{number}": return query(number ?? "", byTransactionID: false)
@@ -189,12 +211,18 @@ public actor WeChatV3Sandbox {
     }
 
     private func prepay(_ kind: String, _ body: [String: Any], _ merchant: Merchant) -> HTTPServerResponse {
-        guard body["mchid"] as? String == merchant.mchID else { return error(400, "PARAM_ERROR", "mchid与请求头中的商户号不一致") }
-        guard let appID = body["appid"] as? String, let description = body["description"] as? String,
+        let partner = body["sp_mchid"] != nil
+        guard (partner ? body["sp_mchid"] : body["mchid"]) as? String == merchant.mchID else {
+            return error(400, "PARAM_ERROR", "mchid与请求头中的商户号不一致")
+        }
+        let subMchID = body["sub_mchid"] as? String
+        guard !partner || subMchID?.isEmpty == false else { return error(400, "PARAM_ERROR", "服务商模式下sub_mchid必填") }
+        guard let appID = (partner ? body["sp_appid"] : body["appid"]) as? String, let description = body["description"] as? String,
             let outTradeNo = body["out_trade_no"] as? String, let notifyURL = body["notify_url"] as? String,
             let amount = body["amount"] as? [String: Any], let total = (amount["total"] as? NSNumber)?.int64Value, total > 0
         else { return error(400, "PARAM_ERROR", "缺少必要参数或参数格式错误") }
-        let openID = (body["payer"] as? [String: Any])?["openid"] as? String
+        let payer = body["payer"] as? [String: Any]
+        let openID = (payer?["openid"] ?? payer?["sp_openid"] ?? payer?["sub_openid"]) as? String
         if kind == "jsapi", openID == nil { return error(400, "PARAM_ERROR", "JSAPI下单必须传payer.openid") }
         if let existing = orders[outTradeNo] {
             if existing.state == "SUCCESS" || existing.state == "REFUND" { return error(403, "ORDERPAID", "该订单已支付") }
@@ -208,7 +236,7 @@ public actor WeChatV3Sandbox {
             mchID: merchant.mchID, appID: appID, tradeType: kind.uppercased(), description: description, notifyURL: notifyURL, total: total,
             currency: amount["currency"] as? String ?? "CNY", openID: openID, attach: body["attach"] as? String,
             prepayID: "wx" + SecureRandom.string(count: 30, alphabet: "0123456789abcdef"),
-            sent: Self.sentFields(body))
+            sent: Self.sentFields(body), subMchID: subMchID, subAppID: body["sub_appid"] as? String)
         orders[outTradeNo] = order
         return signed(200, prepayAnswer(order))
     }
@@ -264,7 +292,7 @@ public actor WeChatV3Sandbox {
 
     private func transaction(_ outTradeNo: String, _ order: Order) -> [String: Any] {
         var object: [String: Any] = [
-            "appid": order.appID, "mchid": order.mchID, "out_trade_no": outTradeNo, "trade_type": order.tradeType,
+            "out_trade_no": outTradeNo, "trade_type": order.tradeType,
             "trade_state": order.state,
             "trade_state_desc": order.state == "SUCCESS" ? "支付成功" : order.state,
             "amount": ["total": order.total, "currency": order.currency, "payer_total": order.total, "payer_currency": order.currency],
@@ -276,6 +304,17 @@ public actor WeChatV3Sandbox {
             object["payer"] = ["openid": order.openID ?? "oSandboxPayer000000000000000"]
         }
         if let attach = order.attach { object["attach"] = attach }
+        if let sub = order.subMchID {
+            // A partner transaction names both merchants, and the payer under the service provider's app.
+            object["sp_appid"] = order.appID
+            object["sp_mchid"] = order.mchID
+            object["sub_mchid"] = sub
+            if let subAppID = order.subAppID { object["sub_appid"] = subAppID }
+            if order.transactionID != nil { object["payer"] = ["sp_openid": order.openID ?? "oSandboxPayer000000000000000"] }
+        } else {
+            object["appid"] = order.appID
+            object["mchid"] = order.mchID
+        }
         return object
     }
 
@@ -320,7 +359,12 @@ public actor WeChatV3Sandbox {
         orders[number] = order
         if let notifyURL = body["notify_url"] as? String, let merchant = merchants[order.mchID] {
             var resource = refundAnswer(number, order, record)
-            resource["mchid"] = order.mchID
+            if let sub = order.subMchID {
+                resource["sp_mchid"] = order.mchID
+                resource["sub_mchid"] = sub
+            } else {
+                resource["mchid"] = order.mchID
+            }
             resource["refund_status"] = record.status
             if failure == nil { resource["success_time"] = ISO8601DateFormatter().string(from: Date()) }
             resource["user_received_account"] = "支付用户零钱"

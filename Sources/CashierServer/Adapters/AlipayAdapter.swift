@@ -14,16 +14,20 @@ struct AlipayAdapter: CounterCollector {
     let transport: any HTTPTransport
     let notifyBase: @Sendable () -> String
     let clock: any WallClock
+    /// A sub-merchant this adapter pays for as the ISV (its `app_auth_token` on every call, with
+    /// the ISV's app credentials in ``configuration``); `nil` for the direct merchant.
+    var subMerchant: MerchantConfiguration.SubMerchant? = nil
 
     var canRefund: Bool { true }
 
     var client: Alipay.Client {
         Alipay.Client(
             appID: configuration.appID, signer: Alipay.Signer(privateKey: configuration.privateKey),
-            alipayPublicKey: configuration.alipayPublicKey, transport: transport, gateway: configuration.gateway)
+            alipayPublicKey: configuration.alipayPublicKey, transport: transport, gateway: configuration.gateway,
+            appAuthToken: subMerchant?.alipayAppAuthToken)
     }
 
-    var notifyURL: String { notifyBase() + "/notify/alipay" }
+    var notifyURL: String { notifyBase() + (subMerchant.map { "/notify/alipay/m/\($0.id)" } ?? "/notify/alipay") }
 
     func prepare(_ request: PaymentRequestBody, method: PaymentMethod) async throws -> PreparedAttempt {
         if method == .alipayWap || method == .alipayPage {
@@ -31,7 +35,8 @@ struct AlipayAdapter: CounterCollector {
                 throw PaymentError(.invalidRequest, "\(method.rawValue) needs return_url, the page Alipay sends the browser back to")
             }
         }
-        return PreparedAttempt(appID: configuration.appID, merchantID: configuration.sellerID, payer: nil)
+        // A sub-merchant's payments are known by its own app id (what notifications name as auth_app_id).
+        return PreparedAttempt(appID: configuration.appID, merchantID: subMerchant?.alipayAppID ?? configuration.sellerID, payer: nil)
     }
 
     /// The order's expiry, metadata and goods, as `biz_content` carries them.
@@ -67,7 +72,7 @@ struct AlipayAdapter: CounterCollector {
                 as: UTF8.self)
             let orderString = try Alipay.OrderString.make(
                 appID: configuration.appID, signer: Alipay.Signer(privateKey: configuration.privateKey), notifyURL: notifyURL,
-                bizContent: biz)
+                bizContent: biz, appAuthToken: subMerchant?.alipayAppAuthToken)
             return ["order_string": orderString]
         default:
             let qr = try await client.precreate(
@@ -187,7 +192,13 @@ struct AlipayAdapter: CounterCollector {
 
     func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification {
         let notification = try Alipay.Notification.verify(
-            request.body, publicKey: configuration.alipayPublicKey, appID: configuration.appID, sellerID: configuration.sellerID)
+            request.body, publicKey: configuration.alipayPublicKey, appID: configuration.appID,
+            sellerID: subMerchant == nil ? configuration.sellerID : nil)
+        // An ISV's notification names the merchant that granted it (auth_app_id); a direct one, itself.
+        let authorizer = notification.fields["auth_app_id"] ?? notification.appID
+        guard authorizer == (subMerchant?.alipayAppID ?? configuration.appID) else {
+            throw PaymentError(.merchantMismatch, provider: .alipay, "the notification is for app \(authorizer), not this path's merchant")
+        }
         if let refund = notification.refund {
             return .refund(
                 RefundReport(

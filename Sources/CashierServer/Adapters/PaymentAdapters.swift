@@ -1,4 +1,5 @@
 import Cashier
+import CashierStore
 import Foundation
 
 /// The configured providers' adapters, one per provider and API generation.
@@ -6,9 +7,26 @@ struct PaymentAdapters: Sendable {
     private let byProvider: [PaymentProvider: any PaymentAdapter]
     /// The WeChat Pay API used when a payment request names none.
     private let defaultWeChatAPI: PaymentProvider?
+    /// Each sub-merchant's adapters (through the service provider / ISV), by the merchant's id.
+    private let partners: [String: [PaymentProvider: any PaymentAdapter]]
+    /// The same, by the provider's own name for the sub-merchant (a payment's ``StoredPayment/merchantID``).
+    private let partnersByProviderID: [PaymentProvider: [String: any PaymentAdapter]]
 
-    init(_ adapters: [any PaymentAdapter], defaultWeChatAPI: MerchantConfiguration.WeChatAPI?) {
+    /// - Parameter partners: each sub-merchant's adapters, with the provider's name for it
+    ///   (`sub_mch_id`, the Alipay app id) that its payments record.
+    init(
+        _ adapters: [any PaymentAdapter], defaultWeChatAPI: MerchantConfiguration.WeChatAPI?,
+        partners: [(merchant: String, providerID: String, adapter: any PaymentAdapter)] = []
+    ) {
         byProvider = Dictionary(adapters.map { ($0.provider, $0) }, uniquingKeysWith: { first, _ in first })
+        var byMerchant: [String: [PaymentProvider: any PaymentAdapter]] = [:]
+        var byProviderID: [PaymentProvider: [String: any PaymentAdapter]] = [:]
+        for partner in partners {
+            byMerchant[partner.merchant, default: [:]][partner.adapter.provider] = partner.adapter
+            byProviderID[partner.adapter.provider, default: [:]][partner.providerID] = partner.adapter
+        }
+        self.partners = byMerchant
+        partnersByProviderID = byProviderID
         let preferred: PaymentProvider? = defaultWeChatAPI.map { $0 == .v2 ? .wechatV2 : .wechatV3 }
         self.defaultWeChatAPI = preferred ?? (byProvider[.wechatV2] != nil ? .wechatV2 : .wechatV3)
     }
@@ -22,9 +40,22 @@ struct PaymentAdapters: Sendable {
         return adapter
     }
 
-    /// The adapter that places `method`, with WeChat Pay's `api` (`v2`, `v3`, or the default).
+    /// The adapter a payment was placed with: its sub-merchant's (by the provider's name for it),
+    /// or the direct merchant's.
+    func adapter(for payment: StoredPayment) throws -> any PaymentAdapter {
+        if let id = payment.merchantID, let partner = partnersByProviderID[payment.provider]?[id] { return partner }
+        return try adapter(for: payment.provider)
+    }
+
+    /// A sub-merchant's adapter for `provider`, for its notifications.
+    func adapter(for provider: PaymentProvider, merchant: String) -> (any PaymentAdapter)? {
+        partners[merchant]?[provider]
+    }
+
+    /// The adapter that places `method`, with WeChat Pay's `api` (`v2`, `v3`, or the default),
+    /// for the direct merchant or a sub-merchant (`merchant`, its id).
     /// - Throws: `PaymentError.invalidRequest` saying what is not configured or not allowed.
-    func adapter(for method: PaymentMethod, api: String?) throws -> any PaymentAdapter {
+    func adapter(for method: PaymentMethod, api: String?, merchant: String? = nil) throws -> any PaymentAdapter {
         let provider: PaymentProvider
         switch method.wallet {
         case .wechat where method == .wechatBarcode:
@@ -48,7 +79,8 @@ struct PaymentAdapters: Sendable {
             guard api == nil else { throw PaymentError(.invalidRequest, "api applies to WeChat Pay methods only") }
             provider = .applePay
         }
-        guard let adapter = byProvider[provider], adapter.methods.contains(method) else {
+        let candidates = merchant.map { partners[$0] ?? [:] } ?? byProvider
+        guard let adapter = candidates[provider], adapter.methods.contains(method) else {
             let name =
                 switch provider {
                 case .wechatV2: "WeChat Pay API v2"
@@ -56,11 +88,19 @@ struct PaymentAdapters: Sendable {
                 case .alipay: "Alipay"
                 case .applePay: "Apple Pay"
                 }
-            throw PaymentError(.invalidRequest, "\(name) is not configured on this server")
+            throw PaymentError(
+                .invalidRequest,
+                merchant.map {
+                    "\(name) is not configured for merchant \($0) (its sub_mch_id / app_auth_token, and the service provider's credentials)"
+                }
+                    ?? "\(name) is not configured on this server")
         }
         return adapter
     }
 
-    /// Every configured adapter.
-    var all: [any PaymentAdapter] { byProvider.values.sorted { $0.provider.rawValue < $1.provider.rawValue } }
+    /// Every configured adapter: the direct merchant's, then each sub-merchant's.
+    var all: [any PaymentAdapter] {
+        byProvider.values.sorted { $0.provider.rawValue < $1.provider.rawValue }
+            + partners.sorted { $0.key < $1.key }.flatMap { $0.value.values.sorted { $0.provider.rawValue < $1.provider.rawValue } }
+    }
 }

@@ -18,6 +18,12 @@ struct WeChatV2Adapter: CounterCollector {
     /// Where this server is reached (notify URLs hang off it).
     let notifyBase: @Sendable () -> String
     let clock: any WallClock
+    /// A sub-merchant this adapter pays for, through the service provider's credentials
+    /// (``configuration``); `nil` for the direct merchant.
+    var subMerchant: MerchantConfiguration.SubMerchant? = nil
+
+    /// Where this adapter's notifications arrive: the direct merchant's path, or the sub-merchant's own.
+    var notifyPath: String { subMerchant.map { "/notify/wechat/v2/m/\($0.id)" } ?? "/notify/wechat/v2" }
 
     /// The most `attach` carries in API v2.
     static let attachLimit = 127
@@ -27,15 +33,31 @@ struct WeChatV2Adapter: CounterCollector {
     /// A client for the appid the attempt was placed under (the app's, or a mini program's).
     func client(appID: String?) -> WeChatPay.V2.Client {
         var merchant = configuration.merchant
-        if let appID, appID != merchant.appID {
+        // A sub-merchant's own app is its sub_appid: calls name the service provider's appid.
+        if let appID, appID != merchant.appID, appID != subMerchant?.wechatSubAppID {
             merchant = WeChatPay.V2.Merchant(appID: appID, mchID: merchant.mchID, apiKey: merchant.apiKey, signType: merchant.signType)
         }
-        return WeChatPay.V2.Client(
+        var client = WeChatPay.V2.Client(
             merchant: merchant, transport: transport, mutualTLSTransport: mutualTLSTransport, baseURL: configuration.baseURL)
+        client.subMerchant = subMerchant.flatMap { sub in sub.wechatSubMchID.map { .init(mchID: $0, appID: sub.wechatSubAppID) } }
+        return client
+    }
+
+    /// Who signs the wallet's parameters: the merchant, or for a sub-merchant the service
+    /// provider's key under the sub-merchant's number (`partnerid`) and app.
+    func walletMerchant(_ client: WeChatPay.V2.Client) -> WeChatPay.V2.Merchant {
+        guard let sub = client.subMerchant else { return client.merchant }
+        return WeChatPay.V2.Merchant(
+            appID: sub.appID ?? client.merchant.appID, mchID: sub.mchID, apiKey: client.merchant.apiKey, signType: client.merchant.signType)
     }
 
     func prepare(_ request: PaymentRequestBody, method: PaymentMethod) async throws -> PreparedAttempt {
-        try await payer.prepare(request, method: method)
+        var prepared = try await payer.prepare(request, method: method)
+        if let sub = subMerchant?.wechatSubMchID {
+            prepared.merchantID = sub  // the payment is the sub-merchant's: queries, refunds and notifications name it
+            if prepared.appID == configuration.merchant.appID, let app = subMerchant?.wechatSubAppID { prepared.appID = app }
+        }
+        return prepared
     }
 
     func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any] {
@@ -50,16 +72,20 @@ struct WeChatV2Adapter: CounterCollector {
         let result = try await client.unifiedOrder(
             .init(
                 tradeType: tradeType, body: order.description, outTradeNo: payment.outTradeNo, total: payment.amount,
-                notifyURL: notifyBase() + "/notify/wechat/v2", clientIP: request.client_ip ?? "127.0.0.1", openID: payment.payer,
+                notifyURL: notifyBase() + notifyPath, clientIP: request.client_ip ?? "127.0.0.1", openID: payment.payer,
                 productID: tradeType == .native ? order.id : nil, attach: OrderFieldsForProviders.metadata(order, limit: Self.attachLimit),
                 goods: OrderFieldsForProviders.goods(order), expiresAt: OrderFieldsForProviders.expiry(order, now: clock.now())))
         switch tradeType {
         case .native: return ["code_url": result.codeURL ?? ""]
         case .mweb: return ["mweb_url": result.mwebURL ?? ""]
         case .jsapi:
-            return ["wechat": try WalletJSON.object(WeChatPay.V2.JSAPIParameters(prepayID: result.prepayID, merchant: client.merchant))]
+            return [
+                "wechat": try WalletJSON.object(WeChatPay.V2.JSAPIParameters(prepayID: result.prepayID, merchant: walletMerchant(client)))
+            ]
         case .app:
-            return ["wechat": try WalletJSON.object(WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: client.merchant))]
+            return [
+                "wechat": try WalletJSON.object(WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: walletMerchant(client)))
+            ]
         }
     }
 
@@ -132,7 +158,7 @@ struct WeChatV2Adapter: CounterCollector {
         try await ProviderAnswer.refund {
             try await client(appID: payment.appID).refund(
                 outTradeNo: payment.outTradeNo, outRefundNo: refund.outRefundNo, total: payment.amount, refund: refund.amount,
-                reason: refund.reason, notifyURL: notifyBase() + "/notify/wechat/v2/refund")
+                reason: refund.reason, notifyURL: notifyBase() + notifyPath + "/refund")
         }
     }
 
@@ -170,6 +196,7 @@ struct WeChatV2Adapter: CounterCollector {
         if ByteSearch.contains(request.body, Self.refundMarker) {
             // Refunds of a mini program's (or official account's) payments name its appid.
             let refund = try WeChatPay.V2.RefundNotification.verify(request.body, merchants: merchants)
+            try checkSubMerchant(refund.document["sub_mch_id"] ?? (try? WeChatPay.V2.XMLDocument(parsing: request.body))?["sub_mch_id"])
             return .refund(
                 RefundReport(
                     outTradeNo: refund.outTradeNo, outRefundNo: refund.outRefundNo,
@@ -181,6 +208,7 @@ struct WeChatV2Adapter: CounterCollector {
         }
         // The app's appid, or the mini program's: the same merchant key signs both.
         let notification = try WeChatPay.V2.PaymentNotification.verify(request.body, merchants: merchants)
+        try checkSubMerchant(notification.document["sub_mch_id"])
         return .payment(
             PaymentReport(
                 outTradeNo: notification.outTradeNo,
@@ -190,6 +218,15 @@ struct WeChatV2Adapter: CounterCollector {
                     "currency": notification.amount.currency.code,
                 ],
                 check: { try notification.check(amount: $0) }))
+    }
+
+    /// A verified notification must name this adapter's sub-merchant (`sub_mch_id`), and a direct
+    /// merchant's none: one sub-merchant's path never records another's payment.
+    func checkSubMerchant(_ named: String?) throws {
+        guard named == subMerchant?.wechatSubMchID else {
+            throw PaymentError(
+                .merchantMismatch, provider: .wechatV2, "the notification is for sub_mch_id \(named ?? "none"), not this path's")
+        }
     }
 
     /// What only a refund result carries (its encrypted `req_info`), as bytes.

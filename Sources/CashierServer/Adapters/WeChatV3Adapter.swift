@@ -16,6 +16,11 @@ struct WeChatV3Adapter: PaymentAdapter {
     let transport: any HTTPTransport
     let notifyBase: @Sendable () -> String
     let clock: any WallClock
+    /// A sub-merchant this adapter pays for through the partner APIs, with the service provider's
+    /// credentials (``configuration``); `nil` for the direct merchant.
+    var subMerchant: MerchantConfiguration.SubMerchant? = nil
+
+    var notifyPath: String { subMerchant.map { "/notify/wechat/v3/m/\($0.id)" } ?? "/notify/wechat/v3" }
 
     var canRefund: Bool { true }
 
@@ -23,12 +28,16 @@ struct WeChatV3Adapter: PaymentAdapter {
     static let attachLimit = 128
 
     var client: WeChatPay.V3.Client {
-        WeChatPay.V3.Client(
+        var client = WeChatPay.V3.Client(
             merchant: configuration.merchant, keys: configuration.platformKeys, transport: transport, baseURL: configuration.baseURL)
+        client.partner = subMerchant.flatMap { sub in sub.wechatSubMchID.map { .init(subMchID: $0, subAppID: sub.wechatSubAppID) } }
+        return client
     }
 
     func prepare(_ request: PaymentRequestBody, method: PaymentMethod) async throws -> PreparedAttempt {
-        try await payer.prepare(request, method: method)
+        var prepared = try await payer.prepare(request, method: method)
+        if let sub = subMerchant?.wechatSubMchID { prepared.merchantID = sub }
+        return prepared
     }
 
     func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any] {
@@ -43,7 +52,7 @@ struct WeChatV3Adapter: PaymentAdapter {
             }
         let prepay = try await client.prepay(
             kind, appID: appID, description: order.description, outTradeNo: payment.outTradeNo, total: payment.amount,
-            notifyURL: notifyBase() + "/notify/wechat/v3", openID: payment.payer, clientIP: request.client_ip,
+            notifyURL: notifyBase() + notifyPath, openID: payment.payer, clientIP: request.client_ip,
             attach: OrderFieldsForProviders.metadata(order, limit: Self.attachLimit), goods: OrderFieldsForProviders.goods(order),
             expiresAt: OrderFieldsForProviders.expiry(order, now: clock.now()))
         switch kind {
@@ -57,7 +66,9 @@ struct WeChatV3Adapter: PaymentAdapter {
         case .app:
             return [
                 "wechat": try WalletJSON.object(
-                    try WeChatPay.AppPayParameters(appID: appID, prepayID: prepay.prepayID ?? "", merchant: client.merchant))
+                    try WeChatPay.AppPayParameters(
+                        appID: client.partner?.subAppID ?? appID, prepayID: prepay.prepayID ?? "", merchant: client.merchant,
+                        partnerID: client.partner?.subMchID))
             ]
         }
     }
@@ -71,7 +82,8 @@ struct WeChatV3Adapter: PaymentAdapter {
         }
         switch transaction.tradeState {
         case "SUCCESS", "REFUND":
-            try transaction.check(mchID: configuration.merchant.mchID, appIDs: appIDs, amount: payment.amount)
+            try transaction.check(
+                mchID: configuration.merchant.mchID, appIDs: appIDs, subMchID: subMerchant?.wechatSubMchID, amount: payment.amount)
             return .paid(amount: transaction.amount, transactionID: transaction.transactionID)
         case "NOTPAY", "USERPAYING", "PAYERROR": return .unpaid
         default: return .failed("WeChat says \(transaction.tradeState)")
@@ -96,7 +108,7 @@ struct WeChatV3Adapter: PaymentAdapter {
         try await ProviderAnswer.refund {
             try await client.refund(
                 outTradeNo: payment.outTradeNo, outRefundNo: refund.outRefundNo, total: payment.amount, refund: refund.amount,
-                reason: refund.reason, notifyURL: notifyBase() + "/notify/wechat/v3")
+                reason: refund.reason, notifyURL: notifyBase() + notifyPath)
         }
     }
 
@@ -152,9 +164,13 @@ struct WeChatV3Adapter: PaymentAdapter {
                 let refund_id: String?
                 let refund_status: String?
                 let amount: Amount?
+                let sub_mchid: String?
             }
             guard let resource = try? JSONDecoder().decode(Resource.self, from: Data(notification.plaintext)) else {
                 throw PaymentError(.malformedMessage, provider: .wechatV3, "the resource is not a refund")
+            }
+            guard resource.sub_mchid == subMerchant?.wechatSubMchID else {
+                throw PaymentError(.merchantMismatch, provider: .wechatV3, "the refund is for another sub-merchant than this path's")
             }
             let status = resource.refund_status ?? ""
             return .refund(
@@ -168,6 +184,7 @@ struct WeChatV3Adapter: PaymentAdapter {
         }
         let transaction = try WeChatPay.V3.Transaction.decode(notification.plaintext)
         let merchant = configuration.merchant.mchID
+        let sub = subMerchant?.wechatSubMchID
         let appIDs = appIDs
         return .payment(
             PaymentReport(
@@ -179,7 +196,7 @@ struct WeChatV3Adapter: PaymentAdapter {
                     "transaction_id": transaction.transactionID ?? "", "trade_state": transaction.tradeState,
                     "total": String(transaction.amount.minorUnits), "currency": transaction.amount.currency.code,
                 ],
-                check: { try transaction.check(mchID: merchant, appIDs: appIDs, amount: $0) }))
+                check: { try transaction.check(mchID: merchant, appIDs: appIDs, subMchID: sub, amount: $0) }))
     }
 
     /// How old the platform certificates may get before they are downloaded again.

@@ -53,20 +53,23 @@ extension SQLOrderStore {
         }
     }
 
-    static var apiKeyColumns: String { "id, hash, prefix, label, created_at, revoked_at, last_used_at" }
+    static var apiKeyColumns: String { "id, hash, prefix, label, created_at, revoked_at, last_used_at, merchant" }
 
     static func apiKey(_ row: [SQLValue]) -> APIKeyRecord {
         APIKeyRecord(
             id: row[0].text ?? "", hash: row[1].text ?? "", prefix: row[2].text ?? "", label: row[3].text ?? "",
             createdAt: SQLStatements.date(row[4].integer ?? 0), revokedAt: row[5].integer.map(SQLStatements.date),
-            lastUsedAt: row[6].integer.map(SQLStatements.date))
+            lastUsedAt: row[6].integer.map(SQLStatements.date), merchant: row[7].text)
     }
 
     public func createAPIKey(_ key: APIKeyRecord) async throws {
         try await withTransaction { session in
             try session.connection.query(
-                "INSERT INTO api_keys (id, hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?)",
-                [.text(key.id), .text(key.hash), .text(key.prefix), .text(key.label), .integer(SQLStatements.stamp(key.createdAt))])
+                "INSERT INTO api_keys (id, hash, prefix, label, created_at, merchant) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    .text(key.id), .text(key.hash), .text(key.prefix), .text(key.label), .integer(SQLStatements.stamp(key.createdAt)),
+                    key.merchant.map { .text($0) } ?? .null,
+                ])
         }
     }
 

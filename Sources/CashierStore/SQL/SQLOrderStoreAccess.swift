@@ -10,4 +10,11 @@ enum SQLOrderStoreAccess {
             created_at BIGINT NOT NULL, revoked_at BIGINT, last_used_at BIGINT
         )
         """
+
+    /// Migration `016_merchants`: the merchant an order belongs to (`NULL`: the server's direct
+    /// merchant), and the merchant a secret key acts for (`NULL`: every merchant).
+    static let merchants = """
+        ALTER TABLE orders ADD COLUMN merchant TEXT;
+        ALTER TABLE api_keys ADD COLUMN merchant TEXT
+        """
 }

@@ -5,7 +5,7 @@ import Foundation
 enum SQLStatements {
     static let orderColumns = """
         id, out_trade_no, status, currency, total_minor, refunded_minor, description, metadata, items, client_secret,
-        refund_required, version, created_at, expires_at, settled_payment_id, sheet, return_url
+        refund_required, version, created_at, expires_at, settled_payment_id, sheet, return_url, merchant
         """
 
     static let eventColumns = "sequence, order_id, kind, from_status, to_status, detail, body_sha256, created_at"
@@ -65,7 +65,7 @@ enum SQLStatements {
     }
 
     static func order(_ row: [SQLValue]) throws -> StoredOrder {
-        guard row.count == 17, let id = row[0].text, let outTradeNo = row[1].text, let status = row[2].text.flatMap(PaymentStatus.init),
+        guard row.count == 18, let id = row[0].text, let outTradeNo = row[1].text, let status = row[2].text.flatMap(PaymentStatus.init),
             let code = row[3].text, let currency = try? Currency(code: code), let total = row[4].integer, let refunded = row[5].integer,
             let version = row[11].integer, let created = row[12].integer
         else { throw StoreError(.failed, "an orders row does not have the expected columns") }
@@ -78,7 +78,7 @@ enum SQLStatements {
             itemsJSON: row[8].text ?? "[]", clientSecret: row[9].text ?? "", refundRequired: row[10].integer == 1, version: version,
             createdAt: Date(timeIntervalSince1970: Double(created) / 1000),
             expiresAt: row[13].integer.map { Date(timeIntervalSince1970: Double($0) / 1000) }, settledPaymentID: row[14].text,
-            sheetJSON: row[15].text, returnURL: row[16].text)
+            sheetJSON: row[15].text, returnURL: row[16].text, merchant: row[17].text)
     }
 
     static func event(_ row: [SQLValue]) -> OrderEvent {

@@ -108,5 +108,6 @@ extension SQLiteOrderStore {
         ),
         ("014_checkout", "ALTER TABLE orders ADD COLUMN return_url TEXT"),
         ("015_access", SQLOrderStoreAccess.migration),
+        ("016_merchants", SQLOrderStoreAccess.merchants),
     ]
 }

@@ -8,9 +8,14 @@ extension WeChatPay.V3.Transaction {
     ///   - appIDs: the appids the merchant pays for (an app, a mini program).
     ///   - expected: what the stored payment is for.
     /// - Throws: `PaymentError` `.merchantMismatch`, `.currencyMismatch` or `.amountMismatch`.
-    public func check(mchID expectedMchID: String, appIDs: Set<String>, amount expected: Money) throws {
+    ///   - subMchID: a partner transaction's sub-merchant (`sub_mchid`); `nil` for a direct merchant's.
+    public func check(mchID expectedMchID: String, appIDs: Set<String>, subMchID expectedSub: String? = nil, amount expected: Money) throws
+    {
         guard mchID == expectedMchID, appIDs.contains(appID) else {
             throw PaymentError(.merchantMismatch, provider: .wechatV3, "mchid or appid of \(outTradeNo) is not this merchant's")
+        }
+        guard subMchID == expectedSub else {
+            throw PaymentError(.merchantMismatch, provider: .wechatV3, "sub_mchid of \(outTradeNo) is not this payment's sub-merchant")
         }
         guard amount.currency == expected.currency else {
             throw PaymentError(

@@ -27,6 +27,21 @@ extension WeChatPay.V2 {
         private let mutualTLSTransport: (any HTTPTransport)?
         private let baseURL: URL
         private let sandboxPrefix: Bool
+        /// Service-provider mode (服务商): every call names this sub-merchant (`sub_mch_id`, and
+        /// `sub_appid` when it pays for its own app); answers must name it too.
+        public var subMerchant: SubMerchant?
+
+        /// A service provider's sub-merchant, as v2 calls name it.
+        public struct SubMerchant: Sendable, Equatable {
+            /// `sub_mch_id`.
+            public let mchID: String
+            /// `sub_appid`.
+            public let appID: String?
+            public init(mchID: String, appID: String? = nil) {
+                self.mchID = mchID
+                self.appID = appID
+            }
+        }
 
         /// - Parameters:
         ///   - merchant: appid, mch_id, API key and sign type.
@@ -56,6 +71,10 @@ extension WeChatPay.V2 {
                     providerCode: document["return_code"], providerMessage: document["return_msg"])
             }
             try VerifiedDocument.check(document, merchant: merchant, signType: merchant.signType, signed: true)
+            if let subMerchant, let named = document["sub_mch_id"], named != subMerchant.mchID {
+                throw PaymentError(
+                    .merchantMismatch, provider: .wechatV2, "\(endpoint) answered for sub_mch_id \(named), not \(subMerchant.mchID)")
+            }
             guard document["result_code"] == "SUCCESS" else {
                 throw PaymentError(
                     .providerRejected, provider: .wechatV2,
@@ -67,8 +86,12 @@ extension WeChatPay.V2 {
 
         /// Signs and posts; returns the raw answer of an HTTP 200.
         private func post(_ endpoint: String, _ fields: [(String, String)], timeout: Duration) async throws -> HTTPResponse {
-            var request =
-                [("appid", merchant.appID), ("mch_id", merchant.mchID), ("nonce_str", SecureRandom.alphanumeric(count: 32))] + fields
+            var request = [("appid", merchant.appID), ("mch_id", merchant.mchID)]
+            if let subMerchant {
+                request.append(("sub_mch_id", subMerchant.mchID))
+                if let appID = subMerchant.appID { request.append(("sub_appid", appID)) }
+            }
+            request += [("nonce_str", SecureRandom.alphanumeric(count: 32))] + fields
             if merchant.signType != .md5 { request.append(("sign_type", merchant.signType.rawValue)) }
             request.append(("sign", merchant.signer.signature(for: request.map { (key: $0.0, value: $0.1) }, type: merchant.signType)))
             let url = URL(string: (sandboxPrefix ? "sandboxnew/" : "") + endpoint, relativeTo: baseURL)!.absoluteURL
@@ -107,9 +130,10 @@ extension WeChatPay.V2 {
         ///   - date: `yyyyMMdd`, Beijing time.
         ///   - account: `Basic`, `Operation` or `Fees`.
         public func downloadFundFlow(date: String, account: String = "Basic") async throws -> WeChatPay.FundFlowBill {
-            let signing = Client(
+            var signing = Client(
                 merchant: Merchant(appID: merchant.appID, mchID: merchant.mchID, apiKey: merchant.apiKey, signType: .hmacSHA256),
                 transport: transport, mutualTLSTransport: mutualTLSTransport, baseURL: baseURL, sandboxPrefix: sandboxPrefix)
+            signing.subMerchant = subMerchant
             let response = try await signing.post(
                 "pay/downloadfundflow", [("bill_date", date), ("account_type", account)], timeout: .seconds(60))
             let text = String(decoding: response.body, as: UTF8.self)

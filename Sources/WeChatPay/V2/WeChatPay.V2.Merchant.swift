@@ -20,6 +20,11 @@ extension WeChatPay.V2 {
             self.signer = Signer(apiKey: apiKey)
         }
 
+        /// The same merchant under another of its appids (a mini program, a sub-merchant's app).
+        public func withAppID(_ appID: String) -> Merchant {
+            Merchant(appID: appID, mchID: mchID, apiKey: apiKey, signType: signType)
+        }
+
         /// The signer for this merchant's key, keyed once.
         public let signer: Signer
 

@@ -20,6 +20,21 @@ extension WeChatPay.V3 {
         private let baseURL: String
         /// How old downloaded platform certificates may get before the next call refreshes them.
         public let certificateRefreshInterval: TimeInterval
+        /// Partner mode (服务商): the merchant is a service provider calling for this sub-merchant,
+        /// through the partner APIs (`/v3/pay/partner/transactions/…`, `sp_mchid` and `sub_mchid`).
+        public var partner: Partner?
+
+        /// A sub-merchant, as partner calls name it.
+        public struct Partner: Sendable, Equatable {
+            /// `sub_mchid`.
+            public let subMchID: String
+            /// `sub_appid`, when payments are for the sub-merchant's own app.
+            public let subAppID: String?
+            public init(subMchID: String, subAppID: String? = nil) {
+                self.subMchID = subMchID
+                self.subAppID = subAppID
+            }
+        }
 
         public init(
             merchant: Merchant, keys: PlatformKeys, transport: any HTTPTransport = URLSessionTransport(), baseURL: URL = productionURL,
@@ -141,10 +156,21 @@ extension WeChatPay.V3 {
             openID: String? = nil, clientIP: String? = nil, attach: String? = nil, goods: [GoodsLine] = [], expiresAt: Date? = nil
         ) async throws -> Prepay {
             var body: [String: Any] = [
-                "appid": appID, "mchid": merchant.mchID, "description": description, "out_trade_no": outTradeNo, "notify_url": notifyURL,
+                "description": description, "out_trade_no": outTradeNo, "notify_url": notifyURL,
                 "amount": ["total": total.minorUnits, "currency": total.currency.code],
             ]
-            if let openID { body["payer"] = ["openid": openID] }
+            if let partner {
+                body["sp_appid"] = appID
+                body["sp_mchid"] = merchant.mchID
+                body["sub_mchid"] = partner.subMchID
+                if let subAppID = partner.subAppID { body["sub_appid"] = subAppID }
+                // An openid is the payer's under the sub-merchant's app when it has one, else the service provider's.
+                if let openID { body["payer"] = [partner.subAppID == nil ? "sp_openid" : "sub_openid": openID] }
+            } else {
+                body["appid"] = appID
+                body["mchid"] = merchant.mchID
+                if let openID { body["payer"] = ["openid": openID] }
+            }
             if let attach { body["attach"] = attach }
             if kind == .h5 {
                 body["scene_info"] = ["payer_client_ip": clientIP ?? "127.0.0.1", "h5_info": ["type": "Wap"]]
@@ -163,23 +189,32 @@ extension WeChatPay.V3 {
             }
             if let expiresAt { body["time_expire"] = BeijingTime.formatter("yyyy-MM-dd'T'HH:mm:ssXXXXX").string(from: expiresAt) }
             let answer = try JSONDecoder().decode(
-                [String: String].self, from: try await send("POST", "/v3/pay/transactions/\(kind.rawValue)", json: body))
+                [String: String].self, from: try await send("POST", "\(transactionsPath)/\(kind.rawValue)", json: body))
             return Prepay(prepayID: answer["prepay_id"], codeURL: answer["code_url"], h5URL: answer["h5_url"])
+        }
+
+        /// `/v3/pay/transactions`, or `/v3/pay/partner/transactions` in partner mode.
+        private var transactionsPath: String { partner == nil ? "/v3/pay/transactions" : "/v3/pay/partner/transactions" }
+
+        /// `mchid=…`, or `sp_mchid=…&sub_mchid=…` in partner mode.
+        private var merchantQuery: String {
+            partner.map { "sp_mchid=\(merchant.mchID)&sub_mchid=\($0.subMchID)" } ?? "mchid=\(merchant.mchID)"
         }
 
         /// Where an order stands, by the merchant's trade number.
         public func transaction(outTradeNo: String) async throws -> Transaction {
-            try Transaction.decode(try await send("GET", "/v3/pay/transactions/out-trade-no/\(outTradeNo)?mchid=\(merchant.mchID)"))
+            try Transaction.decode(try await send("GET", "\(transactionsPath)/out-trade-no/\(outTradeNo)?\(merchantQuery)"))
         }
 
         /// Where an order stands, by WeChat's transaction id.
         public func transaction(transactionID: String) async throws -> Transaction {
-            try Transaction.decode(try await send("GET", "/v3/pay/transactions/id/\(transactionID)?mchid=\(merchant.mchID)"))
+            try Transaction.decode(try await send("GET", "\(transactionsPath)/id/\(transactionID)?\(merchantQuery)"))
         }
 
         /// Closes an unpaid order.
         public func close(outTradeNo: String) async throws {
-            _ = try await send("POST", "/v3/pay/transactions/out-trade-no/\(outTradeNo)/close", json: ["mchid": merchant.mchID])
+            let body: [String: Any] = partner.map { ["sp_mchid": merchant.mchID, "sub_mchid": $0.subMchID] } ?? ["mchid": merchant.mchID]
+            _ = try await send("POST", "\(transactionsPath)/out-trade-no/\(outTradeNo)/close", json: body)
         }
 
         /// Refunds part or all of a paid order. - Returns: WeChat's refund id.
@@ -192,6 +227,7 @@ extension WeChatPay.V3 {
             ]
             if let reason { body["reason"] = reason }
             if let notifyURL { body["notify_url"] = notifyURL }
+            if let partner { body["sub_mchid"] = partner.subMchID }
             let answer =
                 try JSONSerialization.jsonObject(with: try await send("POST", "/v3/refund/domestic/refunds", json: body)) as? [String: Any]
             return answer?["refund_id"] as? String ?? ""
@@ -259,7 +295,9 @@ extension WeChatPay.V3 {
         /// A refund's status (`SUCCESS`, `PROCESSING`, `CLOSED`, `ABNORMAL`).
         public func refundStatus(outRefundNo: String) async throws -> String {
             let answer =
-                try JSONSerialization.jsonObject(with: try await send("GET", "/v3/refund/domestic/refunds/\(outRefundNo)"))
+                try JSONSerialization.jsonObject(
+                    with: try await send(
+                        "GET", "/v3/refund/domestic/refunds/\(outRefundNo)" + (partner.map { "?sub_mchid=\($0.subMchID)" } ?? "")))
                 as? [String: Any]
             return answer?["status"] as? String ?? ""
         }
@@ -272,8 +310,14 @@ extension WeChatPay.V3 {
         /// `SUCCESS`, `REFUND`, `NOTPAY`, `CLOSED`, `REVOKED`, `USERPAYING`, `PAYERROR`.
         public let tradeState: String
         public let amount: Money
+        /// `appid`, or `sp_appid` for a partner transaction.
         public let appID: String
+        /// `mchid`, or `sp_mchid` for a partner transaction.
         public let mchID: String
+        /// A partner transaction's `sub_mchid`.
+        public var subMchID: String? = nil
+        /// A partner transaction's `sub_appid`.
+        public var subAppID: String? = nil
 
         private struct Wire: Decodable {
             struct Amount: Decodable {
@@ -284,19 +328,25 @@ extension WeChatPay.V3 {
             let transaction_id: String?
             let trade_state: String
             let amount: Amount
-            let appid: String
-            let mchid: String
+            let appid: String?
+            let mchid: String?
+            let sp_appid: String?
+            let sp_mchid: String?
+            let sub_appid: String?
+            let sub_mchid: String?
         }
 
         /// Decodes a transaction JSON document.
         public static func decode(_ data: some Collection<UInt8>) throws -> Transaction {
             do {
                 let wire = try JSONDecoder().decode(Wire.self, from: Data(data))
+                guard let appID = wire.appid ?? wire.sp_appid, let mchID = wire.mchid ?? wire.sp_mchid else {
+                    throw PaymentError(.malformedMessage, provider: .wechatV3, "the transaction names no merchant")
+                }
                 return Transaction(
                     outTradeNo: wire.out_trade_no, transactionID: wire.transaction_id, tradeState: wire.trade_state,
                     amount: Money(minorUnits: wire.amount.total, currency: try Currency(code: wire.amount.currency ?? "CNY")),
-                    appID: wire.appid,
-                    mchID: wire.mchid)
+                    appID: appID, mchID: mchID, subMchID: wire.sub_mchid, subAppID: wire.sub_appid)
             } catch {
                 throw PaymentError(.malformedMessage, provider: .wechatV3, "not a v3 transaction document")
             }

@@ -13,13 +13,14 @@ extension WeChatPay.V3 {
 
 extension WeChatPay.AppPayParameters {
     /// API v3: APP pay parameters signed with SHA256withRSA over `APPID\nTIMESTAMP\nNONCESTR\nPREPAYID\n`.
+    /// - Parameter partnerID: `partnerid` when it is not the signing merchant's (a service provider's sub-merchant).
     public init(
-        appID: String, prepayID: String, merchant: WeChatPay.V3.Merchant, nonce: String = SecureRandom.alphanumeric(count: 32),
-        timestamp: Date = Date()
+        appID: String, prepayID: String, merchant: WeChatPay.V3.Merchant, partnerID: String? = nil,
+        nonce: String = SecureRandom.alphanumeric(count: 32), timestamp: Date = Date()
     ) throws {
         let stamp = String(Int(timestamp.timeIntervalSince1970))
         let sign = try WeChatPay.V3.invokeSignature([appID, stamp, nonce, prepayID], merchant: merchant)
-        self.init(appid: appID, partnerid: merchant.mchID, prepayid: prepayID, noncestr: nonce, timestamp: stamp, sign: sign)
+        self.init(appid: appID, partnerid: partnerID ?? merchant.mchID, prepayid: prepayID, noncestr: nonce, timestamp: stamp, sign: sign)
     }
 }
 
