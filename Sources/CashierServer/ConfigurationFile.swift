@@ -316,7 +316,7 @@ public struct ConfigurationFile: Sendable {
                 throw Problem(path: path + "id", reason: "'\(id)' must be 1 to 32 of a-z, 0-9, - and _, and unique")
             }
             let token =
-                object["alipay_app_auth_token_env"] != nil || object["alipay_app_auth_token_file"] != nil
+                ["alipay_app_auth_token", "alipay_app_auth_token_env", "alipay_app_auth_token_file"].contains { object[$0] != nil }
                 ? try reader.secret(object, "alipay_app_auth_token", path) : nil
             let sub = MerchantConfiguration.SubMerchant(
                 id: id, name: try reader.string(object, "name", path, required: false) ?? id,

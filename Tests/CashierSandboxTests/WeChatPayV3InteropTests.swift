@@ -5,11 +5,12 @@ import TestSupport
 import Testing
 import WeChatPay
 
-/// wechatpayv3 2.0.4 (PyPI, in .venv) against the v3 sandbox, in certificate mode and in
-/// public-key mode: it pays, queries, refunds and closes, and its `callback()` accepts the
+/// wechatpayv3 2.0.4 (PyPI, in .venv) against the v3 sandbox, in certificate mode, in
+/// public-key mode and in partner mode (as a service provider for a sub-merchant, through the
+/// partner APIs): it pays, queries, refunds and closes, and its `callback()` accepts the
 /// sandbox's notifications.
 @Suite struct WeChatPayV3InteropTests {
-    @Test(.timeLimit(.minutes(3)), arguments: ["certificate", "public_key"])
+    @Test(.timeLimit(.minutes(3)), arguments: ["certificate", "public_key", "partner"])
     func wechatpayv3AgainstTheV3Sandbox(mode: String) async throws {
         let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, [])
         try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
@@ -29,7 +30,7 @@ import WeChatPay
             "apiv3_key": apiV3Key,
             "appid": "wxd678efh567hg6787", "mode": mode, "platform_cert": sandbox.wechatV3.platformCertificate.pemRepresentation,
             "public_key": sandbox.wechatV3.platformPublicKey.pemRepresentation, "public_key_id": sandbox.wechatV3.publicKeyID,
-            "prefix": "V3\(mode == "certificate" ? "C" : "K")\(Int(Date().timeIntervalSince1970))",
+            "sub_mchid": "1900000777", "prefix": "V3\(mode.prefix(1).uppercased())\(Int(Date().timeIntervalSince1970))",
         ]
         let script = packageRoot.appendingPathComponent("scripts/interop/wechatpayv3_v3.py").path
         let result = try await runSubprocess(python, [script], stdin: JSONSerialization.data(withJSONObject: config))

@@ -32,6 +32,7 @@ import WeChatPay
         #expect(summary?["wrong_key"] == "refused")
         #expect(summary?["notification"]?.hasPrefix("42000") == true)
         // At the counter: micropay paid at once, USERPAYING then paid, reversed, refused.
+        #expect(summary?["partner"]?.hasPrefix("42000") == true)  // sub_mch_id: placed, notified, queried, refunded
         #expect(summary?["micropay"]?.hasPrefix("42000") == true && summary?["password"] == "SUCCESS" && summary?["reverse"] == "REVOKED")
     }
 }

@@ -92,6 +92,47 @@ import Testing
         #expect(parsed.configuration.checkout.methods == [.wechatNative, .applePay])
     }
 
+    @Test func serviceProviderAndSubMerchantsAreReadAndChecked() throws {
+        let folder = try Folder()
+        var root = try full(folder)
+        root["service_provider"] = [
+            "wechat": ["appid": "wxsp", "mch_id": "1900000100", "api_key_env": "WECHAT_API_KEY"],
+            "alipay": ["app_id": "2021isv", "private_key_file": "alipay-app.pem", "alipay_public_key_file": "alipay.pem"],
+        ]
+        root["merchants"] = [
+            [
+                "id": "north", "name": "North Street", "wechat_sub_mch_id": "1900000109", "alipay_app_id": "2021north",
+                "alipay_app_auth_token_env": "NORTH_TOKEN",
+            ],
+            ["id": "south", "wechat_sub_mch_id": "1900000110", "wechat_sub_appid": "wxsouth"],
+        ]
+        var environment = Self.environment
+        environment["NORTH_TOKEN"] = "202612BBnorth"
+        let parsed = try ConfigurationFile(contentsOf: try folder.config(root), environment: environment)
+        #expect(parsed.configuration.serviceProvider?.wechat?.merchant.mchID == "1900000100")
+        #expect(parsed.configuration.serviceProvider?.alipay?.appID == "2021isv")
+        #expect(parsed.configuration.subMerchants.map(\.id) == ["north", "south"])
+        #expect(parsed.configuration.subMerchants[0].alipayAppAuthToken == "202612BBnorth")
+        #expect(parsed.configuration.subMerchants[1].wechatSubAppID == "wxsouth" && parsed.configuration.subMerchants[1].name == "south")
+        func problem(_ merchants: Any, provider: Bool = true) throws -> String {
+            var broken = root
+            broken["merchants"] = merchants
+            if !provider { broken["service_provider"] = nil }
+            do {
+                _ = try ConfigurationFile(contentsOf: try folder.config(broken), environment: environment)
+                return "accepted"
+            } catch let problem as ConfigurationFile.Problem {
+                return problem.path
+            }
+        }
+        #expect(try problem([["id": "North!", "wechat_sub_mch_id": "1"]]) == "merchants[0].id")
+        #expect(try problem([["id": "a", "wechat_sub_mch_id": "1"], ["id": "a", "wechat_sub_mch_id": "2"]]) == "merchants[1].id")
+        #expect(try problem([["id": "a"]]) == "merchants[0].wechat_sub_mch_id")
+        #expect(try problem([["id": "a", "alipay_app_auth_token_env": "NORTH_TOKEN"]]) == "merchants[0].alipay_app_id")
+        #expect(try problem([["id": "a", "alipay_app_auth_token": "inline"]]) == "merchants[0].alipay_app_auth_token")
+        #expect(try problem([["id": "a", "wechat_sub_mch_id": "1"]], provider: false) == "merchants")
+    }
+
     @Test func checkoutSettingsAreChecked() throws {
         let folder = try Folder()
         let good = try full(folder)

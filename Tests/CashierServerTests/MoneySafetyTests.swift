@@ -1,6 +1,7 @@
 import Cashier
 import CashierCrypto
 import CashierCurl
+import CashierSandboxMode
 import CashierServer
 import CashierStore
 import Foundation
@@ -138,6 +139,44 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(300))  // a late duplicate webhook would have arrived by now
         for id in orders { #expect(world.webhooks("order.paid", order: id).count == 1) }
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
+
+    /// A sub-merchant's payments through the service provider, raced: the same payment started on
+    /// every instance at once, then twelve refunds of 2.00 at once on its 10.00 — exactly five
+    /// go through (at the provider, under the sub-merchant), the books agree, one `order.paid`.
+    @Test(arguments: Backend.available)
+    func subMerchantPaymentsAndRefundsRacedAddUp(backend: Backend) async throws {
+        let world = try await MoneyWorld(backend)
+        for (method, api) in [("wechat.native", "v3"), ("wechat.native", "v2"), ("alipay.qr", nil)] as [(String, String?)] {
+            let created = try await world.call(
+                "POST", "/v1/orders",
+                json: ["items": [["label": "Latte", "amount": "10.00"]], "currency": "CNY", "merchant": SandboxMode.subMerchantID])
+            try #require(created.status == 201)
+            let id = created.object["id"] as? String ?? ""
+            let body = api.map { ["method": method, "api": $0] } ?? ["method": method]
+            let starts = try await withThrowingTaskGroup(of: MoneyWorld.Answer.self) { group in
+                for _ in 0..<6 { group.addTask { try await world.call("POST", "/v1/orders/\(id)/payments", json: body) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(starts.allSatisfy { $0.status == 200 || $0.status == 409 }, "\(starts.map { "\($0.status) \($0.errorMessage)" })")
+            let number = try #require(starts.first { $0.status == 200 }?.object["out_trade_no"] as? String)
+            try await world.pay(method.hasPrefix("alipay") ? "alipay" : "wechat", number: number)
+            if api == "v3" { await world.sandbox.wechatV3.pay(outTradeNo: number, outcome: .success) }
+            #expect(try await world.waitFor(id, .paid), "\(method) \(api ?? "")")
+            let refunds = try await withThrowingTaskGroup(of: MoneyWorld.Answer.self) { group in
+                for _ in 0..<12 { group.addTask { try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "2.00"]) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(refunds.filter { $0.status == 200 }.count == 5, "\(refunds.map(\.status))")
+            #expect(refunds.filter { $0.status == 409 }.count == 7)
+            #expect(try await world.orderJSON(id)["status"] as? String == "refunded")
+            #expect(await eventually { world.webhooks("order.paid", order: id).count == 1 })
+        }
+        let books = try await world.ledger()
+        #expect(books.filter { $0.paid }.allSatisfy { $0.refunded_minor == 1000 }, "\(books)")
         let disagreements = try await world.disagreements()
         #expect(disagreements.isEmpty, "\(disagreements)")
         await world.stop()

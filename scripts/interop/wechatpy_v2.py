@@ -96,6 +96,29 @@ try:
 except WeChatPayException as error:
     assert error.errcode == "AUTH_CODE_INVALID", error
 
+# As a service provider (服务商): every call names the sub-merchant; its orders are its own.
+partner = WeChatPay(appid=config["appid"], api_key=config["api_key"], mch_id=config["mch_id"], sub_mch_id="1900000777")
+partner.API_BASE_URL = config["gateway"]
+sub_paid = config["prefix"] + "S"
+created = partner.order.create(trade_type="NATIVE", body="partner", total_fee=300, notify_url=notify_url, client_ip="127.0.0.1", out_trade_no=sub_paid, product_id="p2")
+assert created["sub_mch_id"] == "1900000777", created
+assert pay(config["payer"], "wechat", sub_paid)["trade_state"] == "SUCCESS"
+for _ in range(500):
+    if any(n["out_trade_no"] == sub_paid for n in received):
+        break
+    time.sleep(0.01)
+notified = [n for n in received if n["out_trade_no"] == sub_paid]
+assert notified and notified[0]["sub_mch_id"] == "1900000777", received
+assert partner.order.query(out_trade_no=sub_paid)["trade_state"] == "SUCCESS"
+refund = partner.refund.apply(total_fee=300, refund_fee=100, out_refund_no=sub_paid + "R", out_trade_no=sub_paid)
+assert refund["sub_mch_id"] == "1900000777" and refund["refund_fee"] == "100", refund
+try:
+    pay_client.order.query(out_trade_no=sub_paid)  # the service provider's own orders do not include it
+    raise AssertionError("a sub-merchant's order was read without its sub_mch_id")
+except WeChatPayException as error:
+    assert error.errcode == "ORDERNOTEXIST", error
+results["partner"] = notified[0]["transaction_id"]
+
 impostor = WeChatPay(appid=config["appid"], api_key="0" * 32, mch_id=config["mch_id"])
 impostor.API_BASE_URL = config["gateway"]
 try:

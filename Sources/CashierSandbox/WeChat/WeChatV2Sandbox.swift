@@ -189,7 +189,9 @@ public actor WeChatV2Sandbox {
             return .failure(BusinessError("PARAM_ERROR", "trade_type参数格式错误"))
         }
         if tradeType == "JSAPI", (request["openid"] ?? "").isEmpty { return .failure(BusinessError("PARAM_ERROR", "JSAPI支付必须传openid")) }
-        let fingerprint = Self.businessFields.map { "\($0)=\(request[$0] ?? "")" }.joined(separator: "&")
+        // What a repeat must agree on: the order's substance, not where its notification goes (every
+        // instance of a merchant's server has its own address in a test; behind a proxy they share one).
+        let fingerprint = Self.businessFields.filter { $0 != "notify_url" }.map { "\($0)=\(request[$0] ?? "")" }.joined(separator: "&")
         if let existing = orders[outTradeNo] {
             switch existing.state {
             case "SUCCESS", "REFUND": return .failure(BusinessError("ORDERPAID", "该订单已支付"))
