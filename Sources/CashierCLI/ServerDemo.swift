@@ -50,9 +50,10 @@ enum ServerDemo {
             return try await send("POST", sandbox.baseURL.absoluteString + "sandbox/pay", body)
         }
 
-        func order(_ amount: String, _ label: String) async throws -> Placed {
-            let order = try await call(
-                "POST", "/v1/orders", ["items": [["label": label, "amount": amount]], "currency": "CNY", "description": label])
+        func order(_ amount: String, _ label: String, merchant: String? = nil) async throws -> Placed {
+            var body: [String: Any] = ["items": [["label": label, "amount": amount]], "currency": "CNY", "description": label]
+            if let merchant { body["merchant"] = merchant }
+            let order = try await call("POST", "/v1/orders", body)
             return Placed(
                 id: order["id"] as? String ?? "", number: order["out_trade_no"] as? String ?? "",
                 secret: order["client_secret"] as? String ?? "", checkout: order["checkout_url"] as? String ?? "")
@@ -105,12 +106,12 @@ enum ServerDemo {
         let clock = ContinuousClock()
         /// One order through `method`: `body` places it, pays or leaves it, and says what happened.
         func order(
-            _ method: String, _ amount: String, expect expected: String,
+            _ method: String, _ amount: String, expect expected: String, merchant: String? = nil,
             _ body: @escaping (Placed) async throws -> String
         ) async {
             await step("server: \(method)") {
                 let start = clock.now
-                let placed = try await session.order(amount, method)
+                let placed = try await session.order(amount, method, merchant: merchant)
                 let detail = try await body(placed)
                 let status = try await session.status(placed.id)
                 let milliseconds = Int((clock.now - start) / .milliseconds(1))
@@ -214,6 +215,23 @@ enum ServerDemo {
             _ = try await session.status(placed.id, becomes: "paid")
             return "/pay/\(placed.id.prefix(8))… offered wechat.native and alipay.page, showed the QR code, paid"
         }
+        await order("wechat.barcode (counter, password)", "88.00", expect: "paid") { placed in
+            // The till scans the payer's code; the payer enters a password (the sandbox's code ending 1111): the server queries.
+            let start = ContinuousClock.now
+            let answer = try await payments(placed.id, ["method": "wechat.barcode", "auth_code": "134567890123451111"])
+            let waited = Int((ContinuousClock.now - start) / .milliseconds(1))
+            return "micropay USERPAYING, queried until \(answer["status"] as? String ?? "?") after \(waited) ms, "
+                + "transaction \((answer["transaction_id"] as? String)?.prefix(10) ?? "?")…"
+        }
+        await order("sub-merchant north: wechat.app (v3 partner) + refund", "26.00", expect: "partially_refunded", merchant: "north") {
+            placed in
+            let pay = try await payments(placed.id, ["method": "wechat.app", "api": "v3"])
+            await session.sandbox.wechatV3.pay(outTradeNo: placed.number, outcome: .success)
+            guard try await session.status(placed.id, becomes: "paid") else { return "never paid" }
+            _ = try await session.call("POST", "/v1/orders/\(placed.id)/refunds", ["amount": "6.00"])
+            return "/v3/pay/partner/transactions/app, partnerid \((pay["wechat"] as? [String: String])?["partnerid"] ?? "?") (sub_mchid), "
+                + "notified on /notify/wechat/v3/m/north, refund 6.00"
+        }
         await order("close an unpaid order", "3.00", expect: "closed") { placed in
             _ = try await payments(placed.id, ["method": "wechat.native"])
             _ = try await session.call("POST", "/v1/orders/\(placed.id)/close")
@@ -225,7 +243,7 @@ enum ServerDemo {
             let rows = report.bill_rows.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             return (
                 "bills (\(rows)): \(report.matched) matched, \(report.discrepancies.count) discrepancies",
-                report.discrepancies.isEmpty && report.matched == 13 && report.refund_required.isEmpty && report.not_reconciled.isEmpty
+                report.discrepancies.isEmpty && report.matched == 16 && report.refund_required.isEmpty && report.not_reconciled.isEmpty
             )
         }
         await session.server.stop()
@@ -236,6 +254,7 @@ enum ServerDemo {
     static func start(folder: URL) async throws -> Session {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let mode = try await SandboxMode.start(timeScale: 0.001)
+        await mode.sandbox.wechatV2.setPasswordDelay(0.4)  // a quick payer at the counter
         let store = try SQLiteOrderStore(path: folder.appendingPathComponent("demo.db").path)
         await mode.connect(to: store)
         let server = MerchantServer(configuration: mode.configuration, store: store, audit: SecretsAudit.fromEnvironment())
