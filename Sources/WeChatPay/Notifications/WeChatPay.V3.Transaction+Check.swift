@@ -6,9 +6,9 @@ extension WeChatPay.V3.Transaction {
     /// - Parameters:
     ///   - expectedMchID: this merchant's mchid.
     ///   - appIDs: the appids the merchant pays for (an app, a mini program).
+    ///   - expectedSub: a partner transaction's sub-merchant (`sub_mchid`); `nil` for a direct merchant's.
     ///   - expected: what the stored payment is for.
     /// - Throws: `PaymentError` `.merchantMismatch`, `.currencyMismatch` or `.amountMismatch`.
-    ///   - subMchID: a partner transaction's sub-merchant (`sub_mchid`); `nil` for a direct merchant's.
     public func check(mchID expectedMchID: String, appIDs: Set<String>, subMchID expectedSub: String? = nil, amount expected: Money) throws
     {
         guard mchID == expectedMchID, appIDs.contains(appID) else {

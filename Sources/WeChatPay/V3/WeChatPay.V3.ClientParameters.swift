@@ -12,8 +12,8 @@ extension WeChatPay.V3 {
 }
 
 extension WeChatPay.AppPayParameters {
-    /// API v3: APP pay parameters signed with SHA256withRSA over `APPID\nTIMESTAMP\nNONCESTR\nPREPAYID\n`.
-    /// - Parameter partnerID: `partnerid` when it is not the signing merchant's (a service provider's sub-merchant).
+    /// API v3: APP pay parameters signed with SHA256withRSA over `APPID\nTIMESTAMP\nNONCESTR\nPREPAYID\n`;
+    /// `partnerID` is the `partnerid` when it is not the signing merchant's (a service provider's sub-merchant).
     public init(
         appID: String, prepayID: String, merchant: WeChatPay.V3.Merchant, partnerID: String? = nil,
         nonce: String = SecureRandom.alphanumeric(count: 32), timestamp: Date = Date()
