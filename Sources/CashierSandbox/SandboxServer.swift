@@ -157,6 +157,27 @@ public final class SandboxServer: Sendable {
             await alipaySandbox.setRefundOutcome(outcome)
             return .json(["outcome": object["outcome"] as? String ?? ""])
         }
+        // The merchant's side of Alipay's ISV authorisation, and the payer's password time at the counter.
+        router.add("POST", "/sandbox/alipay/app_auth_tokens") { request, _ in
+            struct Grant: Decodable {
+                let app_auth_token: String
+                let merchant_app_id: String
+            }
+            guard let grant = try? request.decodeJSON(Grant.self), !grant.app_auth_token.isEmpty, !grant.merchant_app_id.isEmpty else {
+                return .error(status: 400, code: "invalid_request", message: #"expected {"app_auth_token":"…","merchant_app_id":"2021…"}"#)
+            }
+            await alipaySandbox.grantAppAuthToken(grant.app_auth_token, merchantAppID: grant.merchant_app_id)
+            return .json(["app_auth_token": grant.app_auth_token, "merchant_app_id": grant.merchant_app_id])
+        }
+        router.add("POST", "/sandbox/password_delay") { request, _ in
+            struct Delay: Decodable { let seconds: Double }
+            guard let delay = try? request.decodeJSON(Delay.self), (0...600).contains(delay.seconds) else {
+                return .error(status: 400, code: "invalid_request", message: #"expected {"seconds":5} (0 to 600)"#)
+            }
+            await wechat.setPasswordDelay(delay.seconds)
+            await alipaySandbox.setPasswordDelay(delay.seconds)
+            return .json(["seconds": delay.seconds])
+        }
         router.add("GET", "/sandbox/ledger") { request, _ in
             let number = request.queryValue("out_trade_no")
             let entries = (await wechat.ledger() + wechatV3.ledger() + alipaySandbox.ledger()).filter {

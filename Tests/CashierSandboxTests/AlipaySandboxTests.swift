@@ -282,3 +282,43 @@ import Testing
             .replacingOccurrences(of: "&amp;", with: "&")
     }
 }
+
+/// An ISV calling for merchants that authorised it: each `app_auth_token` acts for its merchant
+/// only, an unknown one is refused, and the trades' notifications name the merchant.
+@Suite struct AlipayISVSandboxTests {
+    @Test func appAuthTokensActForTheirMerchantOnly() async throws {
+        let isvKey = AlipaySandboxTests.appKey
+        let sandbox = SandboxServer(wechatMerchants: [], alipayApps: ["2021000000000099": isvKey.publicKey], timeScale: 0.001)
+        try sandbox.start()
+        for (token, merchant) in [("tokenNorth", "2021000000000077"), ("tokenSouth", "2021000000000078")] {
+            let grant = try await URLSessionTransport().send(
+                HTTPRequest(
+                    method: "POST", url: sandbox.baseURL.appendingPathComponent("sandbox/alipay/app_auth_tokens"),
+                    body: Data(#"{"app_auth_token":"\#(token)","merchant_app_id":"\#(merchant)"}"#.utf8)))
+            #expect(grant.status == 200)
+        }
+        func client(_ token: String?) -> Alipay.Client {
+            Alipay.Client(
+                appID: "2021000000000099", signer: Alipay.Signer(privateKey: isvKey), alipayPublicKey: sandbox.alipay.alipayPublicKey,
+                gateway: sandbox.alipayGatewayURL, appAuthToken: token)
+        }
+        let inbox = try AlipaySandboxTests.Inbox()
+        let number = TradeNumber.generate()
+        _ = try await client("tokenNorth").precreate(
+            outTradeNo: number, total: Money(minorUnits: 500, currency: .cny), subject: "isv", notifyURL: inbox.url)
+        #expect(try await client("tokenNorth").query(outTradeNo: number).tradeStatus == "WAIT_BUYER_PAY")
+        // Another merchant's token, or the ISV's own calls, do not see north's trade; an unknown token is refused.
+        let other = await #expect(throws: PaymentError.self) { try await client("tokenSouth").query(outTradeNo: number) }
+        #expect(other?.providerCode == "ACQ.TRADE_NOT_EXIST")
+        await #expect(throws: PaymentError.self) { _ = try await client(nil).query(outTradeNo: number) }
+        let unknown = await #expect(throws: PaymentError.self) { try await client("forged").query(outTradeNo: number) }
+        #expect(unknown?.providerCode == "aop.invalid-app-auth-token")
+        // The notification names the merchant that authorised the ISV.
+        await sandbox.alipay.pay(outTradeNo: number, outcome: .success)
+        let body = try #require(try await inbox.first())
+        let notification = try Alipay.Notification.verify(body, publicKey: sandbox.alipay.alipayPublicKey, appID: "2021000000000099")
+        #expect(notification.fields["auth_app_id"] == "2021000000000077")
+        await inbox.server.stop()
+        await sandbox.stop()
+    }
+}

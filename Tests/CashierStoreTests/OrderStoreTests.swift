@@ -142,7 +142,7 @@ import Testing
             for _ in 0..<4 { group.addTask { try await Backend.postgres.open(location, migrate: false).migrate() } }
             return try await group.reduce(into: [[String]]()) { $0.append($1) }
         }
-        #expect(applied.filter { !$0.isEmpty }.count == 1 && applied.flatMap { $0 }.count == 15)
+        #expect(applied.filter { !$0.isEmpty }.count == 1 && applied.flatMap { $0 }.count == 16)
     }
 
     /// Starts a payment attempt on `orderID` and records it paid: what a notification does.

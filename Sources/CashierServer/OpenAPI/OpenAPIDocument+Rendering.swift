@@ -168,6 +168,10 @@ extension OpenAPIDocument {
             ("id", ["type": "string", "minLength": 1], "The order's id (ord_…), or the webhook's (evt_…)."),
             ("date", ["type": "string", "format": "date", "pattern": day], "The day, YYYY-MM-DD (Beijing time)."),
             ("file", ["type": "string", "enum": ["orders.csv", "payments.csv", "refunds.csv"]], "Which records."),
+            (
+                "merchant", ["type": "string", "pattern": "^[a-z0-9_-]{1,32}$"],
+                "The sub-merchant (one of the configuration's merchants) whose notifications these are."
+            ),
         ]
     }
 }

@@ -91,7 +91,11 @@ extension OrderRequest: SchemaDocumented {
             "currency": OpenAPIDocument.note(
                 "ISO 4217 code; required unless every item is a catalog SKU.", OpenAPIDocument.ref("Currency")),
             "description": OpenAPIDocument.note("What the payer sees on the wallet's sheet and the bill.", ["maxLength": 128]),
-            "metadata": OpenAPIDocument.note("Your own keys and values, returned as given."),
+            "metadata": OpenAPIDocument.note(
+                "Your own keys and values, returned as given (and to the provider as attach / passback_params when they fit)."),
+            "merchant": OpenAPIDocument.note(
+                "The sub-merchant the order is for (one of the configuration's merchants, paid through the service provider); "
+                    + "absent: the direct merchant, or the merchant the key acts for.", ["pattern": "^[a-z0-9_-]{1,32}$"]),
             "expires_in": OpenAPIDocument.note(
                 "Seconds until the order expires (default 7200).",
                 ["minimum": RequestBounds.expiresIn.lowerBound, "maximum": RequestBounds.expiresIn.upperBound]),
@@ -258,6 +262,7 @@ extension OrderJSON: SchemaExample, SchemaDocumented {
     static var schemaNotes: [String: [String: Any]] {
         [
             "object": ["const": "order"],
+            "merchant": OpenAPIDocument.note("The sub-merchant the order is for; null for the direct merchant."),
             "status": OpenAPIDocument.note("Where the order is.", OpenAPIDocument.ref("OrderStatus")),
             "client_secret": OpenAPIDocument.note(
                 "Only to the secret key and in the creation answer: the app uses it with the publishable key."),

@@ -345,11 +345,20 @@ enum OpenAPIDocument {
                 "/notify/alipay", "notifyAlipay", "application/x-www-form-urlencoded",
                 "Alipay asynchronous notifications (RSA2-signed form).", alipay
             ),
-        ].map { path, id, contentType, summary, responses in
-            Operation(
-                method: "POST", path: path, id: id, tag: "notifications", summary: summary + " Verified before anything is read.",
-                access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."), responses: responses
-            )
+        ].flatMap { path, id, contentType, summary, responses in
+            // Each sub-merchant's come to a path of its own, through the service provider.
+            let merchantPath = path.hasSuffix("/refund") ? String(path.dropLast(7)) + "/m/{merchant}/refund" : path + "/m/{merchant}"
+            return [
+                Operation(
+                    method: "POST", path: path, id: id, tag: "notifications", summary: summary + " Verified before anything is read.",
+                    access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."),
+                    responses: responses),
+                Operation(
+                    method: "POST", path: merchantPath, id: id + "ForMerchant", tag: "notifications",
+                    summary: summary + " For a sub-merchant, through the service provider: one naming another merchant is refused.",
+                    access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."),
+                    responses: responses),
+            ]
         }
     }
 

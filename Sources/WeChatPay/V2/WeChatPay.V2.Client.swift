@@ -113,15 +113,20 @@ extension WeChatPay.V2 {
         ///   - type: `ALL`, `SUCCESS` or `REFUND`.
         /// - Throws: `PaymentError.providerRejected` with WeChat's `return_msg` (e.g. "No Bill Exist").
         public func downloadBill(date: String, type: String = "ALL") async throws -> WeChatPay.Bill {
-            let response = try await post("pay/downloadbill", [("bill_date", date), ("bill_type", type)], timeout: .seconds(60))
+            try WeChatPay.Bill(parsing: try await billText("pay/downloadbill", [("bill_date", date), ("bill_type", type)]))
+        }
+
+        /// A bill's text; WeChat answers a refusal ("No Bill Exist") as XML instead.
+        private func billText(_ endpoint: String, _ fields: [(String, String)]) async throws -> String {
+            let response = try await post(endpoint, fields, timeout: .seconds(60))
             let text = String(decoding: response.body, as: UTF8.self)
             if text.hasPrefix("<xml>") {
                 let document = try XMLDocument(parsing: Array(response.body))
                 throw PaymentError(
-                    .providerRejected, provider: .wechatV2, "pay/downloadbill refused: \(document["return_msg"] ?? "no bill")",
+                    .providerRejected, provider: .wechatV2, "\(endpoint) refused: \(document["return_msg"] ?? "no bill")",
                     providerCode: document["error_code"] ?? document["return_code"], providerMessage: document["return_msg"])
             }
-            return try WeChatPay.Bill(parsing: text)
+            return text
         }
 
         /// Downloads the fund-flow bill (资金账单) of a day (`pay/downloadfundflow`: always signed
@@ -134,16 +139,8 @@ extension WeChatPay.V2 {
                 merchant: Merchant(appID: merchant.appID, mchID: merchant.mchID, apiKey: merchant.apiKey, signType: .hmacSHA256),
                 transport: transport, mutualTLSTransport: mutualTLSTransport, baseURL: baseURL, sandboxPrefix: sandboxPrefix)
             signing.subMerchant = subMerchant
-            let response = try await signing.post(
-                "pay/downloadfundflow", [("bill_date", date), ("account_type", account)], timeout: .seconds(60))
-            let text = String(decoding: response.body, as: UTF8.self)
-            if text.hasPrefix("<xml>") {
-                let document = try XMLDocument(parsing: Array(response.body))
-                throw PaymentError(
-                    .providerRejected, provider: .wechatV2, "pay/downloadfundflow refused: \(document["return_msg"] ?? "no bill")",
-                    providerCode: document["error_code"] ?? document["return_code"], providerMessage: document["return_msg"])
-            }
-            return try WeChatPay.FundFlowBill(parsing: text)
+            return try WeChatPay.FundFlowBill(
+                parsing: try await signing.billText("pay/downloadfundflow", [("bill_date", date), ("account_type", account)]))
         }
 
         /// WeChat's own sandbox key (`sandboxnew/pay/getsignkey`), for clients made with `sandboxPrefix`.
