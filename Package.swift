@@ -196,7 +196,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CashierSandboxTests",
-            dependencies: ["CashierSandbox", "WeChatPay", "Alipay", "CashierHTTP", "TestSupport"],
+            dependencies: ["CashierSandbox", "WeChatPay", "Alipay", "CashierHTTP", "CashierCurl", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "PackageManifestTests", dependencies: ["Cashier"], swiftSettings: strictSettings),

@@ -68,10 +68,13 @@ extension MerchantAPI {
                     orderID: id, paymentID: body.payment, amount: amount, outRefundNo: number, reason: body.reason, requestedBy: actor),
                 now: clock.now())
             let sent = try await send(reservation.refund, of: reservation.payment)
-            // As it is now: the provider's result may have arrived by notification meanwhile.
-            let refund = try await store.refund(id: sent.id) ?? sent
+            // As it is now: the provider's result may have arrived by notification meanwhile. The
+            // order first, the refund last: a refund never comes back from failed, so one still
+            // succeeded here was succeeded in everything read before it — the answer agrees with itself.
             guard let current = try await store.order(id: id) else { throw StoreError(.notFound, "no order \(id)") }
-            let json = RefundAnswer(order: try await orderJSON(current, includeSecret: true), refund: RefundJSON(refund))
+            let orderAnswer = try await orderJSON(current, includeSecret: true)
+            let refund = try await store.refund(id: sent.id) ?? sent
+            let json = RefundAnswer(order: orderAnswer, refund: RefundJSON(refund))
             switch refund.status {
             case .succeeded: return .json(json)
             case .pending:

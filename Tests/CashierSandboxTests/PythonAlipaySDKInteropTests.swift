@@ -19,6 +19,8 @@ import Testing
         // At the counter: trade_pay paid at once, 10003 then paid, a cancel that closes.
         #expect(summary["trade_pay"]?.hasPrefix("2026") == true && summary["password"] == "TRADE_SUCCESS" && summary["cancel"] == "close")
         #expect(summary["refund_notification"]?.hasSuffix("R1") == true)
+        // As an ISV with the merchant's app_auth_token: the notification names the merchant.
+        #expect(summary["isv"] == "2021000000000077")
     }
 
     @Test(.timeLimit(.minutes(3)))

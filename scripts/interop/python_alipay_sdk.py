@@ -81,6 +81,32 @@ assert cancelled["code"] == "10000" and cancelled["retry_flag"] == "N" and cance
 assert client.api_alipay_trade_query(out_trade_no=paid + "M3")["trade_status"] == "TRADE_CLOSED"
 poor = client.api_alipay_trade_pay(out_trade_no=paid + "M4", scene="bar_code", auth_code=code[:-4] + "3333", subject="counter", total_amount="1.20")
 assert poor["sub_code"] == "ACQ.BUYER_BALANCE_NOT_ENOUGH", poor
+
+# As an ISV (third-party app) for a merchant that granted it a token: ISVAliPay adds app_auth_token to every call.
+import urllib.request
+from alipay import ISVAliPay
+base = config["payer"].rsplit("/sandbox/pay", 1)[0]
+grant = urllib.request.Request(base + "/sandbox/alipay/app_auth_tokens", method="POST",
+                               data=json.dumps({"app_auth_token": "isvToken", "merchant_app_id": "2021000000000077"}).encode())
+assert json.load(urllib.request.urlopen(grant))["merchant_app_id"] == "2021000000000077"
+isv = ISVAliPay(appid=config["app_id"], app_notify_url=None, app_private_key_string=config["app_private_key"],
+                alipay_public_key_string=config["alipay_public_key"], sign_type="RSA2", app_auth_token="isvToken")
+isv._gateway = config["gateway"]
+isv_paid = config["prefix"] + "I"
+created = isv.api_alipay_trade_precreate(subject="isv", out_trade_no=isv_paid, total_amount="0.50", notify_url=notify_url)
+assert created["code"] == "10000", created
+assert client.api_alipay_trade_query(out_trade_no=isv_paid)["sub_code"] == "ACQ.TRADE_NOT_EXIST"  # not the ISV's own trade
+seen = len(received)
+assert pay(config["payer"], "alipay", isv_paid)["trade_state"] == "TRADE_SUCCESS"
+for _ in range(500):
+    if len(received) > seen:
+        break
+    time.sleep(0.01)
+isv_verified, isv_notification = received[seen]
+assert isv_verified and isv_notification["auth_app_id"] == "2021000000000077", isv_notification
+assert isv.api_alipay_trade_query(out_trade_no=isv_paid)["trade_status"] == "TRADE_SUCCESS"
+
 print(json.dumps({"notification": notification["trade_no"], "refund": refund["refund_fee"], "close": "TRADE_CLOSED",
+                  "isv": isv_notification["auth_app_id"],
                   "trade_pay": counter["trade_no"], "password": status, "cancel": cancelled["action"],
                   "refund_notification": refund_notification["out_biz_no"]}))
