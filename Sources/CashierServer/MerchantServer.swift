@@ -204,7 +204,9 @@ public final class MerchantServer: Sendable {
             every(configuration.queryInterval, "query_fallback") { _ = try? await api.queryPending(schedule: schedule) },
             every(configuration.refundInterval, "refunds") { _ = try? await api.settleRefunds() },
         ]
-        if configuration.wechatV3?.downloadsPlatformCertificates == true {
+        if configuration.wechatV3?.downloadsPlatformCertificates == true
+            || configuration.serviceProvider?.wechatV3?.downloadsPlatformCertificates == true
+        {
             // Each instance keeps its own keys: WeChat Pay v3's platform certificates at start, then as they age.
             tasks.append(
                 every(Self.providerKeysInterval, "provider_keys", exclusive: false) {
