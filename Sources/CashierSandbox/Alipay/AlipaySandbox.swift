@@ -85,6 +85,8 @@ public actor AlipaySandbox {
 
     /// What new refunds do (``SandboxRefundOutcome``).
     private var refundOutcome = SandboxRefundOutcome.succeed
+    /// How long a sandbox payer takes to confirm on the phone (codes ending `1111`, ``SandboxCounterCode``).
+    var passwordDelay = SandboxCounterCode.defaultPasswordDelay
 
     public func setRefundOutcome(_ outcome: SandboxRefundOutcome) {
         refundOutcome = outcome
@@ -103,12 +105,12 @@ public actor AlipaySandbox {
         }
     }
 
-    private var trades: [String: Trade] = [:]
+    var trades: [String: Trade] = [:]
     /// Certificate mode: the SN of the certificate issued for the sandbox's key, put in every
     /// answer as `alipay_cert_sn` (Alipay does so for apps in certificate mode).
     private var alipayCertSN: String?
     /// Bill download links: token → bill date; each works for 30 seconds, as Alipay's do.
-    private var billLinks: [String: (date: String, type: String, expires: ContinuousClock.Instant)] = [:]
+    var billLinks: [String: (date: String, type: String, expires: ContinuousClock.Instant)] = [:]
 
     /// - Parameter apps: app ids and their public keys (what the merchant uploaded to Alipay).
     public init(apps: [String: RSAPublicKey], delivery: NotificationDelivery) {
@@ -179,17 +181,17 @@ public actor AlipaySandbox {
     }
 
     /// The merchant the call being handled acts for (an ISV's `app_auth_token`), for the trades it creates.
-    private var currentAuthApp: String?
+    var currentAuthApp: String?
 
-    private func success(_ fields: [String: Any]) -> [String: Any] {
+    func success(_ fields: [String: Any]) -> [String: Any] {
         fields.merging(["code": "10000", "msg": "Success"]) { first, _ in first }
     }
 
-    private func failure(_ code: String, _ message: String, _ subCode: String, _ subMessage: String) -> [String: Any] {
+    func failure(_ code: String, _ message: String, _ subCode: String, _ subMessage: String) -> [String: Any] {
         ["code": code, "msg": message, "sub_code": subCode, "sub_msg": subMessage]
     }
 
-    private func notFound() -> [String: Any] {
+    func notFound() -> [String: Any] {
         failure("40004", "Business Failed", "ACQ.TRADE_NOT_EXIST", "交易不存在")
     }
 
@@ -226,90 +228,6 @@ public actor AlipaySandbox {
         return success([
             "out_trade_no": number, "qr_code": "https://qr.alipay.com/bax0\(SecureRandom.alphanumeric(count: 20).lowercased())",
         ])
-    }
-
-    /// How long a sandbox payer takes to confirm on the phone (codes ending `1111`, ``SandboxCounterCode``).
-    private var passwordDelay = SandboxCounterCode.defaultPasswordDelay
-
-    public func setPasswordDelay(_ seconds: TimeInterval) {
-        passwordDelay = seconds
-    }
-
-    /// `alipay.trade.pay` with scene `bar_code`: what the payer does is chosen by the code
-    /// (``SandboxCounterCode``); a trade paid after a wait is notified, as Alipay does.
-    private func barcodePay(_ biz: [String: Any], appID: String, notifyURL: String?) -> [String: Any] {
-        guard let number = biz["out_trade_no"] as? String, let totalText = biz["total_amount"] as? String,
-            let total = try? Money(decimal: totalText, currency: .cny), total.isPositive, let subject = biz["subject"] as? String,
-            let code = biz["auth_code"] as? String
-        else { return failure("40002", "Invalid Arguments", "isv.invalid-parameter", "参数无效") }
-        guard biz["scene"] as? String == "bar_code" || biz["scene"] as? String == "wave_code" else {
-            return failure("40002", "Invalid Arguments", "isv.invalid-parameter", "scene参数无效")
-        }
-        guard Alipay.PaymentCode.isValid(code) else {
-            return failure("40004", "Business Failed", "ACQ.PAYMENT_AUTH_CODE_INVALID", "支付失败，获取顾客账户信息失败，请顾客刷新付款码后重新收款")
-        }
-        if let existing = trades[number] {
-            switch existing.status {
-            case "TRADE_SUCCESS", "TRADE_FINISHED": return failure("40004", "Business Failed", "ACQ.TRADE_HAS_SUCCESS", "交易已被支付")
-            case "TRADE_CLOSED": return failure("40004", "Business Failed", "ACQ.TRADE_HAS_CLOSE", "交易已经关闭")
-            default: return ["code": "10003", "msg": " order success pay inprocess", "out_trade_no": number, "trade_no": existing.tradeNo]
-            }
-        }
-        let behaviour = SandboxCounterCode(code: code)
-        switch behaviour {
-        case .balanceTooLow: return failure("40004", "Business Failed", "ACQ.BUYER_BALANCE_NOT_ENOUGH", "买家余额不足")
-        case .expired:
-            return failure("40004", "Business Failed", "ACQ.PAYMENT_AUTH_CODE_INVALID", "支付失败，获取顾客账户信息失败，请顾客刷新付款码后重新收款")
-        default: break
-        }
-        var trade = Trade(
-            appID: appID, subject: subject, total: total, notifyURL: notifyURL,
-            tradeNo: "2026" + SecureRandom.string(count: 24, alphabet: "0123456789"), sent: Self.sentFields(biz), authAppID: currentAuthApp)
-        switch behaviour {
-        case .password, .walksAway:
-            trade.payableAt = behaviour == .password ? Date().addingTimeInterval(passwordDelay) : nil
-            trades[number] = trade
-            return ["code": "10003", "msg": " order success pay inprocess", "out_trade_no": number, "trade_no": trade.tradeNo]
-        default:
-            trade.status = "TRADE_SUCCESS"
-            trade.paid = Date()
-            trades[number] = trade
-            if behaviour == .systemErrorButPaid { return failure("20000", "Service Currently Unavailable", "isp.unknow-error", "系统繁忙") }
-            return success([
-                "out_trade_no": number, "trade_no": trade.tradeNo, "total_amount": total.decimalString,
-                "receipt_amount": total.decimalString, "buyer_logon_id": "san***@sandbox.example", "buyer_user_id": "2088102000000000",
-                "gmt_payment": BeijingTime.formatter("yyyy-MM-dd HH:mm:ss").string(from: trade.paid ?? Date()),
-            ])
-        }
-    }
-
-    /// A waiting payment-code trade whose payer has confirmed by now is paid (and notified).
-    private func settleWaiting(_ number: String) {
-        guard let trade = trades[number], trade.status == "WAIT_BUYER_PAY", let payableAt = trade.payableAt, payableAt <= Date() else {
-            return
-        }
-        pay(outTradeNo: number, outcome: .success)
-    }
-
-    /// `alipay.trade.cancel`: an unpaid trade is closed, a paid one refunded in full.
-    private func cancel(_ biz: [String: Any]) -> [String: Any] {
-        guard let number = biz["out_trade_no"] as? String else { return notFound() }
-        settleWaiting(number)
-        guard var trade = trades[number] else { return notFound() }
-        guard trade.refunds.isEmpty else { return failure("40004", "Business Failed", "ACQ.REASON_TRADE_BEEN_FREEZEN", "交易已退款，不能撤销") }
-        let action: String
-        switch trade.status {
-        case "WAIT_BUYER_PAY": action = "close"
-        case "TRADE_SUCCESS": action = "refund"
-        default: action = trade.cancelledAfterPayment ? "refund" : "close"
-        }
-        if trade.status != "TRADE_CLOSED" {
-            trade.cancelledAfterPayment = trade.status == "TRADE_SUCCESS"
-            trade.status = "TRADE_CLOSED"
-            trade.payableAt = nil
-            trades[number] = trade
-        }
-        return success(["out_trade_no": number, "trade_no": trade.tradeNo, "retry_flag": "N", "action": action])
     }
 
     private func query(_ biz: [String: Any]) -> [String: Any] {
@@ -374,118 +292,6 @@ public actor AlipaySandbox {
         // No refund_status: "the refund was not received, or it failed" (Alipay's words).
         if !refund.failed { fields["refund_status"] = "REFUND_SUCCESS" }
         return success(fields)
-    }
-
-    // MARK: Bills
-
-    /// `alipay.data.dataservice.bill.downloadurl.query`: a 30-second link to the day's trade bill.
-    private func billLink(_ biz: [String: Any], host: String) -> [String: Any] {
-        let type = biz["bill_type"] as? String ?? ""
-        guard type == "trade" || type == "signcustomer", let date = biz["bill_date"] as? String,
-            let day = BeijingTime.formatter("yyyy-MM-dd").date(from: date), BeijingTime.formatter("yyyy-MM-dd").string(from: day) == date
-        else {
-            return failure(
-                "40004", "Business Failed", "isp.bill_not_exist", "账单不存在 (the sandbox keeps trade and signcustomer bills by yyyy-MM-dd)")
-        }
-        guard day <= Date() else { return failure("40004", "Business Failed", "isp.bill_not_exist", "账单不存在") }
-        let now = ContinuousClock.now
-        billLinks = billLinks.filter { $0.value.expires > now }
-        let token = SecureRandom.alphanumeric(count: 32)
-        billLinks[token] = (date, type, now.advanced(by: .seconds(30)))
-        return success(["bill_download_url": "http://\(host)/alipay/bill?bill_type=\(type)&bill_date=\(date)&token=\(token)"])
-    }
-
-    /// The day's trade bill: every payment and refund whose time falls on it (Beijing time), in GBK.
-    func bill(date: String) -> Alipay.Bill {
-        let day = BeijingTime.formatter("yyyy-MM-dd")
-        let time = BeijingTime.formatter("yyyy-MM-dd HH:mm:ss")
-        var rows: [Alipay.Bill.Row] = []
-        for (number, trade) in trades.sorted(by: { $0.key < $1.key }) {
-            guard let paid = trade.paid, !trade.cancelledAfterPayment else { continue }
-            if day.string(from: paid) == date {
-                rows.append(
-                    .init(
-                        tradeNo: trade.tradeNo, outTradeNo: number, kind: .trade, subject: trade.subject,
-                        created: time.string(from: trade.created), finished: time.string(from: paid), amount: trade.total,
-                        fee: Money(minorUnits: SandboxFees.fee(trade.total.minorUnits), currency: .cny)))
-            }
-            for (requestNo, refund) in trade.refunds.sorted(by: { $0.key < $1.key })
-            where day.string(from: refund.date) == date && !refund.failed {
-                rows.append(
-                    .init(
-                        tradeNo: trade.tradeNo, outTradeNo: number, kind: .refund, subject: trade.subject,
-                        created: time.string(from: trade.created), finished: time.string(from: refund.date),
-                        amount: Money(minorUnits: -refund.amount.minorUnits, currency: .cny), refundRequestNo: requestNo,
-                        fee: Money(minorUnits: -SandboxFees.fee(refund.amount.minorUnits), currency: .cny)))
-            }
-        }
-        return Alipay.Bill(account: sellerID + "0156", rows: rows)
-    }
-
-    /// The day's account statement (账务明细): each payment in with its service fee out, each
-    /// refund out with its fee back, and the balance after each.
-    func fundFlow(date: String) -> Alipay.FundFlowBill {
-        let day = BeijingTime.formatter("yyyy-MM-dd")
-        let time = BeijingTime.formatter("yyyy-MM-dd HH:mm:ss")
-        var movements: [(at: Date, trade: Trade, number: String, refund: Money?)] = []
-        for (number, trade) in trades {
-            guard let paid = trade.paid, !trade.cancelledAfterPayment else { continue }
-            if day.string(from: paid) == date { movements.append((paid, trade, number, nil)) }
-            for refund in trade.refunds.values where !refund.failed && day.string(from: refund.date) == date {
-                movements.append((refund.date, trade, number, refund.amount))
-            }
-        }
-        var balance: Int64 = 0
-        var rows: [Alipay.FundFlowBill.Row] = []
-        func row(_ movement: (at: Date, trade: Trade, number: String, refund: Money?), _ type: String, income: Int64, expense: Int64) {
-            guard income > 0 || expense > 0 else { return }
-            balance += income - expense
-            rows.append(
-                .init(
-                    flowID: "\(movement.trade.tradeNo)-\(rows.count + 1)", tradeNo: movement.trade.tradeNo, outTradeNo: movement.number,
-                    subject: movement.trade.subject, time: time.string(from: movement.at),
-                    income: Money(minorUnits: income, currency: .cny),
-                    expense: Money(minorUnits: expense, currency: .cny), balance: Money(minorUnits: balance, currency: .cny), type: type))
-        }
-        for movement in movements.sorted(by: { ($0.at, $0.number) < ($1.at, $1.number) }) {
-            if let refund = movement.refund {
-                row(movement, "交易退款", income: 0, expense: refund.minorUnits)
-                row(movement, "收费退回", income: SandboxFees.fee(refund.minorUnits), expense: 0)
-            } else {
-                row(movement, "在线支付", income: movement.trade.total.minorUnits, expense: 0)
-                row(movement, "收费", income: 0, expense: SandboxFees.fee(movement.trade.total.minorUnits))
-            }
-        }
-        return Alipay.FundFlowBill(account: sellerID + "0156", rows: rows)
-    }
-
-    /// A bill as Alipay serves it: a zip of GBK CSVs whose names are GBK too.
-    private func billFile(token: String) -> HTTPServerResponse {
-        guard let link = billLinks[token], link.expires > ContinuousClock.now else {
-            return .text("bill link expired or unknown", status: 404)
-        }
-        let chinese = BeijingTime.formatter("yyyy年MM月dd日 HH:mm:ss")
-        let start = BeijingTime.formatter("yyyy-MM-dd").date(from: link.date) ?? Date()
-        let (from, to, exported) = (
-            chinese.string(from: start), chinese.string(from: start.addingTimeInterval(86_400)), chinese.string(from: Date())
-        )
-        let stem = "\(sellerID)0156_\(link.date.replacingOccurrences(of: "-", with: ""))"
-        let data: Data
-        do {
-            data =
-                link.type == "signcustomer"
-                ? try fundFlow(date: link.date).zipData(stem: stem, from: from, to: to, exportedAt: exported)
-                : try bill(date: link.date).zipData(stem: stem, from: from, to: to, exportedAt: exported)
-        } catch {
-            return .text("the bill could not be made: \(error)", status: 500)
-        }
-        return HTTPServerResponse(
-            status: 200,
-            headers: [
-                "Content-Type": "application/zip",
-                "Content-Disposition": "attachment; filename*=UTF-8''" + Alipay.FormBody.escape("\(stem).csv.zip"),
-            ],
-            body: Array(data))
     }
 
     // MARK: The payer

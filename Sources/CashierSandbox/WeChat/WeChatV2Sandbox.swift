@@ -50,7 +50,7 @@ public actor WeChatV2Sandbox {
 
     private let merchants: [String: WeChatPay.V2.Merchant]
     private let delivery: NotificationDelivery
-    private var orders: [String: Order] = [:]
+    var orders: [String: Order] = [:]
     /// Refunds fail with `NOTENOUGH` while this is set (the merchant's balance is empty).
     public private(set) var refundBalanceExhausted = false
 
@@ -61,6 +61,9 @@ public actor WeChatV2Sandbox {
 
     /// Refunds accepted from now on are reported failed afterwards (notification and query).
     private var failLaterStatus: String?
+
+    /// How long a sandbox payer takes to enter a password (codes ending `1111`, ``SandboxCounterCode``).
+    var passwordDelay = SandboxCounterCode.defaultPasswordDelay
 
     /// What new refunds do (``SandboxRefundOutcome``).
     public func setRefundOutcome(_ outcome: SandboxRefundOutcome) {
@@ -159,13 +162,13 @@ public actor WeChatV2Sandbox {
         }
     }
 
-    private static func failReturn(_ message: String) -> String {
+    static func failReturn(_ message: String) -> String {
         WeChatPay.V2.XMLDocument([("return_code", "FAIL"), ("return_msg", message)]).xmlString
     }
 
     // MARK: Endpoints
 
-    private static let businessFields = [
+    static let businessFields = [
         "body", "detail", "attach", "out_trade_no", "fee_type", "total_fee", "spbill_create_ip", "notify_url", "trade_type", "openid",
         "product_id", "time_expire", "sub_mch_id", "sub_appid",
     ]
@@ -210,92 +213,6 @@ public actor WeChatV2Sandbox {
         return .success(prepayFields(order))
     }
 
-    /// How long a sandbox payer takes to enter a password (codes ending `1111`, ``SandboxCounterCode``).
-    private var passwordDelay = SandboxCounterCode.defaultPasswordDelay
-
-    public func setPasswordDelay(_ seconds: TimeInterval) {
-        passwordDelay = seconds
-    }
-
-    /// `pay/micropay`: the payer's payment code, scanned at the counter (no notification follows;
-    /// the merchant queries). What the payer does is chosen by the code (``SandboxCounterCode``).
-    private func micropay(
-        _ request: WeChatPay.V2.XMLDocument, merchant: WeChatPay.V2.Merchant, signType: WeChatPay.V2.SignType
-    ) -> Result<[(String, String)], BusinessError> {
-        for name in ["body", "out_trade_no", "total_fee", "spbill_create_ip", "auth_code"] where (request[name] ?? "").isEmpty {
-            return .failure(BusinessError("PARAM_ERROR", "缺少参数\(name)"))
-        }
-        let outTradeNo = request["out_trade_no"]!
-        guard TradeNumber.isValid(outTradeNo, for: .wechat) else { return .failure(BusinessError("PARAM_ERROR", "out_trade_no参数格式错误")) }
-        guard let fee = Int64(request["total_fee"]!), fee > 0 else { return .failure(BusinessError("PARAM_ERROR", "total_fee参数格式错误")) }
-        let code = request["auth_code"]!
-        guard WeChatPay.PaymentCode.isValid(code) else { return .failure(BusinessError("AUTH_CODE_INVALID", "请扫描微信支付授权码")) }
-        if let existing = orders[outTradeNo] {
-            switch existing.state {
-            case "SUCCESS", "REFUND": return .failure(BusinessError("ORDERPAID", "该订单已支付"))
-            case "CLOSED": return .failure(BusinessError("ORDERCLOSED", "该订单已关闭"))
-            case "REVOKED": return .failure(BusinessError("ORDERREVERSED", "当前订单已经被撤销"))
-            case "USERPAYING": return .failure(BusinessError("USERPAYING", "需要用户输入支付密码"))
-            default: return .failure(BusinessError("OUT_TRADE_NO_USED", "商户订单号重复"))
-            }
-        }
-        var fields: [String: String] = ["trade_type": "MICROPAY"]
-        for name in Self.businessFields + ["auth_code"] where name != "trade_type" { fields[name] = request[name] }
-        var order = Order(merchant: merchant, signType: signType, fingerprint: "", fields: fields, prepayID: "")
-        let behaviour = SandboxCounterCode(code: code)
-        switch behaviour {
-        case .balanceTooLow: return .failure(BusinessError("NOTENOUGH", "用户帐号余额不足"))
-        case .expired: return .failure(BusinessError("AUTHCODEEXPIRE", "二维码已过期，请用户在微信上刷新后再试"))
-        case .password, .walksAway:
-            order.state = "USERPAYING"
-            order.payableAt = behaviour == .password ? Date().addingTimeInterval(passwordDelay) : nil
-            orders[outTradeNo] = order
-            return .failure(BusinessError("USERPAYING", "需要用户输入支付密码"))
-        case .paysAtOnce, .systemErrorButPaid:
-            order.state = "SUCCESS"
-            order.transactionID = "42000" + Self.timestamp() + SecureRandom.string(count: 9, alphabet: "0123456789")
-            order.timeEnd = Self.timestamp()
-            orders[outTradeNo] = order
-            if behaviour == .systemErrorButPaid { return .failure(BusinessError("SYSTEMERROR", "系统超时")) }
-            return .success([
-                ("out_trade_no", outTradeNo), ("transaction_id", order.transactionID ?? ""), ("total_fee", String(fee)),
-                ("fee_type", fields["fee_type"] ?? "CNY"), ("cash_fee", String(fee)), ("trade_type", "MICROPAY"),
-                ("openid", "oSandboxPayer000000000000000"), ("bank_type", "CFT"), ("time_end", order.timeEnd ?? ""),
-            ])
-        }
-    }
-
-    /// A waiting payment-code payment whose payer has entered the password by now is paid.
-    private func settleWaiting(_ outTradeNo: String) {
-        guard var order = orders[outTradeNo], order.state == "USERPAYING", let payableAt = order.payableAt, payableAt <= Date() else {
-            return
-        }
-        order.state = "SUCCESS"
-        order.transactionID = "42000" + Self.timestamp() + SecureRandom.string(count: 9, alphabet: "0123456789")
-        order.timeEnd = Self.timestamp()
-        orders[outTradeNo] = order
-    }
-
-    /// `secapi/pay/reverse`: an unpaid payment-code payment is closed, a paid one refunded in full.
-    private func reverse(_ request: WeChatPay.V2.XMLDocument) -> Result<[(String, String)], BusinessError> {
-        guard let key = find(request), var order = orders[key] else { return .failure(BusinessError("ORDERNOTEXIST", "订单不存在")) }
-        settleWaiting(key)
-        order = orders[key] ?? order
-        guard order.fields["trade_type"] == "MICROPAY" else {
-            return .failure(BusinessError("TRADE_ERROR", "非付款码支付订单不能撤销，请使用关单或退款接口"))
-        }
-        switch order.state {
-        case "REFUND": return .failure(BusinessError("REVERSE_EXPIRE", "订单已退款，不能撤销"))
-        case "REVOKED": break
-        default:
-            order.reversedAfterPayment = order.state == "SUCCESS"
-            order.state = "REVOKED"
-            order.payableAt = nil
-            orders[key] = order
-        }
-        return .success([("recall", "N")])
-    }
-
     private func prepayFields(_ order: Order) -> [(String, String)] {
         var fields = [("trade_type", order.fields["trade_type"] ?? ""), ("prepay_id", order.prepayID)]
         if order.fields["trade_type"] == "NATIVE" { fields.append(("code_url", Self.codeURL(order.prepayID))) }
@@ -326,7 +243,7 @@ public actor WeChatV2Sandbox {
 
     /// The order a call names, if it is the calling (sub-)merchant's: a service provider reads a
     /// sub-merchant's orders naming its `sub_mch_id`, and a merchant never sees a sub-merchant's.
-    private func find(_ request: WeChatPay.V2.XMLDocument) -> String? {
+    func find(_ request: WeChatPay.V2.XMLDocument) -> String? {
         let key: String?
         if let outTradeNo = request["out_trade_no"], orders[outTradeNo] != nil {
             key = outTradeNo
@@ -423,71 +340,6 @@ public actor WeChatV2Sandbox {
             ]
         }
         return .success(fields)
-    }
-
-    /// The day's bill as WeChat's CSV, or `return_code` FAIL "No Bill Exist".
-    private func bill(_ request: WeChatPay.V2.XMLDocument, merchant: WeChatPay.V2.Merchant) -> String {
-        guard let date = request["bill_date"], date.count == 8 else { return Self.failReturn("invalid bill_date") }
-        let rows = billRows(date: date, mchID: merchant.mchID)
-        guard !rows.isEmpty else { return Self.failReturn("No Bill Exist") }
-        return WeChatPay.Bill(rows: rows).text
-    }
-
-    /// The day's fund-flow bill (`pay/downloadfundflow`): HMAC-SHA256 only, as WeChat requires.
-    private func fundFlow(_ request: WeChatPay.V2.XMLDocument, merchant: WeChatPay.V2.Merchant, signType: WeChatPay.V2.SignType) -> String {
-        guard signType == .hmacSHA256 else { return Self.failReturn("sign_type参数错误，资金账单仅支持HMAC-SHA256") }
-        guard let date = request["bill_date"], date.count == 8 else { return Self.failReturn("invalid bill_date") }
-        let movements = movements(date: date, mchID: merchant.mchID)
-        guard !movements.isEmpty else { return Self.failReturn("No Bill Exist") }
-        return SandboxFees.wechatFundFlow(movements).text
-    }
-
-    /// Payments and refunds of `date` (`yyyyMMdd`) as balance movements.
-    func movements(date: String, mchID: String) -> [SandboxFees.Movement] {
-        let compact = BeijingTime.formatter("yyyyMMddHHmmss")
-        var movements: [SandboxFees.Movement] = []
-        for (number, order) in orders where order.merchant.mchID == mchID {
-            if let paid = order.timeEnd, paid.hasPrefix(date), !order.reversedAfterPayment, let at = compact.date(from: paid) {
-                movements.append(
-                    .init(at: at, payment: true, amount: order.totalFee, businessID: order.transactionID ?? "", reference: number))
-            }
-            for refund in order.refunds where refund.time.hasPrefix(date) && refund.status == "SUCCESS" {
-                guard let at = compact.date(from: refund.time) else { continue }
-                movements.append(
-                    .init(at: at, payment: false, amount: refund.fee, businessID: refund.refundID, reference: refund.outRefundNo))
-            }
-        }
-        return movements
-    }
-
-    /// Payments and refunds of `date` (`yyyyMMdd`), as bill rows.
-    func billRows(date: String, mchID: String) -> [WeChatPay.Bill.Row] {
-        var rows: [WeChatPay.Bill.Row] = []
-        for (number, order) in orders.sorted(by: { $0.key < $1.key }) where order.merchant.mchID == mchID {
-            let currency = (try? Currency(code: order.fields["fee_type"] ?? "CNY")) ?? .cny
-            let amount = Money(minorUnits: order.totalFee, currency: currency)
-            func row(_ time: String, _ state: String, _ refund: Refund?) -> WeChatPay.Bill.Row {
-                WeChatPay.Bill.Row(
-                    tradeTime: Self.billTime(time), appID: order.merchant.appID, mchID: mchID, transactionID: order.transactionID ?? "",
-                    outTradeNo: number, tradeState: state, amount: amount,
-                    refundAmount: Money(minorUnits: refund?.fee ?? 0, currency: currency), outRefundNo: refund?.outRefundNo ?? "",
-                    subject: order.fields["body"] ?? "",
-                    fee: Money(minorUnits: refund.map { -SandboxFees.fee($0.fee) } ?? SandboxFees.fee(order.totalFee), currency: currency))
-            }
-            // A payment reversed after it was paid went back whole: no money moved that day.
-            if let paid = order.timeEnd, paid.hasPrefix(date), !order.reversedAfterPayment { rows.append(row(paid, "SUCCESS", nil)) }
-            for refund in order.refunds where refund.time.hasPrefix(date) && refund.status == "SUCCESS" {
-                rows.append(row(refund.time, "REFUND", refund))
-            }
-        }
-        return rows
-    }
-
-    private static func billTime(_ compact: String) -> String {
-        let c = Array(compact)
-        guard c.count == 14 else { return compact }
-        return
-            "\(String(c[0..<4]))-\(String(c[4..<6]))-\(String(c[6..<8])) \(String(c[8..<10])):\(String(c[10..<12])):\(String(c[12..<14]))"
     }
 
     // MARK: The payer
