@@ -224,7 +224,7 @@ struct CheckoutPage: Sendable {
 
     /// The order's lines: `2 × Latte   ¥25.50`.
     func items(_ order: StoredOrder) -> String {
-        let lines = (try? JSONDecoder().decode([LineItem].self, from: Data(order.itemsJSON.utf8))) ?? []
+        let lines = order.lineItems
         guard !lines.isEmpty else { return "<p id=\"description\">\(HTMLText.escape(order.description))</p>" }
         let rows = lines.map { line in
             let label = line.quantity > 1 ? "\(line.quantity) × \(line.label)" : line.label

@@ -55,7 +55,7 @@ extension Dashboard {
         }
         let events = try await store.events(orderID: id)
         let outbox = try await store.outbox(orderID: id)
-        let items = (try? JSONDecoder().decode([LineItem].self, from: Data(order.itemsJSON.utf8))) ?? []
+        let items = order.lineItems
         let itemRows = items.map {
             "<tr><td>\(HTMLText.escape($0.label))</td><td>\($0.quantity)</td><td class=\"amount\">\(Self.format($0.unitAmount))</td><td class=\"amount\">\(Self.format($0.amount))</td></tr>"
         }.joined()

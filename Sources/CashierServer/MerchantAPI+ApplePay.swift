@@ -47,7 +47,7 @@ extension MerchantAPI {
     static func processorKey(_ refund: StoredRefund, _ operation: String) -> String { "cashier_\(refund.outRefundNo)_\(operation)" }
 
     func authorizeApplePay(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
-        guard await caller(request) != nil else { return Self.unauthorized }
+        guard let identity = await identify(request) else { return Self.unauthorized }
         guard let applePay = configuration.applePay else {
             return .error(status: 400, code: "invalid_request", message: "Apple Pay is not configured on this server")
         }
@@ -70,7 +70,7 @@ extension MerchantAPI {
             billing: PaymentContact(json: body["billing_contact"] ?? payment?["billingContact"]),
             shipping: PaymentContact(json: body["shipping_contact"] ?? payment?["shippingContact"]))
         do {
-            guard let (order, _) = try await authorizedOrder(request, id: id, clientSecret: body["client_secret"] as? String) else {
+            guard let (order, _) = try await authorizedOrder(identity, id: id, clientSecret: body["client_secret"] as? String) else {
                 return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
             }
             let parsed: ApplePay.PaymentToken

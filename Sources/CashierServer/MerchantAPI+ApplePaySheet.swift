@@ -29,7 +29,7 @@ extension MerchantAPI {
     }
 
     func updateApplePaySheet(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
-        guard await caller(request) != nil else { return Self.unauthorized }
+        guard let identity = await identify(request) else { return Self.unauthorized }
         guard let applePay = configuration.applePay else {
             return .error(status: 400, code: "invalid_request", message: "Apple Pay is not configured on this server")
         }
@@ -41,7 +41,7 @@ extension MerchantAPI {
                 throw RequestProblem("give exactly one of shipping_method, shipping_contact and coupon_code")
             }
             for _ in 0..<5 {
-                guard let (order, _) = try await authorizedOrder(request, id: id, clientSecret: body.client_secret) else {
+                guard let (order, _) = try await authorizedOrder(identity, id: id, clientSecret: body.client_secret) else {
                     return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
                 }
                 // The sheet of a paid or closed order is over, whatever the change would have been.

@@ -21,8 +21,8 @@ extension MerchantAPI {
 
     /// `POST /v1/orders/{id}/capture`.
     func capture(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
-        guard await caller(request) == .secret else { return Self.unauthorized }
-        if let refusal = await foreignOrder(request, id: id) { return refusal }
+        guard let identity = await secretCaller(request) else { return Self.unauthorized }
+        if let refusal = await foreignOrder(id, for: identity) { return refusal }
         return await idempotent(request, scope: "capture:\(id):") {
             do {
                 let body = try RequestProblem.decode(
@@ -48,8 +48,8 @@ extension MerchantAPI {
 
     /// `POST /v1/orders/{id}/void`.
     func void(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
-        guard await caller(request) == .secret else { return Self.unauthorized }
-        if let refusal = await foreignOrder(request, id: id) { return refusal }
+        guard let identity = await secretCaller(request) else { return Self.unauthorized }
+        if let refusal = await foreignOrder(id, for: identity) { return refusal }
         return await idempotent(request, scope: "void:\(id):") {
             do {
                 let body = try RequestProblem.decode(

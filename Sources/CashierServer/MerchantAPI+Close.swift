@@ -8,8 +8,8 @@ extension MerchantAPI {
     /// `POST /v1/orders/{id}/close`: closes an unpaid order at its providers, then here.
     /// - Parameter actor: who asks, for the record: `api`, or the dashboard session that did.
     func close(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
-        guard await caller(request) == .secret else { return Self.unauthorized }
-        if let refusal = await foreignOrder(request, id: id) { return refusal }
+        guard let identity = await secretCaller(request) else { return Self.unauthorized }
+        if let refusal = await foreignOrder(id, for: identity) { return refusal }
         do {
             guard let order = try await store.order(id: id) else {
                 return .error(status: 404, code: "not_found", message: "no order \(id)")
@@ -75,8 +75,8 @@ extension MerchantAPI {
     }
 
     func events(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
-        guard await caller(request) == .secret else { return Self.unauthorized }
-        if let refusal = await foreignOrder(request, id: id) { return refusal }
+        guard let identity = await secretCaller(request) else { return Self.unauthorized }
+        if let refusal = await foreignOrder(id, for: identity) { return refusal }
         do {
             guard try await store.order(id: id) != nil else { return .error(status: 404, code: "not_found", message: "no order \(id)") }
             let events = try await store.events(orderID: id).map {

@@ -79,7 +79,8 @@ extension MerchantAPI {
         // The payer is still confirming: the server keeps asking, and gives up at the deadline.
         let giveUpAt = began.addingTimeInterval(settings.giveUpAfter)
         Task { [self] in
-            if (try? await counterAnswer(payment, until: giveUpAt)) ?? nil == nil { await giveUpAtCounter(payment) }
+            let decided = (try? await counterAnswer(payment, until: giveUpAt)).flatMap { $0 }
+            if decided == nil { await giveUpAtCounter(payment) }
         }
         return .json(
             PaymentStartJSON(counter: payment, status: "pending", api: Self.counterAPI(payment)), status: 202)

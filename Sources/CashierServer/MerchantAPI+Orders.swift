@@ -9,12 +9,15 @@ import Foundation
 extension MerchantAPI {
 
     func createOrder(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        guard let caller = await caller(request) else { return Self.unauthorized }
+        guard let identity = await identify(request) else { return Self.unauthorized }
         // The app's keys live apart from the backend's: an app cannot replay the backend's answers.
-        return await idempotent(request, scope: caller == .secret ? "" : "pk:") { await self.createOrder(request, caller: caller) }
+        return await idempotent(request, scope: identity.caller == .secret ? "" : "pk:") {
+            await self.createOrder(request, identity: identity)
+        }
     }
 
-    private func createOrder(_ request: HTTPServerRequest, caller: Caller) async -> HTTPServerResponse {
+    private func createOrder(_ request: HTTPServerRequest, identity: Identity) async -> HTTPServerResponse {
+        let caller = identity.caller
         do {
             let input = try RequestProblem.decode(
                 OrderRequest.self, from: request,
@@ -28,7 +31,7 @@ extension MerchantAPI {
                         ? "orders are created by your backend with the secret key; the app never sets a price"
                         : "with the publishable key, items name catalog SKUs and quantities only; the app never sets a price")
             }
-            let merchant = try await orderMerchant(request, named: input.merchant, caller: caller)
+            let merchant = try orderMerchant(named: input.merchant, for: identity)
             let returnURL = try input.return_url.map { try configuration.checkout.checkedReturnURL($0) }
             let expiresIn = try input.expiry()
             let goods = try input.lineItems(catalog: configuration.catalog)
@@ -111,9 +114,10 @@ extension MerchantAPI {
     }
 
     func getOrder(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
-        guard await caller(request) != nil else { return Self.unauthorized }
+        guard let identity = await identify(request) else { return Self.unauthorized }
         do {
-            guard let (found, caller) = try await authorizedOrder(request, id: id, clientSecret: request.queryValue("client_secret")) else {
+            guard let (found, caller) = try await authorizedOrder(identity, id: id, clientSecret: request.queryValue("client_secret"))
+            else {
                 return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
             }
             let order = (try? await queryIfInDoubt(found)) ?? found
@@ -151,8 +155,8 @@ extension MerchantAPI {
     /// `GET /v1/orders?status=paid&limit=20&starting_after=ord_…` (or `?out_trade_no=…`): newest
     /// first, secret key only.
     func listOrders(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        guard await caller(request) == .secret else { return Self.unauthorized }
-        if let refusal = await platformOnly(request) { return refusal }
+        guard let identity = await secretCaller(request) else { return Self.unauthorized }
+        if let refusal = Self.platformOnly(identity) { return refusal }
         let status = request.queryValue("status")
         guard status == nil || PaymentStatus(rawValue: status ?? "") != nil else {
             return .error(

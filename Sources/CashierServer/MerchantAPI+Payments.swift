@@ -8,7 +8,7 @@ import Foundation
 extension MerchantAPI {
 
     func startPayment(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
-        guard await caller(request) != nil else { return Self.unauthorized }
+        guard let identity = await identify(request) else { return Self.unauthorized }
         do {
             var body = try RequestProblem.decode(
                 PaymentRequestBody.self, from: request, expected: #"{"method":"wechat.native"} (one of \#(PaymentMethod.names))"#)
@@ -18,7 +18,7 @@ extension MerchantAPI {
             if let ip = body.client_ip, !RequestBounds.isIPAddress(ip) {
                 throw RequestProblem("client_ip '\(ip)' is not an IPv4 or IPv6 address")
             }
-            guard let (order, _) = try await authorizedOrder(request, id: id, clientSecret: body.client_secret) else {
+            guard let (order, _) = try await authorizedOrder(identity, id: id, clientSecret: body.client_secret) else {
                 return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
             }
             guard !order.status.hasReceivedMoney, order.status != .closed else {

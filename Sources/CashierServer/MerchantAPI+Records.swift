@@ -43,8 +43,8 @@ extension MerchantAPI {
     /// `GET /v1/payments`: payment attempts newest first, with filters; `refund_required=true`
     /// lists those that took money to give back.
     func listPayments(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        guard await caller(request) == .secret else { return Self.unauthorized }
-        if let refusal = await platformOnly(request) { return refusal }
+        guard let identity = await secretCaller(request) else { return Self.unauthorized }
+        if let refusal = Self.platformOnly(identity) { return refusal }
         do {
             var query = try recordQuery(request, statuses: PaymentAttemptStatus.allCases.map(\.rawValue))
             switch request.queryValue("refund_required") {
@@ -61,8 +61,8 @@ extension MerchantAPI {
 
     /// `GET /v1/refunds`: refunds newest first, with filters (provider and method are their payment's).
     func listRefunds(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        guard await caller(request) == .secret else { return Self.unauthorized }
-        if let refusal = await platformOnly(request) { return refusal }
+        guard let identity = await secretCaller(request) else { return Self.unauthorized }
+        if let refusal = Self.platformOnly(identity) { return refusal }
         do {
             let query = try recordQuery(request, statuses: RefundStatus.allCases.map(\.rawValue))
             let page = try await store.refunds(matching: query)
@@ -75,8 +75,8 @@ extension MerchantAPI {
     /// `GET /v1/exports/{orders|payments|refunds}.csv?from=YYYY-MM-DD&to=YYYY-MM-DD`: what was
     /// created on those days (merchant's time zone, both included), as CSV.
     func export(_ request: HTTPServerRequest, file: String) async -> HTTPServerResponse {
-        guard await caller(request) == .secret else { return Self.unauthorized }
-        if let refusal = await platformOnly(request) { return refusal }
+        guard let identity = await secretCaller(request) else { return Self.unauthorized }
+        if let refusal = Self.platformOnly(identity) { return refusal }
         guard let kind = LedgerExport(fileName: file) else {
             return .error(status: 404, code: "not_found", message: "exports are orders.csv, payments.csv and refunds.csv")
         }

@@ -33,8 +33,8 @@ extension MerchantAPI {
     /// `POST /v1/orders/{id}/refunds`.
     /// - Parameter actor: who asks, for the record: `api`, or the dashboard session that did.
     func refund(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
-        guard await caller(request) == .secret else { return Self.unauthorized }
-        if let refusal = await foreignOrder(request, id: id) { return refusal }
+        guard let identity = await secretCaller(request) else { return Self.unauthorized }
+        if let refusal = await foreignOrder(id, for: identity) { return refusal }
         // A retried refund with its Idempotency-Key answers as the first did and refunds nothing more.
         return await idempotent(request, scope: "refund:\(id):") { await self.performRefund(request, id: id, actor: actor) }
     }

@@ -30,7 +30,8 @@ extension MerchantAPI {
     static let streamHeartbeat: Duration = .seconds(15)
 
     func stream(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
-        let bySecretKey = await caller(request) == .secret
+        let identity = await identify(request)
+        let bySecretKey = identity?.caller == .secret
         let order: StoredOrder
         do {
             // Without the secret key, a wrong client secret and an unknown order get the same 401:
@@ -40,7 +41,7 @@ extension MerchantAPI {
             }
             guard bySecretKey || bySecret == true else { return Self.streamUnauthorized }
             guard let found else { return Self.streamNotFound(id) }
-            if bySecretKey, bySecret != true, let refusal = await foreignOrder(request, id: id) { return refusal }
+            if bySecretKey, bySecret != true, let identity, let refusal = await foreignOrder(id, for: identity) { return refusal }
             // A reconnect (EventSource sends the last id it saw) to an order that can change no
             // more and that the client has seen: 204 tells an EventSource to stop reconnecting.
             if Self.isFinal(found.status), request.headers["Last-Event-ID"] == String(found.version) {

@@ -46,8 +46,8 @@ extension MerchantAPI {
 
     /// `GET /v1/webhooks?state=failed&from=…&to=…&order_id=…&limit=…&starting_after=…`.
     func listWebhooks(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        guard await caller(request) == .secret else { return Self.unauthorized }
-        if let refusal = await platformOnly(request) { return refusal }
+        guard let identity = await secretCaller(request) else { return Self.unauthorized }
+        if let refusal = Self.platformOnly(identity) { return refusal }
         do {
             guard let limit = Int(request.queryValue("limit") ?? "20"), RequestBounds.listLimit.contains(limit) else {
                 throw RequestProblem("limit must be a whole number, 1 to 100")
@@ -73,8 +73,8 @@ extension MerchantAPI {
 
     /// `POST /v1/webhooks/{id}/resend`: sent again at the webhook job's next run.
     func resendWebhook(_ request: HTTPServerRequest, id: String, actor: String = "api") async -> HTTPServerResponse {
-        guard await caller(request) == .secret else { return Self.unauthorized }
-        if let refusal = await platformOnly(request) { return refusal }
+        guard let identity = await secretCaller(request) else { return Self.unauthorized }
+        if let refusal = Self.platformOnly(identity) { return refusal }
         guard configuration.webhook != nil else {
             return .error(status: 409, code: "no_webhook_endpoint", message: "no webhook URL is configured: there is nowhere to send it")
         }
@@ -92,8 +92,8 @@ extension MerchantAPI {
     /// `POST /v1/webhooks/resend {"from": "YYYY-MM-DD", "to": "YYYY-MM-DD"}`: every delivery
     /// queued on those days that was tried and not delivered, sent again.
     func resendFailedWebhooks(_ request: HTTPServerRequest, actor: String = "api") async -> HTTPServerResponse {
-        guard await caller(request) == .secret else { return Self.unauthorized }
-        if let refusal = await platformOnly(request) { return refusal }
+        guard let identity = await secretCaller(request) else { return Self.unauthorized }
+        if let refusal = Self.platformOnly(identity) { return refusal }
         guard configuration.webhook != nil else {
             return .error(status: 409, code: "no_webhook_endpoint", message: "no webhook URL is configured: there is nowhere to send it")
         }

@@ -156,8 +156,8 @@ struct MerchantAPI: Sendable {
 
     /// `GET /v1/reconciliations/{date}`: the day's bills against the payments here (secret key).
     func reconciliation(_ request: HTTPServerRequest, date: String) async -> HTTPServerResponse {
-        guard await caller(request) == .secret else { return Self.unauthorized }
-        if let refusal = await platformOnly(request) { return refusal }
+        guard let identity = await secretCaller(request) else { return Self.unauthorized }
+        if let refusal = Self.platformOnly(identity) { return refusal }
         do {
             return .json(try await Reconciler(api: self).run(date: date, progress: { _ in }))
         } catch {
@@ -167,31 +167,39 @@ struct MerchantAPI: Sendable {
 
     // MARK: Authentication
 
-    func caller(_ request: HTTPServerRequest) async -> Caller? {
+    /// Who is calling: which kind of key, and — for a key made with `cashier keys create
+    /// --merchant` — the sub-merchant it acts for. One key lookup per request: handlers that need
+    /// both ask once.
+    struct Identity: Sendable, Equatable {
+        let caller: Caller
+        /// The sub-merchant the key acts for; `nil` for the configured keys and the platform's own.
+        var merchant: String? = nil
+    }
+
+    func identify(_ request: HTTPServerRequest) async -> Identity? {
         guard let header = request.headers["Authorization"], header.hasPrefix("Bearer ") else { return nil }
-        return await caller(key: String(header.dropFirst(7)))
+        return await identify(key: String(header.dropFirst(7)))
     }
 
     /// The configured keys first (no database read); then the keys made with `cashier keys`.
-    func caller(key: String) async -> Caller? {
-        if ConstantTime.equals(key, configuration.secretKey) { return .secret }
-        if ConstantTime.equals(key, configuration.publishableKey) { return .publishable }
-        return await apiKeys.active(key, store: store, now: clock.now()) != nil ? .secret : nil
+    func identify(key: String) async -> Identity? {
+        if ConstantTime.equals(key, configuration.secretKey) { return Identity(caller: .secret) }
+        if ConstantTime.equals(key, configuration.publishableKey) { return Identity(caller: .publishable) }
+        return await apiKeys.active(key, store: store, now: clock.now()).map { Identity(caller: .secret, merchant: $0.merchant) }
     }
 
-    /// The sub-merchant the request's key acts for (a key made with `cashier keys create
-    /// --merchant`); `nil` for the configured keys and the platform's own.
-    func keyMerchant(_ request: HTTPServerRequest) async -> String? {
-        guard let header = request.headers["Authorization"], header.hasPrefix("Bearer "), header.utf8.count > 7 + 3,
-            !ConstantTime.equals(String(header.dropFirst(7)), configuration.secretKey)
-        else { return nil }
-        return await apiKeys.active(String(header.dropFirst(7)), store: store, now: clock.now())?.merchant
+    func caller(_ request: HTTPServerRequest) async -> Caller? { await identify(request)?.caller }
+
+    /// The secret key's identity, or `nil` (answer 401).
+    func secretCaller(_ request: HTTPServerRequest) async -> Identity? {
+        guard let identity = await identify(request), identity.caller == .secret else { return nil }
+        return identity
     }
 
     /// 404 for an order of another merchant than the key's (a merchant's key touches its own orders
     /// only); `nil` to go on.
-    func foreignOrder(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse? {
-        guard let bound = await keyMerchant(request) else { return nil }
+    func foreignOrder(_ id: String, for identity: Identity) async -> HTTPServerResponse? {
+        guard let bound = identity.merchant else { return nil }
         guard let order = try? await store.order(id: id), order.merchant == bound else {
             return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
         }
@@ -200,8 +208,8 @@ struct MerchantAPI: Sendable {
 
     /// Refuses a merchant's own key on what spans every merchant (lists, exports, reconciliation,
     /// webhooks): it reads its own orders only. - Returns: the refusal, or `nil` to go on.
-    func platformOnly(_ request: HTTPServerRequest) async -> HTTPServerResponse? {
-        guard let merchant = await keyMerchant(request) else { return nil }
+    static func platformOnly(_ identity: Identity) -> HTTPServerResponse? {
+        guard let merchant = identity.merchant else { return nil }
         return .error(
             status: 403, code: "forbidden",
             message:
@@ -210,8 +218,8 @@ struct MerchantAPI: Sendable {
 
     /// The merchant a new order is for: the one named (a configured sub-merchant), or the key's.
     /// - Throws: when the name is unknown (422) or the key acts for another merchant (403).
-    func orderMerchant(_ request: HTTPServerRequest, named: String?, caller: Caller) async throws -> String? {
-        let bound = caller == .secret ? await keyMerchant(request) : nil
+    func orderMerchant(named: String?, for identity: Identity) throws -> String? {
+        let bound = identity.merchant
         if let named {
             guard configuration.subMerchants.contains(where: { $0.id == named }) else {
                 throw PaymentError(
@@ -225,22 +233,21 @@ struct MerchantAPI: Sendable {
     }
 
     /// Whether `key` is a secret key of this server (the dashboard's sign-in).
-    func isSecretKey(_ key: String) async -> Bool { await caller(key: key) == .secret }
+    func isSecretKey(_ key: String) async -> Bool { await identify(key: key)?.caller == .secret }
 
     static let unauthorized = HTTPServerResponse.error(
         status: 401, code: "unauthorized",
         message: "send Authorization: Bearer sk_… (your backend) or pk_… with the order's client_secret (the app)")
 
     /// The order, if the caller may see it: the secret key, or the publishable key with its client secret.
-    func authorizedOrder(_ request: HTTPServerRequest, id: String, clientSecret: String?) async throws -> (StoredOrder, Caller)? {
-        guard let caller = await caller(request) else { return nil }
+    func authorizedOrder(_ identity: Identity, id: String, clientSecret: String?) async throws -> (StoredOrder, Caller)? {
         guard let order = try await store.order(id: id) else { return nil }
-        if caller == .publishable {
+        if identity.caller == .publishable {
             guard let clientSecret, ConstantTime.equals(clientSecret, order.clientSecret) else { return nil }
-        } else if let bound = await keyMerchant(request), bound != order.merchant {
+        } else if let bound = identity.merchant, bound != order.merchant {
             return nil  // a merchant's key sees its own orders only
         }
-        return (order, caller)
+        return (order, identity.caller)
     }
 
     /// A request to this API made on a caller's behalf — a dashboard form (the secret key), the

@@ -57,6 +57,6 @@ struct OrderSheet: Codable, Equatable, Sendable {
 
     static func read(_ order: StoredOrder) -> OrderSheet {
         if let text = order.sheetJSON, let sheet = try? JSONDecoder().decode(OrderSheet.self, from: Data(text.utf8)) { return sheet }
-        return OrderSheet(goods: (try? JSONDecoder().decode([LineItem].self, from: Data(order.itemsJSON.utf8))) ?? [])
+        return OrderSheet(goods: order.lineItems)
     }
 }

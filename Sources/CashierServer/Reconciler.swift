@@ -162,7 +162,8 @@ struct Reconciler {
     private func fundFlows(date: String, progress: @Sendable (String) -> Void) async throws -> [String: FundFlowTotals] {
         var flows: [String: FundFlowTotals] = [:]
         var seen = Set<FundFlowMovement>()
-        for adapter in api.adapters.all {
+        var accounts = Set<String>()
+        for adapter in api.adapters.all where accounts.insert(adapter.billAccount.funds).inserted {
             progress("\(adapter.provider.rawValue): downloading the fund-flow bill for \(date)")
             guard let movements = try await adapter.fundFlow(date: date) else { continue }
             let wallet = adapter.provider.wallet.rawValue
@@ -183,7 +184,8 @@ struct Reconciler {
     private func bills(date: String, progress: @Sendable (String) -> Void) async throws -> ([BillEntry], Set<PaymentMethod.Wallet>) {
         var entries: [BillEntry] = []
         var billed = Set<PaymentMethod.Wallet>()
-        for adapter in api.adapters.all {
+        var accounts = Set<String>()
+        for adapter in api.adapters.all where accounts.insert(adapter.billAccount.trades).inserted {
             progress("\(adapter.provider.rawValue): downloading the bill for \(date)")
             guard let bill = try await adapter.billEntries(date: date) else { continue }
             billed.insert(adapter.provider.wallet)

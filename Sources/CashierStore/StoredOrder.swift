@@ -35,3 +35,10 @@ public struct StoredOrder: Sendable, Equatable {
     /// provider or ISV, by its id; `nil` for the server's direct merchant.
     public var merchant: String? = nil
 }
+
+extension StoredOrder {
+    /// The line items, decoded from ``itemsJSON`` (empty when it does not decode).
+    public var lineItems: [LineItem] {
+        (try? JSONDecoder().decode([LineItem].self, from: Data(itemsJSON.utf8))) ?? []
+    }
+}

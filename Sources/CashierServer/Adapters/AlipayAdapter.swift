@@ -178,6 +178,12 @@ struct AlipayAdapter: CounterCollector {
         }
     }
 
+    /// With an `app_auth_token` the bills are the authorising merchant's own.
+    var billAccount: (trades: String, funds: String) {
+        let account = "alipay:\(configuration.appID)/\(subMerchant?.alipayAppID ?? "")"
+        return (account, account)
+    }
+
     func fundFlow(date: String) async throws -> [FundFlowMovement]? {
         do {
             return try await client.downloadFundFlow(date: date).rows.map { row in

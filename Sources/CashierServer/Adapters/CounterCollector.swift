@@ -33,8 +33,9 @@ extension CounterCollector {
         if case .paid(let amount, let transactionID) = try await query(payment) {
             return .paid(amount: amount, transactionID: transactionID)
         }
-        for _ in 0..<3 where try await attempt() == false {
-            return .closed
+        for _ in 0..<3 {
+            let again = try await attempt()
+            if !again { return .closed }
         }
         throw PaymentError(.transport, provider: provider, "\(provider.rawValue) still asks for the reversal to be repeated")
     }

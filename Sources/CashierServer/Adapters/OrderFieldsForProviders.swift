@@ -9,7 +9,7 @@ enum OrderFieldsForProviders {
     /// The order's items with a positive price, as goods lines (discounts and sheet lines such as
     /// shipping are left out: the providers take no negative prices).
     static func goods(_ order: StoredOrder) -> [GoodsLine] {
-        let items = (try? JSONDecoder().decode([LineItem].self, from: Data(order.itemsJSON.utf8))) ?? []
+        let items = order.lineItems
         return items.enumerated().compactMap { index, item in
             guard item.unitAmount.isPositive else { return nil }
             return GoodsLine(id: item.sku ?? "item-\(index + 1)", name: item.label, quantity: item.quantity, unitPrice: item.unitAmount)

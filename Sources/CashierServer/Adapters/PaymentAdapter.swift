@@ -47,6 +47,11 @@ protocol PaymentAdapter: Sendable {
     /// when it keeps none.
     func fundFlow(date: String) async throws -> [FundFlowMovement]?
 
+    /// Whose bills ``billEntries(date:)`` and ``fundFlow(date:)`` read: adapters naming the same
+    /// account (a service provider's sub-merchants, whose bills and balance are the provider's)
+    /// are read once by reconciliation.
+    var billAccount: (trades: String, funds: String) { get }
+
     /// Verifies an inbound notification (signature, then merchant) and says what it reports.
     /// - Throws: when it does not verify (nothing is touched).
     func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification
@@ -63,6 +68,7 @@ extension PaymentAdapter {
     var refundAnswerIsFinal: Bool { false }
     func maintainKeys() async {}
     func fundFlow(date: String) async throws -> [FundFlowMovement]? { nil }
+    var billAccount: (trades: String, funds: String) { (provider.rawValue, provider.rawValue) }
 }
 
 /// One line of a provider's fund-flow bill.

@@ -184,6 +184,13 @@ struct WeChatV2Adapter: CounterCollector {
         }
     }
 
+    /// A v2 bill asked for with `sub_mch_id` is the sub-merchant's; the balance is the merchant's
+    /// (the service provider's) own.
+    var billAccount: (trades: String, funds: String) {
+        let mchID = configuration.merchant.mchID
+        return ("wechat.v2:\(mchID)/\(subMerchant?.wechatSubMchID ?? "")", "wechat.v2:\(mchID)")
+    }
+
     func fundFlow(date: String) async throws -> [FundFlowMovement]? {
         do {
             return WalletBill.movements(try await client(appID: nil).downloadFundFlow(date: date.replacingOccurrences(of: "-", with: "")))
@@ -196,7 +203,7 @@ struct WeChatV2Adapter: CounterCollector {
         if ByteSearch.contains(request.body, Self.refundMarker) {
             // Refunds of a mini program's (or official account's) payments name its appid.
             let refund = try WeChatPay.V2.RefundNotification.verify(request.body, merchants: merchants)
-            try checkSubMerchant(refund.document["sub_mch_id"] ?? (try? WeChatPay.V2.XMLDocument(parsing: request.body))?["sub_mch_id"])
+            try checkSubMerchant(refund.subMchID)
             return .refund(
                 RefundReport(
                     outTradeNo: refund.outTradeNo, outRefundNo: refund.outRefundNo,

@@ -128,6 +128,11 @@ struct WeChatV3Adapter: PaymentAdapter {
         }
     }
 
+    /// A v3 trade bill and fund-flow bill are the merchant's (the service provider's, for every sub-merchant).
+    var billAccount: (trades: String, funds: String) {
+        ("wechat.v3:\(configuration.merchant.mchID)", "wechat.v3:\(configuration.merchant.mchID)")
+    }
+
     func fundFlow(date: String) async throws -> [FundFlowMovement]? {
         do {
             return WalletBill.movements(try await client.fundFlowBill(date: date))

@@ -22,6 +22,8 @@ extension WeChatPay.V2 {
         public let totalAmount: Money
         /// Every decrypted field.
         public let document: XMLDocument
+        /// The sub-merchant (`sub_mch_id` of the outer document) when a service provider's refund it is.
+        public var subMchID: String? = nil
 
         /// Verifies the outer document and decrypts `req_info`.
         /// - Throws: `PaymentError` (`.malformedMessage`, `.providerRejected`, `.merchantMismatch`,
@@ -46,7 +48,7 @@ extension WeChatPay.V2 {
                 refundStatus: try required("refund_status"),
                 refundAmount: try VerifiedDocument.money(document, amountField: "refund_fee"),
                 totalAmount: try VerifiedDocument.money(document, amountField: "total_fee"),
-                document: document)
+                document: document, subMchID: outer["sub_mch_id"])
         }
 
         /// Verifies a refund notification for one of several apps of the same merchant (an app, its

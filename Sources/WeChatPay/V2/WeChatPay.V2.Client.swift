@@ -135,10 +135,10 @@ extension WeChatPay.V2 {
         ///   - date: `yyyyMMdd`, Beijing time.
         ///   - account: `Basic`, `Operation` or `Fees`.
         public func downloadFundFlow(date: String, account: String = "Basic") async throws -> WeChatPay.FundFlowBill {
-            var signing = Client(
+            // The account is the merchant's (a service provider's) own: no sub_mch_id.
+            let signing = Client(
                 merchant: Merchant(appID: merchant.appID, mchID: merchant.mchID, apiKey: merchant.apiKey, signType: .hmacSHA256),
                 transport: transport, mutualTLSTransport: mutualTLSTransport, baseURL: baseURL, sandboxPrefix: sandboxPrefix)
-            signing.subMerchant = subMerchant
             return try WeChatPay.FundFlowBill(
                 parsing: try await signing.billText("pay/downloadfundflow", [("bill_date", date), ("account_type", account)]))
         }
