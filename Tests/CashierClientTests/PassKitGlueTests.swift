@@ -92,7 +92,7 @@
             }
         }
 
-        @Test(.timeLimit(.minutes(1))) func theSheetIsDrivenByTheServerFromShippingToAuthorisation() async throws {
+        @Test(.timeLimit(.minutes(3))) func theSheetIsDrivenByTheServerFromShippingToAuthorisation() async throws {
             let world = try await World()
             let order = try await order(world)
             let parameters = try await world.client.startPayment(orderID: order.id, clientSecret: order.secret, method: .applePay)
@@ -178,7 +178,7 @@
             await world.stop()
         }
 
-        @Test(.timeLimit(.minutes(1))) func aClosedSheetIsCancelledAndAnUnavailableOneIsAnError() async throws {
+        @Test(.timeLimit(.minutes(3))) func aClosedSheetIsCancelledAndAnUnavailableOneIsAnError() async throws {
             let world = try await World()
             let order = try await world.order()
             PKPaymentAuthorizationController.presenter = { controller in

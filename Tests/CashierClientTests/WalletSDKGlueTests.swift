@@ -21,7 +21,7 @@
             return try JSONSerialization.jsonObject(with: response.body) as? [String: Any] ?? [:]
         }
 
-        @Test(.timeLimit(.minutes(1))) func weChatPaysThroughTheSDKAndTheServerConfirms() async throws {
+        @Test(.timeLimit(.minutes(3))) func weChatPaysThroughTheSDKAndTheServerConfirms() async throws {
             let world = try await World()
             let order = try await world.order("18.00")
             let number = try await world.client.order(id: order.id, clientSecret: order.secret).outTradeNo
@@ -66,7 +66,7 @@
             await world.stop()
         }
 
-        @Test(.timeLimit(.minutes(1))) func alipayPaysThroughTheSDKAndTheServerConfirms() async throws {
+        @Test(.timeLimit(.minutes(3))) func alipayPaysThroughTheSDKAndTheServerConfirms() async throws {
             let world = try await World()
             let order = try await world.order("9.90")
             let sandbox = world.sandbox.baseURL

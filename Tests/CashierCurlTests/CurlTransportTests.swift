@@ -88,7 +88,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func presentsTheMerchantCertificate() async throws {
         let server = try await TLSServer()
         let transport = CurlTransport(

@@ -367,17 +367,18 @@ import Testing
     }
 
     /// A streamed body goes out chunk by chunk as it is written, not at the end.
-    @Test(.timeLimit(.minutes(1))) func streamedBodiesArriveAsTheyAreWritten() async throws {
+    @Test(.timeLimit(.minutes(3))) func streamedBodiesArriveAsTheyAreWritten() async throws {
         let fixture = try Fixture()
         let connection = try RawHTTPConnection(port: fixture.server.port)
         connection.get("/gated")
-        let first = try await onOwnThread { connection.read(until: "data: first", timeout: 30) }
+        // Generous: in a full run on two cores the server's first chunk can wait behind everything else.
+        let first = try await onOwnThread { connection.read(until: "data: first", timeout: 90) }
         #expect(first)
         #expect(connection.receivedText.contains("Transfer-Encoding: chunked"))
         let early = try await onOwnThread { connection.read(until: "second", timeout: 0.3) }
         #expect(!early)  // the producer waits at the gate; what it wrote went out already
         fixture.log.gate.store(true, ordering: .releasing)
-        let rest = try await onOwnThread { connection.read(until: "\r\n0\r\n\r\n", timeout: 30) }
+        let rest = try await onOwnThread { connection.read(until: "\r\n0\r\n\r\n", timeout: 90) }
         #expect(rest && connection.receivedText.contains("data: second"))
         // Many at once, through a client that reads the whole body.
         try await withThrowingTaskGroup(of: String.self) { group in
@@ -388,7 +389,7 @@ import Testing
 
     /// A client that hangs up cancels its producer (found at the next write), and stopping the
     /// server ends every stream at once rather than waiting out the grace period.
-    @Test(.timeLimit(.minutes(1))) func streamsEndWhenTheClientLeavesOrTheServerStops() async throws {
+    @Test(.timeLimit(.minutes(3))) func streamsEndWhenTheClientLeavesOrTheServerStops() async throws {
         let fixture = try Fixture()
         var leaving: RawHTTPConnection? = try RawHTTPConnection(port: fixture.server.port)
         leaving?.get("/forever")

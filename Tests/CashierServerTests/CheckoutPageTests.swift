@@ -160,7 +160,7 @@ import Testing
     }
 
     /// Desktop: the QR code, paid from the phone; the stream announces it without the page asking.
-    @Test(.timeLimit(.minutes(1))) func aDesktopPayerPaysTheQRCodeAndTheStreamAnnouncesIt() async throws {
+    @Test(.timeLimit(.minutes(3))) func aDesktopPayerPaysTheQRCodeAndTheStreamAnnouncesIt() async throws {
         let (fixture, order, id, secret) = try await Self.placed()
         let stream = try RawHTTPConnection(port: fixture.server.port)
         stream.get("/v1/orders/\(id)/stream?client_secret=\(secret)")
@@ -229,7 +229,7 @@ import Testing
 
     /// WeChat's browser: web authorisation for the openid, then JSAPI through WeixinJSBridge
     /// (played here by the sandbox, which checks the parameters' signature as WeChat does).
-    @Test(.timeLimit(.minutes(1))) func aWeChatBrowserAuthorisesThenPaysByJSAPI() async throws {
+    @Test(.timeLimit(.minutes(3))) func aWeChatBrowserAuthorisesThenPaysByJSAPI() async throws {
         let (fixture, _, id, secret) = try await Self.placed()
         let browser = Browser(agent: Self.wechat)
         let handoff = Self.text(
