@@ -137,7 +137,8 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", dependencies: ["CashierHTTP"], path: "Tests/TestSupport", swiftSettings: strictSettings),
+        .target(
+            name: "TestSupport", dependencies: ["CashierHTTP", "CashierCrypto"], path: "Tests/TestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "CashierCryptoTests",
             dependencies: ["CashierCrypto"],
@@ -160,7 +161,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AlipayTests",
-            dependencies: ["Alipay", "CashierArchive"],
+            dependencies: ["Alipay", "CashierArchive", "TestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),

@@ -8,7 +8,7 @@ import Foundation
 /// in-process Alipay sandbox.
 enum AlipayDemo {
     static func run(_ step: WeChatDemo.Step) async {
-        guard let appKey = try? RSAPrivateKey(generatingKeySizeInBits: 2048) else {
+        guard let appKey = try? await OwnThread.run({ try RSAPrivateKey(generatingKeySizeInBits: 2048) }) else {
             await step("Alipay sandbox") { ("could not make a demo key", false) }
             return
         }

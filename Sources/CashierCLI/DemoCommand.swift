@@ -54,7 +54,7 @@ enum DemoCommand {
             return (String(mac.prefix(16)) + "…", mac == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
         }
         await step("RSA-2048 SHA256withRSA") {
-            let key = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+            let key = try await OwnThread.run { try RSAPrivateKey(generatingKeySizeInBits: 2048) }
             let content = "out_trade_no=\(order?.outTradeNo ?? "")&total_amount=51.00"
             let signature = try key.signature(for: content, scheme: .insecurePKCS1v1_5SHA256)
             let genuine = key.publicKey.isValidSignature(signature, for: Array(content.utf8), scheme: .insecurePKCS1v1_5SHA256)

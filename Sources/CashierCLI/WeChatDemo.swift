@@ -27,7 +27,7 @@ enum WeChatDemo {
 
     static func run(_ step: Step) async {
         let v2Merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
-        guard let v3Key = try? RSAPrivateKey(generatingKeySizeInBits: 2048),
+        guard let v3Key = try? await OwnThread.run({ try RSAPrivateKey(generatingKeySizeInBits: 2048) }),
             let v3Merchant = try? WeChatPay.V3.Merchant(
                 mchID: "1230000109", certificateSerial: "DEMO0001", privateKey: v3Key, apiV3Key: SecureRandom.alphanumeric(count: 32))
         else {

@@ -3,6 +3,7 @@ import Cashier
 import CashierArchive
 import CashierCrypto
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct AlipayTests {
@@ -59,7 +60,7 @@ import Testing
     @Test func wrongKeyAppSellerAmountAndSignTypeGames() throws {
         let trade = try Self.vectors().notify_trade_status_sync
         let key = try RSAPublicKey(pemRepresentation: trade.alipay_public_key_pem)
-        let otherKey = try RSAPrivateKey(generatingKeySizeInBits: 2048).publicKey
+        let otherKey = TestKeys.rsa(1).publicKey
         #expect(throws: PaymentError.self) { try Alipay.Notification.verify(Self.body(trade.params), publicKey: otherKey) }
         let app = #expect(throws: PaymentError.self) {
             try Alipay.Notification.verify(Self.body(trade.params), publicKey: key, appID: "2021000000000000")
@@ -109,7 +110,7 @@ import Testing
     }
 
     @Test func ourSignaturesAndOrderStrings() throws {
-        let merchantKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let merchantKey = TestKeys.rsa(2)
         let signer = Alipay.Signer(privateKey: merchantKey)
         let biz = #"{"out_trade_no":"C20261129","total_amount":"51.00","subject":"2 杯拿铁 & more"}"#
         let orderString = try Alipay.OrderString.make(
@@ -133,7 +134,7 @@ import Testing
     }
 
     @Test func legacyResultString() throws {
-        let key = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let key = TestKeys.rsa(3)
         let content =
             #"partner="2088101568358171"&seller_id="xxx@alipay.com"&out_trade_no="0819145412-6177"&subject="测试"&total_fee="0.01"&success="true""#
         let sign = Base64.encode(try key.signature(for: content, scheme: .insecurePKCS1v1_5SHA1))

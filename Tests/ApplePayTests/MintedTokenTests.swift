@@ -38,7 +38,10 @@ import Testing
     @Test func everyNegativeCaseNamesItsCheck() throws {
         let appData = Array("order ord_42".utf8)
         let token = try Self.minter.mint(for: Self.ecMerchant, amount: Self.total, applicationData: appData)
-        let decrypter = try Self.decrypter()
+        // One instant for the decrypter's clock and the skewed signing times: a test held up for a
+        // second between them must not move a token into or out of the window.
+        let now = Date()
+        let decrypter = try Self.decrypter(now: now)
 
         var tamperedData = token
         var bytes = Array(try Base64.decode(token.data))
@@ -63,10 +66,10 @@ import Testing
         #expect(Self.failedCheck { _ = try Self.decrypter(ca: otherCA).decrypt(token, applicationData: appData) } == "chain")
 
         for offset in [-301.0, 301.0] {
-            let skewed = try Self.minter.mint(for: Self.ecMerchant, amount: Self.total, signedAt: Date().addingTimeInterval(offset))
+            let skewed = try Self.minter.mint(for: Self.ecMerchant, amount: Self.total, signedAt: now.addingTimeInterval(offset))
             #expect(Self.failedCheck { _ = try decrypter.decrypt(skewed) } == "signing time")
         }
-        let withinWindow = try Self.minter.mint(for: Self.ecMerchant, amount: Self.total, signedAt: Date().addingTimeInterval(-240))
+        let withinWindow = try Self.minter.mint(for: Self.ecMerchant, amount: Self.total, signedAt: now.addingTimeInterval(-240))
         _ = try decrypter.decrypt(withinWindow)
 
         let otherMerchant = try Self.ca.issueMerchantKey(merchantIdentifier: "merchant.com.other")

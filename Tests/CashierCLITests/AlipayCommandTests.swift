@@ -1,6 +1,7 @@
 import Alipay
 import CashierCrypto
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct AlipayCommandTests {
@@ -34,7 +35,7 @@ import Testing
     }
 
     @Test func signAndOrderString() async throws {
-        let key = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let key = TestKeys.rsa(0)
         let bareKey = Base64.encode(key.pkcs1DERRepresentation)  // the console's form
         let signed = await CapturedIO.run(
             ["alipay", "sign", "--private-key-file", CapturedIO.secretFile(bareKey)],

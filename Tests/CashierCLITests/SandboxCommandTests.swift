@@ -26,7 +26,7 @@ import WeChatPay
         let ready = folder.appendingPathComponent("ready.json")
         let process = Process()
         process.executableURL = Self.binary
-        let v3Key = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let v3Key = TestKeys.rsa(0)
         process.arguments = [
             "sandbox", "--ready-file", ready.path, "--time-scale", "0.001", "--wechat-v3-mchid", "1230000109", "--wechat-v3-serial", "ABC",
             "--wechat-v3-public-key", v3Key.publicKey.pemRepresentation, "--wechat-api-v3-key-file",

@@ -394,7 +394,7 @@ import Testing
         var leaving: RawHTTPConnection? = try RawHTTPConnection(port: fixture.server.port)
         leaving?.get("/forever")
         let opened = try await onOwnThread { [leaving] in leaving?.read(until: ": open", timeout: 30) ?? false }
-        #expect(opened)
+        #expect(opened, "received \(leaving?.receivedText.debugDescription ?? ""); access log \(fixture.log.lines.withLock { $0 })")
         leaving = nil
         await eventually(timeout: .seconds(10), interval: .milliseconds(20)) { fixture.log.streamsEnded.load(ordering: .acquiring) == 1 }
         #expect(fixture.log.streamsEnded.load(ordering: .acquiring) == 1)

@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func answersMustNameTheLoadedAlipayCertificate() async throws {
-        let appKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let appKey = TestKeys.rsa(0)
         let appID = "2021000000000009"
         let sandbox = SandboxServer(wechatMerchants: [], alipayApps: [appID: appKey.publicKey], timeScale: 0.001)
         try sandbox.start()

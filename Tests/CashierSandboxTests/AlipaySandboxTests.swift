@@ -5,6 +5,7 @@ import CashierHTTP
 import CashierSandbox
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -13,7 +14,7 @@ import Testing
 
 /// Our Alipay client against the Alipay sandbox over real sockets.
 @Suite struct AlipaySandboxTests {
-    static let appKey = try! RSAPrivateKey(generatingKeySizeInBits: 2048)
+    static let appKey = TestKeys.rsa(0)
     static let appID = "2021000000000001"
 
     final class Inbox: Sendable {
@@ -117,14 +118,14 @@ import Testing
         let sandbox = SandboxServer(wechatMerchants: [], alipayApps: [Self.appID: Self.appKey.publicKey], timeScale: 0.001)
         try sandbox.start()
         let impostor = Alipay.Client(
-            appID: Self.appID, signer: Alipay.Signer(privateKey: try RSAPrivateKey(generatingKeySizeInBits: 2048)),
+            appID: Self.appID, signer: Alipay.Signer(privateKey: TestKeys.rsa(1)),
             alipayPublicKey: sandbox.alipay.alipayPublicKey, gateway: sandbox.alipayGatewayURL)
         let refused = await #expect(throws: PaymentError.self) { try await impostor.query(outTradeNo: "X") }
         #expect(refused?.providerCode == "isv.invalid-signature")
         // A client that trusts another Alipay key refuses the sandbox's answers.
         let distrustful = Alipay.Client(
             appID: Self.appID, signer: Alipay.Signer(privateKey: Self.appKey),
-            alipayPublicKey: try RSAPrivateKey(generatingKeySizeInBits: 2048).publicKey,
+            alipayPublicKey: TestKeys.rsa(2).publicKey,
             gateway: sandbox.alipayGatewayURL)
         let forged = await #expect(throws: PaymentError.self) { try await distrustful.query(outTradeNo: "X") }
         #expect(forged?.code == .signatureMismatch)

@@ -3,6 +3,7 @@ import Cashier
 import CashierCrypto
 import CashierSandbox
 import Foundation
+import TestSupport
 import Testing
 import WeChatPay
 
@@ -66,7 +67,7 @@ import WeChatPay
     /// sandboxes serve them (v3 gzipped, Alipay zipped), with the fees the trade bills carry.
     @Test func fundFlowBillsAndFees() async throws {
         let merchant = WeChatV2SandboxTests.merchant
-        let appKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let appKey = TestKeys.rsa(0)
         let sandbox = SandboxServer(
             wechatMerchants: [merchant], wechatV3Merchants: [WeChatV3SandboxTests.sandboxMerchant],
             alipayApps: ["2021000000000003": appKey.publicKey],

@@ -45,7 +45,7 @@ import Testing
         let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, venv.map { [$0] } ?? [])
         try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
         let python = environment.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let appKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let appKey = TestKeys.rsa(0)
         let appID = "2021000000000002"
         let sandbox = SandboxServer(wechatMerchants: [], alipayApps: [appID: appKey.publicKey], timeScale: 0.001)
         try sandbox.start()

@@ -16,7 +16,7 @@ import WeChatPay
         try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
         let python = environment.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
-        let merchantKey = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let merchantKey = TestKeys.rsa(0)
         let apiV3Key = "a7cde1ZJB1kG2e7VfTs3jQzaWizur8Gb"
         let merchant = WeChatV3Sandbox.Merchant(
             mchID: "1900000109", certificateSerial: "444F4864EA9B34415B5C0CC7FB3C6C0B1A2F3E4D", publicKey: merchantKey.publicKey,

@@ -4,6 +4,7 @@ import CashierHTTP
 import CashierSandbox
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import WeChatPay
 
@@ -11,7 +12,7 @@ import WeChatPay
 /// serial, prepay, query both ways, paid notifications verified and decrypted, refunds, close,
 /// public-key mode, and a wrong merchant key refused.
 @Suite struct WeChatV3SandboxTests {
-    static let merchantKey = try! RSAPrivateKey(generatingKeySizeInBits: 2048)
+    static let merchantKey = TestKeys.rsa(0)
     static let apiV3Key = "0123456789abcdefABCDEF0123456789"
     static let merchant = try! WeChatPay.V3.Merchant(
         mchID: "1230000109", certificateSerial: "5F1C72E2A8931B72A2E13AF8DEE92471EB397115", privateKey: merchantKey, apiV3Key: apiV3Key)
@@ -134,7 +135,7 @@ import WeChatPay
         // A merchant whose private key the sandbox does not know is refused with SIGN_ERROR.
         let impostor = try WeChatPay.V3.Merchant(
             mchID: Self.merchant.mchID, certificateSerial: Self.merchant.certificateSerial,
-            privateKey: RSAPrivateKey(generatingKeySizeInBits: 2048),
+            privateKey: TestKeys.rsa(1),
             apiV3Key: Self.apiV3Key)
         let refused = await #expect(throws: PaymentError.self) {
             try await WeChatPay.V3.Client(merchant: impostor, keys: keys, baseURL: sandbox.wechatV3URL).transaction(outTradeNo: number)
@@ -143,7 +144,7 @@ import WeChatPay
 
         // A client that trusts a different platform key refuses the sandbox's responses.
         let strangerKeys = WeChatPay.V3.PlatformKeys()
-        strangerKeys.add(publicKey: try RSAPrivateKey(generatingKeySizeInBits: 2048).publicKey, id: sandbox.wechatV3.publicKeyID)
+        strangerKeys.add(publicKey: TestKeys.rsa(2).publicKey, id: sandbox.wechatV3.publicKeyID)
         let forged = await #expect(throws: PaymentError.self) {
             try await WeChatPay.V3.Client(merchant: Self.merchant, keys: strangerKeys, baseURL: sandbox.wechatV3URL).transaction(
                 outTradeNo: number)

@@ -3,6 +3,7 @@ import CashierCrypto
 import CashierSandbox
 import CashierServer
 import Foundation
+import TestSupport
 import Testing
 
 /// `cashier serve --config`: secrets from the environment or key files, every field checked,
@@ -31,8 +32,8 @@ import Testing
     ]
 
     func full(_ folder: Folder) throws -> [String: Any] {
-        let alipayApp = try RSAPrivateKey(generatingKeySizeInBits: 2048)
-        let alipay = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let alipayApp = TestKeys.rsa(0)
+        let alipay = TestKeys.rsa(1)
         try folder.write(alipayApp.pemRepresentation, "alipay-app.pem")
         try folder.write(alipay.publicKey.pemRepresentation, "alipay.pem")
         let ca = try ApplePayTestCA()

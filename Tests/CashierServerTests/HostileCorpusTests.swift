@@ -7,6 +7,7 @@ import CashierSandbox
 import CashierServer
 import CashierStore
 import Foundation
+import TestSupport
 import Testing
 import WeChatPay
 
@@ -94,8 +95,8 @@ import WeChatPay
         #expect(cases.count >= 200)
         let fixture = try await MerchantServerTests.Fixture()
         // This test signs as the providers: Alipay's and WeChat v3's platform keys are its own here.
-        let alipayPlatform = try RSAPrivateKey(generatingKeySizeInBits: 2048)
-        let wechatPlatform = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let alipayPlatform = TestKeys.rsa(0)
+        let wechatPlatform = TestKeys.rsa(1)
         let platformID = "PUB_KEY_ID_HOSTILE_TEST"
         var configuration = fixture.mode.configuration
         configuration.alipay?.alipayPublicKey = alipayPlatform.publicKey
@@ -307,7 +308,7 @@ import WeChatPay
         case "valid": fields["sign"] = Base64.encode(try key.signature(for: content, scheme: .insecurePKCS1v1_5SHA256))
         case "wrong_key":
             fields["sign"] = Base64.encode(
-                try RSAPrivateKey(generatingKeySizeInBits: 2048).signature(for: content, scheme: .insecurePKCS1v1_5SHA256))
+                try TestKeys.rsa(5).signature(for: content, scheme: .insecurePKCS1v1_5SHA256))
         case "empty": fields["sign"] = ""
         default: break
         }
@@ -344,7 +345,7 @@ import WeChatPay
         default: break
         }
         let headerNonce = SecureRandom.alphanumeric(count: 16)
-        let signer = item.forge == true ? try RSAPrivateKey(generatingKeySizeInBits: 2048) : key
+        let signer = item.forge == true ? TestKeys.rsa(5) : key
         let signature = Base64.encode(
             try signer.signature(
                 for: "\(timestamp)\n\(headerNonce)\n\(String(decoding: signed, as: UTF8.self))\n", scheme: .insecurePKCS1v1_5SHA256))

@@ -490,7 +490,7 @@ import WeChatPay
 
         // Signed by someone else (the platform's serial, another key): 401, nothing recorded.
         let body = Data(#"{"id":"x","event_type":"TRANSACTION.SUCCESS","resource_type":"encrypt-resource","resource":{}}"#.utf8)
-        let forger = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let forger = TestKeys.rsa(4)
         let timestamp = String(Int(Date().timeIntervalSince1970))
         let signature = try forger.signature(
             for: "\(timestamp)\nnonce\n\(String(decoding: body, as: UTF8.self))\n", scheme: .insecurePKCS1v1_5SHA256)

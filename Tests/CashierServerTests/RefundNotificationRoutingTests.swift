@@ -35,7 +35,7 @@ import Testing
         #expect(!events.contains { $0.kind == .notificationDuplicate })
 
         // A refund notification signed by someone else is refused and changes nothing.
-        let impostor = try RSAPrivateKey(generatingKeySizeInBits: 2048)
+        let impostor = TestKeys.rsa(4)
         var fields: [String: String] = [
             "app_id": fixture.mode.configuration.alipay?.appID ?? "", "out_trade_no": number, "trade_no": "2026000",
             "trade_status": "TRADE_CLOSED",
