@@ -197,8 +197,12 @@ import WeChatPay
             try await Task.sleep(for: .milliseconds(10))
             attempts = await sandbox.delivery.attempts(for: number)
         }
-        #expect(attempts.count == 3)
-        #expect(attempts.map(\.acknowledged) == [false, false, true])
+        // Refused twice, then acknowledged once. Under a loaded full run a delivery can pass its 5 s
+        // timeout while the endpoint is still answering: that attempt counts as not acknowledged
+        // and is retried, as WeChat's would be.
+        #expect(attempts.count >= 3)
+        #expect(attempts.prefix(2).allSatisfy { !$0.acknowledged })
+        #expect(attempts.last?.acknowledged == true && attempts.filter(\.acknowledged).count == 1)
         // An HMAC-SHA256 merchant's calls are signed and verified with HMAC.
         let hmacClient = WeChatPay.V2.Client(merchant: hmac, baseURL: sandbox.wechatV2URL)
         _ = try await hmacClient.unifiedOrder(Self.order(TradeNumber.generate(), notifyURL: "http://127.0.0.1:9/unused"))
