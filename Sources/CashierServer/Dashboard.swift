@@ -136,9 +136,9 @@ struct Dashboard: Sendable {
             refused.headers.set("Retry-After", String(Int(DashboardSessions.failureWindow)))
             return refused
         }
-        guard let key = request.formFields["secret_key"], await api.isSecretKey(key) else {
+        guard let key = request.formFields["secret_key"], await api.isPlatformSecretKey(key) else {
             await sessions.recordFailure(source: source, now: now)
-            return loginPage(error: "That is not this server's secret key.")
+            return loginPage(error: "That is not this server's secret key (a key made for one merchant does not sign in here).")
         }
         do {
             let (id, _) = try await sessions.create(now: now)

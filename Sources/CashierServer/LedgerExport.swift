@@ -38,12 +38,16 @@ enum LedgerExport: String, CaseIterable, Sendable {
         }
     }
 
-    /// Writes the export and answers with it as a download.
-    func response(_ range: ReportRange, store: any OrderStore, timeZone: TimeZone) async throws -> HTTPServerResponse {
+    /// Writes the export (of one sub-merchant's orders when `merchant` is set) and answers with it
+    /// as a download.
+    func response(_ range: ReportRange, merchant: String? = nil, store: any OrderStore, timeZone: TimeZone) async throws
+        -> HTTPServerResponse
+    {
         var file = try CSVFile(header: header)
         let time = Date.ISO8601FormatStyle(timeZone: timeZone)
         func stamp(_ date: Date?) -> String { date.map { $0.formatted(time) } ?? "" }
         var query = RecordQuery(from: range.start, until: range.end, oldestFirst: true, limit: Self.pageSize)
+        query.merchant = merchant
         do {
             try await write(to: &file, query: &query, store: store, stamp: stamp)
         } catch {

@@ -156,7 +156,6 @@ extension MerchantAPI {
     /// first, secret key only.
     func listOrders(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         guard let identity = await secretCaller(request) else { return Self.unauthorized }
-        if let refusal = Self.platformOnly(identity) { return refusal }
         let status = request.queryValue("status")
         guard status == nil || PaymentStatus(rawValue: status ?? "") != nil else {
             return .error(
@@ -179,10 +178,13 @@ extension MerchantAPI {
                         }
                     }
                 }
-                orders = (found.map { [$0] } ?? []).filter { status == nil || $0.status.rawValue == status }
+                orders = (found.map { [$0] } ?? []).filter {
+                    (status == nil || $0.status.rawValue == status) && (identity.merchant == nil || $0.merchant == identity.merchant)
+                }
             } else {
                 orders = try await store.orders(
-                    status: status.flatMap(PaymentStatus.init), before: request.queryValue("starting_after"), limit: limit + 1)
+                    status: status.flatMap(PaymentStatus.init), merchant: identity.merchant, before: request.queryValue("starting_after"),
+                    limit: limit + 1)
                 hasMore = orders.count > limit
                 orders = Array(orders.prefix(limit))
             }

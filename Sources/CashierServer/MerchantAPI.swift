@@ -206,14 +206,16 @@ struct MerchantAPI: Sendable {
         return nil
     }
 
-    /// Refuses a merchant's own key on what spans every merchant (lists, exports, reconciliation,
-    /// webhooks): it reads its own orders only. - Returns: the refusal, or `nil` to go on.
+    /// Refuses a merchant's own key on what belongs to the platform as a whole (reconciliation
+    /// against the accounts' bills, the webhook log): it reads and lists its own orders, payments
+    /// and refunds only. - Returns: the refusal, or `nil` to go on.
     static func platformOnly(_ identity: Identity) -> HTTPServerResponse? {
         guard let merchant = identity.merchant else { return nil }
         return .error(
             status: 403, code: "forbidden",
             message:
-                "this key acts for merchant \(merchant): it reads that merchant's orders by id; lists and reports need the platform's key")
+                "this key acts for merchant \(merchant): it reads and lists that merchant's orders, payments and refunds; reconciliation and webhooks need the platform's key"
+        )
     }
 
     /// The merchant a new order is for: the one named (a configured sub-merchant), or the key's.
@@ -233,7 +235,12 @@ struct MerchantAPI: Sendable {
     }
 
     /// Whether `key` is a secret key of this server (the dashboard's sign-in).
-    func isSecretKey(_ key: String) async -> Bool { await identify(key: key)?.caller == .secret }
+    /// Whether `key` is one of the platform's secret keys: not publishable, and not a key made with
+    /// `--merchant` (the dashboard acts with the server's own key on every merchant's orders).
+    func isPlatformSecretKey(_ key: String) async -> Bool {
+        guard let identity = await identify(key: key) else { return false }
+        return identity.caller == .secret && identity.merchant == nil
+    }
 
     static let unauthorized = HTTPServerResponse.error(
         status: 401, code: "unauthorized",

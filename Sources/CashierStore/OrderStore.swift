@@ -23,9 +23,9 @@ public protocol OrderStore: Sendable {
     /// which orders changed); ids not found are left out.
     func versions(ofOrders ids: [String]) async throws -> [String: Int64]
 
-    /// Orders newest first, optionally of one status, after the cursor `before` (an order id from
-    /// the previous page).
-    func orders(status: PaymentStatus?, before: String?, limit: Int) async throws -> [StoredOrder]
+    /// Orders newest first, optionally of one status and of one sub-merchant (`nil`: every
+    /// merchant's), after the cursor `before` (an order id from the previous page).
+    func orders(status: PaymentStatus?, merchant: String?, before: String?, limit: Int) async throws -> [StoredOrder]
 
     /// Orders still `created`, `pending` or `failed` whose expiry is before `date`, oldest first.
     func unpaidOrders(expiringBefore date: Date, limit: Int) async throws -> [StoredOrder]
@@ -211,6 +211,11 @@ extension OrderStore {
     /// ``reschedule(_:attempts:nextAttemptAt:error:)`` without a reason.
     public func reschedule(_ id: String, attempts: Int, nextAttemptAt: Date) async throws {
         try await reschedule(id, attempts: attempts, nextAttemptAt: nextAttemptAt, error: nil)
+    }
+
+    /// ``orders(status:merchant:before:limit:)`` of every merchant.
+    public func orders(status: PaymentStatus?, before: String?, limit: Int) async throws -> [StoredOrder] {
+        try await orders(status: status, merchant: nil, before: before, limit: limit)
     }
 
     /// ``recordPayment(_:of:record:duplicate:now:)`` logging nothing for a duplicate.

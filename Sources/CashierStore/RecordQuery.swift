@@ -24,6 +24,9 @@ public struct RecordQuery: Sendable, Equatable {
     public var search: String?
     /// Payments: only those waiting to be refunded (they paid twice, or paid a closed order).
     public var refundRequired = false
+    /// Only the records of this sub-merchant's orders (what a key made with `--merchant` sees);
+    /// `nil`: every merchant's.
+    public var merchant: String? = nil
     /// Continue after the record with this id (the last of the previous page).
     public var after: String?
     /// Oldest first (exports); newest first otherwise (lists).

@@ -1,6 +1,7 @@
 import Alipay
 import Cashier
 import CashierCrypto
+import CashierCurl
 import CashierHTTP
 import CashierSandbox
 import CashierSandboxMode
@@ -137,15 +138,50 @@ import WeChatPay
         let unknown = try await fixture.call(
             "POST", "/v1/orders", json: ["items": [["label": "x", "amount": "1.00"]], "currency": "CNY", "merchant": "south"])
         #expect(unknown.status == 422)
-        // It reads north's orders, not the direct merchant's, and no lists or reports.
+        // It reads north's orders, not the direct merchant's.
         let direct = try await Self.order(fixture, "4.00", merchant: nil)
         #expect(try await fixture.call("GET", "/v1/orders/\(own.id)", key: northKey).status == 200)
         #expect(try await fixture.call("GET", "/v1/orders/\(direct.id)", key: northKey).status == 404)
         #expect(try await fixture.call("POST", "/v1/orders/\(direct.id)/refunds", key: northKey, json: ["amount": "1.00"]).status == 404)
-        for path in ["/v1/orders", "/v1/payments", "/v1/refunds", "/v1/webhooks", "/v1/exports/orders.csv"] {
-            let listed = try await fixture.call("GET", path, key: northKey)
-            #expect(listed.status == 403, "\(path): \(listed.status)")
+        // Each order paid at the counter and refunded 1.00, each by its own key.
+        for (order, key) in [(own, northKey), (direct, fixture.keys.secret)] {
+            let paid = try await fixture.call(
+                "POST", "/v1/orders/\(order.id)/payments", key: key, json: ["method": "wechat.barcode", "auth_code": "134567890123450000"])
+            #expect(paid.object["status"] as? String == "paid", "\(String(decoding: paid.body, as: UTF8.self))")
+            let refunded = try await fixture.call("POST", "/v1/orders/\(order.id)/refunds", key: key, json: ["amount": "1.00"])
+            #expect(refunded.status == 200, "\(String(decoding: refunded.body, as: UTF8.self))")
         }
+        // Its lists and exports hold north's records only; the platform's hold both merchants'.
+        func listed(_ path: String, key: String?) async throws -> Set<String> {
+            let page = try await fixture.call("GET", path, key: key)
+            #expect(page.status == 200, "\(path): \(page.status)")
+            return Set((page.object["data"] as? [[String: Any]] ?? []).compactMap { $0["order_id"] as? String ?? $0["id"] as? String })
+        }
+        #expect(try await listed("/v1/orders", key: northKey) == [own.id])
+        #expect(try await listed("/v1/orders?out_trade_no=\(direct.number)", key: northKey).isEmpty)
+        #expect(try await listed("/v1/orders?out_trade_no=\(own.number)", key: northKey) == [own.id])
+        #expect(try await listed("/v1/payments", key: northKey) == [own.id])
+        #expect(try await listed("/v1/refunds", key: northKey) == [own.id])
+        for path in ["/v1/orders", "/v1/payments", "/v1/refunds"] {
+            #expect(try await listed(path, key: nil).isSuperset(of: [own.id, direct.id]), "\(path)")
+        }
+        let day = { (offset: Double) in Date().addingTimeInterval(offset * 86_400).formatted(.iso8601.year().month().day()) }
+        let range = "?from=\(day(-1))&to=\(day(1))"
+        let export = try await fixture.call("GET", "/v1/exports/payments.csv" + range, key: northKey)
+        let exported = String(decoding: export.body, as: UTF8.self)
+        #expect(export.status == 200 && exported.contains(own.id) && !exported.contains(direct.id), "\(exported)")
+        let platformExport = String(decoding: try await fixture.call("GET", "/v1/exports/payments.csv" + range).body, as: UTF8.self)
+        #expect(platformExport.contains(own.id) && platformExport.contains(direct.id))
+        // What belongs to the platform as a whole stays the platform's: reconciliation, the webhook log, the dashboard.
+        for path in ["/v1/webhooks", "/v1/reconciliations/2026-12-01"] {
+            let refused = try await fixture.call("GET", path, key: northKey)
+            #expect(refused.status == 403, "\(path): \(refused.status)")
+        }
+        let signIn = try await CurlTransport().send(
+            HTTPRequest(
+                method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/dashboard/login")!,
+                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data("secret_key=\(northKey)".utf8)))
+        #expect(signIn.status == 401 && signIn.headers["Set-Cookie"] == nil)
         // The platform's key sees both.
         #expect(try await fixture.call("GET", "/v1/orders/\(own.id)").status == 200)
         await fixture.stop()

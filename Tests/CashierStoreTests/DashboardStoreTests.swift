@@ -17,11 +17,12 @@ import Testing
     @discardableResult
     static func paid(
         _ store: any OrderStore, _ minor: Int64, _ method: PaymentMethod, _ provider: PaymentProvider, at offset: TimeInterval,
-        currency: Currency = .cny
+        currency: Currency = .cny, merchant: String? = nil
     ) async throws -> (order: StoredOrder, payment: StoredPayment) {
         let at = day.addingTimeInterval(offset)
         var new = OrderStoreTests.newOrder(minor: minor)
         new.total = Money(minorUnits: minor, currency: currency)
+        new.merchant = merchant
         let order = try await store.create(new, now: at)
         let start = try await store.beginPayment(NewPayment(orderID: order.id, method: method, provider: provider), now: at)
         _ = try await store.recordPayment(.placed, of: start.payment.id, record: .init(kind: .paymentStarted), now: at)
@@ -98,6 +99,30 @@ import Testing
                 plan.contains { $0.hasPrefix("SEARCH \(table) USING INDEX \(table)_created (created_at>? AND created_at<?)") }
                     && !plan.contains { $0.contains("TEMP B-TREE") }, "\(table): \(plan)")
         }
+    }
+
+    /// What a key made with `--merchant` lists: its sub-merchant's orders, their payments and refunds.
+    @Test(arguments: Backend.available)
+    func listsOfOneMerchant(backend: Backend) async throws {
+        let store = try await backend.store()
+        let north = try await Self.paid(store, 300, .wechatNative, .wechatV2, at: 60, merchant: "north")
+        let direct = try await Self.paid(store, 400, .wechatNative, .wechatV2, at: 120)
+        let south = try await Self.paid(store, 500, .alipayQR, .alipay, at: 180, merchant: "south")
+        var refunds: [String: String] = [:]
+        for made in [north, direct, south] {
+            refunds[made.order.id] = try await store.reserveRefund(NewRefund(orderID: made.order.id), now: Self.day).refund.id
+        }
+        var query = RecordQuery(limit: 10)
+        query.merchant = "north"
+        #expect(try await store.orders(matching: query).map(\.id) == [north.order.id])
+        #expect(try await store.payments(matching: query).map(\.id) == [north.payment.id])
+        #expect(try await store.refunds(matching: query).map(\.id) == [refunds[north.order.id]])
+        #expect(try await store.orders(status: .paid, merchant: "north", before: nil, limit: 10).map(\.id) == [north.order.id])
+        #expect(try await store.orders(status: nil, merchant: "nobody", before: nil, limit: 10).isEmpty)
+        // Without a merchant: every merchant's, the direct merchant's included.
+        #expect(
+            Set(try await store.orders(matching: RecordQuery(limit: 10)).map(\.id)) == [north.order.id, direct.order.id, south.order.id])
+        #expect(try await store.orders(status: nil, before: nil, limit: 10).count == 3)
     }
 
     @Test(arguments: Backend.available)

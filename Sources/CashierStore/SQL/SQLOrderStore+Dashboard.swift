@@ -193,6 +193,13 @@ struct SQLFilter {
         if let from { add("\(prefix)created_at >= ?", [.integer(from)]) }
         if let until { add("\(prefix)created_at < ?", [.integer(until)]) }
         if let status = query.status { add("\(prefix)status = ?", [.text(status)]) }
+        if let merchant = query.merchant {
+            if table == "orders" {
+                add("\(prefix)merchant = ?", [.text(merchant)])
+            } else {
+                add("\(prefix)order_id IN (SELECT id FROM orders WHERE merchant = ?)", [.text(merchant)])
+            }
+        }
     }
 
     mutating func add(_ condition: String, _ values: [SQLValue]) {

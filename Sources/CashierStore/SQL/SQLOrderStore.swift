@@ -71,13 +71,17 @@ extension SQLOrderStore {
         try await withReading { try SQLStatements.fetch($0.connection, where: "out_trade_no = ?", .text(outTradeNo)) }
     }
 
-    public func orders(status: PaymentStatus?, before cursor: String?, limit: Int) async throws -> [StoredOrder] {
+    public func orders(status: PaymentStatus?, merchant: String?, before cursor: String?, limit: Int) async throws -> [StoredOrder] {
         try await withReading { session in
             var conditions: [String] = []
             var parameters: [SQLValue] = []
             if let status {
                 conditions.append("status = ?")
                 parameters.append(.text(status.rawValue))
+            }
+            if let merchant {
+                conditions.append("merchant = ?")
+                parameters.append(.text(merchant))
             }
             if let cursor {
                 // Newest first by insertion order (rowid): the page continues strictly after the cursor's order.
