@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "ApplePay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
         .target(
             name: "CashierSandbox",
-            dependencies: ["Cashier", "CashierCrypto", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay", "CashierArchive"],
+            dependencies: ["Cashier", "CashierCrypto", "CashierCurl", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay", "CashierArchive"],
             swiftSettings: strictSettings
         ),
         .target(

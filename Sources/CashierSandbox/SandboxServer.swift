@@ -1,6 +1,7 @@
 public import ApplePay
 public import Cashier
 public import CashierCrypto
+public import CashierCurl
 import CashierHTTP
 public import Foundation
 import Synchronization
@@ -58,7 +59,9 @@ public final class SandboxServer: Sendable {
     ///   - host: where to listen (loopback).
     ///   - port: 0 for any free port.
     ///   - timeScale: multiplies notification retry intervals (1 = WeChat's real schedule).
-    ///   - transport: how notifications are sent.
+    ///   - transport: how notifications are sent: libcurl, as the merchant server sends its calls
+    ///     (FoundationNetworking's `URLSession` waits on its own queue from Swift's cooperative
+    ///     threads, and under a loaded test run held deliveries for seconds).
     public init(
         wechatMerchants: [WeChatPay.V2.Merchant],
         wechatV3Merchants: [WeChatV3Sandbox.Merchant] = [],
@@ -69,7 +72,7 @@ public final class SandboxServer: Sendable {
         host: String = "127.0.0.1",
         port: UInt16 = 0,
         timeScale: Double = 1,
-        transport: any HTTPTransport = URLSessionTransport()
+        transport: any HTTPTransport = CurlTransport()
     ) {
         delivery = NotificationDelivery(transport: transport, timeScale: timeScale)
         let address = SandboxAddress()
