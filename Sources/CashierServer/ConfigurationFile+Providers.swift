@@ -41,14 +41,8 @@ extension ConfigurationFile {
 
     /// Alipay credentials at `path` (`alipay.`, `service_provider.alipay.`).
     static func alipay(_ alipay: [String: Any], _ reader: Reader, path: String) throws -> MerchantConfiguration.Alipay {
-        let privateKey: RSAPrivateKey
-        do {
-            privateKey = try RSAPrivateKey(pemRepresentation: try reader.secret(alipay, "private_key", path))
-        } catch let problem as Problem {
-            throw problem
-        } catch {
-            throw Problem(path: path + "private_key", reason: "is not an RSA private key (PKCS#1, PKCS#8 or the console's base64)")
-        }
+        let privateKey = try reader.rsaPrivateKey(
+            alipay, "private_key", path, reason: "is not an RSA private key (PKCS#1, PKCS#8 or the console's base64)")
         guard let publicFile = try reader.string(alipay, "alipay_public_key_file", path),
             let alipayKey = try? RSAPublicKey(pemRepresentation: try reader.contents(publicFile, path + "alipay_public_key_file"))
         else { throw Problem(path: path + "alipay_public_key_file", reason: "is not Alipay's RSA public key") }
@@ -111,14 +105,8 @@ extension ConfigurationFile {
     /// `wechat_v3`: the merchant's API certificate serial and key, the APIv3 key, and either
     /// WeChat Pay's public key (public-key mode) or nothing (platform certificates are downloaded).
     static func wechatV3(_ object: [String: Any], _ reader: Reader, path: String = "wechat_v3.") throws -> MerchantConfiguration.WeChatV3 {
-        let privateKey: RSAPrivateKey
-        do {
-            privateKey = try RSAPrivateKey(pemRepresentation: try reader.secret(object, "private_key", path))
-        } catch let problem as Problem {
-            throw problem
-        } catch {
-            throw Problem(path: path + "private_key", reason: "is not the RSA private key of the API certificate (apiclient_key.pem)")
-        }
+        let privateKey = try reader.rsaPrivateKey(
+            object, "private_key", path, reason: "is not the RSA private key of the API certificate (apiclient_key.pem)")
         let apiV3Key = try reader.secret(object, "api_v3_key", path)
         let merchant: WeChatPay.V3.Merchant
         do {

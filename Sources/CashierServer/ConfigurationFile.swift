@@ -105,6 +105,14 @@ public struct ConfigurationFile: Sendable {
             throw Problem(path: path + key + "_env", reason: "is missing (or give \(key)_file)")
         }
 
+        /// An RSA private key given as the secret `key` (see ``secret(_:_:_:)``); `reason` says
+        /// which key was expected when the secret is not one.
+        func rsaPrivateKey(_ object: [String: Any], _ key: String, _ path: String, reason: String) throws -> RSAPrivateKey {
+            let text = try secret(object, key, path)
+            guard let privateKey = try? RSAPrivateKey(pemRepresentation: text) else { throw Problem(path: path + key, reason: reason) }
+            return privateKey
+        }
+
         func contents(_ file: String, _ path: String) throws -> String {
             let url = file.hasPrefix("/") ? URL(fileURLWithPath: file) : folder.appendingPathComponent(file)
             guard let data = FileManager.default.contents(atPath: url.path) else {
