@@ -182,6 +182,58 @@ import Testing
         await world.stop()
     }
 
+    /// A sub-merchant's own key and the platform's refund at once, across instances: each order
+    /// gives back what it took and no more, the sub-merchant's key never touches the direct
+    /// merchant's order, and its list holds its own refunds only.
+    @Test(arguments: Backend.available)
+    func aMerchantsKeyAndThePlatformsRefundAtOnceAndAddUp(backend: Backend) async throws {
+        let world = try await MoneyWorld(backend)
+        let (northKey, record) = MerchantServer.makeSecretKey(label: "north's backend", merchant: SandboxMode.subMerchantID)
+        try await world.store.createAPIKey(record)
+        var ids: [String] = []
+        for key in [northKey, world.keys.secret] {
+            let created = try await world.call(
+                "POST", "/v1/orders", key: key, json: ["items": [["label": "Latte", "amount": "10.00"]], "currency": "CNY"])
+            try #require(created.status == 201)
+            let id = try #require(created.object["id"] as? String)
+            let paid = try await world.call(
+                "POST", "/v1/orders/\(id)/payments", key: key, json: ["method": "wechat.barcode", "auth_code": "134567890123450000"])
+            #expect(paid.object["status"] as? String == "paid", "\(paid.status) \(paid.errorMessage)")
+            ids.append(id)
+        }
+        let (north, direct) = (ids[0], ids[1])
+        // 8 refunds of 2.00 by each key on each order, all at once.
+        let answers = try await withThrowingTaskGroup(of: (order: String, key: String, status: Int).self) { group in
+            for order in [north, direct] {
+                for key in [northKey, world.keys.secret] {
+                    for _ in 0..<8 {
+                        group.addTask {
+                            (
+                                order, key,
+                                try await world.call("POST", "/v1/orders/\(order)/refunds", key: key, json: ["amount": "2.00"]).status
+                            )
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.filter { $0.order == direct && $0.key == northKey }.allSatisfy { $0.status == 404 })
+        for order in [north, direct] {
+            let statuses = answers.filter { $0.order == order }.map(\.status)
+            #expect(statuses.filter { $0 == 200 }.count == 5, "\(order): \(statuses)")
+            #expect(try await world.orderJSON(order)["status"] as? String == "refunded")
+        }
+        let listed = try await world.call("GET", "/v1/refunds", key: northKey)
+        let refunds = listed.object["data"] as? [[String: Any]] ?? []
+        #expect(refunds.count == 5 && refunds.allSatisfy { $0["order_id"] as? String == north }, "\(refunds)")
+        let books = try await world.ledger()
+        #expect(books.filter { $0.paid }.count == 2 && books.filter { $0.paid }.allSatisfy { $0.refunded_minor == 1000 }, "\(books)")
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
+
     /// A merchant who chooses so gets duplicates refunded by the refund job, once, however many
     /// instances run it.
     @Test(arguments: Backend.available)
