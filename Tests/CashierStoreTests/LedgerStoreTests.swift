@@ -31,6 +31,17 @@ import Testing
             duplicate: duplicate, now: Date())
     }
 
+    /// Webhook event ids: `evt_` and 32 lowercase hex digits of a random UUID, never repeated.
+    @Test func eventIDsAreUUIDHex() {
+        let ids = (0..<1000).map { _ in SQLStatements.eventID() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids {
+            #expect(id.hasPrefix("evt_") && id.utf8.count == 36)
+            #expect(id.dropFirst(4).allSatisfy { "0123456789abcdef".contains($0) })
+            #expect(id.dropFirst(4).uppercased() == UUID(uuidString: String(id.dropFirst(4)).uuidGrouped)?.uuidString.filter { $0 != "-" })
+        }
+    }
+
     @Test(arguments: Backend.available)
     func attemptsAreReusedPerKindAndNumberedPerWallet(backend: Backend) async throws {
         let store = try await backend.store()
@@ -335,5 +346,13 @@ import Testing
     struct Failure: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
+    }
+}
+
+extension String {
+    /// 32 hex digits grouped 8-4-4-4-12, as a UUID is written.
+    fileprivate var uuidGrouped: String {
+        let characters = Array(self)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }
 }

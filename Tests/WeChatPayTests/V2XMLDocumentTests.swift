@@ -36,6 +36,24 @@ import Testing
         #expect(try WeChatPay.V2.XMLDocument(parsing: document.xmlString) == document)
     }
 
+    /// Every value over `]`, `>` and `a` up to six characters: written as Foundation's
+    /// `replacingOccurrences` wrote it (the terminator split between `]]` and `>`), and read back.
+    @Test func cdataTerminatorsAreSplitExactlyAsBefore() throws {
+        var values = [""]
+        var layer = [""]
+        for _ in 0..<6 {
+            layer = layer.flatMap { value in ["]", ">", "a"].map { value + $0 } }
+            values += layer
+        }
+        #expect(values.count == 1093)
+        for value in values {
+            let document = WeChatPay.V2.XMLDocument([("v", value)])
+            let old = "<xml><v><![CDATA[" + value.replacingOccurrences(of: "]]>", with: "]]]]><![CDATA[>") + "]]></v></xml>"
+            #expect(document.xmlString == old, "\(value)")
+            #expect(try WeChatPay.V2.XMLDocument(parsing: document.xmlString)["v"] == value, "\(value)")
+        }
+    }
+
     static let hostile: [(String, String)] = [
         ("XXE", #"<?xml version="1.0"?><!DOCTYPE xml [<!ENTITY x SYSTEM "file:///etc/passwd">]><xml><a>&x;</a></xml>"#),
         (

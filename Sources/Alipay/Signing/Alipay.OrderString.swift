@@ -21,10 +21,9 @@ extension Alipay {
             appID: String, method: String, notifyURL: String?, bizContent: String, timestamp: Date, signType: SignType,
             certificates: CertificateMode? = nil, appAuthToken: String? = nil
         ) -> [String: String] {
-            let formatter = BeijingTime.formatter("yyyy-MM-dd HH:mm:ss")
             var parameters = [
                 "app_id": appID, "method": method, "format": "JSON", "charset": "utf-8", "sign_type": signType.rawValue,
-                "timestamp": formatter.string(from: timestamp), "version": "1.0", "biz_content": bizContent,
+                "timestamp": BeijingTime.string(from: timestamp, .dateTime), "version": "1.0", "biz_content": bizContent,
             ]
             if let notifyURL { parameters["notify_url"] = notifyURL }
             if let appAuthToken { parameters["app_auth_token"] = appAuthToken }

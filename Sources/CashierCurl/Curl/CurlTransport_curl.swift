@@ -115,7 +115,7 @@ public struct CurlTransport: HTTPTransport {
         let line = data.withMemoryRebound(to: UInt8.self, capacity: size * count) {
             String(decoding: UnsafeBufferPointer(start: $0, count: size * count), as: UTF8.self)
         }
-        collected.headerLines.append(line.trimmingCharacters(in: .whitespacesAndNewlines))
+        collected.headerLines.append(ASCIIWhitespace.trimmed(line))
         return size * count
     }
 
@@ -165,7 +165,7 @@ public struct CurlTransport: HTTPTransport {
         let lastBlock = collected.headerLines.split(whereSeparator: \.isEmpty).last ?? []
         for line in lastBlock.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            responseHeaders.add(String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            responseHeaders.add(String(line[..<colon]), ASCIIWhitespace.trimmed(line[line.index(after: colon)...]))
         }
         return HTTPResponse(status: cashier_curl_response_code(handle), headers: responseHeaders, body: Data(collected.body))
     }

@@ -52,7 +52,7 @@ extension AlipaySandbox {
             return success([
                 "out_trade_no": number, "trade_no": trade.tradeNo, "total_amount": total.decimalString,
                 "receipt_amount": total.decimalString, "buyer_logon_id": "san***@sandbox.example", "buyer_user_id": "2088102000000000",
-                "gmt_payment": BeijingTime.formatter("yyyy-MM-dd HH:mm:ss").string(from: trade.paid ?? Date()),
+                "gmt_payment": BeijingTime.string(from: trade.paid ?? Date(), .dateTime),
             ])
         }
     }

@@ -428,23 +428,23 @@ public actor AlipaySandbox {
     /// same `trade_status_sync` with `out_biz_no` (the refund's `out_request_no`), `refund_fee`
     /// (everything refunded so far) and `gmt_refund`, and `TRADE_CLOSED` once all is refunded.
     private func notify(_ outTradeNo: String, _ trade: Trade, _ url: String, refund: (requestNo: String, refund: Refund)? = nil) {
-        let formatter = BeijingTime.formatter("yyyy-MM-dd HH:mm:ss")
+        let stamp = { (date: Date) in BeijingTime.string(from: date, .dateTime) }
         let refunded = trade.refunds.values.filter { !$0.failed }.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
         let status = refund != nil && refunded >= trade.total.minorUnits ? "TRADE_CLOSED" : "TRADE_SUCCESS"
         var fields: [String: String] = [
-            "notify_time": formatter.string(from: Date()), "notify_type": "trade_status_sync",
+            "notify_time": stamp(Date()), "notify_type": "trade_status_sync",
             "notify_id": SecureRandom.alphanumeric(count: 34),
             "app_id": trade.appID, "charset": "utf-8", "version": "1.0", "trade_no": trade.tradeNo, "out_trade_no": outTradeNo,
             "trade_status": status, "total_amount": trade.total.decimalString, "receipt_amount": trade.total.decimalString,
-            "buyer_pay_amount": trade.total.decimalString, "gmt_create": formatter.string(from: trade.created),
-            "gmt_payment": formatter.string(from: trade.paid ?? Date()), "subject": trade.subject, "seller_id": sellerID,
+            "buyer_pay_amount": trade.total.decimalString, "gmt_create": stamp(trade.created),
+            "gmt_payment": stamp(trade.paid ?? Date()), "subject": trade.subject, "seller_id": sellerID,
             "buyer_id": "2088102000000000", "auth_app_id": trade.authAppID ?? trade.appID,
         ]
         if let passback = trade.sent["passback_params"] { fields["passback_params"] = passback }
         if let refund {
             fields["out_biz_no"] = refund.requestNo
             fields["refund_fee"] = Money(minorUnits: refunded, currency: .cny).decimalString
-            fields["gmt_refund"] = formatter.string(from: refund.refund.date) + ".000"
+            fields["gmt_refund"] = stamp(refund.refund.date) + ".000"
         }
         // Trade notifications are signed without sign_type, which is added afterwards.
         fields["sign"] = (try? alipayKey.signature(for: Alipay.Signer.content(fields), scheme: .insecurePKCS1v1_5SHA256)).map {

@@ -450,6 +450,6 @@ public actor WeChatV2Sandbox {
     }
 
     static func timestamp() -> String {
-        BeijingTime.formatter("yyyyMMddHHmmss").string(from: Date())
+        BeijingTime.string(from: Date(), .compact)
     }
 }

@@ -366,7 +366,7 @@ public actor WeChatV3Sandbox {
                 resource["mchid"] = order.mchID
             }
             resource["refund_status"] = record.status
-            if failure == nil { resource["success_time"] = ISO8601DateFormatter().string(from: Date()) }
+            if failure == nil { resource["success_time"] = BeijingTime.string(from: Date(), .rfc3339) }
             resource["user_received_account"] = "支付用户零钱"
             deliverEvent(
                 "REFUND.\(record.status)", summary: failure == nil ? "退款成功" : "退款异常", originalType: "refund", resource: resource,
@@ -480,7 +480,7 @@ public actor WeChatV3Sandbox {
         case .success:
             order.state = "SUCCESS"
             order.transactionID = "42000" + SecureRandom.string(count: 23, alphabet: "0123456789")
-            order.successTime = ISO8601DateFormatter().string(from: Date())
+            order.successTime = BeijingTime.string(from: Date(), .rfc3339)
             billEvents.append((Date(), outTradeNo, "SUCCESS", 0, ""))
         }
         orders[outTradeNo] = order
@@ -505,7 +505,7 @@ public actor WeChatV3Sandbox {
             let box = try? aes.seal(plaintext, iv: Array(nonce.utf8), authenticating: Array(originalType.utf8))
         else { return }
         let envelope: [String: Any] = [
-            "id": UUID().uuidString.lowercased(), "create_time": ISO8601DateFormatter().string(from: Date()),
+            "id": UUID().uuidString.lowercased(), "create_time": BeijingTime.string(from: Date(), .rfc3339),
             "resource_type": "encrypt-resource",
             "event_type": event, "summary": summary,
             "resource": [

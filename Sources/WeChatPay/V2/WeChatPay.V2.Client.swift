@@ -283,7 +283,7 @@ extension WeChatPay.V2 {
             var fields: [(String, String)] = []
             if let attach { fields.append(("attach", attach)) }
             if !goods.isEmpty { fields.append(("detail", goodsDetail(goods))) }
-            if let expiresAt { fields.append(("time_expire", BeijingTime.formatter("yyyyMMddHHmmss").string(from: expiresAt))) }
+            if let expiresAt { fields.append(("time_expire", BeijingTime.string(from: expiresAt, .compact))) }
             return fields
         }
 

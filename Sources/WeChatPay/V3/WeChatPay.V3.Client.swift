@@ -187,7 +187,7 @@ extension WeChatPay.V3 {
                     }
                 ]
             }
-            if let expiresAt { body["time_expire"] = BeijingTime.formatter("yyyy-MM-dd'T'HH:mm:ssXXXXX").string(from: expiresAt) }
+            if let expiresAt { body["time_expire"] = BeijingTime.string(from: expiresAt, .rfc3339) }
             let answer = try JSONDecoder().decode(
                 [String: String].self, from: try await send("POST", "\(transactionsPath)/\(kind.rawValue)", json: body))
             return Prepay(prepayID: answer["prepay_id"], codeURL: answer["code_url"], h5URL: answer["h5_url"])
