@@ -42,34 +42,52 @@ extension MerchantAPI {
 
     /// A verified payment notification: the attempt found by its trade number at the wallet, the
     /// provider's checks run against it, the success recorded once (or its duplicate logged).
+    /// A success takes one transaction: the attempt is found, checked and recorded together.
     func record(_ report: PaymentReport, wallet: PaymentMethod.Wallet, body: [UInt8]) async -> NotificationOutcome {
         let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(body))
         let detail = Self.detail(report.fields)
         do {
-            guard let payment = try await store.payment(wallet: wallet, outTradeNo: report.outTradeNo) else {
-                // No attempt of ours has this number: logged against the order if one has it, refused.
-                if let order = try await store.order(outTradeNo: report.outTradeNo) {
-                    try await store.append(
-                        EventRecord(
-                            kind: .notificationRefused, detail: Self.detail(["reason": "no payment was started with this number"]),
-                            bodySHA256: bodyHash), to: order.id, now: clock.now())
+            if case .paid(let amount, let transactionID) = report.state {
+                let check = report.check
+                let found = try await store.recordPayment(
+                    .succeeded(transactionID: transactionID, amount: amount), wallet: wallet, outTradeNo: report.outTradeNo,
+                    accept: { payment in
+                        do { try Self.accept(payment, amount: amount, check: check) } catch let error as PaymentError {
+                            throw Refusal(payment: payment, error: error)
+                        }
+                    },
+                    record: EventRecord(kind: .notification, detail: detail, bodySHA256: bodyHash),
+                    duplicate: EventRecord(kind: .notificationDuplicate, detail: detail, bodySHA256: bodyHash), now: clock.now())
+                if let found {
+                    try await afterSuccess(found)
+                    return .acknowledged  // only now: the change (or the duplicate) is on disk
                 }
-                return .refused
-            }
-            guard case .paid(let amount, let transactionID) = report.state else {
+            } else if let payment = try await store.payment(wallet: wallet, outTradeNo: report.outTradeNo) {
                 try await store.append(
                     EventRecord(kind: .notification, detail: detail, bodySHA256: bodyHash), to: payment.orderID, now: clock.now())
                 return .acknowledged
             }
-            // The change, or the duplicate's log line: one transaction either way.
-            let recorded = try await recordSuccess(
-                payment, amount: amount, transactionID: transactionID,
-                record: EventRecord(kind: .notification, detail: detail, bodySHA256: bodyHash),
-                duplicate: EventRecord(kind: .notificationDuplicate, detail: detail, bodySHA256: bodyHash), check: report.check)
-            return recorded == nil ? .refused : .acknowledged  // only now: the change (or the duplicate) is on disk
+            // No attempt of ours has this number: logged against the order if one has it, refused.
+            if let order = try await store.order(outTradeNo: report.outTradeNo) {
+                try await store.append(
+                    EventRecord(
+                        kind: .notificationRefused, detail: Self.detail(["reason": "no payment was started with this number"]),
+                        bodySHA256: bodyHash), to: order.id, now: clock.now())
+            }
+            return .refused
+        } catch let refusal as Refusal {
+            do { try await refuse(refusal.payment, refusal.error, bodySHA256: bodyHash) } catch { return .retry }
+            return .refused
         } catch {
             return .retry
         }
+    }
+
+    /// A reported success the payment's checks refused (another amount or currency): nothing
+    /// was written; the refusal is logged after the transaction.
+    private struct Refusal: Error {
+        let payment: StoredPayment
+        let error: PaymentError
     }
 
     /// A verified refund result: the refund found by its number, its success or failure recorded once.

@@ -129,21 +129,39 @@ extension MerchantAPI {
         check: ((Money) throws -> Void)? = nil
     ) async throws -> PaymentRecorded? {
         do {
-            if let check { try check(payment.amount) }
-            guard amount == payment.amount else {
-                throw PaymentError(
-                    .amountMismatch, "the provider reports \(amount) for \(payment.outTradeNo), which is for \(payment.amount)")
-            }
+            try Self.accept(payment, amount: amount, check: check)
         } catch let error as PaymentError {
-            try await store.append(
-                EventRecord(
-                    kind: .notificationRefused, detail: Self.detail(["reason": error.message, "payment": payment.id]),
-                    bodySHA256: record.bodySHA256), to: payment.orderID, now: clock.now())
+            try await refuse(payment, error, bodySHA256: record.bodySHA256)
             return nil
         }
         let recorded = try await store.recordPayment(
             .succeeded(transactionID: transactionID, amount: amount), of: payment.id, record: record, duplicate: duplicate, now: clock.now()
         )
+        try await afterSuccess(recorded)
+        return recorded
+    }
+
+    /// The provider module's check of a reported success against the payment (`check`: currency
+    /// and amount as the provider writes them), then the amount itself.
+    static func accept(_ payment: StoredPayment, amount: Money, check: ((Money) throws -> Void)?) throws {
+        if let check { try check(payment.amount) }
+        guard amount == payment.amount else {
+            throw PaymentError(.amountMismatch, "the provider reports \(amount) for \(payment.outTradeNo), which is for \(payment.amount)")
+        }
+    }
+
+    /// Logs a reported success that ``accept(_:amount:check:)`` refused.
+    func refuse(_ payment: StoredPayment, _ error: PaymentError, bodySHA256: String?) async throws {
+        try await store.append(
+            EventRecord(
+                kind: .notificationRefused, detail: Self.detail(["reason": error.message, "payment": payment.id]), bodySHA256: bodySHA256),
+            to: payment.orderID, now: clock.now())
+    }
+
+    /// What follows a recorded success: metrics, and once the order is paid, its other open
+    /// attempts closed so nothing else takes money for it.
+    func afterSuccess(_ recorded: PaymentRecorded) async throws {
+        let payment = recorded.payment
         switch recorded {
         case .settled(let order, _):
             metrics.increment("cashier_transitions_total", ["to": order.status.rawValue])
@@ -155,7 +173,6 @@ extension MerchantAPI {
             metrics.increment("cashier_duplicate_payments_total", ["provider": payment.provider.rawValue])
         default: break
         }
-        return recorded
     }
 
     /// Asks the payment's provider and records what it says; the order as it is now (`nil` when

@@ -67,6 +67,16 @@ public protocol OrderStore: Sendable {
     func recordPayment(_ outcome: PaymentOutcome, of paymentID: String, record: EventRecord, duplicate: EventRecord?, now: Date)
         async throws -> PaymentRecorded
 
+    /// ``recordPayment(_:of:record:duplicate:now:)`` for the attempt a provider names by its
+    /// trade number, found inside the same transaction — a notification's one trip to the store.
+    /// `accept` sees the attempt before anything is written and refuses it by throwing (the
+    /// error is rethrown and nothing is written).
+    /// - Returns: `nil` when no attempt has `outTradeNo` at `wallet` (nothing is written).
+    func recordPayment(
+        _ outcome: PaymentOutcome, wallet: PaymentMethod.Wallet, outTradeNo: String,
+        accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date
+    ) async throws -> PaymentRecorded?
+
     func payment(id: String) async throws -> StoredPayment?
     /// Keeps the contacts the payer chose with a payment.
     func setContacts(_ contacts: PaymentContacts, of paymentID: String, now: Date) async throws

@@ -1,5 +1,6 @@
 import Cashier
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -40,6 +41,44 @@ import Testing
             #expect(id.dropFirst(4).allSatisfy { "0123456789abcdef".contains($0) })
             #expect(id.dropFirst(4).uppercased() == UUID(uuidString: String(id.dropFirst(4)).uuidGrouped)?.uuidString.filter { $0 != "-" })
         }
+    }
+
+    /// A notification's success, found by its number in the same transaction: an unknown number
+    /// or a refused check writes nothing; the attempt the wallet names (not another wallet's with
+    /// the same number) is settled once, and a repeat is logged as a duplicate.
+    @Test(arguments: Backend.available)
+    func aSuccessFoundByNumberIsCheckedAndRecordedInOneTransaction(backend: Backend) async throws {
+        struct Refused: Error {}
+        let store = try await backend.store()
+        let order = try await store.create(OrderStoreTests.newOrder())
+        let wechat = try await Self.begin(store, order.id, .wechatNative, .wechatV2).payment
+        try await Self.place(store, wechat)
+        let alipay = try await Self.begin(store, order.id, .alipayQR, .alipay).payment
+        try await Self.place(store, alipay)
+        #expect(wechat.outTradeNo == alipay.outTradeNo)
+        let outcome = PaymentOutcome.succeeded(transactionID: "42", amount: wechat.amount)
+        func record(_ wallet: PaymentMethod.Wallet, _ number: String, accept: @escaping @Sendable (StoredPayment) throws -> Void = { _ in })
+            async throws -> PaymentRecorded?
+        {
+            try await store.recordPayment(
+                outcome, wallet: wallet, outTradeNo: number, accept: accept, record: .init(kind: .notification),
+                duplicate: .init(kind: .notificationDuplicate), now: Date())
+        }
+        let before = try await store.events(orderID: order.id).count
+        #expect(try await record(.wechat, order.outTradeNo + "X") == nil)
+        await #expect(throws: Refused.self) { try await record(.wechat, order.outTradeNo) { _ in throw Refused() } }
+        #expect(try await store.events(orderID: order.id).count == before)
+        #expect(try await store.order(id: order.id)?.status == .pending)
+        let seen = Mutex<[String]>([])
+        guard
+            case .settled(let paid, let payment) = try await record(
+                .wechat, order.outTradeNo, accept: { p in seen.withLock { $0.append(p.id) } })
+        else { throw Failure("the first success settles") }
+        #expect(paid.status == .paid && payment.id == wechat.id && seen.withLock { $0 } == [wechat.id])
+        guard case .unchanged = try await record(.wechat, order.outTradeNo) else { throw Failure("a repeat changes nothing") }
+        let kinds = try await store.events(orderID: order.id).map(\.kind)
+        #expect(kinds.filter { $0 == .notificationDuplicate }.count == 1 && kinds.filter { $0 == .notification }.count == 1)
+        #expect(try await store.payment(wallet: .alipay, outTradeNo: alipay.outTradeNo)?.status == .pending)
     }
 
     @Test(arguments: Backend.available)

@@ -74,10 +74,12 @@ enum SQLLedger {
 
     /// A payment and its order in one statement (read, not locked): what a repeated
     /// notification needs, in one round trip.
-    static func paymentAndOrder(_ connection: any SQLConnection, paymentID: String) throws -> (StoredPayment, StoredOrder)? {
+    static func paymentAndOrder(_ connection: any SQLConnection, where condition: String, _ values: [SQLValue]) throws -> (
+        payment: StoredPayment, order: StoredOrder
+    )? {
         guard
             let row = try connection.query(
-                "SELECT \(joinedColumns) FROM payments p JOIN orders o ON o.id = p.order_id WHERE p.id = ?", [.text(paymentID)]
+                "SELECT \(joinedColumns) FROM payments p JOIN orders o ON o.id = p.order_id WHERE \(condition)", values
             ).first
         else { return nil }
         return (try payment(Array(row.prefix(22))), try SQLStatements.order(Array(row.dropFirst(22))))

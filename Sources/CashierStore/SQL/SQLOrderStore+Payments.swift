@@ -94,90 +94,114 @@ extension SQLOrderStore {
         async throws -> PaymentRecorded
     {
         try await withTransaction { session in
-            let connection = session.connection
-            let at = SQLStatements.stamp(now)
-            guard let (found, seen) = try SQLLedger.paymentAndOrder(connection, paymentID: paymentID) else {
+            guard let found = try SQLLedger.paymentAndOrder(session.connection, where: "p.id = ?", [.text(paymentID)]) else {
                 throw StoreError(.notFound, "no payment \(paymentID)")
             }
-            // A success already recorded is final: a repeated notification needs no lock, only its log line.
-            if case .succeeded(_, let amount) = outcome, found.status == .succeeded {
-                guard amount == found.amount else {
-                    throw StoreError(
-                        .illegalTransition, "payment \(paymentID) is for \(found.amount); a success for \(amount) is not recorded")
-                }
-                if let duplicate { try SQLStatements.insert(duplicate, orderID: seen.id, from: nil, to: nil, at: at, connection) }
-                return .unchanged(seen, found)
+            return try Self.record(
+                outcome, of: found, record: record, duplicate: duplicate, at: SQLStatements.stamp(now), session.connection)
+        }
+    }
+
+    public func recordPayment(
+        _ outcome: PaymentOutcome, wallet: PaymentMethod.Wallet, outTradeNo: String,
+        accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date
+    ) async throws -> PaymentRecorded? {
+        try await withTransaction { session in
+            guard
+                let found = try SQLLedger.paymentAndOrder(
+                    session.connection, where: "p.wallet = ? AND p.out_trade_no = ?", [.text(wallet.rawValue), .text(outTradeNo)])
+            else { return nil }
+            try accept(found.payment)
+            return try Self.record(
+                outcome, of: found, record: record, duplicate: duplicate, at: SQLStatements.stamp(now), session.connection)
+        }
+    }
+
+    /// The change `outcome` makes to a payment read (not locked) with its order, inside a transaction.
+    private static func record(
+        _ outcome: PaymentOutcome, of read: (payment: StoredPayment, order: StoredOrder), record: EventRecord, duplicate: EventRecord?,
+        at: Int64, _ connection: any SQLConnection
+    ) throws -> PaymentRecorded {
+        let (found, seen) = read
+        let paymentID = found.id
+        // A success already recorded is final: a repeated notification needs no lock, only its log line.
+        if case .succeeded(_, let amount) = outcome, found.status == .succeeded {
+            guard amount == found.amount else {
+                throw StoreError(
+                    .illegalTransition, "payment \(paymentID) is for \(found.amount); a success for \(amount) is not recorded")
             }
-            let order = try SQLLedger.lockOrder(connection, found.orderID)
-            // Where rows lock (PostgreSQL), read it again under the order's lock; SQLite's writer holds the whole database.
-            let payment =
-                connection.lockingClause.isEmpty ? found : try SQLLedger.payment(connection, where: "id = ?", [.text(paymentID)]) ?? found
-            func reread() throws -> StoredPayment { try SQLLedger.payment(connection, where: "id = ?", [.text(paymentID)]) ?? payment }
-            func unchanged() throws -> PaymentRecorded {
-                if let duplicate { try SQLStatements.insert(duplicate, orderID: order.id, from: nil, to: nil, at: at, connection) }
-                return .unchanged(order, payment)
+            if let duplicate { try SQLStatements.insert(duplicate, orderID: seen.id, from: nil, to: nil, at: at, connection) }
+            return .unchanged(seen, found)
+        }
+        let order = try SQLLedger.lockOrder(connection, found.orderID)
+        // Where rows lock (PostgreSQL), read it again under the order's lock; SQLite's writer holds the whole database.
+        let payment =
+            connection.lockingClause.isEmpty ? found : try SQLLedger.payment(connection, where: "id = ?", [.text(paymentID)]) ?? found
+        func reread() throws -> StoredPayment { try SQLLedger.payment(connection, where: "id = ?", [.text(paymentID)]) ?? payment }
+        func unchanged() throws -> PaymentRecorded {
+            if let duplicate { try SQLStatements.insert(duplicate, orderID: order.id, from: nil, to: nil, at: at, connection) }
+            return .unchanged(order, payment)
+        }
+        switch outcome {
+        case .placed:
+            guard payment.status == .created else { return try unchanged() }
+            try connection.query(
+                "UPDATE payments SET status = 'pending', updated_at = ? WHERE id = ? AND status = 'created'",
+                [.integer(at), .text(paymentID)])
+            guard connection.changes == 1 else { throw StoreError(.busy, "payment \(paymentID) changed underneath; retry") }
+            let placed = try reread()
+            let (updated, _) = try SQLLedger.settle(connection, order, record: Self.describe(record, placed), at: at)
+            return .updated(updated, placed)
+        case .succeeded(let transactionID, let amount):
+            guard amount == payment.amount else {
+                throw StoreError(
+                    .illegalTransition, "payment \(paymentID) is for \(payment.amount); a success for \(amount) is not recorded")
             }
-            switch outcome {
-            case .placed:
-                guard payment.status == .created else { return try unchanged() }
-                try connection.query(
-                    "UPDATE payments SET status = 'pending', updated_at = ? WHERE id = ? AND status = 'created'",
-                    [.integer(at), .text(paymentID)])
-                guard connection.changes == 1 else { throw StoreError(.busy, "payment \(paymentID) changed underneath; retry") }
-                let placed = try reread()
-                let (updated, _) = try SQLLedger.settle(connection, order, record: Self.describe(record, placed), at: at)
-                return .updated(updated, placed)
-            case .succeeded(let transactionID, let amount):
-                guard amount == payment.amount else {
-                    throw StoreError(
-                        .illegalTransition, "payment \(paymentID) is for \(payment.amount); a success for \(amount) is not recorded")
+            guard payment.status != .succeeded else { return try unchanged() }
+            // The first success pays the order; one for a closed order, or after another
+            // payment, is money that must go back.
+            let settles = order.settledPaymentID == nil
+            let flagged = !settles || order.status == .closed
+            try connection.query(
+                """
+                UPDATE payments SET status = 'succeeded', transaction_id = COALESCE(?, transaction_id), refund_required = ?,
+                    failure_reason = NULL, succeeded_at = ?, updated_at = ? WHERE id = ? AND status = ?
+                """,
+                [
+                    transactionID.map { .text($0) } ?? .null, .integer(flagged ? 1 : 0), .integer(at), .integer(at), .text(paymentID),
+                    .text(payment.status.rawValue),
+                ])
+            guard connection.changes == 1 else { throw StoreError(.busy, "payment \(paymentID) changed underneath; retry") }
+            let paid = try reread()
+            let (updated, transition) = try SQLLedger.settle(
+                connection, order, settledPaymentID: paymentID, record: record.adding(["payment": paymentID]), at: at)
+            if settles {
+                if transition?.to == .paid {
+                    try SQLStatements.enqueue(type: "order.paid", order: updated, payment: paid, at: at, connection)
                 }
-                guard payment.status != .succeeded else { return try unchanged() }
-                // The first success pays the order; one for a closed order, or after another
-                // payment, is money that must go back.
-                let settles = order.settledPaymentID == nil
-                let flagged = !settles || order.status == .closed
-                try connection.query(
-                    """
-                    UPDATE payments SET status = 'succeeded', transaction_id = COALESCE(?, transaction_id), refund_required = ?,
-                        failure_reason = NULL, succeeded_at = ?, updated_at = ? WHERE id = ? AND status = ?
-                    """,
-                    [
-                        transactionID.map { .text($0) } ?? .null, .integer(flagged ? 1 : 0), .integer(at), .integer(at), .text(paymentID),
-                        .text(payment.status.rawValue),
-                    ])
-                guard connection.changes == 1 else { throw StoreError(.busy, "payment \(paymentID) changed underneath; retry") }
-                let paid = try reread()
-                let (updated, transition) = try SQLLedger.settle(
-                    connection, order, settledPaymentID: paymentID, record: record.adding(["payment": paymentID]), at: at)
-                if settles {
-                    if transition?.to == .paid {
-                        try SQLStatements.enqueue(type: "order.paid", order: updated, payment: paid, at: at, connection)
-                    }
-                    if flagged {
-                        try SQLStatements.enqueue(type: "order.refund_required", order: updated, payment: paid, at: at, connection)
-                    }
-                    return .settled(updated, paid)
+                if flagged {
+                    try SQLStatements.enqueue(type: "order.refund_required", order: updated, payment: paid, at: at, connection)
                 }
-                try SQLStatements.insert(
-                    EventRecord(
-                        kind: .duplicatePayment,
-                        detail: JSONText.object([
-                            "payment": paymentID, "settled_by": order.settledPaymentID ?? "", "amount": amount.decimalString,
-                            "provider": paid.provider.rawValue, "out_trade_no": paid.outTradeNo,
-                        ])), orderID: order.id, from: nil, to: nil, at: at, connection)
-                try SQLStatements.enqueue(type: "order.refund_required", order: updated, payment: paid, at: at, connection)
-                return .duplicatePayment(updated, paid)
-            case .failed(let reason), .closed(let reason):
-                let target: PaymentAttemptStatus = if case .failed = outcome { .failed } else { .closed }
-                guard payment.status != target, payment.status.canMove(to: target) else { return try unchanged() }
-                try connection.query(
-                    "UPDATE payments SET status = ?, failure_reason = ?, updated_at = ? WHERE id = ? AND status = ?",
-                    [.text(target.rawValue), .text(reason), .integer(at), .text(paymentID), .text(payment.status.rawValue)])
-                guard connection.changes == 1 else { throw StoreError(.busy, "payment \(paymentID) changed underneath; retry") }
-                let (updated, _) = try SQLLedger.settle(connection, order, record: record.adding(["payment": paymentID]), at: at)
-                return .updated(updated, try reread())
+                return .settled(updated, paid)
             }
+            try SQLStatements.insert(
+                EventRecord(
+                    kind: .duplicatePayment,
+                    detail: JSONText.object([
+                        "payment": paymentID, "settled_by": order.settledPaymentID ?? "", "amount": amount.decimalString,
+                        "provider": paid.provider.rawValue, "out_trade_no": paid.outTradeNo,
+                    ])), orderID: order.id, from: nil, to: nil, at: at, connection)
+            try SQLStatements.enqueue(type: "order.refund_required", order: updated, payment: paid, at: at, connection)
+            return .duplicatePayment(updated, paid)
+        case .failed(let reason), .closed(let reason):
+            let target: PaymentAttemptStatus = if case .failed = outcome { .failed } else { .closed }
+            guard payment.status != target, payment.status.canMove(to: target) else { return try unchanged() }
+            try connection.query(
+                "UPDATE payments SET status = ?, failure_reason = ?, updated_at = ? WHERE id = ? AND status = ?",
+                [.text(target.rawValue), .text(reason), .integer(at), .text(paymentID), .text(payment.status.rawValue)])
+            guard connection.changes == 1 else { throw StoreError(.busy, "payment \(paymentID) changed underneath; retry") }
+            let (updated, _) = try SQLLedger.settle(connection, order, record: record.adding(["payment": paymentID]), at: at)
+            return .updated(updated, try reread())
         }
     }
 
