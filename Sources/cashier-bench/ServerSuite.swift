@@ -19,6 +19,9 @@ import WeChatPay
 /// - `server-flow`: whole orders per second (creation, payment parameters from the WeChat Pay
 ///   sandbox, the signed notification, the delivered `order.paid` webhook) ÷ durable commits.
 ///
+/// Each commit baseline is the mean of two measurements, just before and just after the part
+/// divided by it: this disk's commit rate drifts by half within minutes, the server's does not.
+///
 /// `--only notify|hello|nginx|flow` (comma-separated) runs part of it, for a profiler.
 enum ServerSuite {
     /// wrk's connections for every server figure (and the flow's clients).
@@ -62,13 +65,25 @@ enum ServerSuite {
 
         let base = server.baseURL.absoluteString
         let load = ["-t2", "-c\(connections)", "-d\(seconds)s", "--latency"]
+        // The baseline: durable single-row commits on the same disk, one transaction each. This
+        // disk's rate drifts by half within minutes, so it is measured just before and just after
+        // each part that is divided by it, and the part is divided by the mean of the two.
+        var baselineRound = 0
+        func commitRate() throws -> Double {
+            baselineRound += 1
+            return try SQLiteOrderStore.singleRowCommitRate(
+                path: folder.appendingPathComponent("baseline-\(baselineRound).db").path, duration: .seconds(seconds))
+        }
         var notify: WrkResult?
+        var notifyBaseline = 0.0
         var commitsPerNotification = 0.0
         if wanted("notify") {
+            let before = try commitRate()
             let script = try await notificationScript(store: store, merchant: merchant, folder: folder)
             let commitsBefore = store.commitCount
             notify = try wrk(load + ["-s", script.path, base + "/notify/wechat/v2"])
             commitsPerNotification = Double(store.commitCount - commitsBefore) / (notify?.requests ?? 1)
+            notifyBaseline = (before + (try commitRate())) / 2
         }
         let rss = residentMegabytes()
         // The bare route and nginx alternate, two rounds each, best of each: the machine's speed
@@ -88,11 +103,13 @@ enum ServerSuite {
             }
         }
         await server.stop()
-        let flow = wanted("flow") ? try await ServerFlow(seconds: seconds, connections: connections).measure(folder: folder) : nil
-
-        // The baseline: durable single-row commits on the same disk, one transaction each.
-        let commitRate = try SQLiteOrderStore.singleRowCommitRate(
-            path: folder.appendingPathComponent("baseline.db").path, duration: .seconds(seconds))
+        var flow: (rate: Double, completed: Int, failures: Int)?
+        var flowBaseline = 0.0
+        if wanted("flow") {
+            let before = try commitRate()
+            flow = try await ServerFlow(seconds: seconds, connections: connections).measure(folder: folder)
+            flowBaseline = (before + (try commitRate())) / 2
+        }
         var lines: [String] = []
         if let notify {
             lines.append(
@@ -100,7 +117,8 @@ enum ServerSuite {
                     format:
                         "server-notify ratio=%.2f notify_ops=%.0f sqlite_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f rss_mb=%.0f "
                         + "commits_per_notification=%.2f connections=%d",
-                    notify.rate / commitRate, notify.rate, commitRate, notify.p50, notify.p99, rss, commitsPerNotification, connections))
+                    notify.rate / notifyBaseline, notify.rate, notifyBaseline, notify.p50, notify.p99, rss, commitsPerNotification,
+                    connections))
         }
         if let hello, let nginx {
             lines.append(
@@ -118,7 +136,7 @@ enum ServerSuite {
             lines.append(
                 String(
                     format: "server-flow ratio=%.2f orders_ops=%.1f sqlite_commits_ops=%.0f completed=%d failed=%d connections=%d",
-                    flow.rate / commitRate, flow.rate, commitRate, flow.completed, flow.failures, connections))
+                    flow.rate / flowBaseline, flow.rate, flowBaseline, flow.completed, flow.failures, connections))
         }
         return lines
     }
@@ -188,6 +206,8 @@ enum ServerSuite {
         let running = servers
         defer { Task { for server in running { await server.stop() } } }
         let script = try await notificationScript(store: stores[0], merchant: merchant, folder: folder)
+        // Measured just before and just after the load, as on SQLite: the disk's rate drifts.
+        let commitsBefore = try PostgresOrderStore.singleRowCommitRate(url: url, duration: .seconds(seconds))
         let results = try await withThrowingTaskGroup(of: WrkResult.self) { group in
             for (index, server) in servers.enumerated() {
                 let connections = Self.connections / instances + (index < Self.connections % instances ? 1 : 0)
@@ -199,7 +219,7 @@ enum ServerSuite {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         let rate = results.map(\.rate).reduce(0, +)
-        let commitRate = try PostgresOrderStore.singleRowCommitRate(url: url, duration: .seconds(seconds))
+        let commitRate = (commitsBefore + (try PostgresOrderStore.singleRowCommitRate(url: url, duration: .seconds(seconds)))) / 2
         return [
             String(
                 format:
