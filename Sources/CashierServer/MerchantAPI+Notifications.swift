@@ -24,7 +24,7 @@ extension MerchantAPI {
             outcome = await record(report, wallet: provider.wallet, body: request.body)
         }
         metrics.increment(
-            "cashier_notifications_total", ["provider": Self.metricName(provider, refund: isRefund), "outcome": "\(outcome)"])
+            "cashier_notifications_total", ["provider": Self.metricName(provider, refund: isRefund), "outcome": outcome.rawValue])
         return adapter.reply(to: outcome)
     }
 

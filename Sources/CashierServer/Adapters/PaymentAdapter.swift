@@ -165,7 +165,9 @@ struct RefundReport: Sendable {
 }
 
 /// What became of a notification.
-enum NotificationOutcome: Sendable {
+/// Its raw value is the `outcome` label of `cashier_notifications_total` (string interpolation
+/// of an enum goes through Swift's reflection: a percent of every notification).
+enum NotificationOutcome: String, Sendable {
     /// Recorded (a change, a duplicate or a non-payment status): tell the provider it arrived.
     case acknowledged
     /// Refused and logged (another amount, an unknown order): the provider should not count it.
