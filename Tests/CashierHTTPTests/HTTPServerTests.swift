@@ -396,7 +396,9 @@ import Testing
         let opened = try await onOwnThread { [leaving] in leaving?.read(until: ": open", timeout: 30) ?? false }
         #expect(opened, "received \(leaving?.receivedText.debugDescription ?? ""); access log \(fixture.log.lines.withLock { $0 })")
         leaving = nil
-        await eventually(timeout: .seconds(10), interval: .milliseconds(20)) { fixture.log.streamsEnded.load(ordering: .acquiring) == 1 }
+        // Generous, as above: the producer notices at its next write, and in a full run on two
+        // cores its task can wait seconds for a thread (the bound here is not what is tested).
+        await eventually(timeout: .seconds(60), interval: .milliseconds(20)) { fixture.log.streamsEnded.load(ordering: .acquiring) == 1 }
         #expect(fixture.log.streamsEnded.load(ordering: .acquiring) == 1)
         let staying = try RawHTTPConnection(port: fixture.server.port)
         staying.get("/forever")
@@ -409,7 +411,7 @@ import Testing
         let closed = try await onOwnThread { staying.closedByServer(within: 10) }
         #expect(closed)
         #expect(staying.receivedText.hasSuffix("\r\n0\r\n\r\n"))  // ended as a chunked body ends, not cut off
-        await eventually(timeout: .seconds(10), interval: .milliseconds(20)) { fixture.log.streamsEnded.load(ordering: .acquiring) == 2 }
+        await eventually(timeout: .seconds(60), interval: .milliseconds(20)) { fixture.log.streamsEnded.load(ordering: .acquiring) == 2 }
         #expect(fixture.log.streamsEnded.load(ordering: .acquiring) == 2)
     }
 

@@ -46,12 +46,13 @@ import Testing
             values += layer
         }
         #expect(values.count == 1093)
-        for value in values {
+        let differing = try values.filter { value in
             let document = WeChatPay.V2.XMLDocument([("v", value)])
             let old = "<xml><v><![CDATA[" + value.replacingOccurrences(of: "]]>", with: "]]]]><![CDATA[>") + "]]></v></xml>"
-            #expect(document.xmlString == old, "\(value)")
-            #expect(try WeChatPay.V2.XMLDocument(parsing: document.xmlString)["v"] == value, "\(value)")
+            guard document.xmlString == old else { return true }
+            return try WeChatPay.V2.XMLDocument(parsing: document.xmlString)["v"] != value
         }
+        #expect(differing.isEmpty, "\(differing.prefix(10))")
     }
 
     static let hostile: [(String, String)] = [
