@@ -38,16 +38,50 @@ public enum BeijingTime {
     public static func string(from date: Date, _ layout: Layout) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         let seconds = Int((milliseconds / 1000).rounded(.down)) + secondsFromGMT
-        let (days, second) = seconds.floorDivided(by: 86_400)
+        let days = Int((Double(seconds) / 86_400).rounded(.down))
+        let second = seconds - days * 86_400
         let (year, month, day) = civil(days: days)
         guard (1...9999).contains(year) else { return formatter(layout.format).string(from: date) }
-        let digits = CivilDigits(year: year, month: month, day: day, second: second)
-        switch layout {
-        case .compact: return digits.text("YMDhms")
-        case .dateTime: return digits.text("Y-M-D h:m:s")
-        case .day: return digits.text("Y-M-D")
-        case .rfc3339: return digits.text("Y-M-DTh:m:s+08:00")
+        var out: [UInt8] = []
+        out.reserveCapacity(25)
+        func put(_ value: Int, width: Int) {
+            var divisor = width == 4 ? 1000 : 10
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
         }
+        func putDate(_ separator: String) {
+            put(year, width: 4)
+            out += separator.utf8
+            put(month, width: 2)
+            out += separator.utf8
+            put(day, width: 2)
+        }
+        func putTime(_ separator: String) {
+            put(second / 3600, width: 2)
+            out += separator.utf8
+            put(second / 60 % 60, width: 2)
+            out += separator.utf8
+            put(second % 60, width: 2)
+        }
+        switch layout {
+        case .compact:
+            putDate("")
+            putTime("")
+        case .dateTime:
+            putDate("-")
+            out.append(UInt8(ascii: " "))
+            putTime(":")
+        case .day:
+            putDate("-")
+        case .rfc3339:
+            putDate("-")
+            out.append(UInt8(ascii: "T"))
+            putTime(":")
+            out += "+08:00".utf8
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// A formatter for `format` (e.g. `yyyy年MM月dd日`) in Beijing time with fixed,
@@ -71,53 +105,5 @@ public enum BeijingTime {
         let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
         let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-}
-
-/// The fields of one civil date and time, written into a layout without `String` interpolation.
-private struct CivilDigits {
-    let year: Int
-    let month: Int
-    let day: Int
-    let second: Int
-
-    /// `pattern` with `Y` → four-digit year, `M`, `D`, `h`, `m`, `s` → two digits; other
-    /// characters as they are.
-    func text(_ pattern: StaticString) -> String {
-        let template = UnsafeBufferPointer(start: pattern.utf8Start, count: pattern.utf8CodeUnitCount)
-        let length = template.reduce(0) { $0 + ($1 == UInt8(ascii: "Y") ? 4 : $1 >= 0x61 || $1 == 0x4D || $1 == 0x44 ? 2 : 1) }
-        return String(unsafeUninitializedCapacity: length) { out in
-            var at = 0
-            func put(_ value: Int, width: Int) {
-                var value = value
-                for index in stride(from: at + width - 1, through: at, by: -1) {
-                    out[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
-                at += width
-            }
-            for byte in template {
-                switch byte {
-                case UInt8(ascii: "Y"): put(year, width: 4)
-                case UInt8(ascii: "M"): put(month, width: 2)
-                case UInt8(ascii: "D"): put(day, width: 2)
-                case UInt8(ascii: "h"): put(second / 3600, width: 2)
-                case UInt8(ascii: "m"): put(second / 60 % 60, width: 2)
-                case UInt8(ascii: "s"): put(second % 60, width: 2)
-                default:
-                    out[at] = byte
-                    at += 1
-                }
-            }
-            return at
-        }
-    }
-}
-
-extension Int {
-    /// Quotient and remainder rounded toward negative infinity (the remainder is never negative).
-    fileprivate func floorDivided(by divisor: Int) -> (quotient: Int, remainder: Int) {
-        let remainder = self % divisor
-        return remainder < 0 ? (self / divisor - 1, remainder + divisor) : (self / divisor, remainder)
     }
 }
