@@ -23,19 +23,28 @@ import Testing
         let arrivals = RequestArrivals()
         let (trickling, tricklingPeer) = pair()
         let (handled, handledPeer) = pair()
-        arrivals.opened(trickling)
-        arrivals.opened(handled)
-        arrivals.arrived(handled)  // its handler is running
+        _ = arrivals.opened(trickling)
+        let handledConnection = arrivals.opened(handled)
+        handledConnection.arrived()  // its handler is running
         Thread.sleep(forTimeInterval: 0.05)
         arrivals.sweep(deadline: .milliseconds(10))
         #expect(closedAtOtherEnd(tricklingPeer), "a request still arriving past the deadline is shut down")
         #expect(!closedAtOtherEnd(handledPeer), "a request whose handler runs is not timed")
         #expect(arrivals.closedForDeadline.load(ordering: .relaxed) == 1)
         // Answered: the next request on the connection is timed again.
-        arrivals.waiting(handled)
+        handledConnection.waiting()
         Thread.sleep(forTimeInterval: 0.05)
         arrivals.sweep(deadline: .milliseconds(10))
         #expect(closedAtOtherEnd(handledPeer))
+        #expect(arrivals.closedForDeadline.load(ordering: .relaxed) == 2)
+        // A connection that has ended is no longer swept.
+        let (ended, endedPeer) = pair()
+        arrivals.closed(arrivals.opened(ended))
+        Thread.sleep(forTimeInterval: 0.05)
+        arrivals.sweep(deadline: .milliseconds(10))
+        #expect(!closedAtOtherEnd(endedPeer))
+        #expect(arrivals.closedForDeadline.load(ordering: .relaxed) == 2)
+        for fd in [ended, endedPeer] { close(fd) }
         for fd in [trickling, tricklingPeer, handled, handledPeer] { close(fd) }
     }
 

@@ -20,6 +20,9 @@ int cashier_mhd_client_address(struct MHD_Connection *connection, char *buffer, 
 /// The connection's socket (-1 if unknown).
 int cashier_mhd_connection_fd(struct MHD_Connection *connection);
 
+/// What the connection-start callback stored in `*socket_context` (NULL if nothing).
+void *cashier_mhd_connection_context(struct MHD_Connection *connection);
+
 /// The port the daemon is bound to.
 uint16_t cashier_mhd_bound_port(struct MHD_Daemon *daemon);
 #endif

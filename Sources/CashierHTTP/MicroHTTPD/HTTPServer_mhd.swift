@@ -315,23 +315,29 @@ private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(Str
     return collector.pairs
 }
 
-/// A connection's start and end: its requests are timed from its start (``RequestArrivals``).
-private let connectionHandler: MHD_NotifyConnectionCallback = { cls, connection, _, code in
-    guard let cls, let connection else { return }
+/// A connection's start and end: its requests are timed from its start (``RequestArrivals``),
+/// and what every request on it needs to know of it is read once, into libmicrohttpd's socket context.
+private let connectionHandler: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+    guard let cls, let connection, let socketContext else { return }
     let core = Unmanaged<HTTPServer.Core>.fromOpaque(cls).takeUnretainedValue()
-    let descriptor = cashier_mhd_connection_fd(connection)
     if code.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
-        core.arrivals.opened(descriptor)
-    } else {
-        core.arrivals.closed(descriptor)
+        let opened = core.arrivals.opened(cashier_mhd_connection_fd(connection), address: clientAddress(connection))
+        socketContext.pointee = Unmanaged.passRetained(opened).toOpaque()
+    } else if let context = socketContext.pointee {
+        socketContext.pointee = nil
+        let closed = Unmanaged<RequestArrivals.Connection>.fromOpaque(context).takeRetainedValue()
+        core.arrivals.closed(closed)
     }
 }
 
+/// The connection's ``RequestArrivals/Connection``, from its socket context.
+private func arrivals(of connection: OpaquePointer) -> RequestArrivals.Connection? {
+    cashier_mhd_connection_context(connection).map { Unmanaged<RequestArrivals.Connection>.fromOpaque($0).takeUnretainedValue() }
+}
+
 private let completedHandler: MHD_RequestCompletedCallback = { cls, connection, requestState, _ in
-    if let cls, let connection {
-        // Answered: the next request on this connection is timed from now.
-        Unmanaged<HTTPServer.Core>.fromOpaque(cls).takeUnretainedValue().arrivals.waiting(cashier_mhd_connection_fd(connection))
-    }
+    // Answered: the next request on this connection is timed from now.
+    if let connection { arrivals(of: connection)?.waiting() }
     guard let requestState, let pointer = requestState.pointee else { return }
     let state = Unmanaged<RequestState>.fromOpaque(pointer)
     if state.takeUnretainedValue().unfinished, let cls {
@@ -384,14 +390,15 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     }
     if state.tooLarge { return .YES }
     state.handling = true
-    core.arrivals.arrived(cashier_mhd_connection_fd(connection))
+    let arriving = arrivals(of: connection)
+    arriving?.arrived()
     state.method = method.map { String(cString: $0) } ?? "GET"
     state.path = HTTPServerRequest.path(ofTarget: url.map { String(cString: $0) } ?? "/")
     var headers = HTTPHeaders()
     for (name, value) in values(connection, .HEADER_KIND) { headers.add(name, value) }
     let query = values(connection, .GET_ARGUMENT_KIND).map { (name: $0.0, value: $0.1) }
     var request = HTTPServerRequest(method: state.method, path: state.path, query: query, headers: headers, body: state.body)
-    request.remoteAddress = clientAddress(connection)
+    request.remoteAddress = arriving.map(\.address) ?? clientAddress(connection)
     let work: @Sendable () async -> HTTPServerResponse
     switch core.responder(request) {
     case .now(let response): return answer(response, state, connection, core)

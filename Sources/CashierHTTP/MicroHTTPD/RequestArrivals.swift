@@ -6,40 +6,62 @@ import Synchronization
 /// connection still receiving past the deadline. libmicrohttpd's own timeout is an idle timeout,
 /// which a client sending a byte every few seconds never reaches (a slow-loris).
 ///
-/// Connections are known by their descriptor and the peer it was connected to: before a socket
-/// is shut down, its peer is read again, so a descriptor that now belongs to another socket (the
-/// process reuses numbers; several servers may run in one process) is never shut down.
+/// Each connection gets a ``Connection`` when it starts (kept in libmicrohttpd's socket context):
+/// a request's arrival and answer are two atomic stores on it, with no lock and no lookup; the
+/// table of connections, which the sweeper walks, changes only when a connection starts or ends.
+/// Before a socket is shut down its peer is read again, so a descriptor that now belongs to
+/// another socket (the process reuses numbers; several servers may run in one process) is never
+/// shut down.
 final class RequestArrivals: Sendable {
-    struct Entry: Sendable {
-        /// When the current request started to arrive; `nil` while its handler runs or its answer is sent.
-        var since: ContinuousClock.Instant?
+    /// One connection: its socket, its peer, and when its current request started to arrive.
+    final class Connection: Sendable {
+        let descriptor: Int32
         /// The peer's address and port when the connection started.
         let peer: [UInt8]
+        /// The peer's address as text (`HTTPServerRequest.remoteAddress`), read once per connection.
+        let address: String?
+        /// Monotonic nanoseconds when the current request started to arrive, or ``untimed``
+        /// while its handler runs or its answer is sent.
+        private let since: Atomic<Int64>
+        static let untimed = Int64.min
+
+        init(descriptor: Int32, address: String?) {
+            self.descriptor = descriptor
+            self.address = address
+            peer = RequestArrivals.peer(descriptor)
+            since = Atomic(RequestArrivals.now())
+        }
+
+        /// The request is in: its handler runs untimed.
+        func arrived() { since.store(Self.untimed, ordering: .relaxed) }
+
+        /// Answered: the next request is timed from now.
+        func waiting() { since.store(RequestArrivals.now(), ordering: .relaxed) }
+
+        /// How long the current request has been arriving, in nanoseconds (nil when untimed).
+        func arriving(at now: Int64) -> Int64? {
+            let started = since.load(ordering: .relaxed)
+            return started == Self.untimed ? nil : now - started
+        }
+
+        /// Stops timing this connection (it was shut down, or its socket is no longer its own).
+        func untime() { arrived() }
     }
 
-    private let receiving = Mutex<[Int32: Entry]>([:])
+    private let open = Mutex<[ObjectIdentifier: Connection]>([:])
     private let sweeping = Atomic<Bool>(false)
     /// Connections closed for taking too long, for tests and logs.
     let closedForDeadline = Atomic<Int>(0)
 
-    func opened(_ descriptor: Int32) {
-        guard descriptor >= 0 else { return }
-        let peer = Self.peer(descriptor)
-        receiving.withLock { $0[descriptor] = Entry(since: .now, peer: peer) }
+    /// A connection has started: it is timed from now.
+    func opened(_ descriptor: Int32, address: String? = nil) -> Connection {
+        let connection = Connection(descriptor: descriptor, address: address)
+        if descriptor >= 0 { open.withLock { $0[ObjectIdentifier(connection)] = connection } }
+        return connection
     }
 
-    func closed(_ descriptor: Int32) {
-        _ = receiving.withLock { $0.removeValue(forKey: descriptor) }
-    }
-
-    /// The request is in: its handler runs untimed.
-    func arrived(_ descriptor: Int32) {
-        receiving.withLock { $0[descriptor]?.since = nil }
-    }
-
-    /// Answered: the next request is timed from now.
-    func waiting(_ descriptor: Int32) {
-        receiving.withLock { $0[descriptor]?.since = .now }
+    func closed(_ connection: Connection) {
+        _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
     }
 
     /// Sweeps twice a second on a thread of its own until ``stopSweeping()``.
@@ -59,20 +81,26 @@ final class RequestArrivals: Sendable {
 
     /// Shuts down every connection whose request has been arriving for longer than `deadline`.
     func sweep(deadline: Duration) {
-        let now = ContinuousClock.now
-        receiving.withLock { receiving in
-            for (descriptor, entry) in receiving {
-                guard let since = entry.since, now - since > deadline else { continue }
-                guard Self.peer(descriptor) == entry.peer else {
-                    receiving[descriptor] = nil  // no longer this connection's socket
-                    continue
-                }
+        let limit = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
+        let now = Self.now()
+        // Under the lock, so a connection that ends meanwhile still owns its descriptor here.
+        open.withLock { open in
+            for connection in open.values {
+                guard let arriving = connection.arriving(at: now), arriving > limit else { continue }
+                connection.untime()
+                guard Self.peer(connection.descriptor) == connection.peer else { continue }  // no longer its socket
                 // libmicrohttpd sees the connection end and closes it (and reports it closed).
-                shutdown(descriptor, Int32(SHUT_RDWR))
-                receiving[descriptor]?.since = nil
+                shutdown(connection.descriptor, Int32(SHUT_RDWR))
                 closedForDeadline.add(1, ordering: .relaxed)
             }
         }
+    }
+
+    /// Monotonic nanoseconds.
+    static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
     /// The socket's peer address (family, port and address bytes), empty when it has none.
