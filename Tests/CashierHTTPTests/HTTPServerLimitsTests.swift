@@ -48,6 +48,46 @@ import Testing
         for fd in [trickling, tricklingPeer, handled, handledPeer] { close(fd) }
     }
 
+    /// The same rules over a real socket: a client trickling its headers a byte at a time is cut
+    /// off at the deadline; keep-alive requests on another connection are answered (the handler
+    /// sees the client's address, read once when the connection starts), and when that
+    /// connection then trickles a request of its own, it is timed from its last answer and cut off too.
+    @Test func aTricklingRequestIsCutOffAtTheDeadlineWhileOthersAreAnswered() async throws {
+        let server = HTTPServer(configuration: .init(requestDeadlineSeconds: 2)) { request in
+            .text("from \(request.remoteAddress ?? "nowhere") for \(request.path)")
+        }
+        try server.start()
+        let port = server.port
+        let (cut, answers, keptCut) = try await onOwnThread { () -> (TimeInterval?, [Bool], TimeInterval?) in
+            /// Sends a byte every 0.3 s until the server closes the connection (or 30 s pass).
+            func trickle(_ connection: RawHTTPConnection, from started: Date) -> TimeInterval? {
+                while Date().timeIntervalSince(started) < 30 {
+                    if !connection.send("a") || connection.closedByServer(within: 0.3) { return Date().timeIntervalSince(started) }
+                }
+                return nil
+            }
+            let trickling = try RawHTTPConnection(port: port)
+            let started = Date()
+            trickling.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Trickle: ")
+            let kept = try RawHTTPConnection(port: port)
+            var answers: [Bool] = []
+            for index in 0..<3 {
+                kept.get("/kept-\(index)")
+                answers.append(kept.read(until: "from 127.0.0.1 for /kept-\(index)", timeout: 10))
+            }
+            let answered = Date()
+            kept.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Trickle: ")
+            let cut = trickle(trickling, from: started)
+            return (cut, answers, trickle(kept, from: answered))
+        }
+        let trickled = try #require(cut, "the trickling request was never cut off")
+        #expect(trickled >= 1.9, "not before the deadline (cut after \(trickled) s)")
+        #expect(answers == [true, true, true], "keep-alive requests are answered, with the client's address")
+        let keptTrickled = try #require(keptCut, "a request trickled after an answer was never cut off")
+        #expect(keptTrickled >= 1.9, "timed from the last answer (cut after \(keptTrickled) s)")
+        await server.stop()
+    }
+
     @Test func aBodyOverTheLimitClosesTheConnectionWithoutReadingTheRest() async throws {
         let server = HTTPServer(configuration: .init(maxBodyBytes: 1024)) { request in .text("got \(request.body.count)") }
         try server.start()
