@@ -88,6 +88,30 @@ import Testing
         await server.stop()
     }
 
+    /// Each connection's bookkeeping lives from its start to its end: a connection the client
+    /// closes leaves the table, and stopping the server ends the rest.
+    @Test func connectionsLeaveTheTableWhenTheyEndAndWhenTheServerStops() async throws {
+        let server = HTTPServer(configuration: .init()) { _ in .text("ok") }
+        try server.start()
+        let port = server.port
+        let (first, second) = try await onOwnThread { () -> (RawHTTPConnection, RawHTTPConnection) in
+            let first = try RawHTTPConnection(port: port)
+            let second = try RawHTTPConnection(port: port)
+            for connection in [first, second] {
+                connection.get("/")
+                _ = connection.read(until: "ok", timeout: 10)
+            }
+            return (first, second)
+        }
+        #expect(server.openConnections == 2)
+        first.hangUp()
+        await eventually(timeout: .seconds(60), interval: .milliseconds(10)) { server.openConnections == 1 }
+        #expect(server.openConnections == 1, "a connection the client closed leaves the table")
+        await server.stop()
+        #expect(server.openConnections == 0, "stopping ends every connection's bookkeeping")
+        withExtendedLifetime(second) {}
+    }
+
     @Test func aBodyOverTheLimitClosesTheConnectionWithoutReadingTheRest() async throws {
         let server = HTTPServer(configuration: .init(maxBodyBytes: 1024)) { request in .text("got \(request.body.count)") }
         try server.start()

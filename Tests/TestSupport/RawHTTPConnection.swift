@@ -76,5 +76,8 @@ public final class RawHTTPConnection: @unchecked Sendable {
         return false
     }
 
+    /// Closes the client's side of the connection (the server sees it end).
+    public func hangUp() { shutdown(socket, Int32(SHUT_RDWR)) }
+
     public var receivedText: String { String(decoding: received, as: UTF8.self) }
 }

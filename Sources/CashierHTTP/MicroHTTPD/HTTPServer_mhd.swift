@@ -156,6 +156,9 @@ public final class HTTPServer: Sendable {
         self.init(configuration: configuration, accessLog: accessLog) { request in .later { await handler(request) } }
     }
 
+    /// Connections the server holds now (for tests).
+    var openConnections: Int { core.arrivals.openConnections }
+
     /// The port the server listens on (after `start`).
     public var port: UInt16 { boundPort.load(ordering: .acquiring) }
 

@@ -64,6 +64,9 @@ final class RequestArrivals: Sendable {
         _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
     }
 
+    /// Connections started and not yet ended (for tests: none once the server has stopped).
+    var openConnections: Int { open.withLock { $0.count } }
+
     /// Sweeps twice a second on a thread of its own until ``stopSweeping()``.
     func startSweeping(deadline: Duration) {
         guard !sweeping.exchange(true, ordering: .acquiringAndReleasing) else { return }
