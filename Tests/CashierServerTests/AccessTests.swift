@@ -34,6 +34,11 @@ import Testing
             await mode.sandbox.stop()
         }
 
+        /// How long a request may wait for its answer: generous, because in a full run these
+        /// servers share two cores and Swift's task pool with every other suite (a 10 s limit
+        /// was once reached by a sign-in there). What is tested is the answer, not its speed.
+        static let patience: Duration = .seconds(60)
+
         /// A browser's request (libcurl: redirects are not followed, so the 303s are seen).
         func browser(_ server: MerchantServer, _ method: String, _ path: String, cookie: String? = nil, form: String? = nil)
             async throws -> HTTPResponse
@@ -44,14 +49,15 @@ import Testing
             return try await CurlTransport().send(
                 HTTPRequest(
                     method: method, url: URL(string: server.baseURL.absoluteString + path)!, headers: headers,
-                    body: Data((form ?? "").utf8)))
+                    body: Data((form ?? "").utf8), timeout: Self.patience))
         }
 
         func api(_ server: MerchantServer, _ path: String, key: String) async throws -> Int {
             var headers = HTTPHeaders()
             headers.add("Authorization", "Bearer \(key)")
             return try await URLSessionTransport().send(
-                HTTPRequest(method: "GET", url: URL(string: server.baseURL.absoluteString + path)!, headers: headers)
+                HTTPRequest(
+                    method: "GET", url: URL(string: server.baseURL.absoluteString + path)!, headers: headers, timeout: Self.patience)
             ).status
         }
     }
