@@ -37,15 +37,20 @@ public struct SandboxMode: Sendable {
         await sandbox.applePay.setOrderLookup { id in try? await store.order(id: id)?.total }
     }
 
+    /// The merchant's RSA keys in sandbox mode (its WeChat Pay v3 API key and its Alipay app key),
+    /// made once per process. They are throwaway keys for a simulator; a fresh pair took half a
+    /// second of CPU, and a test run that started dozens of sandboxes at once spent its first
+    /// minute generating keys while every in-process server waited for a core.
+    static let processKeys = Result {
+        (try RSAPrivateKey(generatingKeySizeInBits: 2048), try RSAPrivateKey(generatingKeySizeInBits: 2048))
+    }
+
     /// Starts the sandbox (on `port`, 0 for any) and returns the configuration for a server.
     public static func start(port: UInt16 = 0, timeScale: Double = 1) async throws -> SandboxMode {
         let wechat = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
-        // Fresh RSA keys take about a quarter of a second each: made on a thread of their own, not
-        // on one of Swift's few cooperative threads, where they would hold up every handler
-        // (a test run starts dozens of sandboxes at once).
-        let (merchantKey, alipayKey) = try await OwnThread.run {
-            (try RSAPrivateKey(generatingKeySizeInBits: 2048), try RSAPrivateKey(generatingKeySizeInBits: 2048))
-        }
+        // Made on a thread of their own the first time, never on one of Swift's few cooperative
+        // threads, where they would hold up every handler.
+        let (merchantKey, alipayKey) = try await OwnThread.run { try Self.processKeys.get() }
         let wechatV3 = try WeChatPay.V3.Merchant(
             mchID: wechat.mchID, certificateSerial: Hex.encode(SecureRandom.bytes(count: 20)).uppercased(),
             privateKey: merchantKey, apiV3Key: SecureRandom.alphanumeric(count: 32))

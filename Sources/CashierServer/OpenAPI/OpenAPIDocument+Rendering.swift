@@ -4,6 +4,11 @@ import CashierStore
 import Foundation
 
 extension OpenAPIDocument {
+    /// This build's document as every server serves it at `GET /openapi.json`, written once per
+    /// process (it depends only on the build): without and with the sandbox's test helpers.
+    static let served = Result { try data(version: CashierVersion.current, sandbox: false) }
+    static let servedWithSandbox = Result { try data(version: CashierVersion.current, sandbox: true) }
+
     /// The document as JSON (keys sorted, so it is byte-for-byte repeatable).
     /// - Parameter sandbox: include what `cashier serve --sandbox` adds (``sandboxOperations``).
     static func data(version: String, sandbox: Bool = false) throws -> Data {
