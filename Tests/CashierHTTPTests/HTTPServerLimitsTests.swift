@@ -115,6 +115,37 @@ import Testing
         withExtendedLifetime(second) {}
     }
 
+    /// Many connections starting, answering and ending at once: every request sees its own
+    /// client's address, and every connection's bookkeeping ends with it.
+    @Test func connectionsOpenedAndClosedAtOnceEachKeepTheirOwnBookkeeping() async throws {
+        let server = HTTPServer(configuration: .init(requestDeadlineSeconds: 30)) { request in
+            .now(.text("from \(request.remoteAddress ?? "nowhere") for \(request.path)"))
+        }
+        try server.start()
+        let port = server.port
+        let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+            for client in 0..<32 {
+                group.addTask {
+                    try await onOwnThread { () -> Int in
+                        let connection = try RawHTTPConnection(port: port)
+                        var answered = 0
+                        for request in 0..<3 {
+                            connection.get("/c\(client)-\(request)")
+                            if connection.read(until: "from 127.0.0.1 for /c\(client)-\(request)", timeout: 30) { answered += 1 }
+                        }
+                        connection.hangUp()
+                        return answered
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(answered == 32 * 3)
+        await eventually(timeout: .seconds(60), interval: .milliseconds(10)) { server.openConnections == 0 }
+        #expect(server.openConnections == 0, "every ended connection left the table")
+        await server.stop()
+    }
+
     @Test func aBodyOverTheLimitClosesTheConnectionWithoutReadingTheRest() async throws {
         let server = HTTPServer(configuration: .init(maxBodyBytes: 1024)) { request in .text("got \(request.body.count)") }
         try server.start()
