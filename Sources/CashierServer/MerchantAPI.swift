@@ -74,7 +74,7 @@ struct MerchantAPI: Sendable {
         router.addImmediate("GET", "/healthz") { _, _ in health }
         let document: HTTPServerResponse
         do {
-            let data = try (sandboxPayer != nil ? OpenAPIDocument.servedWithSandbox : OpenAPIDocument.served).get()
+            let data = try OpenAPIDocument.served(sandbox: sandboxPayer != nil)
             document = HTTPServerResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(data)).prepared()
         } catch {
             document = .error(status: 500, code: "internal_error", message: "the OpenAPI document could not be written: \(error)")

@@ -115,7 +115,7 @@ public final class MerchantServer: Sendable {
 
     /// The OpenAPI 3.1 document `GET /openapi.json` serves (with the sandbox's test helpers when `sandbox`).
     public static func openAPIDocument(sandbox: Bool = false) throws -> Data {
-        try OpenAPIDocument.data(version: CashierVersion.current, sandbox: sandbox)
+        try OpenAPIDocument.served(sandbox: sandbox)
     }
 
     /// What must never leave this server: its keys (a PEM key by one of its base64 lines).

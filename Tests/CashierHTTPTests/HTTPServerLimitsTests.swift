@@ -25,7 +25,7 @@ import Testing
         let (handled, handledPeer) = pair()
         _ = arrivals.opened(trickling)
         let handledConnection = arrivals.opened(handled)
-        handledConnection.arrived()  // its handler is running
+        handledConnection.stopTiming()  // its handler is running
         Thread.sleep(forTimeInterval: 0.05)
         arrivals.sweep(deadline: .milliseconds(10))
         #expect(closedAtOtherEnd(tricklingPeer), "a request still arriving past the deadline is shut down")

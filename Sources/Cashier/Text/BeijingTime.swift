@@ -38,7 +38,7 @@ public enum BeijingTime {
     public static func string(from date: Date, _ layout: Layout) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         let seconds = Int((milliseconds / 1000).rounded(.down)) + secondsFromGMT
-        let days = Int((Double(seconds) / 86_400).rounded(.down))
+        let days = (seconds >= 0 ? seconds : seconds - 86_399) / 86_400  // rounded down, before 1970 too
         let second = seconds - days * 86_400
         let (year, month, day) = civil(days: days)
         guard (1...9999).contains(year) else { return formatter(layout.format).string(from: date) }

@@ -394,7 +394,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     if state.tooLarge { return .YES }
     state.handling = true
     let arriving = arrivals(of: connection)
-    arriving?.arrived()
+    arriving?.stopTiming()  // the request is in: its handler runs untimed
     state.method = method.map { String(cString: $0) } ?? "GET"
     state.path = HTTPServerRequest.path(ofTarget: url.map { String(cString: $0) } ?? "/")
     var headers = HTTPHeaders()

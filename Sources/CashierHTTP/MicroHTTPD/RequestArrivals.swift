@@ -32,8 +32,9 @@ final class RequestArrivals: Sendable {
             since = Atomic(RequestArrivals.now())
         }
 
-        /// The request is in: its handler runs untimed.
-        func arrived() { since.store(Self.untimed, ordering: .relaxed) }
+        /// Stops the clock: the request is in (its handler runs untimed), or the sweeper is done
+        /// with this connection.
+        func stopTiming() { since.store(Self.untimed, ordering: .relaxed) }
 
         /// Answered: the next request is timed from now.
         func waiting() { since.store(RequestArrivals.now(), ordering: .relaxed) }
@@ -43,9 +44,6 @@ final class RequestArrivals: Sendable {
             let started = since.load(ordering: .relaxed)
             return started == Self.untimed ? nil : now - started
         }
-
-        /// Stops timing this connection (it was shut down, or its socket is no longer its own).
-        func untime() { arrived() }
     }
 
     private let open = Mutex<[ObjectIdentifier: Connection]>([:])
@@ -90,7 +88,7 @@ final class RequestArrivals: Sendable {
         open.withLock { open in
             for connection in open.values {
                 guard let arriving = connection.arriving(at: now), arriving > limit else { continue }
-                connection.untime()
+                connection.stopTiming()
                 guard Self.peer(connection.descriptor) == connection.peer else { continue }  // no longer its socket
                 // libmicrohttpd sees the connection end and closes it (and reports it closed).
                 shutdown(connection.descriptor, Int32(SHUT_RDWR))

@@ -4,10 +4,14 @@ import CashierStore
 import Foundation
 
 extension OpenAPIDocument {
-    /// This build's document as every server serves it at `GET /openapi.json`, written once per
-    /// process (it depends only on the build): without and with the sandbox's test helpers.
-    static let served = Result { try data(version: CashierVersion.current, sandbox: false) }
-    static let servedWithSandbox = Result { try data(version: CashierVersion.current, sandbox: true) }
+    /// This build's document as every server serves it at `GET /openapi.json` (and `cashier
+    /// openapi` prints), written once per process: it depends only on the build and on whether
+    /// the sandbox's test helpers are in it.
+    static func served(sandbox: Bool) throws -> Data {
+        try (sandbox ? servedWithSandbox : servedWithout).get()
+    }
+    private static let servedWithout = Result { try data(version: CashierVersion.current, sandbox: false) }
+    private static let servedWithSandbox = Result { try data(version: CashierVersion.current, sandbox: true) }
 
     /// The document as JSON (keys sorted, so it is byte-for-byte repeatable).
     /// - Parameter sandbox: include what `cashier serve --sandbox` adds (``sandboxOperations``).
