@@ -25,7 +25,7 @@ extension MerchantAPI {
             try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys])
         }
         let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(canonical.map(Array.init) ?? request.body))
-        let holder = "\(instanceID)/\(UUID().uuidString)"
+        let holder = "\(instanceID)/\(RandomText.hex(byteCount: 16))"
         let lease = configuration.idempotencyLease
         do {
             switch try await store.reserveIdempotencyKey(key, requestSHA256: bodyHash, holder: holder, now: clock.now(), lease: lease) {

@@ -94,10 +94,7 @@ public struct Order: Hashable, Sendable, Codable {
 
     /// A new order id: `ord_` and 24 random letters and digits.
     public static func makeID() -> String {
-        let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
-        var generator = SystemRandomNumberGenerator()
-        return "ord_"
-            + String(decoding: (0..<24).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] }, as: UTF8.self)
+        "ord_" + RandomText.string(count: 24, alphabet: RandomText.alphanumerics)
     }
 
     enum CodingKeys: String, CodingKey {

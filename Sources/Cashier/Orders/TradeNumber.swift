@@ -49,9 +49,7 @@ public enum TradeNumber {
         precondition(
             prefix.count <= 6 && prefix.utf8.allSatisfy { Rules.every.allows($0) && $0 != UInt8(ascii: "_") },
             "a prefix is up to 6 letters or digits")
-        var generator = SystemRandomNumberGenerator()
-        let random = (0..<12).map { _ in randomAlphabet[Int(generator.next(upperBound: UInt(randomAlphabet.count)))] }
-        return prefix + timestamp(date) + String(decoding: random, as: UTF8.self)
+        return prefix + timestamp(date) + RandomText.string(count: 12, alphabet: randomAlphabet)
     }
 
     /// `true` when `number` is acceptable under `rules`.

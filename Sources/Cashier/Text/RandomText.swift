@@ -1,0 +1,64 @@
+/// Random identifiers from the system's generator (`getrandom`), drawn eight bytes at a time.
+///
+/// Record ids, trade numbers and event ids are made on every order, payment and logged event;
+/// each `SystemRandomNumberGenerator.next()` is a system call, so the bytes are taken from each
+/// 64-bit draw in turn instead of one draw per character, and no `UUID` (which reads
+/// `/dev/urandom` through a file it opens and closes every time on Linux).
+///
+/// ```swift
+/// RandomText.string(count: 24, alphabet: RandomText.alphanumerics)  // "q3ZtR0…"
+/// RandomText.hex(byteCount: 16)                                      // 32 lowercase hex digits
+/// ```
+public enum RandomText {
+    /// Digits, lowercase and uppercase letters.
+    public static let alphanumerics = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+
+    /// `count` characters from `alphabet`, each equally likely (bytes that would favour the
+    /// alphabet's first characters are drawn again).
+    /// - Parameter alphabet: 2 to 256 ASCII characters.
+    public static func string(count: Int, alphabet: [UInt8]) -> String {
+        precondition((2...256).contains(alphabet.count), "an alphabet needs 2 to 256 symbols")
+        let limit = 256 - 256 % alphabet.count
+        var bytes = RandomBytes()
+        var out: [UInt8] = []
+        out.reserveCapacity(count)
+        while out.count < count {
+            let byte = Int(bytes.next())
+            if byte < limit { out.append(alphabet[byte % alphabet.count]) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `byteCount` random bytes as lowercase hexadecimal (twice as many digits).
+    public static func hex(byteCount: Int) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes = RandomBytes()
+        var out: [UInt8] = []
+        out.reserveCapacity(byteCount * 2)
+        for _ in 0..<byteCount {
+            let byte = bytes.next()
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The bytes of successive 64-bit draws.
+    private struct RandomBytes {
+        private var generator = SystemRandomNumberGenerator()
+        private var word: UInt64 = 0
+        private var left = 0
+
+        mutating func next() -> UInt8 {
+            if left == 0 {
+                word = generator.next()
+                left = 8
+            }
+            defer {
+                word >>= 8
+                left -= 1
+            }
+            return UInt8(truncatingIfNeeded: word)
+        }
+    }
+}
