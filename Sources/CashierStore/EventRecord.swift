@@ -15,10 +15,20 @@ public struct EventRecord: Sendable {
 }
 
 extension EventRecord {
-    /// The record with `fields` added to its detail (a flat JSON object of strings).
+    /// The record with `fields` added to its detail (a flat JSON object of strings, as
+    /// `JSONText.object` writes it; a number or boolean there is kept as its text, a nested value
+    /// or `null` is dropped). `fields` win over what the detail already has.
     public func adding(_ fields: [String: String]) -> EventRecord {
-        let object = (try? JSONSerialization.jsonObject(with: Data(detail.utf8))) as? [String: Any] ?? [:]
-        var merged = object.mapValues { "\($0)" }
+        var merged: [String: String] = [:]
+        if case .object(let members)? = try? JSONReader.parse(Array(detail.utf8)) {
+            for (key, value) in members {
+                switch value {
+                case .string(let text), .number(let text): merged[key] = text
+                case .bool(let flag): merged[key] = flag ? "true" : "false"
+                case .object, .array, .null: break
+                }
+            }
+        }
         for (key, value) in fields { merged[key] = value }
         return EventRecord(kind: kind, detail: JSONText.object(merged), bodySHA256: bodySHA256)
     }
