@@ -48,8 +48,9 @@ struct ServerFlow {
         }
     }
 
-    /// - Returns: orders completed per second (webhook delivered), and how many failed a step.
-    func measure(folder: URL) async throws -> (rate: Double, completed: Int, failures: Int) {
+    /// - Returns: orders completed per second (webhook delivered), how many failed a step, and
+    ///   the CPU time the process used while they ran (server, sandbox, endpoint and clients).
+    func measure(folder: URL) async throws -> (rate: Double, completed: Int, failures: Int, cpuSeconds: Double) {
         let mode = try await SandboxMode.start()
         let receiver = Receiver()
         let endpoint = HTTPServer(configuration: .init(threads: 1)) { .now(receiver.receive($0)) }
@@ -67,6 +68,7 @@ struct ServerFlow {
         let base = server.baseURL.absoluteString
         let secret = configuration.secretKey
         let clock = ContinuousClock()
+        let cpuBefore = ProcessCPU.seconds()
         let deadline = clock.now.advanced(by: .seconds(seconds))
         let failures = await withTaskGroup(of: Int.self) { group in
             for client in 0..<connections {
@@ -90,11 +92,12 @@ struct ServerFlow {
             return await group.reduce(0, +)
         }
         receiver.stopped.store(true, ordering: .relaxed)
+        let cpuSeconds = ProcessCPU.seconds() - cpuBefore
         let completed = receiver.paid.withLock { $0.count }
         await server.stop()
         await endpoint.stop()
         await mode.sandbox.stop()
-        return (Double(completed) / Double(seconds), completed, failures)
+        return (Double(completed) / Double(seconds), completed, failures, cpuSeconds)
     }
 
     /// One order, as the merchant's backend, the app and WeChat Pay take it.

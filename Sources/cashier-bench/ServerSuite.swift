@@ -77,11 +77,14 @@ enum ServerSuite {
         var notify: WrkResult?
         var notifyBaseline = 0.0
         var commitsPerNotification = 0.0
+        var cpuPerNotification = 0.0
         if wanted("notify") {
             let before = try commitRate()
             let script = try await notificationScript(store: store, merchant: merchant, folder: folder)
             let commitsBefore = store.commitCount
+            let cpuBefore = ProcessCPU.seconds()
             notify = try wrk(load + ["-s", script.path, base + "/notify/wechat/v2"])
+            cpuPerNotification = (ProcessCPU.seconds() - cpuBefore) / (notify?.requests ?? 1)
             commitsPerNotification = Double(store.commitCount - commitsBefore) / (notify?.requests ?? 1)
             notifyBaseline = (before + (try commitRate())) / 2
         }
@@ -103,7 +106,7 @@ enum ServerSuite {
             }
         }
         await server.stop()
-        var flow: (rate: Double, completed: Int, failures: Int)?
+        var flow: (rate: Double, completed: Int, failures: Int, cpuSeconds: Double)?
         var flowBaseline = 0.0
         if wanted("flow") {
             let before = try commitRate()
@@ -116,9 +119,9 @@ enum ServerSuite {
                 String(
                     format:
                         "server-notify ratio=%.2f notify_ops=%.0f sqlite_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f rss_mb=%.0f "
-                        + "commits_per_notification=%.2f connections=%d",
+                        + "commits_per_notification=%.2f cpu_us_per_notification=%.0f connections=%d",
                     notify.rate / notifyBaseline, notify.rate, notifyBaseline, notify.p50, notify.p99, rss, commitsPerNotification,
-                    connections))
+                    cpuPerNotification * 1e6, connections))
         }
         if let hello, let nginx {
             lines.append(
@@ -135,8 +138,11 @@ enum ServerSuite {
         if let flow {
             lines.append(
                 String(
-                    format: "server-flow ratio=%.2f orders_ops=%.1f sqlite_commits_ops=%.0f completed=%d failed=%d connections=%d",
-                    flow.rate / flowBaseline, flow.rate, flowBaseline, flow.completed, flow.failures, connections))
+                    format:
+                        "server-flow ratio=%.2f orders_ops=%.1f sqlite_commits_ops=%.0f completed=%d failed=%d cpu_ms_per_order=%.2f "
+                        + "connections=%d",
+                    flow.rate / flowBaseline, flow.rate, flowBaseline, flow.completed, flow.failures,
+                    flow.cpuSeconds * 1000 / Double(max(flow.completed, 1)), connections))
         }
         return lines
     }
