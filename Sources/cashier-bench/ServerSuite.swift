@@ -21,6 +21,9 @@ import WeChatPay
 ///
 /// Each commit baseline is the mean of two measurements, just before and just after the part
 /// divided by it: this disk's commit rate drifts by half within minutes, the server's does not.
+/// Beside the rates: the CPU time the process spent per notification or order (`getrusage`),
+/// and a single durable commit's own p50 and p99 (`sqlite_commit_p99_ms`, `pg_commit_p99_ms`),
+/// the floor under a notification's p99, which waits for at least one commit.
 ///
 /// `--only notify|hello|nginx|flow` (comma-separated) runs part of it, for a profiler.
 enum ServerSuite {
@@ -69,24 +72,24 @@ enum ServerSuite {
         // disk's rate drifts by half within minutes, so it is measured just before and just after
         // each part that is divided by it, and the part is divided by the mean of the two.
         var baselineRound = 0
-        func commitRate() throws -> Double {
+        func commits() throws -> CommitBaseline {
             baselineRound += 1
-            return try SQLiteOrderStore.singleRowCommitRate(
+            return try SQLiteOrderStore.singleRowCommits(
                 path: folder.appendingPathComponent("baseline-\(baselineRound).db").path, duration: .seconds(seconds))
         }
         var notify: WrkResult?
-        var notifyBaseline = 0.0
+        var notifyBaseline = CommitBaseline(rate: 0, p50Milliseconds: 0, p99Milliseconds: 0, commits: 0)
         var commitsPerNotification = 0.0
         var cpuPerNotification = 0.0
         if wanted("notify") {
-            let before = try commitRate()
+            let before = try commits()
             let script = try await notificationScript(store: store, merchant: merchant, folder: folder)
             let commitsBefore = store.commitCount
             let cpuBefore = ProcessCPU.seconds()
             notify = try wrk(load + ["-s", script.path, base + "/notify/wechat/v2"])
             cpuPerNotification = (ProcessCPU.seconds() - cpuBefore) / (notify?.requests ?? 1)
             commitsPerNotification = Double(store.commitCount - commitsBefore) / (notify?.requests ?? 1)
-            notifyBaseline = (before + (try commitRate())) / 2
+            notifyBaseline = .mean(before, try commits())
         }
         let rss = residentMegabytes()
         // The bare route and nginx alternate, two rounds each, best of each: the machine's speed
@@ -109,9 +112,9 @@ enum ServerSuite {
         var flow: (rate: Double, completed: Int, failures: Int, cpuSeconds: Double)?
         var flowBaseline = 0.0
         if wanted("flow") {
-            let before = try commitRate()
+            let before = try commits()
             flow = try await ServerFlow(seconds: seconds, connections: connections).measure(folder: folder)
-            flowBaseline = (before + (try commitRate())) / 2
+            flowBaseline = CommitBaseline.mean(before, try commits()).rate
         }
         var lines: [String] = []
         if let notify {
@@ -119,9 +122,11 @@ enum ServerSuite {
                 String(
                     format:
                         "server-notify ratio=%.2f notify_ops=%.0f sqlite_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f rss_mb=%.0f "
-                        + "commits_per_notification=%.2f cpu_us_per_notification=%.0f connections=%d",
-                    notify.rate / notifyBaseline, notify.rate, notifyBaseline, notify.p50, notify.p99, rss, commitsPerNotification,
-                    cpuPerNotification * 1e6, connections))
+                        + "commits_per_notification=%.2f cpu_us_per_notification=%.0f sqlite_commit_p50_ms=%.2f "
+                        + "sqlite_commit_p99_ms=%.2f connections=%d",
+                    notify.rate / notifyBaseline.rate, notify.rate, notifyBaseline.rate, notify.p50, notify.p99, rss,
+                    commitsPerNotification, cpuPerNotification * 1e6, notifyBaseline.p50Milliseconds, notifyBaseline.p99Milliseconds,
+                    connections))
         }
         if let hello, let nginx {
             lines.append(
@@ -213,7 +218,7 @@ enum ServerSuite {
         defer { Task { for server in running { await server.stop() } } }
         let script = try await notificationScript(store: stores[0], merchant: merchant, folder: folder)
         // Measured just before and just after the load, as on SQLite: the disk's rate drifts.
-        let commitsBefore = try PostgresOrderStore.singleRowCommitRate(url: url, duration: .seconds(seconds))
+        let commitsBefore = try PostgresOrderStore.singleRowCommits(url: url, duration: .seconds(seconds))
         let results = try await withThrowingTaskGroup(of: WrkResult.self) { group in
             for (index, server) in servers.enumerated() {
                 let connections = Self.connections / instances + (index < Self.connections % instances ? 1 : 0)
@@ -225,13 +230,14 @@ enum ServerSuite {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         let rate = results.map(\.rate).reduce(0, +)
-        let commitRate = (commitsBefore + (try PostgresOrderStore.singleRowCommitRate(url: url, duration: .seconds(seconds)))) / 2
+        let baseline = CommitBaseline.mean(commitsBefore, try PostgresOrderStore.singleRowCommits(url: url, duration: .seconds(seconds)))
         return [
             String(
                 format:
-                    "server-notify-pg ratio=%.2f instances=%d notify_ops=%.0f pg_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f connections=%d",
-                rate / commitRate, instances, rate, commitRate, results.map(\.p50).max() ?? 0, results.map(\.p99).max() ?? 0,
-                Self.connections)
+                    "server-notify-pg ratio=%.2f instances=%d notify_ops=%.0f pg_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f "
+                    + "pg_commit_p50_ms=%.2f pg_commit_p99_ms=%.2f connections=%d",
+                rate / baseline.rate, instances, rate, baseline.rate, results.map(\.p50).max() ?? 0, results.map(\.p99).max() ?? 0,
+                baseline.p50Milliseconds, baseline.p99Milliseconds, Self.connections)
         ]
     }
 

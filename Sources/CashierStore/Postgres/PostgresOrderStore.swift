@@ -29,14 +29,15 @@ public final class PostgresOrderStore: SQLOrderStore {
         pool.release(try await pool.acquire())
     }
 
-    /// The baseline for `cashier-bench server --db`: durable single-row commits per second — one
-    /// `INSERT` per `BEGIN … COMMIT` on one connection, `synchronous_commit` as the server has it —
-    /// measured for `duration` in a scratch table (`cashier_bench_baseline`, dropped afterwards).
-    public static func singleRowCommitRate(url: String, duration: Duration) throws -> Double {
+    /// The baseline for `cashier-bench server --db`: durable single-row commits — one `INSERT`
+    /// per `BEGIN … COMMIT` on one connection, `synchronous_commit` as the server has it —
+    /// measured for `duration` in a scratch table (`cashier_bench_baseline`, dropped afterwards):
+    /// how many a second, and how long each took.
+    public static func singleRowCommits(url: String, duration: Duration) throws -> CommitBaseline {
         let connection = try PostgresConnection(url: url)
         try connection.execute("CREATE TABLE IF NOT EXISTS cashier_bench_baseline (n BIGINT)")
         defer { try? connection.execute("DROP TABLE IF EXISTS cashier_bench_baseline") }
-        return try SQLStatements.singleRowCommitRate(connection, table: "cashier_bench_baseline", begin: "BEGIN", duration: duration)
+        return try SQLStatements.singleRowCommits(connection, table: "cashier_bench_baseline", begin: "BEGIN", duration: duration)
     }
 
     public func withTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {

@@ -39,19 +39,31 @@ enum SQLStatements {
         return now
     }
 
-    /// Durable single-row commits per second on `connection` — one `INSERT` into `table` per
-    /// transaction opened with `begin`, one caller — for `duration`: the benchmarks' baseline.
-    static func singleRowCommitRate(_ connection: any SQLConnection, table: String, begin: String, duration: Duration) throws -> Double {
+    /// Durable single-row commits on `connection` — one `INSERT` into `table` per transaction
+    /// opened with `begin`, one caller — for `duration`: the benchmarks' baseline, with each
+    /// commit's time.
+    static func singleRowCommits(_ connection: any SQLConnection, table: String, begin: String, duration: Duration) throws
+        -> CommitBaseline
+    {
         let clock = ContinuousClock()
         let start = clock.now
-        var commits = 0
-        while clock.now - start < duration {
+        var times: [Duration] = []
+        var now = start
+        while now - start < duration {
+            let began = now
             try connection.execute(begin)
-            try connection.query("INSERT INTO \(table) (n) VALUES (?)", [.integer(Int64(commits))])
+            try connection.query("INSERT INTO \(table) (n) VALUES (?)", [.integer(Int64(times.count))])
             try connection.execute("COMMIT")
-            commits += 1
+            now = clock.now
+            times.append(now - began)
         }
-        return Double(commits) / ((clock.now - start) / .seconds(1))
+        times.sort()
+        func percentile(_ fraction: Double) -> Double {
+            times.isEmpty ? 0 : times[Int(fraction * Double(times.count - 1))] / .microseconds(1) / 1000
+        }
+        return CommitBaseline(
+            rate: Double(times.count) / ((now - start) / .seconds(1)), p50Milliseconds: percentile(0.5),
+            p99Milliseconds: percentile(0.99), commits: times.count)
     }
 
     static func fetch(_ connection: any SQLConnection, where condition: String, _ value: SQLValue, locking: Bool = false) throws

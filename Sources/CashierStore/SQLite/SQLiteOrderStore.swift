@@ -47,13 +47,14 @@ public final class SQLiteOrderStore: SQLOrderStore {
     /// previous one was being written.
     public var commitCount: Int { writer.commitCount }
 
-    /// The baseline for `cashier-bench server`: durable single-row commits per second on this
-    /// disk — one `INSERT` per `BEGIN IMMEDIATE … COMMIT`, WAL and `synchronous=FULL` as the
-    /// store uses, one caller, no grouping — measured for `duration` in a scratch file at `path`.
-    public static func singleRowCommitRate(path: String, duration: Duration) throws -> Double {
+    /// The baseline for `cashier-bench server`: durable single-row commits on this disk — one
+    /// `INSERT` per `BEGIN IMMEDIATE … COMMIT`, WAL and `synchronous=FULL` as the store uses, one
+    /// caller, no grouping — measured for `duration` in a scratch file at `path`: how many a
+    /// second, and how long each took.
+    public static func singleRowCommits(path: String, duration: Duration) throws -> CommitBaseline {
         let connection = try SQLiteConnection(path: path)
         try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE IF NOT EXISTS baseline (n INTEGER)")
-        return try SQLStatements.singleRowCommitRate(connection, table: "baseline", begin: "BEGIN IMMEDIATE", duration: duration)
+        return try SQLStatements.singleRowCommits(connection, table: "baseline", begin: "BEGIN IMMEDIATE", duration: duration)
     }
 
     /// Concurrent transactions share a commit (one writer thread commits every transaction queued meanwhile).
