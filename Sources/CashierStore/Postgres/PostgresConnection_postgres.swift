@@ -5,7 +5,7 @@ import Foundation
 /// One libpq connection: parameterised statements only (`?` placeholders rewritten to `$n`),
 /// typed results, and errors that say what failed. Each connection has its own serial queue, so
 /// a statement waiting on the network or a commit's fsync blocks that queue's thread, never one
-/// of Swift's cooperative threads. Used by one transaction at a time: ``PostgresPool`` hands it
+/// of Swift's cooperative threads. Used by one transaction at a time: ``ConnectionPool`` hands it
 /// out exclusively, which is why it may cross tasks.
 final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private let handle: OpaquePointer

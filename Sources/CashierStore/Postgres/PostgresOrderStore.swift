@@ -1,3 +1,4 @@
+import Cashier
 import Foundation
 
 /// The PostgreSQL ``OrderStore``, for several `cashier serve` instances sharing one database:
@@ -11,7 +12,7 @@ import Foundation
 /// try await store.migrate()
 /// ```
 public final class PostgresOrderStore: SQLOrderStore {
-    private let pool: PostgresPool
+    private let pool: ConnectionPool<PostgresConnection>
     /// How many times a transaction is tried when the failure is transient.
     static let attempts = 5
 
@@ -24,7 +25,10 @@ public final class PostgresOrderStore: SQLOrderStore {
         guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
             throw StoreError(.unavailable, "a PostgreSQL URL starts with postgres:// (postgres://user:password@host:5432/database)")
         }
-        pool = PostgresPool(url: url, size: poolSize)
+        pool = ConnectionPool(
+            size: poolSize,
+            // Connecting waits on the network: off the cooperative threads.
+            connect: { try await OwnThread.run { try PostgresConnection(url: url) } }, isHealthy: { $0.isHealthy })
         // Connect once now: a wrong URL, password or database is reported at start, not at the first order.
         pool.release(try await pool.acquire())
     }

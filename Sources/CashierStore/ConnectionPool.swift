@@ -1,0 +1,106 @@
+import Foundation
+import Synchronization
+
+/// A fixed-size pool of connections: they open on demand up to `size`; a caller beyond that
+/// waits its turn, first come first served; a broken connection is dropped and its turn passed
+/// on with the right to open a new one.
+///
+/// The decision to wait and the joining of the queue happen under one lock, so a connection
+/// given back in between cannot sit idle while a caller waits for it (which, with nothing more
+/// given back, would be a caller waiting forever), and a caller arriving later never takes a
+/// connection ahead of one already waiting.
+final class ConnectionPool<Connection: Sendable>: Sendable {
+    /// What a caller gets: a connection, or the right to open one (a slot counted in `open`).
+    private enum Turn: Sendable {
+        case ready(Connection)
+        case open
+    }
+
+    private struct State {
+        var idle: [Connection] = []
+        var open = 0
+        var waiting: [CheckedContinuation<Turn, Never>] = []
+    }
+
+    let size: Int
+    private let connect: @Sendable () async throws -> Connection
+    private let isHealthy: @Sendable (Connection) -> Bool
+    private let state = Mutex(State())
+    /// Runs after a caller found nothing free and before it joins the queue: a test gives a
+    /// connection back there, the moment a two-step wait would lose it.
+    private let beforeWaiting: (@Sendable () async -> Void)?
+
+    /// - Parameters:
+    ///   - size: the most connections open at once (at least 1).
+    ///   - connect: opens one (off Swift's cooperative threads if it blocks).
+    ///   - isHealthy: whether a connection given back can be used again.
+    init(
+        size: Int, connect: @escaping @Sendable () async throws -> Connection, isHealthy: @escaping @Sendable (Connection) -> Bool,
+        beforeWaiting: (@Sendable () async -> Void)? = nil
+    ) {
+        self.size = max(1, size)
+        self.connect = connect
+        self.isHealthy = isHealthy
+        self.beforeWaiting = beforeWaiting
+    }
+
+    /// A connection for this caller alone until ``release(_:)``.
+    func acquire() async throws -> Connection {
+        var turn = state.withLock { take(&$0) }
+        if turn == nil {
+            await beforeWaiting?()
+            // Checked again under the lock that joins the queue: a connection given back since is taken.
+            turn = await withCheckedContinuation { continuation in
+                let now = state.withLock { state -> Turn? in
+                    if let turn = take(&state) { return turn }
+                    state.waiting.append(continuation)
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        }
+        switch turn {
+        case .ready(let connection)?: return connection
+        case .open?, nil:
+            do {
+                return try await connect()
+            } catch {
+                // The slot goes to the next caller waiting, or back to the count.
+                let waiter = state.withLock { state -> CheckedContinuation<Turn, Never>? in
+                    if !state.waiting.isEmpty { return state.waiting.removeFirst() }
+                    state.open -= 1
+                    return nil
+                }
+                waiter?.resume(returning: .open)
+                throw error
+            }
+        }
+    }
+
+    /// Gives the connection back: to the caller waiting longest, else to the idle ones; a broken
+    /// one is dropped, and the caller waiting longest opens a new one in its place.
+    func release(_ connection: Connection) {
+        let healthy = isHealthy(connection)
+        let waiter = state.withLock { state -> (CheckedContinuation<Turn, Never>, Turn)? in
+            guard !state.waiting.isEmpty else {
+                if healthy { state.idle.append(connection) } else { state.open -= 1 }
+                return nil
+            }
+            return (state.waiting.removeFirst(), healthy ? .ready(connection) : .open)
+        }
+        if let (continuation, turn) = waiter { continuation.resume(returning: turn) }
+    }
+
+    /// Connections open (idle or in use), and callers waiting: for tests.
+    var counts: (open: Int, idle: Int, waiting: Int) {
+        state.withLock { ($0.open, $0.idle.count, $0.waiting.count) }
+    }
+
+    /// An idle connection, or the right to open one while fewer than `size` are open.
+    private func take(_ state: inout State) -> Turn? {
+        if let connection = state.idle.popLast() { return .ready(connection) }
+        guard state.open < size else { return nil }
+        state.open += 1
+        return .open
+    }
+}
