@@ -11,6 +11,11 @@ public struct CommitBaseline: Sendable, Equatable {
     /// How many commits were made.
     public var commits: Int
 
+    /// - Parameters:
+    ///   - rate: commits per second.
+    ///   - p50Milliseconds: the median commit's time.
+    ///   - p99Milliseconds: the 99th percentile commit's time.
+    ///   - commits: how many were made.
     public init(rate: Double, p50Milliseconds: Double, p99Milliseconds: Double, commits: Int) {
         self.rate = rate
         self.p50Milliseconds = p50Milliseconds
@@ -18,7 +23,10 @@ public struct CommitBaseline: Sendable, Equatable {
         self.commits = commits
     }
 
-    /// The mean of two measurements (before and after the part divided by them).
+    /// The mean of two measurements (before and after the part divided by them); their commits added.
+    /// - Parameters:
+    ///   - first: one measurement.
+    ///   - second: the other.
     public static func mean(_ first: CommitBaseline, _ second: CommitBaseline) -> CommitBaseline {
         CommitBaseline(
             rate: (first.rate + second.rate) / 2, p50Milliseconds: (first.p50Milliseconds + second.p50Milliseconds) / 2,

@@ -15,7 +15,9 @@ public enum RandomText {
 
     /// `count` characters from `alphabet`, each equally likely (bytes that would favour the
     /// alphabet's first characters are drawn again).
-    /// - Parameter alphabet: 2 to 256 ASCII characters.
+    /// - Parameters:
+    ///   - count: how many characters.
+    ///   - alphabet: 2 to 256 ASCII characters.
     public static func string(count: Int, alphabet: [UInt8]) -> String {
         precondition((2...256).contains(alphabet.count), "an alphabet needs 2 to 256 symbols")
         let limit = 256 - 256 % alphabet.count
@@ -29,7 +31,8 @@ public enum RandomText {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// `byteCount` random bytes as lowercase hexadecimal (twice as many digits).
+    /// Random bytes as lowercase hexadecimal.
+    /// - Parameter byteCount: how many bytes (the text has twice as many digits).
     public static func hex(byteCount: Int) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var bytes = RandomBytes()
