@@ -11,18 +11,6 @@ public struct CommitBaseline: Sendable, Equatable {
     /// How many commits were made.
     public var commits: Int
 
-    /// - Parameters:
-    ///   - rate: commits per second.
-    ///   - p50Milliseconds: the median commit's time.
-    ///   - p99Milliseconds: the 99th percentile commit's time.
-    ///   - commits: how many were made.
-    public init(rate: Double, p50Milliseconds: Double, p99Milliseconds: Double, commits: Int) {
-        self.rate = rate
-        self.p50Milliseconds = p50Milliseconds
-        self.p99Milliseconds = p99Milliseconds
-        self.commits = commits
-    }
-
     /// The mean of two measurements (before and after the part divided by them); their commits added.
     /// - Parameters:
     ///   - first: one measurement.

@@ -78,7 +78,7 @@ enum ServerSuite {
                 path: folder.appendingPathComponent("baseline-\(baselineRound).db").path, duration: .seconds(seconds))
         }
         var notify: WrkResult?
-        var notifyBaseline = CommitBaseline(rate: 0, p50Milliseconds: 0, p99Milliseconds: 0, commits: 0)
+        var notifyBaseline: CommitBaseline?
         var commitsPerNotification = 0.0
         var cpuPerNotification = 0.0
         if wanted("notify") {
@@ -117,7 +117,7 @@ enum ServerSuite {
             flowBaseline = CommitBaseline.mean(before, try commits()).rate
         }
         var lines: [String] = []
-        if let notify {
+        if let notify, let notifyBaseline {
             lines.append(
                 String(
                     format:
