@@ -141,24 +141,29 @@ public struct ParsedArguments: Sendable {
     /// A required secret (the parser has already checked one of its forms is there).
     public func requiredSecret(_ name: String) throws -> String { try secret(name) ?? "" }
 
-    /// Where `--NAME-env` reads (the process's environment; tests give their own).
+    /// Where `--NAME-env` reads: ``CommandIO/environment``.
     var environment: [String: String] = ProcessInfo.processInfo.environment
 }
 
-/// Standard input and the two outputs, swappable so tests can run commands in process.
+/// Standard input, the two outputs and the environment `--NAME-env` reads, swappable so tests
+/// can run commands in process (a test must not `setenv`: another thread starting a process
+/// reads the environment at the same moment, and glibc's `environ` is not safe for that).
 public struct CommandIO: Sendable {
     public let readInput: @Sendable () -> Data
     public let write: @Sendable (String) -> Void
     public let writeError: @Sendable (String) -> Void
+    public let environment: [String: String]
 
     public init(
         readInput: @escaping @Sendable () -> Data,
         write: @escaping @Sendable (String) -> Void,
-        writeError: @escaping @Sendable (String) -> Void
+        writeError: @escaping @Sendable (String) -> Void,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
         self.readInput = readInput
         self.write = write
         self.writeError = writeError
+        self.environment = environment
     }
 
     /// The process's own stdin, stdout and stderr.

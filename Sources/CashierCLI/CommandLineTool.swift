@@ -41,9 +41,10 @@ public enum CommandLineTool {
             }
             return fail("'\(path.joined(separator: " "))' needs a command", path: path, io: io)
         }
-        let parsed: ParsedArguments
+        var parsed: ParsedArguments
         do {
             parsed = try parse(Array(remaining), for: command)
+            parsed.environment = io.environment
         } catch let error as UsageError {
             return fail(error.message, path: path, io: io)
         } catch {

@@ -7,16 +7,21 @@ final class CapturedIO: Sendable {
     private let output = Mutex("")
     private let errors = Mutex("")
     private let input: Data
+    private let environment: [String: String]
 
-    init(stdin: String = "") {
+    /// - Parameter environment: added to the process's for `--NAME-env` (never `setenv`: other
+    ///   tests start processes at the same time, and glibc's environment is not safe for that).
+    init(stdin: String = "", environment: [String: String] = [:]) {
         input = Data(stdin.utf8)
+        self.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     }
 
     var io: CommandIO {
         CommandIO(
             readInput: { [input] in input },
             write: { [self] text in output.withLock { $0 += text } },
-            writeError: { [self] text in errors.withLock { $0 += text } }
+            writeError: { [self] text in errors.withLock { $0 += text } },
+            environment: environment
         )
     }
 
@@ -24,8 +29,10 @@ final class CapturedIO: Sendable {
     var stderr: String { errors.withLock { $0 } }
 
     /// Runs the tool and returns (status, stdout, stderr).
-    static func run(_ arguments: [String], stdin: String = "") async -> (status: Int32, stdout: String, stderr: String) {
-        let captured = CapturedIO(stdin: stdin)
+    static func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) async -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
+        let captured = CapturedIO(stdin: stdin, environment: environment)
         let status = await CashierTool.main(arguments: arguments, io: captured.io)
         return (status, captured.stdout, captured.stderr)
     }

@@ -38,13 +38,15 @@ import Testing
         let file = await CapturedIO.run(
             ["wechat", "sign", "--key-file", CapturedIO.secretFile("192006250b4c09247ec02edce69f6a2d\n")], stdin: input)
         #expect(file.status == 0 && file.stdout.contains("9A0A8659F005D6984697E2CA0A9CF3B7"), "\(file.stderr)")
-        setenv("CASHIER_TEST_WECHAT_KEY", "192006250b4c09247ec02edce69f6a2d", 1)
-        let env = await CapturedIO.run(["wechat", "sign", "--key-env", "CASHIER_TEST_WECHAT_KEY"], stdin: input)
+        let keyInEnvironment = ["CASHIER_TEST_WECHAT_KEY": "192006250b4c09247ec02edce69f6a2d"]
+        let env = await CapturedIO.run(
+            ["wechat", "sign", "--key-env", "CASHIER_TEST_WECHAT_KEY"], stdin: input, environment: keyInEnvironment)
         #expect(env.status == 0 && env.stdout.contains("9A0A8659F005D6984697E2CA0A9CF3B7"), "\(env.stderr)")
         let unset = await CapturedIO.run(["wechat", "sign", "--key-env", "CASHIER_TEST_NOT_SET_ANYWHERE"], stdin: input)
         #expect(unset.status == 2 && unset.stderr.contains("CASHIER_TEST_NOT_SET_ANYWHERE"))
         let both = await CapturedIO.run(
-            ["wechat", "sign", "--key-env", "CASHIER_TEST_WECHAT_KEY", "--key-file", CapturedIO.secretFile("x")], stdin: input)
+            ["wechat", "sign", "--key-env", "CASHIER_TEST_WECHAT_KEY", "--key-file", CapturedIO.secretFile("x")], stdin: input,
+            environment: keyInEnvironment)
         #expect(both.status == 2)
         let missing = await CapturedIO.run(["wechat", "sign"], stdin: input)
         #expect(missing.status == 2 && missing.stderr.contains("--key-file PATH | --key-env VAR"), "\(missing.stderr)")
