@@ -141,8 +141,8 @@ public struct ParsedArguments: Sendable {
     /// A required secret (the parser has already checked one of its forms is there).
     public func requiredSecret(_ name: String) throws -> String { try secret(name) ?? "" }
 
-    /// Where `--NAME-env` reads: ``CommandIO/environment``.
-    var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// Where `--NAME-env` reads: ``CommandIO/environment``, set by the tool once parsed.
+    var environment: [String: String] = [:]
 }
 
 /// Standard input, the two outputs and the environment `--NAME-env` reads, swappable so tests

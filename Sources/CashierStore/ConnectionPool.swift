@@ -46,8 +46,10 @@ final class ConnectionPool<Connection: Sendable>: Sendable {
 
     /// A connection for this caller alone until ``release(_:)``.
     func acquire() async throws -> Connection {
-        var turn = state.withLock { take(&$0) }
-        if turn == nil {
+        let turn: Turn
+        if let now = state.withLock({ take(&$0) }) {
+            turn = now
+        } else {
             await beforeWaiting?()
             // Checked again under the lock that joins the queue: a connection given back since is taken.
             turn = await withCheckedContinuation { continuation in
@@ -60,8 +62,8 @@ final class ConnectionPool<Connection: Sendable>: Sendable {
             }
         }
         switch turn {
-        case .ready(let connection)?: return connection
-        case .open?, nil:
+        case .ready(let connection): return connection
+        case .open:
             do {
                 return try await connect()
             } catch {

@@ -3,7 +3,9 @@
 /// Record ids, trade numbers and event ids are made on every order, payment and logged event;
 /// each `SystemRandomNumberGenerator.next()` is a system call, so the bytes are taken from each
 /// 64-bit draw in turn instead of one draw per character, and no `UUID` (which reads
-/// `/dev/urandom` through a file it opens and closes every time on Linux).
+/// `/dev/urandom` through a file it opens and closes every time on Linux). `CashierCrypto`'s
+/// `SecureRandom` does the same from OpenSSL for the libraries that have it; this module and
+/// the store, which may not import OpenSSL, use this one.
 ///
 /// ```swift
 /// RandomText.string(count: 24, alphabet: RandomText.alphanumerics)  // "q3ZtR0…"
@@ -31,20 +33,14 @@ public enum RandomText {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Random bytes as lowercase hexadecimal.
+    /// Random bytes as lowercase hexadecimal: as many random digits (16 divides 256, so no byte
+    /// is ever redrawn).
     /// - Parameter byteCount: how many bytes (the text has twice as many digits).
     public static func hex(byteCount: Int) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var bytes = RandomBytes()
-        var out: [UInt8] = []
-        out.reserveCapacity(byteCount * 2)
-        for _ in 0..<byteCount {
-            let byte = bytes.next()
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        string(count: byteCount * 2, alphabet: hexDigits)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The bytes of successive 64-bit draws.
     private struct RandomBytes {
