@@ -68,6 +68,7 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
+        .target(name: "CSpawnShims"),
 
         // MARK: Libraries
         .target(
@@ -126,26 +127,30 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Starting programs (posix_spawn) for the tests and the bench; Cashier itself starts none.
+        .target(name: "ChildProcesses", dependencies: ["CSpawnShims"], swiftSettings: strictSettings),
         .executableTarget(name: "cashier", dependencies: ["CashierCLI"], swiftSettings: strictSettings),
         .executableTarget(
             name: "cashier-bench",
             dependencies: [
                 "CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierSandbox", "CashierServer", "CashierSandboxMode", "CashierStore",
-                "CashierHTTP", "CashierCurl",
+                "CashierHTTP", "CashierCurl", "ChildProcesses",
             ],
             swiftSettings: strictSettings
         ),
 
         // MARK: Tests
         .target(
-            name: "TestSupport", dependencies: ["CashierHTTP", "CashierCrypto"], path: "Tests/TestSupport", swiftSettings: strictSettings),
+            name: "TestSupport", dependencies: ["CashierHTTP", "CashierCrypto", "ChildProcesses"], path: "Tests/TestSupport",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "CashierCryptoTests",
-            dependencies: ["CashierCrypto"],
+            dependencies: ["CashierCrypto", "ChildProcesses"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "CashierTests", dependencies: ["Cashier", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"], swiftSettings: strictSettings),
         .testTarget(name: "CashierArchiveTests", dependencies: ["CashierArchive", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "WeChatPayTests",
@@ -200,7 +205,7 @@ let package = Package(
             dependencies: ["CashierSandbox", "WeChatPay", "Alipay", "CashierHTTP", "CashierCurl", "TestSupport"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "PackageManifestTests", dependencies: ["Cashier"], swiftSettings: strictSettings),
+        .testTarget(name: "PackageManifestTests", dependencies: ["Cashier", "ChildProcesses"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

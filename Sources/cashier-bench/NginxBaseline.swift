@@ -1,10 +1,11 @@
+import ChildProcesses
 import Foundation
 
 /// nginx answering `return 200` on loopback: the ceiling for a bare route on this machine, measured
 /// with the same wrk settings as the server in the same run. One worker per core, no access log.
 struct NginxBaseline {
     let port: UInt16
-    private let process: Process
+    private let process: ChildProcess
     private let folder: URL
 
     /// Starts nginx in a scratch prefix under `folder` on a free loopback port.
@@ -35,12 +36,8 @@ struct NginxBaseline {
           }
         }
         """.write(to: self.folder.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-p", prefix, "-c", self.folder.appendingPathComponent("nginx.conf").path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(
+            executable, ["-p", prefix, "-c", self.folder.appendingPathComponent("nginx.conf").path], stdout: .null, stderr: .null)
         let deadline = Date().addingTimeInterval(10)
         while !FreePort.accepts(port) {
             guard process.isRunning, Date() < deadline else {

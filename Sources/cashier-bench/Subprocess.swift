@@ -1,18 +1,14 @@
 import Cashier
+import ChildProcesses
 import Foundation
 
 /// Runs a command for the benchmarks (`openssl speed`, a peer SDK's script) and returns its stdout.
 enum Subprocess {
     static func run(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
         let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
         let stdin = Pipe()
-        if input != nil { process.standardInput = stdin }
-        try process.run()
+        let process = try ChildProcess(
+            executable, arguments, stdin: input == nil ? .inherit : .pipe(stdin), stdout: .pipe(stdout), stderr: .null)
         if let input {
             try stdin.fileHandleForWriting.writeRetrying(input)
             try stdin.fileHandleForWriting.close()

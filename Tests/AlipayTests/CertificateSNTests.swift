@@ -1,6 +1,7 @@
 import Alipay
 import Cashier
 import CashierCrypto
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -8,14 +9,8 @@ import Testing
 /// independently here from openssl's own printout of the issuer and serial.
 @Suite struct CertificateSNTests {
     static func openssl(_ arguments: [String], in folder: URL) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess("/usr/bin/openssl", arguments, directory: folder, stdout: .pipe(output), stderr: .null)
         let data = try output.fileHandleForReading.readToEndRetrying()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)

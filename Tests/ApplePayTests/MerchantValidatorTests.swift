@@ -2,6 +2,7 @@ import ApplePay
 import Cashier
 import CashierCrypto
 import CashierCurl
+import ChildProcesses
 import Foundation
 import TestSupport
 import Testing
@@ -52,22 +53,19 @@ import Testing
         )
         .issue(publicKey: .p256(identityKey.publicKey), issuer: ca, signedBy: .p256(caKey))
         let caPath = try write(ca.pemRepresentation, "ca.pem")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            packageRoot.appendingPathComponent("scripts/test/apple_merchant_validation_server.py").path,
-            try write(server.pemRepresentation, "server.pem"), try write(serverKey.pemRepresentation, "server.key"), caPath,
-        ]
         let output = Pipe()
         let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Closing its stdin stops the server (a child of a test thread may not see SIGTERM).
+        let process = try ChildProcess(
+            "/usr/bin/python3",
+            [
+                packageRoot.appendingPathComponent("scripts/test/apple_merchant_validation_server.py").path,
+                try write(server.pemRepresentation, "server.pem"), try write(serverKey.pemRepresentation, "server.key"), caPath,
+            ],
+            stdin: .pipe(input), stdout: .pipe(output), stderr: .null)
+        // Closing its stdin stops the server.
         defer {
             try? input.fileHandleForWriting.close()
-            stopForGood(process)
+            process.stopForGood()
         }
         let portLine = try await onOwnThread { String(decoding: try output.fileHandleForReading.readRetrying(), as: UTF8.self) }
         let port = try #require(Int(portLine.trimmingCharacters(in: .whitespacesAndNewlines)))

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import TestSupport
 import Testing
@@ -38,15 +39,14 @@ import Testing
         // The merchant's webhook endpoint, down until the script brings it back.
         let receiver = try WebhookReceiver(failures: 0, down: true)
         let ready = folder.appendingPathComponent("ready.json")
-        let server = Process()
-        server.executableURL = SandboxCommandTests.binary
-        server.arguments = [
-            "serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path, "--webhook-url",
-            receiver.url.absoluteString,
-        ]
-        server.standardOutput = Pipe()
-        try server.run()
-        defer { stopForGood(server) }
+        let server = try ChildProcess(
+            SandboxCommandTests.binary.path,
+            [
+                "serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path, "--webhook-url",
+                receiver.url.absoluteString,
+            ],
+            stdout: .null)
+        defer { server.stopForGood() }
         let urls = try #require(try await readyFile(ready))
         let result = try await runSubprocess(
             python,
@@ -67,12 +67,10 @@ import Testing
         let (python, folder, screenshots) = try await Self.setUp("checkout")
         defer { try? FileManager.default.removeItem(at: folder) }
         let ready = folder.appendingPathComponent("ready.json")
-        let server = Process()
-        server.executableURL = SandboxCommandTests.binary
-        server.arguments = ["serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path]
-        server.standardOutput = FileHandle.nullDevice
-        try server.run()
-        defer { stopForGood(server) }
+        let server = try ChildProcess(
+            SandboxCommandTests.binary.path,
+            ["serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path], stdout: .null)
+        defer { server.stopForGood() }
         let urls = try #require(try await readyFile(ready))
         let result = try await runSubprocess(
             python,

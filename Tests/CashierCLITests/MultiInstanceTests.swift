@@ -1,5 +1,6 @@
 import Cashier
 import CashierStore
+import ChildProcesses
 import Foundation
 import TestSupport
 import Testing
@@ -13,15 +14,10 @@ import WeChatPay
     static let wechatKey = "192006250b4c09247ec02edce69f6a2d"  // the sandbox's test merchant (TEST KEY)
     static let secretKey = "sk_test_" + String(repeating: "m", count: 24)
 
-    static func start(_ arguments: [String], environment: [String: String] = [:], output: Pipe = Pipe()) throws -> Process {
-        let process = Process()
-        process.executableURL = SandboxCommandTests.binary
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        return process
+    static func start(_ arguments: [String], environment: [String: String] = [:], output: Pipe = Pipe()) throws -> ChildProcess {
+        try ChildProcess(
+            SandboxCommandTests.binary.path, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            stdout: .pipe(output), stderr: .pipe(output))
     }
 
     static func send(_ method: String, _ url: String, _ body: Any? = nil, key: String? = nil, headers extra: [String: String] = [:])
@@ -50,7 +46,7 @@ import WeChatPay
         let bases: [String]
         let ports: [Int]
         let store: any OrderStore
-        private(set) var processes: [Process] = []
+        private(set) var processes: [ChildProcess] = []
         private let configFile: URL
         private let environment: [String: String]
 
@@ -95,7 +91,7 @@ import WeChatPay
         }
 
         /// Starts instance `index` on its port and waits until it answers.
-        private func launch(_ index: Int) async throws -> Process {
+        private func launch(_ index: Int) async throws -> ChildProcess {
             let ready = folder.appendingPathComponent("ready-\(index)-\(UUID().uuidString).json")
             let output = Pipe()
             let process = try MultiInstanceTests.start(
@@ -114,13 +110,12 @@ import WeChatPay
         /// Kills instance `index` with SIGKILL (no shutdown at all) and starts it again on the same port and database.
         func crashAndRestart(_ index: Int) async throws {
             let victim = processes[index + 1]
-            kill(victim.processIdentifier, SIGKILL)
-            try await onOwnThread { victim.waitUntilExit() }
+            try await onOwnThread { victim.stopForGood() }
             processes[index + 1] = try await launch(index)
         }
 
         /// The instance processes, in port order.
-        var instances: ArraySlice<Process> { processes.dropFirst() }
+        var instances: ArraySlice<ChildProcess> { processes.dropFirst() }
 
         /// Places an order through `base` and starts its WeChat Native payment.
         func order(_ amount: String, via base: String) async throws -> (id: String, number: String) {
@@ -144,7 +139,7 @@ import WeChatPay
         }
 
         func stop() {
-            processes.forEach(stopForGood)
+            for process in processes { process.stopForGood() }
             try? FileManager.default.removeItem(at: folder)
         }
     }
@@ -333,14 +328,13 @@ import WeChatPay
                 "pid \(prefix.path)/nginx.pid; error_log \(prefix.path)/error.log;",
             ])
         #expect(checked.status == 0, "\(checked.stderr)")
-        let balancer = Process()
-        balancer.executableURL = URL(fileURLWithPath: Self.nginx)
-        balancer.arguments = [
-            "-p", prefix.path, "-c", prefix.appendingPathComponent("nginx.conf").path, "-g",
-            "daemon off; master_process off; pid \(prefix.path)/nginx.pid; error_log \(prefix.path)/error.log;",
-        ]
-        try balancer.run()
-        defer { stopForGood(balancer) }
+        let balancer = try ChildProcess(
+            Self.nginx,
+            [
+                "-p", prefix.path, "-c", prefix.appendingPathComponent("nginx.conf").path, "-g",
+                "daemon off; master_process off; pid \(prefix.path)/nginx.pid; error_log \(prefix.path)/error.log;",
+            ])
+        defer { balancer.stopForGood() }
         let front = "http://127.0.0.1:\(ports[2])"
         var instancesSeen = Set<String>()
         await eventually(interval: .milliseconds(5)) {

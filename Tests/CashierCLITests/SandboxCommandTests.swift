@@ -2,6 +2,7 @@ import Alipay
 import ApplePay
 import Cashier
 import CashierCrypto
+import ChildProcesses
 import Foundation
 import TestSupport
 import Testing
@@ -24,19 +25,16 @@ import WeChatPay
         let folder = try Self.scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let ready = folder.appendingPathComponent("ready.json")
-        let process = Process()
-        process.executableURL = Self.binary
         let v3Key = TestKeys.rsa(0)
-        process.arguments = [
+        let arguments = [
             "sandbox", "--ready-file", ready.path, "--time-scale", "0.001", "--wechat-v3-mchid", "1230000109", "--wechat-v3-serial", "ABC",
             "--wechat-v3-public-key", v3Key.publicKey.pemRepresentation, "--wechat-api-v3-key-file",
             CapturedIO.secretFile("0123456789abcdefABCDEF0123456789"),
             "--alipay-app-id", "2021000000000009", "--alipay-app-public-key", Base64.encode(v3Key.publicKey.derRepresentation),
         ]
         let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let process = try ChildProcess(Self.binary.path, arguments, stdout: .pipe(output))
+        defer { process.stopForGood() }
 
         let urls = try await readyFile(ready)
         let gateway = try #require(urls?["wechat_v2_url"].flatMap(URL.init(string:)))

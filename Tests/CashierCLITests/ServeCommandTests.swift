@@ -1,4 +1,5 @@
 import Cashier
+import ChildProcesses
 import Foundation
 import TestSupport
 import Testing
@@ -14,17 +15,13 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let ready = folder.appendingPathComponent("ready.json")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = [
-            "serve", "--sandbox", "--access-log", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path,
-        ]
         let output = Pipe()
         let log = Pipe()
-        process.standardOutput = output
-        process.standardError = log
-        try process.run()
-        defer { stopForGood(process) }
+        let process = try ChildProcess(
+            binary.path,
+            ["serve", "--sandbox", "--access-log", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path],
+            stdout: .pipe(output), stderr: .pipe(log))
+        defer { process.stopForGood() }
         let urls = try await readyFile(ready)
         let api = try #require(urls?["api_url"])
         let sandbox = try #require(urls?["sandbox_url"])

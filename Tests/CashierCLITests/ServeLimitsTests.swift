@@ -1,4 +1,5 @@
 import Cashier
+import ChildProcesses
 import Foundation
 import TestSupport
 import Testing
@@ -12,16 +13,14 @@ import Testing
         let folder = try SandboxCommandTests.scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let ready = folder.appendingPathComponent("ready.json")
-        let process = Process()
-        process.executableURL = SandboxCommandTests.binary
-        process.arguments = [
-            "serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path,
-            "--per-ip-connection-limit", "4", "--request-deadline", "2",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { stopForGood(process) }
+        let process = try ChildProcess(
+            SandboxCommandTests.binary.path,
+            [
+                "serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path,
+                "--per-ip-connection-limit", "4", "--request-deadline", "2",
+            ],
+            stdout: .null, stderr: .null)
+        defer { process.stopForGood() }
         let urls = try #require(try await readyFile(ready))
         let api = try #require(urls["api_url"])
         let port = try #require(URL(string: api)?.port.map(UInt16.init))

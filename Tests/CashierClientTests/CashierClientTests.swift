@@ -6,6 +6,7 @@ import CashierSandbox
 import CashierSandboxMode
 import CashierServer
 import CashierStore
+import ChildProcesses
 import Foundation
 import TestSupport
 import Testing
@@ -81,12 +82,10 @@ import enum CashierClient.PaymentMethod
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let ready = folder.appendingPathComponent("ready.json")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path]
-        process.standardOutput = Pipe()
-        try process.run()
-        defer { stopForGood(process) }
+        let process = try ChildProcess(
+            binary.path, ["serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path],
+            stdout: .null)
+        defer { process.stopForGood() }
         let urls = try #require(try await readyFile(ready))
         let api = try #require(urls["api_url"].flatMap(URL.init(string:)))
         let sandbox = try #require(urls["sandbox_url"].flatMap(URL.init(string:)))

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -127,15 +128,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         try key.pemRepresentation.write(to: folder.appendingPathComponent("key.pem"), atomically: true, encoding: .utf8)
         try Data(key.publicKey.encrypt(Array("wrapped key".utf8), padding: .oaepSHA256)).write(to: folder.appendingPathComponent("in.bin"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.currentDirectoryURL = folder
-        process.arguments = [
-            "pkeyutl", "-decrypt", "-inkey", "key.pem", "-in", "in.bin", "-out", "out.bin",
-            "-pkeyopt", "rsa_padding_mode:oaep", "-pkeyopt", "rsa_oaep_md:sha256", "-pkeyopt", "rsa_mgf1_md:sha256",
-        ]
-        try process.run()
-        process.waitUntilExit()
+        let process = try ChildProcess(
+            "/usr/bin/openssl",
+            [
+                "pkeyutl", "-decrypt", "-inkey", "key.pem", "-in", "in.bin", "-out", "out.bin",
+                "-pkeyopt", "rsa_padding_mode:oaep", "-pkeyopt", "rsa_oaep_md:sha256", "-pkeyopt", "rsa_mgf1_md:sha256",
+            ],
+            directory: folder)
         #expect(process.terminationStatus == 0)
         #expect(try Data(contentsOf: folder.appendingPathComponent("out.bin")) == Data("wrapped key".utf8))
     }

@@ -1,5 +1,6 @@
 import Cashier
 import CashierCurl
+import ChildProcesses
 import Foundation
 import TestSupport
 import Testing
@@ -10,7 +11,7 @@ import Testing
     final class TLSServer: Sendable {
         let folder: URL
         let port: Int
-        let process: Process
+        let process: ChildProcess
 
         init() async throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-mtls-\(UUID().uuidString)")
@@ -43,17 +44,14 @@ import Testing
             // A random port may be taken; s_server then exits at once and the next one is tried.
             for attempt in 1...5 {
                 let port = Int.random(in: 20_000...60_000)
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-                process.currentDirectoryURL = folder
-                process.arguments = [
-                    "s_server", "-accept", "127.0.0.1:\(port)", "-cert", "server.pem", "-key", "server.key", "-CAfile", "ca.pem", "-Verify",
-                    "1", "-www",
-                ]
                 let output = Pipe()
-                process.standardOutput = output
-                process.standardError = FileHandle.nullDevice
-                try process.run()
+                let process = try ChildProcess(
+                    "/usr/bin/openssl",
+                    [
+                        "s_server", "-accept", "127.0.0.1:\(port)", "-cert", "server.pem", "-key", "server.key", "-CAfile", "ca.pem",
+                        "-Verify", "1", "-www",
+                    ],
+                    directory: folder, stdout: .pipe(output), stderr: .null)
                 let ready = try await onOwnThread { () -> Bool in
                     var seen = ""
                     while !seen.contains("ACCEPT") {
@@ -68,7 +66,7 @@ import Testing
                     self.process = process
                     return
                 }
-                stopForGood(process)
+                process.stopForGood()
                 if attempt == 5 { throw Failure("openssl s_server did not start") }
             }
             throw Failure("unreachable")
@@ -78,7 +76,7 @@ import Testing
         var url: URL { URL(string: "https://127.0.0.1:\(port)/")! }
 
         deinit {
-            stopForGood(process)
+            process.stopForGood()
             try? FileManager.default.removeItem(at: folder)
         }
 

@@ -1,4 +1,5 @@
 import Cashier
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -43,18 +44,14 @@ import Testing
     }
 
     private static func describeNow() throws -> Description {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // A scratch path of its own: the running `swift test` holds the lock on .build.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-describe-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        process.arguments = [
-            "swift", "package", "--package-path", packageRoot().path, "--scratch-path", scratch.path, "describe", "--type", "json",
-        ]
         let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            "/usr/bin/env",
+            ["swift", "package", "--package-path", packageRoot().path, "--scratch-path", scratch.path, "describe", "--type", "json"],
+            stdout: .pipe(pipe), stderr: .null)
         let data = try pipe.fileHandleForReading.readToEndRetrying()
         process.waitUntilExit()
         return try JSONDecoder().decode(Description.self, from: data)

@@ -1,4 +1,5 @@
 import Cashier
+import ChildProcesses
 public import Foundation
 import Synchronization
 
@@ -23,19 +24,12 @@ public func runSubprocess(
     _ executable: String, _ arguments: [String], stdin: Data = Data(), in folder: URL? = nil, environment: [String: String] = [:]
 ) async throws -> SubprocessResult {
     try await onOwnThread {
-        try checkOpenFileDescriptors()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        if let folder { process.currentDirectoryURL = folder }
         let input = Pipe()
         let output = Pipe()
         let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let process = try ChildProcess(
+            executable, arguments, environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            directory: folder, stdin: .pipe(input), stdout: .pipe(output), stderr: .pipe(errors))
         try? input.fileHandleForWriting.writeRetrying(stdin)  // a child that reads nothing may have gone
         try input.fileHandleForWriting.close()
         // stderr is drained on another thread so neither pipe can fill up and stall the child.
@@ -61,28 +55,3 @@ public let packageRoot: URL = {
     while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { url.deleteLastPathComponent() }
     return url
 }()
-
-/// Foundation's `Process.run()` on Linux reads past glibc's directory buffer while listing
-/// `/proc/self/fd` once about 1,350 descriptors are open (swift-corelibs-foundation PR 5472) and
-/// the test process dies with SIGSEGV. The suite keeps fewer open (about 1,150 at its busiest
-/// moment, with PostgreSQL); this fails the spawning test clearly before the crash could happen.
-/// Tests run in parallel, so the count is a shared, passing peak: when it is over the limit this
-/// waits (blocking its thread, up to `patience`) for other tests to finish and close theirs, and
-/// throws only when it stays there — a leak, not a busy moment.
-public func checkOpenFileDescriptors(limit: Int = 1_200, patience: TimeInterval = 120) throws {
-    func count() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
-    let deadline = Date().addingTimeInterval(patience)
-    var open = count()
-    while open >= limit && Date() < deadline {
-        Thread.sleep(forTimeInterval: 0.25)
-        open = count()
-    }
-    guard open < limit else {
-        throw TooManyOpenFiles(
-            description: "\(open) file descriptors are open; Foundation's Process.run() crashes near 1,350 (tests leave servers running?)")
-    }
-}
-
-public struct TooManyOpenFiles: Error, CustomStringConvertible {
-    public let description: String
-}
