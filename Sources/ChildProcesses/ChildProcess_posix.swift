@@ -153,7 +153,8 @@ public final class ChildProcess: Sendable {
     /// The child's wait status once it has exited. Blocking waits without reaping (`WNOWAIT`), so
     /// any number of threads may wait; the reaping itself happens once, under the lock.
     private func reap(blocking: Bool) -> Int32? {
-        if blocking {
+        // Not once it has been reaped: its id may by then be another child's.
+        if blocking, status.withLock({ $0 }) == nil {
             var info = siginfo_t()
             while waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
         }
