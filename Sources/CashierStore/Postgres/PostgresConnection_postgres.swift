@@ -43,10 +43,31 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     var lockingClause: String { " FOR UPDATE" }
 
     func execute(_ sql: String) throws {
+        if beginPending {
+            beginPending = false
+            // Nothing was sent since `begin()`: there is no transaction to end.
+            if sql == "COMMIT" || sql == "ROLLBACK" { return }
+            try run("BEGIN")
+        }
+        try run(sql)
+    }
+
+    /// One simple-protocol statement, now.
+    private func run(_ sql: String) throws {
         guard let result = PQexec(handle, sql) else { throw failure(nil) }
         defer { PQclear(result) }
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(result) }
+    }
+
+    /// Whether `BEGIN` waits to go out with the transaction's first statement.
+    private var beginPending = false
+
+    /// Starts a transaction without a round trip of its own: `BEGIN` is sent in one pipeline with
+    /// the first statement (libpq's pipeline mode), and a transaction that runs no statement
+    /// sends nothing. Each round trip is a wake-up of this thread and of the server's backend.
+    func begin() {
+        beginPending = true
     }
 
     /// Statements prepared on this connection, by their text: the server parses and plans each
@@ -61,7 +82,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private func statementName(_ sql: String, text: String, types: [Oid]) throws -> String {
         if let name = prepared[sql] { return name }
         if prepared.count >= Self.maximumPreparedStatements {
-            try execute("DEALLOCATE ALL")
+            try run("DEALLOCATE ALL")
             prepared.removeAll()
             nextStatement = 1
         }
@@ -107,10 +128,21 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
             }
         }
         let name = try statementName(sql, text: text, types: types)
-        let result: OpaquePointer? = withPointers(owned, parameters) { pointers in
-            PQexecPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 0)
+        let withBegin = beginPending
+        beginPending = false
+        let (begun, executed) = withPointers(owned, parameters) { pointers in
+            withBegin
+                ? pipelined(name, pointers, lengths, formats)
+                : (nil, PQexecPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 0))
         }
-        guard let result else { throw failure(nil) }
+        if withBegin {
+            defer { PQclear(begun) }
+            guard let begun, PQresultStatus(begun) == PGRES_COMMAND_OK else {
+                PQclear(executed)
+                throw failure(begun)
+            }
+        }
+        guard let result = executed else { throw failure(nil) }
         defer { PQclear(result) }
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
@@ -143,6 +175,40 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
             values.append(line)
         }
         return values
+    }
+
+    /// `BEGIN` and the prepared statement `name` in one pipeline: one round trip for both.
+    /// - Returns: `BEGIN`'s result and the statement's (`nil` for either if the connection failed).
+    private func pipelined(_ name: String, _ values: [UnsafePointer<CChar>?], _ lengths: [Int32], _ formats: [Int32]) -> (
+        begun: OpaquePointer?, executed: OpaquePointer?
+    ) {
+        guard PQenterPipelineMode(handle) == 1 else {
+            // Not possible now: the two statements one after the other.
+            let begun = PQexec(handle, "BEGIN")
+            guard PQresultStatus(begun) == PGRES_COMMAND_OK else { return (begun, nil) }
+            return (begun, PQexecPrepared(handle, name, Int32(values.count), values, lengths, formats, 0))
+        }
+        defer { PQexitPipelineMode(handle) }
+        guard PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) == 1,
+            PQsendQueryPrepared(handle, name, Int32(values.count), values, lengths, formats, 0) == 1, PQpipelineSync(handle) == 1
+        else { return (nil, nil) }
+        // Each statement's result is followed by a NULL; the sync point's result ends the pipeline.
+        var results: [OpaquePointer] = []
+        var separators = 0
+        while separators <= 2 {
+            guard let result = PQgetResult(handle) else {
+                separators += 1
+                if PQstatus(handle) != CONNECTION_OK { break }
+                continue
+            }
+            if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
+                PQclear(result)
+                break
+            }
+            results.append(result)
+        }
+        for extra in results.dropFirst(2) { PQclear(extra) }
+        return (results.first, results.count > 1 ? results[1] : nil)
     }
 
     private func withPointers<R>(_ owned: [[UInt8]], _ parameters: [SQLValue], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {

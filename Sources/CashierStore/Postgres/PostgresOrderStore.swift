@@ -63,7 +63,7 @@ public final class PostgresOrderStore: SQLOrderStore {
                     continuation.resume(
                         returning: Result {
                             guard transaction else { return try body(SQLSession(connection: connection)) }
-                            try connection.execute("BEGIN")
+                            connection.begin()
                             do {
                                 let value = try body(SQLSession(connection: connection))
                                 try connection.execute("COMMIT")

@@ -1,0 +1,87 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CashierStore
+
+/// `begin()` sends nothing by itself: `BEGIN` goes out in one pipeline with the transaction's first
+/// statement, and everything a transaction promises still holds — its statements are inside it,
+/// a failing first statement leaves a transaction to roll back, and the connection goes on working.
+@Suite(.enabled(if: TestPostgres.url != nil, "needs the PostgreSQL test cluster"))
+struct PostgresConnectionTests {
+    /// A connection on a fresh database with a table `t (id text primary key)`, and a second
+    /// connection that watches the first through `pg_stat_activity`.
+    func connections() async throws -> (connection: PostgresConnection, watcher: PostgresConnection, pid: Int64) {
+        let url = try await TestPostgres.freshDatabase()
+        let connection = try PostgresConnection(url: url)
+        try connection.execute("CREATE TABLE t (id text PRIMARY KEY)")
+        let pid = try #require(try connection.query("SELECT pg_backend_pid()", []).first?.first?.integer)
+        return (connection, try PostgresConnection(url: url), pid)
+    }
+
+    /// The backend's state as PostgreSQL reports it: `idle`, `idle in transaction`, …
+    func state(of pid: Int64, _ watcher: PostgresConnection) throws -> String? {
+        try watcher.query("SELECT state FROM pg_stat_activity WHERE pid = ?", [.integer(pid)]).first?.first?.text
+    }
+
+    @Test func theFirstStatementRunsInsideTheTransactionBegunWithIt() async throws {
+        let (connection, watcher, pid) = try await connections()
+        connection.begin()
+        #expect(try state(of: pid, watcher) == "idle", "begin() alone sent nothing")
+        try connection.query("INSERT INTO t (id) VALUES (?)", [.text("a")])
+        #expect(try state(of: pid, watcher) == "idle in transaction")
+        try connection.query("INSERT INTO t (id) VALUES (?)", [.text("b")])
+        try connection.execute("ROLLBACK")
+        #expect(try connection.query("SELECT count(*) FROM t", []).first?.first?.integer == 0, "both rows were in the transaction")
+
+        connection.begin()
+        try connection.query("INSERT INTO t (id) VALUES (?)", [.text("c")])
+        try connection.execute("COMMIT")
+        #expect(try connection.query("SELECT id FROM t", []).map { $0.first?.text } == ["c"])
+        #expect(try state(of: pid, watcher) == "idle")
+    }
+
+    @Test func aTransactionWithoutStatementsSendsNothing() async throws {
+        let (connection, watcher, pid) = try await connections()
+        connection.begin()
+        try connection.execute("COMMIT")
+        connection.begin()
+        try connection.execute("ROLLBACK")
+        #expect(try state(of: pid, watcher) == "idle")
+        // Another statement through execute() opens the transaction first.
+        connection.begin()
+        try connection.execute("INSERT INTO t (id) VALUES ('x')")
+        #expect(try state(of: pid, watcher) == "idle in transaction")
+        try connection.execute("ROLLBACK")
+        #expect(try connection.query("SELECT count(*) FROM t", []).first?.first?.integer == 0)
+    }
+
+    @Test func aFailingFirstStatementLeavesATransactionToRollBack() async throws {
+        let (connection, watcher, pid) = try await connections()
+        try connection.query("INSERT INTO t (id) VALUES (?)", [.text("taken")])
+        connection.begin()
+        let error = #expect(throws: StoreError.self) { try connection.query("INSERT INTO t (id) VALUES (?)", [.text("taken")]) }
+        #expect(error?.code == .conflict)
+        #expect(try state(of: pid, watcher) == "idle in transaction (aborted)")
+        try connection.execute("ROLLBACK")
+        // Out of the pipeline and the transaction: the next statements, and the next transaction, work.
+        #expect(try connection.query("SELECT count(*) FROM t", []).first?.first?.integer == 1)
+        connection.begin()
+        try connection.query("INSERT INTO t (id) VALUES (?)", [.text("next")])
+        try connection.execute("COMMIT")
+        #expect(try connection.query("SELECT count(*) FROM t", []).first?.first?.integer == 2)
+        #expect(connection.isHealthy)
+    }
+
+    @Test func aStatementPreparedForTheFirstTimeAndOneThatCannotBeAreBothFine() async throws {
+        let (connection, _, _) = try await connections()
+        connection.begin()
+        // New text: prepared (outside the transaction), then run in the pipeline with BEGIN.
+        #expect(try connection.query("SELECT ? || 'x'", [.text("new")]).first?.first?.text == "newx")
+        try connection.execute("COMMIT")
+        connection.begin()
+        #expect(throws: StoreError.self) { try connection.query("SELECT * FROM no_such_table", []) }
+        try connection.execute("ROLLBACK")
+        #expect(try connection.query("SELECT ? || 'y'", [.text("still")]).first?.first?.text == "stilly")
+    }
+}
