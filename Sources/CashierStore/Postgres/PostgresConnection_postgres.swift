@@ -38,7 +38,11 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     }
 
     /// Whether the connection is still usable (it may have been dropped by the server).
-    var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
+    var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK && !stuckInPipeline }
+
+    /// Set if the connection could not leave pipeline mode: every later statement would fail on
+    /// it, so the pool closes it instead of handing it out again.
+    private var stuckInPipeline = false
 
     var lockingClause: String { " FOR UPDATE" }
 
@@ -188,7 +192,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
             guard PQresultStatus(begun) == PGRES_COMMAND_OK else { return (begun, nil) }
             return (begun, PQexecPrepared(handle, name, Int32(values.count), values, lengths, formats, 0))
         }
-        defer { PQexitPipelineMode(handle) }
+        defer { if PQexitPipelineMode(handle) != 1 { stuckInPipeline = true } }
         guard PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) == 1,
             PQsendQueryPrepared(handle, name, Int32(values.count), values, lengths, formats, 0) == 1, PQpipelineSync(handle) == 1
         else { return (nil, nil) }
