@@ -36,5 +36,5 @@ public struct NewPayment: Sendable {
     }
 
     /// `pay_` and 24 random letters and digits.
-    public static func makeID() -> String { "pay_" + RandomID.make(24) }
+    public static func makeID() -> String { "pay_" + RandomText.alphanumeric(count: 24) }
 }

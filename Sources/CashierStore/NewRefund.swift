@@ -27,10 +27,10 @@ public struct NewRefund: Sendable {
     }
 
     /// `re_` and 24 random letters and digits.
-    public static func makeID() -> String { "re_" + RandomID.make(24) }
+    public static func makeID() -> String { "re_" + RandomText.alphanumeric(count: 24) }
 
     /// A fresh refund number: `R` and 31 random letters and digits (WeChat allows 64, Alipay 64).
-    public static func makeRefundNumber() -> String { "R" + RandomID.make(31) }
+    public static func makeRefundNumber() -> String { "R" + RandomText.alphanumeric(count: 31) }
 }
 
 /// What reserving a refund did.

@@ -34,6 +34,16 @@ public final class ChildProcess: Sendable {
         case pipe(Pipe)
         /// An open file or socket.
         case handle(FileHandle)
+
+        /// What the child's descriptor `target` becomes: the handle, or the pipe's end the child
+        /// uses (reading for standard input, writing for the outputs).
+        func childEnd(for target: Int32) -> FileHandle? {
+            switch self {
+            case .inherit, .null: nil
+            case .pipe(let pipe): target == 0 ? pipe.fileHandleForReading : pipe.fileHandleForWriting
+            case .handle(let handle): handle
+            }
+        }
     }
 
     /// The child's process id.
@@ -67,14 +77,8 @@ public final class ChildProcess: Sendable {
 
         let streams = [(stdin, Int32(0)), (stdout, Int32(1)), (stderr, Int32(2))]
         for (stream, target) in streams {
-            switch stream {
-            case .inherit: break
-            case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_RDWR, 0)
-            case .pipe(let pipe):
-                let end = target == 0 ? pipe.fileHandleForReading : pipe.fileHandleForWriting
-                posix_spawn_file_actions_adddup2(&actions, end.fileDescriptor, target)
-            case .handle(let handle): posix_spawn_file_actions_adddup2(&actions, handle.fileDescriptor, target)
-            }
+            if case .null = stream { posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_RDWR, 0) }
+            if let end = stream.childEnd(for: target) { posix_spawn_file_actions_adddup2(&actions, end.fileDescriptor, target) }
         }
         cashier_spawn_addclosefrom(&actions, 3)
         if let directory { cashier_spawn_addchdir(&actions, directory.path) }
@@ -104,8 +108,7 @@ public final class ChildProcess: Sendable {
         // The parent's copies of the child's ends: a reader sees end-of-file only once every writer is gone.
         var closed = Set<Int32>()
         for (stream, target) in streams {
-            guard case .pipe(let pipe) = stream else { continue }
-            let end = target == 0 ? pipe.fileHandleForReading : pipe.fileHandleForWriting
+            guard case .pipe = stream, let end = stream.childEnd(for: target) else { continue }
             if closed.insert(end.fileDescriptor).inserted { try? end.close() }
         }
     }

@@ -31,12 +31,12 @@ struct PostgresConnectionTests {
         try connection.query("INSERT INTO t (id) VALUES (?)", [.text("a")])
         #expect(try state(of: pid, watcher) == "idle in transaction")
         try connection.query("INSERT INTO t (id) VALUES (?)", [.text("b")])
-        try connection.execute("ROLLBACK")
+        try connection.rollback()
         #expect(try connection.query("SELECT count(*) FROM t", []).first?.first?.integer == 0, "both rows were in the transaction")
 
         connection.begin()
         try connection.query("INSERT INTO t (id) VALUES (?)", [.text("c")])
-        try connection.execute("COMMIT")
+        try connection.commit()
         #expect(try connection.query("SELECT id FROM t", []).map { $0.first?.text } == ["c"])
         #expect(try state(of: pid, watcher) == "idle")
     }
@@ -44,15 +44,15 @@ struct PostgresConnectionTests {
     @Test func aTransactionWithoutStatementsSendsNothing() async throws {
         let (connection, watcher, pid) = try await connections()
         connection.begin()
-        try connection.execute("COMMIT")
+        try connection.commit()
         connection.begin()
-        try connection.execute("ROLLBACK")
+        try connection.rollback()
         #expect(try state(of: pid, watcher) == "idle")
         // Another statement through execute() opens the transaction first.
         connection.begin()
         try connection.execute("INSERT INTO t (id) VALUES ('x')")
         #expect(try state(of: pid, watcher) == "idle in transaction")
-        try connection.execute("ROLLBACK")
+        try connection.rollback()
         #expect(try connection.query("SELECT count(*) FROM t", []).first?.first?.integer == 0)
     }
 
@@ -63,12 +63,12 @@ struct PostgresConnectionTests {
         let error = #expect(throws: StoreError.self) { try connection.query("INSERT INTO t (id) VALUES (?)", [.text("taken")]) }
         #expect(error?.code == .conflict)
         #expect(try state(of: pid, watcher) == "idle in transaction (aborted)")
-        try connection.execute("ROLLBACK")
+        try connection.rollback()
         // Out of the pipeline and the transaction: the next statements, and the next transaction, work.
         #expect(try connection.query("SELECT count(*) FROM t", []).first?.first?.integer == 1)
         connection.begin()
         try connection.query("INSERT INTO t (id) VALUES (?)", [.text("next")])
-        try connection.execute("COMMIT")
+        try connection.commit()
         #expect(try connection.query("SELECT count(*) FROM t", []).first?.first?.integer == 2)
         #expect(connection.isHealthy)
     }
@@ -78,10 +78,10 @@ struct PostgresConnectionTests {
         connection.begin()
         // New text: prepared (outside the transaction), then run in the pipeline with BEGIN.
         #expect(try connection.query("SELECT ? || 'x'", [.text("new")]).first?.first?.text == "newx")
-        try connection.execute("COMMIT")
+        try connection.commit()
         connection.begin()
         #expect(throws: StoreError.self) { try connection.query("SELECT * FROM no_such_table", []) }
-        try connection.execute("ROLLBACK")
+        try connection.rollback()
         #expect(try connection.query("SELECT ? || 'y'", [.text("still")]).first?.first?.text == "stilly")
     }
 }

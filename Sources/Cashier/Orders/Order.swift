@@ -94,7 +94,7 @@ public struct Order: Hashable, Sendable, Codable {
 
     /// A new order id: `ord_` and 24 random letters and digits.
     public static func makeID() -> String {
-        "ord_" + RandomText.string(count: 24, alphabet: RandomText.alphanumerics)
+        "ord_" + RandomText.alphanumeric(count: 24)
     }
 
     enum CodingKeys: String, CodingKey {

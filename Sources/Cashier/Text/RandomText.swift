@@ -8,7 +8,7 @@
 /// the store, which may not import OpenSSL, use this one.
 ///
 /// ```swift
-/// RandomText.string(count: 24, alphabet: RandomText.alphanumerics)  // "q3ZtR0…"
+/// RandomText.alphanumeric(count: 24)  // "q3ZtR0…"
 /// RandomText.hex(byteCount: 16)                                      // 32 lowercase hex digits
 /// ```
 public enum RandomText {
@@ -31,6 +31,12 @@ public enum RandomText {
             if byte < limit { out.append(alphabet[byte % alphabet.count]) }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `count` random letters and digits (the record ids' alphabet, ``alphanumerics``).
+    /// - Parameter count: how many characters.
+    public static func alphanumeric(count: Int) -> String {
+        string(count: count, alphabet: alphanumerics)
     }
 
     /// Random bytes as lowercase hexadecimal: as many random digits (16 divides 256, so no byte

@@ -47,12 +47,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     var lockingClause: String { " FOR UPDATE" }
 
     func execute(_ sql: String) throws {
-        if beginPending {
-            beginPending = false
-            // Nothing was sent since `begin()`: there is no transaction to end.
-            if sql == "COMMIT" || sql == "ROLLBACK" { return }
-            try run("BEGIN")
-        }
+        try sendPendingBegin()
         try run(sql)
     }
 
@@ -72,6 +67,23 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// sends nothing. Each round trip is a wake-up of this thread and of the server's backend.
     func begin() {
         beginPending = true
+    }
+
+    /// Ends the transaction `begin()` started, keeping its changes (nothing is sent if it ran no statement).
+    func commit() throws {
+        if beginPending { beginPending = false } else { try run("COMMIT") }
+    }
+
+    /// Ends the transaction `begin()` started, undoing its changes (nothing is sent if it ran no statement).
+    func rollback() throws {
+        if beginPending { beginPending = false } else { try run("ROLLBACK") }
+    }
+
+    /// `BEGIN` on its own, for a statement that cannot share a pipeline with it.
+    private func sendPendingBegin() throws {
+        guard beginPending else { return }
+        beginPending = false
+        try run("BEGIN")
     }
 
     /// Statements prepared on this connection, by their text: the server parses and plans each
@@ -132,19 +144,10 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
             }
         }
         let name = try statementName(sql, text: text, types: types)
-        let withBegin = beginPending
-        beginPending = false
-        let (begun, executed) = withPointers(owned, parameters) { pointers in
-            withBegin
-                ? pipelined(name, pointers, lengths, formats)
-                : (nil, PQexecPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 0))
-        }
-        if withBegin {
-            defer { PQclear(begun) }
-            guard let begun, PQresultStatus(begun) == PGRES_COMMAND_OK else {
-                PQclear(executed)
-                throw failure(begun)
-            }
+        let executed = try withPointers(owned, parameters) { pointers in
+            try beginPending
+                ? beginAndExecute(name, pointers, lengths, formats)
+                : PQexecPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 0)
         }
         guard let result = executed else { throw failure(nil) }
         defer { PQclear(result) }
@@ -181,21 +184,20 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         return values
     }
 
-    /// `BEGIN` and the prepared statement `name` in one pipeline: one round trip for both.
-    /// - Returns: `BEGIN`'s result and the statement's (`nil` for either if the connection failed).
-    private func pipelined(_ name: String, _ values: [UnsafePointer<CChar>?], _ lengths: [Int32], _ formats: [Int32]) -> (
-        begun: OpaquePointer?, executed: OpaquePointer?
-    ) {
+    /// The pending `BEGIN` and the prepared statement `name` in one pipeline: one round trip for
+    /// both. Throws if `BEGIN` failed; returns the statement's result (`nil` if the connection failed).
+    private func beginAndExecute(_ name: String, _ values: [UnsafePointer<CChar>?], _ lengths: [Int32], _ formats: [Int32]) throws
+        -> OpaquePointer?
+    {
         guard PQenterPipelineMode(handle) == 1 else {
-            // Not possible now: the two statements one after the other.
-            let begun = PQexec(handle, "BEGIN")
-            guard PQresultStatus(begun) == PGRES_COMMAND_OK else { return (begun, nil) }
-            return (begun, PQexecPrepared(handle, name, Int32(values.count), values, lengths, formats, 0))
+            try sendPendingBegin()  // not possible now: one after the other
+            return PQexecPrepared(handle, name, Int32(values.count), values, lengths, formats, 0)
         }
+        beginPending = false
         defer { if PQexitPipelineMode(handle) != 1 { stuckInPipeline = true } }
         guard PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) == 1,
             PQsendQueryPrepared(handle, name, Int32(values.count), values, lengths, formats, 0) == 1, PQpipelineSync(handle) == 1
-        else { return (nil, nil) }
+        else { throw failure(nil) }
         // Each statement's result is followed by a NULL; the sync point's result ends the pipeline.
         var results: [OpaquePointer] = []
         var separators = 0
@@ -212,26 +214,35 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
             results.append(result)
         }
         for extra in results.dropFirst(2) { PQclear(extra) }
-        return (results.first, results.count > 1 ? results[1] : nil)
+        let executed = results.count > 1 ? results[1] : nil
+        guard let begun = results.first else { throw failure(nil) }
+        defer { PQclear(begun) }
+        guard PQresultStatus(begun) == PGRES_COMMAND_OK else {
+            PQclear(executed)
+            throw failure(begun)
+        }
+        return executed
     }
 
-    private func withPointers<R>(_ owned: [[UInt8]], _ parameters: [SQLValue], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    private func withPointers<R>(_ owned: [[UInt8]], _ parameters: [SQLValue], _ body: ([UnsafePointer<CChar>?]) throws -> R) rethrows
+        -> R
+    {
         // Each buffer stays alive (and pinned) for the call.
         var pointers: [UnsafePointer<CChar>?] = []
-        func nest(_ index: Int) -> R {
-            guard index < owned.count else { return body(pointers) }
+        func nest(_ index: Int) throws -> R {
+            guard index < owned.count else { return try body(pointers) }
             if case .null = parameters[index] {
                 pointers.append(nil)
-                return nest(index + 1)
+                return try nest(index + 1)
             }
-            return owned[index].withUnsafeBufferPointer { buffer in
-                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) { pointer in
+            return try owned[index].withUnsafeBufferPointer { buffer in
+                try buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) { pointer in
                     pointers.append(pointer)
-                    return nest(index + 1)
+                    return try nest(index + 1)
                 }
             }
         }
-        return nest(0)
+        return try nest(0)
     }
 
     /// `?` → `$1`, `$2`, … outside quoted strings.

@@ -66,10 +66,10 @@ public final class PostgresOrderStore: SQLOrderStore {
                             connection.begin()
                             do {
                                 let value = try body(SQLSession(connection: connection))
-                                try connection.execute("COMMIT")
+                                try connection.commit()
                                 return value
                             } catch {
-                                if connection.isHealthy { try? connection.execute("ROLLBACK") }
+                                if connection.isHealthy { try? connection.rollback() }
                                 throw error
                             }
                         })
