@@ -30,9 +30,11 @@ enum ServerSuite {
     /// wrk's connections for every server figure (and the flow's clients).
     static let connections = 64
 
-    static func run(seconds: Int, database: String?, instances: Int, only: Set<String>?, report: (String) -> Void) throws {
+    static func run(
+        seconds: Int, database: String?, instances: Int, poolSize: Int = 8, only: Set<String>?, report: (String) -> Void
+    ) throws {
         let lines = try blocking {
-            if let database { return try await measurePostgres(seconds: seconds, url: database, instances: instances) }
+            if let database { return try await measurePostgres(seconds: seconds, url: database, instances: instances, poolSize: poolSize) }
             return try await measure(seconds: seconds, only: only)
         }
         lines.forEach(report)
@@ -86,7 +88,7 @@ enum ServerSuite {
             let script = try await notificationScript(store: store, merchant: merchant, folder: folder)
             let commitsBefore = store.commitCount
             let cpuBefore = ProcessCPU.seconds()
-            notify = try wrk(load + ["-s", script.path, base + "/notify/wechat/v2"])
+            notify = try await wrk(load + ["-s", script.path, base + "/notify/wechat/v2"])
             cpuPerNotification = (ProcessCPU.seconds() - cpuBefore) / (notify?.requests ?? 1)
             commitsPerNotification = Double(store.commitCount - commitsBefore) / (notify?.requests ?? 1)
             notifyBaseline = .mean(before, try commits())
@@ -100,10 +102,10 @@ enum ServerSuite {
             let baseline = wanted("nginx") ? try NginxBaseline(folder: folder) : nil
             defer { baseline?.stop() }
             for _ in 0..<(baseline == nil ? 1 : 2) {
-                let round = try wrk(load + [base + "/healthz"])
+                let round = try await wrk(load + [base + "/healthz"])
                 if round.rate > hello?.rate ?? 0 { hello = round }
                 if let baseline {
-                    let other = try wrk(load + [baseline.url])
+                    let other = try await wrk(load + [baseline.url])
                     if other.rate > nginx?.rate ?? 0 { nginx = other }
                 }
             }
@@ -195,7 +197,7 @@ enum ServerSuite {
     /// `--db postgres://…`: `instances` merchant servers in this process, each with its own
     /// connection pool on the one database, loaded together (64 wrk connections split among them),
     /// against single-row durable PostgreSQL commits measured in the same run.
-    static func measurePostgres(seconds: Int, url: String, instances: Int) async throws -> [String] {
+    static func measurePostgres(seconds: Int, url: String, instances: Int, poolSize: Int = 8) async throws -> [String] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-bench-pg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -204,7 +206,7 @@ enum ServerSuite {
         var servers: [MerchantServer] = []
         var stores: [PostgresOrderStore] = []
         for _ in 0..<instances {
-            let store = try await PostgresOrderStore(url: url, poolSize: 8)
+            let store = try await PostgresOrderStore(url: url, poolSize: poolSize)
             try await store.migrate()
             stores.append(store)
             let server = MerchantServer(
@@ -221,20 +223,29 @@ enum ServerSuite {
         // seconds' connection set-up (PostgreSQL's SCRAM handshake and a backend forked each).
         for store in stores {
             await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<16 { group.addTask { _ = try? await store.order(id: "ord_warm") } }
+                for _ in 0..<(2 * poolSize) { group.addTask { _ = try? await store.order(id: "ord_warm") } }
             }
         }
         // Measured just before and just after the load, as on SQLite: the disk's rate drifts.
         let commitsBefore = try PostgresOrderStore.singleRowCommits(url: url, duration: .seconds(seconds))
+        // One wrk per instance, all at once: the rates add up only because the runs overlap, so
+        // the line is refused when they did not (they once ran two at a time, one after another,
+        // and three instances seemed to take twice one's notifications).
+        let clock = ContinuousClock()
+        let started = clock.now
         let results = try await withThrowingTaskGroup(of: WrkResult.self) { group in
             for (index, server) in servers.enumerated() {
                 let connections = Self.connections / instances + (index < Self.connections % instances ? 1 : 0)
                 let target = server.baseURL.absoluteString + "/notify/wechat/v2"
                 group.addTask {
-                    try wrk(["-t1", "-c\(max(1, connections))", "-d\(seconds)s", "--latency", "-s", script.path, target])
+                    try await wrk(["-t1", "-c\(max(1, connections))", "-d\(seconds)s", "--latency", "-s", script.path, target])
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let elapsed = started.duration(to: clock.now)
+        guard elapsed < .seconds(seconds) * 1.5 else {
+            throw Subprocess.Failure("the \(instances) wrk runs took \(elapsed) for \(seconds) s each: they did not run together")
         }
         let rate = results.map(\.rate).reduce(0, +)
         let baseline = CommitBaseline.mean(commitsBefore, try PostgresOrderStore.singleRowCommits(url: url, duration: .seconds(seconds)))
@@ -242,17 +253,23 @@ enum ServerSuite {
             String(
                 format:
                     "server-notify-pg ratio=%.2f instances=%d notify_ops=%.0f pg_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f "
-                    + "pg_commit_p50_ms=%.2f pg_commit_p99_ms=%.2f connections=%d",
+                    + "pg_commit_p50_ms=%.2f pg_commit_p99_ms=%.2f pool_size=%d connections=%d",
                 rate / baseline.rate, instances, rate, baseline.rate, results.map(\.p50).max() ?? 0, results.map(\.p99).max() ?? 0,
-                baseline.p50Milliseconds, baseline.p99Milliseconds, Self.connections)
+                baseline.p50Milliseconds, baseline.p99Milliseconds, poolSize, Self.connections)
         ]
     }
 
     /// What one wrk run measured.
     typealias WrkResult = (rate: Double, p50: Double, p99: Double, requests: Double)
 
-    /// Runs wrk; returns requests per second, the 50th/99th percentile latencies in ms, and the requests made.
-    static func wrk(_ arguments: [String]) throws -> WrkResult {
+    /// Runs wrk on a thread of its own, not on one of Swift's cooperative threads (one per core:
+    /// several wrk runs meant to overlap, each waited for on one of them, ran two at a time), and
+    /// returns requests per second, the 50th/99th percentile latencies in ms, and the requests made.
+    static func wrk(_ arguments: [String]) async throws -> WrkResult {
+        try await OwnThread.run { try runWrk(arguments) }
+    }
+
+    private static func runWrk(_ arguments: [String]) throws -> WrkResult {
         let output = try Subprocess.run("/usr/bin/env", ["wrk"] + arguments)
         func milliseconds(_ text: Substring) -> Double {
             let value = Double(text.filter { $0.isNumber || $0 == "." }) ?? 0

@@ -1,8 +1,9 @@
 import Foundation
 
 /// `swift run -c release cashier-bench <suite> [--seconds N]`
-/// `cashier-bench server [--only notify,hello,nginx,flow] [--db postgres://…] [--instances N]` — the
-/// merchant server on SQLite (or part of it, for a profiler), or on PostgreSQL with N instances sharing it.
+/// `cashier-bench server [--only notify,hello,nginx,flow] [--db postgres://…] [--instances N] [--pool-size N]` —
+/// the merchant server on SQLite (or part of it, for a profiler), or on PostgreSQL with N instances
+/// sharing it, each with a pool of `--pool-size` connections (8 unless said).
 ///
 /// Every suite prints one line per figure, `<name> ratio=<cashier ÷ baseline> …`, where the
 /// baseline is measured in the same run on the same machine (timings here are noisy; only
@@ -19,6 +20,7 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 let seconds = option("--seconds").flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 2
 let database = option("--db")
 let instances = option("--instances").flatMap(Int.init).flatMap { (1...8).contains($0) ? $0 : nil } ?? 1
+let poolSize = option("--pool-size").flatMap(Int.init).flatMap { (1...64).contains($0) ? $0 : nil } ?? 8
 let only = option("--only").map { Set($0.split(separator: ",").map(String.init)) }
 
 let suites: [String: (Int, (String) -> Void) throws -> Void] = [
@@ -27,7 +29,8 @@ let suites: [String: (Int, (String) -> Void) throws -> Void] = [
     "alipay": AlipaySuite.run,
     "applepay": ApplePaySuite.run,
     "server": { seconds, report in
-        try ServerSuite.run(seconds: seconds, database: database, instances: instances, only: only, report: report)
+        try ServerSuite.run(
+            seconds: seconds, database: database, instances: instances, poolSize: poolSize, only: only, report: report)
     },
 ]
 
@@ -35,7 +38,7 @@ guard arguments.count == 1, let suite = suites[arguments[0]] else {
     let names = suites.keys.sorted().joined(separator: "|")
     FileHandle.standardError.write(
         Data(
-            "usage: cashier-bench <\(names)> [--seconds N]   (server: [--only notify,hello,nginx,flow] [--db postgres://…] [--instances 1…8])\n"
+            "usage: cashier-bench <\(names)> [--seconds N]   (server: [--only notify,hello,nginx,flow] [--db postgres://…] [--instances 1…8] [--pool-size 1…64])\n"
                 .utf8))
     exit(2)
 }
