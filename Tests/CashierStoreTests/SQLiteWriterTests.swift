@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 
 @testable import CashierStore
@@ -8,39 +7,19 @@ import Testing
 /// Group commit: transactions queued while one commit is running share the next one; each runs
 /// in its own savepoint, so one failure rolls back alone; nothing returns before its commit.
 @Suite struct SQLiteWriterTests {
-    static func writer() throws -> (SQLiteWriter, String) {
+    static func writer() throws -> (GroupCommitWriter<SQLiteConnection>, String) {
         let path = OrderStoreTests.temporaryPath()
-        let connection = try SQLiteConnection(path: path)
-        try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; CREATE TABLE t (n INTEGER PRIMARY KEY)")
-        return (SQLiteWriter(connection: connection, name: "test-writer"), path)
+        try SQLiteOrderStore.writerConnection(path).execute("CREATE TABLE t (n INTEGER PRIMARY KEY)")
+        return (try GroupCommitWriter(name: "test-writer", maximumBatch: 256) { try SQLiteOrderStore.writerConnection(path) }, path)
     }
 
     static func rows(_ path: String) throws -> [Int64] {
         try SQLiteConnection(path: path).query("SELECT n FROM t ORDER BY n").compactMap { $0.first?.integer }
     }
 
-    final class Flag: Sendable {
-        let raised = Atomic<Bool>(false)
-    }
-
-    /// Holds the writer inside a transaction until `queued` more are waiting behind it; returns
-    /// once the writer is held, so what is queued next cannot join the held batch.
-    static func hold(_ writer: SQLiteWriter, until queued: Int) async -> Task<Void, any Error> {
-        let entered = Flag()
-        let task = Task {
-            try await writer.write { connection in
-                entered.raised.store(true, ordering: .sequentiallyConsistent)
-                try connection.query("INSERT INTO t (n) VALUES (0)")
-                while writer.queuedCount < queued { usleep(1000) }
-            }
-        }
-        while !entered.raised.load(ordering: .sequentiallyConsistent) { try? await Task.sleep(for: .milliseconds(1)) }
-        return task
-    }
-
     @Test func transactionsQueuedDuringACommitShareTheNextOne() async throws {
         let (writer, path) = try Self.writer()
-        let holder = await Self.hold(writer, until: 50)
+        let holder = await GroupCommitHold.hold(writer, until: 50)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for n in 1...50 {
                 group.addTask { try await writer.write { _ = try $0.query("INSERT INTO t (n) VALUES (?)", [.integer(Int64(n))]) } }
@@ -55,7 +34,7 @@ import Testing
 
     @Test func aFailingTransactionRollsBackAloneInItsBatch() async throws {
         let (writer, path) = try Self.writer()
-        let holder = await Self.hold(writer, until: 3)
+        let holder = await GroupCommitHold.hold(writer, until: 3)
         let good1 = Task { try await writer.write { _ = try $0.query("INSERT INTO t (n) VALUES (1)") } }
         let bad = Task {
             try await writer.write { connection in

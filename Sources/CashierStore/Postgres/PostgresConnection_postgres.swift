@@ -47,7 +47,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     var lockingClause: String { " FOR UPDATE" }
 
     func execute(_ sql: String) throws {
-        try sendPendingBegin()
+        try sendPending()
         try run(sql)
     }
 
@@ -57,33 +57,112 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         defer { PQclear(result) }
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(result) }
+        try checkCommitted(sql, result)
     }
 
-    /// Whether `BEGIN` waits to go out with the transaction's first statement.
-    private var beginPending = false
+    /// PostgreSQL answers `COMMIT` in a transaction that an error aborted with a successful
+    /// `ROLLBACK`: that is a failure, or a caller would report changes that were undone.
+    private func checkCommitted(_ sql: String, _ result: OpaquePointer) throws {
+        guard sql == "COMMIT", String(cString: PQcmdStatus(result)) != "COMMIT" else { return }
+        throw StoreError(.busy, "PostgreSQL rolled the transaction back at COMMIT: a statement in it had failed")
+    }
 
-    /// Starts a transaction without a round trip of its own: `BEGIN` is sent in one pipeline with
-    /// the first statement (libpq's pipeline mode), and a transaction that runs no statement
-    /// sends nothing. Each round trip is a wake-up of this thread and of the server's backend.
+    /// Statements that go out in one pipeline (libpq's pipeline mode) with the next statement, or
+    /// with the commit: the transaction's `BEGIN`, and the savepoints around each transaction of
+    /// a group commit. Each round trip is a wake-up of this thread and of the server's backend.
+    private var pending: [String] = []
+    /// Whether the transaction's `BEGIN` has gone out (it ran a statement).
+    private var begun = false
+
+    /// Starts a transaction without a round trip of its own: `BEGIN` goes out with the first
+    /// statement, and a transaction that runs no statement sends nothing.
     func begin() {
-        beginPending = true
+        pending = ["BEGIN"]
+        begun = false
     }
 
-    /// Ends the transaction `begin()` started, keeping its changes (nothing is sent if it ran no statement).
+    /// Sends `sql` (a statement that returns no rows) with the next statement, or with the commit.
+    func sendWithNext(_ sql: String) {
+        pending.append(sql)
+    }
+
+    /// Takes `sql` back if it is the last statement still waiting to go out (nothing ran after
+    /// it was queued, so sending it would be a round trip for nothing). - Returns: whether it was.
+    func withdraw(_ sql: String) -> Bool {
+        guard pending.last == sql else { return false }
+        pending.removeLast()
+        return true
+    }
+
+    /// Ends the transaction `begin()` started, keeping its changes: what is still waiting and
+    /// `COMMIT` in one round trip (nothing at all if the transaction ran no statement).
+    /// If it throws, the transaction may still be open (a statement queued before `COMMIT` failed,
+    /// and `COMMIT` was skipped): ``rollback()`` ends it.
     func commit() throws {
-        if beginPending { beginPending = false } else { try run("COMMIT") }
+        guard begun else {
+            pending = []
+            return
+        }
+        let statements = pending + ["COMMIT"]
+        pending = []
+        try runPipelined(statements)
+        begun = false
     }
 
     /// Ends the transaction `begin()` started, undoing its changes (nothing is sent if it ran no statement).
     func rollback() throws {
-        if beginPending { beginPending = false } else { try run("ROLLBACK") }
+        pending = []
+        guard begun else { return }
+        begun = false
+        try run("ROLLBACK")
     }
 
-    /// `BEGIN` on its own, for a statement that cannot share a pipeline with it.
-    private func sendPendingBegin() throws {
-        guard beginPending else { return }
-        beginPending = false
-        try run("BEGIN")
+    /// What is waiting, now, for a statement that cannot share a pipeline with it.
+    private func sendPending() throws {
+        guard !pending.isEmpty else { return }
+        let statements = pending
+        pending = []
+        try runPipelined(statements)
+    }
+
+    /// Simple-protocol statements in one pipeline (one after the other where pipeline mode is
+    /// not possible); throws the first failure.
+    private func runPipelined(_ statements: [String]) throws {
+        if statements.first == "BEGIN" { begun = true }
+        guard statements.count > 1, PQenterPipelineMode(handle) == 1 else {
+            for statement in statements { try run(statement) }
+            return
+        }
+        defer { if PQexitPipelineMode(handle) != 1 { stuckInPipeline = true } }
+        for statement in statements {
+            guard PQsendQueryParams(handle, statement, 0, nil, nil, nil, nil, 0) == 1 else { throw failure(nil) }
+        }
+        guard PQpipelineSync(handle) == 1 else { throw failure(nil) }
+        let results = pipelineResults(statements.count)
+        defer { for result in results { PQclear(result) } }
+        guard results.count == statements.count else { throw failure(nil) }
+        if let failed = results.first(where: { PQresultStatus($0) != PGRES_COMMAND_OK }) { throw failure(failed) }
+        for (statement, result) in zip(statements, results) { try checkCommitted(statement, result) }
+    }
+
+    /// The results of a pipeline of `count` statements, up to its sync point (each statement's
+    /// result is followed by a NULL; a statement after a failed one gives `PGRES_PIPELINE_ABORTED`).
+    private func pipelineResults(_ count: Int) -> [OpaquePointer] {
+        var results: [OpaquePointer] = []
+        var separators = 0
+        while separators <= count {
+            guard let result = PQgetResult(handle) else {
+                separators += 1
+                if PQstatus(handle) != CONNECTION_OK { break }
+                continue
+            }
+            if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
+                PQclear(result)
+                break
+            }
+            results.append(result)
+        }
+        return results
     }
 
     /// Statements prepared on this connection, by their text: the server parses and plans each
@@ -145,8 +224,8 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         }
         let name = try statementName(sql, text: text, types: types)
         let executed = try withPointers(owned, parameters) { pointers in
-            try beginPending
-                ? beginAndExecute(name, pointers, lengths, formats)
+            try !pending.isEmpty
+                ? executeAfterPending(name, pointers, lengths, formats)
                 : PQexecPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 0)
         }
         guard let result = executed else { throw failure(nil) }
@@ -184,42 +263,37 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         return values
     }
 
-    /// The pending `BEGIN` and the prepared statement `name` in one pipeline: one round trip for
-    /// both. Throws if `BEGIN` failed; returns the statement's result (`nil` if the connection failed).
-    private func beginAndExecute(_ name: String, _ values: [UnsafePointer<CChar>?], _ lengths: [Int32], _ formats: [Int32]) throws
+    /// The waiting statements and the prepared statement `name` in one pipeline: one round trip
+    /// for all. Throws if a waiting statement failed; returns the statement's result (`nil` if the
+    /// connection failed).
+    private func executeAfterPending(_ name: String, _ values: [UnsafePointer<CChar>?], _ lengths: [Int32], _ formats: [Int32]) throws
         -> OpaquePointer?
     {
+        let statements = pending
         guard PQenterPipelineMode(handle) == 1 else {
-            try sendPendingBegin()  // not possible now: one after the other
+            try sendPending()  // not possible now: one after the other
             return PQexecPrepared(handle, name, Int32(values.count), values, lengths, formats, 0)
         }
-        beginPending = false
+        pending = []
+        if statements.first == "BEGIN" { begun = true }
         defer { if PQexitPipelineMode(handle) != 1 { stuckInPipeline = true } }
-        guard PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) == 1,
-            PQsendQueryPrepared(handle, name, Int32(values.count), values, lengths, formats, 0) == 1, PQpipelineSync(handle) == 1
-        else { throw failure(nil) }
-        // Each statement's result is followed by a NULL; the sync point's result ends the pipeline.
-        var results: [OpaquePointer] = []
-        var separators = 0
-        while separators <= 2 {
-            guard let result = PQgetResult(handle) else {
-                separators += 1
-                if PQstatus(handle) != CONNECTION_OK { break }
-                continue
-            }
-            if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
-                PQclear(result)
-                break
-            }
-            results.append(result)
+        for statement in statements {
+            guard PQsendQueryParams(handle, statement, 0, nil, nil, nil, nil, 0) == 1 else { throw failure(nil) }
         }
-        for extra in results.dropFirst(2) { PQclear(extra) }
-        let executed = results.count > 1 ? results[1] : nil
-        guard let begun = results.first else { throw failure(nil) }
-        defer { PQclear(begun) }
-        guard PQresultStatus(begun) == PGRES_COMMAND_OK else {
+        guard PQsendQueryPrepared(handle, name, Int32(values.count), values, lengths, formats, 0) == 1, PQpipelineSync(handle) == 1
+        else { throw failure(nil) }
+        let results = pipelineResults(statements.count + 1)
+        let executed = results.count > statements.count ? results[statements.count] : nil
+        for extra in results.dropFirst(statements.count + 1) { PQclear(extra) }
+        let before = results.prefix(statements.count)
+        defer { for result in before { PQclear(result) } }
+        guard before.count == statements.count else {
             PQclear(executed)
-            throw failure(begun)
+            throw failure(nil)
+        }
+        if let failed = before.first(where: { PQresultStatus($0) != PGRES_COMMAND_OK }) {
+            PQclear(executed)
+            throw failure(failed)
         }
         return executed
     }
@@ -294,7 +368,8 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     }
 
     /// The error for a failed statement: SQLSTATE decides the code (unique violation: conflict;
-    /// serialisation failure, deadlock or a prepared statement the session lost: busy, retried; a
+    /// serialisation failure, deadlock, a lock not had within `lock_timeout`, a prepared statement
+    /// the session lost, or a transaction an earlier statement in its group commit aborted: busy, retried; a
     /// dropped connection: unavailable, retried).
     private func failure(_ result: OpaquePointer?) -> StoreError {
         let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -304,7 +379,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         let state = Self.state(of: result)
         switch state {
         case "23505": return StoreError(.conflict, "PostgreSQL: \(message)")
-        case "40001", "40P01", "26000": return StoreError(.busy, "PostgreSQL: \(message)")
+        case "40001", "40P01", "26000", "55P03", "25P02": return StoreError(.busy, "PostgreSQL: \(message)")
         case let code where code.hasPrefix("08"): return StoreError(.unavailable, "PostgreSQL: \(message)")
         default: return StoreError(.failed, "PostgreSQL (\(state)): \(message)")
         }

@@ -4,8 +4,14 @@ import Foundation
 /// The PostgreSQL ``OrderStore``, for several `cashier serve` instances sharing one database:
 /// the same statements as ``SQLiteOrderStore`` (``SQLOrderStore``), rows locked with
 /// `SELECT … FOR UPDATE` for the compare-and-set, outbox rows claimed with `FOR UPDATE SKIP
-/// LOCKED`, transactions retried on serialisation failures, deadlocks and dropped connections,
-/// and the named migrations applied once under an advisory lock even when instances start together.
+/// LOCKED`, transactions retried on serialisation failures, deadlocks, lock timeouts and
+/// dropped connections, and the named migrations applied once under an advisory lock even when
+/// instances start together. Writes are group-committed on two writer connections of their own
+/// (`GroupCommitWriter`): transactions queued together share one `COMMIT`, each in its own
+/// savepoint; reads use the pool. A batch keeps every row lock its transactions took until its
+/// commit, so two batches (two writers, or two instances) may wait for each other's rows: the
+/// writers' sessions give up on a lock after ``writerLockTimeout``, and that transaction alone is
+/// rolled back to its savepoint and tried again in a later batch.
 ///
 /// ```swift
 /// let store = try PostgresOrderStore(url: "postgres://cashier:…@db.internal:5432/cashier", poolSize: 10)
@@ -13,15 +19,23 @@ import Foundation
 /// ```
 public final class PostgresOrderStore: SQLOrderStore {
     private let pool: ConnectionPool<PostgresConnection>
+    private let writer: GroupCommitWriter<PostgresConnection>
+    /// How long a transaction in a group commit waits for a row lock before it is tried again later.
+    static let writerLockTimeout = "50ms"
+    /// The most transactions one commit carries (each a subtransaction: PostgreSQL keeps 64 per
+    /// backend in shared memory before it spills to disk).
+    static let maximumBatch = 32
     /// How many times a transaction is tried when the failure is transient.
     static let attempts = 5
 
     /// - Parameters:
     ///   - url: `postgres://user:password@host:port/database` (libpq's URI form).
-    ///   - poolSize: connections kept open (each instance; PostgreSQL's `max_connections` bounds the sum).
+    ///   - poolSize: connections kept open for reads (each instance; PostgreSQL's `max_connections`
+    ///     bounds the sum, with the writers).
+    ///   - writers: connections that commit the writes in groups, each on a thread of its own.
     /// - Throws: `StoreError.unavailable` with libpq's reason (wrong host, password or database),
     ///   the password never in the message.
-    public init(url: String, poolSize: Int = 10) async throws {
+    public init(url: String, poolSize: Int = 10, writers: Int = 2) async throws {
         guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
             throw StoreError(.unavailable, "a PostgreSQL URL starts with postgres:// (postgres://user:password@host:5432/database)")
         }
@@ -31,7 +45,22 @@ public final class PostgresOrderStore: SQLOrderStore {
             connect: { try await OwnThread.run { try PostgresConnection(url: url) } }, isHealthy: { $0.isHealthy })
         // Connect once now: a wrong URL, password or database is reported at start, not at the first order.
         pool.release(try await pool.acquire())
+        writer = try await OwnThread.run {
+            try GroupCommitWriter(name: "cashier-pg-writer", threads: writers, maximumBatch: Self.maximumBatch) {
+                try Self.writerConnection(url)
+            }
+        }
     }
+
+    /// A writer's session: a row lock not had within ``writerLockTimeout`` fails the statement as busy.
+    static func writerConnection(_ url: String) throws -> PostgresConnection {
+        let connection = try PostgresConnection(url: url)
+        try connection.execute("SET lock_timeout = '\(writerLockTimeout)'")
+        return connection
+    }
+
+    /// Batches of writes committed so far (each one WAL flush).
+    public var commitCount: Int { writer.commitCount }
 
     /// The baseline for `cashier-bench server --db`: durable single-row commits — one `INSERT`
     /// per `BEGIN … COMMIT` on one connection, `synchronous_commit` as the server has it —
@@ -44,55 +73,64 @@ public final class PostgresOrderStore: SQLOrderStore {
         return try SQLStatements.singleRowCommits(connection, table: "cashier_bench_baseline", begin: "BEGIN", duration: duration)
     }
 
+    /// In the next group commit; transient failures are tried again.
     public func withTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
-        try await run(transaction: true, body)
+        try await retrying { try await self.writer.write { try body(SQLSession(connection: $0)) } }
     }
 
     public func withReading<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
-        try await run(transaction: false, body)
+        try await retrying { try await self.run(transaction: false, body) }
     }
 
-    /// Runs `body` on a pooled connection's own thread; transient failures are retried with a
-    /// short backoff (a compare-and-set re-reads the row, so a retry never applies a change twice).
-    private func run<T: Sendable>(transaction: Bool, _ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+    /// `operation`, tried again with a short backoff while it fails transiently (a compare-and-set
+    /// re-reads the row, so a retry never applies a change twice).
+    private func retrying<T: Sendable>(_ operation: @Sendable () async throws -> T) async throws -> T {
         var attempt = 1
         while true {
-            let connection = try await pool.acquire()
-            let result: Result<T, any Error> = await withCheckedContinuation { continuation in
-                connection.queue.async {
-                    continuation.resume(
-                        returning: Result {
-                            guard transaction else { return try body(SQLSession(connection: connection)) }
-                            connection.begin()
-                            do {
-                                let value = try body(SQLSession(connection: connection))
-                                try connection.commit()
-                                return value
-                            } catch {
-                                if connection.isHealthy { try? connection.rollback() }
-                                throw error
-                            }
-                        })
-                }
-            }
-            pool.release(connection)
-            switch result {
-            case .success(let value): return value
-            case .failure(let error as StoreError) where (error.code == .busy || error.code == .unavailable) && attempt < Self.attempts:
+            do {
+                return try await operation()
+            } catch let error as StoreError where (error.code == .busy || error.code == .unavailable) && attempt < Self.attempts {
                 try await Task.sleep(for: .milliseconds(10 * (1 << attempt) + Int.random(in: 0..<10)))
                 attempt += 1
-            case .failure(let error): throw error
             }
         }
     }
 
+    /// Runs `body` once on a pooled connection's own thread (in a transaction of its own, or not).
+    private func run<T: Sendable>(transaction: Bool, _ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        let connection = try await pool.acquire()
+        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+            connection.queue.async {
+                continuation.resume(
+                    returning: Result {
+                        guard transaction else { return try body(SQLSession(connection: connection)) }
+                        connection.begin()
+                        do {
+                            let value = try body(SQLSession(connection: connection))
+                            try connection.commit()
+                            return value
+                        } catch {
+                            if connection.isHealthy { try? connection.rollback() }
+                            throw error
+                        }
+                    })
+            }
+        }
+        pool.release(connection)
+        return try result.get()
+    }
+
     /// Applies the migrations once, even when several instances start at the same moment: the
-    /// transaction holds an advisory lock, so the second instance waits and then finds them applied.
+    /// transaction holds an advisory lock, so the second instance waits and then finds them
+    /// applied. It runs on a pooled connection, in a transaction of its own, not in a group
+    /// commit: waiting for another instance's migrations may take longer than a writer's lock timeout.
     @discardableResult
     public func migrate() async throws -> [String] {
-        try await withTransaction { session in
-            try session.connection.query("SELECT pg_advisory_xact_lock(?)", [.integer(0x4361_7368_6965_72)])  // "Cashier"
-            return try SQLStatements.migrate(session.connection, Self.migrations)
+        try await retrying {
+            try await self.run(transaction: true) { session in
+                try session.connection.query("SELECT pg_advisory_xact_lock(?)", [.integer(0x4361_7368_6965_72)])  // "Cashier"
+                return try SQLStatements.migrate(session.connection, Self.migrations)
+            }
         }
     }
 }

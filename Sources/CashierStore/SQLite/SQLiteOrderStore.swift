@@ -12,7 +12,7 @@ import Synchronization
 /// ```
 public final class SQLiteOrderStore: SQLOrderStore {
     /// Every write, grouped into shared commits on its own thread.
-    private let writer: SQLiteWriter
+    private let writer: GroupCommitWriter<SQLiteConnection>
     /// Reads, on connections of their own (WAL readers never wait for a commit), one per
     /// core so concurrent reads do not queue behind one lock; empty for an in-memory database,
     /// whose reads go through the writer (it has only one connection).
@@ -29,9 +29,7 @@ public final class SQLiteOrderStore: SQLOrderStore {
     /// Opens (or creates) the database file. `:memory:` gives a private in-memory store for tests.
     /// - Throws: `StoreError.unavailable` naming the path.
     public init(path: String) throws {
-        let connection = try SQLiteConnection(path: path)
-        try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
-        writer = SQLiteWriter(connection: connection, name: "cashier-sqlite-writer")
+        writer = try GroupCommitWriter(name: "cashier-sqlite-writer", maximumBatch: 256) { try Self.writerConnection(path) }
         if path == ":memory:" || path.isEmpty || path.contains("mode=memory") {
             readers = []
         } else {
@@ -41,6 +39,13 @@ public final class SQLiteOrderStore: SQLOrderStore {
                 return Reader(reading)
             }
         }
+    }
+
+    /// The writer's connection: WAL, `synchronous=FULL`, foreign keys checked.
+    static func writerConnection(_ path: String) throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+        return connection
     }
 
     /// Commits made so far: each is one fsync, and carries every transaction queued while the

@@ -1,0 +1,152 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Group commit: writer connections of their own, each on a thread of its own, take the
+/// transactions callers queued while they were busy and run them as one database transaction,
+/// each inside its own savepoint, made durable by one `COMMIT` (one fsync, one WAL flush). No
+/// caller hears back before its change is committed, and a change that fails is rolled back alone.
+///
+/// ``SQLiteOrderStore`` has one writer (SQLite has one writer at a time anyway), which also keeps
+/// SQLite's fsync off Swift's cooperative threads; ``PostgresOrderStore`` has two per instance.
+final class GroupCommitWriter<Connection: GroupCommitConnection>: Sendable {
+    /// One queued transaction: `run` executes it inside the batch under the savepoint numbered
+    /// by its place, and returns how to finish it once the batch's commit has (or has not)
+    /// succeeded; `fail` finishes it unrun.
+    struct Job: Sendable {
+        let run: @Sendable (Connection, _ place: Int) -> @Sendable ((any Error)?) -> Void
+        let fail: @Sendable (any Error) -> Void
+    }
+
+    /// What the threads share with the callers (not the writer itself, so its deinit can stop them).
+    final class Shared: Sendable {
+        let queue = Mutex<(jobs: [Job], stopped: Bool)>(([], false))
+        let wake = DispatchSemaphore(value: 0)
+        /// Batches committed so far.
+        let commits = Atomic<Int>(0)
+        let maximumBatch: Int
+        let connect: @Sendable () throws -> Connection
+
+        init(maximumBatch: Int, connect: @escaping @Sendable () throws -> Connection) {
+            self.maximumBatch = maximumBatch
+            self.connect = connect
+        }
+    }
+
+    /// One writer thread's connection.
+    final class Seat: Sendable {
+        let connection: Mutex<Connection>
+        init(_ connection: consuming sending Connection) { self.connection = Mutex(connection) }
+    }
+
+    private let shared: Shared
+    private let threads: Int
+
+    /// Opens `threads` connections with `connect` (again whenever one is found dropped) and
+    /// starts a thread for each.
+    /// - Parameter maximumBatch: the most transactions one commit carries.
+    init(name: String, threads: Int = 1, maximumBatch: Int, connect: @escaping @Sendable () throws -> Connection) throws {
+        let shared = Shared(maximumBatch: maximumBatch, connect: connect)
+        self.shared = shared
+        self.threads = max(1, threads)
+        for index in 0..<self.threads {
+            let seat = Seat(try connect())
+            let thread = Thread { Self.loop(shared, seat) }
+            thread.name = self.threads == 1 ? name : "\(name)-\(index)"
+            thread.start()
+        }
+    }
+
+    /// How many batches have been committed.
+    var commitCount: Int { shared.commits.load(ordering: .relaxed) }
+
+    /// Transactions waiting for a writer.
+    var queuedCount: Int { shared.queue.withLock { $0.jobs.count } }
+
+    deinit {
+        shared.queue.withLock { $0.stopped = true }
+        for _ in 0..<threads { shared.wake.signal() }
+    }
+
+    /// Runs `body` in the next batch; returns once the batch is committed.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let job = Job(
+                run: { connection, place in
+                    let outcome: Result<T, any Error>
+                    do {
+                        try connection.openSavepoint(place)
+                        do {
+                            outcome = .success(try body(connection))
+                            try connection.releaseSavepoint(place)
+                        } catch {
+                            connection.rollbackToSavepoint(place)
+                            throw error
+                        }
+                    } catch {
+                        return { _ in continuation.resume(throwing: error) }
+                    }
+                    return { commitError in continuation.resume(with: commitError.map { .failure($0) } ?? outcome) }
+                },
+                fail: { continuation.resume(throwing: $0) })
+            let accepted = shared.queue.withLock { queue in
+                guard !queue.stopped else { return false }
+                queue.jobs.append(job)
+                return true
+            }
+            guard accepted else {
+                job.fail(StoreError(.unavailable, "the store is closed"))
+                return
+            }
+            shared.wake.signal()
+        }
+    }
+
+    private static func loop(_ shared: Shared, _ seat: Seat) {
+        while true {
+            shared.wake.wait()
+            let (jobs, stopped) = shared.queue.withLock { queue in
+                let taken = Array(queue.jobs.prefix(shared.maximumBatch))
+                queue.jobs.removeFirst(taken.count)
+                if !queue.jobs.isEmpty { shared.wake.signal() }  // the rest go to another writer, or the next batch
+                return (taken, queue.stopped)
+            }
+            if jobs.isEmpty {
+                if stopped { return }
+                continue
+            }
+            seat.connection.withLock { connection in
+                if !connection.isHealthy {
+                    // Dropped (a server restart, a network cut): a new session, or the batch fails
+                    // as unavailable and its callers try again after a pause.
+                    do {
+                        connection = try shared.connect()
+                    } catch {
+                        for job in jobs { job.fail(error) }
+                        return
+                    }
+                }
+                commit(jobs, connection, shared)
+            }
+        }
+    }
+
+    private static func commit(_ jobs: [Job], _ connection: Connection, _ shared: Shared) {
+        do {
+            try connection.beginBatch()
+        } catch {
+            for job in jobs { job.fail(error) }
+            return
+        }
+        let finishes = jobs.enumerated().map { place, job in job.run(connection, place) }
+        var commitError: (any Error)?
+        do {
+            try connection.commitBatch()
+        } catch {
+            connection.rollbackBatch()
+            commitError = error
+        }
+        if commitError == nil { shared.commits.add(1, ordering: .relaxed) }
+        for finish in finishes { finish(commitError) }
+    }
+}
