@@ -10,7 +10,7 @@ import Foundation
 /// (`GroupCommitWriter`): transactions queued together share one `COMMIT`, each in its own
 /// savepoint; reads use the pool. A batch keeps every row lock its transactions took until its
 /// commit, so two batches (two writers, or two instances) may wait for each other's rows: the
-/// writers' sessions give up on a lock after ``writerLockTimeout``, and that transaction alone is
+/// writers' sessions give up on a lock after `writerLockTimeout` (50 ms), and that transaction alone is
 /// rolled back to its savepoint and tried again in a later batch.
 ///
 /// ```swift
