@@ -96,7 +96,7 @@ enum KeysCommand {
         }
         guard let location else { throw CommandFailure("give --config FILE or --db PATH|URL", status: 2) }
         do {
-            let store = try await OrderStoreOpener.open(location, poolSize: poolSize)
+            let store = try await OrderStoreOpener.open(location, poolSize: poolSize, writers: 1)
             try await store.migrate()
             return store
         } catch let error as StoreError {

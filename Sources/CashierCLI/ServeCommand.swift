@@ -151,7 +151,7 @@ enum ServeCommand {
         let path = try CommandInput.database(arguments.value("db")) ?? parsed.database
         let store: any OrderStore
         do {
-            store = try await OrderStoreOpener.open(path, poolSize: parsed.databasePoolSize)
+            store = try await OrderStoreOpener.open(path, poolSize: parsed.databasePoolSize, writers: parsed.databaseWriters)
         } catch let error as StoreError {
             throw CommandFailure("database: \(error.message)", status: 2)
         }

@@ -35,7 +35,7 @@ import WeChatPay
 ///                "shipping_methods": [{"identifier": "standard", "label": "Standard", "detail": "3-5 days", "amount": "0.00"}],
 ///                "required_shipping_contact_fields": ["postalAddress", "name", "phone"]},
 ///   "coupons": [{"code": "WELCOME10", "label": "Welcome 10% off", "percent_off": 10}, {"code": "FIVE", "label": "5 off", "amount_off": "5.00"}],
-///   "catalog_file": "catalog.json", "database_pool_size": 10, "time_zone": "Asia/Shanghai",
+///   "catalog_file": "catalog.json", "database_pool_size": 10, "database_writers": 2, "time_zone": "Asia/Shanghai",
 ///   "http": {"per_ip_connection_limit": 256, "request_deadline_seconds": 30, "trusted_proxies": ["127.0.0.1", "10.0.0.0/8"]},
 ///   "barcode": {"answer_within_seconds": 15, "give_up_after_seconds": 60, "query_interval_seconds": 3},
 ///   "service_provider": {"wechat": {…as wechat…}, "wechat_v3": {…as wechat_v3…}, "alipay": {…as alipay…}},
@@ -53,8 +53,10 @@ public struct ConfigurationFile: Sendable {
     public let configuration: MerchantConfiguration
     public let port: UInt16
     public let database: String
-    /// PostgreSQL connections this instance keeps (`database_pool_size`, default 10).
+    /// PostgreSQL connections this instance keeps for reads (`database_pool_size`, default 10).
     public let databasePoolSize: Int
+    /// PostgreSQL connections that group-commit this instance's writes (`database_writers`, default 2).
+    public let databaseWriters: Int
 
     /// A configuration problem: `path` names the field.
     public struct Problem: Error, CustomStringConvertible, Sendable {
@@ -241,6 +243,9 @@ public struct ConfigurationFile: Sendable {
         let poolSize = root["database_pool_size"] as? Int ?? 10
         guard (1...200).contains(poolSize) else { throw Problem(path: "database_pool_size", reason: "must be 1 to 200") }
         self.databasePoolSize = poolSize
+        let writers = root["database_writers"] as? Int ?? 2
+        guard (1...16).contains(writers) else { throw Problem(path: "database_writers", reason: "must be 1 to 16") }
+        self.databaseWriters = writers
     }
 
     /// `http`: the limits on what clients may hold (`per_ip_connection_limit`, `request_deadline_seconds`).

@@ -1,10 +1,13 @@
 /// Opens the store a `--db` value or a config's `database` names: a `postgres://` URL for
 /// PostgreSQL (several instances), anything else a SQLite file.
 public enum OrderStoreOpener {
+    /// - Parameters:
+    ///   - poolSize: PostgreSQL connections for reads.
+    ///   - writers: PostgreSQL connections that group-commit the writes.
     /// - Throws: `StoreError.unavailable` saying what is wrong (file, host, password, database).
-    public static func open(_ location: String, poolSize: Int = 10) async throws -> any OrderStore {
+    public static func open(_ location: String, poolSize: Int = 10, writers: Int = 2) async throws -> any OrderStore {
         if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
-            return try await PostgresOrderStore(url: location, poolSize: poolSize)
+            return try await PostgresOrderStore(url: location, poolSize: poolSize, writers: writers)
         }
         return try SQLiteOrderStore(path: location)
     }

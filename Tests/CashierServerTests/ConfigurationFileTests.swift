@@ -75,6 +75,7 @@ import Testing
         let folder = try Folder()
         let parsed = try ConfigurationFile(contentsOf: try folder.config(try full(folder)), environment: Self.environment)
         #expect(parsed.port == 8443 && parsed.database == "/var/lib/cashier.db")
+        #expect(parsed.databasePoolSize == 10 && parsed.databaseWriters == 2)  // the defaults
         #expect(parsed.configuration.publicBaseURL == "https://pay.example.com")
         #expect(parsed.configuration.wechat?.merchant.mchID == "1230000109" && parsed.configuration.alipay?.appID == "2021")
         #expect(parsed.configuration.applePay?.supportedNetworks == [.chinaUnionPay, .visa])
@@ -222,6 +223,7 @@ import Testing
         #expect(try problem({ $0["applepay"] = apple }).contains("applepay.processor"))
         #expect(try problem({ $0["coupons"] = [["code": "X", "label": "X", "percent_off": 120]] }).contains("coupons[0].percent_off"))
         #expect(try problem({ $0["port"] = 70_000 }) == "config: port: must be 0 to 65535")
+        #expect(try problem({ $0["database_writers"] = 0 }) == "config: database_writers: must be 1 to 16")
         var v3 = good["wechat_v3"] as? [String: Any] ?? [:]
         v3["platform_public_key_id"] = nil
         #expect(try problem({ $0["wechat_v3"] = v3 }).contains("give both platform_public_key_file and platform_public_key_id"))
