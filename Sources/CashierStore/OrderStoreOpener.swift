@@ -2,6 +2,7 @@
 /// PostgreSQL (several instances), anything else a SQLite file.
 public enum OrderStoreOpener {
     /// - Parameters:
+    ///   - location: a `postgres://` URL, or a SQLite file's path.
     ///   - poolSize: PostgreSQL connections for reads.
     ///   - writers: PostgreSQL connections that group-commit the writes.
     /// - Throws: `StoreError.unavailable` saying what is wrong (file, host, password, database).
