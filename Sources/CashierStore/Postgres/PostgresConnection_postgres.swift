@@ -47,24 +47,21 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     var lockingClause: String { " FOR UPDATE" }
 
     func execute(_ sql: String) throws {
-        try sendPending()
-        try run(sql)
+        if let last = pending.popLast() { try checked(try sendPending(then: .simple(last))) }
+        try checked(PQexec(handle, sql))
     }
 
     /// One simple-protocol statement, now.
     private func run(_ sql: String) throws {
-        guard let result = PQexec(handle, sql) else { throw failure(nil) }
+        try checked(PQexec(handle, sql))
+    }
+
+    /// A statement's result that must be a success: cleared, or thrown as the failure it reports.
+    private func checked(_ result: OpaquePointer?) throws {
+        guard let result else { throw failure(nil) }
         defer { PQclear(result) }
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure(result) }
-        try checkCommitted(sql, result)
-    }
-
-    /// PostgreSQL answers `COMMIT` in a transaction that an error aborted with a successful
-    /// `ROLLBACK`: that is a failure, or a caller would report changes that were undone.
-    private func checkCommitted(_ sql: String, _ result: OpaquePointer) throws {
-        guard sql == "COMMIT", String(cString: PQcmdStatus(result)) != "COMMIT" else { return }
-        throw StoreError(.busy, "PostgreSQL rolled the transaction back at COMMIT: a statement in it had failed")
     }
 
     /// Statements that go out in one pipeline (libpq's pipeline mode) with the next statement, or
@@ -103,9 +100,15 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
             pending = []
             return
         }
-        let statements = pending + ["COMMIT"]
-        pending = []
-        try runPipelined(statements)
+        guard let result = try sendPending(then: .simple("COMMIT")) else { throw failure(nil) }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw failure(result) }
+        // PostgreSQL answers COMMIT in a transaction an error aborted with a successful ROLLBACK:
+        // a failure, or a caller would report changes that were undone.
+        guard String(cString: PQcmdStatus(result)) == "COMMIT" else {
+            begun = false
+            throw StoreError(.busy, "PostgreSQL rolled the transaction back at COMMIT: a statement in it had failed")
+        }
         begun = false
     }
 
@@ -117,40 +120,48 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         try run("ROLLBACK")
     }
 
-    /// What is waiting, now, for a statement that cannot share a pipeline with it.
-    private func sendPending() throws {
-        guard !pending.isEmpty else { return }
-        let statements = pending
-        pending = []
-        try runPipelined(statements)
+    /// What ends a pipeline: a simple statement that returns no rows, or a prepared one with its parameters.
+    private enum Last {
+        case simple(String)
+        case prepared(name: String, values: [UnsafePointer<CChar>?], lengths: [Int32], formats: [Int32])
+
+        /// A simple statement's text.
+        var text: String? {
+            if case .simple(let sql) = self { sql } else { nil }
+        }
     }
 
-    /// Simple-protocol statements in one pipeline (one after the other where pipeline mode is
-    /// not possible); throws the first failure.
-    private func runPipelined(_ statements: [String]) throws {
-        if statements.first == "BEGIN" { begun = true }
-        guard statements.count > 1, PQenterPipelineMode(handle) == 1 else {
+    /// The waiting statements, then `last`, in one pipeline: one round trip for all (one after the
+    /// other where pipeline mode is not possible). Throws if a waiting statement failed; returns
+    /// `last`'s result for the caller to check and clear (`nil` if the connection failed).
+    private func sendPending(then last: Last) throws -> OpaquePointer? {
+        let statements = pending
+        pending = []
+        if (statements.first ?? last.text) == "BEGIN" { begun = true }
+        guard !statements.isEmpty, PQenterPipelineMode(handle) == 1 else {
             for statement in statements { try run(statement) }
-            return
+            switch last {
+            case .simple(let sql): return PQexec(handle, sql)
+            case .prepared(let name, let values, let lengths, let formats):
+                return PQexecPrepared(handle, name, Int32(values.count), values, lengths, formats, 0)
+            }
         }
         defer { if PQexitPipelineMode(handle) != 1 { stuckInPipeline = true } }
         for statement in statements {
             guard PQsendQueryParams(handle, statement, 0, nil, nil, nil, nil, 0) == 1 else { throw failure(nil) }
         }
-        guard PQpipelineSync(handle) == 1 else { throw failure(nil) }
-        let results = pipelineResults(statements.count)
-        defer { for result in results { PQclear(result) } }
-        guard results.count == statements.count else { throw failure(nil) }
-        if let failed = results.first(where: { PQresultStatus($0) != PGRES_COMMAND_OK }) { throw failure(failed) }
-        for (statement, result) in zip(statements, results) { try checkCommitted(statement, result) }
-    }
-
-    /// The results of a pipeline of `count` statements, up to its sync point (each statement's
-    /// result is followed by a NULL; a statement after a failed one gives `PGRES_PIPELINE_ABORTED`).
-    private func pipelineResults(_ count: Int) -> [OpaquePointer] {
+        let sent =
+            switch last {
+            case .simple(let sql): PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 0)
+            case .prepared(let name, let values, let lengths, let formats):
+                PQsendQueryPrepared(handle, name, Int32(values.count), values, lengths, formats, 0)
+            }
+        guard sent == 1, PQpipelineSync(handle) == 1 else { throw failure(nil) }
+        // Each statement's result is followed by a NULL; a statement after a failed one gives
+        // PGRES_PIPELINE_ABORTED; the sync point's result ends the pipeline.
         var results: [OpaquePointer] = []
         var separators = 0
-        while separators <= count {
+        while separators <= statements.count + 1 {
             guard let result = PQgetResult(handle) else {
                 separators += 1
                 if PQstatus(handle) != CONNECTION_OK { break }
@@ -162,7 +173,19 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
             }
             results.append(result)
         }
-        return results
+        let outcome = results.count > statements.count ? results[statements.count] : nil
+        for extra in results.dropFirst(statements.count + 1) { PQclear(extra) }
+        let before = results.prefix(statements.count)
+        defer { for result in before { PQclear(result) } }
+        guard before.count == statements.count else {
+            PQclear(outcome)
+            throw failure(nil)
+        }
+        if let failed = before.first(where: { PQresultStatus($0) != PGRES_COMMAND_OK }) {
+            PQclear(outcome)
+            throw failure(failed)
+        }
+        return outcome
     }
 
     /// Statements prepared on this connection, by their text: the server parses and plans each
@@ -224,9 +247,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         }
         let name = try statementName(sql, text: text, types: types)
         let executed = try withPointers(owned, parameters) { pointers in
-            try !pending.isEmpty
-                ? executeAfterPending(name, pointers, lengths, formats)
-                : PQexecPrepared(handle, name, Int32(parameters.count), pointers, lengths, formats, 0)
+            try sendPending(then: .prepared(name: name, values: pointers, lengths: lengths, formats: formats))
         }
         guard let result = executed else { throw failure(nil) }
         defer { PQclear(result) }
@@ -261,41 +282,6 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
             values.append(line)
         }
         return values
-    }
-
-    /// The waiting statements and the prepared statement `name` in one pipeline: one round trip
-    /// for all. Throws if a waiting statement failed; returns the statement's result (`nil` if the
-    /// connection failed).
-    private func executeAfterPending(_ name: String, _ values: [UnsafePointer<CChar>?], _ lengths: [Int32], _ formats: [Int32]) throws
-        -> OpaquePointer?
-    {
-        let statements = pending
-        guard PQenterPipelineMode(handle) == 1 else {
-            try sendPending()  // not possible now: one after the other
-            return PQexecPrepared(handle, name, Int32(values.count), values, lengths, formats, 0)
-        }
-        pending = []
-        if statements.first == "BEGIN" { begun = true }
-        defer { if PQexitPipelineMode(handle) != 1 { stuckInPipeline = true } }
-        for statement in statements {
-            guard PQsendQueryParams(handle, statement, 0, nil, nil, nil, nil, 0) == 1 else { throw failure(nil) }
-        }
-        guard PQsendQueryPrepared(handle, name, Int32(values.count), values, lengths, formats, 0) == 1, PQpipelineSync(handle) == 1
-        else { throw failure(nil) }
-        let results = pipelineResults(statements.count + 1)
-        let executed = results.count > statements.count ? results[statements.count] : nil
-        for extra in results.dropFirst(statements.count + 1) { PQclear(extra) }
-        let before = results.prefix(statements.count)
-        defer { for result in before { PQclear(result) } }
-        guard before.count == statements.count else {
-            PQclear(executed)
-            throw failure(nil)
-        }
-        if let failed = before.first(where: { PQresultStatus($0) != PGRES_COMMAND_OK }) {
-            PQclear(executed)
-            throw failure(failed)
-        }
-        return executed
     }
 
     private func withPointers<R>(_ owned: [[UInt8]], _ parameters: [SQLValue], _ body: ([UnsafePointer<CChar>?]) throws -> R) rethrows
