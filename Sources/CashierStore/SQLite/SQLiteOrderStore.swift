@@ -41,10 +41,15 @@ public final class SQLiteOrderStore: SQLOrderStore {
         }
     }
 
-    /// The writer's connection: WAL, `synchronous=FULL`, foreign keys checked.
+    /// The writer's connection: WAL, `synchronous=FULL`, foreign keys checked, and temporary
+    /// storage in memory — every transaction in a batch runs in a savepoint, and SQLite keeps
+    /// the pages a savepoint changes as they were (for `ROLLBACK TO`); on disk that copy was a
+    /// temporary file written page by page, most of the writer's writes. It is not needed after
+    /// a crash (the WAL is what makes a commit durable), and it holds no more than the pages
+    /// one batch changes.
     static func writerConnection(_ path: String) throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path)
-        try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+        try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;")
         return connection
     }
 
