@@ -31,10 +31,14 @@ enum ServerSuite {
     static let connections = 64
 
     static func run(
-        seconds: Int, database: String?, instances: Int, poolSize: Int = 8, only: Set<String>?, report: (String) -> Void
+        seconds: Int, database: String?, instances: Int, poolSize: Int = 8, sameOrders: Bool = false, only: Set<String>?,
+        report: (String) -> Void
     ) throws {
         let lines = try blocking {
-            if let database { return try await measurePostgres(seconds: seconds, url: database, instances: instances, poolSize: poolSize) }
+            if let database {
+                return try await measurePostgres(
+                    seconds: seconds, url: database, instances: instances, poolSize: poolSize, sameOrders: sameOrders)
+            }
             return try await measure(seconds: seconds, only: only)
         }
         lines.forEach(report)
@@ -157,7 +161,8 @@ enum ServerSuite {
     /// 200 orders, each with a WeChat Pay attempt reserved as the API reserves it, and a signed
     /// payment notification for each: the first of each pays its order, the rest are duplicates
     /// that are verified and logged — one commit each way.
-    /// - Returns: the wrk script that posts them in turn.
+    /// - Returns: the wrk script that posts them in turn, from the one its first argument (after
+    ///   wrk's `--`) names, or the first.
     static func notificationScript(store: any OrderStore, merchant: WeChatPay.V2.Merchant, folder: URL) async throws -> URL {
         var bodies: [String] = []
         let run = SecureRandom.alphanumeric(count: 8)  // orders of earlier runs may share the database
@@ -186,6 +191,9 @@ enum ServerSuite {
         wrk.headers["Content-Type"] = "application/xml"
         local bodies = {\(quoted)}
         local n = 0
+        init = function(args)
+          n = tonumber(args[1] or "0")
+        end
         request = function()
           n = n + 1
           return wrk.format(nil, nil, nil, bodies[(n % #bodies) + 1])
@@ -197,7 +205,15 @@ enum ServerSuite {
     /// `--db postgres://…`: `instances` merchant servers in this process, each with its own
     /// connection pool on the one database, loaded together (64 wrk connections split among them),
     /// against single-row durable PostgreSQL commits measured in the same run.
-    static func measurePostgres(seconds: Int, url: String, instances: Int, poolSize: Int = 8) async throws -> [String] {
+    ///
+    /// The instances share the load as behind a load balancer: at any moment each is sent
+    /// notifications for different orders (each `wrk` starts at its own place in the 200). With
+    /// `sameOrders` every instance is sent the same order's notifications at the same moment —
+    /// the worst case for their writers, whose batches then wait on each other's row locks
+    /// (`retries=` counts the transactions that timed out on one and were tried again).
+    static func measurePostgres(seconds: Int, url: String, instances: Int, poolSize: Int = 8, sameOrders: Bool = false) async throws
+        -> [String]
+    {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-bench-pg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -231,6 +247,7 @@ enum ServerSuite {
         // One wrk per instance, all at once: the rates add up only because the runs overlap, so
         // the line is refused when they did not (they once ran two at a time, one after another,
         // and three instances seemed to take twice one's notifications).
+        let retriesBefore = stores.map(\.retryCount).reduce(0, +)
         let clock = ContinuousClock()
         let started = clock.now
         let results = try await withThrowingTaskGroup(of: WrkResult.self) { group in
@@ -238,7 +255,10 @@ enum ServerSuite {
                 let connections = Self.connections / instances + (index < Self.connections % instances ? 1 : 0)
                 let target = server.baseURL.absoluteString + "/notify/wechat/v2"
                 group.addTask {
-                    try await wrk(["-t1", "-c\(max(1, connections))", "-d\(seconds)s", "--latency", "-s", script.path, target])
+                    try await wrk([
+                        "-t1", "-c\(max(1, connections))", "-d\(seconds)s", "--latency", "-s", script.path, target, "--",
+                        String(sameOrders ? 0 : 200 * index / instances),
+                    ])
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -248,14 +268,15 @@ enum ServerSuite {
             throw Subprocess.Failure("the \(instances) wrk runs took \(elapsed) for \(seconds) s each: they did not run together")
         }
         let rate = results.map(\.rate).reduce(0, +)
+        let retries = stores.map(\.retryCount).reduce(0, +) - retriesBefore
         let baseline = CommitBaseline.mean(commitsBefore, try PostgresOrderStore.singleRowCommits(url: url, duration: .seconds(seconds)))
         return [
             String(
                 format:
                     "server-notify-pg ratio=%.2f instances=%d notify_ops=%.0f pg_commits_ops=%.0f p50_ms=%.2f p99_ms=%.2f "
-                    + "pg_commit_p50_ms=%.2f pg_commit_p99_ms=%.2f pool_size=%d connections=%d",
+                    + "pg_commit_p50_ms=%.2f pg_commit_p99_ms=%.2f pool_size=%d connections=%d retries=%d orders=%@",
                 rate / baseline.rate, instances, rate, baseline.rate, results.map(\.p50).max() ?? 0, results.map(\.p99).max() ?? 0,
-                baseline.p50Milliseconds, baseline.p99Milliseconds, poolSize, Self.connections)
+                baseline.p50Milliseconds, baseline.p99Milliseconds, poolSize, Self.connections, retries, sameOrders ? "same" : "spread")
         ]
     }
 

@@ -1,14 +1,22 @@
 import Foundation
 
 /// `swift run -c release cashier-bench <suite> [--seconds N]`
-/// `cashier-bench server [--only notify,hello,nginx,flow] [--db postgres://…] [--instances N] [--pool-size N]` —
+/// `cashier-bench server [--only notify,hello,nginx,flow] [--db postgres://…] [--instances N] [--pool-size N] [--same-orders]` —
 /// the merchant server on SQLite (or part of it, for a profiler), or on PostgreSQL with N instances
-/// sharing it, each with a pool of `--pool-size` connections (8 unless said).
+/// sharing it, each with a pool of `--pool-size` connections (8 unless said), each sent other
+/// orders' notifications than the rest at any moment (or, with `--same-orders`, the same ones).
 ///
 /// Every suite prints one line per figure, `<name> ratio=<cashier ÷ baseline> …`, where the
 /// baseline is measured in the same run on the same machine (timings here are noisy; only
 /// ratios are comparable across runs).
 var arguments = Array(CommandLine.arguments.dropFirst())
+
+/// Removes `--name` from the arguments; `true` when it was there.
+@MainActor func flag(_ name: String) -> Bool {
+    guard let index = arguments.firstIndex(of: name) else { return false }
+    arguments.remove(at: index)
+    return true
+}
 
 /// Removes `--name VALUE` from the arguments and returns VALUE.
 @MainActor func option(_ name: String) -> String? {
@@ -21,6 +29,7 @@ let seconds = option("--seconds").flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil 
 let database = option("--db")
 let instances = option("--instances").flatMap(Int.init).flatMap { (1...8).contains($0) ? $0 : nil } ?? 1
 let poolSize = option("--pool-size").flatMap(Int.init).flatMap { (1...64).contains($0) ? $0 : nil } ?? 8
+let sameOrders = flag("--same-orders")
 let only = option("--only").map { Set($0.split(separator: ",").map(String.init)) }
 
 let suites: [String: (Int, (String) -> Void) throws -> Void] = [
@@ -30,7 +39,8 @@ let suites: [String: (Int, (String) -> Void) throws -> Void] = [
     "applepay": ApplePaySuite.run,
     "server": { seconds, report in
         try ServerSuite.run(
-            seconds: seconds, database: database, instances: instances, poolSize: poolSize, only: only, report: report)
+            seconds: seconds, database: database, instances: instances, poolSize: poolSize, sameOrders: sameOrders, only: only,
+            report: report)
     },
 ]
 
@@ -38,7 +48,7 @@ guard arguments.count == 1, let suite = suites[arguments[0]] else {
     let names = suites.keys.sorted().joined(separator: "|")
     FileHandle.standardError.write(
         Data(
-            "usage: cashier-bench <\(names)> [--seconds N]   (server: [--only notify,hello,nginx,flow] [--db postgres://…] [--instances 1…8] [--pool-size 1…64])\n"
+            "usage: cashier-bench <\(names)> [--seconds N]   (server: [--only notify,hello,nginx,flow] [--db postgres://…] [--instances 1…8] [--pool-size 1…64] [--same-orders])\n"
                 .utf8))
     exit(2)
 }

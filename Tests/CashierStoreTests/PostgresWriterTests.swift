@@ -110,9 +110,29 @@ struct PostgresWriterTests {
         let other = Task { try await writer.write { _ = try $0.query("INSERT INTO t (n) VALUES (8)") } }
         let busy = await #expect(throws: StoreError.self) { try await locked.value }
         #expect(busy?.code == .busy)
+        #expect(busy?.message.contains("lock timeout") == true, "PostgreSQL's own words, not an empty message")
         try await other.value  // its batch went on (were there no lock timeout, the test would wait for ever: its time limit)
         try reader.rollback()
         try await writer.write { _ = try $0.query("UPDATE t SET n = 70 WHERE n = 7") }
         #expect(try Self.rows(reader) == [8, 70])
+    }
+
+    /// The store tries a transaction that timed out on a row lock again after a pause, and counts
+    /// it (`cashier-bench`'s `retries=`: the slow tail when instances write the same orders at once).
+    @Test func theStoreTriesALockedOutTransactionAgainAndCountsIt() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let store = try await PostgresOrderStore(url: url, poolSize: 1, writers: 1)
+        let reader = try PostgresConnection(url: url)
+        try reader.execute("CREATE TABLE t (n bigint PRIMARY KEY)")
+        try reader.execute("INSERT INTO t (n) VALUES (7)")
+        reader.begin()
+        try reader.query("SELECT n FROM t WHERE n = ? FOR UPDATE", [.integer(7)])
+        let update = Task { try await store.withTransaction { _ = try $0.connection.query("UPDATE t SET n = 70 WHERE n = 7") } }
+        // Its first attempt waits out the lock timeout; the lock is let go once it has been tried again.
+        for _ in 0..<400 where store.retryCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(store.retryCount >= 1)
+        try reader.rollback()
+        try await update.value
+        #expect(try Self.rows(reader) == [70])
     }
 }

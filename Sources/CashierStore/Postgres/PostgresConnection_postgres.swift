@@ -357,8 +357,11 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// serialisation failure, deadlock, a lock not had within `lock_timeout`, a prepared statement
     /// the session lost, or a transaction an earlier statement in its group commit aborted: busy, retried; a
     /// dropped connection: unavailable, retried).
+    /// The message is the result's own when it has one: in a pipeline the connection's message
+    /// is often empty (a lock timeout's came out as "PostgreSQL: " and nothing else).
     private func failure(_ result: OpaquePointer?) -> StoreError {
-        let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+        let own = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
+        let message = (own.isEmpty ? String(cString: PQerrorMessage(handle)) : own).trimmingCharacters(in: .whitespacesAndNewlines)
         guard PQstatus(handle) == CONNECTION_OK else {
             return StoreError(.unavailable, "the PostgreSQL connection was lost: \(message)")
         }

@@ -1,5 +1,6 @@
 import Cashier
 import Foundation
+import Synchronization
 
 /// The PostgreSQL ``OrderStore``, for several `cashier serve` instances sharing one database:
 /// the same statements as ``SQLiteOrderStore`` (``SQLOrderStore``), rows locked with
@@ -62,6 +63,12 @@ public final class PostgresOrderStore: SQLOrderStore {
     /// Batches of writes committed so far (each one WAL flush).
     public var commitCount: Int { writer.commitCount }
 
+    /// Transactions and reads tried again so far after a transient failure: a row lock not had
+    /// within ``writerLockTimeout`` (writers of several instances changing the same orders at
+    /// once) or a dropped connection. Each waited for its backoff, so they are the slow tail.
+    public var retryCount: Int { retries.load(ordering: .relaxed) }
+    private let retries = Atomic<Int>(0)
+
     /// The baseline for `cashier-bench server --db`: durable single-row commits — one `INSERT`
     /// per `BEGIN … COMMIT` on one connection, `synchronous_commit` as the server has it —
     /// measured for `duration` in a scratch table (`cashier_bench_baseline`, dropped afterwards):
@@ -90,6 +97,7 @@ public final class PostgresOrderStore: SQLOrderStore {
             do {
                 return try await operation()
             } catch let error as StoreError where (error.code == .busy || error.code == .unavailable) && attempt < Self.attempts {
+                retries.add(1, ordering: .relaxed)
                 try await Task.sleep(for: .milliseconds(10 * (1 << attempt) + Int.random(in: 0..<10)))
                 attempt += 1
             }
