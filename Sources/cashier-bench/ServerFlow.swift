@@ -48,9 +48,27 @@ struct ServerFlow {
         }
     }
 
-    /// - Returns: orders completed per second (webhook delivered), how many failed a step, and
-    ///   the CPU time the process used while they ran (server, sandbox, endpoint and clients).
-    func measure(folder: URL) async throws -> (rate: Double, completed: Int, failures: Int, cpuSeconds: Double) {
+    /// What `measure` found.
+    struct Result {
+        /// Orders completed per second (webhook delivered), and how many in all.
+        var rate: Double
+        var completed: Int
+        /// Orders that failed a step.
+        var failures: Int
+        /// CPU the process used while they ran (server, sandbox, endpoint and clients).
+        var cpuSeconds: Double
+        /// Bare HTTP exchanges (`GET /healthz` through the same clients and server) per second,
+        /// and the CPU each cost: an order is five exchanges, so `exchangeRate / 5` orders a
+        /// second is the most the flow could reach if everything else an order does were free.
+        var exchangeRate: Double
+        var cpuSecondsPerExchange: Double
+    }
+
+    /// HTTP exchanges an order takes: creation, payment parameters (and the server's call to the
+    /// provider for them), the provider's notification, the webhook.
+    static let exchangesPerOrder = 5
+
+    func measure(folder: URL) async throws -> Result {
         let mode = try await SandboxMode.start()
         let receiver = Receiver()
         let endpoint = HTTPServer(configuration: .init(threads: 1)) { .now(receiver.receive($0)) }
@@ -94,10 +112,37 @@ struct ServerFlow {
         receiver.stopped.store(true, ordering: .relaxed)
         let cpuSeconds = ProcessCPU.seconds() - cpuBefore
         let completed = receiver.paid.withLock { $0.count }
+        let exchanges = try await bareExchanges(url: server.baseURL.appendingPathComponent("healthz"))
         await server.stop()
         await endpoint.stop()
         await mode.sandbox.stop()
-        return (Double(completed) / Double(seconds), completed, failures, cpuSeconds)
+        return Result(
+            rate: Double(completed) / Double(seconds), completed: completed, failures: failures, cpuSeconds: cpuSeconds,
+            exchangeRate: exchanges.rate, cpuSecondsPerExchange: exchanges.cpuSecondsEach)
+    }
+
+    /// `connections` clients, each a `CurlTransport` as in the flow, getting `url` one request
+    /// after another for the same time: exchanges a second, and the CPU each cost.
+    func bareExchanges(url: URL) async throws -> (rate: Double, cpuSecondsEach: Double) {
+        let clock = ContinuousClock()
+        let cpuBefore = ProcessCPU.seconds()
+        let deadline = clock.now.advanced(by: .seconds(seconds))
+        let count = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<connections {
+                group.addTask {
+                    let transport = CurlTransport()
+                    var done = 0
+                    while clock.now < deadline {
+                        let response = try await transport.send(HTTPRequest(method: "GET", url: url))
+                        guard response.status == 200 else { throw Subprocess.Failure("/healthz: HTTP \(response.status)") }
+                        done += 1
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return (Double(count) / Double(seconds), (ProcessCPU.seconds() - cpuBefore) / Double(max(count, 1)))
     }
 
     /// One order, as the merchant's backend, the app and WeChat Pay take it.

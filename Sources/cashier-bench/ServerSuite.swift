@@ -115,7 +115,7 @@ enum ServerSuite {
             }
         }
         await server.stop()
-        var flow: (rate: Double, completed: Int, failures: Int, cpuSeconds: Double)?
+        var flow: ServerFlow.Result?
         var flowBaseline = 0.0
         if wanted("flow") {
             let before = try commits()
@@ -154,6 +154,14 @@ enum ServerSuite {
                         + "connections=%d",
                     flow.rate / flowBaseline, flow.rate, flowBaseline, flow.completed, flow.failures,
                     flow.cpuSeconds * 1000 / Double(max(flow.completed, 1)), connections))
+            // What the flow could reach if an order cost only its five HTTP exchanges.
+            let ceiling = flow.exchangeRate / Double(ServerFlow.exchangesPerOrder)
+            lines.append(
+                String(
+                    format: "server-flow-ceiling ratio=%.2f orders_ops=%.0f exchanges_ops=%.0f cpu_us_per_exchange=%.0f "
+                        + "exchanges_per_order=%d connections=%d",
+                    ceiling / flowBaseline, ceiling, flow.exchangeRate, flow.cpuSecondsPerExchange * 1e6, ServerFlow.exchangesPerOrder,
+                    connections))
         }
         return lines
     }
