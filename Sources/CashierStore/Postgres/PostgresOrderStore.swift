@@ -64,8 +64,8 @@ public final class PostgresOrderStore: SQLOrderStore {
     public var commitCount: Int { writer.commitCount }
 
     /// Transactions and reads tried again so far after a transient failure: a row lock not had
-    /// within ``writerLockTimeout`` (writers of several instances changing the same orders at
-    /// once) or a dropped connection. Each waited for its backoff, so they are the slow tail.
+    /// within the writers' 50 ms lock timeout (writers of several instances changing the same
+    /// orders at once) or a dropped connection. Each waited for its backoff: the slow tail.
     public var retryCount: Int { retries.load(ordering: .relaxed) }
     private let retries = Atomic<Int>(0)
 
