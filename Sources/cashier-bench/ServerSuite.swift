@@ -166,7 +166,10 @@ enum ServerSuite {
         return lines
     }
 
-    /// 200 orders, each with a WeChat Pay attempt reserved as the API reserves it, and a signed
+    /// Orders the notification load is for.
+    static let notifiedOrders = 200
+
+    /// ``notifiedOrders`` orders, each with a WeChat Pay attempt reserved as the API reserves it, and a signed
     /// payment notification for each: the first of each pays its order, the rest are duplicates
     /// that are verified and logged — one commit each way.
     /// - Returns: the wrk script that posts them in turn, from the one its first argument (after
@@ -174,7 +177,7 @@ enum ServerSuite {
     static func notificationScript(store: any OrderStore, merchant: WeChatPay.V2.Merchant, folder: URL) async throws -> URL {
         var bodies: [String] = []
         let run = SecureRandom.alphanumeric(count: 8)  // orders of earlier runs may share the database
-        for index in 0..<200 {
+        for index in 0..<notifiedOrders {
             let order = try await store.create(
                 NewOrder(
                     id: "ord_bench_\(run)_\(index)", outTradeNo: "CBENCH\(run)\(index)", total: Money(minorUnits: 1275, currency: .cny),
@@ -265,7 +268,7 @@ enum ServerSuite {
                 group.addTask {
                     try await wrk([
                         "-t1", "-c\(max(1, connections))", "-d\(seconds)s", "--latency", "-s", script.path, target, "--",
-                        String(sameOrders ? 0 : 200 * index / instances),
+                        String(sameOrders ? 0 : notifiedOrders * index / instances),
                     ])
                 }
             }
