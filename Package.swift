@@ -197,7 +197,7 @@ let package = Package(
         .testTarget(name: "CashierHTTPTests", dependencies: ["CashierHTTP", "CashierCurl", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "CashierCurlTests",
-            dependencies: ["CashierCurl", "TestSupport"],
+            dependencies: ["CashierCurl", "CashierHTTP", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,4 +1,8 @@
 #include "CCurlShims.h"
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 CURLcode cashier_curl_set_string(CURL *handle, CURLoption option, const char *value) { return curl_easy_setopt(handle, option, value); }
 CURLcode cashier_curl_set_long(CURL *handle, CURLoption option, long value) { return curl_easy_setopt(handle, option, value); }
@@ -22,4 +26,53 @@ long cashier_curl_response_code(CURL *handle) {
     long status = 0;
     curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
     return status;
+}
+
+CURLMcode cashier_curl_multi_set_callbacks(CURLM *multi, cashier_curl_socket_callback socket, cashier_curl_timer_callback timer, void *context) {
+    CURLMcode code = curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, socket);
+    if (code == CURLM_OK) code = curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, context);
+    if (code == CURLM_OK) code = curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, timer);
+    if (code == CURLM_OK) code = curl_multi_setopt(multi, CURLMOPT_TIMERDATA, context);
+    return code;
+}
+
+int cashier_curl_message_done(CURLMsg *message, CURL **handle, CURLcode *result) {
+    if (message == NULL || message->msg != CURLMSG_DONE) return 0;
+    *handle = message->easy_handle;
+    *result = message->data.result;
+    return 1;
+}
+
+int cashier_epoll_watch(int epoll, int fd, int add, int reading, int writing) {
+    struct epoll_event event = {0};
+    event.events = (reading ? EPOLLIN : 0) | (writing ? EPOLLOUT : 0);
+    event.data.fd = fd;
+    int op = add > 0 ? EPOLL_CTL_ADD : (add == 0 ? EPOLL_CTL_MOD : EPOLL_CTL_DEL);
+    return epoll_ctl(epoll, op, fd, &event);
+}
+
+int cashier_epoll_wait(int epoll, int *fds, int *readiness, int capacity, int timeout) {
+    struct epoll_event events[64];
+    if (capacity > 64) capacity = 64;
+    int count = epoll_wait(epoll, events, capacity, timeout);
+    for (int i = 0; i < count; i++) {
+        fds[i] = events[i].data.fd;
+        readiness[i] = ((events[i].events & EPOLLIN) ? CURL_CSELECT_IN : 0) | ((events[i].events & EPOLLOUT) ? CURL_CSELECT_OUT : 0)
+            | ((events[i].events & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0);
+    }
+    return count;
+}
+
+int cashier_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int cashier_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+void cashier_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    (void)write(fd, &one, sizeof one);
+}
+
+void cashier_eventfd_drain(int fd) {
+    uint64_t count;
+    (void)read(fd, &count, sizeof count);
 }

@@ -10,9 +10,10 @@ import Synchronization
 /// merchant's certificate on the TLS connection, which URLSession on Linux cannot present; and
 /// URLSession on Linux can take the whole process down under concurrent load (a fatal error in
 /// swift-corelibs-foundation's task registry, seen in this project's tests), which a server
-/// must not risk. Each call runs on a thread of its own, never on Swift's cooperative pool;
-/// finished transfers' handles are kept (up to ``maximumIdleHandles``) so their connections
-/// are reused by the next calls.
+/// must not risk. Calls run on a few threads of libcurl's own (one per core, up to four), never
+/// on Swift's cooperative pool: each drives its transfers together, waiting on their sockets in
+/// `epoll`, so calls waiting on slow servers hold no thread each and a slow one holds up no
+/// other. Connections stay open between calls to the same host.
 ///
 /// ```swift
 /// let transport = CurlTransport(clientCertificate: .init(certificatePath: "apiclient_cert.pem", keyPath: "apiclient_key.pem"))
@@ -34,7 +35,8 @@ public struct CurlTransport: HTTPTransport {
     private let trustedCAPath: String?
     private let handles: Handles
 
-    /// How many finished transfers' handles (and so open connections) a transport keeps.
+    /// How many finished transfers' handles a transport keeps for its next calls (the open
+    /// connections are kept by the threads that run the transfers, for every transport).
     public static let maximumIdleHandles = 8
 
     /// - Parameters:
@@ -47,26 +49,37 @@ public struct CurlTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let clientCertificate = clientCertificate
-        let trustedCAPath = trustedCAPath
-        let handles = handles
-        return try await withCheckedThrowingContinuation { continuation in
-            Self.transfers.run {
-                continuation.resume(
-                    with: Result {
-                        guard let handle = handles.take() else { throw PaymentError(.transport, "libcurl could not start a transfer") }
-                        defer { handles.give(back: handle) }
-                        return try Self.perform(request, on: handle, clientCertificate: clientCertificate, trustedCAPath: trustedCAPath)
-                    })
-            }
+        guard let handle = handles.take() else { throw PaymentError(.transport, "libcurl could not start a transfer") }
+        defer { handles.give(back: handle) }
+        let collected = Collected()
+        var headers: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(headers) }
+        for field in request.headers where !field.name.contains(where: \.isNewline) && !field.value.contains(where: \.isNewline) {
+            headers = curl_slist_append(headers, "\(field.name): \(field.value)")
         }
+        try Self.configure(handle, for: request, headers: headers, collected: collected, clientCertificate, trustedCAPath)
+        // `collected` lives on until the headers are read below, after the transfer.
+        let result = await withCheckedContinuation { continuation in
+            CurlMultiLoop.next().start(.init(handle: handle, done: { continuation.resume(returning: $0) }))
+        }
+        guard result == CURLE_OK else {
+            throw PaymentError(
+                .transport,
+                "\(request.method) \(request.url.host ?? "")\(request.url.path) got no response: \(String(cString: curl_easy_strerror(result)))"
+            )
+        }
+        var responseHeaders = HTTPHeaders()
+        // Keep only the last response's headers (after any 100-continue or redirect).
+        let lastBlock = collected.headerLines.split(whereSeparator: \.isEmpty).last ?? []
+        for line in lastBlock.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            responseHeaders.add(String(line[..<colon]), ASCIIWhitespace.trimmed(line[line.index(after: colon)...]))
+        }
+        return HTTPResponse(status: cashier_curl_response_code(handle), headers: responseHeaders, body: Data(collected.body))
     }
 
-    /// Where blocking transfers run: threads kept between transfers, never Swift's cooperative ones.
-    private static let transfers = TransferThreads(name: "cashier-curl")
-
-    /// Easy handles between transfers: libcurl keeps each one's connection open for the next.
-    /// It owns C state and guards it with its lock: hence `@unchecked Sendable`.
+    /// Easy handles between transfers, kept so the next call does not make one. It owns C state
+    /// and guards it with its lock: hence `@unchecked Sendable`.
     private final class Handles: @unchecked Sendable {
         private let lock = NSLock()
         private var idle: [UnsafeMutableRawPointer] = []
@@ -94,8 +107,8 @@ public struct CurlTransport: HTTPTransport {
         }
     }
 
-    /// What the callbacks fill in.
-    private final class Collected {
+    /// What the callbacks fill in, on the transfer's thread, before the caller reads it.
+    private final class Collected: @unchecked Sendable {
         var body: [UInt8] = []
         var headerLines: [String] = []
     }
@@ -119,15 +132,11 @@ public struct CurlTransport: HTTPTransport {
         return size * count
     }
 
-    private static func perform(
-        _ request: HTTPRequest, on handle: UnsafeMutableRawPointer, clientCertificate: ClientCertificate?, trustedCAPath: String?
-    ) throws -> HTTPResponse {
-        var headers: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headers) }
-        for field in request.headers where !field.name.contains(where: \.isNewline) && !field.value.contains(where: \.isNewline) {
-            headers = curl_slist_append(headers, "\(field.name): \(field.value)")
-        }
-        let collected = Collected()
+    /// Sets `handle`'s options for `request`; the callbacks write into `collected`.
+    private static func configure(
+        _ handle: UnsafeMutableRawPointer, for request: HTTPRequest, headers: UnsafeMutablePointer<curl_slist>?, collected: Collected,
+        _ clientCertificate: ClientCertificate?, _ trustedCAPath: String?
+    ) throws {
         let milliseconds =
             Int(request.timeout.components.seconds) * 1000 + Int(request.timeout.components.attoseconds / 1_000_000_000_000_000)
         var code = cashier_curl_set_string(handle, CURLOPT_URL, request.url.absoluteString)
@@ -153,20 +162,5 @@ public struct CurlTransport: HTTPTransport {
         guard code == CURLE_OK else {
             throw PaymentError(.transport, "libcurl refused an option: \(String(cString: curl_easy_strerror(code)))")
         }
-        let result = withExtendedLifetime(collected) { curl_easy_perform(handle) }
-        guard result == CURLE_OK else {
-            throw PaymentError(
-                .transport,
-                "\(request.method) \(request.url.host ?? "")\(request.url.path) got no response: \(String(cString: curl_easy_strerror(result)))"
-            )
-        }
-        var responseHeaders = HTTPHeaders()
-        // Keep only the last response's headers (after any 100-continue or redirect).
-        let lastBlock = collected.headerLines.split(whereSeparator: \.isEmpty).last ?? []
-        for line in lastBlock.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            responseHeaders.add(String(line[..<colon]), ASCIIWhitespace.trimmed(line[line.index(after: colon)...]))
-        }
-        return HTTPResponse(status: cashier_curl_response_code(handle), headers: responseHeaders, body: Data(collected.body))
     }
 }

@@ -1,0 +1,77 @@
+import Cashier
+import CashierCurl
+import CashierHTTP
+import Foundation
+import Synchronization
+import Testing
+
+/// Many calls at once on a few threads: every call is driven by one of libcurl's loops (at most
+/// four threads, whatever the load), none waits for another, and a call to a server that does not
+/// answer fails on its own timeout while the rest go on.
+@Suite(.timeLimit(.minutes(1))) struct CurlConcurrencyTests {
+    /// Threads of this process with the loops' name.
+    static func loopThreads() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter {
+            (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8))?.hasPrefix("cashier-curl") == true
+        }.count
+    }
+
+    /// Two hundred calls that the server answers only once all two hundred have arrived: they
+    /// finish only if all were in flight together (a call waiting for another's thread would wait
+    /// for ever), and they were, on no more than four threads.
+    @Test func twoHundredCallsAreInFlightTogetherOnAFewThreads() async throws {
+        let calls = 200
+        let arrived = Atomic<Int>(0)
+        let threadsSeen = Atomic<Int>(0)
+        let server = HTTPServer(configuration: .init(threads: 2)) { _ in
+            if arrived.add(1, ordering: .relaxed).newValue == calls { threadsSeen.store(Self.loopThreads(), ordering: .relaxed) }
+            return .later {
+                while arrived.load(ordering: .relaxed) < calls { try? await Task.sleep(for: .milliseconds(5)) }
+                return .text("together")
+            }
+        }
+        try server.start()
+        defer { Task { await server.stop() } }
+        let url = URL(string: "http://127.0.0.1:\(server.port)/gate")!
+        let transport = CurlTransport()
+        let answers = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<calls {
+                group.addTask {
+                    String(
+                        decoding: try await transport.send(HTTPRequest(method: "GET", url: url, timeout: .seconds(50))).body, as: UTF8.self)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.count == calls && answers.allSatisfy { $0 == "together" })
+        #expect((1...4).contains(threadsSeen.load(ordering: .relaxed)), "libcurl's loops, not a thread per call")
+    }
+
+    /// A call to a server that answers too late fails with its own timeout as a transport error;
+    /// calls made meanwhile to the same server are answered.
+    @Test func aSlowServerTimesOutOneCallAndHoldsUpNoOther() async throws {
+        let server = HTTPServer(configuration: .init(threads: 2)) { request in
+            guard request.path == "/slow" else { return .now(.text("fast")) }
+            return .later {
+                try? await Task.sleep(for: .seconds(2))
+                return .text("too late")
+            }
+        }
+        try server.start()
+        defer { Task { await server.stop() } }
+        let transport = CurlTransport()
+        let slow = Task {
+            try await transport.send(
+                HTTPRequest(method: "GET", url: URL(string: "http://127.0.0.1:\(server.port)/slow")!, timeout: .milliseconds(300)))
+        }
+        for _ in 0..<20 {
+            let response = try await transport.send(
+                HTTPRequest(method: "GET", url: URL(string: "http://127.0.0.1:\(server.port)/fast")!, timeout: .seconds(30)))
+            #expect(String(decoding: response.body, as: UTF8.self) == "fast")
+        }
+        let timedOut = await #expect(throws: PaymentError.self) { try await slow.value }
+        #expect(timedOut?.code == .transport)
+        #expect(timedOut?.message.contains("/slow got no response") == true)
+    }
+}
