@@ -29,11 +29,11 @@ long cashier_curl_response_code(CURL *handle) {
 }
 
 CURLMcode cashier_curl_multi_set_callbacks(CURLM *multi, cashier_curl_socket_callback socket, cashier_curl_timer_callback timer, void *context) {
+    // Both callbacks get the loop as their context.
     CURLMcode code = curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, socket);
-    if (code == CURLM_OK) code = curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, context);
-    if (code == CURLM_OK) code = curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, timer);
-    if (code == CURLM_OK) code = curl_multi_setopt(multi, CURLMOPT_TIMERDATA, context);
-    return code;
+    if (code != CURLM_OK || (code = curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, context)) != CURLM_OK) return code;
+    if ((code = curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, timer)) != CURLM_OK) return code;
+    return curl_multi_setopt(multi, CURLMOPT_TIMERDATA, context);
 }
 
 int cashier_curl_message_done(CURLMsg *message, CURL **handle, CURLcode *result) {
