@@ -17,19 +17,19 @@ long cashier_curl_response_code(CURL *handle);
 typedef int (*cashier_curl_socket_callback)(CURL *easy, curl_socket_t socket, int what, void *context, void *socketContext);
 typedef int (*cashier_curl_timer_callback)(CURLM *multi, long timeoutMilliseconds, void *context);
 CURLMcode cashier_curl_multi_set_callbacks(CURLM *multi, cashier_curl_socket_callback socket, cashier_curl_timer_callback timer, void *context);
-/// 1 and the finished handle and its result when `message` says a transfer is done, else 0.
+// 1 and the finished handle and its result when `message` says a transfer is done, else 0.
 int cashier_curl_message_done(CURLMsg *message, CURL **handle, CURLcode *result);
 
 // epoll's event struct is packed on x86-64, which Swift does not import faithfully: these take
 // and give plain values.
-/// A new epoll instance, or -1.
+// A new epoll instance, or -1.
 int cashier_epoll_create(void);
-/// A non-blocking eventfd, or -1; `signal` makes it readable, `drain` reads it back to zero.
+// A non-blocking eventfd, or -1; `signal` makes it readable, `drain` reads it back to zero.
 int cashier_eventfd_create(void);
 void cashier_eventfd_signal(int fd);
 void cashier_eventfd_drain(int fd);
-/// Adds (`add` 1), changes (0) or removes (-1) `fd` in `epoll`, watching for reading and/or writing.
+// Adds (`add` 1), changes (0) or removes (-1) `fd` in `epoll`, watching for reading and/or writing.
 int cashier_epoll_watch(int epoll, int fd, int add, int reading, int writing);
-/// Waits up to `timeout` ms; fills `fds` and `readiness` (CURL_CSELECT_IN/OUT/ERR bits) for up to `capacity` ready descriptors.
+// Waits up to `timeout` ms; fills `fds` and `readiness` (CURL_CSELECT_IN/OUT/ERR bits) for up to `capacity` ready descriptors.
 int cashier_epoll_wait(int epoll, int *fds, int *readiness, int capacity, int timeout);
 #endif

@@ -108,7 +108,7 @@ public struct CurlTransport: HTTPTransport {
     }
 
     /// What the callbacks fill in, on the transfer's thread, before the caller reads it.
-    private final class Collected: @unchecked Sendable {
+    private final class Collected {
         var body: [UInt8] = []
         var headerLines: [String] = []
     }

@@ -46,9 +46,11 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
 
     var lockingClause: String { " FOR UPDATE" }
 
+    /// Statements that return no rows, several separated by `;` — which a pipeline cannot carry,
+    /// so what is waiting goes out first (in one pipeline of its own) and `sql` after it.
     func execute(_ sql: String) throws {
         if let last = pending.popLast() { try checked(try sendPending(then: .simple(last))) }
-        try checked(PQexec(handle, sql))
+        try run(sql)
     }
 
     /// One simple-protocol statement, now.
