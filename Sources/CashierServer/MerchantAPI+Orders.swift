@@ -81,8 +81,10 @@ extension MerchantAPI {
             let items = try sheet?.lines() ?? goods
             // What the wallet shows the payer when the backend gave no description: "2 × Latte, Bagel".
             let description =
-                input.description
-                ?? String(goods.map { $0.quantity > 1 ? "\($0.quantity) × \($0.label)" : $0.label }.joined(separator: ", ").prefix(120))
+                try input.checkedDescription()
+                ?? RequestBounds.prefix(
+                    goods.map { $0.quantity > 1 ? "\($0.quantity) × \($0.label)" : $0.label }.joined(separator: ", "),
+                    bytes: RequestBounds.textBytes)
             let summary: PaymentSummary
             do {
                 summary = try PaymentSummary(items: items, totalLabel: description)

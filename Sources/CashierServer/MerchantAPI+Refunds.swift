@@ -48,9 +48,7 @@ extension MerchantAPI {
                 return .error(status: 404, code: "not_found", message: "no order \(id)")
             }
             let amount = try Self.requestedAmount(body.amount, body.amount_minor, in: order.total.currency)
-            if let reason = body.reason, reason.utf8.count > 80 {
-                throw RequestProblem.unprocessable("reason must be at most 80 bytes (WeChat Pay's limit), not \(reason.utf8.count)")
-            }
+            try RequestProblem.check(body.reason, bytes: RequestBounds.reasonBytes, "reason", why: "WeChat Pay's limit for refund_desc")
             if let paymentID = body.payment ?? order.settledPaymentID, let payment = try await store.payment(id: paymentID),
                 payment.orderID == order.id, !(try adapters.adapter(for: payment).canRefund)
             {

@@ -55,6 +55,12 @@ struct OrderRequest: Decodable {
         return Int(seconds)
     }
 
+    /// The description, when given: at most ``RequestBounds/textBytes`` UTF-8 bytes.
+    func checkedDescription() throws -> String? {
+        try RequestProblem.check(description, bytes: RequestBounds.textBytes, "description", why: "WeChat Pay's limit for body")
+        return description
+    }
+
     /// The line items, priced exactly (SKUs from `catalog`). - Throws: `PaymentError.invalidRequest` naming the item.
     func lineItems(catalog: Catalog?) throws -> [LineItem] {
         // What the OpenAPI document says of the request's shape is refused as a RequestProblem (400);
@@ -67,6 +73,7 @@ struct OrderRequest: Decodable {
             if let quantity = item.quantity {
                 try RequestProblem.check(quantity.value, in: RequestBounds.quantity, "items[\(index)].quantity")
             }
+            try RequestProblem.check(item.label, bytes: RequestBounds.textBytes, "items[\(index)].label", why: "the API's limit for a line")
             if let minor = item.amount_minor {
                 try RequestProblem.check(minor.value, in: RequestBounds.itemMinorUnits, "items[\(index)].amount_minor")
             }

@@ -17,6 +17,22 @@ enum RequestBounds {
     static let refundMinorUnits: ClosedRange<Int64> = 1...1_000_000_000_000
     /// `limit` on lists.
     static let listLimit: ClosedRange<Int> = 1...100
+    /// An order's `description` and an item's `label`, in UTF-8 bytes: WeChat Pay's limit for
+    /// `body` (the document's `maxLength` counts characters; a longer text is a 422).
+    static let textBytes = 128
+    /// A refund's `reason`, in UTF-8 bytes (WeChat Pay's `refund_desc`).
+    static let reasonBytes = 80
+
+    /// The first characters of `text` that fit in `limit` UTF-8 bytes (never half a character).
+    static func prefix(_ text: String, bytes limit: Int) -> String {
+        var used = 0
+        return String(
+            text.prefix {
+                used += $0.utf8.count
+                return used <= limit
+            })
+    }
+
     /// `text` is an IPv4 or IPv6 address (what `client_ip` must be: WeChat Pay refuses anything else).
     static func isIPAddress(_ text: String) -> Bool {
         var v4 = in_addr()

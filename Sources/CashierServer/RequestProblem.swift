@@ -74,6 +74,13 @@ struct RequestProblem: Error, Sendable {
         }
     }
 
+    /// Checks that `text`, when there is one, is at most `limit` UTF-8 bytes — a provider's rule
+    /// (`why`), so a longer text is a 422 naming the field.
+    static func check(_ text: String?, bytes limit: Int, _ field: String, why: String) throws {
+        guard let count = text?.utf8.count, count > limit else { return }
+        throw RequestProblem.unprocessable("\(field) must be at most \(limit) UTF-8 bytes (\(why)), not \(count)")
+    }
+
     /// Checks that `value` is within `range`.
     static func check<T: Comparable & CustomStringConvertible>(_ value: T, in range: ClosedRange<T>, _ field: String, unit: String = "")
         throws

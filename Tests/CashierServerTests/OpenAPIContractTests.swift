@@ -91,6 +91,38 @@ import Testing
         await fixture.stop()
     }
 
+    @Test func textsPastTheirLimitAreRefusedAndTheDefaultDescriptionFits() async throws {
+        // A 129-character description was accepted (201): the document's maxLength was not held, and
+        // WeChat Pay would refuse the order's body at payment time.
+        let fixture = try await MerchantServerTests.Fixture()
+        func order(description: String?, labels: [String] = ["Latte"]) async throws -> (status: Int, object: [String: Any]) {
+            var body: [String: Any] = ["items": labels.map { ["label": $0, "amount": "1.00"] }, "currency": "CNY"]
+            body["description"] = description
+            let answer = try await fixture.call("POST", "/v1/orders", json: body)
+            return (answer.status, answer.object)
+        }
+        let tooLong = try await order(description: String(repeating: "0", count: 129))
+        #expect(tooLong.status == 422 && "\(tooLong.object)".contains("description"), "\(tooLong)")
+        // 43 characters, 129 bytes: within the document's count, past WeChat Pay's bytes.
+        #expect(try await order(description: String(repeating: "咖", count: 43)).status == 422)
+        #expect(try await order(description: String(repeating: "咖", count: 42)).status == 201)
+        #expect(try await order(description: String(repeating: "0", count: 128)).status == 201)
+        let label = try await order(description: nil, labels: [String(repeating: "L", count: 129)])
+        #expect(label.status == 422 && "\(label.object)".contains("items[0].label"), "\(label)")
+        // Without a description the items name the order, cut to 128 bytes on a character boundary.
+        let named = try await order(description: nil, labels: Array(repeating: String(repeating: "咖", count: 42), count: 3))
+        let description = try #require(named.object["description"] as? String)
+        #expect(named.status == 201 && description.utf8.count <= 128 && description.utf8.count > 120 && description.hasPrefix("咖"))
+        // A refund's reason: WeChat Pay's 80 bytes, named.
+        let id = try #require(try await order(description: "Tea").object["id"] as? String)
+        let reason = try await fixture.call(
+            "POST", "/v1/orders/\(id)/refunds", json: ["amount": "1.00", "reason": String(repeating: "r", count: 81)])
+        #expect(reason.status == 422 && "\(reason.object)".contains("reason"), "\(reason.status) \(reason.object)")
+        let fine = try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "1.00", "reason": "cold"])
+        #expect(fine.status != 422 && !"\(fine.object)".contains("UTF-8 bytes"), "\(fine.status) \(fine.object)")
+        await fixture.stop()
+    }
+
     @Test func optionalBodiesMayBeEmptyAndRulesAnswer422() async throws {
         let fixture = try await MerchantServerTests.Fixture()
         let order = try await fixture.createOrder(amount: "5.00")

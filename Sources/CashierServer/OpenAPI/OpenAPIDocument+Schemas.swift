@@ -90,7 +90,9 @@ extension OrderRequest: SchemaDocumented {
             "items": ["minItems": 1, "maxItems": RequestBounds.items],
             "currency": OpenAPIDocument.note(
                 "ISO 4217 code; required unless every item is a catalog SKU.", OpenAPIDocument.ref("Currency")),
-            "description": OpenAPIDocument.note("What the payer sees on the wallet's sheet and the bill.", ["maxLength": 128]),
+            "description": OpenAPIDocument.note(
+                "What the payer sees on the wallet's sheet and the bill: at most 128 UTF-8 bytes (WeChat Pay's limit), else 422.",
+                ["maxLength": 128]),
             "metadata": OpenAPIDocument.note(
                 "Your own keys and values, returned as given (and to the provider as attach / passback_params when they fit)."),
             "merchant": OpenAPIDocument.note(
@@ -116,7 +118,7 @@ extension OrderRequest.Item: SchemaDocumented {
     }
     static var schemaNotes: [String: [String: Any]] {
         [
-            "label": OpenAPIDocument.note("What the payer sees.", ["maxLength": 128]),
+            "label": OpenAPIDocument.note("What the payer sees: at most 128 UTF-8 bytes, else 422.", ["maxLength": 128]),
             "sku": OpenAPIDocument.note("A catalog SKU, priced by the server."),
             "amount": OpenAPIDocument.note(
                 "Unit price as a decimal string in the order's currency (negative for a discount).",
@@ -183,7 +185,8 @@ extension MerchantAPI.RefundBody: SchemaDocumented {
             "amount_minor": OpenAPIDocument.note(
                 "In minor units.",
                 ["minimum": RequestBounds.refundMinorUnits.lowerBound, "maximum": RequestBounds.refundMinorUnits.upperBound]),
-            "reason": OpenAPIDocument.note("Shown to the payer by some providers.", ["maxLength": 80]),
+            "reason": OpenAPIDocument.note(
+                "Shown to the payer by some providers: at most 80 UTF-8 bytes (WeChat Pay's limit), else 422.", ["maxLength": 80]),
             "payment": OpenAPIDocument.note("The payment to refund (pay_…); default the one that paid the order."),
         ]
     }
