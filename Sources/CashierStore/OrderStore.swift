@@ -147,12 +147,16 @@ public protocol OrderStore: Sendable {
 
     // MARK: Outbox
 
-    /// Undelivered messages due at `now`, oldest first (a look, nothing claimed).
+    /// Undelivered messages due at `now` in the order they were written (a look, nothing claimed).
+    /// An order's messages are written in the order its changes commit, so they come out in
+    /// that order — `order.paid` before the `order.refund_required` of a payment that arrived
+    /// after it — even when the later change's caller read the clock first.
     func dueOutbox(now: Date, limit: Int) async throws -> [OutboxMessage]
     /// Claims undelivered messages due at `now` for `lease` seconds: no other instance sharing
     /// the database gets them meanwhile; if this one dies, they come back when the lease ends.
+    /// In the order they were written, as ``dueOutbox(now:limit:)``.
     func claimOutbox(now: Date, limit: Int, lease: TimeInterval) async throws -> [OutboxMessage]
-    /// Every webhook message of an order, delivered or not, oldest first.
+    /// Every webhook message of an order, delivered or not, in the order they were written.
     func outbox(orderID: String) async throws -> [OutboxMessage]
     func markDelivered(_ id: String, at: Date) async throws
     /// Records a failed attempt (with why) and when to try again.

@@ -26,10 +26,12 @@ import Testing
         try await store.recordPayment(.placed, of: payment.id, record: .init(kind: .paymentStarted), now: Date())
     }
 
-    static func succeed(_ store: any OrderStore, _ payment: StoredPayment, duplicate: EventRecord? = nil) async throws -> PaymentRecorded {
+    static func succeed(_ store: any OrderStore, _ payment: StoredPayment, duplicate: EventRecord? = nil, at now: Date = Date())
+        async throws -> PaymentRecorded
+    {
         try await store.recordPayment(
             .succeeded(transactionID: "T-" + payment.id, amount: payment.amount), of: payment.id, record: .init(kind: .notification),
-            duplicate: duplicate, now: Date())
+            duplicate: duplicate, now: now)
     }
 
     /// Webhook event ids: `evt_` and 32 lowercase hex digits of a random UUID, never repeated.
@@ -296,6 +298,31 @@ import Testing
         #expect(try await store.events(orderID: order.id).filter { $0.to == .paid }.count == 1)
         let types = try await store.dueOutbox(now: Date().addingTimeInterval(1), limit: 100).map(\.type)
         #expect(types == ["order.paid", "order.refund_required"])
+    }
+
+    @Test(arguments: Backend.available)
+    func anOrdersWebhooksComeOutInTheOrderItsChangesCommitted(backend: Backend) async throws {
+        // A caller reads the clock, then waits for the order's lock: the change committed second
+        // can carry the earlier time. Ordered by that time, order.refund_required went out first
+        // (seen in the concurrent test above, on PostgreSQL).
+        let store = try await backend.store()
+        let order = try await store.create(OrderStoreTests.newOrder())
+        let wechat = try await Self.begin(store, order.id, .wechatNative, .wechatV2).payment
+        let alipay = try await Self.begin(store, order.id, .alipayApp, .alipay).payment
+        let now = Date()
+        guard case .settled = try await Self.succeed(store, wechat, at: now) else {
+            Issue.record("not settled")
+            return
+        }
+        guard case .duplicatePayment = try await Self.succeed(store, alipay, at: now.addingTimeInterval(-1)) else {
+            Issue.record("not a duplicate")
+            return
+        }
+        let due = try await store.dueOutbox(now: now.addingTimeInterval(1), limit: 100).map(\.type)
+        #expect(due == ["order.paid", "order.refund_required"])
+        #expect(try await store.outbox(orderID: order.id).map(\.type) == due)
+        let claimed = try await store.claimOutbox(now: now.addingTimeInterval(1), limit: 100, lease: 30).map(\.type)
+        #expect(claimed == due)
     }
 
     @Test(arguments: Backend.available)

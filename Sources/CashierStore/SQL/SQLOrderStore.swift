@@ -215,7 +215,7 @@ extension SQLOrderStore {
             try session.connection.query(
                 """
                 SELECT \(SQLStatements.outboxColumns) FROM outbox
-                WHERE delivered_at IS NULL AND next_attempt_at <= ? ORDER BY created_at, rowid LIMIT ?
+                WHERE delivered_at IS NULL AND next_attempt_at <= ? ORDER BY rowid LIMIT ?
                 """,
                 [.integer(SQLStatements.stamp(now)), .integer(Int64(limit))]
             ).map(SQLStatements.outboxMessage)
@@ -228,7 +228,7 @@ extension SQLOrderStore {
             let rows = try connection.query(
                 """
                 SELECT \(SQLStatements.outboxColumns) FROM outbox
-                WHERE delivered_at IS NULL AND next_attempt_at <= ? ORDER BY created_at, rowid LIMIT ?\(connection.lockingClause.isEmpty ? "" : connection.lockingClause + " SKIP LOCKED")
+                WHERE delivered_at IS NULL AND next_attempt_at <= ? ORDER BY rowid LIMIT ?\(connection.lockingClause.isEmpty ? "" : connection.lockingClause + " SKIP LOCKED")
                 """,
                 [.integer(SQLStatements.stamp(now)), .integer(Int64(limit))])
             // Leased: no other instance takes them until the lease runs out (a crashed one's come back).
@@ -246,7 +246,7 @@ extension SQLOrderStore {
             try session.connection.query(
                 """
                 SELECT \(SQLStatements.outboxColumns) FROM outbox
-                WHERE order_id = ? ORDER BY created_at, rowid
+                WHERE order_id = ? ORDER BY rowid
                 """,
                 [.text(orderID)]
             ).map(SQLStatements.outboxMessage)
