@@ -1,7 +1,10 @@
 #include "CMicroHTTPDShims.h"
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned int threads,
                                      unsigned int connection_limit, unsigned int per_ip_connection_limit,
@@ -41,6 +44,38 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_NOTIFY_CONNECTION, connections, connections_cls,
                             MHD_OPTION_END);
+}
+
+int cashier_listen_probe(const char *host, uint16_t port) {
+    struct sockaddr_in v4;
+    struct sockaddr_in6 v6;
+    const struct sockaddr *address;
+    socklen_t length;
+    memset(&v4, 0, sizeof v4);
+    memset(&v6, 0, sizeof v6);
+    if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
+        v4.sin_family = AF_INET;
+        v4.sin_port = htons(port);
+        address = (const struct sockaddr *)&v4;
+        length = sizeof v4;
+    } else if (inet_pton(AF_INET6, host, &v6.sin6_addr) == 1) {
+        v6.sin6_family = AF_INET6;
+        v6.sin6_port = htons(port);
+        address = (const struct sockaddr *)&v6;
+        length = sizeof v6;
+    } else {
+        return EINVAL;
+    }
+    int probe = socket(address->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (probe < 0) return errno;
+    int on = 1;
+    int failure = 0;
+    if (setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 || bind(probe, address, length) != 0 ||
+        listen(probe, 1) != 0) {
+        failure = errno;
+    }
+    close(probe);
+    return failure;
 }
 
 int cashier_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size) {

@@ -2,6 +2,7 @@ import Cashier
 import CashierStore
 import ChildProcesses
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 import WeChatPay
@@ -144,15 +145,23 @@ import WeChatPay
         }
     }
 
+    /// Ports handed out in this process: tests running at once never get the same one.
+    private static let handedOut = Mutex<Set<Int>>([])
+
     /// Free ports below Linux's ephemeral range (32768–60999): an instance restarted on its port
     /// after SIGKILL must find it free, and ports from the ephemeral range are handed to every
-    /// outgoing connection the other tests make meanwhile (a CI run lost one that way).
+    /// outgoing connection the other tests make meanwhile (a CI run lost one that way). A port is
+    /// free when probed but only bound when its instance starts, so the clusters started at once
+    /// by other tests must not be given it too (another CI run lost one that way).
     static func freePorts(_ count: Int) async throws -> [Int] {
+        let taken = handedOut.withLock { $0.sorted().map(String.init).joined(separator: ",") }
         let script = """
             import random, socket
             ports = []
+            taken = {\(taken)}
             while len(ports) < \(count):
                 port = random.randint(20000, 32000)
+                if port in taken: continue
                 probe = socket.socket()
                 try:
                     probe.bind(('127.0.0.1', port))
@@ -166,7 +175,8 @@ import WeChatPay
         let ports = try await runSubprocess("/usr/bin/python3", ["-c", script]).stdout.split(separator: " ")
             .compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         try #require(ports.count == count)
-        return ports
+        let fresh = handedOut.withLock { handed in ports.allSatisfy { handed.insert($0).inserted } }
+        return fresh ? ports : try await freePorts(count)
     }
 
     @Test(.enabled(if: TestPostgres.url != nil, "needs the PostgreSQL test cluster (scripts/with-pg)"), .timeLimit(.minutes(2)))

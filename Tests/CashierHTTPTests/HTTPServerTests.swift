@@ -415,10 +415,23 @@ import Testing
         #expect(fixture.log.streamsEnded.load(ordering: .acquiring) == 2)
     }
 
-    @Test func badAddressOrTakenPort() throws {
-        #expect(throws: HTTPServerError.self) { try HTTPServer(configuration: .init(host: "not an address")) { _ in .text("") }.start() }
+    @Test func badAddressOrTakenPortSaysWhich() throws {
+        func failure(_ configuration: HTTPServer.Configuration) -> String {
+            do {
+                try HTTPServer(configuration: configuration) { _ in .text("") }.start()
+                return "started"
+            } catch {
+                return (error as? HTTPServerError)?.message ?? "\(error)"
+            }
+        }
+        #expect(failure(.init(host: "not an address")).contains("'not an address' is not an IPv4 or IPv6 address"))
         let first = try Fixture()
-        let second = HTTPServer(configuration: .init(port: first.server.port)) { _ in .text("") }
-        #expect(throws: HTTPServerError.self) { try second.start() }
+        let taken = failure(.init(port: first.server.port))
+        #expect(
+            taken
+                == "cannot listen on 127.0.0.1:\(first.server.port): the port is in use by another process (choose another port, or stop that process)"
+        )
+        // TEST-NET-1 (RFC 5737): never this machine's.
+        #expect(failure(.init(host: "192.0.2.1")).contains("192.0.2.1 is not an address of this machine"))
     }
 }
