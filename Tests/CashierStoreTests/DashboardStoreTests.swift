@@ -101,6 +101,18 @@ import Testing
         }
     }
 
+    /// The webhook job's claim reads the due range of `outbox_due`, not every message ever
+    /// delivered in rowid order, whichever order it returns them in.
+    @Test func theOutboxClaimReadsTheDueIndex() async throws {
+        let store = try #require(try await Backend.sqlite.store() as? SQLiteOrderStore)
+        let plan = try await store.withReading { session in
+            try session.connection.query("EXPLAIN QUERY PLAN " + SQLStatements.dueOutbox, [.integer(0), .integer(10)])
+                .compactMap { $0.last?.text }
+        }
+        #expect(plan.contains { $0.hasPrefix("SEARCH outbox USING INDEX outbox_due (delivered_at=? AND next_attempt_at<?)") }, "\(plan)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN outbox") }, "\(plan)")
+    }
+
     /// What a key made with `--merchant` lists: its sub-merchant's orders, their payments and refunds.
     @Test(arguments: Backend.available)
     func listsOfOneMerchant(backend: Backend) async throws {

@@ -212,25 +212,17 @@ extension SQLOrderStore {
 
     public func dueOutbox(now: Date, limit: Int) async throws -> [OutboxMessage] {
         try await withReading { session in
-            try session.connection.query(
-                """
-                SELECT \(SQLStatements.outboxColumns) FROM outbox
-                WHERE delivered_at IS NULL AND next_attempt_at <= ? ORDER BY rowid LIMIT ?
-                """,
-                [.integer(SQLStatements.stamp(now)), .integer(Int64(limit))]
-            ).map(SQLStatements.outboxMessage)
+            try session.connection.query(SQLStatements.dueOutbox, [.integer(SQLStatements.stamp(now)), .integer(Int64(limit))])
+                .map(SQLStatements.outboxMessage)
         }
     }
 
     public func claimOutbox(now: Date, limit: Int, lease: TimeInterval) async throws -> [OutboxMessage] {
         try await withTransaction { session in
             let connection = session.connection
+            let locking = connection.lockingClause.isEmpty ? "" : connection.lockingClause + " SKIP LOCKED"
             let rows = try connection.query(
-                """
-                SELECT \(SQLStatements.outboxColumns) FROM outbox
-                WHERE delivered_at IS NULL AND next_attempt_at <= ? ORDER BY rowid LIMIT ?\(connection.lockingClause.isEmpty ? "" : connection.lockingClause + " SKIP LOCKED")
-                """,
-                [.integer(SQLStatements.stamp(now)), .integer(Int64(limit))])
+                SQLStatements.dueOutbox + locking, [.integer(SQLStatements.stamp(now)), .integer(Int64(limit))])
             // Leased: no other instance takes them until the lease runs out (a crashed one's come back).
             for row in rows {
                 try connection.query(

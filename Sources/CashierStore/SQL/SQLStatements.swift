@@ -102,6 +102,13 @@ enum SQLStatements {
 
     static let outboxColumns = "id, order_id, type, payload, attempts, next_attempt_at, delivered_at, created_at, last_error"
 
+    /// Undelivered messages due at `?`, at most `?`, in the order they were written. Read from
+    /// the `outbox_due` index's range, so its cost is what is due, not every message ever sent.
+    static let dueOutbox = """
+        SELECT \(outboxColumns) FROM outbox
+        WHERE delivered_at IS NULL AND next_attempt_at <= ? ORDER BY rowid LIMIT ?
+        """
+
     static func outboxMessage(_ row: [SQLValue]) -> OutboxMessage {
         OutboxMessage(
             id: row[0].text ?? "", orderID: row[1].text ?? "", type: row[2].text ?? "", payload: row[3].text ?? "",
