@@ -6,36 +6,41 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* `host` (an IPv4 or IPv6 literal) and `port` as a socket address in `storage`; its length, or 0
+   when `host` is not an address literal. */
+static socklen_t cashier_socket_address(const char *host, uint16_t port, struct sockaddr_storage *storage) {
+    memset(storage, 0, sizeof *storage);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)storage;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)storage;
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+        return sizeof *v4;
+    }
+    if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(port);
+        return sizeof *v6;
+    }
+    return 0;
+}
+
 struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned int threads,
                                      unsigned int connection_limit, unsigned int per_ip_connection_limit,
                                      unsigned int timeout_seconds, size_t connection_memory_limit,
                                      MHD_AccessHandlerCallback handler, void *handler_cls,
                                      MHD_RequestCompletedCallback completed, void *completed_cls,
                                      MHD_NotifyConnectionCallback connections, void *connections_cls) {
-    struct sockaddr_in v4;
-    struct sockaddr_in6 v6;
-    const struct sockaddr *address = NULL;
+    struct sockaddr_storage address;
     /* poll(), not epoll: quiescing an epoll daemon that runs its own threads races inside
        libmicrohttpd 0.9.x (MHD_quiesce_daemon and a worker's MHD_epoll both remove the listen
        socket from the epoll set; the loser gets ENOENT and MHD_PANIC aborts the process). With
        poll() a quiesced worker simply leaves the listen socket out of its next poll set. */
     unsigned int flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_TURBO | MHD_USE_SUSPEND_RESUME;
-    memset(&v4, 0, sizeof v4);
-    memset(&v6, 0, sizeof v6);
-    if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
-        v4.sin_family = AF_INET;
-        v4.sin_port = htons(port);
-        address = (const struct sockaddr *)&v4;
-    } else if (inet_pton(AF_INET6, host, &v6.sin6_addr) == 1) {
-        v6.sin6_family = AF_INET6;
-        v6.sin6_port = htons(port);
-        address = (const struct sockaddr *)&v6;
-        flags |= MHD_USE_IPv6;
-    } else {
-        return NULL;
-    }
+    if (cashier_socket_address(host, port, &address) == 0) return NULL;
+    if (address.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
-                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&address,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
@@ -47,31 +52,15 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
 }
 
 int cashier_listen_probe(const char *host, uint16_t port) {
-    struct sockaddr_in v4;
-    struct sockaddr_in6 v6;
-    const struct sockaddr *address;
-    socklen_t length;
-    memset(&v4, 0, sizeof v4);
-    memset(&v6, 0, sizeof v6);
-    if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
-        v4.sin_family = AF_INET;
-        v4.sin_port = htons(port);
-        address = (const struct sockaddr *)&v4;
-        length = sizeof v4;
-    } else if (inet_pton(AF_INET6, host, &v6.sin6_addr) == 1) {
-        v6.sin6_family = AF_INET6;
-        v6.sin6_port = htons(port);
-        address = (const struct sockaddr *)&v6;
-        length = sizeof v6;
-    } else {
-        return EINVAL;
-    }
-    int probe = socket(address->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_storage address;
+    socklen_t length = cashier_socket_address(host, port, &address);
+    if (length == 0) return EINVAL;
+    int probe = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (probe < 0) return errno;
     int on = 1;
     int failure = 0;
-    if (setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 || bind(probe, address, length) != 0 ||
-        listen(probe, 1) != 0) {
+    if (setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
+        bind(probe, (const struct sockaddr *)&address, length) != 0 || listen(probe, 1) != 0) {
         failure = errno;
     }
     close(probe);
