@@ -91,7 +91,7 @@ extension MerchantAPI {
                 var current = order
                 if sheet != before {
                     let total = try sheet.total(in: order.total.currency)
-                    guard total.isPositive else { throw RequestProblem("the order's total would not be more than zero") }
+                    guard total.isPositive else { throw RequestProblem.unprocessable("the order's total would not be more than zero") }
                     let itemsJSON = String(decoding: try JSONEncoder().encode(try sheet.lines()), as: UTF8.self)
                     let record = EventRecord(
                         kind: .sheetUpdated,

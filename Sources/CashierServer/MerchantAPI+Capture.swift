@@ -31,7 +31,7 @@ extension MerchantAPI {
                 let (order, payment) = try await uncaptured(id, body.payment)
                 let amount = try Self.requestedAmount(body.amount, body.amount_minor, in: order.total.currency) ?? payment.amount
                 guard amount.minorUnits <= payment.amount.minorUnits else {
-                    throw RequestProblem("capture \(amount) is more than the \(payment.amount) authorised")
+                    throw RequestProblem.unprocessable("capture \(amount) is more than the \(payment.amount) authorised")
                 }
                 if amount == payment.amount {
                     try await captureAll(payment)

@@ -36,7 +36,7 @@ extension MerchantAPI {
             let expiresIn = try input.expiry()
             let goods = try input.lineItems(catalog: configuration.catalog)
             if input.shipping_methods != nil, caller != .secret {
-                throw RequestProblem("shipping_methods are priced by your backend: send them with the secret key")
+                throw RequestProblem.forbidden("shipping_methods are priced by your backend: send them with the secret key")
             }
             let options =
                 input.shipping_methods?.map {
@@ -50,7 +50,7 @@ extension MerchantAPI {
                 let apple = ((try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any])?["applepay"]
             {
                 guard caller == .secret else {
-                    throw RequestProblem("applepay commitments are priced by your backend: send them with the secret key")
+                    throw RequestProblem.forbidden("applepay commitments are priced by your backend: send them with the secret key")
                 }
                 guard let object = apple as? [String: Any], let currency = goods.first?.unitAmount.currency else {
                     throw RequestProblem(#"applepay must be an object such as {"recurringPaymentRequest": {…}}"#)

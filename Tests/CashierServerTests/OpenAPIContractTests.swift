@@ -123,6 +123,29 @@ import Testing
         await fixture.stop()
     }
 
+    @Test func rulesOfTheOrderOrTheKeyAreNot400() async throws {
+        // An order in SYP (the document allows any ISO 4217 code), then a WeChat Pay payment: the
+        // provider takes CNY only, which the document cannot say — it was answered 400.
+        let fixture = try await MerchantServerTests.Fixture()
+        let created = try await fixture.call(
+            "POST", "/v1/orders", json: ["items": [["label": "Tea", "amount_minor": 500]], "currency": "SYP"])
+        let id = try #require(created.object["id"] as? String, "\(created.object)")
+        let payment = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"])
+        #expect(payment.status == 422 && "\(payment.object)".contains("CNY"), "\(payment.status) \(payment.object)")
+        #expect(try await fixture.store.payments(orderID: id).isEmpty)
+        await fixture.stop()
+        // Prices from the publishable key (shipping on catalog items) are refused as a matter of the key: 403.
+        let catalog = try Catalog(json: Data(#"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.75"}}}"#.utf8))
+        let shop = try await MerchantServerTests.Fixture(catalog: catalog)
+        let shipping = [["identifier": "x", "label": "Courier", "amount": "1.00"]]
+        let priced = try await shop.call(
+            "POST", "/v1/orders", key: shop.keys.publishable, json: ["items": [["sku": "latte"]], "shipping_methods": shipping])
+        #expect(priced.status == 403 && "\(priced.object)".contains("shipping_methods"), "\(priced.status) \(priced.object)")
+        let plain = try await shop.call("POST", "/v1/orders", key: shop.keys.publishable, json: ["items": [["sku": "latte"]]])
+        #expect(plain.status == 201, "\(plain.status) \(plain.object)")
+        await shop.stop()
+    }
+
     @Test func optionalBodiesMayBeEmptyAndRulesAnswer422() async throws {
         let fixture = try await MerchantServerTests.Fixture()
         let order = try await fixture.createOrder(amount: "5.00")
