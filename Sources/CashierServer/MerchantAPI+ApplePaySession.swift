@@ -17,7 +17,7 @@ extension MerchantAPI {
         guard await caller(request) != nil else { return Self.unauthorized }
         guard let validator = configuration.applePay?.webSession else {
             return .error(
-                status: 400, code: "invalid_request",
+                status: 422, code: "invalid_request",
                 message: "Apple Pay on the web is not configured: set applepay.web (domain, identity_certificate_file, identity_key_file)")
         }
         do {

@@ -136,13 +136,20 @@ import Testing
         await fixture.stop()
         // Prices from the publishable key (shipping on catalog items) are refused as a matter of the key: 403.
         let catalog = try Catalog(json: Data(#"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.75"}}}"#.utf8))
-        let shop = try await MerchantServerTests.Fixture(catalog: catalog)
+        let shop = try await MerchantServerTests.Fixture(catalog: catalog) { $0.applePay = nil }
         let shipping = [["identifier": "x", "label": "Courier", "amount": "1.00"]]
         let priced = try await shop.call(
             "POST", "/v1/orders", key: shop.keys.publishable, json: ["items": [["sku": "latte"]], "shipping_methods": shipping])
         #expect(priced.status == 403 && "\(priced.object)".contains("shipping_methods"), "\(priced.status) \(priced.object)")
         let plain = try await shop.call("POST", "/v1/orders", key: shop.keys.publishable, json: ["items": [["sku": "latte"]]])
         #expect(plain.status == 201, "\(plain.status) \(plain.object)")
+        // What this server's configuration lacks (here Apple Pay) is not the request's fault either: 422.
+        let session = try await shop.call(
+            "POST", "/v1/applepay/sessions", json: ["validation_url": "https://apple-pay-gateway.apple.com/paymentservices/startSession"])
+        #expect(session.status == 422 && "\(session.object)".contains("applepay.web"), "\(session.status) \(session.object)")
+        let order = try #require(plain.object["id"] as? String)
+        let authorize = try await shop.call("POST", "/v1/orders/\(order)/payments/applepay/authorize", json: ["token": [:]])
+        #expect(authorize.status == 422 && "\(authorize.object)".contains("not configured"), "\(authorize.status) \(authorize.object)")
         await shop.stop()
     }
 
