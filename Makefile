@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FORMAT_PATHS := Sources Tests Package.swift Fuzz/Package.swift Fuzz/Sources
 
-.PHONY: demo test deps venv build lint format docs bench fuzz check-long stop-soak clean
+.PHONY: demo test deps venv build lint format docs bench fuzz check-long stop-soak schemathesis-long clean
 
 ## demo: install what is missing, build, and run the end-to-end demo
 demo: deps
@@ -55,12 +55,20 @@ bench: deps
 fuzz: deps
 	scripts/fuzz 1000000 300
 
-## check-long: everything `make test` runs, then the slow suites: benchmarks, fuzzing, and
-## 3000 stops of a busy HTTP server (libmicrohttpd's epoll mode aborted within ~1500)
-check-long: test bench fuzz stop-soak
+## check-long: everything `make test` runs, then the slow suites: benchmarks, fuzzing,
+## 3000 stops of a busy HTTP server (libmicrohttpd's epoll mode aborted within ~1500), and
+## Schemathesis for five minutes a key with three more seeds
+check-long: test bench fuzz stop-soak schemathesis-long
 
 stop-soak:
 	CASHIER_STOP_ROUNDS=3000 $(SWIFT) test --filter stoppingWhileConnectionsArriveNeverAbortsTheProcess
+
+# make test gives Schemathesis 40 s a key, and a run bounded in time reaches different cases
+# each time whatever its seed: this gives it 300 s a key with three other seeds.
+schemathesis-long:
+	for seed in 7 99 4242; do \
+	  CASHIER_SCHEMATHESIS_SEED=$$seed CASHIER_SCHEMATHESIS_SECONDS=300 $(SWIFT) test --filter schemathesisFindsNothing || exit 1; \
+	done
 
 clean:
 	rm -rf .build
