@@ -54,7 +54,7 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
 int cashier_listen_probe(const char *host, uint16_t port) {
     struct sockaddr_storage address;
     socklen_t length = cashier_socket_address(host, port, &address);
-    if (length == 0) return EINVAL;
+    if (length == 0) return -1;
     int probe = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (probe < 0) return errno;
     int on = 1;

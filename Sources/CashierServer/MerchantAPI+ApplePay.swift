@@ -46,10 +46,14 @@ extension MerchantAPI {
     /// The idempotency key of a processor call for a refund record (a refund, or money released).
     static func processorKey(_ refund: StoredRefund, _ operation: String) -> String { "cashier_\(refund.outRefundNo)_\(operation)" }
 
+    /// Apple Pay asked of a server without it: a method not configured (422).
+    static let applePayNotConfigured = HTTPServerResponse.error(
+        status: 422, code: "invalid_request", message: "Apple Pay is not configured on this server")
+
     func authorizeApplePay(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
         guard let identity = await identify(request) else { return Self.unauthorized }
         guard let applePay = configuration.applePay else {
-            return .error(status: 422, code: "invalid_request", message: "Apple Pay is not configured on this server")
+            return Self.applePayNotConfigured
         }
         let expected = #"{"token": <the PKPayment or its token as JSON>}"#
         do {

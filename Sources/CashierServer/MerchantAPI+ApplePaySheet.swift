@@ -31,7 +31,7 @@ extension MerchantAPI {
     func updateApplePaySheet(_ request: HTTPServerRequest, id: String) async -> HTTPServerResponse {
         guard let identity = await identify(request) else { return Self.unauthorized }
         guard let applePay = configuration.applePay else {
-            return .error(status: 422, code: "invalid_request", message: "Apple Pay is not configured on this server")
+            return Self.applePayNotConfigured
         }
         do {
             let body = try RequestProblem.decode(

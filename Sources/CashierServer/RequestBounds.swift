@@ -1,3 +1,4 @@
+import Cashier
 import Foundation
 
 /// The bounds on every number the merchant API reads: anything outside is refused (400) before
@@ -17,9 +18,9 @@ enum RequestBounds {
     static let refundMinorUnits: ClosedRange<Int64> = 1...1_000_000_000_000
     /// `limit` on lists.
     static let listLimit: ClosedRange<Int> = 1...100
-    /// An order's `description` and an item's `label`, in UTF-8 bytes: WeChat Pay's limit for
-    /// `body` (the document's `maxLength` counts characters; a longer text is a 422).
-    static let textBytes = 128
+    /// An order's `description` and an item's `label`, in UTF-8 bytes: an order's own limit,
+    /// WeChat Pay's for `body` (the document's `maxLength` counts characters; a longer text is a 422).
+    static let textBytes = Order.descriptionLimit
     /// A refund's `reason`, in UTF-8 bytes (WeChat Pay's `refund_desc`).
     static let reasonBytes = 80
 

@@ -20,6 +20,15 @@ import Testing
         try await store.beginPayment(NewPayment(orderID: orderID, method: method, provider: provider), now: now)
     }
 
+    /// A new order with two open attempts at once: WeChat Pay Native and Alipay (`alipay`).
+    static func orderWithTwoAttempts(_ store: any OrderStore, alipay: PaymentMethod = .alipayApp) async throws
+        -> (order: StoredOrder, wechat: StoredPayment, alipay: StoredPayment)
+    {
+        let order = try await store.create(OrderStoreTests.newOrder())
+        let wechat = try await begin(store, order.id, .wechatNative, .wechatV2).payment
+        return (order, wechat, try await begin(store, order.id, alipay, .alipay).payment)
+    }
+
     /// The provider accepted the attempt: the payer can pay it now.
     @discardableResult
     static func place(_ store: any OrderStore, _ payment: StoredPayment) async throws -> PaymentRecorded {
@@ -120,9 +129,7 @@ import Testing
     @Test(arguments: Backend.available)
     func aSuccessSettlesOnceAndASecondPaymentIsFlagged(backend: Backend) async throws {
         let store = try await backend.store()
-        let order = try await store.create(OrderStoreTests.newOrder())
-        let wechat = try await Self.begin(store, order.id, .wechatNative, .wechatV2).payment
-        let alipay = try await Self.begin(store, order.id, .alipayQR, .alipay).payment
+        let (order, wechat, alipay) = try await Self.orderWithTwoAttempts(store, alipay: .alipayQR)
         // Another amount is never recorded as this payment's success.
         let wrong = await #expect(throws: StoreError.self) {
             try await store.recordPayment(
@@ -274,9 +281,7 @@ import Testing
         let location = try await backend.freshLocation()
         let store = try await backend.open(location)
         let other = try await backend.open(location)
-        let order = try await store.create(OrderStoreTests.newOrder())
-        let wechat = try await Self.begin(store, order.id, .wechatNative, .wechatV2).payment
-        let alipay = try await Self.begin(store, order.id, .alipayApp, .alipay).payment
+        let (order, wechat, alipay) = try await Self.orderWithTwoAttempts(store)
         // Fifty copies of each payment's success, from two connections at once.
         let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<100 {
@@ -306,9 +311,7 @@ import Testing
         // can carry the earlier time. Ordered by that time, order.refund_required went out first
         // (seen in the concurrent test above, on PostgreSQL).
         let store = try await backend.store()
-        let order = try await store.create(OrderStoreTests.newOrder())
-        let wechat = try await Self.begin(store, order.id, .wechatNative, .wechatV2).payment
-        let alipay = try await Self.begin(store, order.id, .alipayApp, .alipay).payment
+        let (order, wechat, alipay) = try await Self.orderWithTwoAttempts(store)
         let now = Date()
         guard case .settled = try await Self.succeed(store, wechat, at: now) else {
             Issue.record("not settled")

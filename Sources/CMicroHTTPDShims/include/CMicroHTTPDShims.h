@@ -15,8 +15,8 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
                                      MHD_NotifyConnectionCallback connections, void *connections_cls);
 
 /// Why `cashier_mhd_start` could not listen on `host` and `port`: binds a socket there as the
-/// daemon does (SO_REUSEADDR) and returns 0 if that works now, else the errno (EINVAL for a host
-/// that is not an address literal).
+/// daemon does (SO_REUSEADDR) and returns 0 if that works now, else the errno (-1 for a host that
+/// is not an address literal).
 int cashier_listen_probe(const char *host, uint16_t port);
 
 /// The peer's address as text into `buffer` (INET6_ADDRSTRLEN bytes); 1 on success, 0 if unknown.

@@ -17,8 +17,11 @@ public struct Order: Hashable, Sendable, Codable {
     public let outTradeNo: String
     /// Items and total.
     public let summary: PaymentSummary
-    /// What the payer sees as the subject (WeChat `body`, Alipay `subject`); 1 to 128 UTF-8 bytes.
+    /// What the payer sees as the subject (WeChat `body`, Alipay `subject`); 1 to
+    /// ``descriptionLimit`` UTF-8 bytes.
     public let description: String
+    /// The longest description in UTF-8 bytes: WeChat Pay's limit for `body`.
+    public static let descriptionLimit = 128
     /// The merchant's own key-value pairs (at most 20 keys, never sent to providers).
     public let metadata: [String: String]
     /// When the order was created.
@@ -56,8 +59,9 @@ public struct Order: Hashable, Sendable, Codable {
         guard summary.total.isPositive else {
             throw MoneyError(.invalidTotal, "an order must have a positive total, not \(summary.total)")
         }
-        guard !description.trimmingWhitespace.isEmpty, description.utf8.count <= 128 else {
-            throw MoneyError(.invalidItem, "an order description must be 1 to 128 UTF-8 bytes (WeChat Pay's limit for body)")
+        guard !description.trimmingWhitespace.isEmpty, description.utf8.count <= Self.descriptionLimit else {
+            throw MoneyError(
+                .invalidItem, "an order description must be 1 to \(Self.descriptionLimit) UTF-8 bytes (WeChat Pay's limit for body)")
         }
         guard metadata.count <= 20 else {
             throw MoneyError(.invalidItem, "an order takes at most 20 metadata keys, not \(metadata.count)")

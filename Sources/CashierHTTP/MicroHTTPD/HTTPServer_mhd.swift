@@ -176,30 +176,13 @@ public final class HTTPServer: Sendable {
                     Unmanaged.passUnretained(core).toOpaque(), connectionHandler, Unmanaged.passUnretained(core).toOpaque())
             }
             guard let started else {
-                throw HTTPServerError(message: Self.whyNotListening(host: configuration.host, port: configuration.port))
+                throw HTTPServerError.cannotListen(host: configuration.host, port: configuration.port)
             }
             daemon = Daemon(pointer: started)
             boundPort.store(cashier_mhd_bound_port(started), ordering: .releasing)
             if configuration.requestDeadlineSeconds > 0 {
                 core.arrivals.startSweeping(deadline: .seconds(configuration.requestDeadlineSeconds))
             }
-        }
-    }
-
-    /// What to tell the operator when the daemon did not start: the reason binding that address
-    /// gives now (the port in use, an address that is not this machine's, a port that needs
-    /// privileges), since libmicrohttpd itself says only that it failed.
-    static func whyNotListening(host: String, port: UInt16) -> String {
-        let place = "cannot listen on \(host):\(port)"
-        let error = host.withCString { cashier_listen_probe($0, port) }
-        switch error {
-        case EINVAL where host.withCString({ cashier_listen_probe($0, 0) }) == EINVAL:
-            return "\(place): '\(host)' is not an IPv4 or IPv6 address (e.g. 127.0.0.1 or ::1)"
-        case EADDRINUSE: return "\(place): the port is in use by another process (choose another port, or stop that process)"
-        case EADDRNOTAVAIL: return "\(place): \(host) is not an address of this machine"
-        case EACCES: return "\(place): ports below 1024 need privileges (use a port from 1024 up)"
-        case 0: return "\(place): libmicrohttpd could not start (the address is free now: too many open files or threads?)"
-        default: return "\(place): \(String(cString: strerror(error)))"
         }
     }
 
@@ -279,12 +262,6 @@ extension HTTPServer.Core {
 extension HTTPServer {
     static let stoppingResponse = HTTPServerResponse.error(
         status: 503, code: "server_stopping", message: "the server is stopping; retry the request")
-}
-
-/// An error starting the server.
-public struct HTTPServerError: Error, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
 }
 
 /// Per-request state, kept in libmicrohttpd's `req_cls` from the first callback to completion.
