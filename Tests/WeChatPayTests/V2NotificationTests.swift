@@ -43,6 +43,32 @@ import Testing
         try notification.check(amount: Money(minorUnits: 5100, currency: .cny))
     }
 
+    /// The signature covers each value as decoded (entity references, several CDATA sections),
+    /// not as written: the parsed document keeps those values decoded beside the body's bytes.
+    @Test func valuesThatNeedDecodingAreSignedAsDecoded() throws {
+        let fields = Self.notification(extra: [("attach", "a&b <c> 中文]]>"), ("device_info", "")])
+        let sign = try #require(fields.last?.1)
+        var xml = "<xml>"
+        for (name, value) in fields.dropLast() {
+            switch name {
+            case "attach": xml += "<attach>a&amp;b &lt;c&gt; &#x4E2D;<![CDATA[文]]]]><![CDATA[>]]></attach>"
+            case "device_info": xml += "<device_info/>"
+            default: xml += "<\(name)>\(value)</\(name)>"
+            }
+        }
+        let body = Array((xml + "<sign>\(sign)</sign></xml>").utf8)
+        let notification = try WeChatPay.V2.PaymentNotification.verify(body, merchant: Self.merchant)
+        #expect(notification.document["attach"] == "a&b <c> 中文]]>")
+        #expect(notification.document["device_info"] == "")
+
+        // Signed over the text as written instead: refused.
+        let written = Self.notification(extra: [("attach", "a&amp;b &lt;c&gt; &#x4E2D;<![CDATA[文]]]]><![CDATA[>]]>")])
+        let wrong = try #require(written.last?.1)
+        let forged = Array((xml + "<sign>\(wrong)</sign></xml>").utf8)
+        let error = #expect(throws: PaymentError.self) { try WeChatPay.V2.PaymentNotification.verify(forged, merchant: Self.merchant) }
+        #expect(error?.code == .signatureMismatch)
+    }
+
     @Test func amountChangedAfterSigningIsRefused() throws {
         var fields = Self.notification()
         fields = fields.map { $0.0 == "total_fee" ? ("total_fee", "5101") : $0 }

@@ -36,6 +36,21 @@ import Testing
         #expect(try WeChatPay.V2.XMLDocument(parsing: document.xmlString) == document)
     }
 
+    /// A parsed document is the same value as one built from its fields, whatever the body's
+    /// spelling (CDATA or text, entity references, whitespace), and hashes the same.
+    @Test func aParsedDocumentEqualsTheDocumentOfItsFields() throws {
+        let body = "<?xml version=\"1.0\"?>\n<xml>\n <a>x &amp; y</a>\n <b><![CDATA[中文]]></b>\n <c/>\n</xml>\n"
+        let parsed = try WeChatPay.V2.XMLDocument(parsing: body)
+        let built = WeChatPay.V2.XMLDocument([("a", "x & y"), ("b", "中文"), ("c", "")])
+        #expect(parsed == built)
+        #expect(Set([parsed, built]).count == 1)
+        #expect(parsed != WeChatPay.V2.XMLDocument([("a", "x & y"), ("b", "中文")]))
+        #expect(parsed != WeChatPay.V2.XMLDocument(root: "root", [("a", "x & y"), ("b", "中文"), ("c", "")]))
+        #expect(parsed.field("a", is: "x & y") && !parsed.field("a", is: "x &amp; y") && !parsed.field("d", is: ""))
+        #expect(parsed["d"] == nil && parsed["c"] == "")
+        #expect(parsed.dictionary == ["a": "x & y", "b": "中文", "c": ""])
+    }
+
     /// Every value over `]`, `>` and `a` up to six characters: written as Foundation's
     /// `replacingOccurrences` wrote it (the terminator split between `]]` and `>`), and read back.
     @Test func cdataTerminatorsAreSplitExactlyAsBefore() throws {

@@ -9,4 +9,9 @@ public enum UTF8Text {
         if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         return String(validating: bytes, as: UTF8.self)
     }
+
+    /// `true` when the bytes are well-formed UTF-8 (ASCII is checked without making a string).
+    public static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 < 0x80 } || String(validating: bytes, as: UTF8.self) != nil
+    }
 }

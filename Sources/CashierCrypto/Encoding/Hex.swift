@@ -16,6 +16,12 @@ public enum Hex {
     /// - Returns: two characters per byte.
     @inlinable
     public static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
+        String(decoding: encodedBytes(bytes, uppercase: uppercase), as: UTF8.self)
+    }
+
+    /// The hexadecimal text's ASCII bytes, for comparing with bytes as received.
+    @inlinable
+    public static func encodedBytes(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> [UInt8] {
         let alphabet = uppercase ? upper : lower
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
@@ -23,7 +29,7 @@ public enum Hex {
             out.append(alphabet[Int(byte >> 4)])
             out.append(alphabet[Int(byte & 0x0F)])
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// Decodes hexadecimal text (either case).

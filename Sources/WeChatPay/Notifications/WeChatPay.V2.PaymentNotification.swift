@@ -95,7 +95,7 @@ extension WeChatPay.V2 {
     /// The checks every inbound v2 document shares.
     enum VerifiedDocument {
         static func check(_ document: XMLDocument, merchant: Merchant, signType: SignType, signed: Bool) throws {
-            guard document["return_code"] == "SUCCESS" else {
+            guard document.field("return_code", is: "SUCCESS") else {
                 throw PaymentError(
                     .providerRejected, provider: .wechatV2, "return_code is not SUCCESS",
                     providerCode: document["return_code"], providerMessage: document["return_msg"])

@@ -31,19 +31,12 @@ extension WeChatPay.V2 {
 
         /// The signature of `parameters` (any order; `sign` and empty values are ignored).
         public func signature(for parameters: some Sequence<(key: String, value: String)>, type: SignType) -> String {
-            sign(Self.canonicalBytes(parameters), type: type)
+            sign(parameters, type: type)
         }
 
-        /// The signature of parsed fields, without copying them into pairs first.
-        func signature(forFields fields: [XMLDocument.Field], type: SignType) -> String {
-            sign(Self.canonicalBytes(fields: fields), type: type)
-        }
-
-        private static let keyPrefix = Array("key=".utf8)
-
-        private func sign(_ canonical: [UInt8], type: SignType) -> String {
-            var message = canonical
-            message.reserveCapacity(canonical.count + 5 + apiKey.count)
+        /// The signature of a parsed document's fields, made from its bytes: no field becomes a string.
+        func signatureBytes(for document: XMLDocument, type: SignType) -> [UInt8] {
+            var message = Self.canonicalBytes(document, reserving: 5 + apiKey.count)
             if !message.isEmpty { message.append(UInt8(ascii: "&")) }
             message += Self.keyPrefix
             message += apiKey
@@ -52,7 +45,14 @@ extension WeChatPay.V2 {
                 case .md5: DigestAlgorithm.insecureMD5.hash(message)
                 case .hmacSHA256: hmac.authenticationCode(for: message)
                 }
-            return Hex.encode(digest, uppercase: true)
+            return Hex.encodedBytes(digest, uppercase: true)
+        }
+
+        private static let keyPrefix = Array("key=".utf8)
+
+        private func sign(_ parameters: some Sequence<(key: String, value: String)>, type: SignType) -> String {
+            let fields = parameters.map { XMLDocument.Field(name: $0.key, value: $0.value) }
+            return String(decoding: signatureBytes(for: XMLDocument(fields: fields), type: type), as: UTF8.self)
         }
 
         /// The signature of a dictionary of parameters.
@@ -67,44 +67,38 @@ extension WeChatPay.V2 {
         }
 
         static func canonicalBytes(_ parameters: some Sequence<(key: String, value: String)>) -> [UInt8] {
-            canonicalBytes(fields: parameters.map { XMLDocument.Field(name: $0.key, value: $0.value) })
+            canonicalBytes(XMLDocument(fields: parameters.map { XMLDocument.Field(name: $0.key, value: $0.value) }), reserving: 0)
         }
 
+        private static let signName = Array("sign".utf8)
+
         /// `k=v&k=v` over the non-empty fields other than `sign`, in byte order of their names.
-        /// The one implementation (the notification hot path): names and values are copied once
-        /// into one buffer, and the sort compares bytes there — no string per comparison.
-        static func canonicalBytes(fields: [XMLDocument.Field]) -> [UInt8] {
-            struct Span {
-                let name: Range<Int>
-                let value: Range<Int>
-            }
-            var storage: [UInt8] = []
-            storage.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
-            var spans: [Span] = []
-            spans.reserveCapacity(fields.count)
-            for field in fields where !field.value.isEmpty && field.name != "sign" {
-                let nameStart = storage.count
-                storage += field.name.utf8
-                let valueStart = storage.count
-                storage += field.value.utf8
-                spans.append(Span(name: nameStart..<valueStart, value: valueStart..<storage.count))
-            }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(storage.count + 2 * spans.count + 40)
-            storage.withUnsafeBufferPointer { buffer in
+        /// The one implementation (the notification hot path): the sort compares the document's
+        /// own bytes, and each name and value is copied once, into the result.
+        /// - Parameter extra: capacity to leave for what the caller appends.
+        static func canonicalBytes(_ document: XMLDocument, reserving extra: Int) -> [UInt8] {
+            document.storage.withUnsafeBufferPointer { buffer in
+                var spans: [XMLDocument.Span] = []
+                spans.reserveCapacity(document.spans.count)
+                for span in document.spans
+                where !span.value.isEmpty && !UnsafeBufferPointer(rebasing: buffer[span.name]).elementsEqual(signName) {
+                    spans.append(span)
+                }
                 // ASCII (byte) order of the names' UTF-8, as WeChat sorts them.
                 spans.sort { left, right in
                     UnsafeBufferPointer(rebasing: buffer[left.name]).lexicographicallyPrecedes(
                         UnsafeBufferPointer(rebasing: buffer[right.name]))
                 }
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(spans.reduce(extra) { $0 + $1.name.count + $1.value.count + 2 })
                 for (position, span) in spans.enumerated() {
                     if position > 0 { bytes.append(UInt8(ascii: "&")) }
                     bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[span.name]))
                     bytes.append(UInt8(ascii: "="))
                     bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[span.value]))
                 }
+                return bytes
             }
-            return bytes
         }
     }
 }

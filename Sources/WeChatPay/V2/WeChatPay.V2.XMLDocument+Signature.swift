@@ -7,12 +7,12 @@ extension WeChatPay.V2.XMLDocument {
     /// choose a weaker check than the merchant's.
     /// - Throws: `PaymentError` `.providerRejected` or `.signatureMismatch`.
     public func verifySignature(signer: WeChatPay.V2.Signer, type: WeChatPay.V2.SignType) throws {
-        guard self["return_code"] == "SUCCESS" else {
+        guard field("return_code", is: "SUCCESS") else {
             throw PaymentError(
                 .providerRejected, provider: .wechatV2, "return_code is not SUCCESS", providerCode: self["return_code"],
                 providerMessage: self["return_msg"])
         }
-        guard let sign = self["sign"], !sign.isEmpty else {
+        guard let sign = storage.withUnsafeBufferPointer({ span(named: "sign", in: $0) })?.value, !sign.isEmpty else {
             throw PaymentError(.signatureMismatch, provider: .wechatV2, "the document is not signed")
         }
         if let declared = self["sign_type"], WeChatPay.V2.SignType(field: declared) != type {
@@ -20,7 +20,7 @@ extension WeChatPay.V2.XMLDocument {
                 .signatureMismatch, provider: .wechatV2,
                 "sign_type is \(declared.prefix(20)) but the order was placed with \(type.rawValue)")
         }
-        guard ConstantTime.equals(signer.signature(forFields: fields, type: type), sign) else {
+        guard ConstantTime.equals(signer.signatureBytes(for: self, type: type), storage[sign]) else {
             throw PaymentError(.signatureMismatch, provider: .wechatV2, "the \(type.rawValue) signature does not verify with this API key")
         }
     }

@@ -20,8 +20,18 @@ extension WeChatPay.V2 {
 
         /// The root element's name: `xml`, or `root` inside a refund notification's `req_info`.
         public let root: String
-        /// The fields in document order.
-        public let fields: [Field]
+        /// The fields' names and values as bytes: a parsed body as received (the values that had
+        /// entity references or several CDATA sections follow it, decoded). Strings are made only
+        /// for the fields a caller reads; verifying a signature makes none.
+        let storage: [UInt8]
+        /// Where each field's name and value are in `storage`, in document order.
+        let spans: [Span]
+
+        /// One field's name and value in `storage`.
+        struct Span: Sendable {
+            let name: Range<Int>
+            let value: Range<Int>
+        }
 
         /// One child element.
         public struct Field: Hashable, Sendable {
@@ -37,8 +47,24 @@ extension WeChatPay.V2 {
         /// A document to encode.
         /// - Precondition: names are letters, digits and `_` (checked when encoding).
         public init(root: String = "xml", fields: [Field]) {
+            var storage: [UInt8] = []
+            storage.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
+            var spans: [Span] = []
+            spans.reserveCapacity(fields.count)
+            for field in fields {
+                let nameStart = storage.count
+                storage += field.name.utf8
+                let valueStart = storage.count
+                storage += field.value.utf8
+                spans.append(Span(name: nameStart..<valueStart, value: valueStart..<storage.count))
+            }
+            self.init(root: root, storage: storage, spans: spans)
+        }
+
+        init(root: String, storage: [UInt8], spans: [Span]) {
             self.root = root
-            self.fields = fields
+            self.storage = storage
+            self.spans = spans
         }
 
         /// A document from `(name, value)` pairs, in order.
@@ -46,10 +72,41 @@ extension WeChatPay.V2 {
             self.init(root: root, fields: pairs.map { Field(name: $0.0, value: $0.1) })
         }
 
+        /// The fields in document order.
+        public var fields: [Field] {
+            storage.withUnsafeBufferPointer { buffer in
+                spans.map { Field(name: Self.string(buffer, $0.name), value: Self.string(buffer, $0.value)) }
+            }
+        }
+
         /// The value of the field `name`, or `nil`.
         public subscript(_ name: String) -> String? {
-            let length = name.utf8.count
-            return fields.first { $0.name.utf8.count == length && $0.name == name }?.value
+            storage.withUnsafeBufferPointer { buffer in
+                span(named: name, in: buffer).map { Self.string(buffer, $0.value) }
+            }
+        }
+
+        /// `true` when the field `name` is present and holds exactly `value` — no string is made.
+        func field(_ name: String, is value: StaticString) -> Bool {
+            storage.withUnsafeBufferPointer { buffer in
+                guard let span = span(named: name, in: buffer) else { return false }
+                let expected = UnsafeBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount)
+                return UnsafeBufferPointer(rebasing: buffer[span.value]).elementsEqual(expected)
+            }
+        }
+
+        func span(named name: String, in buffer: UnsafeBufferPointer<UInt8>) -> Span? {
+            var name = name
+            return name.withUTF8 { wanted in
+                spans.first { span in
+                    span.name.count == wanted.count && UnsafeBufferPointer(rebasing: buffer[span.name]).elementsEqual(wanted)
+                }
+            }
+        }
+
+        /// Bytes the parser has already checked as UTF-8 (or that came from a `String`).
+        private static func string(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: buffer[range]), as: UTF8.self)
         }
 
         /// The fields as `(key, value)` pairs, for signing.
@@ -60,6 +117,16 @@ extension WeChatPay.V2 {
         /// The fields as a dictionary.
         public var dictionary: [String: String] {
             Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        }
+
+        /// Documents are equal when their roots and their fields, in order, are.
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.root == rhs.root && lhs.fields == rhs.fields
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(root)
+            hasher.combine(fields)
         }
 
         /// Parses a document.
@@ -80,7 +147,10 @@ extension WeChatPay.V2 {
                 throw XMLScanner.failure("the body is \(buffer.count) bytes, over the \(sizeLimit)-byte limit")
             }
             var scanner = XMLScanner(buffer)
-            (root, fields) = try scanner.document()
+            let (root, spans, decoded) = try scanner.document()
+            var storage = Array(buffer)
+            storage += decoded
+            self.init(root: root, storage: storage, spans: spans)
         }
 
         /// Parses a document from text.
@@ -94,29 +164,30 @@ extension WeChatPay.V2 {
         /// through `NSString` and was most of the cost of a request's body.
         public var xmlString: String {
             var out: [UInt8] = []
-            out.reserveCapacity(fields.reduce(2 * root.utf8.count + 5) { $0 + 2 * $1.name.utf8.count + $1.value.utf8.count + 17 })
-            func tag(_ name: String, closing: Bool) {
+            out.reserveCapacity(spans.reduce(2 * root.utf8.count + 5) { $0 + 2 * $1.name.count + $1.value.count + 17 })
+            func tag(_ name: some Sequence<UInt8>, closing: Bool) {
                 out.append(UInt8(ascii: "<"))
                 if closing { out.append(UInt8(ascii: "/")) }
-                out.append(contentsOf: name.utf8)
+                out.append(contentsOf: name)
                 out.append(UInt8(ascii: ">"))
             }
-            tag(root, closing: false)
-            for field in fields {
-                precondition(XMLScanner.isValidName(field.name.utf8), "'\(field.name)' is not a WeChat Pay field name")
-                tag(field.name, closing: false)
+            tag(root.utf8, closing: false)
+            for span in spans {
+                let name = storage[span.name]
+                precondition(XMLScanner.isValidName(name), "'\(String(decoding: name, as: UTF8.self))' is not a WeChat Pay field name")
+                tag(name, closing: false)
                 out.append(contentsOf: Self.cdataStart)
                 // "]]>" cannot appear inside CDATA: end the section and start another between "]]" and ">".
                 var brackets = 0
-                for byte in field.value.utf8 {
+                for byte in storage[span.value] {
                     if byte == UInt8(ascii: ">") && brackets >= 2 { out.append(contentsOf: Self.cdataSplit) }
                     brackets = byte == UInt8(ascii: "]") ? brackets + 1 : 0
                     out.append(byte)
                 }
                 out.append(contentsOf: Self.cdataEnd)
-                tag(field.name, closing: true)
+                tag(name, closing: true)
             }
-            tag(root, closing: true)
+            tag(root.utf8, closing: true)
             return String(decoding: out, as: UTF8.self)
         }
 

@@ -1,10 +1,13 @@
 import Cashier
 
 /// The byte scanner behind `WeChatPay.V2.XMLDocument`: one pass over the body, no DOM, no
-/// Foundation XML, no allocation beyond the field strings themselves.
+/// Foundation XML, no strings — each field is a name and a value range in the body, and only
+/// values with entity references or several CDATA sections are copied, decoded, after it.
 struct XMLScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// The values that had to be decoded; a span into it starts at `bytes.count`.
+    private var decoded: [UInt8] = []
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -34,7 +37,7 @@ struct XMLScanner {
     private static let question = UInt8(ascii: "?")
     private static let ampersand = UInt8(ascii: "&")
 
-    mutating func document() throws -> (String, [WeChatPay.V2.XMLDocument.Field]) {
+    mutating func document() throws -> (String, [WeChatPay.V2.XMLDocument.Span], [UInt8]) {
         if matches([0xEF, 0xBB, 0xBF]) { index = 3 }  // a UTF-8 byte-order mark
         skipWhitespace()
         if matches(Array("<?xml".utf8)) {
@@ -46,7 +49,7 @@ struct XMLScanner {
         let (rootStart, rootEnd, rootEmpty) = try openTag()
         let root = String(decoding: UnsafeBufferPointer(rebasing: bytes[rootStart..<rootEnd]), as: UTF8.self)
         guard !rootEmpty else { throw Self.failure("the root element is empty") }
-        var fields: [WeChatPay.V2.XMLDocument.Field] = []
+        var fields: [WeChatPay.V2.XMLDocument.Span] = []
         fields.reserveCapacity(24)
         while true {
             skipWhitespace()
@@ -57,18 +60,17 @@ struct XMLScanner {
                 break
             }
             let (start, end, empty) = try openTag()
-            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-            let value = empty ? "" : try content(nameStart: start, nameEnd: end)
-            let length = end - start
-            guard !fields.contains(where: { $0.name.utf8.count == length && $0.name == name }) else {
-                throw Self.failure("the field '\(name)' appears twice")
+            let value = empty ? end..<end : try content(nameStart: start, nameEnd: end)
+            let name = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            guard !fields.contains(where: { $0.name.count == name.count && bytes[$0.name].elementsEqual(name) }) else {
+                throw Self.failure("the field '\(String(decoding: name, as: UTF8.self))' appears twice")
             }
-            fields.append(.init(name: name, value: value))
+            fields.append(.init(name: start..<end, value: value))
             guard fields.count <= 256 else { throw Self.failure("more than 256 fields") }
         }
         skipWhitespace()
         guard index == bytes.count else { throw Self.failure("there is data after </\(root)>") }
-        return (root, fields)
+        return (root, fields, decoded)
     }
 
     /// Reads `<name>` or `<name/>`; returns the name's byte range and whether the element is empty.
@@ -106,13 +108,15 @@ struct XMLScanner {
         index += length + 3
     }
 
-    /// Text and CDATA up to the closing tag, with entity references decoded.
-    private mutating func content(nameStart: Int, nameEnd: Int) throws -> String {
+    /// Text and CDATA up to the closing tag, with entity references decoded: where the value's
+    /// bytes are, in the body or (decoded) after it.
+    private mutating func content(nameStart: Int, nameEnd: Int) throws -> Range<Int> {
         // The common cases — one CDATA section, or plain text without '&' — become a string directly.
         if matches(Self.cdataOpen), let end = find(UInt8(ascii: "]"), UInt8(ascii: "]"), Self.greater, from: index + 9),
             end + 4 < bytes.count, bytes[end + 3] == Self.less, bytes[end + 4] == Self.slash
         {
-            let text = try string(index + 9, end, nameStart, nameEnd)
+            let text = index + 9..<end
+            try validate(text, nameStart, nameEnd)
             index = end + 3
             try closeTag(nameStart, nameEnd)
             return text
@@ -120,7 +124,8 @@ struct XMLScanner {
         var plainEnd = index
         while plainEnd < bytes.count, bytes[plainEnd] != Self.less, bytes[plainEnd] != Self.ampersand { plainEnd += 1 }
         if plainEnd + 1 < bytes.count, bytes[plainEnd] == Self.less, bytes[plainEnd + 1] == Self.slash {
-            let text = try string(index, plainEnd, nameStart, nameEnd)
+            let text = index..<plainEnd
+            try validate(text, nameStart, nameEnd)
             index = plainEnd
             try closeTag(nameStart, nameEnd)
             return text
@@ -129,7 +134,7 @@ struct XMLScanner {
     }
 
     /// Content that mixes text, entity references and several CDATA sections.
-    private mutating func mixedContent(nameStart: Int, nameEnd: Int) throws -> String {
+    private mutating func mixedContent(nameStart: Int, nameEnd: Int) throws -> Range<Int> {
         var value: [UInt8] = []
         while true {
             guard index < bytes.count else { throw Self.failure("an element is not closed") }
@@ -157,23 +162,29 @@ struct XMLScanner {
             value.append(byte)
             index += 1
         }
-        return try value.withUnsafeBufferPointer { try Self.validated($0, nameBytes: bytes[nameStart..<nameEnd]) }
+        try value.withUnsafeBufferPointer { try Self.validate($0, nameBytes: bytes[nameStart..<nameEnd]) }
+        let start = bytes.count + decoded.count
+        decoded += value
+        return start..<start + value.count
     }
 
-    private func string(_ start: Int, _ end: Int, _ nameStart: Int, _ nameEnd: Int) throws -> String {
-        try Self.validated(UnsafeBufferPointer(rebasing: bytes[start..<end]), nameBytes: bytes[nameStart..<nameEnd])
+    private func validate(_ range: Range<Int>, _ nameStart: Int, _ nameEnd: Int) throws {
+        try Self.validate(UnsafeBufferPointer(rebasing: bytes[range]), nameBytes: bytes[nameStart..<nameEnd])
     }
 
-    private static func validated(_ buffer: UnsafeBufferPointer<UInt8>, nameBytes: Slice<UnsafeBufferPointer<UInt8>>) throws -> String {
+    private static func validate(_ buffer: UnsafeBufferPointer<UInt8>, nameBytes: Slice<UnsafeBufferPointer<UInt8>>) throws {
         // XML 1.0 allows no control characters but tab, line feed and carriage return (§2.2),
-        // written or as a character reference.
-        guard !buffer.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else {
-            throw failure("<\(String(decoding: nameBytes, as: UTF8.self))> contains a control character XML does not allow")
+        // written or as a character reference. One pass finds them and whether all is ASCII.
+        var ascii = true
+        for byte in buffer {
+            if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
+                throw failure("<\(String(decoding: nameBytes, as: UTF8.self))> contains a control character XML does not allow")
+            }
+            if byte >= 0x80 { ascii = false }
         }
-        guard let text = UTF8Text.string(buffer) else {
+        guard ascii || UTF8Text.isValid(buffer) else {
             throw failure("<\(String(decoding: nameBytes, as: UTF8.self))> is not valid UTF-8")
         }
-        return text
     }
 
     /// Decodes `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` `&#NN;` `&#xHH;`; anything else is refused.
