@@ -1,3 +1,5 @@
+import Cashier
+
 extension Alipay {
     /// A form's fields sorted by name in byte order, names unique: the order Alipay signs them in.
     ///
@@ -7,10 +9,7 @@ extension Alipay {
         public typealias Element = (name: String, value: String)
 
         /// Where one field's name and value sit in `storage`.
-        struct Span: Sendable {
-            var name: Range<Int>
-            var value: Range<Int>
-        }
+        typealias Span = FieldSpan
 
         private let storage: [UInt8]
         private let spans: [Span]
@@ -30,15 +29,7 @@ extension Alipay {
 
         /// Sorts fields; `nil` when a name appears twice.
         public init?(_ fields: some Sequence<Element>) {
-            var storage: [UInt8] = []
-            var spans: [Span] = []
-            for field in fields {
-                let nameStart = storage.count
-                storage += field.name.utf8
-                let valueStart = storage.count
-                storage += field.value.utf8
-                spans.append(Span(name: nameStart..<valueStart, value: valueStart..<storage.count))
-            }
+            let (storage, spans) = FieldSpan.pack(fields)
             self.init(storage: storage, spans: spans)
         }
 

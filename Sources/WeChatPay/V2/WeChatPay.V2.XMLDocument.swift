@@ -28,10 +28,7 @@ extension WeChatPay.V2 {
         let spans: [Span]
 
         /// One field's name and value in `storage`.
-        struct Span: Sendable {
-            let name: Range<Int>
-            let value: Range<Int>
-        }
+        typealias Span = FieldSpan
 
         /// One child element.
         public struct Field: Hashable, Sendable {
@@ -47,17 +44,7 @@ extension WeChatPay.V2 {
         /// A document to encode.
         /// - Precondition: names are letters, digits and `_` (checked when encoding).
         public init(root: String = "xml", fields: [Field]) {
-            var storage: [UInt8] = []
-            storage.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
-            var spans: [Span] = []
-            spans.reserveCapacity(fields.count)
-            for field in fields {
-                let nameStart = storage.count
-                storage += field.name.utf8
-                let valueStart = storage.count
-                storage += field.value.utf8
-                spans.append(Span(name: nameStart..<valueStart, value: valueStart..<storage.count))
-            }
+            let (storage, spans) = FieldSpan.pack(fields.lazy.map { (name: $0.name, value: $0.value) })
             self.init(root: root, storage: storage, spans: spans)
         }
 
