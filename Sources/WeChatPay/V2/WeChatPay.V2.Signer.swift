@@ -51,8 +51,11 @@ extension WeChatPay.V2 {
         private static let keyPrefix = Array("key=".utf8)
 
         private func sign(_ parameters: some Sequence<(key: String, value: String)>, type: SignType) -> String {
-            let fields = parameters.map { XMLDocument.Field(name: $0.key, value: $0.value) }
-            return String(decoding: signatureBytes(for: XMLDocument(fields: fields), type: type), as: UTF8.self)
+            String(decoding: signatureBytes(for: Self.document(parameters), type: type), as: UTF8.self)
+        }
+
+        private static func document(_ parameters: some Sequence<(key: String, value: String)>) -> XMLDocument {
+            XMLDocument(packing: parameters.lazy.map { (name: $0.key, value: $0.value) })
         }
 
         /// The signature of a dictionary of parameters.
@@ -67,7 +70,7 @@ extension WeChatPay.V2 {
         }
 
         static func canonicalBytes(_ parameters: some Sequence<(key: String, value: String)>) -> [UInt8] {
-            canonicalBytes(XMLDocument(fields: parameters.map { XMLDocument.Field(name: $0.key, value: $0.value) }), reserving: 0)
+            canonicalBytes(document(parameters), reserving: 0)
         }
 
         private static let signName = Array("sign".utf8)

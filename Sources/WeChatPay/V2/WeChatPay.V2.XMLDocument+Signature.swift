@@ -12,7 +12,7 @@ extension WeChatPay.V2.XMLDocument {
                 .providerRejected, provider: .wechatV2, "return_code is not SUCCESS", providerCode: self["return_code"],
                 providerMessage: self["return_msg"])
         }
-        guard let sign = storage.withUnsafeBufferPointer({ span(named: "sign", in: $0) })?.value, !sign.isEmpty else {
+        guard let sign = span(named: "sign")?.value, !sign.isEmpty else {
             throw PaymentError(.signatureMismatch, provider: .wechatV2, "the document is not signed")
         }
         if let declared = self["sign_type"], WeChatPay.V2.SignType(field: declared) != type {

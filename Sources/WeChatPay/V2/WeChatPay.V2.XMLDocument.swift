@@ -44,7 +44,12 @@ extension WeChatPay.V2 {
         /// A document to encode.
         /// - Precondition: names are letters, digits and `_` (checked when encoding).
         public init(root: String = "xml", fields: [Field]) {
-            let (storage, spans) = FieldSpan.pack(fields.lazy.map { (name: $0.name, value: $0.value) })
+            self.init(root: root, packing: fields.lazy.map { (name: $0.name, value: $0.value) })
+        }
+
+        /// A document of `(name, value)` pairs, packed straight into its buffer.
+        init(root: String = "xml", packing fields: some Sequence<(name: String, value: String)>) {
+            let (storage, spans) = FieldSpan.pack(fields)
             self.init(root: root, storage: storage, spans: spans)
         }
 
@@ -56,44 +61,40 @@ extension WeChatPay.V2 {
 
         /// A document from `(name, value)` pairs, in order.
         public init(root: String = "xml", _ pairs: [(String, String)]) {
-            self.init(root: root, fields: pairs.map { Field(name: $0.0, value: $0.1) })
+            self.init(root: root, packing: pairs.lazy.map { (name: $0.0, value: $0.1) })
         }
 
         /// The fields in document order.
         public var fields: [Field] {
-            storage.withUnsafeBufferPointer { buffer in
-                spans.map { Field(name: Self.string(buffer, $0.name), value: Self.string(buffer, $0.value)) }
-            }
+            spans.map { Field(name: text($0.name), value: text($0.value)) }
         }
 
         /// The value of the field `name`, or `nil`.
         public subscript(_ name: String) -> String? {
-            storage.withUnsafeBufferPointer { buffer in
-                span(named: name, in: buffer).map { Self.string(buffer, $0.value) }
-            }
+            span(named: name).map { text($0.value) }
         }
 
         /// `true` when the field `name` is present and holds exactly `value` — no string is made.
         func field(_ name: String, is value: StaticString) -> Bool {
-            storage.withUnsafeBufferPointer { buffer in
-                guard let span = span(named: name, in: buffer) else { return false }
-                let expected = UnsafeBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount)
-                return UnsafeBufferPointer(rebasing: buffer[span.value]).elementsEqual(expected)
-            }
+            guard let span = span(named: name) else { return false }
+            return storage[span.value].elementsEqual(UnsafeBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
         }
 
-        func span(named name: String, in buffer: UnsafeBufferPointer<UInt8>) -> Span? {
+        /// The first field named `name`, found by comparing bytes.
+        func span(named name: String) -> Span? {
             var name = name
             return name.withUTF8 { wanted in
-                spans.first { span in
-                    span.name.count == wanted.count && UnsafeBufferPointer(rebasing: buffer[span.name]).elementsEqual(wanted)
+                storage.withUnsafeBufferPointer { buffer in
+                    spans.first { span in
+                        span.name.count == wanted.count && UnsafeBufferPointer(rebasing: buffer[span.name]).elementsEqual(wanted)
+                    }
                 }
             }
         }
 
         /// Bytes the parser has already checked as UTF-8 (or that came from a `String`).
-        private static func string(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
-            String(decoding: UnsafeBufferPointer(rebasing: buffer[range]), as: UTF8.self)
+        private func text(_ range: Range<Int>) -> String {
+            String(decoding: storage[range], as: UTF8.self)
         }
 
         /// The fields as `(key, value)` pairs, for signing.
