@@ -32,7 +32,7 @@ public struct OrderJSON: Encodable, Sendable {
     public let checkout_url: String?
     /// Where the checkout page sends the payer once paid.
     public let return_url: String?
-    /// The sub-merchant the order is for; `null` for the direct merchant.
+    /// The sub-merchant the order is for; absent for the direct merchant.
     public let merchant: String?
 
     /// - Parameter base: where the server is reached (`https://pay.example.com`), for ``checkout_url``.

@@ -265,7 +265,7 @@ extension OrderJSON: SchemaExample, SchemaDocumented {
     static var schemaNotes: [String: [String: Any]] {
         [
             "object": ["const": "order"],
-            "merchant": OpenAPIDocument.note("The sub-merchant the order is for; null for the direct merchant."),
+            "merchant": OpenAPIDocument.note("The sub-merchant the order is for; absent for the direct merchant."),
             "status": OpenAPIDocument.note("Where the order is.", OpenAPIDocument.ref("OrderStatus")),
             "client_secret": OpenAPIDocument.note(
                 "Only to the secret key and in the creation answer: the app uses it with the publishable key."),
