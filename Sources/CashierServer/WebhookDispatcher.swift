@@ -58,8 +58,12 @@ public struct WebhookDispatcher: Sendable {
         try await deliverBatch(limit: limit).delivered
     }
 
-    /// How many deliveries are in flight at once (to different orders).
-    static let concurrency = 8
+    /// How many deliveries are in flight at once (to different orders). Each one waits for the
+    /// endpoint's answer and then for a commit, so the job delivers at most this many ÷ that
+    /// time a second. With 8, a busy server (about 1,300 orders a second here, while its CPU was
+    /// taken) queued webhooks faster than it sent them and fell further behind every second;
+    /// with 16 it keeps up (docs/performance.md, ninth round).
+    static let concurrency = 16
     /// The longest one delivery may take (the endpoint's answer included): 10 s, or half the
     /// lease when the lease is shorter than 20 s.
     static func requestTimeout(lease: TimeInterval) -> TimeInterval { min(10, lease / 2) }

@@ -55,6 +55,9 @@ struct ServerFlow {
         var completed: Int
         /// Orders that failed a step.
         var failures: Int
+        /// Orders whose notification the server acknowledged in the window: when `completed` falls
+        /// well short of it, webhooks are queued faster than they are delivered.
+        var notified: Int
         /// CPU the process used while they ran (server, sandbox, endpoint and clients).
         var cpuSeconds: Double
         /// Bare HTTP exchanges (`GET /healthz` through the same clients and server) per second,
@@ -88,7 +91,7 @@ struct ServerFlow {
         let clock = ContinuousClock()
         let cpuBefore = ProcessCPU.seconds()
         let deadline = clock.now.advanced(by: .seconds(seconds))
-        let failures = await withTaskGroup(of: Int.self) { group in
+        let (failures, notified) = await withTaskGroup(of: (failed: Int, notified: Int).self) { group in
             for client in 0..<connections {
                 group.addTask {
                     let transport = CurlTransport()  // one per client: its connection stays open
@@ -104,10 +107,10 @@ struct ServerFlow {
                             if failed == 1, client == 0 { FileHandle.standardError.write(Data("flow: \(error)\n".utf8)) }
                         }
                     }
-                    return failed
+                    return (failed, index - failed)
                 }
             }
-            return await group.reduce(0, +)
+            return await group.reduce((0, 0)) { ($0.0 + $1.failed, $0.1 + $1.notified) }
         }
         receiver.stopped.store(true, ordering: .relaxed)
         let cpuSeconds = ProcessCPU.seconds() - cpuBefore
@@ -117,7 +120,7 @@ struct ServerFlow {
         await endpoint.stop()
         await mode.sandbox.stop()
         return Result(
-            rate: Double(completed) / Double(seconds), completed: completed, failures: failures, cpuSeconds: cpuSeconds,
+            rate: Double(completed) / Double(seconds), completed: completed, failures: failures, notified: notified, cpuSeconds: cpuSeconds,
             exchangeRate: exchanges.rate, cpuSecondsPerExchange: exchanges.cpuSecondsEach)
     }
 

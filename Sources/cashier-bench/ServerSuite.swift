@@ -150,9 +150,9 @@ enum ServerSuite {
             lines.append(
                 String(
                     format:
-                        "server-flow ratio=%.2f orders_ops=%.1f sqlite_commits_ops=%.0f completed=%d failed=%d cpu_ms_per_order=%.2f "
-                        + "connections=%d",
-                    flow.rate / flowBaseline, flow.rate, flowBaseline, flow.completed, flow.failures,
+                        "server-flow ratio=%.2f orders_ops=%.1f sqlite_commits_ops=%.0f completed=%d notified=%d failed=%d "
+                        + "cpu_ms_per_order=%.2f connections=%d",
+                    flow.rate / flowBaseline, flow.rate, flowBaseline, flow.completed, flow.notified, flow.failures,
                     flow.cpuSeconds * 1000 / Double(max(flow.completed, 1)), connections))
             // What the flow could reach if an order cost only its five HTTP exchanges.
             let ceiling = flow.exchangeRate / Double(ServerFlow.exchangesPerOrder)

@@ -107,13 +107,50 @@ import Testing
         await receiver.server.stop()
     }
 
+    /// Sixteen orders' webhooks are in flight at once, not one after another: each delivery waits
+    /// for the endpoint and then for a commit, and a busy server queues webhooks faster than
+    /// eight at a time can send them.
+    @Test func sixteenOrdersWebhooksAreInFlightAtOnce() async throws {
+        let store = try SQLiteOrderStore(path: ":memory:")
+        try await store.migrate()
+        for index in 0..<40 {
+            let order = try await store.create(
+                NewOrder(
+                    id: "ord_f\(index)", outTradeNo: "CF\(index)", total: Money(minorUnits: 100, currency: .cny), description: "tea",
+                    clientSecret: "s"))
+            let attempt = try await store.beginPayment(
+                NewPayment(orderID: order.id, method: .wechatNative, provider: .wechatV2), now: Date())
+            _ = try await store.recordPayment(
+                .succeeded(transactionID: "42\(index)", amount: order.total), of: attempt.payment.id, record: .init(kind: .notification),
+                now: Date())
+        }
+        let endpoint = SlowEndpoint()
+        let dispatcher = WebhookDispatcher(
+            endpoint: .init(url: URL(string: "http://127.0.0.1:9/webhooks")!, secret: "whsec_test"), store: store, transport: endpoint)
+        #expect(try await dispatcher.deliverAllDue(limit: 50) == 40)
+        #expect(endpoint.most.load(ordering: .relaxed) == 16)
+    }
+
+    /// Answers 200 after a while, counting the requests it holds at once.
+    final class SlowEndpoint: HTTPTransport {
+        let inFlight = Atomic<Int>(0)
+        let most = Atomic<Int>(0)
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            let now = inFlight.add(1, ordering: .relaxed).newValue
+            most.max(now, ordering: .relaxed)
+            try await Task.sleep(for: .milliseconds(100))
+            inFlight.subtract(1, ordering: .relaxed)
+            return HTTPResponse(status: 200)
+        }
+    }
+
     /// A claim takes no more than can be sent within its lease, and a message whose lease is
     /// about to end is left for the next claim instead of being sent late (while another instance
     /// may already hold it).
     @Test func batchesFitTheirLease() async throws {
         #expect(WebhookDispatcher.batchSize(limit: 50, lease: 120) == 50)
-        #expect(WebhookDispatcher.batchSize(limit: 50, lease: 30) == 16)
-        #expect(WebhookDispatcher.batchSize(limit: 50, lease: 5) == 8)  // a short lease: 2.5 s per request
+        #expect(WebhookDispatcher.batchSize(limit: 50, lease: 30) == 32)  // 16 in flight, two rounds of 10 s
+        #expect(WebhookDispatcher.batchSize(limit: 50, lease: 5) == 16)  // a short lease: 2.5 s per request, one round
         let store = try SQLiteOrderStore(path: ":memory:")
         try await store.migrate()
         let order = try await store.create(
