@@ -131,14 +131,21 @@ import Testing
         #expect(endpoint.most.load(ordering: .relaxed) == 16)
     }
 
-    /// Answers 200 after a while, counting the requests it holds at once.
+    /// Answers 200 once sixteen requests have been in flight together (or after 2 s, so a
+    /// dispatcher that sends fewer at once fails the test rather than hanging it), counting the
+    /// most it held at once. Holding, not a fixed delay, keeps a busy test run from finishing
+    /// the first delivery before the sixteenth starts.
     final class SlowEndpoint: HTTPTransport {
         let inFlight = Atomic<Int>(0)
         let most = Atomic<Int>(0)
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             let now = inFlight.add(1, ordering: .relaxed).newValue
             most.max(now, ordering: .relaxed)
-            try await Task.sleep(for: .milliseconds(100))
+            let clock = ContinuousClock()
+            let start = clock.now
+            while most.load(ordering: .relaxed) < 16 && clock.now - start < .seconds(2) {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             inFlight.subtract(1, ordering: .relaxed)
             return HTTPResponse(status: 200)
         }
