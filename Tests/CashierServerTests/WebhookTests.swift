@@ -47,25 +47,8 @@ import Testing
     /// A backlog drains in one run, several orders at once, each order's events in the order
     /// they were made (`order.paid` before `order.refund_required`).
     @Test func aBacklogDrainsAtOnceWithEachOrdersEventsInOrder() async throws {
-        let store = try SQLiteOrderStore(path: ":memory:")
-        try await store.migrate()
-        for index in 0..<60 {
-            let order = try await store.create(
-                NewOrder(
-                    id: "ord_b\(index)", outTradeNo: "CB\(index)", total: Money(minorUnits: 100, currency: .cny), description: "tea",
-                    clientSecret: "s"))
-            // Two attempts both paid: order.paid, then order.refund_required for the second.
-            var attempts: [String] = []
-            for (method, provider) in [(PaymentMethod.wechatNative, PaymentProvider.wechatV2), (.alipayQR, .alipay)] {
-                attempts.append(
-                    try await store.beginPayment(NewPayment(orderID: order.id, method: method, provider: provider), now: Date()).payment.id)
-            }
-            for (number, attempt) in attempts.enumerated() {
-                _ = try await store.recordPayment(
-                    .succeeded(transactionID: "42\(index)\(number)", amount: order.total), of: attempt,
-                    record: .init(kind: .notification), now: Date())
-            }
-        }
+        // Two attempts of each order both paid: order.paid, then order.refund_required for the second.
+        let store = try await Self.store(withPaidOrders: 60, paymentsEach: 2)
         let receiver = try WebhookReceiver(failures: 0)
         let dispatcher = WebhookDispatcher(endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store)
         #expect(try await dispatcher.deliverAllDue(limit: 50) == 120)
@@ -107,23 +90,36 @@ import Testing
         await receiver.server.stop()
     }
 
+    /// A store with `count` orders, each paid by `paymentsEach` attempts (WeChat Pay, then Alipay):
+    /// an `order.paid` webhook queued for each, and `order.refund_required` for a second payment.
+    static func store(withPaidOrders count: Int, paymentsEach: Int) async throws -> SQLiteOrderStore {
+        let store = try SQLiteOrderStore(path: ":memory:")
+        try await store.migrate()
+        for index in 0..<count {
+            let order = try await store.create(
+                NewOrder(
+                    id: "ord_b\(index)", outTradeNo: "CB\(index)", total: Money(minorUnits: 100, currency: .cny), description: "tea",
+                    clientSecret: "s"))
+            let wallets = [(PaymentMethod.wechatNative, PaymentProvider.wechatV2), (.alipayQR, .alipay)].prefix(paymentsEach)
+            var attempts: [String] = []  // all started before any is paid, as two wallets opened at once
+            for (method, provider) in wallets {
+                attempts.append(
+                    try await store.beginPayment(NewPayment(orderID: order.id, method: method, provider: provider), now: Date()).payment.id)
+            }
+            for (number, attempt) in attempts.enumerated() {
+                _ = try await store.recordPayment(
+                    .succeeded(transactionID: "42\(index)\(number)", amount: order.total), of: attempt,
+                    record: .init(kind: .notification), now: Date())
+            }
+        }
+        return store
+    }
+
     /// Sixteen orders' webhooks are in flight at once, not one after another: each delivery waits
     /// for the endpoint and then for a commit, and a busy server queues webhooks faster than
     /// eight at a time can send them.
     @Test func sixteenOrdersWebhooksAreInFlightAtOnce() async throws {
-        let store = try SQLiteOrderStore(path: ":memory:")
-        try await store.migrate()
-        for index in 0..<40 {
-            let order = try await store.create(
-                NewOrder(
-                    id: "ord_f\(index)", outTradeNo: "CF\(index)", total: Money(minorUnits: 100, currency: .cny), description: "tea",
-                    clientSecret: "s"))
-            let attempt = try await store.beginPayment(
-                NewPayment(orderID: order.id, method: .wechatNative, provider: .wechatV2), now: Date())
-            _ = try await store.recordPayment(
-                .succeeded(transactionID: "42\(index)", amount: order.total), of: attempt.payment.id, record: .init(kind: .notification),
-                now: Date())
-        }
+        let store = try await Self.store(withPaidOrders: 40, paymentsEach: 1)
         let endpoint = SlowEndpoint()
         let dispatcher = WebhookDispatcher(
             endpoint: .init(url: URL(string: "http://127.0.0.1:9/webhooks")!, secret: "whsec_test"), store: store, transport: endpoint)
