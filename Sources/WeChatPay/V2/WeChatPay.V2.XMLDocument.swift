@@ -99,12 +99,12 @@ extension WeChatPay.V2 {
 
         /// The fields as `(key, value)` pairs, for signing.
         public var pairs: [(key: String, value: String)] {
-            fields.map { (key: $0.name, value: $0.value) }
+            spans.map { (key: text($0.name), value: text($0.value)) }
         }
 
         /// The fields as a dictionary.
         public var dictionary: [String: String] {
-            Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+            Dictionary(spans.lazy.map { (text($0.name), text($0.value)) }, uniquingKeysWith: { first, _ in first })
         }
 
         /// Documents are equal when their roots and their fields, in order, are.
