@@ -13,7 +13,7 @@ import WeChatPay
 /// webhook is queued; the same notification succeeds once the disk takes it.
 @Suite struct AcknowledgementTests {
     @Test func aNotificationIsNotAcknowledgedWhenItsCommitFails() async throws {
-        let fixture = try await MerchantServerTests.Fixture()
+        let fixture = try await ServerFixture()
         let order = try await fixture.createOrder()
         let id = try #require(order["id"] as? String)
         let started = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.app"])

@@ -11,7 +11,7 @@ import Testing
 /// browsers on different devices would (the Chromium suite in BrowserTests runs its script). One
 /// at a time: each test holds a server and the sandboxes, and the whole run has a descriptor budget.
 @Suite(.serialized) struct CheckoutPageTests {
-    typealias Fixture = MerchantServerTests.Fixture
+    typealias Fixture = ServerFixture
 
     static let desktop = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
     static let mobile =

@@ -20,9 +20,9 @@ import Testing
     }
 
     static func fixture(answerWithin: TimeInterval = 1.5, giveUpAfter: TimeInterval = 3, passwordDelay: TimeInterval = 0.4) async throws
-        -> MerchantServerTests.Fixture
+        -> ServerFixture
     {
-        let fixture = try await MerchantServerTests.Fixture {
+        let fixture = try await ServerFixture {
             $0.barcode.answerWithin = answerWithin
             $0.barcode.giveUpAfter = giveUpAfter
             $0.barcode.queryInterval = 0.1
@@ -32,7 +32,7 @@ import Testing
         return fixture
     }
 
-    static func books(_ fixture: MerchantServerTests.Fixture, _ number: String) async -> SandboxLedgerEntry? {
+    static func books(_ fixture: ServerFixture, _ number: String) async -> SandboxLedgerEntry? {
         ((await fixture.sandbox.wechatV2.ledger()) + (await fixture.sandbox.alipay.ledger())).first { $0.out_trade_no == number }
     }
 

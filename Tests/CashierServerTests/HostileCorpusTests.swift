@@ -93,7 +93,7 @@ import WeChatPay
     @Test func everyHostileCaseIsRefusedClearlyAndChangesNothing() async throws {
         let cases = try Self.corpus()
         #expect(cases.count >= 200)
-        let fixture = try await MerchantServerTests.Fixture()
+        let fixture = try await ServerFixture()
         // This test signs as the providers: Alipay's and WeChat v3's platform keys are its own here.
         let alipayPlatform = TestKeys.rsa(0)
         let wechatPlatform = TestKeys.rsa(1)

@@ -8,20 +8,20 @@ import Testing
 /// bearer token, or on an address of its own; and the HTTP limits come from the configuration.
 @Suite struct MetricsAccessTests {
     @Test func closedByDefaultTokenOrItsOwnAddress() async throws {
-        let closed = try await MerchantServerTests.Fixture { $0.metricsAccess = .closed }
+        let closed = try await ServerFixture { $0.metricsAccess = .closed }
         let refused = try await closed.call("GET", "/metrics", key: "")
         #expect(refused.status == 404 && "\(refused.object)".contains("metrics.listen"))
         await closed.stop()
 
         let token = "metrics-token-0123456789"
-        let guarded = try await MerchantServerTests.Fixture { $0.metricsAccess = .token(token) }
+        let guarded = try await ServerFixture { $0.metricsAccess = .token(token) }
         #expect(try await guarded.call("GET", "/metrics", key: "").status == 401)
         #expect(try await guarded.call("GET", "/metrics", key: guarded.keys.secret).status == 401, "the API's key is not the metrics token")
         let read = try await guarded.call("GET", "/metrics", key: token)
         #expect(read.status == 200 && String(decoding: read.body, as: UTF8.self).contains("cashier_http_requests_total"))
         await guarded.stop()
 
-        let apart = try await MerchantServerTests.Fixture {
+        let apart = try await ServerFixture {
             $0.metricsAccess = .closed
             $0.metricsListen = ("127.0.0.1", UInt16.random(in: 20_000...32_000))
         }

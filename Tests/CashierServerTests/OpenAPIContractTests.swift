@@ -9,7 +9,7 @@ import Testing
 /// regression cases.
 @Suite(.serialized) struct OpenAPIContractTests {
     @Test func theCheckedInDocumentIsWhatTheServerServes() async throws {
-        let fixture = try await MerchantServerTests.Fixture()
+        let fixture = try await ServerFixture()
         let served = try await fixture.call("GET", "/openapi.json", key: "")
         let checkedIn = try Data(contentsOf: packageRoot.appendingPathComponent("docs/openapi.json"))
         #expect(
@@ -48,7 +48,7 @@ import Testing
 
     @Test(arguments: ["secret", "publishable"])
     func schemathesisFindsNothing(key: String) async throws {
-        let fixture = try await MerchantServerTests.Fixture(
+        let fixture = try await ServerFixture(
             webhook: .init(url: URL(string: "http://127.0.0.1:9/hooks")!, secret: "whsec_st"), sandboxHelpers: true)
         let reports = FileManager.default.temporaryDirectory.appendingPathComponent("schemathesis-\(key)-\(UUID().uuidString)")
         let seconds = ProcessInfo.processInfo.environment["CASHIER_SCHEMATHESIS_SECONDS"] ?? "40"
@@ -70,7 +70,7 @@ import Testing
 
     @Test func anApplePayTokenThatIsNotAnObjectIsRefusedNotACrash() async throws {
         // {"token": "x"} reached JSONSerialization.data(withJSONObject:), which traps on a bare string.
-        let fixture = try await MerchantServerTests.Fixture()
+        let fixture = try await ServerFixture()
         let order = try await fixture.createOrder(amount: "5.00")
         let id = try #require(order["id"] as? String)
         for token: Any in ["x", 5, [1, 2], NSNull()] {
@@ -83,7 +83,7 @@ import Testing
 
     @Test func anEscapedHashOrQuestionMarkStaysInThePath() async throws {
         // `POST /v1/orders/B%23/close` was cut at the decoded `#` and reached `/v1/orders/B` (405).
-        let fixture = try await MerchantServerTests.Fixture()
+        let fixture = try await ServerFixture()
         for id in ["B%23", "B%3Fx=1"] {
             let answer = try await fixture.call("POST", "/v1/orders/\(id)/close")
             #expect(answer.status == 404, "\(id): \(answer.status)")
@@ -94,7 +94,7 @@ import Testing
     @Test func textsPastTheirLimitAreRefusedAndTheDefaultDescriptionFits() async throws {
         // A 129-character description was accepted (201): the document's maxLength was not held, and
         // WeChat Pay would refuse the order's body at payment time.
-        let fixture = try await MerchantServerTests.Fixture()
+        let fixture = try await ServerFixture()
         func order(description: String?, labels: [String] = ["Latte"]) async throws -> (status: Int, object: [String: Any]) {
             var body: [String: Any] = ["items": labels.map { ["label": $0, "amount": "1.00"] }, "currency": "CNY"]
             body["description"] = description
@@ -127,7 +127,7 @@ import Testing
         // An order in SYP (the document allows any ISO 4217 code), then a WeChat Pay payment: the
         // provider takes CNY only. The one schema-valid 400 kept on purpose (the money-safety
         // contract; scripts/test/schemathesis.toml accepts it from this operation only).
-        let fixture = try await MerchantServerTests.Fixture()
+        let fixture = try await ServerFixture()
         let created = try await fixture.call(
             "POST", "/v1/orders", json: ["items": [["label": "Tea", "amount_minor": 500]], "currency": "SYP"])
         let id = try #require(created.object["id"] as? String, "\(created.object)")
@@ -137,7 +137,7 @@ import Testing
         await fixture.stop()
         // Prices from the publishable key (shipping on catalog items) are refused as a matter of the key: 403.
         let catalog = try Catalog(json: Data(#"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.75"}}}"#.utf8))
-        let shop = try await MerchantServerTests.Fixture(catalog: catalog) { $0.applePay = nil }
+        let shop = try await ServerFixture(catalog: catalog) { $0.applePay = nil }
         let shipping = [["identifier": "x", "label": "Courier", "amount": "1.00"]]
         let priced = try await shop.call(
             "POST", "/v1/orders", key: shop.keys.publishable, json: ["items": [["sku": "latte"]], "shipping_methods": shipping])
@@ -155,7 +155,7 @@ import Testing
     }
 
     @Test func optionalBodiesMayBeEmptyAndRulesAnswer422() async throws {
-        let fixture = try await MerchantServerTests.Fixture()
+        let fixture = try await ServerFixture()
         let order = try await fixture.createOrder(amount: "5.00")
         let id = try #require(order["id"] as? String)
         // capture and void take an empty body (all optional fields): an order with nothing to capture is 409, not 400.
@@ -186,7 +186,7 @@ import Testing
 /// the money flow against a sandbox server: what a merchant in another language would do.
 @Suite struct GeneratedClientTests {
     @Test func aGeneratedPythonClientTakesAnOrderFromCreationToRefund() async throws {
-        let fixture = try await MerchantServerTests.Fixture(sandboxHelpers: true)
+        let fixture = try await ServerFixture(sandboxHelpers: true)
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("generated-client-\(UUID().uuidString)")
         let result = try await runSubprocess(
             packageRoot.appendingPathComponent("scripts/test/generated_client").path,

@@ -19,7 +19,7 @@ import WeChatPay
 @Suite struct PartnerMerchantTests {
     static let north = SandboxMode.subMerchantID
 
-    static func order(_ fixture: MerchantServerTests.Fixture, _ amount: String, merchant: String?, key: String? = nil) async throws
+    static func order(_ fixture: ServerFixture, _ amount: String, merchant: String?, key: String? = nil) async throws
         -> (id: String, number: String, object: [String: Any])
     {
         var body: [String: Any] = ["items": [["label": "Latte", "amount": amount]], "currency": "CNY", "description": "Latte"]
@@ -30,7 +30,7 @@ import WeChatPay
     }
 
     @Test func aSubMerchantAndTheDirectMerchantArePaidRefundedAndReconciledApart() async throws {
-        let fixture = try await MerchantServerTests.Fixture()
+        let fixture = try await ServerFixture()
         let books = { () async -> [SandboxLedgerEntry] in
             (await fixture.sandbox.wechatV2.ledger()) + (await fixture.sandbox.wechatV3.ledger()) + (await fixture.sandbox.alipay.ledger())
         }
@@ -93,7 +93,7 @@ import WeChatPay
     }
 
     @Test func oneMerchantsPathNeverRecordsAnothersPayment() async throws {
-        let fixture = try await MerchantServerTests.Fixture()
+        let fixture = try await ServerFixture()
         let mode = fixture.mode.configuration
         let sp = try #require(mode.serviceProvider?.wechat?.merchant)
         let order = try await Self.order(fixture, "8.00", merchant: Self.north)
@@ -129,7 +129,7 @@ import WeChatPay
     }
 
     @Test func aMerchantsKeyActsForThatMerchantOnly() async throws {
-        let fixture = try await MerchantServerTests.Fixture()
+        let fixture = try await ServerFixture()
         let (northKey, record) = MerchantServer.makeSecretKey(label: "north's backend", merchant: Self.north)
         try await fixture.store.createAPIKey(record)
         // Orders it makes are north's; it cannot make another merchant's.

@@ -28,7 +28,7 @@ import WeChatPay
     @Test func certificatesAreDownloadedWhenTheServerStarts() async throws {
         let counting = CountingTransport()
         let keys = WeChatPay.V3.PlatformKeys()
-        let fixture = try await MerchantServerTests.Fixture {
+        let fixture = try await ServerFixture {
             $0.wechatV3?.platformKeys = keys
             $0.wechatV3?.transport = counting
         }
@@ -41,7 +41,7 @@ import WeChatPay
     @Test func anUnknownSerialDownloadsOnceAMinute() async throws {
         let counting = CountingTransport()
         let keys = WeChatPay.V3.PlatformKeys()
-        let fixture = try await MerchantServerTests.Fixture {
+        let fixture = try await ServerFixture {
             $0.wechatV3?.platformKeys = keys
             $0.wechatV3?.transport = counting
             $0.wechatV3?.downloadsPlatformCertificates = false  // nothing at start: the notification must fetch them

@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func theSandboxesSeeThePayersAddressExpiryMetadataAndGoods() async throws {
-        let fixture = try await MerchantServerTests.Fixture { $0.trustedProxies = try! TrustedProxies(parsing: ["127.0.0.1"]) }
+        let fixture = try await ServerFixture { $0.trustedProxies = try! TrustedProxies(parsing: ["127.0.0.1"]) }
         func order(metadata: [String: String]) async throws -> (id: String, number: String) {
             let created = try await fixture.call(
                 "POST", "/v1/orders",

@@ -12,7 +12,7 @@ import Testing
 /// filters and search, CSV exports that read back as the records, and webhook deliveries sent
 /// again once the merchant's endpoint is back — each operator action in the order's log.
 @Suite struct RecordsAndExportsTests {
-    typealias Fixture = MerchantServerTests.Fixture
+    typealias Fixture = ServerFixture
 
     /// `YYYY-MM-DD` of `date` in the merchant's time zone (Asia/Shanghai unless configured).
     static func day(_ date: Date, _ timeZone: TimeZone = TimeZone(identifier: "Asia/Shanghai")!, plus days: Int = 0) -> String {

@@ -14,7 +14,7 @@ import Testing
 /// refund; WeChat Pay v2's is accepted for every appid of the merchant (a mini program's too).
 @Suite struct RefundNotificationRoutingTests {
     @Test func alipayRefundNotificationsConfirmTheRefund() async throws {
-        let fixture = try await MerchantServerTests.Fixture()
+        let fixture = try await ServerFixture()
         let order = try await fixture.createOrder(amount: "10.00")
         let id = try #require(order["id"] as? String)
         let started = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "alipay.qr"])
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func wechatV2RefundNotificationsForAMiniProgramAreAccepted() async throws {
-        let fixture = try await MerchantServerTests.Fixture()
+        let fixture = try await ServerFixture()
         let order = try await fixture.createOrder(amount: "6.60")
         let id = try #require(order["id"] as? String)
         let started = try await fixture.call(

@@ -29,7 +29,7 @@ import Testing
 
     @Test func extremeNumbersAreRefusedClearlyAndChangeNothing() async throws {
         let catalog = try Catalog(json: Data(#"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.75"}}}"#.utf8))
-        let fixture = try await MerchantServerTests.Fixture(catalog: catalog)
+        let fixture = try await ServerFixture(catalog: catalog)
         // A paid order to refund, and its state to compare afterwards.
         let order = try await fixture.createOrder(amount: "30.00")
         let id = try #require(order["id"] as? String)

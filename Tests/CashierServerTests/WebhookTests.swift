@@ -68,7 +68,7 @@ import Testing
     /// A webhook leaves as soon as its order is paid, not on the job's next tick.
     @Test func aPaidOrdersWebhookIsSentWithoutWaitingForTheInterval() async throws {
         let receiver = try WebhookReceiver(failures: 0)
-        let fixture = try await MerchantServerTests.Fixture(webhook: .init(url: receiver.url, secret: "whsec_test")) {
+        let fixture = try await ServerFixture(webhook: .init(url: receiver.url, secret: "whsec_test")) {
             $0.webhookInterval = .seconds(3600)
         }
         let order = try await fixture.createOrder()

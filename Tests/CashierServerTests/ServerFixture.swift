@@ -1,0 +1,84 @@
+import Cashier
+import CashierSandbox
+import CashierSandboxMode
+import CashierStore
+import Foundation
+import TestSupport
+import Testing
+import WeChatPay
+
+@testable import CashierServer
+
+/// A merchant server over real sockets, against the in-process sandboxes (SQLite store, one
+/// instance): the harness the server suites share. `call` speaks the API with the secret key.
+final class ServerFixture: Sendable {
+    let sandbox: SandboxServer
+    let server: MerchantServer
+    let store: SQLiteOrderStore
+    /// The store's file, for tests that reach into it from another connection.
+    let databasePath: String
+    let wechatMerchant: WeChatPay.V2.Merchant
+    let keys: (secret: String, publishable: String)
+    let mode: SandboxMode
+    let clock: any WallClock
+
+    init(
+        publicBaseURL: String? = nil, queryAfter: TimeInterval = 10, webhook: WebhookDispatcher.Endpoint? = nil,
+        expiryInterval: Duration = .seconds(60), catalog: Catalog? = nil, breakerThreshold: Int = 5, breakerCooldown: TimeInterval = 30,
+        clock: any WallClock = SystemClock(), sandboxHelpers: Bool = false,
+        configure: (inout MerchantConfiguration) -> Void = { _ in }
+    ) async throws {
+        self.clock = clock
+        mode = try await SandboxMode.start(timeScale: 0.001)
+        sandbox = mode.sandbox
+        wechatMerchant = mode.wechatMerchant
+        var configuration = mode.configuration
+        configuration.publicBaseURL = publicBaseURL
+        keys = (configuration.secretKey, configuration.publishableKey)
+        configuration.catalog = catalog
+        configuration.breakerThreshold = breakerThreshold
+        configuration.breakerCooldown = breakerCooldown
+        configuration.queryAfter = queryAfter
+        configuration.queryInterval = .seconds(3600)  // tests drive the query-fallback job themselves
+        configuration.webhook = webhook
+        configuration.webhookInterval = .milliseconds(50)
+        configuration.expiryInterval = expiryInterval
+        configure(&configuration)
+        databasePath = FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).db").path
+        store = try SQLiteOrderStore(path: databasePath)
+        server = MerchantServer(
+            configuration: configuration, store: store, clock: clock, audit: SecretsAudit.fromEnvironment(),
+            sandboxPayer: sandboxHelpers ? mode : nil)
+        try await server.start()
+    }
+
+    func stop() async {
+        await server.stop()
+        await sandbox.stop()
+    }
+
+    func call(_ method: String, _ path: String, key: String? = nil, headers: [String: String] = [:], json: Any? = nil) async throws
+        -> (status: Int, object: [String: Any], body: Data)
+    {
+        var allHeaders = HTTPHeaders()
+        for (name, value) in headers { allHeaders.add(name, value) }
+        if let key = key ?? Optional(keys.secret) { allHeaders.add("Authorization", "Bearer \(key)") }
+        allHeaders.add("Content-Type", "application/json")
+        let body = try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
+        let response = try await URLSessionTransport().send(
+            HTTPRequest(method: method, url: URL(string: server.baseURL.absoluteString + path)!, headers: allHeaders, body: body))
+        return (response.status, (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:], response.body)
+    }
+
+    func createOrder(amount: String = "51.00", key idempotencyKey: String? = nil) async throws -> [String: Any] {
+        let result = try await call(
+            "POST", "/v1/orders", headers: idempotencyKey.map { ["Idempotency-Key": $0] } ?? [:],
+            json: ["items": [["label": "Latte", "amount": amount]], "currency": "CNY", "description": "Latte"])
+        try #require(result.status == 201, "\(String(decoding: result.body, as: UTF8.self))")
+        return result.object
+    }
+
+    func waitForStatus(_ id: String, _ status: String) async throws -> Bool {
+        try await eventually { try await call("GET", "/v1/orders/\(id)").object["status"] as? String == status }
+    }
+}
