@@ -46,7 +46,8 @@ import WeChatPay
 ///            "webhook_interval_seconds": 1, "lease_seconds": 120, "refund_interval_seconds": 10,
 ///            "refund_check_after_seconds": 30, "idempotency_lease_seconds": 10},
 ///   "refund_duplicates_automatically": false,
-///   "webhook": {"url": "https://shop.example.com/hooks/cashier", "secret_env": "CASHIER_WEBHOOK_SECRET"}
+///   "webhook": {"url": "https://shop.example.com/hooks/cashier", "secret_env": "CASHIER_WEBHOOK_SECRET",
+///               "concurrency": 16}
 /// }
 /// ```
 public struct ConfigurationFile: Sendable {
@@ -200,7 +201,17 @@ public struct ConfigurationFile: Sendable {
         }
         if let webhook = root["webhook"] as? [String: Any] {
             guard let url = try reader.url(webhook, "url", "webhook.") else { throw Problem(path: "webhook.url", reason: "is missing") }
-            configuration.webhook = .init(url: url, secret: try reader.secret(webhook, "secret", "webhook."))
+            var concurrency = WebhookDispatcher.defaultConcurrency
+            if let value = webhook["concurrency"] {
+                let range = WebhookDispatcher.concurrencyRange
+                guard let number = value as? Int, range.contains(number) else {
+                    throw Problem(
+                        path: "webhook.concurrency",
+                        reason: "must be a whole number of webhooks in flight at once, \(range.lowerBound) to \(range.upperBound)")
+                }
+                concurrency = number
+            }
+            configuration.webhook = .init(url: url, secret: try reader.secret(webhook, "secret", "webhook."), concurrency: concurrency)
         }
         if let zone = try reader.string(root, "time_zone", "", required: false) {
             guard let timeZone = TimeZone(identifier: zone) else {

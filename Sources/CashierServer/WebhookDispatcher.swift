@@ -11,10 +11,17 @@ public struct WebhookDispatcher: Sendable {
         public var url: URL
         /// `whsec_…`: signs every delivery.
         public var secret: String
+        /// How many orders' webhooks may be in flight to this endpoint at once (each order's
+        /// still one after another), within ``WebhookDispatcher/concurrencyRange``: fewer for an
+        /// endpoint that cannot take many requests together, more for one far away.
+        public var concurrency: Int
 
-        public init(url: URL, secret: String) {
+        /// - Parameter concurrency: clamped to ``WebhookDispatcher/concurrencyRange``.
+        public init(url: URL, secret: String, concurrency: Int = WebhookDispatcher.defaultConcurrency) {
             self.url = url
             self.secret = secret
+            self.concurrency = min(
+                max(concurrency, WebhookDispatcher.concurrencyRange.lowerBound), WebhookDispatcher.concurrencyRange.upperBound)
         }
     }
 
@@ -50,7 +57,7 @@ public struct WebhookDispatcher: Sendable {
     let lease: TimeInterval
 
     /// Sends what is due now: up to `limit` messages claimed at once, several orders' messages in
-    /// flight together (``concurrency``), each order's in the order they were made. Each message
+    /// flight together (the endpoint's ``Endpoint/concurrency``), each order's in the order they were made. Each message
     /// is signed as it is sent, so one late in a slow batch still carries a fresh timestamp.
     /// - Returns: how many were delivered.
     @discardableResult
@@ -58,12 +65,14 @@ public struct WebhookDispatcher: Sendable {
         try await deliverBatch(limit: limit).delivered
     }
 
-    /// How many deliveries are in flight at once (to different orders). Each one waits for the
-    /// endpoint's answer and then for a commit, so the job delivers at most this many ÷ that
-    /// time a second. With 8, a busy server (about 1,300 orders a second here, while its CPU was
-    /// taken) queued webhooks faster than it sent them and fell further behind every second;
-    /// with 16 it keeps up (docs/performance.md, ninth round).
-    static let concurrency = 16
+    /// How many deliveries are in flight at once (to different orders) unless the endpoint says.
+    /// Each one waits for the endpoint's answer and then for a commit, so the job delivers at most
+    /// this many ÷ that time a second. With 8, a busy server (about 1,300 orders a second here,
+    /// while its CPU was taken) queued webhooks faster than it sent them and fell further behind
+    /// every second; with 16 it keeps up (docs/performance.md, ninth round).
+    public static let defaultConcurrency = 16
+    /// What ``Endpoint/concurrency`` may be.
+    public static let concurrencyRange = 1...64
     /// The longest one delivery may take (the endpoint's answer included): 10 s, or half the
     /// lease when the lease is shorter than 20 s.
     static func requestTimeout(lease: TimeInterval) -> TimeInterval { min(10, lease / 2) }
@@ -71,7 +80,7 @@ public struct WebhookDispatcher: Sendable {
     /// How many messages one claim takes: no more than can be sent before the claim's lease ends,
     /// even if every delivery takes the whole request timeout — a message whose lease ran out
     /// belongs to whichever instance claims it next, and must not also be sent from here.
-    public static func batchSize(limit: Int, lease: TimeInterval) -> Int {
+    public static func batchSize(limit: Int, lease: TimeInterval, concurrency: Int = defaultConcurrency) -> Int {
         let rounds = Int((lease / requestTimeout(lease: lease)).rounded(.down)) - 1
         return max(1, min(limit, concurrency * max(1, rounds)))
     }
@@ -83,7 +92,8 @@ public struct WebhookDispatcher: Sendable {
         // once, and a crashed instance's messages come back to the others when the lease ends.
         // A batch is sized so it can be sent within its lease, and a message whose lease is about
         // to end is left for the next claim rather than sent late.
-        let claimed = try await store.claimOutbox(now: now, limit: Self.batchSize(limit: limit, lease: lease), lease: lease)
+        let claimed = try await store.claimOutbox(
+            now: now, limit: Self.batchSize(limit: limit, lease: lease, concurrency: endpoint.concurrency), lease: lease)
         let sendBy = now.addingTimeInterval(lease - Self.requestTimeout(lease: lease))
         var byOrder: [String: [OutboxMessage]] = [:]
         var orders: [String] = []
@@ -109,7 +119,7 @@ public struct WebhookDispatcher: Sendable {
                     return sent
                 }
             }
-            for _ in 0..<Self.concurrency { startNext() }
+            for _ in 0..<endpoint.concurrency { startNext() }
             while let sent = try await group.next() {
                 total += sent
                 startNext()

@@ -79,7 +79,7 @@ import Testing
         #expect(parsed.configuration.publicBaseURL == "https://pay.example.com")
         #expect(parsed.configuration.wechat?.merchant.mchID == "1230000109" && parsed.configuration.alipay?.appID == "2021")
         #expect(parsed.configuration.applePay?.supportedNetworks == [.chinaUnionPay, .visa])
-        #expect(parsed.configuration.webhook?.secret == "whsec_x")
+        #expect(parsed.configuration.webhook?.secret == "whsec_x" && parsed.configuration.webhook?.concurrency == 16)
         #expect(parsed.configuration.wechatV3?.platformKeys.serials == ["PUB_KEY_ID_0114232134912410000000000000"])
         #expect(parsed.configuration.miniProgram?.secret == "mini-secret" && parsed.configuration.defaultWeChatAPI == .v3)
         #expect(parsed.configuration.catalog?.entries["latte"]?.price.minorUnits == 1275)
@@ -224,6 +224,13 @@ import Testing
         #expect(try problem({ $0["coupons"] = [["code": "X", "label": "X", "percent_off": 120]] }).contains("coupons[0].percent_off"))
         #expect(try problem({ $0["port"] = 70_000 }) == "config: port: must be 0 to 65535")
         #expect(try problem({ $0["database_writers"] = 0 }) == "config: database_writers: must be 1 to 16")
+        for wrong: Any in [0, 65, "8", 2.5] {
+            #expect(
+                try problem({
+                    $0["webhook"] = ["url": "https://shop.example.com/hooks", "secret_env": "HOOK_SECRET", "concurrency": wrong]
+                })
+                    == "config: webhook.concurrency: must be a whole number of webhooks in flight at once, 1 to 64", "\(wrong)")
+        }
         var v3 = good["wechat_v3"] as? [String: Any] ?? [:]
         v3["platform_public_key_id"] = nil
         #expect(try problem({ $0["wechat_v3"] = v3 }).contains("give both platform_public_key_file and platform_public_key_id"))
@@ -244,5 +251,14 @@ import Testing
                     "api_certificate_key_file": "missing.key",
                 ]
             }).contains("wechat.api_certificate_key_file"))
+    }
+
+    /// A merchant whose endpoint cannot take sixteen requests at once says how many it can.
+    @Test func theWebhookEndpointSetsHowManyDeliveriesAreInFlight() throws {
+        let folder = try Folder()
+        var root = try full(folder)
+        root["webhook"] = ["url": "https://shop.example.com/hooks", "secret_env": "HOOK_SECRET", "concurrency": 2]
+        let parsed = try ConfigurationFile(contentsOf: try folder.config(root), environment: Self.environment)
+        #expect(parsed.configuration.webhook?.concurrency == 2 && parsed.configuration.webhook?.url.host == "shop.example.com")
     }
 }

@@ -120,26 +120,48 @@ import Testing
     /// eight at a time can send them.
     @Test func sixteenOrdersWebhooksAreInFlightAtOnce() async throws {
         let store = try await Self.store(withPaidOrders: 40, paymentsEach: 1)
-        let endpoint = SlowEndpoint()
+        let endpoint = SlowEndpoint(holdUntil: 16)
         let dispatcher = WebhookDispatcher(
             endpoint: .init(url: URL(string: "http://127.0.0.1:9/webhooks")!, secret: "whsec_test"), store: store, transport: endpoint)
         #expect(try await dispatcher.deliverAllDue(limit: 50) == 40)
         #expect(endpoint.most.load(ordering: .relaxed) == 16)
     }
 
-    /// Answers 200 once sixteen requests have been in flight together (or after 2 s, so a
-    /// dispatcher that sends fewer at once fails the test rather than hanging it), counting the
+    /// An endpoint configured for two at a time never has a third: the endpoint holds each
+    /// request until three are in flight (which never comes) or 500 ms pass.
+    @Test func anEndpointsConcurrencyIsNeverExceeded() async throws {
+        let store = try await Self.store(withPaidOrders: 6, paymentsEach: 1)
+        let endpoint = SlowEndpoint(holdUntil: 3, atMost: .milliseconds(500))
+        let dispatcher = WebhookDispatcher(
+            endpoint: .init(url: URL(string: "http://127.0.0.1:9/webhooks")!, secret: "whsec_test", concurrency: 2), store: store,
+            transport: endpoint)
+        #expect(try await dispatcher.deliverAllDue(limit: 50) == 6)
+        #expect(endpoint.most.load(ordering: .relaxed) == 2)
+        #expect(WebhookDispatcher.Endpoint(url: URL(string: "http://127.0.0.1:9")!, secret: "s", concurrency: 0).concurrency == 1)
+        #expect(WebhookDispatcher.Endpoint(url: URL(string: "http://127.0.0.1:9")!, secret: "s", concurrency: 500).concurrency == 64)
+    }
+
+    /// Answers 200 once `holdUntil` requests have been in flight together (or after `atMost`, so
+    /// a dispatcher that sends fewer at once fails the test rather than hanging it), counting the
     /// most it held at once. Holding, not a fixed delay, keeps a busy test run from finishing
-    /// the first delivery before the sixteenth starts.
+    /// the first delivery before the last one starts.
     final class SlowEndpoint: HTTPTransport {
         let inFlight = Atomic<Int>(0)
         let most = Atomic<Int>(0)
+        let holdUntil: Int
+        let atMost: Duration
+
+        init(holdUntil: Int, atMost: Duration = .seconds(2)) {
+            self.holdUntil = holdUntil
+            self.atMost = atMost
+        }
+
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             let now = inFlight.add(1, ordering: .relaxed).newValue
             most.max(now, ordering: .relaxed)
             let clock = ContinuousClock()
             let start = clock.now
-            while most.load(ordering: .relaxed) < 16 && clock.now - start < .seconds(2) {
+            while most.load(ordering: .relaxed) < holdUntil && clock.now - start < atMost {
                 try await Task.sleep(for: .milliseconds(5))
             }
             inFlight.subtract(1, ordering: .relaxed)
@@ -154,6 +176,7 @@ import Testing
         #expect(WebhookDispatcher.batchSize(limit: 50, lease: 120) == 50)
         #expect(WebhookDispatcher.batchSize(limit: 50, lease: 30) == 32)  // 16 in flight, two rounds of 10 s
         #expect(WebhookDispatcher.batchSize(limit: 50, lease: 5) == 16)  // a short lease: 2.5 s per request, one round
+        #expect(WebhookDispatcher.batchSize(limit: 50, lease: 30, concurrency: 2) == 4)  // two in flight, two rounds
         let store = try SQLiteOrderStore(path: ":memory:")
         try await store.migrate()
         let order = try await store.create(
