@@ -48,24 +48,31 @@ extension MerchantAPI {
             if let api = body.api { detail["api"] = api }
             if let appID = prepared.appID { detail["appid"] = appID }
             // Reserved first (or the same kind of attempt found again), then placed.
-            let start = try await store.beginPayment(
-                NewPayment(
-                    orderID: order.id, method: method, provider: adapter.provider, appID: prepared.appID, merchantID: prepared.merchantID,
-                    payer: prepared.payer),
-                now: clock.now())
+            let attempt = NewPayment(
+                orderID: order.id, method: method, provider: adapter.provider, appID: prepared.appID, merchantID: prepared.merchantID,
+                payer: prepared.payer)
+            var start = try await store.beginPayment(attempt, now: clock.now())
             if let counter {
                 return try await collectAtCounter(start, with: counter, request: body)
             }
             let parameters: [String: Any]
             do {
-                parameters = try await adapter.place(start.payment, order: start.order, request: body)
-            } catch let error as PaymentError where ProviderAnswer.isDefinitiveRefusal(error) || error.code == .invalidRequest {
-                try await store.recordPayment(
-                    .failed(reason: ProviderAnswer.words(error)), of: start.payment.id,
-                    record: EventRecord(kind: .paymentFailed, detail: Self.detail(["reason": ProviderAnswer.words(error)])),
-                    now: clock.now())
-                throw error
-            }  // no answer: the attempt stays reserved, unpayable; a retry places it again under its number
+                parameters = try await place(start, with: adapter, request: body)
+            } catch let error as PaymentError where start.reused && ProviderAnswer.isTradeNumberTaken(error) {
+                // The provider holds this attempt's number with other details (the payer's address
+                // changed since it was placed, or the expiry moved) and will not place it again: that
+                // trade is closed there, and the payment starts afresh under a new number.
+                if let payer = await closeAttempt(start.payment, reason: "placed again with other details: \(ProviderAnswer.words(error))")
+                {
+                    return .error(
+                        status: 409, code: "invalid_state",
+                        message: "order \(id) was paid by its earlier payment \(payer); nothing new started")
+                }
+                var afresh = attempt
+                afresh.id = NewPayment.makeID()
+                start = try await store.beginPayment(afresh, now: clock.now())
+                parameters = try await place(start, with: adapter, request: body)
+            }
             let started = EventRecord(kind: .paymentStarted, detail: Self.detail(detail))
             let placed = try await store.recordPayment(.placed, of: start.payment.id, record: started, duplicate: started, now: clock.now())
             guard placed.payment.status == .pending else {
@@ -89,6 +96,23 @@ extension MerchantAPI {
                     api: method.wallet == .wechat ? (adapter.provider == .wechatV3 ? "v3" : "v2") : nil, parameters: parameters))
         } catch {
             return Self.failure(error)
+        }
+    }
+
+    /// The wallet's parameters for a reserved attempt. A refusal is recorded as the attempt's
+    /// failure; no answer leaves it reserved and unpayable, and a retry places it again under its number.
+    private func place(_ start: PaymentStart, with adapter: any PaymentAdapter, request: PaymentRequestBody) async throws -> [String: Any] {
+        do {
+            return try await adapter.place(start.payment, order: start.order, request: request)
+        } catch let error as PaymentError where ProviderAnswer.isDefinitiveRefusal(error) || error.code == .invalidRequest {
+            // Not the number-taken refusal of an attempt placed before: that attempt is superseded, not failed.
+            if !(start.reused && ProviderAnswer.isTradeNumberTaken(error)) {
+                try await store.recordPayment(
+                    .failed(reason: ProviderAnswer.words(error)), of: start.payment.id,
+                    record: EventRecord(kind: .paymentFailed, detail: Self.detail(["reason": ProviderAnswer.words(error)])),
+                    now: clock.now())
+            }
+            throw error
         }
     }
 

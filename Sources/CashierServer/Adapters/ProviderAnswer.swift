@@ -16,6 +16,13 @@ enum ProviderAnswer {
         return !(error.providerCode.map(retryableCodes.contains) ?? false)
     }
 
+    /// `true` when the provider refused a trade number it already holds with other details
+    /// (WeChat Pay's `OUT_TRADE_NO_USED`, "商户订单号重复", in API v2 and v3): placing the same
+    /// attempt again cannot succeed, a new number can.
+    static func isTradeNumberTaken(_ error: PaymentError) -> Bool {
+        error.code == .providerRejected && error.providerCode == "OUT_TRADE_NO_USED"
+    }
+
     /// What a refund call came to: accepted (with the provider's refund id when it gives one), or
     /// refused for good. Anything else — no answer, a forged one, "busy" — is thrown: the outcome
     /// is unknown and the refund is asked about again.
