@@ -9,8 +9,14 @@ public func fuzzHTTPRequest(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt 
     let split = bytes.firstIndex(of: 0x0A) ?? bytes.count
     let target = String(decoding: bytes[..<split], as: UTF8.self)
     let body = Array(bytes[min(split + 1, bytes.count)...])
+    // The target as libmicrohttpd hands it over: the query already split off and the escapes
+    // decoded, so a `?` or `#` left in it came from `%3F` or `%23` and belongs to the path.
     let path = HTTPServerRequest.path(ofTarget: target)
-    precondition(!path.contains("?"), "the path kept its query")
+    if target.utf8.first == UInt8(ascii: "/") || !target.contains("://") {
+        precondition(path == target, "a path that is not absolute-form must be kept whole")
+    } else {
+        precondition(path.hasPrefix("/"), "an absolute-form target must reduce to a path")
+    }
     let request = HTTPServerRequest(method: "POST", path: path, query: [(name: "q", value: target)], body: body)
     _ = request.queryValue("q")
     _ = request.formFields
