@@ -58,10 +58,12 @@ extension MerchantAPI {
             let parameters: [String: Any]
             do {
                 parameters = try await place(start, with: adapter, request: body)
-            } catch let error as PaymentError where start.reused && ProviderAnswer.isTradeNumberTaken(error) {
-                // The provider holds this attempt's number with other details (the payer's address
-                // changed since it was placed, or the expiry moved) and will not place it again: that
-                // trade is closed there, and the payment starts afresh under a new number.
+            } catch let error as PaymentError where ProviderAnswer.needsNewTradeNumber(error) {
+                // The provider will not place this attempt's number again: it holds it with other
+                // details (the payer's address changed since it was placed, the expiry moved, or
+                // another start of this payment placed it a moment ago), or another start closed it.
+                // That trade is closed there and here (the latest start wins, as when a payment
+                // supersedes another), and the payment starts afresh under a new number.
                 if let payer = await closeAttempt(start.payment, reason: "placed again with other details: \(ProviderAnswer.words(error))")
                 {
                     return .error(
@@ -71,7 +73,14 @@ extension MerchantAPI {
                 var afresh = attempt
                 afresh.id = NewPayment.makeID()
                 start = try await store.beginPayment(afresh, now: clock.now())
-                parameters = try await place(start, with: adapter, request: body)
+                do {
+                    parameters = try await place(start, with: adapter, request: body)
+                } catch let again as PaymentError where ProviderAnswer.needsNewTradeNumber(again) {
+                    return .error(
+                        status: 409, code: "invalid_state",
+                        message:
+                            "order \(id)'s \(method.rawValue) payment was started again elsewhere at the same moment; start it once more")
+                }
             }
             let started = EventRecord(kind: .paymentStarted, detail: Self.detail(detail))
             let placed = try await store.recordPayment(.placed, of: start.payment.id, record: started, duplicate: started, now: clock.now())
@@ -105,8 +114,9 @@ extension MerchantAPI {
         do {
             return try await adapter.place(start.payment, order: start.order, request: request)
         } catch let error as PaymentError where ProviderAnswer.isDefinitiveRefusal(error) || error.code == .invalidRequest {
-            // Not the number-taken refusal of an attempt placed before: that attempt is superseded, not failed.
-            if !(start.reused && ProviderAnswer.isTradeNumberTaken(error)) {
+            // A number the provider holds otherwise is not a failed attempt: its trade is open there
+            // (placed before, or by another start at this moment) or closed; the caller closes it.
+            if !ProviderAnswer.needsNewTradeNumber(error) {
                 try await store.recordPayment(
                     .failed(reason: ProviderAnswer.words(error)), of: start.payment.id,
                     record: EventRecord(kind: .paymentFailed, detail: Self.detail(["reason": ProviderAnswer.words(error)])),

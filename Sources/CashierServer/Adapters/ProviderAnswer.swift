@@ -16,12 +16,15 @@ enum ProviderAnswer {
         return !(error.providerCode.map(retryableCodes.contains) ?? false)
     }
 
-    /// `true` when the provider refused a trade number it already holds with other details
-    /// (WeChat Pay's `OUT_TRADE_NO_USED`, "商户订单号重复", in API v2 and v3): placing the same
-    /// attempt again cannot succeed, a new number can.
-    static func isTradeNumberTaken(_ error: PaymentError) -> Bool {
-        error.code == .providerRejected && error.providerCode == "OUT_TRADE_NO_USED"
+    /// `true` when the provider will not place this trade number again, though another number
+    /// would go through: it holds the number with other details (WeChat Pay's `OUT_TRADE_NO_USED`,
+    /// "商户订单号重复", in API v2 and v3), or its trade was closed (`ORDERCLOSED`, `ORDER_CLOSED`,
+    /// Alipay's `ACQ.TRADE_HAS_CLOSE`) — by another start of the same payment a moment ago, say.
+    static func needsNewTradeNumber(_ error: PaymentError) -> Bool {
+        error.code == .providerRejected && error.providerCode.map(newNumberCodes.contains) == true
     }
+
+    static let newNumberCodes: Set<String> = ["OUT_TRADE_NO_USED", "ORDERCLOSED", "ORDER_CLOSED", "ACQ.TRADE_HAS_CLOSE"]
 
     /// What a refund call came to: accepted (with the provider's refund id when it gives one), or
     /// refused for good. Anything else — no answer, a forged one, "busy" — is thrown: the outcome
