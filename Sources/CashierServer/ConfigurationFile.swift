@@ -91,6 +91,17 @@ public struct ConfigurationFile: Sendable {
             return text
         }
 
+        /// A whole number within `range`, when given: "must be a whole number of `unit`, a to b" otherwise.
+        func wholeNumber(_ object: [String: Any], _ key: String, _ path: String, of unit: String, in range: ClosedRange<Int>) throws
+            -> Int?
+        {
+            guard let value = object[key] else { return nil }
+            guard let number = value as? Int, range.contains(number) else {
+                throw Problem(path: path + key, reason: "must be a whole number of \(unit), \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+
         /// A secret from `<key>_env` (an environment variable) or `<key>_file` (a file).
         func secret(_ object: [String: Any], _ key: String, _ path: String) throws -> String {
             if object[key] != nil {
@@ -201,17 +212,11 @@ public struct ConfigurationFile: Sendable {
         }
         if let webhook = root["webhook"] as? [String: Any] {
             guard let url = try reader.url(webhook, "url", "webhook.") else { throw Problem(path: "webhook.url", reason: "is missing") }
-            var concurrency = WebhookDispatcher.defaultConcurrency
-            if let value = webhook["concurrency"] {
-                let range = WebhookDispatcher.concurrencyRange
-                guard let number = value as? Int, range.contains(number) else {
-                    throw Problem(
-                        path: "webhook.concurrency",
-                        reason: "must be a whole number of webhooks in flight at once, \(range.lowerBound) to \(range.upperBound)")
-                }
-                concurrency = number
-            }
-            configuration.webhook = .init(url: url, secret: try reader.secret(webhook, "secret", "webhook."), concurrency: concurrency)
+            let concurrency = try reader.wholeNumber(
+                webhook, "concurrency", "webhook.", of: "webhooks in flight at once", in: WebhookDispatcher.concurrencyRange)
+            configuration.webhook = .init(
+                url: url, secret: try reader.secret(webhook, "secret", "webhook."),
+                concurrency: concurrency ?? WebhookDispatcher.defaultConcurrency)
         }
         if let zone = try reader.string(root, "time_zone", "", required: false) {
             guard let timeZone = TimeZone(identifier: zone) else {
@@ -221,12 +226,7 @@ public struct ConfigurationFile: Sendable {
         }
         if let jobs = root["jobs"] as? [String: Any] {
             func seconds(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
-                guard let value = jobs[key] else { return nil }
-                guard let number = value as? Int, range.contains(number) else {
-                    throw Problem(
-                        path: "jobs." + key, reason: "must be a whole number of seconds, \(range.lowerBound) to \(range.upperBound)")
-                }
-                return number
+                try reader.wholeNumber(jobs, key, "jobs.", of: "seconds", in: range)
             }
             if let value = try seconds("query_after_seconds", 0...86_400) { configuration.queryAfter = TimeInterval(value) }
             if let value = try seconds("query_interval_seconds", 1...3_600) { configuration.queryInterval = .seconds(value) }

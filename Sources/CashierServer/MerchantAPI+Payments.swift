@@ -64,8 +64,7 @@ extension MerchantAPI {
                 // another start of this payment placed it a moment ago), or another start closed it.
                 // That trade is closed there and here (the latest start wins, as when a payment
                 // supersedes another), and the payment starts afresh under a new number.
-                if let payer = await closeAttempt(start.payment, reason: "placed again with other details: \(ProviderAnswer.words(error))")
-                {
+                if let payer = await closeAttempt(start.payment, reason: "not placed again: \(ProviderAnswer.words(error))") {
                     return .error(
                         status: 409, code: "invalid_state",
                         message: "order \(id) was paid by its earlier payment \(payer); nothing new started")
@@ -113,15 +112,15 @@ extension MerchantAPI {
     private func place(_ start: PaymentStart, with adapter: any PaymentAdapter, request: PaymentRequestBody) async throws -> [String: Any] {
         do {
             return try await adapter.place(start.payment, order: start.order, request: request)
-        } catch let error as PaymentError where ProviderAnswer.isDefinitiveRefusal(error) || error.code == .invalidRequest {
-            // A number the provider holds otherwise is not a failed attempt: its trade is open there
-            // (placed before, or by another start at this moment) or closed; the caller closes it.
-            if !ProviderAnswer.needsNewTradeNumber(error) {
-                try await store.recordPayment(
-                    .failed(reason: ProviderAnswer.words(error)), of: start.payment.id,
-                    record: EventRecord(kind: .paymentFailed, detail: Self.detail(["reason": ProviderAnswer.words(error)])),
-                    now: clock.now())
-            }
+        } catch let error as PaymentError
+            where (ProviderAnswer.isDefinitiveRefusal(error) || error.code == .invalidRequest) && !ProviderAnswer.needsNewTradeNumber(error)
+        {
+            // (A number the provider holds otherwise is not a failed attempt: its trade is open there,
+            // placed before or by another start at this moment, or closed; the caller closes it.)
+            try await store.recordPayment(
+                .failed(reason: ProviderAnswer.words(error)), of: start.payment.id,
+                record: EventRecord(kind: .paymentFailed, detail: Self.detail(["reason": ProviderAnswer.words(error)])),
+                now: clock.now())
             throw error
         }
     }
