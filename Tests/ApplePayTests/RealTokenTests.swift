@@ -72,6 +72,15 @@ import Testing
         #expect(verified.signer.extension(oid: ApplePay.leafOID) != nil)
         let plaintext = try ApplePay.decryptData(Array(try Base64.decode(token.data)), symmetricKey: try Hex.decode(keyHex))
         #expect(Data(plaintext) == (try Self.data("processout-2017-expected_plaintext-\(kind).json")))
+        // A key of the wrong length, or data changed in transit, is a decryption failure that says which.
+        let data = Array(try Base64.decode(token.data))
+        let longKey = #expect(throws: PaymentError.self) { try ApplePay.decryptData(data, symmetricKey: [UInt8](repeating: 1, count: 24)) }
+        #expect(longKey?.details == "decryption")
+        #expect(longKey?.message.contains("24 bytes, not 16 or 32") == true)
+        var altered = data
+        altered[altered.count / 2] ^= 0x01
+        let changed = #expect(throws: PaymentError.self) { try ApplePay.decryptData(altered, symmetricKey: try Hex.decode(keyHex)) }
+        #expect(changed?.message.contains("AES-GCM authentication failed") == true)
         // Under a root that is not Apple's, the same token fails its chain.
         let otherKey = try P256PrivateKey()
         let otherRoot = try CertificateBuilder(subject: [("CN", "Not Apple")], serialNumber: 1, isCertificateAuthority: true)

@@ -39,6 +39,43 @@ import Testing
         #expect(Hex.encode(plaintext) == vector.plaintext)
     }
 
+    /// The one-shot open (a key used for one message) gives the same answers as a kept key.
+    @Test(arguments: cases)
+    func oneShotOpenMatchesTheSpec(_ vector: Case) throws {
+        let combined = [UInt8](hex: vector.ciphertext) + [UInt8](hex: vector.tag)
+        let key = [UInt8](hex: vector.key)
+        let iv = [UInt8](hex: vector.iv)
+        let aad = [UInt8](hex: vector.aad)
+        #expect(Hex.encode(try AESGCMKey.open(combined: combined, key: key, iv: iv, authenticating: aad)) == vector.plaintext)
+        for position in [0, combined.count - 1] where !combined.isEmpty {
+            var altered = combined
+            altered[position] ^= 0x01
+            let error = #expect(throws: CryptoError.self) { try AESGCMKey.open(combined: altered, key: key, iv: iv, authenticating: aad) }
+            #expect(error?.code == .authenticationFailure)
+        }
+        var otherKey = key
+        otherKey[0] ^= 0x01
+        #expect(throws: CryptoError.self) { try AESGCMKey.open(combined: combined, key: otherKey, iv: iv, authenticating: aad) }
+        #expect(throws: CryptoError.self) { try AESGCMKey.open(combined: combined, key: key, iv: iv, authenticating: aad + [0]) }
+    }
+
+    @Test func oneShotOpenRefusesBadArguments() throws {
+        let iv = [UInt8](repeating: 0, count: 12)
+        let combined = try AESGCMKey([UInt8](repeating: 1, count: 32)).seal([1, 2, 3], iv: iv).combined
+        let shortKey = #expect(throws: CryptoError.self) {
+            try AESGCMKey.open(combined: combined, key: [UInt8](repeating: 1, count: 31), iv: iv)
+        }
+        #expect(shortKey?.code == .invalidKey)
+        let tooShort = #expect(throws: CryptoError.self) {
+            try AESGCMKey.open(combined: Array(combined.prefix(15)), key: [UInt8](repeating: 1, count: 32), iv: iv)
+        }
+        #expect(tooShort?.code == .invalidInput)
+        let noIV = #expect(throws: CryptoError.self) {
+            try AESGCMKey.open(combined: combined, key: [UInt8](repeating: 1, count: 32), iv: [UInt8]())
+        }
+        #expect(noIV?.code == .invalidInput)
+    }
+
     @Test(arguments: cases)
     func tamperingIsDetected(_ vector: Case) throws {
         let key = try AESGCMKey([UInt8](hex: vector.key))
@@ -80,8 +117,13 @@ import Testing
         let key = try AESGCMKey([UInt8](hex: keyHex))
         let plaintext = try key.open(combined: Base64.decode(token.paymentData.data), iv: [UInt8](repeating: 0, count: 16))
         #expect(Data(plaintext) == expected)
+        let data = try Base64.decodeBytes(token.paymentData.data)
+        #expect(try AESGCMKey.open(combined: data, key: [UInt8](hex: keyHex), iv: [UInt8](repeating: 0, count: 16)) == plaintext)
         #expect(throws: CryptoError.self) {
             try key.open(combined: Base64.decode(token.paymentData.data), iv: [UInt8](repeating: 0, count: 12))
+        }
+        #expect(throws: CryptoError.self) {
+            try AESGCMKey.open(combined: data, key: [UInt8](hex: keyHex), iv: [UInt8](repeating: 0, count: 12))
         }
     }
 

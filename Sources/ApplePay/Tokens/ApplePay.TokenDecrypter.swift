@@ -68,13 +68,15 @@ extension ApplePay {
         return DigestAlgorithm.sha256.hash([0, 0, 0, 1] + sharedSecret + info)
     }
 
+    private static let zeroIV = [UInt8](repeating: 0, count: 16)
+
     /// AES-GCM with a 16-byte zero IV and the tag in the last 16 bytes, as Apple encrypts `data`.
     /// - Throws: `PaymentError` (decryption) when the key is wrong or the data was changed.
     public static func decryptData(_ data: [UInt8], symmetricKey: [UInt8]) throws -> [UInt8] {
-        guard let key = try? AESGCMKey(symmetricKey) else {
+        guard [16, 32].contains(symmetricKey.count) else {
             throw TokenCheck.decryption.failure("the symmetric key has \(symmetricKey.count) bytes, not 16 or 32")
         }
-        guard let plaintext = try? key.open(combined: data, iv: [UInt8](repeating: 0, count: 16)) else {
+        guard let plaintext = try? AESGCMKey.open(combined: data, key: symmetricKey, iv: zeroIV) else {
             throw TokenCheck.decryption.failure("AES-GCM authentication failed: wrong key or altered data")
         }
         return plaintext

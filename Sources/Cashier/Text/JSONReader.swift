@@ -4,7 +4,7 @@
 /// (read them exactly with ``Value/int64``); duplicate names keep the last value, as
 /// `JSONSerialization` does.
 public enum JSONReader {
-    public indirect enum Value: Equatable, Sendable {
+    public enum Value: Equatable, Sendable {
         case object([String: Value])
         case array([Value])
         case string(String)

@@ -95,9 +95,9 @@ public final class AESGCMKey: Sendable {
     @usableFromInline
     func seal(buffer input: UnsafeRawBufferPointer, iv: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer) throws -> AESGCMSealedBox {
         try withContext(ivLength: iv.count) { context in
-            try start(context, iv: iv, aad: aad, encrypting: true)
-            let ciphertext = try update(context, input)
-            try finish(context) { OpenSSLErrorQueue.error(.internalFailure, "AES-GCM encryption failed") }
+            try Self.start(context, iv: iv, aad: aad, encrypting: true)
+            let ciphertext = try Self.update(context, input)
+            try Self.finish(context) { OpenSSLErrorQueue.error(.internalFailure, "AES-GCM encryption failed") }
             var tag = [UInt8](repeating: 0, count: AESGCMSealedBox.tagByteCount)
             guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(tag.count), &tag) == 1 else {
                 throw OpenSSLErrorQueue.error(.internalFailure, "AES-GCM could not produce its tag")
@@ -108,22 +108,85 @@ public final class AESGCMKey: Sendable {
 
     @usableFromInline
     func open(box: AESGCMSealedBox, iv: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer) throws -> [UInt8] {
-        guard (12...16).contains(box.tag.count) else {
-            throw CryptoError(.invalidInput, "an AES-GCM tag must be 12 to 16 bytes, not \(box.tag.count)")
-        }
-        return try withContext(ivLength: iv.count) { context in
-            try start(context, iv: iv, aad: aad, encrypting: false)
-            let plaintext = try box.ciphertext.withUnsafeBytes { try update(context, $0) }
-            var tag = box.tag
-            guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tag.count), &tag) == 1 else {
-                throw OpenSSLErrorQueue.error(.invalidInput, "AES-GCM rejected the tag")
+        try box.ciphertext.withUnsafeBytes { ciphertext in
+            try box.tag.withUnsafeBytes { tag in
+                try withContext(ivLength: iv.count) { context in
+                    try Self.open(context, ciphertext: ciphertext, tag: tag, iv: iv, aad: aad)
+                }
             }
-            try finish(context) {
-                OpenSSLErrorQueue.clear()
-                return CryptoError(.authenticationFailure, "AES-GCM tag mismatch: the data, key, IV or associated data is wrong")
-            }
-            return plaintext
         }
+    }
+
+    /// Opens ciphertext ‖ tag with a key used for one message only (Apple Pay derives one per
+    /// token): a single OpenSSL context from key set-up to tag check, and nothing kept.
+    /// - Parameters:
+    ///   - combined: the ciphertext followed by its 16-byte tag.
+    ///   - key: 16, 24 or 32 bytes.
+    ///   - iv: the initialisation vector used to seal, 1 to 128 bytes.
+    ///   - aad: the associated data used to seal.
+    /// - Throws: `CryptoError.invalidKey` for another key length, `.invalidInput` for data
+    ///   shorter than its tag or an IV of another length, `.authenticationFailure` when the tag
+    ///   does not match.
+    public static func open(
+        combined: some ContiguousBytes,
+        key: some ContiguousBytes,
+        iv: some ContiguousBytes,
+        authenticating aad: some ContiguousBytes = [UInt8]()
+    ) throws -> [UInt8] {
+        try combined.withUnsafeBytes { combined in
+            try key.withUnsafeBytes { key in
+                try iv.withUnsafeBytes { iv in
+                    try aad.withUnsafeBytes { aad in try open(combined: combined, key: key, iv: iv, aad: aad) }
+                }
+            }
+        }
+    }
+
+    private static func open(
+        combined: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, iv: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer
+    ) throws -> [UInt8] {
+        let tagStart = combined.count - AESGCMSealedBox.tagByteCount
+        guard tagStart >= 0 else { throw CryptoError(.invalidInput, "AES-GCM data is shorter than its 16-byte tag") }
+        guard (1...128).contains(iv.count) else {
+            throw CryptoError(.invalidInput, "an AES-GCM IV must be 1 to 128 bytes, not \(iv.count)")
+        }
+        let cipher = try FetchedAlgorithms.shared.aes(.gcm, keyByteCount: key.count)
+        guard let context = EVP_CIPHER_CTX_new() else {
+            throw OpenSSLErrorQueue.error(.internalFailure, "EVP_CIPHER_CTX_new failed")
+        }
+        defer { EVP_CIPHER_CTX_free(context) }
+        guard EVP_CipherInit_ex(context, cipher, nil, nil, nil, 0) == 1,
+            iv.count == standardIVLength || EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(iv.count), nil) == 1,
+            EVP_CipherInit_ex(context, nil, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, 0) == 1
+        else {
+            throw OpenSSLErrorQueue.error(.invalidKey, "AES-GCM key setup failed")
+        }
+        return try open(
+            context, ciphertext: UnsafeRawBufferPointer(rebasing: combined[..<tagStart]),
+            tag: UnsafeRawBufferPointer(rebasing: combined[tagStart...]), iv: iv, aad: aad)
+    }
+
+    /// Sets the IV, authenticates `aad`, decrypts, and checks `tag` before returning anything.
+    private static func open(
+        _ context: OpaquePointer, ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, iv: UnsafeRawBufferPointer,
+        aad: UnsafeRawBufferPointer
+    ) throws -> [UInt8] {
+        guard (12...16).contains(tag.count) else {
+            throw CryptoError(.invalidInput, "an AES-GCM tag must be 12 to 16 bytes, not \(tag.count)")
+        }
+        try start(context, iv: iv, aad: aad, encrypting: false)
+        let plaintext = try update(context, ciphertext)
+        // The control call takes a mutable pointer, though it only reads the tag.
+        let accepted = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: tag.count) { copy in
+            _ = copy.initialize(from: tag)
+            return EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tag.count), copy.baseAddress) == 1
+        }
+        guard accepted else { throw OpenSSLErrorQueue.error(.invalidInput, "AES-GCM rejected the tag") }
+        try finish(context) {
+            OpenSSLErrorQueue.clear()
+            return CryptoError(.authenticationFailure, "AES-GCM tag mismatch: the data, key, IV or associated data is wrong")
+        }
+        return plaintext
     }
 
     /// Pooled contexts keep the standard 12-byte IV length; any other length (Apple Pay's 16
@@ -149,7 +212,7 @@ public final class AESGCMKey: Sendable {
 
     private static let standardIVLength = 12
 
-    private func start(_ context: OpaquePointer, iv: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer, encrypting: Bool) throws {
+    private static func start(_ context: OpaquePointer, iv: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer, encrypting: Bool) throws {
         let ivPointer = iv.baseAddress?.assumingMemoryBound(to: UInt8.self)
         guard EVP_CipherInit_ex(context, nil, nil, nil, ivPointer, encrypting ? 1 : 0) == 1 else {
             throw OpenSSLErrorQueue.error(.internalFailure, "AES-GCM could not start")
@@ -162,7 +225,7 @@ public final class AESGCMKey: Sendable {
     }
 
     /// `EVP_CipherFinal_ex`, which writes nothing for GCM (a stream mode), into a stack buffer.
-    private func finish(_ context: OpaquePointer, failure: () -> CryptoError) throws {
+    private static func finish(_ context: OpaquePointer, failure: () -> CryptoError) throws {
         let ok = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer -> Bool in
             var written: Int32 = 0
             return EVP_CipherFinal_ex(context, buffer.baseAddress, &written) == 1 && written == 0
@@ -170,7 +233,7 @@ public final class AESGCMKey: Sendable {
         guard ok else { throw failure() }
     }
 
-    private func update(_ context: OpaquePointer, _ input: UnsafeRawBufferPointer) throws -> [UInt8] {
+    private static func update(_ context: OpaquePointer, _ input: UnsafeRawBufferPointer) throws -> [UInt8] {
         guard input.count > 0 else { return [] }
         guard input.count < Int(Int32.max) else { throw CryptoError(.invalidInput, "AES-GCM input is too large") }
         var written: Int32 = 0

@@ -34,9 +34,10 @@ extension WeChatPay.V3 {
                 throw PaymentError(.malformedMessage, provider: .wechatV3, "unsupported resource algorithm \(algorithm.prefix(40))")
             }
             do {
-                let key = try AESGCMKey(Array(apiV3Key.utf8))
-                return try key.open(
-                    combined: Base64.decode(ciphertext), iv: Array(nonce.utf8), authenticating: Array((associatedData ?? "").utf8))
+                // A key used for one message: one OpenSSL context, nothing kept.
+                return try AESGCMKey.open(
+                    combined: Base64.decodeBytes(ciphertext), key: Array(apiV3Key.utf8), iv: Array(nonce.utf8),
+                    authenticating: Array((associatedData ?? "").utf8))
             } catch {
                 throw PaymentError(.decryptionFailure, provider: .wechatV3, "the resource does not decrypt with this APIv3 key")
             }
