@@ -30,7 +30,8 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
                                      unsigned int timeout_seconds, size_t connection_memory_limit,
                                      MHD_AccessHandlerCallback handler, void *handler_cls,
                                      MHD_RequestCompletedCallback completed, void *completed_cls,
-                                     MHD_NotifyConnectionCallback connections, void *connections_cls) {
+                                     MHD_NotifyConnectionCallback connections, void *connections_cls,
+                                     cashier_mhd_target_callback target, void *target_cls) {
     struct sockaddr_storage address;
     /* poll(), not epoll: quiescing an epoll daemon that runs its own threads races inside
        libmicrohttpd 0.9.x (MHD_quiesce_daemon and a worker's MHD_epoll both remove the listen
@@ -48,7 +49,29 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_NOTIFY_CONNECTION, connections, connections_cls,
+                            MHD_OPTION_URI_LOG_CALLBACK, target, target_cls,
                             MHD_OPTION_END);
+}
+
+/* A parameter's record in libmicrohttpd 0.9.x (struct MHD_HTTP_Header, 56 bytes on 64-bit)
+   rounded up to its pool's 16-byte alignment. */
+static const size_t cashier_mhd_record_bytes = 64;
+
+int cashier_mhd_cut_query(const char *target, size_t max_parameters, size_t max_bytes) {
+    if (target == NULL) return 0;
+    /* The target points into the connection's read buffer, which libmicrohttpd itself writes
+       into while parsing: the callback runs on the same bytes it is about to parse. */
+    char *query = strchr(target, '?');
+    if (query == NULL || query[1] == '\0') return 0;
+    size_t parameters = 1;
+    const char *end = query + 1;
+    for (; *end != '\0'; end++) {
+        if (*end == '&') parameters++;
+    }
+    size_t length = (size_t)(end - target);
+    if (parameters <= max_parameters && length + parameters * cashier_mhd_record_bytes <= max_bytes) return 0;
+    query[1] = '\0';
+    return 1;
 }
 
 int cashier_listen_probe(const char *host, uint16_t port) {

@@ -81,6 +81,18 @@ import Testing
         await fixture.stop()
     }
 
+    @Test func aListAskedWithHundredsOfParametersIsAnswered() async throws {
+        // `GET /v1/refunds?to=…&limit=…&limit=…` with a few hundred `limit`s (10 KB) had the
+        // connection reset without an answer: libmicrohttpd ran out of header memory parsing them.
+        let fixture = try await ServerFixture()
+        let query = (0..<300).map { "limit=\($0)" }.joined(separator: "&")
+        let answer = try await fixture.call("GET", "/v1/refunds?to=2070-10-11&" + query)
+        #expect(answer.status == 414)
+        #expect((answer.object["error"] as? [String: Any])?["code"] as? String == "query_too_long")
+        #expect(try await fixture.call("GET", "/v1/refunds?limit=5").status == 200)
+        await fixture.stop()
+    }
+
     @Test func anEscapedHashOrQuestionMarkStaysInThePath() async throws {
         // `POST /v1/orders/B%23/close` was cut at the decoded `#` and reached `/v1/orders/B` (405).
         let fixture = try await ServerFixture()

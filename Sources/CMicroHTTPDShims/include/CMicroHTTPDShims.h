@@ -3,6 +3,11 @@
 #define CMICROHTTPDSHIMS_H
 #include "../../CMicroHTTPD/CMicroHTTPD.h"
 
+/// Told each request's target (path and query, as sent) once its request line is in, before
+/// libmicrohttpd parses the query: what it returns becomes the request's own context (the
+/// access handler's `*req_cls`), NULL for none.
+typedef void *(*cashier_mhd_target_callback)(void *cls, const char *target, struct MHD_Connection *connection);
+
 /// Starts a daemon on `host` (an IPv4 or IPv6 literal) and `port` (0 = any free port) with an
 /// internal poll() thread pool, at most `per_ip_connection_limit` connections from one address
 /// (0: no limit), and `connections` told of each connection's start and end. Returns NULL on
@@ -12,7 +17,16 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
                                      unsigned int timeout_seconds, size_t connection_memory_limit,
                                      MHD_AccessHandlerCallback handler, void *handler_cls,
                                      MHD_RequestCompletedCallback completed, void *completed_cls,
-                                     MHD_NotifyConnectionCallback connections, void *connections_cls);
+                                     MHD_NotifyConnectionCallback connections, void *connections_cls,
+                                     cashier_mhd_target_callback target, void *target_cls);
+
+/// libmicrohttpd 0.9.x parses every query parameter into the connection's memory (the
+/// `connection_memory_limit`) as soon as the request line is in, before any callback can answer:
+/// a few hundred parameters exhaust it, and the connection is then dropped without a response.
+/// Called from the target callback, this cuts the query off in place (libmicrohttpd then parses
+/// none of it) when it has more than `max_parameters` parameters, or when the target and a
+/// record for each parameter would take more than `max_bytes`; returns 1 if it did, else 0.
+int cashier_mhd_cut_query(const char *target, size_t max_parameters, size_t max_bytes);
 
 /// Why `cashier_mhd_start` could not listen on `host` and `port`: binds a socket there as the
 /// daemon does (SO_REUSEADDR) and returns 0 if that works now, else the errno (-1 for a host that

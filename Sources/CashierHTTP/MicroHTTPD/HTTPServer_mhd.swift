@@ -48,6 +48,13 @@ public final class HTTPServer: Sendable {
         /// a byte now and then hold its connection for ever; past this deadline the connection is
         /// closed. A request whose handler is running, or whose answer is streaming, is not timed.
         public var requestDeadlineSeconds: Int
+        /// The most query parameters a request may carry; more get 414. libmicrohttpd keeps a
+        /// record of each in the connection's `maxHeaderBytes`, so a query whose parameters
+        /// would not fit there (with the target itself) gets 414 too, however few they are.
+        public var maxQueryParameters: Int
+        /// How many bytes a request target with a query may take, with a 64-byte record per
+        /// parameter: half of `maxHeaderBytes`, the rest for the headers and the answer.
+        var maxQueryTargetBytes: Int { maxHeaderBytes / 2 }
 
         public init(
             host: String = "127.0.0.1",
@@ -58,9 +65,11 @@ public final class HTTPServer: Sendable {
             connectionTimeoutSeconds: Int = 30,
             connectionLimit: Int = 1024,
             perIPConnectionLimit: Int = 256,
-            requestDeadlineSeconds: Int = 30
+            requestDeadlineSeconds: Int = 30,
+            maxQueryParameters: Int = 64
         ) {
             self.perIPConnectionLimit = perIPConnectionLimit
+            self.maxQueryParameters = maxQueryParameters
             self.requestDeadlineSeconds = requestDeadlineSeconds
             self.host = host
             self.port = port
@@ -173,7 +182,8 @@ public final class HTTPServer: Sendable {
                     host, configuration.port, UInt32(max(1, configuration.threads)), UInt32(configuration.connectionLimit),
                     UInt32(max(0, configuration.perIPConnectionLimit)), UInt32(configuration.connectionTimeoutSeconds),
                     configuration.maxHeaderBytes, accessHandler, Unmanaged.passUnretained(core).toOpaque(), completedHandler,
-                    Unmanaged.passUnretained(core).toOpaque(), connectionHandler, Unmanaged.passUnretained(core).toOpaque())
+                    Unmanaged.passUnretained(core).toOpaque(), connectionHandler, Unmanaged.passUnretained(core).toOpaque(),
+                    targetHandler, Unmanaged.passUnretained(core).toOpaque())
             }
             guard let started else {
                 throw HTTPServerError.cannotListen(host: configuration.host, port: configuration.port)
@@ -267,7 +277,10 @@ extension HTTPServer {
 /// Per-request state, kept in libmicrohttpd's `req_cls` from the first callback to completion.
 private final class RequestState {
     var body: [UInt8] = []
-    var tooLarge = false
+    /// Answered without reading its body (too large, or its query cut off): the rest is ignored.
+    var refused = false
+    /// The query had too many parameters for libmicrohttpd's memory and was cut off unread.
+    var queryCut = false
     /// Set once the request has been answered or handed to its handler.
     var handling = false
     /// Counted in `Core.unfinished` until the request completes.
@@ -343,6 +356,20 @@ private let completedHandler: MHD_RequestCompletedCallback = { cls, connection, 
     requestState.pointee = nil
 }
 
+/// Sees each request's target before libmicrohttpd parses its query, and cuts off a query it
+/// could not hold (see `cashier_mhd_cut_query`): such a request starts with its state made here,
+/// marked, and is answered 414 once its headers are in.
+private let targetHandler: cashier_mhd_target_callback = { cls, target, _ in
+    guard let cls, let target else { return nil }
+    let configuration = Unmanaged<HTTPServer.Core>.fromOpaque(cls).takeUnretainedValue().configuration
+    guard cashier_mhd_cut_query(target, max(0, configuration.maxQueryParameters), configuration.maxQueryTargetBytes) == 1 else {
+        return nil
+    }
+    let state = RequestState()
+    state.queryCut = true
+    return Unmanaged.passRetained(state).toOpaque()
+}
+
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, requestState in
     guard let cls, let connection, let uploadDataSize, let requestState else { return .NO }
     let core = Unmanaged<HTTPServer.Core>.fromOpaque(cls).takeUnretainedValue()
@@ -356,21 +383,31 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
             let length = Int(String(cString: declared)), length > limit
         {
-            return refuseTooLarge(state, connection, core, url: url, method: method)
+            return refuse(
+                state, connection, core, url: url, method: method, status: 413, code: "body_too_large",
+                message: "the request body is over the \(limit)-byte limit")
         }
         return .YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+    if state.queryCut && !state.handling {
+        let configuration = core.configuration
+        return refuse(
+            state, connection, core, url: url, method: method, status: 414, code: "query_too_long",
+            message:
+                "the query is too long: at most \(configuration.maxQueryParameters) parameters, and a request target of at most "
+                + "\(configuration.maxQueryTargetBytes) bytes counting 64 for each parameter")
+    }
 
     if uploadDataSize.pointee > 0 {
         let size = uploadDataSize.pointee
         uploadDataSize.pointee = 0
-        if state.tooLarge { return .YES }  // answered already; libmicrohttpd closes the connection after it
+        if state.refused { return .YES }  // answered already; libmicrohttpd closes the connection after it
         guard state.body.count + size <= limit, let uploadData else {
             // A chunked body (no Content-Length) past the limit: libmicrohttpd 0.9.75 takes no
             // answer in the middle of a body, so the connection is closed at once rather than the
             // rest read and thrown away. (A declared Content-Length gets its 413 before the body.)
-            state.tooLarge = true
+            state.refused = true
             state.body = []
             return .NO
         }
@@ -384,7 +421,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         guard let response = state.response?.value.withLock({ $0 }) else { return .YES }
         return answer(response, state, connection, core)
     }
-    if state.tooLarge { return .YES }
+    if state.refused { return .YES }
     state.handling = true
     let arriving = arrivals(of: connection)
     arriving?.stopTiming()  // the request is in: its handler runs untimed
@@ -426,19 +463,19 @@ private func clientAddress(_ connection: OpaquePointer) -> String? {
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
-/// A body over the limit: 413 at once, with `Connection: close`. Queued before the body is read,
-/// the answer makes libmicrohttpd close the connection after it rather than drain the rest.
-private func refuseTooLarge(
+/// A refusal (a body over the limit: 413; a query cut off: 414) answered at once, with
+/// `Connection: close`. Queued before the body is read, the answer makes libmicrohttpd close the
+/// connection after it rather than drain the rest.
+private func refuse(
     _ state: RequestState, _ connection: OpaquePointer, _ core: HTTPServer.Core, url: UnsafePointer<CChar>?,
-    method: UnsafePointer<CChar>?
+    method: UnsafePointer<CChar>?, status: Int, code: String, message: String
 ) -> MHD_Result {
-    state.tooLarge = true
+    state.refused = true
     state.handling = true
     state.body = []
     state.method = method.map { String(cString: $0) } ?? "GET"
     state.path = HTTPServerRequest.path(ofTarget: url.map { String(cString: $0) } ?? "/")
-    var response = HTTPServerResponse.error(
-        status: 413, code: "body_too_large", message: "the request body is over the \(core.configuration.maxBodyBytes)-byte limit")
+    var response = HTTPServerResponse.error(status: status, code: code, message: message)
     response.headers.set("Connection", "close")
     return answer(response, state, connection, core)
 }
@@ -446,140 +483,10 @@ private func refuseTooLarge(
 private func answer(_ response: HTTPServerResponse, _ state: RequestState, _ connection: OpaquePointer, _ core: HTTPServer.Core)
     -> MHD_Result
 {
-    let result = queue(response, on: connection, core)
+    let result = ResponseQueue.queue(response, on: connection, core)
     core.accessLog?(
         AccessLogEntry(
             method: state.method, path: state.path, status: response.status, responseBytes: response.body.count,
             requestBytes: state.body.count, duration: ContinuousClock.now - state.started))
     return result
-}
-
-private func queue(_ response: HTTPServerResponse, on connection: OpaquePointer, _ core: HTTPServer.Core) -> MHD_Result {
-    if let path = response.bodyFile {
-        return queueFile(path, response, on: connection)
-    }
-    if let produce = response.stream {
-        return queueStream(produce, response, on: connection, core)
-    }
-    if let prepared = response.preparedCopy {
-        // Built once, queued on any number of connections: libmicrohttpd counts its references.
-        guard let built = prepared.built({ build(response) }) else { return .NO }
-        return MHD_queue_response(connection, UInt32(response.status), built)
-    }
-    return queue(build(response), response, on: connection)
-}
-
-/// libmicrohttpd's response for an in-memory body, with the headers that may be sent.
-private func build(_ response: HTTPServerResponse) -> OpaquePointer? {
-    let created = response.body.withUnsafeBytes { bytes in
-        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
-    }
-    if let created { addHeaders(of: response, to: created) }
-    return created
-}
-
-/// The response's header fields, except any holding a line break.
-private func addHeaders(of response: HTTPServerResponse, to created: OpaquePointer) {
-    for field in response.headers where !containsNewline(field.name) && !containsNewline(field.value) {
-        _ = MHD_add_response_header(created, field.name, field.value)
-    }
-}
-
-/// A response's libmicrohttpd copy, built by the first worker to send it and destroyed with the
-/// last ``HTTPServerResponse`` that holds it (connections still sending it keep their own reference).
-final class PreparedResponse: @unchecked Sendable {
-    private let lock = Mutex<OpaquePointer?>(nil)
-
-    func built(_ build: () -> OpaquePointer?) -> OpaquePointer? {
-        lock.withLock { built in
-            if built == nil { built = build() }
-            return built
-        }
-    }
-
-    deinit {
-        if let built = lock.withLock({ $0 }) { MHD_destroy_response(built) }
-    }
-}
-
-/// A file body: opened, unlinked (it lives until libmicrohttpd closes the descriptor), and sent
-/// from disk. A file that cannot be opened is a 500.
-private func queueFile(_ path: String, _ response: HTTPServerResponse, on connection: OpaquePointer) -> MHD_Result {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    unlink(path)
-    var information = stat()
-    guard descriptor >= 0, fstat(descriptor, &information) == 0 else {
-        if descriptor >= 0 { close(descriptor) }
-        let failed = HTTPServerResponse.error(status: 500, code: "internal_error", message: "the response could not be read")
-        return queue(build(failed), failed, on: connection)
-    }
-    // libmicrohttpd owns the descriptor from here and closes it with the response.
-    let created = MHD_create_response_from_fd(Int(information.st_size), descriptor)
-    if let created { addHeaders(of: response, to: created) }
-    return queue(created, response, on: connection)
-}
-
-private func queue(_ created: OpaquePointer?, _ response: HTTPServerResponse, on connection: OpaquePointer) -> MHD_Result {
-    guard let created else { return .NO }
-    defer { MHD_destroy_response(created) }
-    return MHD_queue_response(connection, UInt32(response.status), created)
-}
-
-/// Whether a header name or value holds a line break (and so must never be sent). Printable
-/// ASCII, the usual case, is settled by its bytes; anything else by its characters.
-private func containsNewline(_ text: String) -> Bool {
-    if text.utf8.allSatisfy({ $0 == 0x09 || (0x20...0x7E).contains($0) }) { return false }
-    return text.contains(where: \.isNewline)
-}
-
-/// What a streamed body's content reader and free callback reach: the writer and its connection.
-private final class StreamContext {
-    let writer: HTTPStreamWriter
-    let connection: SuspendedConnection
-    let core: HTTPServer.Core
-
-    init(writer: HTTPStreamWriter, connection: SuspendedConnection, core: HTTPServer.Core) {
-        self.writer = writer
-        self.connection = connection
-        self.core = core
-    }
-}
-
-/// A body of unknown length, sent chunked as its producer writes it.
-private func queueStream(
-    _ produce: @escaping @Sendable (HTTPStreamWriter) async -> Void, _ response: HTTPServerResponse, on connection: OpaquePointer,
-    _ core: HTTPServer.Core
-) -> MHD_Result {
-    let writer = HTTPStreamWriter()
-    let context = StreamContext(writer: writer, connection: SuspendedConnection(pointer: connection), core: core)
-    let stopping = core.streams.withLock { streams -> Bool in
-        if !streams.stopping { streams.open[ObjectIdentifier(writer)] = writer }
-        return streams.stopping
-    }
-    let created = MHD_create_response_from_callback(
-        UInt64.max, 4096, streamReader, Unmanaged.passRetained(context).toOpaque(), streamFreed)
-    guard let created else {
-        streamFreed(Unmanaged.passUnretained(context).toOpaque())
-        return .NO
-    }
-    addHeaders(of: response, to: created)
-    if stopping { writer.finish() } else { writer.start(produce) }
-    return queue(created, response, on: connection)
-}
-
-private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
-    guard let cls, let buffer else { return -2 }
-    let context = Unmanaged<StreamContext>.fromOpaque(cls).takeUnretainedValue()
-    switch context.writer.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max), suspend: context.connection) {
-    case .bytes(let count): return count
-    case .end: return -1  // MHD_CONTENT_READER_END_OF_STREAM
-    case .waiting: return 0  // suspended until the next write
-    }
-}
-
-private let streamFreed: MHD_ContentReaderFreeCallback = { cls in
-    guard let cls else { return }
-    let context = Unmanaged<StreamContext>.fromOpaque(cls).takeRetainedValue()
-    context.core.streams.withLock { _ = $0.open.removeValue(forKey: ObjectIdentifier(context.writer)) }
-    context.writer.close()
 }
