@@ -69,9 +69,9 @@ int cashier_mhd_cut_query(const char *target, size_t max_parameters, size_t max_
         if (*end == '&') parameters++;
     }
     size_t length = (size_t)(end - target);
-    if (parameters <= max_parameters && length + parameters * cashier_mhd_record_bytes <= max_bytes) return 0;
-    query[1] = '\0';
-    return 1;
+    int cut = parameters > max_parameters ? 1 : length + parameters * cashier_mhd_record_bytes > max_bytes ? 2 : 0;
+    if (cut != 0) query[1] = '\0';
+    return cut;
 }
 
 int cashier_listen_probe(const char *host, uint16_t port) {

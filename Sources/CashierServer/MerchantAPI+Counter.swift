@@ -59,7 +59,9 @@ extension MerchantAPI {
         var detail = ["method": payment.method.rawValue, "answer": "\(answer)"]
         if let ip = body.client_ip { detail["client_ip"] = ip }
         let started = EventRecord(kind: .paymentStarted, detail: Self.detail(detail))
-        try await store.recordPayment(.placed, of: payment.id, record: started, duplicate: started, now: clock.now())
+        // Whatever the attempt's state now, the payer's code was presented: the answer below is read
+        // from the store and the provider, not from this record.
+        _ = try await store.recordPayment(.placed, of: payment.id, record: started, duplicate: started, now: clock.now())
         if case .paid(let amount, let transactionID) = answer {
             let record = EventRecord(
                 kind: .query,

@@ -24,8 +24,8 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
 /// `connection_memory_limit`) as soon as the request line is in, before any callback can answer:
 /// a few hundred parameters exhaust it, and the connection is then dropped without a response.
 /// Called from the target callback, this cuts the query off in place (libmicrohttpd then parses
-/// none of it) when it has more than `max_parameters` parameters, or when the target and a
-/// record for each parameter would take more than `max_bytes`; returns 1 if it did, else 0.
+/// none of it) when it has more than `max_parameters` parameters (returns 1), or when the target
+/// and a record for each parameter would take more than `max_bytes` (returns 2); else returns 0.
 int cashier_mhd_cut_query(const char *target, size_t max_parameters, size_t max_bytes);
 
 /// Why `cashier_mhd_start` could not listen on `host` and `port`: binds a socket there as the

@@ -48,9 +48,9 @@ public final class HTTPServer: Sendable {
         /// a byte now and then hold its connection for ever; past this deadline the connection is
         /// closed. A request whose handler is running, or whose answer is streaming, is not timed.
         public var requestDeadlineSeconds: Int
-        /// The most query parameters a request may carry; more get 414. libmicrohttpd keeps a
+        /// The most query parameters a request may carry; more get 400. libmicrohttpd keeps a
         /// record of each in the connection's `maxHeaderBytes`, so a query whose parameters
-        /// would not fit there (with the target itself) gets 414 too, however few they are.
+        /// would not fit there beside the target itself gets 414, however few they are.
         public var maxQueryParameters: Int
         /// How many bytes a request target with a query may take, with a 64-byte record per
         /// parameter: half of `maxHeaderBytes`, the rest for the headers and the answer.
@@ -279,8 +279,15 @@ private final class RequestState {
     var body: [UInt8] = []
     /// Answered without reading its body (too large, or its query cut off): the rest is ignored.
     var refused = false
-    /// The query had too many parameters for libmicrohttpd's memory and was cut off unread.
-    var queryCut = false
+    /// Why the query was cut off unread, if it was (too many parameters for libmicrohttpd's memory).
+    var queryCut: QueryCut?
+
+    enum QueryCut {
+        /// More than `maxQueryParameters`: 400.
+        case tooManyParameters
+        /// Too long to keep a record for each parameter beside it: 414.
+        case tooLong
+    }
     /// Set once the request has been answered or handed to its handler.
     var handling = false
     /// Counted in `Core.unfinished` until the request completes.
@@ -358,15 +365,18 @@ private let completedHandler: MHD_RequestCompletedCallback = { cls, connection, 
 
 /// Sees each request's target before libmicrohttpd parses its query, and cuts off a query it
 /// could not hold (see `cashier_mhd_cut_query`): such a request starts with its state made here,
-/// marked, and is answered 414 once its headers are in.
+/// marked, and is answered 400 or 414 once its headers are in.
 private let targetHandler: cashier_mhd_target_callback = { cls, target, _ in
     guard let cls, let target else { return nil }
     let configuration = Unmanaged<HTTPServer.Core>.fromOpaque(cls).takeUnretainedValue().configuration
-    guard cashier_mhd_cut_query(target, max(0, configuration.maxQueryParameters), configuration.maxQueryTargetBytes) == 1 else {
-        return nil
+    let cut: RequestState.QueryCut
+    switch cashier_mhd_cut_query(target, max(0, configuration.maxQueryParameters), configuration.maxQueryTargetBytes) {
+    case 0: return nil
+    case 1: cut = .tooManyParameters
+    default: cut = .tooLong
     }
     let state = RequestState()
-    state.queryCut = true
+    state.queryCut = cut
     return Unmanaged.passRetained(state).toOpaque()
 }
 
@@ -390,13 +400,20 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         return .YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
-    if state.queryCut && !state.handling {
+    if let cut = state.queryCut, !state.handling {
         let configuration = core.configuration
-        return refuse(
-            state, connection, core, url: url, method: method, status: 414, code: "query_too_long",
-            message:
-                "the query is too long: at most \(configuration.maxQueryParameters) parameters, and a request target of at most "
-                + "\(configuration.maxQueryTargetBytes) bytes counting 64 for each parameter")
+        switch cut {
+        case .tooManyParameters:
+            return refuse(
+                state, connection, core, url: url, method: method, status: 400, code: "too_many_query_parameters",
+                message: "the query has more than \(configuration.maxQueryParameters) parameters")
+        case .tooLong:
+            return refuse(
+                state, connection, core, url: url, method: method, status: 414, code: "query_too_long",
+                message:
+                    "the query is too long: a request target with a query may take \(configuration.maxQueryTargetBytes) bytes, "
+                    + "counting 64 for each parameter")
+        }
     }
 
     if uploadDataSize.pointee > 0 {
@@ -463,7 +480,7 @@ private func clientAddress(_ connection: OpaquePointer) -> String? {
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
-/// A refusal (a body over the limit: 413; a query cut off: 414) answered at once, with
+/// A refusal (a body over the limit: 413; a query cut off: 400 or 414) answered at once, with
 /// `Connection: close`. Queued before the body is read, the answer makes libmicrohttpd close the
 /// connection after it rather than drain the rest.
 private func refuse(
