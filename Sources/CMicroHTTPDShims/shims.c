@@ -53,10 +53,6 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
                             MHD_OPTION_END);
 }
 
-/* A parameter's record in libmicrohttpd 0.9.x (struct MHD_HTTP_Header, 56 bytes on 64-bit)
-   rounded up to its pool's 16-byte alignment. */
-static const size_t cashier_mhd_record_bytes = 64;
-
 int cashier_mhd_cut_query(const char *target, size_t max_parameters, size_t max_bytes) {
     if (target == NULL) return 0;
     /* The target points into the connection's read buffer, which libmicrohttpd itself writes
@@ -69,7 +65,7 @@ int cashier_mhd_cut_query(const char *target, size_t max_parameters, size_t max_
         if (*end == '&') parameters++;
     }
     size_t length = (size_t)(end - target);
-    int cut = parameters > max_parameters ? 1 : length + parameters * cashier_mhd_record_bytes > max_bytes ? 2 : 0;
+    int cut = parameters > max_parameters ? 1 : length + parameters * CASHIER_MHD_RECORD_BYTES > max_bytes ? 2 : 0;
     if (cut != 0) query[1] = '\0';
     return cut;
 }

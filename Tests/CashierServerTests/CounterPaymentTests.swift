@@ -41,8 +41,7 @@ import Testing
         // The till waits long enough for the password (0.4 s) however loaded the machine is.
         let fixture = try await Self.fixture(answerWithin: 20, giveUpAfter: 30)
         for ending in ["0000", "1111", "5555"] {
-            let order = try await fixture.createOrder(amount: "18.80")
-            let id = try #require(order["id"] as? String)
+            let id = try await fixture.createOrderID(amount: "18.80")
             let paid = try await fixture.call(
                 "POST", "/v1/orders/\(id)/payments", headers: ["X-Forwarded-For": "198.51.100.7"],
                 json: ["method": till.rawValue, "auth_code": till.code(ending)])
@@ -65,8 +64,7 @@ import Testing
     func aPayerWhoWalksAwayIsReversedAndALongPasswordIsPending(_ till: Till) async throws {
         let fixture = try await Self.fixture(answerWithin: 0.5, giveUpAfter: 6, passwordDelay: 1.2)
         // Walks away: pending at the answer, then reversed at the deadline; nothing taken.
-        let order = try await fixture.createOrder(amount: "9.90")
-        let id = try #require(order["id"] as? String)
+        let id = try await fixture.createOrderID(amount: "9.90")
         let pending = try await fixture.call(
             "POST", "/v1/orders/\(id)/payments", json: ["method": till.rawValue, "auth_code": till.code("2222")])
         #expect(pending.status == 202 && pending.object["status"] as? String == "pending")
@@ -99,8 +97,7 @@ import Testing
     @Test(arguments: Till.allCases)
     func refusedCodesAndCodesOfTheWrongShape(_ till: Till) async throws {
         let fixture = try await Self.fixture()
-        let order = try await fixture.createOrder(amount: "3.00")
-        let id = try #require(order["id"] as? String)
+        let id = try await fixture.createOrderID(amount: "3.00")
         // The provider refuses: 402 with its words; the attempt failed; a good code pays after.
         for (ending, word) in [
             ("3333", till == .wechat ? "NOTENOUGH" : "ACQ.BUYER_BALANCE_NOT_ENOUGH"),

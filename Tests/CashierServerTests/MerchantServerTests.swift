@@ -126,8 +126,7 @@ import WeChatPay
 
     @Test func applePayIsAuthorisedOnceForTheRightAmount() async throws {
         let fixture = try await ServerFixture()
-        let order = try await fixture.createOrder(amount: "46.00")
-        let id = try #require(order["id"] as? String)
+        let id = try await fixture.createOrderID(amount: "46.00")
         let started = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "applepay"])
         let request = try #require(started.object["payment_request"] as? [String: Any])
         #expect((request["total"] as? [String: String])?["amount"] == "46.00")
@@ -432,8 +431,7 @@ import WeChatPay
     @Test func theSandboxMintsApplePayTokensForAnOrderByItsID() async throws {
         let fixture = try await ServerFixture()
         await fixture.mode.connect(to: fixture.store)
-        let order = try await fixture.createOrder(amount: "46.00")
-        let id = try #require(order["id"] as? String)
+        let id = try await fixture.createOrderID(amount: "46.00")
         _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "applepay"])
         func mint(_ body: [String: Any]) async throws -> (status: Int, token: Any?) {
             let response = try await URLSessionTransport().send(

@@ -71,8 +71,7 @@ import Testing
     @Test func anApplePayTokenThatIsNotAnObjectIsRefusedNotACrash() async throws {
         // {"token": "x"} reached JSONSerialization.data(withJSONObject:), which traps on a bare string.
         let fixture = try await ServerFixture()
-        let order = try await fixture.createOrder(amount: "5.00")
-        let id = try #require(order["id"] as? String)
+        let id = try await fixture.createOrderID(amount: "5.00")
         for token: Any in ["x", 5, [1, 2], NSNull()] {
             let answer = try await fixture.call("POST", "/v1/orders/\(id)/payments/applepay/authorize", json: ["token": token])
             #expect(answer.status == 400, "\(token): \(answer.status)")
@@ -168,8 +167,7 @@ import Testing
 
     @Test func optionalBodiesMayBeEmptyAndRulesAnswer422() async throws {
         let fixture = try await ServerFixture()
-        let order = try await fixture.createOrder(amount: "5.00")
-        let id = try #require(order["id"] as? String)
+        let id = try await fixture.createOrderID(amount: "5.00")
         // capture and void take an empty body (all optional fields): an order with nothing to capture is 409, not 400.
         #expect(try await fixture.call("POST", "/v1/orders/\(id)/void").status == 409)
         // Schema-valid, refused by a rule across fields: 422, never 400.

@@ -15,8 +15,7 @@ import Testing
     /// the old trade is closed there and the payment starts again under a new number — not a 502.
     @Test func aPaymentStartedAgainFromAnotherAddressGetsANewTradeNumber() async throws {
         let fixture = try await ServerFixture()
-        let order = try await fixture.createOrder(amount: "4.40")
-        let id = try #require(order["id"] as? String)
+        let id = try await fixture.createOrderID(amount: "4.40")
         func start(from ip: String) async throws -> (status: Int, payment: String, number: String, body: String) {
             let answer = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.h5", "client_ip": ip])
             return (
@@ -49,8 +48,7 @@ import Testing
     /// settles the order once, for its amount.
     @Test func startsFromManyAddressesAtOnceLeaveOneTradeToPay() async throws {
         let fixture = try await ServerFixture()
-        let order = try await fixture.createOrder(amount: "6.60")
-        let id = try #require(order["id"] as? String)
+        let id = try await fixture.createOrderID(amount: "6.60")
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<12 {
                 group.addTask {

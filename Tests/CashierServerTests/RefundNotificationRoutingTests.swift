@@ -15,8 +15,7 @@ import Testing
 @Suite struct RefundNotificationRoutingTests {
     @Test func alipayRefundNotificationsConfirmTheRefund() async throws {
         let fixture = try await ServerFixture()
-        let order = try await fixture.createOrder(amount: "10.00")
-        let id = try #require(order["id"] as? String)
+        let id = try await fixture.createOrderID(amount: "10.00")
         let started = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "alipay.qr"])
         let number = try #require(started.object["out_trade_no"] as? String)
         await fixture.sandbox.alipay.pay(outTradeNo: number, outcome: .success)

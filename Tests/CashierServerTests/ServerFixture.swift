@@ -78,6 +78,11 @@ final class ServerFixture: Sendable {
         return result.object
     }
 
+    /// ``createOrder(amount:key:)`` for a test that needs only the new order's id.
+    func createOrderID(amount: String = "51.00") async throws -> String {
+        try #require(try await createOrder(amount: amount)["id"] as? String)
+    }
+
     func waitForStatus(_ id: String, _ status: String) async throws -> Bool {
         try await eventually { try await call("GET", "/v1/orders/\(id)").object["status"] as? String == status }
     }

@@ -28,6 +28,10 @@ struct MHD_Daemon *cashier_mhd_start(const char *host, uint16_t port, unsigned i
 /// and a record for each parameter would take more than `max_bytes` (returns 2); else returns 0.
 int cashier_mhd_cut_query(const char *target, size_t max_parameters, size_t max_bytes);
 
+/// What `cashier_mhd_cut_query` counts for a parameter: its record in libmicrohttpd 0.9.x
+/// (struct MHD_HTTP_Header, 56 bytes on 64-bit) rounded up to its pool's 16-byte alignment.
+#define CASHIER_MHD_RECORD_BYTES 64
+
 /// Why `cashier_mhd_start` could not listen on `host` and `port`: binds a socket there as the
 /// daemon does (SO_REUSEADDR) and returns 0 if that works now, else the errno (-1 for a host that
 /// is not an address literal).

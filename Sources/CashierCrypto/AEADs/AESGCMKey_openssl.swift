@@ -20,19 +20,8 @@ public final class AESGCMKey: Sendable {
     /// Creates a key from 16, 24 or 32 bytes.
     /// - Throws: `CryptoError.invalidKey` for any other length.
     public init(_ key: some ContiguousBytes) throws {
-        let byteCount = key.withUnsafeBytes { $0.count }
-        let cipher = try FetchedAlgorithms.shared.aes(.gcm, keyByteCount: byteCount)
-        guard let context = EVP_CIPHER_CTX_new() else {
-            throw OpenSSLErrorQueue.error(.internalFailure, "EVP_CIPHER_CTX_new failed")
-        }
-        let ok = key.withUnsafeBytes { keyBytes in
-            EVP_CipherInit_ex(context, cipher, nil, keyBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, 1)
-        }
-        guard ok == 1 else {
-            EVP_CIPHER_CTX_free(context)
-            throw OpenSSLErrorQueue.error(.invalidKey, "AES-GCM key setup failed")
-        }
-        keySizeInBits = byteCount * 8
+        let context = try key.withUnsafeBytes { try Self.keyedContext($0, ivLength: Self.standardIVLength) }
+        keySizeInBits = key.withUnsafeBytes { $0.count } * 8
         let template = OwnedPointer(context, free: { EVP_CIPHER_CTX_free($0) })
         self.template = template
         pool = ContextPool(
@@ -147,20 +136,9 @@ public final class AESGCMKey: Sendable {
     ) throws -> [UInt8] {
         let tagStart = combined.count - AESGCMSealedBox.tagByteCount
         guard tagStart >= 0 else { throw CryptoError(.invalidInput, "AES-GCM data is shorter than its 16-byte tag") }
-        guard (1...128).contains(iv.count) else {
-            throw CryptoError(.invalidInput, "an AES-GCM IV must be 1 to 128 bytes, not \(iv.count)")
-        }
-        let cipher = try FetchedAlgorithms.shared.aes(.gcm, keyByteCount: key.count)
-        guard let context = EVP_CIPHER_CTX_new() else {
-            throw OpenSSLErrorQueue.error(.internalFailure, "EVP_CIPHER_CTX_new failed")
-        }
+        try checkIVLength(iv.count)
+        let context = try keyedContext(key, ivLength: iv.count)
         defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_CipherInit_ex(context, cipher, nil, nil, nil, 0) == 1,
-            iv.count == standardIVLength || EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(iv.count), nil) == 1,
-            EVP_CipherInit_ex(context, nil, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, 0) == 1
-        else {
-            throw OpenSSLErrorQueue.error(.invalidKey, "AES-GCM key setup failed")
-        }
         return try open(
             context, ciphertext: UnsafeRawBufferPointer(rebasing: combined[..<tagStart]),
             tag: UnsafeRawBufferPointer(rebasing: combined[tagStart...]), iv: iv, aad: aad)
@@ -192,9 +170,7 @@ public final class AESGCMKey: Sendable {
     /// Pooled contexts keep the standard 12-byte IV length; any other length (Apple Pay's 16
     /// bytes) gets a context of its own, so the common path never queries or resets it.
     private func withContext<Result>(ivLength: Int, _ body: (OpaquePointer) throws -> Result) throws -> Result {
-        guard (1...128).contains(ivLength) else {
-            throw CryptoError(.invalidInput, "an AES-GCM IV must be 1 to 128 bytes, not \(ivLength)")
-        }
+        try Self.checkIVLength(ivLength)
         if ivLength == Self.standardIVLength {
             return try pool.withContext(body)
         }
@@ -211,6 +187,28 @@ public final class AESGCMKey: Sendable {
     }
 
     private static let standardIVLength = 12
+
+    private static func checkIVLength(_ length: Int) throws {
+        guard (1...128).contains(length) else { throw CryptoError(.invalidInput, "an AES-GCM IV must be 1 to 128 bytes, not \(length)") }
+    }
+
+    /// A new context holding `key` (its schedule made once), for IVs of `ivLength` bytes; the
+    /// caller frees it. Each operation then sets its IV and direction (``start(_:iv:aad:encrypting:)``).
+    /// - Throws: `CryptoError.invalidKey` unless the key is 16, 24 or 32 bytes.
+    private static func keyedContext(_ key: UnsafeRawBufferPointer, ivLength: Int) throws -> OpaquePointer {
+        let cipher = try FetchedAlgorithms.shared.aes(.gcm, keyByteCount: key.count)
+        guard let context = EVP_CIPHER_CTX_new() else {
+            throw OpenSSLErrorQueue.error(.internalFailure, "EVP_CIPHER_CTX_new failed")
+        }
+        guard EVP_CipherInit_ex(context, cipher, nil, nil, nil, 1) == 1,
+            ivLength == standardIVLength || EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(ivLength), nil) == 1,
+            EVP_CipherInit_ex(context, nil, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, 1) == 1
+        else {
+            EVP_CIPHER_CTX_free(context)
+            throw OpenSSLErrorQueue.error(.invalidKey, "AES-GCM key setup failed")
+        }
+        return context
+    }
 
     private static func start(_ context: OpaquePointer, iv: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer, encrypting: Bool) throws {
         let ivPointer = iv.baseAddress?.assumingMemoryBound(to: UInt8.self)

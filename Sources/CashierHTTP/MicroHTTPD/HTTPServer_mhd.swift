@@ -52,8 +52,8 @@ public final class HTTPServer: Sendable {
         /// record of each in the connection's `maxHeaderBytes`, so a query whose parameters
         /// would not fit there beside the target itself gets 414, however few they are.
         public var maxQueryParameters: Int
-        /// How many bytes a request target with a query may take, with a 64-byte record per
-        /// parameter: half of `maxHeaderBytes`, the rest for the headers and the answer.
+        /// How many bytes a request target with a query may take, counting a record per parameter
+        /// (`CASHIER_MHD_RECORD_BYTES`): half of `maxHeaderBytes`, the rest for the headers and the answer.
         var maxQueryTargetBytes: Int { maxHeaderBytes / 2 }
 
         public init(
@@ -282,11 +282,12 @@ private final class RequestState {
     /// Why the query was cut off unread, if it was (too many parameters for libmicrohttpd's memory).
     var queryCut: QueryCut?
 
-    enum QueryCut {
+    /// As `cashier_mhd_cut_query` returns it.
+    enum QueryCut: Int32 {
         /// More than `maxQueryParameters`: 400.
-        case tooManyParameters
+        case tooManyParameters = 1
         /// Too long to keep a record for each parameter beside it: 414.
-        case tooLong
+        case tooLong = 2
     }
     /// Set once the request has been answered or handed to its handler.
     var handling = false
@@ -369,12 +370,10 @@ private let completedHandler: MHD_RequestCompletedCallback = { cls, connection, 
 private let targetHandler: cashier_mhd_target_callback = { cls, target, _ in
     guard let cls, let target else { return nil }
     let configuration = Unmanaged<HTTPServer.Core>.fromOpaque(cls).takeUnretainedValue().configuration
-    let cut: RequestState.QueryCut
-    switch cashier_mhd_cut_query(target, max(0, configuration.maxQueryParameters), configuration.maxQueryTargetBytes) {
-    case 0: return nil
-    case 1: cut = .tooManyParameters
-    default: cut = .tooLong
-    }
+    guard
+        let cut = RequestState.QueryCut(
+            rawValue: cashier_mhd_cut_query(target, max(0, configuration.maxQueryParameters), configuration.maxQueryTargetBytes))
+    else { return nil }
     let state = RequestState()
     state.queryCut = cut
     return Unmanaged.passRetained(state).toOpaque()
@@ -412,7 +411,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
                 state, connection, core, url: url, method: method, status: 414, code: "query_too_long",
                 message:
                     "the query is too long: a request target with a query may take \(configuration.maxQueryTargetBytes) bytes, "
-                    + "counting 64 for each parameter")
+                    + "counting \(CASHIER_MHD_RECORD_BYTES) for each parameter")
         }
     }
 

@@ -34,7 +34,7 @@ extension WeChatPay.V3 {
                 throw PaymentError(.malformedMessage, provider: .wechatV3, "unsupported resource algorithm \(algorithm.prefix(40))")
             }
             do {
-                // A key used for one message: one OpenSSL context, nothing kept.
+                // The API v3 key comes as text with each call: one context for this message, nothing kept.
                 return try AESGCMKey.open(
                     combined: Base64.decodeBytes(ciphertext), key: Array(apiV3Key.utf8), iv: Array(nonce.utf8),
                     authenticating: Array((associatedData ?? "").utf8))
