@@ -13,7 +13,7 @@ demo: deps
 test: deps lint venv
 	$(SWIFT) build --build-tests
 	scripts/docs
-	CASHIER_EXIT_WITH_PARENT=1 timeout --kill-after=60 1500 scripts/with-pg scripts/with-audit $(SWIFT) test --skip-build
+	CASHIER_EXIT_WITH_PARENT=1 timeout --kill-after=60 1500 scripts/with-pg scripts/with-audit scripts/with-scratch $(SWIFT) test --skip-build
 
 ## venv: the PyPI peers for interop tests and benchmarks, in .venv (scripts/python-requirements.txt)
 ## .venv-alipay-official (scripts/python-requirements-alipay-official.txt) and .venv-openapi

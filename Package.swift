@@ -149,7 +149,7 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "CashierTests", dependencies: ["Cashier", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "CashierTests", dependencies: ["Cashier", "ChildProcesses", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"], swiftSettings: strictSettings),
         .testTarget(name: "CashierArchiveTests", dependencies: ["CashierArchive", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
@@ -205,7 +205,8 @@ let package = Package(
             dependencies: ["CashierSandbox", "WeChatPay", "Alipay", "CashierHTTP", "CashierCurl", "TestSupport"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "PackageManifestTests", dependencies: ["Cashier", "ChildProcesses"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "PackageManifestTests", dependencies: ["Cashier", "ChildProcesses", "TestSupport"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,6 +3,7 @@ import Cashier
 import CashierCrypto
 import ChildProcesses
 import Foundation
+import TestSupport
 import Testing
 
 /// Certificate SNs on certificates made by the `openssl` command, against the rule computed
@@ -17,7 +18,7 @@ import Testing
     }
 
     @Test func snMatchesTheRuleAndRootBundleSkipsNonRSA() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alipay-sn-\(UUID().uuidString)")
+        let folder = Scratch.url("alipay-sn-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         _ = try Self.openssl(

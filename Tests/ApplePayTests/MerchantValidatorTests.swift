@@ -31,7 +31,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(3)))
     func mutualTLSSessionAndRefusal() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apple-mv-\(UUID().uuidString)")
+        let folder = Scratch.url("apple-mv-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         func write(_ text: String, _ name: String) throws -> String {

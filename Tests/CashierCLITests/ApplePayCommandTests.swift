@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `cashier applepay decrypt` on the real gala-2014 token and `mint` → `decrypt` round trips.
@@ -29,7 +30,7 @@ import Testing
 
     @Test(arguments: [false, true])
     func mintThenDecrypt(rsa: Bool) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("applepay-mint-\(UUID().uuidString)").path
+        let folder = Scratch.url("applepay-mint-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let minted = await CapturedIO.run(
             ["applepay", "mint", "--out", folder, "--amount", "12.75", "--currency", "USD", "--application-data", "6f72646572"]

@@ -24,7 +24,7 @@ import Testing
     static func setUp(_ name: String) async throws -> (python: String, folder: URL, screenshots: URL) {
         let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, [])
         try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-\(name)-\(UUID().uuidString)")
+        let folder = Scratch.url("cashier-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let screenshots = packageRoot.appendingPathComponent(".build/test-output/screenshots")
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)

@@ -1,6 +1,7 @@
 import CashierCLI
 import Foundation
 import Synchronization
+import TestSupport
 
 /// Runs `cashier` in process with a given stdin and captures what it prints.
 final class CapturedIO: Sendable {
@@ -42,7 +43,7 @@ extension CapturedIO {
     /// A file holding `secret` (readable by this user only), for a `--NAME-file` option: secrets
     /// never go on the command line.
     static func secretFile(_ secret: String) -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cli-secret-\(UUID().uuidString)")
+        let url = Scratch.url("cli-secret-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: url.path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600])
         return url.path
     }

@@ -57,7 +57,7 @@ import WeChatPay
         init(instances count: Int, publicPort: Int? = nil, ports: [Int], sqlite: Bool = false) async throws {
             try #require(
                 FileManager.default.isExecutableFile(atPath: SandboxCommandTests.binary.path), "build the cashier executable first")
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-multi-\(UUID().uuidString)")
+            folder = Scratch.url("cashier-multi-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             database = sqlite ? folder.appendingPathComponent("cashier.db").path : try await TestPostgres.freshDatabase()
             self.ports = ports

@@ -15,7 +15,7 @@ import WeChatPay
     /// A fresh folder for one run's files, once the executable is known to be built.
     static func scratchFolder() throws -> URL {
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the cashier executable first (swift build)")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-sandbox-\(UUID().uuidString)")
+        let folder = Scratch.url("cashier-sandbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }

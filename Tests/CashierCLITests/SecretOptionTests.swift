@@ -1,5 +1,6 @@
 import CashierCLI
 import Foundation
+import TestSupport
 import Testing
 
 /// No secret on the command line: every option of every command is walked, and each one that
@@ -64,7 +65,7 @@ import Testing
 /// `cashier keys create|list|revoke` on a database.
 @Suite struct KeysCommandTests {
     @Test func createListRevoke() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString).db").path
+        let path = Scratch.url("keys-\(UUID().uuidString).db").path
         let created = await CapturedIO.run(["keys", "create", "--label", "backend", "--db", path])
         #expect(created.status == 0, "\(created.stderr)")
         let key = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

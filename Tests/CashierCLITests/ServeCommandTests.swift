@@ -11,7 +11,7 @@ import Testing
     func sandboxModeTakesAnOrderToPaid() async throws {
         let binary = SandboxCommandTests.binary
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the cashier executable first (swift build)")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-serve-\(UUID().uuidString)")
+        let folder = Scratch.url("cashier-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let ready = folder.appendingPathComponent("ready.json")
@@ -90,13 +90,13 @@ import Testing
     @Test func aBadConfigurationIsRefusedWithItsField() async throws {
         let missing = await CapturedIO.run(["serve", "--config", "/nonexistent/cashier.json"])
         #expect(missing.status == 2 && missing.stderr.contains("config: /nonexistent/cashier.json: cannot be read"))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-\(UUID().uuidString).json")
+        let file = Scratch.url("cashier-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(#"{"secret_key":"sk_inline_is_refused_000000000"}"#.utf8).write(to: file)
         let inline = await CapturedIO.run(["serve", "--config", file.path])
         #expect(inline.status == 2 && inline.stderr.contains("secret_key: secrets are not written in the file"))
         // The sandbox processor authorises without moving money: with real credentials it does not start.
-        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-key-\(UUID().uuidString)")
+        let keyFile = Scratch.url("cashier-key-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: keyFile) }
         try Data(("sk_" + String(repeating: "s", count: 32)).utf8).write(to: keyFile)
         let config: [String: Any] = [

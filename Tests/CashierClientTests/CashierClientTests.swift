@@ -27,7 +27,7 @@ import enum CashierClient.PaymentMethod
             sandbox = mode.sandbox
             keys = (mode.configuration.secretKey, mode.configuration.publishableKey)
             let store = try SQLiteOrderStore(
-                path: FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString).db").path)
+                path: Scratch.url("client-\(UUID().uuidString).db").path)
             // The sandbox's token minter reads the order's total from here.
             await mode.connect(to: store)
             server = MerchantServer(configuration: mode.configuration, store: store, audit: SecretsAudit.fromEnvironment())
@@ -78,7 +78,7 @@ import enum CashierClient.PaymentMethod
     func everyMethodIsPaidThroughCashierServe() async throws {
         let binary = packageRoot.appendingPathComponent(".build/debug/cashier")
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the cashier executable first (swift build)")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("client-serve-\(UUID().uuidString)")
+        let folder = Scratch.url("client-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let ready = folder.appendingPathComponent("ready.json")

@@ -14,7 +14,7 @@ import Testing
         let process: ChildProcess
 
         init() async throws {
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-mtls-\(UUID().uuidString)")
+            folder = Scratch.url("cashier-mtls-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try "subjectAltName=IP:127.0.0.1\n".write(to: folder.appendingPathComponent("san.ext"), atomically: true, encoding: .utf8)
             let steps: [[String]] = [

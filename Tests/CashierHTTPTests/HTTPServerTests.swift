@@ -55,7 +55,7 @@ import Testing
             }
             router.add("GET", "/file/{size}") { _, parameters in
                 let size = Int(parameters["size"] ?? "") ?? 0
-                let path = FileManager.default.temporaryDirectory.appendingPathComponent("http-file-\(UUID().uuidString)").path
+                let path = Scratch.url("http-file-\(UUID().uuidString)").path
                 FileManager.default.createFile(atPath: path, contents: Fixture.content(size))
                 return .file(path, headers: ["Content-Type": "text/csv; charset=utf-8", "X-Path": path])
             }

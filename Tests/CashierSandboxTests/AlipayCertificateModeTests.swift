@@ -17,7 +17,7 @@ import Testing
     }
 
     static func issue(appKey: RSAPublicKey, alipayKey: RSAPublicKey) async throws -> Certificates {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alipay-certs-\(UUID().uuidString)")
+        let folder = Scratch.url("alipay-certs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         func openssl(_ arguments: [String]) async throws {

@@ -20,7 +20,7 @@ import Testing
 
         init() async throws {
             mode = try await SandboxMode.start(timeScale: 0.001)
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).db").path
+            let path = Scratch.url("access-\(UUID().uuidString).db").path
             store = try SQLiteOrderStore(path: path)
             first = MerchantServer(configuration: mode.configuration, store: store)
             second = MerchantServer(configuration: mode.configuration, store: try SQLiteOrderStore(path: path))

@@ -12,7 +12,7 @@ import Testing
     struct Folder {
         let url: URL
         init() throws {
-            url = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-config-\(UUID().uuidString)")
+            url = Scratch.url("cashier-config-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         }
         func write(_ text: String, _ name: String) throws {

@@ -84,7 +84,7 @@ final class MoneyWorld: Sendable {
         case .sqlite:
             stores.append(
                 try SQLiteOrderStore(
-                    path: FileManager.default.temporaryDirectory.appendingPathComponent("money-\(UUID().uuidString).db").path))
+                    path: Scratch.url("money-\(UUID().uuidString).db").path))
         case .postgres:
             let database = try await TestPostgres.freshDatabase()
             for _ in 0..<3 { stores.append(try await PostgresOrderStore(url: database, poolSize: 3)) }

@@ -50,7 +50,7 @@ import Testing
     func schemathesisFindsNothing(key: String) async throws {
         let fixture = try await ServerFixture(
             webhook: .init(url: URL(string: "http://127.0.0.1:9/hooks")!, secret: "whsec_st"), sandboxHelpers: true)
-        let reports = FileManager.default.temporaryDirectory.appendingPathComponent("schemathesis-\(key)-\(UUID().uuidString)")
+        let reports = Scratch.url("schemathesis-\(key)-\(UUID().uuidString)")
         let seconds = ProcessInfo.processInfo.environment["CASHIER_SCHEMATHESIS_SECONDS"] ?? "40"
         let result = try await runSubprocess(
             packageRoot.appendingPathComponent("scripts/test/schemathesis").path,
@@ -197,7 +197,7 @@ import Testing
 @Suite struct GeneratedClientTests {
     @Test func aGeneratedPythonClientTakesAnOrderFromCreationToRefund() async throws {
         let fixture = try await ServerFixture(sandboxHelpers: true)
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("generated-client-\(UUID().uuidString)")
+        let work = Scratch.url("generated-client-\(UUID().uuidString)")
         let result = try await runSubprocess(
             packageRoot.appendingPathComponent("scripts/test/generated_client").path,
             [fixture.server.baseURL.absoluteString.trimmingCharacters(in: ["/"]), fixture.keys.secret, work.path])

@@ -44,7 +44,7 @@ final class ServerFixture: Sendable {
         configuration.webhookInterval = .milliseconds(50)
         configuration.expiryInterval = expiryInterval
         configure(&configuration)
-        databasePath = FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).db").path
+        databasePath = Scratch.url("server-\(UUID().uuidString).db").path
         store = try SQLiteOrderStore(path: databasePath)
         server = MerchantServer(
             configuration: configuration, store: store, clock: clock, audit: SecretsAudit.fromEnvironment(),

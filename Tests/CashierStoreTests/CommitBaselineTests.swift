@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func sqliteCommitsAreCountedTimedAndDurable() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("baseline-\(UUID().uuidString)")
+        let folder = Scratch.url("baseline-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("baseline.db").path

@@ -11,7 +11,9 @@ enum GroupCommitHold {
         let raised = Atomic<Bool>(false)
     }
 
-    static func hold<Connection: GroupCommitConnection & SQLConnection>(_ writer: GroupCommitWriter<Connection>, until queued: Int) async
+    static func hold<Connection: GroupCommitConnection & SQLConnection & SendableMetatype>(
+        _ writer: GroupCommitWriter<Connection>, until queued: Int
+    ) async
         -> Task<Void, any Error>
     {
         let entered = Flag()

@@ -39,7 +39,7 @@ import Testing
     }
 
     static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("cashier-store-\(UUID().uuidString).db").path
+        Scratch.url("cashier-store-\(UUID().uuidString).db").path
     }
 
     static func newOrder(_ id: String = "ord_\(UUID().uuidString.prefix(8))", minor: Int64 = 5100) -> NewOrder {

@@ -1,12 +1,13 @@
 import Cashier
 import CashierStore
 import Foundation
+import TestSupport
 import Testing
 
 /// A new SQLite database (orders, payments, client secrets) and its write-ahead log are 0600.
 @Suite struct SQLiteFileModeTests {
     @Test func aNewDatabaseAndItsLogAreTheOwnersAlone() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-mode-\(UUID().uuidString)")
+        let folder = Scratch.url("sqlite-mode-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cashier.db").path

@@ -1,5 +1,6 @@
 import Cashier
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct PrivateFileTests {
@@ -8,7 +9,7 @@ import Testing
     }
 
     @Test func writtenFilesAreTheOwnersAloneFromTheStart() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("private-\(UUID().uuidString)")
+        let folder = Scratch.url("private-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("key.pem").path

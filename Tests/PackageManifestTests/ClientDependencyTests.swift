@@ -1,6 +1,7 @@
 import Cashier
 import ChildProcesses
 import Foundation
+import TestSupport
 import Testing
 
 /// The app SDK must build from Foundation alone, so an iOS app never compiles a C module.
@@ -45,13 +46,15 @@ import Testing
 
     private static func describeNow() throws -> Description {
         // A scratch path of its own: the running `swift test` holds the lock on .build.
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-describe-\(UUID().uuidString)")
+        let scratch = Scratch.url("cashier-describe-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let pipe = Pipe()
         let process = try ChildProcess(
             "/usr/bin/env",
             ["swift", "package", "--package-path", packageRoot().path, "--scratch-path", scratch.path, "describe", "--type", "json"],
-            stdout: .pipe(pipe), stderr: .null)
+            // SwiftPM's lock files go to TMPDIR: in the scratch folder, they go with it.
+            environment: ProcessInfo.processInfo.environment.merging(Scratch.childEnvironment) { $1 }, stdout: .pipe(pipe),
+            stderr: .null)
         let data = try pipe.fileHandleForReading.readToEndRetrying()
         process.waitUntilExit()
         return try JSONDecoder().decode(Description.self, from: data)

@@ -28,7 +28,8 @@ public func runSubprocess(
         let output = Pipe()
         let errors = Pipe()
         let process = try ChildProcess(
-            executable, arguments, environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            executable, arguments,
+            environment: ProcessInfo.processInfo.environment.merging(Scratch.childEnvironment) { $1 }.merging(environment) { $1 },
             directory: folder, stdin: .pipe(input), stdout: .pipe(output), stderr: .pipe(errors))
         try? input.fileHandleForWriting.writeRetrying(stdin)  // a child that reads nothing may have gone
         try input.fileHandleForWriting.close()

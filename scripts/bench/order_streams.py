@@ -10,6 +10,7 @@ import json
 import os
 import selectors
 import socket
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -97,3 +98,4 @@ try:
 finally:
     server.terminate()
     server.wait(timeout=20)
+    shutil.rmtree(folder, ignore_errors=True)

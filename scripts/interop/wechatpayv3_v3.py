@@ -7,8 +7,10 @@ Pays and queries orders, refunds and closes, and checks that callback() accepts 
 notification — in partner mode (服务商) as the service provider for sub_mchid, through
 /v3/pay/partner/…. Prints one JSON line; any mismatch raises.
 """
+import atexit
 import json
 import os
+import shutil
 import sys
 import tempfile
 
@@ -25,7 +27,8 @@ common = dict(
 partner = config["mode"] == "partner"
 sub = {"sub_mchid": config["sub_mchid"]} if partner else {}
 if config["mode"] in ("certificate", "partner"):
-    folder = tempfile.mkdtemp()
+    folder = tempfile.mkdtemp(prefix="cashier-wechatpayv3-")
+    atexit.register(shutil.rmtree, folder, True)
     with open(os.path.join(folder, "platform.pem"), "w") as f:
         f.write(config["platform_cert"])
     wxpay = WeChatPay(cert_dir=folder + "/", partner_mode=partner, **common)

@@ -1,0 +1,47 @@
+public import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where tests put their files: one folder per test process in the system's temporary folder,
+/// `cashier-tests-PID`, removed when the process exits. A run that was killed leaves its folder;
+/// the next test process removes the folders of processes that are gone. Test files (SQLite
+/// databases, secret files, key files) never pile up in `/tmp`, however often `make test` runs.
+public enum Scratch {
+    public static let prefix = "cashier-tests-"
+
+    /// This process's folder, made on first use.
+    public static let folder: URL = {
+        let temporary = FileManager.default.temporaryDirectory
+        removeFoldersOfEndedProcesses(in: temporary)
+        let folder = temporary.appendingPathComponent("\(prefix)\(getpid())")
+        try? FileManager.default.removeItem(at: folder)  // a folder left by an ended process with this pid
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            fatalError("Scratch: cannot make \(folder.path): \(error)")
+        }
+        atexit { try? FileManager.default.removeItem(at: Scratch.folder) }
+        return folder
+    }()
+
+    /// `name` in this process's folder (nothing is made there).
+    public static func url(_ name: String) -> URL { folder.appendingPathComponent(name) }
+
+    /// `name` in this process's folder, as a path.
+    public static func path(_ name: String) -> String { url(name).path }
+
+    /// The environment a child process should get so that its own temporary files (Python's
+    /// `tempfile`, chromium's profile folders, SwiftPM's lock files) land in this folder too.
+    public static var childEnvironment: [String: String] { ["TMPDIR": folder.path] }
+
+    /// Removes `cashier-tests-PID` folders whose process has ended.
+    public static func removeFoldersOfEndedProcesses(in temporary: URL) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = pid_t(name.dropFirst(prefix.count)), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name)) }
+        }
+    }
+}
