@@ -8,9 +8,9 @@ import Foundation
 /// payer confirms, answering `pending` if that takes longer than the till should wait, and
 /// reversing (WeChat Pay) or cancelling (Alipay) what is still undecided when it gives up.
 extension MerchantAPI {
-    /// The counter adapter for a barcode method, once `auth_code` has the provider's form;
-    /// `nil` for every other method. - Throws: before any call, when the code is missing or
-    /// is not one of that provider's.
+    /// The counter adapter for a barcode method, once `auth_code` (its shape checked with the
+    /// body, ``PaymentRequestBody/checkShape()``) has the provider's form; `nil` for every other
+    /// method. - Throws: before any call, when the code is missing or is not one of that provider's.
     func counterCollector(_ adapter: any PaymentAdapter, method: PaymentMethod, authCode: String?) throws -> (any CounterCollector)? {
         guard method.isBarcode else { return nil }
         guard let collector = adapter as? any CounterCollector else {
@@ -20,10 +20,7 @@ extension MerchantAPI {
             throw PaymentError(
                 .invalidRequest, "\(method.rawValue) needs auth_code, the payment code the till scanned from the payer's phone")
         }
-        // The document's shape first (400), then the provider's own form (422).
-        guard Self.paymentCodeShape.contains(code.utf8.count), code.utf8.allSatisfy({ (48...57).contains($0) }) else {
-            throw RequestProblem("auth_code must be 16 to 24 digits, the payment code as the scanner reads it")
-        }
+        // The document's shape was checked with the body (400); here the provider's own form (422).
         try collector.checkPaymentCode(code)
         return collector
     }
@@ -120,9 +117,6 @@ extension MerchantAPI {
         await closeAttempt(
             current, reason: "the payer did not confirm within \(Int(configuration.barcode.giveUpAfter)) s: reversed at the provider")
     }
-
-    /// How many digits a payment code has, any provider's.
-    static let paymentCodeShape = 16...24
 
     static func counterFailure(_ payment: StoredPayment, _ reason: String) -> HTTPServerResponse {
         .error(status: 402, code: "payment_failed", message: "payment \(payment.id) failed: \(reason)")

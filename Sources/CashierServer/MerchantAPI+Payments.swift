@@ -15,9 +15,7 @@ extension MerchantAPI {
             guard let method = PaymentMethod(rawValue: body.method) else {
                 throw RequestProblem("method '\(body.method)' is not one of \(PaymentMethod.names)")
             }
-            if let ip = body.client_ip, !RequestBounds.isIPAddress(ip) {
-                throw RequestProblem("client_ip '\(ip)' is not an IPv4 or IPv6 address")
-            }
+            try body.checkShape()
             guard let (order, _) = try await authorizedOrder(identity, id: id, clientSecret: body.client_secret) else {
                 return .error(status: 404, code: "not_found", message: "no order \(id) for these credentials")
             }

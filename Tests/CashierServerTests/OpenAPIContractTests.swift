@@ -190,6 +190,37 @@ import Testing
         #expect(try await fixture.call("GET", "/v1/orders/ord_nothing/stream").status == 404)
         await fixture.stop()
     }
+
+    /// Schemathesis seed 31337: `{"method":"applepay","auth_code":">Ðnø0…"}` was answered 200,
+    /// because only the barcode methods read `auth_code`. A field the method does not read is
+    /// still held to the document's shape, and a refusal starts nothing.
+    @Test func aFieldTheMethodDoesNotReadIsStillHeldToTheDocument() async throws {
+        let fixture = try await ServerFixture()
+        let id = try await fixture.createOrderID(amount: "5.00")
+        for (body, field) in [
+            (["method": "applepay", "auth_code": ">Ðnø0\u{17}u칼%Î"], "auth_code"),
+            (["method": "wechat.native", "auth_code": "13456789012345"], "auth_code"),
+            (["method": "alipay.page", "auth_code": ""], "auth_code"),
+            (["method": "alipay.page", "api": "v4"], "api"),
+            (["method": "applepay", "api": "V3"], "api"),
+            (["method": "wechat.native", "api": "v1"], "api"),
+            (["method": "applepay", "client_ip": "10.0.0.300"], "client_ip"),
+        ] {
+            let answer = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: body)
+            let error = answer.object["error"] as? [String: Any]
+            #expect(answer.status == 400 && (error?["message"] as? String)?.contains(field) == true, "\(body): \(answer.object)")
+        }
+        let order = try await fixture.call("GET", "/v1/orders/\(id)").object
+        #expect((order["payments"] as? [[String: Any]] ?? []).isEmpty && order["status"] as? String == "created", "\(order)")
+        // Well-formed, they are what they were: an auth_code the method does not read is left
+        // unread, an api with a method that is not WeChat Pay's is a rule's 422.
+        let applePay = try await fixture.call(
+            "POST", "/v1/orders/\(id)/payments", json: ["method": "applepay", "auth_code": "134567890123450000"])
+        #expect(applePay.status == 200, "\(applePay.object)")
+        let alipay = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "alipay.page", "api": "v2"])
+        #expect(alipay.status == 422 && "\(alipay.object)".contains("WeChat Pay methods only"), "\(alipay.object)")
+        await fixture.stop()
+    }
 }
 
 /// A client generated from the document by a maintained generator (openapi-python-client) runs
