@@ -128,6 +128,8 @@ enum OpenAPIDocument {
             ],
             "RefundOrder": ["operationId": "refundOrder", "parameters": ["id": "$response.body#/id"]],
             "CloseOrder": ["operationId": "closeOrder", "parameters": ["id": "$response.body#/id"]],
+            "CapturePayment": ["operationId": "capturePayment", "parameters": ["id": "$response.body#/id"]],
+            "VoidPayment": ["operationId": "voidPayment", "parameters": ["id": "$response.body#/id"]],
             "ListOrderEvents": ["operationId": "listOrderEvents", "parameters": ["id": "$response.body#/id"]],
         ]
     }
