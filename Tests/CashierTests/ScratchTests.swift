@@ -30,10 +30,29 @@ import Testing
         ]
         for name in names {
             try FileManager.default.createDirectory(at: temporary.appendingPathComponent(name), withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: temporary.appendingPathComponent(name + "/cashier.db").path, contents: Data("x".utf8))
+            try Data("x".utf8).write(to: temporary.appendingPathComponent(name + "/cashier.db"))
         }
         Scratch.removeFoldersOfEndedProcesses(in: temporary)
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: temporary.path))
         #expect(left == Set(names.dropFirst()))
+    }
+
+    /// `scripts/with-scratch`, which `make test` runs the suite under, fails a run that leaves a
+    /// file in its TMPDIR, and passes one that leaves only the toolchain's own.
+    @Test func withScratchFailsARunThatLeavesAFile() async throws {
+        let script = packageRoot.appendingPathComponent("scripts/with-scratch").path
+        let leaves = try await runSubprocess(
+            script, ["/bin/sh", "-c", "mkdir \"$TMPDIR/cashier-tests-1\" && touch \"$TMPDIR/cashier-tests-1/money.db\""])
+        #expect(leaves.status == 1 && leaves.stderr.contains("cashier-tests-1/money.db"), "\(leaves.stderr)")
+        let toolchain = try await runSubprocess(
+            script,
+            [
+                "/bin/sh", "-c",
+                "mkdir \"$TMPDIR/TemporaryDirectory.abc123\" \"$TMPDIR/swift-generated-sources\" && touch \"$TMPDIR/_root_.swiftpm.lock\" "
+                    + "\"$TMPDIR/TemporaryDirectory.abc123/.keep-directory\" \"$TMPDIR/swift-generated-sources/@__swiftmacro_x.swift\"",
+            ])
+        #expect(toolchain.status == 0 && toolchain.stderr.contains("left nothing"), "\(toolchain.stderr)")
+        // The command's own failure is kept.
+        #expect(try await runSubprocess(script, ["/bin/sh", "-c", "exit 3"]).status == 3)
     }
 }
