@@ -69,7 +69,7 @@ extension MerchantAPI {
             return .error(status: 400, code: "invalid_request", message: "expected \(expected)")
         }
         // Contacts come beside the token (Apple Pay JS's ApplePayPayment) or in the body.
-        let payment = token as? [String: Any]
+        let payment: [String: Any]? = token
         let contacts = PaymentContacts(
             billing: PaymentContact(json: body["billing_contact"] ?? payment?["billingContact"]),
             shipping: PaymentContact(json: body["shipping_contact"] ?? payment?["shippingContact"]))

@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// ``SQLiteOrderStore`` has one writer (SQLite has one writer at a time anyway), which also keeps
 /// SQLite's fsync off Swift's cooperative threads; ``PostgresOrderStore`` has two per instance.
-final class GroupCommitWriter<Connection: GroupCommitConnection>: Sendable {
+final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetatype>: Sendable {
     /// One queued transaction: `run` executes it inside the batch under the savepoint numbered
     /// by its place, and returns how to finish it once the batch's commit has (or has not)
     /// succeeded; `fail` finishes it unrun.

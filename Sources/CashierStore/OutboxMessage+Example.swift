@@ -1,5 +1,5 @@
-public import Cashier
-public import Foundation
+import Cashier
+import Foundation
 
 extension OutboxMessage {
     /// A delivered `order.paid` webhook of ``StoredOrder/example``, for documentation.

@@ -1,5 +1,5 @@
-public import Cashier
-public import Foundation
+import Cashier
+import Foundation
 
 extension StoredOrder {
     /// A paid order of 25.50 CNY, for documentation (the OpenAPI document's examples).

@@ -1,5 +1,5 @@
-public import Cashier
-public import Foundation
+import Cashier
+import Foundation
 
 extension StoredPayment {
     /// The payment that paid ``StoredOrder/example``, for documentation.

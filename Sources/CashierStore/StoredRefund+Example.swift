@@ -1,5 +1,5 @@
-public import Cashier
-public import Foundation
+import Cashier
+import Foundation
 
 extension StoredRefund {
     /// A refund of 5.50 CNY of ``StoredPayment/example``, for documentation.

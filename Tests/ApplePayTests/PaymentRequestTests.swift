@@ -111,7 +111,7 @@ import Testing
         let down = await #expect(throws: PaymentError.self) { _ = try await decide(payment(amount: 4699)) }
         #expect(down?.code == .transport)
         // The token's amount must be the order's.
-        let mismatch = await #expect(throws: PaymentError.self) {
+        let mismatch = #expect(throws: PaymentError.self) {
             _ = try ApplePay.SandboxProcessor.decide(payment(amount: 4600), amount: Self.yuan("46.01"), now: Date())
         }
         #expect(mismatch?.code == .amountMismatch)

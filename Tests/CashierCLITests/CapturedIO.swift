@@ -44,7 +44,8 @@ extension CapturedIO {
     /// never go on the command line.
     static func secretFile(_ secret: String) -> String {
         let url = Scratch.url("cli-secret-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: url.path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600])
+        let made = FileManager.default.createFile(atPath: url.path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600])
+        precondition(made, "cannot write \(url.path)")
         return url.path
     }
 }

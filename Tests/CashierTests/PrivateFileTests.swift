@@ -23,7 +23,7 @@ import Testing
         #expect(throws: (any Error).self) { try PrivateFile.write(Data(), to: folder.appendingPathComponent("no/such/dir").path) }
         // An existing file's permissions are its owner's choice.
         let shared = folder.appendingPathComponent("shared.db").path
-        FileManager.default.createFile(atPath: shared, contents: nil, attributes: [.posixPermissions: 0o640])
+        #expect(FileManager.default.createFile(atPath: shared, contents: nil, attributes: [.posixPermissions: 0o640]))
         PrivateFile.createIfMissing(shared)
         #expect(try mode(shared) == 0o640)
         let fresh = folder.appendingPathComponent("fresh.db").path

@@ -2,7 +2,7 @@ import Alipay
 import Cashier
 import CashierCrypto
 import CashierHTTP
-public import Foundation
+import Foundation
 
 extension AlipaySandbox {
     // MARK: Bills

@@ -2,7 +2,7 @@ import Alipay
 import Cashier
 public import CashierCrypto
 public import CashierHTTP
-public import Foundation
+import Foundation
 
 /// An offline, stateful simulator of Alipay's `gateway.do`.
 ///

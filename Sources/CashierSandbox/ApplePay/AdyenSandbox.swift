@@ -1,7 +1,7 @@
-public import ApplePay
+import ApplePay
 import Cashier
 import CashierCrypto
-public import CashierHTTP
+import CashierHTTP
 import Foundation
 
 /// Adyen's Checkout API under `/adyen/{version}/…`, for Apple Pay: `POST /payments` with an

@@ -1,8 +1,8 @@
 public import ApplePay
 import Cashier
 import CashierCrypto
-public import CashierHTTP
-public import Foundation
+import CashierHTTP
+import Foundation
 import Synchronization
 
 /// What the Stripe and Adyen simulators share: the processing keys they decrypt Apple Pay tokens

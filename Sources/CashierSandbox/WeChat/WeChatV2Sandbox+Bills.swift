@@ -1,6 +1,6 @@
 import Cashier
 import CashierCrypto
-public import Foundation
+import Foundation
 import WeChatPay
 
 extension WeChatV2Sandbox {

@@ -1,7 +1,7 @@
 import Cashier
 import CashierCrypto
 public import CashierHTTP
-public import Foundation
+import Foundation
 public import WeChatPay
 
 /// An offline, stateful simulator of the WeChat Pay v2 gateway.
