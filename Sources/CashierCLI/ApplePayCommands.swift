@@ -37,8 +37,11 @@ enum ApplePayCommands {
             .value("application-data", "HEX", "The request's applicationData, which the token must carry the hash of."),
         ]
     ) { arguments, io in
-        guard let tokenData = FileManager.default.contents(atPath: arguments.required("token")) else {
-            throw CommandFailure("--token: cannot read '\(arguments.required("token"))'", status: 2)
+        let tokenData: Data
+        do {
+            tokenData = try UserFile.contents(arguments.required("token"))
+        } catch {
+            throw CommandFailure("--token: \(error)", status: 2)
         }
         let merchantKey: ApplePay.MerchantKey
         let anchors: [X509Certificate]?

@@ -121,8 +121,11 @@ public struct ParsedArguments: Sendable {
     /// - Throws: ``CommandFailure`` when the file cannot be read or the variable is unset or empty.
     public func secret(_ name: String) throws -> String? {
         if let path = values[name + "-file"] {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw CommandFailure("--\(name)-file: cannot read '\(path)'", status: 2)
+            let data: Data
+            do {
+                data = try UserFile.contents(path)
+            } catch {
+                throw CommandFailure("--\(name)-file: \(error)", status: 2)
             }
             var text = String(decoding: data, as: UTF8.self)
             while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }

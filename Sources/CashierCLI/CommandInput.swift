@@ -1,3 +1,4 @@
+import Cashier
 import Foundation
 
 /// Helpers the provider commands share: reading stdin, key arguments and printing JSON.
@@ -17,8 +18,11 @@ enum CommandInput {
     /// A PEM argument: inline PEM text, or the path of a file holding it.
     static func pem(_ argument: String, option: String) throws -> String {
         if argument.contains("-----BEGIN") { return argument }
-        guard let contents = FileManager.default.contents(atPath: argument) else {
-            throw CommandFailure("--\(option): cannot read '\(argument)' (give a PEM file path or the PEM text)", status: 2)
+        let contents: Data
+        do {
+            contents = try UserFile.contents(argument)
+        } catch {
+            throw CommandFailure("--\(option): \(error) (give a PEM file path or the PEM text)", status: 2)
         }
         return String(decoding: contents, as: UTF8.self)
     }

@@ -88,9 +88,12 @@ enum KeysCommand {
         var location = try CommandInput.database(arguments.value("db"))
         var poolSize = 2
         if location == nil, let file = arguments.value("config") {
-            guard let data = FileManager.default.contents(atPath: file),
-                let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-            else { throw CommandFailure("--config: \(file) cannot be read as JSON", status: 2) }
+            let root: [String: Any]
+            do {
+                root = try UserFile.jsonObject(file)
+            } catch {
+                throw CommandFailure("--config: \(error)", status: 2)
+            }
             location = root["database"] as? String ?? "cashier.db"
             poolSize = min(root["database_pool_size"] as? Int ?? 2, 2)
         }

@@ -61,8 +61,11 @@ enum ServeCommand {
         await mode.connect(to: store)
         var configuration = mode.configuration
         if let file = arguments.value("catalog") {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw CommandFailure("--catalog: \(file) cannot be read", status: 2)
+            let data: Data
+            do {
+                data = try UserFile.contents(file)
+            } catch {
+                throw CommandFailure("--catalog: \(error)", status: 2)
             }
             do {
                 configuration.catalog = try Catalog(json: data)

@@ -23,7 +23,7 @@ extension ConfigurationFile {
             let paths = try [(certificate, "api_certificate_file"), (key, "api_certificate_key_file")].map { file, field in
                 let url = file.hasPrefix("/") ? URL(fileURLWithPath: file) : reader.folder.appendingPathComponent(file)
                 guard FileManager.default.isReadableFile(atPath: url.path) else {
-                    throw Problem(path: path + field, reason: "\(url.path) cannot be read")
+                    throw Problem(path: path + field, reason: "\(url.path) \(UserFile.whyUnreadable(url.path))")
                 }
                 return url.path
             }

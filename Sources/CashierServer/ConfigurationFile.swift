@@ -68,11 +68,11 @@ public struct ConfigurationFile: Sendable {
 
     /// Reads and checks the file. - Throws: ``Problem`` naming the first wrong field.
     public init(contentsOf url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw Problem(path: url.path, reason: "cannot be read")
-        }
-        guard let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw Problem(path: url.path, reason: "is not a JSON object")
+        let root: [String: Any]
+        do {
+            root = try UserFile.jsonObject(url.path)
+        } catch {
+            throw Problem(path: url.path, reason: error.reason)
         }
         let reader = Reader(folder: url.deletingLastPathComponent(), environment: environment)
         try self.init(root, reader)
@@ -129,8 +129,11 @@ public struct ConfigurationFile: Sendable {
 
         func contents(_ file: String, _ path: String) throws -> String {
             let url = file.hasPrefix("/") ? URL(fileURLWithPath: file) : folder.appendingPathComponent(file)
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw Problem(path: path, reason: "\(url.path) cannot be read")
+            let data: Data
+            do {
+                data = try UserFile.contents(url.path)
+            } catch {
+                throw Problem(path: path, reason: error.description)
             }
             return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }

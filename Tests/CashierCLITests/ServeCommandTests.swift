@@ -89,9 +89,21 @@ import Testing
 
     @Test func aBadConfigurationIsRefusedWithItsField() async throws {
         let missing = await CapturedIO.run(["serve", "--config", "/nonexistent/cashier.json"])
-        #expect(missing.status == 2 && missing.stderr.contains("config: /nonexistent/cashier.json: cannot be read"))
+        #expect(
+            missing.status == 2
+                && missing.stderr.contains("config: /nonexistent/cashier.json: does not exist, nor does the folder /nonexistent"),
+            "\(missing.stderr)")
         let file = Scratch.url("cashier-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
+        // Where the JSON breaks, and the file named in each option's own words.
+        try Data("{\n  \"database\": \"cashier.db\",\n  \"wechat\": \n".utf8).write(to: file)
+        let broken = await CapturedIO.run(["serve", "--config", file.path])
+        #expect(broken.status == 2 && broken.stderr.contains("\(file.path): is not valid JSON: "), "\(broken.stderr)")
+        let keys = await CapturedIO.run(["keys", "list", "--config", file.path])
+        #expect(keys.status == 2 && keys.stderr.contains("--config: \(file.path) is not valid JSON: "), "\(keys.stderr)")
+        let folder = await CapturedIO.run(["serve", "--sandbox", "--catalog", Scratch.folder.path])
+        #expect(
+            folder.status == 2 && folder.stderr.contains("--catalog: \(Scratch.folder.path) is a folder, not a file"), "\(folder.stderr)")
         try Data(#"{"secret_key":"sk_inline_is_refused_000000000"}"#.utf8).write(to: file)
         let inline = await CapturedIO.run(["serve", "--config", file.path])
         #expect(inline.status == 2 && inline.stderr.contains("secret_key: secrets are not written in the file"))
