@@ -40,6 +40,7 @@ enum SandboxCommand {
         guard let timeScale = Double(arguments.value("time-scale") ?? "1"), timeScale > 0 else {
             throw CommandFailure("--time-scale must be a positive number", status: 2)
         }
+        let readyFile = try ReadyFile(arguments)
         let key = try arguments.secret("wechat-key") ?? "192006250b4c09247ec02edce69f6a2d"
         let merchant = WeChatPay.V2.Merchant(
             appID: arguments.value("wechat-appid") ?? "wxd930ea5d5a258f4f", mchID: arguments.value("wechat-mch-id") ?? "10000100",
@@ -118,18 +119,15 @@ enum SandboxCommand {
         io.write("Stripe API (Apple Pay) \(sandbox.stripeURL.absoluteString)  (stripe.api_base; any sk_test_… key)\n")
         io.write("Adyen Checkout API     \(sandbox.adyenURL.absoluteString)  (the SDK services' baseUrl; any X-API-Key)\n")
         io.write("payer API              POST \(payer)\n")
-        if let file = arguments.value("ready-file") {
-            let ready = [
+        try await readyFile?.write(
+            [
                 "sandbox_url": sandbox.baseURL.absoluteString, "wechat_v2_url": sandbox.wechatV2URL.absoluteString,
                 "wechat_v3_url": sandbox.wechatV3URL.absoluteString, "payer_url": payer,
                 "alipay_gateway_url": sandbox.alipayGatewayURL.absoluteString,
                 "alipay_public_key": sandbox.alipay.alipayPublicKey.pemRepresentation, "applepay_token_url": applePayToken,
                 "applepay_root_url": applePayRoot, "stripe_api_base": sandbox.stripeURL.absoluteString,
                 "adyen_checkout_url": sandbox.adyenURL.absoluteString,
-            ]
-            let data = try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys, .withoutEscapingSlashes])
-            try PrivateFile.write(data, to: file)  // it holds the sandbox's keys
-        }
+            ], orStop: sandbox.stop)
         await waitForTermination()
         await sandbox.stop()
         io.write("sandbox stopped\n")

@@ -45,12 +45,27 @@ enum ServeCommand {
         }
         guard let port = UInt16(arguments.value("port") ?? "0") else { throw CommandFailure("--port must be 0 to 65535", status: 2) }
         let path = try CommandInput.database(arguments.value("db")) ?? "cashier.db"
+        let readyFile = try ReadyFile(arguments)
         let mode: SandboxMode
         do {
             mode = try await SandboxMode.start()
         } catch {
             throw CommandFailure("cannot start the sandbox: \(error)")
         }
+        do {
+            return try await sandboxed(mode, port: port, path: path, readyFile: readyFile, arguments, io)
+        } catch {
+            // The sandboxes run threads of their own: stopped before the command gives up, not
+            // left running while the process exits under them.
+            await mode.sandbox.stop()
+            throw error
+        }
+    }
+
+    /// Sandbox mode, once the sandboxes are up: the store, the merchant server, the banner.
+    static func sandboxed(
+        _ mode: SandboxMode, port: UInt16, path: String, readyFile: ReadyFile?, _ arguments: ParsedArguments, _ io: CommandIO
+    ) async throws -> Int32 {
         let sandbox = mode.sandbox
         let store: any OrderStore
         do {
@@ -108,15 +123,11 @@ enum ServeCommand {
         if let webhook = configuration.webhook {
             io.write("webhooks         \(webhook.url.absoluteString)   (signing secret \(webhookSecret ?? ""))\n")
         }
-        if let file = arguments.value("ready-file") {
-            let ready = [
+        try await readyFile?.write(
+            [
                 "api_url": server.baseURL.absoluteString, "sandbox_url": sandbox.baseURL.absoluteString,
-                "publishable_key": keys.publishable,
-                "secret_key": keys.secret,
-            ]
-            let data = try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys, .withoutEscapingSlashes])
-            try PrivateFile.write(data, to: file)  // it holds the secret key
-        }
+                "publishable_key": keys.publishable, "secret_key": keys.secret,
+            ], orStop: server.stop)
         await SandboxCommand.waitForTermination()
         await server.stop()
         await sandbox.stop()
@@ -142,6 +153,7 @@ enum ServeCommand {
     }
 
     static func production(file: String, _ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
+        let readyFile = try ReadyFile(arguments)
         let parsed: ConfigurationFile
         do {
             parsed = try ConfigurationFile(contentsOf: URL(fileURLWithPath: file))
@@ -180,11 +192,8 @@ enum ServeCommand {
         io.write(
             "notify URLs   \(parsed.configuration.publicBaseURL ?? "")/notify/wechat/v2, /notify/wechat/v2/refund, /notify/wechat/v3, "
                 + "/notify/alipay\n")
-        if let file = arguments.value("ready-file") {
-            let ready = ["api_url": server.baseURL.absoluteString, "publishable_key": parsed.configuration.publishableKey]
-            try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys, .withoutEscapingSlashes]).write(
-                to: URL(fileURLWithPath: file), options: .atomic)
-        }
+        try await readyFile?.write(
+            ["api_url": server.baseURL.absoluteString, "publishable_key": parsed.configuration.publishableKey], orStop: server.stop)
         await SandboxCommand.waitForTermination()
         await server.stop()
         io.write("server stopped\n")

@@ -87,6 +87,46 @@ import Testing
             link.hasPrefix(api + "/c/\(id)_secret_") && printed.contains("order \(id)  12.75 CNY  checkout \(link)"), "\(printed)")
     }
 
+    /// A ready file that cannot be written. Its folder missing: refused before anything starts.
+    /// The write itself failing once the servers are up: they are stopped first, and the command
+    /// exits 1 with the reason. (It used to throw past them: `serve` then died of signal 11 as the
+    /// process exited under their threads, and both printed a bare `NSPOSIXErrorDomain Code=…`.)
+    @Test(.timeLimit(.minutes(2)))
+    func aReadyFileThatCannotBeWrittenStopsCleanly() async throws {
+        let binary = SandboxCommandTests.binary.path
+        let folder = try SandboxCommandTests.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("cashier.db").path
+        let nowhere = "/nonexistent-\(UUID().uuidString)"
+        for arguments in [["serve", "--sandbox", "--db", database], ["sandbox"], ["serve", "--config", "/dev/null"]] {
+            let missing = try await runSubprocess(binary, arguments + ["--ready-file", nowhere + "/ready.json"])
+            #expect(
+                missing.status == 2 && missing.stdout.isEmpty
+                    && missing.stderr.contains(
+                        "--ready-file: \(nowhere)/ready.json cannot be written: the folder \(nowhere) does not exist"),
+                "\(arguments): \(missing.status) \(missing.stderr)")
+        }
+        // A name the check passes but the write cannot take: the temporary file beside it adds 13
+        // characters to these 250, past the 255 a name may have.
+        let long = folder.appendingPathComponent(String(repeating: "r", count: 250)).path
+        for arguments in [["serve", "--sandbox", "--db", database], ["sandbox"]] {
+            let failed = try await runSubprocess(binary, arguments + ["--ready-file", long])
+            #expect(
+                failed.status == 1 && failed.stderr.contains("--ready-file: cannot write \(long): File name too long")
+                    && !failed.stderr.contains("crashed"), "\(arguments): \(failed.status) \(failed.stderr)")
+        }
+        // In this process: the ports the banner printed are closed by the time the command returns.
+        let inProcess = await CapturedIO.run(["serve", "--sandbox", "--db", database, "--ready-file", long])
+        let ports = inProcess.stdout.split(separator: "\n").compactMap { line -> UInt16? in
+            guard line.hasPrefix("merchant API") || line.hasPrefix("sandbox "),
+                let port = line.split(separator: "127.0.0.1:").last?.prefix(while: \.isNumber)
+            else { return nil }
+            return UInt16(port)
+        }
+        #expect(inProcess.status == 1 && ports.count == 2, "\(inProcess.stdout) \(inProcess.stderr)")
+        for port in ports { #expect((try? RawHTTPConnection(port: port)) == nil, "port \(port) still accepts connections") }
+    }
+
     @Test func aBadConfigurationIsRefusedWithItsField() async throws {
         let missing = await CapturedIO.run(["serve", "--config", "/nonexistent/cashier.json"])
         #expect(

@@ -62,6 +62,23 @@ public enum UserFile {
         return "cannot be read"
     }
 
+    /// Why a file cannot be written at `path` — its folder does not exist or is not a folder,
+    /// this user may not write there, or `path` is a folder — or `nil` when nothing is in the way.
+    public static func whyUnwritable(_ path: String) -> String? {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+            if isFolder.boolValue { return "is a folder, not a file" }
+            return FileManager.default.isWritableFile(atPath: path) ? nil : "cannot be written by this user"
+        }
+        let named = (path as NSString).deletingLastPathComponent
+        let folder = named.isEmpty ? FileManager.default.currentDirectoryPath : named
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
+            return "cannot be written: the folder \(folder) does not exist"
+        }
+        guard isFolder.boolValue else { return "cannot be written: \(folder) is not a folder" }
+        return FileManager.default.isWritableFile(atPath: folder) ? nil : "cannot be written: this user may not write in \(folder)"
+    }
+
     /// The parser's own words, with "around character N" turned into a line and a column.
     static func parserWords(_ error: any Error, in data: Data) -> String {
         let words = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "the parser stopped"
