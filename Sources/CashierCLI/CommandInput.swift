@@ -49,28 +49,52 @@ enum CommandInput {
         return argument
     }
 
-    /// A JSON object of parameters whose values are strings, integers or booleans.
+    /// A JSON object of parameters whose values are strings, integers or booleans. A refusal
+    /// names what to fix: empty input, input that is not JSON (with the parser's position), JSON
+    /// that is not an object, or the parameters whose values are of another kind.
     static func parameters(_ io: CommandIO) throws -> [String: String] {
         struct Scalar: Decodable {
-            let text: String
+            let text: String?
+            let kind: String
             init(from decoder: any Decoder) throws {
                 let container = try decoder.singleValueContainer()
                 if let string = try? container.decode(String.self) {
-                    text = string
+                    (text, kind) = (string, "a string")
                 } else if let integer = try? container.decode(Int64.self) {
-                    text = String(integer)
+                    (text, kind) = (String(integer), "an integer")
                 } else if let bool = try? container.decode(Bool.self) {
-                    text = bool ? "true" : "false"
+                    (text, kind) = (bool ? "true" : "false", "a boolean")
+                } else if container.decodeNil() {
+                    (text, kind) = (nil, "null")
+                } else if (try? container.decode(Double.self)) != nil {
+                    (text, kind) = (nil, "a number that is not an integer (or beyond 64 bits): give amounts in minor units, or quote it")
+                } else if (try? container.decode([String: Scalar].self)) != nil {
+                    (text, kind) = (nil, "an object")
                 } else {
-                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a string, integer or boolean")
+                    (text, kind) = (nil, "an array")
                 }
             }
         }
-        do {
-            return try JSONDecoder().decode([String: Scalar].self, from: io.readInput()).mapValues(\.text)
-        } catch {
-            throw CommandFailure("stdin must be a JSON object whose values are strings or integers")
+        let input = io.readInput()
+        let usage = "give a JSON object of parameters on stdin, e.g. {\"body\":\"Tee\",\"total_fee\":2550}"
+        if input.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            throw CommandFailure("stdin is empty: \(usage)")
         }
+        let whole: Any
+        do {
+            whole = try JSONSerialization.jsonObject(with: input, options: [.fragmentsAllowed])
+        } catch {
+            throw CommandFailure("stdin is not valid JSON (\(UserFile.parserWords(error, in: input))): \(usage)")
+        }
+        guard whole is [String: Any], let object = try? JSONDecoder().decode([String: Scalar].self, from: input) else {
+            throw CommandFailure("stdin holds JSON that is not an object: \(usage)")
+        }
+        let refused = object.filter { $0.value.text == nil }.sorted { $0.key < $1.key }
+        guard refused.isEmpty else {
+            let list = refused.map { "\"\($0.key)\" is \($0.value.kind)" }.joined(separator: "; ")
+            throw CommandFailure("stdin: \(list); parameter values must be strings, integers or booleans")
+        }
+        return object.compactMapValues(\.text)
     }
 
     /// Prints a JSON object with sorted keys.

@@ -34,6 +34,34 @@ import WeChatPay
         #expect(float.status == 1)
     }
 
+    @Test func aRefusedParameterListIsNamed() async throws {
+        func sign(_ input: String) async -> (status: Int32, stdout: String, stderr: String) {
+            await CapturedIO.run(["wechat", "sign", "--key-file", CapturedIO.secretFile("k")], stdin: input)
+        }
+        let kinds = await sign(#"{"body":"Tee","total_fee":25.5,"attach":null,"detail":[1],"scene_info":{"id":1}}"#)
+        #expect(kinds.status == 1)
+        #expect(kinds.stdout.isEmpty)
+        for words in [
+            #""total_fee" is a number that is not an integer"#, #""attach" is null"#, #""detail" is an array"#,
+            #""scene_info" is an object"#,
+        ] {
+            #expect(kinds.stderr.contains(words), "\(words) in \(kinds.stderr)")
+        }
+        #expect(!kinds.stderr.contains(#""body""#))
+        let empty = await sign("\n")
+        #expect(empty.stderr.contains("stdin is empty"))
+        let broken = await sign("{\n  \"body\": \"Tee\"\n  \"attach\": 1}")
+        #expect(broken.stderr.contains("stdin is not valid JSON"))
+        #expect(broken.stderr.contains("line 3"))
+        let array = await sign("[1]")
+        #expect(array.stderr.contains("not an object"))
+        // Booleans are signed as their text, as before.
+        let boolean = await sign(#"{"a":true}"#)
+        let text = await sign(#"{"a":"true"}"#)
+        #expect(boolean.status == 0)
+        #expect(boolean.stdout == text.stdout)
+    }
+
     @Test func verifyNotifyAcceptsGenuineAndRefusesTampered() async throws {
         let merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: "192006250b4c09247ec02edce69f6a2d")
         var fields: [(String, String)] = [

@@ -80,7 +80,7 @@ public enum UserFile {
     }
 
     /// The parser's own words, with "around character N" turned into a line and a column.
-    static func parserWords(_ error: any Error, in data: Data) -> String {
+    public static func parserWords(_ error: any Error, in data: Data) -> String {
         let words = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "the parser stopped"
         guard let range = words.range(of: #"around character (\d+)"#, options: .regularExpression),
             let offset = Int(words[range].split(separator: " ").last ?? "")
