@@ -131,6 +131,8 @@ extension CheckoutPage {
     func start(_ visit: Visit, _ body: [String: Any]) async -> Started {
         var body = body
         body["client_secret"] = visit.order.clientSecret
+        // The API's request is made here, not by the payer's browser: it carries their address.
+        if let address = visit.payerAddress, RequestBounds.isIPAddress(address) { body["client_ip"] = address }
         let response = await api.startPayment(appRequest("/v1/orders/\(visit.order.id)/payments", body), id: visit.order.id)
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
         guard response.status == 200 else {

@@ -56,13 +56,16 @@ struct CheckoutPage: Sendable {
 
     /// The order and what the page needs to know about this visit.
     struct Visit {
-        let order: StoredOrder
+        var order: StoredOrder
         let text: CheckoutText
         let device: PayerDevice
         /// Where to send the payer once paid: the order's, or one given in the link (checked).
         let returnURL: String?
         /// The link's own `return_url`, passed along (nil when the order has its own).
         let linkReturnURL: String?
+        /// The payer's address (the socket's peer, or past trusted proxies), sent to the provider
+        /// as the app's `client_ip` would be: WeChat Pay's H5 checks it against the payer's phone.
+        let payerAddress: String?
     }
 
     enum Refusal: Error {
@@ -86,7 +89,9 @@ struct CheckoutPage: Sendable {
         return Visit(
             order: order, text: CheckoutText(acceptLanguage: request.headers["Accept-Language"]),
             device: PayerDevice(userAgent: request.headers["User-Agent"]), returnURL: order.returnURL ?? linkReturn,
-            linkReturnURL: linkReturn)
+            linkReturnURL: linkReturn,
+            payerAddress: configuration.trustedProxies.clientAddress(
+                remote: request.remoteAddress, forwardedFor: request.headers["X-Forwarded-For"]))
     }
 
     /// The page for a refused visit: the same "no such order" for a wrong id and a wrong secret.
@@ -152,9 +157,7 @@ struct CheckoutPage: Sendable {
             var note: String?
             if fields["returned"] != nil, visit.order.status == .pending {
                 // Back from a wallet: ask before offering the choice again (the notification may lag).
-                visit = Visit(
-                    order: await latest(visit.order), text: visit.text, device: visit.device, returnURL: visit.returnURL,
-                    linkReturnURL: visit.linkReturnURL)
+                visit.order = await latest(visit.order)
                 if visit.order.status == .pending || visit.order.status == .failed { note = visit.text.notCompleted }
             }
             return render(visit, note: note)

@@ -2,10 +2,11 @@ import Cashier
 import CashierCurl
 import CashierHTTP
 import CashierSandboxMode
-import CashierServer
 import Foundation
 import TestSupport
 import Testing
+
+@testable import CashierServer
 
 /// The hosted checkout page (`/pay/{id}`) and the order stream it follows, driven over HTTP as
 /// browsers on different devices would (the Chromium suite in BrowserTests runs its script). One
@@ -31,10 +32,18 @@ import Testing
     struct Browser {
         let agent: String
         var language = "zh-CN,zh;q=0.9,en;q=0.8"
+        /// More headers on every request (a proxy's `X-Forwarded-For`).
+        var extra: [String: String] = [:]
+
+        func headers(_ base: [String: String]) -> HTTPHeaders {
+            var headers = HTTPHeaders()
+            for (name, value) in base.merging(extra, uniquingKeysWith: { $1 }) { headers.set(name, value) }
+            return headers
+        }
 
         func get(_ url: String) async throws -> HTTPResponse {
             try await CheckoutPageTests.transport.send(
-                HTTPRequest(method: "GET", url: URL(string: url)!, headers: ["User-Agent": agent, "Accept-Language": language]))
+                HTTPRequest(method: "GET", url: URL(string: url)!, headers: headers(["User-Agent": agent, "Accept-Language": language])))
         }
 
         /// A link as a browser opens it: one redirect followed (an order's short `checkout_url`).
@@ -49,9 +58,9 @@ import Testing
             return try await CheckoutPageTests.transport.send(
                 HTTPRequest(
                     method: "POST", url: URL(string: url)!,
-                    headers: [
+                    headers: headers([
                         "User-Agent": agent, "Accept-Language": language, "Content-Type": "application/x-www-form-urlencoded",
-                    ], body: Data(body.utf8)))
+                    ]), body: Data(body.utf8)))
         }
     }
 
@@ -224,6 +233,35 @@ import Testing
         let payments = try await fixture.call("GET", "/v1/orders/\(id)").object["payments"] as? [[String: Any]] ?? []
         #expect(payments.count == 2)
         #expect(Set(payments.map { $0["status"] as? String ?? "" }) == ["closed", "pending"])
+        await fixture.stop()
+    }
+
+    /// A payment the page starts goes to the provider with the payer's address, as the app's
+    /// `client_ip` would (WeChat H5 checks it against the phone), not the server's own.
+    @Test func thePageSendsThePayersAddressToTheProvider() async throws {
+        let fixture = try await Fixture { $0.trustedProxies = try! TrustedProxies(parsing: ["127.0.0.1"]) }
+        let order = try await Self.order(fixture)
+        let (id, secret) = (try #require(order["id"] as? String), try #require(order["client_secret"] as? String))
+        let number = try #require(order["out_trade_no"] as? String)
+        var browser = Browser(agent: Self.mobile)
+        browser.extra = ["X-Forwarded-For": "203.0.113.9"]
+        let handoff = Self.text(
+            try await browser.post(
+                fixture.server.baseURL.absoluteString + "/pay/\(id)", form: ["client_secret": secret, "method": "wechat.h5"]))
+        #expect(Self.data(handoff, "handoff") != nil, "\(handoff)")
+        let books = try #require(await fixture.sandbox.wechatV2.ledger().first { $0.out_trade_no == number })
+        #expect(books.sent["spbill_create_ip"] == "203.0.113.9")
+        // Behind no trusted proxy the header is the payer's word only: the socket's peer is sent.
+        let direct = try await Fixture()
+        let other = try await Self.order(direct)
+        var spoofing = Browser(agent: Self.mobile)
+        spoofing.extra = ["X-Forwarded-For": "203.0.113.9"]
+        _ = try await spoofing.post(
+            direct.server.baseURL.absoluteString + "/pay/\(other["id"] as? String ?? "")",
+            form: ["client_secret": other["client_secret"] as? String ?? "", "method": "wechat.h5"])
+        let directBooks = try #require(await direct.sandbox.wechatV2.ledger().first { $0.out_trade_no == other["out_trade_no"] as? String })
+        #expect(directBooks.sent["spbill_create_ip"] == "127.0.0.1")
+        await direct.stop()
         await fixture.stop()
     }
 
