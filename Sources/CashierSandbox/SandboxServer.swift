@@ -90,13 +90,14 @@ public final class SandboxServer: Sendable {
         applePay.register(on: &router)
         stripe = StripeSandbox(ca: applePay.ca)
         stripe.register(on: &router, prefix: "/stripe")
-        adyen = AdyenSandbox(ca: applePay.ca)
+        adyen = AdyenSandbox(ca: applePay.ca, delivery: delivery)
         adyen.register(on: &router, prefix: "/adyen")
         SandboxPages(wechatV2: wechatV2, wechatV3: wechatV3, applePay: applePay, transport: transport, address: address).register(
             on: &router)
         let alipaySandbox = alipay
         let wechat = wechatV2
         let wechatV3 = wechatV3
+        let adyenSandbox = adyen
         router.add("POST", "/sandbox/pay") { request, _ in
             struct Pay: Decodable {
                 let provider: String
@@ -158,6 +159,7 @@ public final class SandboxServer: Sendable {
             await wechat.setRefundOutcome(outcome)
             await wechatV3.setRefundOutcome(outcome)
             await alipaySandbox.setRefundOutcome(outcome)
+            adyenSandbox.setRefundOutcome(outcome)
             return .json(["outcome": object["outcome"] as? String ?? ""])
         }
         // The merchant's side of Alipay's ISV authorisation, and the payer's password time at the counter.

@@ -63,6 +63,7 @@ extension ConfigurationFile {
             }
         }
         let processor: any ApplePay.PaymentProcessor
+        var adyenHMACKey: String?
         let transport = CurlTransport()
         switch try reader.string(object, "processor", "applepay.")! {
         case "stripe":
@@ -105,6 +106,16 @@ extension ConfigurationFile {
             }
             processor = ApplePay.AdyenProcessor(
                 apiKey: key, merchantAccount: account, baseURL: base!, reports: reports, transport: transport)
+            // Adyen's webhooks (POST /notify/adyen) are read when their HMAC key is given.
+            if adyen["hmac_key_env"] != nil || adyen["hmac_key_file"] != nil || adyen["hmac_key"] != nil {
+                let hmacKey = try reader.secret(adyen, "hmac_key", "applepay.adyen.")
+                guard hmacKey.count >= 2, hmacKey.count.isMultiple(of: 2), hmacKey.allSatisfy(\.isHexDigit) else {
+                    throw Problem(
+                        path: "applepay.adyen.hmac_key",
+                        reason: "is not hex: copy the webhook's HMAC key from Customer Area → Developers → Webhooks")
+                }
+                adyenHMACKey = hmacKey
+            }
         case "sandbox":
             throw Problem(
                 path: "applepay.processor",
@@ -124,6 +135,7 @@ extension ConfigurationFile {
             merchantIdentifier: try reader.string(object, "merchant_identifier", "applepay.")!, countryCode: country,
             displayName: try reader.string(object, "display_name", "applepay.")!, supportedNetworks: networks, verifier: verifier,
             decrypter: decrypter, processor: processor)
+        applePay.adyenHMACKey = adyenHMACKey
         switch try reader.string(object, "capture", "applepay.", required: false) ?? "automatic" {
         case "automatic": applePay.capture = .automatic
         case "manual": applePay.capture = .manual

@@ -144,6 +144,7 @@ struct MerchantAPI: Sendable {
             ("/notify/wechat/v2", .wechatV2), ("/notify/wechat/v2/refund", .wechatV2), ("/notify/wechat/v3", .wechatV3),
             ("/notify/alipay", .alipay),
         ]
+        router.add("POST", "/notify/adyen") { request, _ in await self.adyenWebhook(request) }
         for (path, provider) in routes {
             router.add("POST", path) { request, _ in await self.notification(request, provider: provider) }
             // A sub-merchant's notifications come to its own path, verified by its adapter.

@@ -117,6 +117,12 @@ public struct MerchantConfiguration: Sendable {
         public var decrypter: ApplePayDecrypter?
         public var processor: any ApplePayProcessor
         public var capture: Capture = .automatic
+        /// Adyen's webhook HMAC key (hex, from Customer Area → Developers → Webhooks). With it,
+        /// `POST /notify/adyen` takes Adyen's standard webhooks, and a refund Adyen answered
+        /// `received` counts as accepted until its `REFUND` webhook confirms it — or fails it
+        /// (`success: false`, `REFUND_FAILED`, `REFUNDED_REVERSED`), which gives the amount back
+        /// to the order. Without it `received` is taken as done.
+        public var adyenHMACKey: String?
         /// The domain-association file Apple gave for this merchant's web domains, served at
         /// `/.well-known/apple-developer-merchantid-domain-association`.
         public var domainAssociation: String?

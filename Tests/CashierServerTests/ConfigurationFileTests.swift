@@ -184,6 +184,23 @@ import Testing
             .contains("live_endpoint_prefix"))
         #expect(
             try problem(["processor": "adyen", "adyen": ["api_key_env": "ADYEN_API_KEY", "merchant_account": "Shop"]]) == "accepted")
+        // Adyen's webhook HMAC key: a secret (env or file), hex.
+        let adyen: [String: Any] = ["api_key_env": "ADYEN_API_KEY", "merchant_account": "Shop"]
+        var hexKey = Self.environment
+        hexKey["ADYEN_HMAC"] = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
+        var notHex = Self.environment
+        notHex["ADYEN_HMAC"] = "my-webhook-password"
+        let withKey = ["processor": "adyen", "adyen": adyen.merging(["hmac_key_env": "ADYEN_HMAC"]) { $1 }] as [String: Any]
+        #expect(try problem(withKey, environment: hexKey) == "accepted")
+        #expect(try problem(withKey, environment: notHex).contains("applepay.adyen.hmac_key: is not hex"))
+        #expect(try problem(withKey).contains("applepay.adyen.hmac_key_env: ADYEN_HMAC is not set"))
+        #expect(
+            try problem(["processor": "adyen", "adyen": adyen.merging(["hmac_key": "44782DEF"]) { $1 }])
+                .contains("secrets are not written in the file"))
+        var object = good
+        object["applepay"] = (good["applepay"] as? [String: Any] ?? [:]).merging(withKey) { $1 }
+        let read = try ConfigurationFile(contentsOf: try folder.config(object), environment: hexKey)
+        #expect(read.configuration.applePay?.adyenHMACKey == hexKey["ADYEN_HMAC"])
         #expect(try problem(["processor": "worldpay"]).contains("'worldpay' is not built in"))
         #expect(try problem(["capture": "later"]).contains("applepay.capture"))
         #expect(

@@ -69,8 +69,6 @@ final class MoneyWorld: Sendable {
         receiver = try WebhookReceiver(failures: 0)
         self.clock = clock
         var configuration = mode.configuration
-        processor.base.withLock { $0 = configuration.applePay?.processor }
-        configuration.applePay?.processor = processor
         configuration.webhook = .init(url: receiver.url, secret: "whsec_money")
         configuration.webhookInterval = .milliseconds(50)
         // The tests drive the other jobs themselves.
@@ -78,6 +76,9 @@ final class MoneyWorld: Sendable {
         configuration.expiryInterval = .seconds(3600)
         configuration.refundInterval = .seconds(3600)
         configure(&configuration)
+        // The processor as configured (the sandbox's Stripe, or one a test chose), counted.
+        processor.base.withLock { $0 = configuration.applePay?.processor }
+        configuration.applePay?.processor = processor
         keys = (configuration.secretKey, configuration.publishableKey)
         var stores: [any OrderStore] = []
         switch backend {
@@ -256,11 +257,15 @@ final class MoneyWorld: Sendable {
         }
         // Apple Pay against the sandbox's Stripe: paid here exactly when authorised there, and what
         // went back here (refunded, released at capture, voided) is what went back there.
-        let stripe = sandbox.stripe.core.processor
+        // (or its Adyen, when a test configured that).
+        let usesAdyen = processor.processor is ApplePay.AdyenProcessor
+        let processorBooks = usesAdyen ? sandbox.adyen.core.processor : sandbox.stripe.core.processor
+        let processorName = usesAdyen ? "Adyen" : "Stripe"
         for payment in payments where payment.method.wallet == .applePay && payment.status != .closed {
-            let there = stripe.entries.first { $0.merchantReference == payment.outTradeNo }
+            let there = processorBooks.entries.first { $0.merchantReference == payment.outTradeNo }
             if (payment.status == .succeeded) != (there != nil) {
-                problems.append("\(payment.id): \(payment.status.rawValue) here, \(there?.status.rawValue ?? "nothing") at Stripe")
+                problems.append(
+                    "\(payment.id): \(payment.status.rawValue) here, \(there?.status.rawValue ?? "nothing") at \(processorName)")
             }
             guard let there else { continue }
             let backThere =
@@ -269,7 +274,8 @@ final class MoneyWorld: Sendable {
                 : there.status == .captured ? there.amount.minorUnits - there.captured.minorUnits + there.refunded.minorUnits : 0
             let backHere = refunds.filter { $0.paymentID == payment.id && $0.status == .succeeded }.reduce(0) { $0 + $1.amount.minorUnits }
             if backHere != backThere || backHere != payment.refunded.minorUnits || there.amount != payment.amount {
-                problems.append("\(payment.id): \(backHere) of \(payment.amount) back here, \(backThere) of \(there.amount) at Stripe")
+                problems.append(
+                    "\(payment.id): \(backHere) of \(payment.amount) back here, \(backThere) of \(there.amount) at \(processorName)")
             }
         }
         let ours = Set(payments.map(\.outTradeNo))

@@ -6,8 +6,10 @@ extension ApplePay {
     /// Adyen's Checkout API, in its encrypted-token mode: `POST /payments` with
     /// `paymentMethod: {"type": "applepay", "applePayToken": <base64 of paymentData>}`, then
     /// `/payments/{pspReference}/captures`, `/cancels` and `/refunds`, each with an
-    /// `Idempotency-Key`. Adyen answers modifications with `received` and confirms them by webhook;
-    /// Cashier counts `received` as done (Adyen refuses a modification it cannot make up front).
+    /// `Idempotency-Key`. Adyen answers modifications with `received` and confirms them by webhook
+    /// (``AdyenNotification``): `received` is ``ProcessorOperation/succeeded(reference:)`` here, and
+    /// the merchant server, given the webhook's HMAC key, counts a refund as accepted until its
+    /// `REFUND` webhook confirms or fails it (Adyen refuses a modification it cannot make up front).
     ///
     /// Adyen's Checkout API lists no payments; its records are report files. With a report user's
     /// key (``ReportAccess``), ``payments(from:to:)`` downloads the daily Payment accounting report

@@ -3,6 +3,7 @@ import Cashier
 import CashierCrypto
 import CashierHTTP
 import Foundation
+import Synchronization
 
 /// Adyen's Checkout API under `/adyen/{version}/…`, for Apple Pay: `POST /payments` with an
 /// `applepay` payment method (automatic capture, or manual with `additionalData.manualCapture`),
@@ -10,11 +11,47 @@ import Foundation
 /// enough for Adyen's Python SDK with its service's `baseUrl` pointed here, and for
 /// ``ApplePay/AdyenProcessor``. Any non-empty `X-API-Key` is accepted. Cards and amounts decide
 /// as ``ApplePay/SandboxProcessor`` documents; an amount ending in 99 answers 500.
+///
+/// Like Adyen, it sends standard webhooks signed with an HMAC key once a merchant sets them up
+/// (``sendWebhooks(to:hmacKey:)``, or `POST /sandbox/adyen/webhook` — Adyen's Customer Area does
+/// the same): a `REFUND` item for every refund it accepts, `success` `"false"` when the refund
+/// outcome (`POST /sandbox/refund_outcome`) says it fails later, in which case no money moves.
 public final class AdyenSandbox: Sendable {
     public let core: ProcessorSandbox
+    private let delivery: NotificationDelivery
+    private let webhook = Mutex<(url: String, hmacKey: String)?>(nil)
+    private let refundOutcome = Mutex<SandboxRefundOutcome>(.succeed)
 
-    init(ca: ApplePayTestCA) {
+    /// Adyen's retries of an unacknowledged webhook: 2, 5, 10, 15, 30 minutes, then 1, 2, 4, 8 hours.
+    public static let webhookSchedule: [Duration] = [120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800].map { .seconds($0) }
+
+    init(ca: ApplePayTestCA, delivery: NotificationDelivery) {
         core = ProcessorSandbox(naming: .init(payment: "PSP", operation: "MOD"), ca: ca)
+        self.delivery = delivery
+    }
+
+    /// Sends standard webhooks to `url`, each item signed with `hmacKey` (hex), from now on.
+    public func sendWebhooks(to url: String, hmacKey: String) throws {
+        _ = try ApplePay.AdyenNotification(eventCode: "", success: true, pspReference: "", merchantAccountCode: "", merchantReference: "")
+            .signature(hmacKey: hmacKey)
+        webhook.withLock { $0 = (url, hmacKey) }
+    }
+
+    /// What refunds do from now on (shared with the other sandboxes' `POST /sandbox/refund_outcome`).
+    public func setRefundOutcome(_ outcome: SandboxRefundOutcome) {
+        refundOutcome.withLock { $0 = outcome }
+    }
+
+    /// Posts one item as Adyen would, when webhooks are set up; filed under the modification's reference.
+    private func announce(_ item: ApplePay.AdyenNotification) {
+        guard let (url, key) = webhook.withLock({ $0 }), let signed = try? item.jsonObject(hmacKey: key),
+            let body = try? JSONSerialization.data(withJSONObject: ["live": "false", "notificationItems": [signed]])
+        else { return }
+        delivery.deliver(
+            key: item.merchantReference, url: url, body: body, contentType: "application/json", schedule: Self.webhookSchedule
+        ) { response in
+            response.status == 200 && String(decoding: response.body, as: UTF8.self).contains("[accepted]")
+        }
     }
 
     func register(on router: inout Router, prefix: String) {
@@ -39,6 +76,16 @@ public final class AdyenSandbox: Sendable {
                     ]
                 ]
             ])
+        }
+        router.add("POST", "/sandbox/adyen/webhook") { request, _ in
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+                let url = object["url"] as? String, let key = object["hmac_key"] as? String,
+                (try? self.sendWebhooks(to: url, hmacKey: key)) != nil
+            else {
+                return .error(
+                    status: 400, code: "invalid_request", message: #"expected {"url":"http://…/notify/adyen","hmac_key":"<hex>"}"#)
+            }
+            return .json(["url": url])
         }
         for (kind, name) in [("captures", "capture"), ("cancels", "cancel"), ("refunds", "refund"), ("reversals", "reversal")] {
             router.add("POST", prefix + "/{version}/payments/{psp}/\(kind)") { request, parameters in
@@ -131,8 +178,13 @@ public final class AdyenSandbox: Sendable {
         if kind == "capture" || kind == "refund", amount == nil { return Self.error(422, "137", "Invalid amount specified") }
         let key = UUID().uuidString
         let result: ApplePay.ProcessorOperation?
+        let outcome = kind == "refund" ? refundOutcome.withLock { $0 } : .succeed
         switch kind {
         case "capture": result = try? await core.processor.capture(psp, amount: amount!, idempotencyKey: key)
+        case "refund" where outcome == .refuse: result = .refused("Insufficient balance on merchant account")
+        case "refund" where outcome != .succeed:
+            // Received, then refused by the webhook: no money moves.
+            result = .succeeded(reference: "MOD" + SecureRandom.alphanumeric(count: 13))
         case "refund": result = try? await core.processor.refund(psp, amount: amount!, idempotencyKey: key)
         case "reversal":
             // Cancel when not captured, refund all that is left when it is.
@@ -152,6 +204,14 @@ public final class AdyenSandbox: Sendable {
         ]
         if let reference = body["reference"] { answer["reference"] = reference }
         if let amount { answer["amount"] = ["currency": amount.currency.code, "value": amount.minorUnits] }
+        if kind == "refund", let amount {
+            let failed = outcome != .succeed
+            announce(
+                ApplePay.AdyenNotification(
+                    eventCode: "REFUND", success: !failed, pspReference: reference, originalReference: entry.reference,
+                    merchantAccountCode: account, merchantReference: body["reference"] as? String ?? "", value: amount.minorUnits,
+                    currency: amount.currency.code, reason: failed ? "Refund failed: the card account is closed" : ""))
+        }
         return .json(object: answer, status: 201)
     }
 

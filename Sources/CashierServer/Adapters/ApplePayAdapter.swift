@@ -18,7 +18,8 @@ struct ApplePayAdapter: PaymentAdapter {
     var takesCoupons = false
 
     var canRefund: Bool { true }
-    var refundAnswerIsFinal: Bool { true }
+    /// Adyen's `received` waits for its webhook when the webhook's HMAC key is configured.
+    var refundAnswerIsFinal: Bool { configuration.adyenHMACKey == nil }
 
     func prepare(_ request: PaymentRequestBody, method: PaymentMethod) async throws -> PreparedAttempt {
         PreparedAttempt(appID: configuration.merchantIdentifier, merchantID: nil, payer: nil)
@@ -49,8 +50,10 @@ struct ApplePayAdapter: PaymentAdapter {
 
     /// The processor keeps no refund the API can look up by Cashier's number: a refund whose
     /// answer was lost is sent again under the same idempotency key, which the processor answers
-    /// with its first result.
-    func refundState(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState { .notFound }
+    /// with its first result. One Adyen accepted waits for Adyen's webhook (`POST /notify/adyen`).
+    func refundState(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
+        refund.status == .succeeded && !refundAnswerIsFinal ? .processing : .notFound
+    }
 
     /// The processor's payments created that day (Beijing time, as the other bills), as bill
     /// lines: what was authorised, and as refunds what went back (released at capture, voided, refunded).

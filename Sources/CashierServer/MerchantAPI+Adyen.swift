@@ -1,0 +1,88 @@
+import ApplePay
+import Cashier
+import CashierCrypto
+import CashierHTTP
+import CashierStore
+import Foundation
+
+/// `POST /notify/adyen`: Adyen's standard webhooks, when its HMAC key is configured
+/// (`applepay.adyen.hmac_key_env` or `_file`). Every item's signature is checked before any is
+/// read; a refund's outcome is then recorded once — confirmed, or failed and its amount given back
+/// to the order — and Adyen hears `[accepted]` only after that is on disk.
+extension MerchantAPI {
+    func adyenWebhook(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard let key = configuration.applePay?.adyenHMACKey else {
+            return .error(
+                status: 404, code: "not_found",
+                message: "Adyen webhooks are not configured on this server (applepay.adyen.hmac_key_env or hmac_key_file)")
+        }
+        let items: [ApplePay.AdyenNotification]
+        do {
+            items = try ApplePay.AdyenNotification.items(in: Data(request.body), hmacKey: key)
+        } catch {
+            metrics.increment("cashier_notifications_total", ["provider": "adyen", "outcome": NotificationOutcome.unverified.rawValue])
+            return .text("[refused] \((error as? PaymentError)?.message ?? "not an Adyen webhook")", status: 401)
+        }
+        let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(request.body))
+        for item in items {
+            do {
+                try await apply(item, bodyHash: bodyHash)
+            } catch {
+                // Nothing is lost: Adyen sends the whole webhook again, and what was recorded stays recorded once.
+                metrics.increment("cashier_notifications_total", ["provider": "adyen", "outcome": NotificationOutcome.retry.rawValue])
+                return .text("[retry] the outcome could not be recorded", status: 500)
+            }
+        }
+        metrics.increment("cashier_notifications_total", ["provider": "adyen", "outcome": NotificationOutcome.acknowledged.rawValue])
+        return .text("[accepted]")
+    }
+
+    /// The refund a modification's reference names (`cashier_{out_refund_no}_refund`, as
+    /// ``ApplePayAdapter`` sends it), when it is one of this server's for the payment Adyen names.
+    private func refund(for item: ApplePay.AdyenNotification) async throws -> (StoredRefund, StoredPayment)? {
+        let prefix = "cashier_"
+        let suffix = "_refund"
+        guard item.merchantReference.hasPrefix(prefix), item.merchantReference.hasSuffix(suffix),
+            item.merchantReference.count > prefix.count + suffix.count
+        else { return nil }
+        let number = String(item.merchantReference.dropFirst(prefix.count).dropLast(suffix.count))
+        guard let refund = try await store.refund(outRefundNo: number), let payment = try await store.payment(id: refund.paymentID),
+            payment.method == .applePay, item.originalReference == nil || item.originalReference == payment.transactionID
+        else { return nil }
+        return (refund, payment)
+    }
+
+    /// One verified item: a refund's outcome recorded (and logged on its order); anything else
+    /// (authorisations, captures, reports) is acknowledged without a change — those are answered
+    /// at once by Adyen's API, which the server already recorded.
+    private func apply(_ item: ApplePay.AdyenNotification, bodyHash: String) async throws {
+        guard ["REFUND", "REFUND_FAILED", "REFUNDED_REVERSED"].contains(item.eventCode),
+            let (refund, payment) = try await refund(for: item)
+        else { return }
+        var fields = [
+            "event_code": item.eventCode, "success": item.success ? "true" : "false", "psp_reference": item.pspReference,
+            "out_refund_no": refund.outRefundNo,
+        ]
+        if let reason = item.reason, !reason.isEmpty { fields["reason"] = reason }
+        if let value = item.value, let currency = item.currency { fields["amount"] = "\(value) \(currency)" }
+        let sameValue = item.value == nil || item.value == refund.amount.minorUnits
+        let sameCurrency = item.currency == nil || item.currency == refund.amount.currency.code
+        guard sameValue && sameCurrency else {
+            // Adyen's word on another amount than this refund's: logged, not applied.
+            fields["refused"] = "the webhook's amount is not the refund's \(refund.amount.decimalString) \(refund.amount.currency.code)"
+            try await store.append(
+                EventRecord(kind: .notificationRefused, detail: Self.detail(fields), bodySHA256: bodyHash), to: payment.orderID,
+                now: clock.now())
+            return
+        }
+        try await store.append(
+            EventRecord(kind: .refundNotification, detail: Self.detail(fields), bodySHA256: bodyHash), to: payment.orderID, now: clock.now()
+        )
+        if item.eventCode == "REFUND" && item.success {
+            try await finish(refund, .succeeded(providerRefundID: item.pspReference))
+        } else {
+            let words = item.reason.flatMap { $0.isEmpty ? nil : $0 } ?? (item.eventCode == "REFUND" ? "refused" : "reported")
+            try await finish(refund, .failed("Adyen \(item.eventCode): \(words)"))
+        }
+    }
+}
