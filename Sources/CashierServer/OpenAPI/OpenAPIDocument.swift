@@ -336,32 +336,49 @@ enum OpenAPIDocument {
                 status: "200", description: "`success` (recorded, or a repeat) or `failure` (Alipay sends again)",
                 content: .text(contentType: "text/plain"))
         ]
-        return [
-            ("/notify/wechat/v2", "notifyWeChatV2", xml, "WeChat Pay API v2 payment notifications (signed XML).", v2),
-            ("/notify/wechat/v2/refund", "notifyWeChatV2Refund", xml, "WeChat Pay API v2 refund results (encrypted req_info).", v2),
-            (
-                "/notify/wechat/v3", "notifyWeChatV3", "application/json",
-                "WeChat Pay API v3 notifications (signed JSON, AES-256-GCM resource).", v3
-            ),
-            (
-                "/notify/alipay", "notifyAlipay", "application/x-www-form-urlencoded",
-                "Alipay asynchronous notifications (RSA2-signed form).", alipay
-            ),
-        ].flatMap { path, id, contentType, summary, responses in
-            // Each sub-merchant's come to a path of its own, through the service provider.
-            let merchantPath = path.hasSuffix("/refund") ? String(path.dropLast(7)) + "/m/{merchant}/refund" : path + "/m/{merchant}"
-            return [
-                Operation(
-                    method: "POST", path: path, id: id, tag: "notifications", summary: summary + " Verified before anything is read.",
-                    access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."),
-                    responses: responses),
-                Operation(
-                    method: "POST", path: merchantPath, id: id + "ForMerchant", tag: "notifications",
-                    summary: summary + " For a sub-merchant, through the service provider: one naming another merchant is refused.",
-                    access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."),
-                    responses: responses),
-            ]
-        }
+        let adyen = Operation(
+            method: "POST", path: "/notify/adyen", id: "notifyAdyen", tag: "notifications",
+            summary: "Adyen standard webhooks (every item HMAC-signed): refunds' outcomes. Verified before anything is read; "
+                + "configured by applepay.adyen.hmac_key_env or _file.",
+            access: .provider, body: .provider(contentType: "application/json", description: "As Adyen sends it."),
+            responses: [
+                Response(status: "200", description: "`[accepted]`: recorded, or a repeat", content: .text(contentType: "text/plain")),
+                Response(
+                    status: "401", description: "`[refused] …`: an item's signature does not verify; nothing was read",
+                    content: .text(contentType: "text/plain")),
+                Response(
+                    status: "404", description: "Adyen webhooks are not configured on this server", content: .json(HTTPErrorBody.self)),
+                Response(
+                    status: "500", description: "`[retry] …`: not recorded yet; Adyen sends again",
+                    content: .text(contentType: "text/plain")),
+            ])
+        return [adyen]
+            + [
+                ("/notify/wechat/v2", "notifyWeChatV2", xml, "WeChat Pay API v2 payment notifications (signed XML).", v2),
+                ("/notify/wechat/v2/refund", "notifyWeChatV2Refund", xml, "WeChat Pay API v2 refund results (encrypted req_info).", v2),
+                (
+                    "/notify/wechat/v3", "notifyWeChatV3", "application/json",
+                    "WeChat Pay API v3 notifications (signed JSON, AES-256-GCM resource).", v3
+                ),
+                (
+                    "/notify/alipay", "notifyAlipay", "application/x-www-form-urlencoded",
+                    "Alipay asynchronous notifications (RSA2-signed form).", alipay
+                ),
+            ].flatMap { path, id, contentType, summary, responses in
+                // Each sub-merchant's come to a path of its own, through the service provider.
+                let merchantPath = path.hasSuffix("/refund") ? String(path.dropLast(7)) + "/m/{merchant}/refund" : path + "/m/{merchant}"
+                return [
+                    Operation(
+                        method: "POST", path: path, id: id, tag: "notifications", summary: summary + " Verified before anything is read.",
+                        access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."),
+                        responses: responses),
+                    Operation(
+                        method: "POST", path: merchantPath, id: id + "ForMerchant", tag: "notifications",
+                        summary: summary + " For a sub-merchant, through the service provider: one naming another merchant is refused.",
+                        access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."),
+                        responses: responses),
+                ]
+            }
     }
 
     /// What `cashier serve --sandbox` adds: paying an order in the sandbox, as a payer would.
