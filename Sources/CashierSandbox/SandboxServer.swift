@@ -98,6 +98,7 @@ public final class SandboxServer: Sendable {
         let wechat = wechatV2
         let wechatV3 = wechatV3
         let adyenSandbox = adyen
+        let stripeSandbox = stripe
         router.add("POST", "/sandbox/pay") { request, _ in
             struct Pay: Decodable {
                 let provider: String
@@ -160,6 +161,7 @@ public final class SandboxServer: Sendable {
             await wechatV3.setRefundOutcome(outcome)
             await alipaySandbox.setRefundOutcome(outcome)
             adyenSandbox.setRefundOutcome(outcome)
+            stripeSandbox.setRefundOutcome(outcome)
             return .json(["outcome": object["outcome"] as? String ?? ""])
         }
         // The merchant's side of Alipay's ISV authorisation, and the payer's password time at the counter.

@@ -28,7 +28,8 @@ import WeChatPay
 ///                "supported_networks": ["chinaUnionPay", "visa"], "processor": "stripe",
 ///                "stripe": {"secret_key_env": "STRIPE_SECRET_KEY"}, "capture": "automatic",
 ///                (or "processor": "adyen", "adyen": {"api_key_env": "ADYEN_API_KEY", "merchant_account": "Shop",
-///                 "environment": "live", "live_endpoint_prefix": "1797a841fbb37ca7-AdyenDemo", "report_api_key_env": "ADYEN_REPORT_KEY"})
+///                 "environment": "live", "live_endpoint_prefix": "1797a841fbb37ca7-AdyenDemo", "report_api_key_env": "ADYEN_REPORT_KEY",
+///                 "hmac_key_env": "ADYEN_HMAC_KEY"})
 ///                "domain_association_file": "apple-developer-merchantid-domain-association",
 ///                "web": {"domain": "shop.example.com", "identity_certificate_file": "keys/apple-identity.pem",
 ///                        "identity_key_file": "keys/apple-identity.key"},

@@ -28,18 +28,10 @@ import Testing
         return world
     }
 
-    static func paid(_ world: MoneyWorld, _ amount: String) async throws -> String {
-        let order = try await world.order(amount)
-        _ = try await world.start(order.id, "applepay")
-        let answer = try await world.authorize(order.id, token: try await world.token(for: order.id))
-        try #require(answer.status == 200 && answer.object["status"] as? Int == 0, "\(answer.object)")
-        return order.id
-    }
-
     @Test(.timeLimit(.minutes(3)), arguments: MoneyWorld.Backend.available)
     func refundsWaitForAdyensWordAndTakeItOnce(backend: MoneyWorld.Backend) async throws {
         let world = try await Self.world(backend)
-        let id = try await Self.paid(world, "30.00")
+        let id = try await world.paidByApplePay("30.00")
 
         // Accepted (counted), then confirmed by the REFUND webhook.
         let first = try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "5.00"])
@@ -88,7 +80,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(2))) func aWebhookThatDoesNotVerifyChangesNothing() async throws {
         let world = try await Self.world(.sqlite)
-        let id = try await Self.paid(world, "20.00")
+        let id = try await world.paidByApplePay("20.00")
         #expect(try await world.sandboxCall("POST", "/sandbox/refund_outcome", json: ["outcome": "fail_later"]).status == 200)
         // Adyen's webhook is lost (pointed nowhere) — the refund stays accepted, waiting.
         try world.sandbox.adyen.sendWebhooks(to: "http://127.0.0.1:9/notify/adyen", hmacKey: Self.hmacKey)

@@ -16,13 +16,10 @@ import Testing
     typealias Backend = MoneyWorld.Backend
 
     func paid(_ world: MoneyWorld, _ amount: String) async throws -> (id: String, payment: [String: Any]) {
-        let order = try await world.order(amount)
-        _ = try await world.start(order.id, "applepay")
-        let answer = try await world.authorize(order.id, token: try await world.token(for: order.id))
-        try #require(answer.status == 200 && answer.object["status"] as? Int == 0, "\(answer.object)")
+        let id = try await world.paidByApplePay(amount)
         let payment = try #require(
-            (try await world.orderJSON(order.id)["payments"] as? [[String: Any]])?.first { $0["status"] as? String == "succeeded" })
-        return (order.id, payment)
+            (try await world.orderJSON(id)["payments"] as? [[String: Any]])?.first { $0["status"] as? String == "succeeded" })
+        return (id, payment)
     }
 
     @Test(arguments: Backend.available)

@@ -47,6 +47,10 @@ final class MoneyWorld: Sendable {
         func payments(from: Date, to: Date) async throws -> [ApplePay.ProcessorPayment]? {
             try await processor.payments(from: from, to: to)
         }
+        var looksUpRefunds: Bool { processor.looksUpRefunds }
+        func refundStatus(_ refundReference: String) async throws -> ApplePay.ProcessorOperation? {
+            try await processor.refundStatus(refundReference)
+        }
         var count: Int { calls.load(ordering: .relaxed) }
     }
 
@@ -188,6 +192,15 @@ final class MoneyWorld: Sendable {
     func authorize(_ id: String, token: Data) async throws -> Answer {
         try await call(
             "POST", "/v1/orders/\(id)/payments/applepay/authorize", json: ["token": try JSONSerialization.jsonObject(with: token)])
+    }
+
+    /// A new order of `amount` paid with Apple Pay through the configured processor; its id.
+    func paidByApplePay(_ amount: String) async throws -> String {
+        let order = try await order(amount)
+        _ = try await start(order.id, "applepay")
+        let answer = try await authorize(order.id, token: try await token(for: order.id))
+        try #require(answer.status == 200 && answer.object["status"] as? Int == 0, "\(answer.object)")
+        return order.id
     }
 
     func orderJSON(_ id: String) async throws -> [String: Any] { try await call("GET", "/v1/orders/\(id)").object }

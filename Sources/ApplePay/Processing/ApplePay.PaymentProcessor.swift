@@ -41,6 +41,17 @@ extension ApplePay {
         /// The processor's records of payments created in `[from, to)`, for reconciliation; `nil`
         /// when it offers no list through its API.
         func payments(from: Date, to: Date) async throws -> [ProcessorPayment]?
+
+        /// Whether ``refundStatus(_:)`` answers: the processor's refunds can be looked up later
+        /// (Stripe's `GET /v1/refunds/{id}`), so a refund is accepted first and confirmed — or
+        /// failed — by asking again. `false` (the default): the refund call's answer is final.
+        var looksUpRefunds: Bool { get }
+
+        /// What the processor says now of the refund it answered with `refundReference`:
+        /// ``ProcessorOperation/succeeded(reference:)`` once the money is on its way to the card,
+        /// ``ProcessorOperation/pending(reference:)`` while it is not, ``ProcessorOperation/refused(_:)``
+        /// when it failed or was cancelled. `nil` when the processor cannot be asked.
+        func refundStatus(_ refundReference: String) async throws -> ProcessorOperation?
     }
 }
 
@@ -60,4 +71,8 @@ extension ApplePay.PaymentProcessor {
     }
 
     public func payments(from: Date, to: Date) async throws -> [ApplePay.ProcessorPayment]? { nil }
+
+    public var looksUpRefunds: Bool { false }
+
+    public func refundStatus(_ refundReference: String) async throws -> ApplePay.ProcessorOperation? { nil }
 }

@@ -87,6 +87,15 @@ extension ApplePay {
                     "/v1/refunds", [("payment_intent", reference), ("amount", String(amount.minorUnits))], idempotencyKey: idempotencyKey))
         }
 
+        /// A refund can be `pending` when made and `failed` later: Stripe's refund object says which.
+        public var looksUpRefunds: Bool { true }
+
+        /// `GET /v1/refunds/{id}`: `succeeded`, `pending` (or `requires_action`), or `failed`/`canceled`
+        /// with Stripe's `failure_reason`.
+        public func refundStatus(_ refundReference: String) async throws -> ProcessorOperation? {
+            try operation(await send("GET", "/v1/refunds/" + FormEncoding.escape(refundReference), body: nil, idempotencyKey: nil))
+        }
+
         /// Lists PaymentIntents (`GET /v1/payment_intents`, page by page) and their refunds.
         public func payments(from: Date, to: Date) async throws -> [ProcessorPayment]? {
             var payments: [ProcessorPayment] = []

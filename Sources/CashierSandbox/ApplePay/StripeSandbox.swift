@@ -20,6 +20,9 @@ public final class StripeSandbox: Sendable {
     private let objects = Mutex<[String: StripeObject]>([:])
     /// PaymentIntents created without `confirm=true`, waiting for a payment method and a confirm.
     private let drafts = Mutex<[String: Draft]>([:])
+    /// What refunds do (`POST /sandbox/refund_outcome`): succeed, be refused (`balance_insufficient`),
+    /// or come back `pending` and turn `failed` (`expired_or_canceled_card`, no money moved).
+    private let refundOutcome = Mutex<SandboxRefundOutcome>(.succeed)
 
     /// A JSON object kept as Stripe returned it.
     struct StripeObject: @unchecked Sendable {
@@ -38,6 +41,11 @@ public final class StripeSandbox: Sendable {
 
     init(ca: ApplePayTestCA) {
         core = ProcessorSandbox(naming: .init(payment: "pi_", operation: "re_"), ca: ca)
+    }
+
+    /// What refunds do from now on (shared with the other sandboxes' `POST /sandbox/refund_outcome`).
+    public func setRefundOutcome(_ outcome: SandboxRefundOutcome) {
+        refundOutcome.withLock { $0 = outcome }
     }
 
     func register(on router: inout Router, prefix: String) {
@@ -341,6 +349,23 @@ public final class StripeSandbox: Sendable {
         }
         let minor = fields["amount"].flatMap { Int64($0) } ?? (entry.captured.minorUnits - entry.refunded.minorUnits)
         let amount = Money(minorUnits: minor, currency: entry.amount.currency)
+        switch refundOutcome.withLock({ $0 }) {
+        case .succeed: break
+        case .refuse:
+            return Self.error(400, "invalid_request_error", "balance_insufficient", "Insufficient funds in Stripe balance to refund")
+        case .failLater:
+            // Pending now; failed when asked again. The card never gets the money.
+            let refund = "re_" + SecureRandom.alphanumeric(count: 24)
+            var object: [String: Any] = [
+                "id": refund, "object": "refund", "amount": minor, "currency": entry.amount.currency.code.lowercased(),
+                "payment_intent": id, "charge": "ch_" + id.dropFirst(3), "status": "failed",
+                "failure_reason": "expired_or_canceled_card", "created": Int(Date().timeIntervalSince1970),
+            ]
+            objects.withLock { $0[refund] = StripeObject(value: object) }
+            object["status"] = "pending"
+            object["failure_reason"] = nil
+            return .json(object: object)
+        }
         let result = try? await core.processor.refund(id, amount: amount, idempotencyKey: UUID().uuidString)
         guard case .succeeded(let refund) = result else {
             let reason: String = if case .refused(let text) = result { text } else { "the refund failed" }

@@ -18,8 +18,9 @@ struct ApplePayAdapter: PaymentAdapter {
     var takesCoupons = false
 
     var canRefund: Bool { true }
-    /// Adyen's `received` waits for its webhook when the webhook's HMAC key is configured.
-    var refundAnswerIsFinal: Bool { configuration.adyenHMACKey == nil }
+    /// A refund is accepted first and confirmed later when the processor's refunds can be looked
+    /// up (Stripe) or Adyen's webhooks are read; otherwise the refund call's answer is final.
+    var refundAnswerIsFinal: Bool { configuration.adyenHMACKey == nil && !configuration.processor.looksUpRefunds }
 
     func prepare(_ request: PaymentRequestBody, method: PaymentMethod) async throws -> PreparedAttempt {
         PreparedAttempt(appID: configuration.merchantIdentifier, merchantID: nil, payer: nil)
@@ -43,16 +44,26 @@ struct ApplePayAdapter: PaymentAdapter {
             reference, amount: refund.amount, idempotencyKey: MerchantAPI.processorKey(refund, "refund"))
         {
         case .succeeded(let id): return .succeeded(providerRefundID: id)
-        case .pending: return .processing
+        // Counted as accepted (its id kept) when the processor can be asked about it later.
+        case .pending(let id): return configuration.processor.looksUpRefunds ? .succeeded(providerRefundID: id) : .processing
         case .refused(let reason): return .failed(reason)
         }
     }
 
     /// The processor keeps no refund the API can look up by Cashier's number: a refund whose
     /// answer was lost is sent again under the same idempotency key, which the processor answers
-    /// with its first result. One Adyen accepted waits for Adyen's webhook (`POST /notify/adyen`).
+    /// with its first result. An accepted one is asked about by its own id (Stripe), or waits
+    /// for Adyen's webhook (`POST /notify/adyen`).
     func refundState(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
-        refund.status == .succeeded && !refundAnswerIsFinal ? .processing : .notFound
+        guard refund.status == .succeeded, !refundAnswerIsFinal else { return .notFound }
+        guard configuration.processor.looksUpRefunds, let id = refund.providerRefundID,
+            let state = try await configuration.processor.refundStatus(id)
+        else { return .processing }
+        switch state {
+        case .succeeded(let reference): return .succeeded(providerRefundID: reference)
+        case .pending: return .processing
+        case .refused(let reason): return .failed(reason)
+        }
     }
 
     /// The processor's payments created that day (Beijing time, as the other bills), as bill

@@ -1,0 +1,57 @@
+import ApplePay
+import Cashier
+import CashierServer
+import CashierStore
+import Foundation
+import TestSupport
+import Testing
+
+/// Stripe refunds can be `pending` when made and `failed` later (a closed card): a refund is
+/// accepted on Stripe's answer, then the refund job asks Stripe (`GET /v1/refunds/{id}`) and
+/// confirms it, or fails it — once, however many instances ask at once — and gives its amount back.
+@Suite struct StripeRefundTests {
+    @Test(.timeLimit(.minutes(3)), arguments: MoneyWorld.Backend.available)
+    func refundsAreConfirmedOrFailedByAskingStripe(backend: MoneyWorld.Backend) async throws {
+        let world = try await MoneyWorld(backend) { $0.refundCheckAfter = 0 }
+        let id = try await world.paidByApplePay("30.00")
+
+        let first = try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "5.00"])
+        #expect(first.status == 200, "\(first.object)")
+        let accepted = try #require(try await world.store.refunds(orderID: id).first)
+        #expect(accepted.status == .succeeded && accepted.confirmedAt == nil && accepted.providerRefundID?.hasPrefix("re_") == true)
+
+        // Pending at Stripe, failed when asked: accepted (counted) until the job asks.
+        #expect(try await world.sandboxCall("POST", "/sandbox/refund_outcome", json: ["outcome": "fail_later"]).status == 200)
+        let second = try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "7.00"])
+        #expect(second.status == 200, "\(second.object)")
+        #expect(try await world.store.order(id: id)?.refunded.minorUnits == 1200)
+
+        // The refund job on every instance, many times at once.
+        await withTaskGroup(of: Void.self) { group in
+            for run in 0..<12 {
+                let server = world.servers[run % world.servers.count]
+                group.addTask { _ = try? await server.settleRefunds() }
+            }
+        }
+        let refunds = try await world.store.refunds(orderID: id)
+        let confirmed = try #require(refunds.first { $0.amount.minorUnits == 500 })
+        #expect(confirmed.status == .succeeded && confirmed.confirmedAt != nil)
+        let failed = try #require(refunds.first { $0.amount.minorUnits == 700 })
+        #expect(failed.status == .failed && failed.failureReason == "expired_or_canceled_card", "\(failed)")
+        #expect(try await world.store.order(id: id)?.refunded.minorUnits == 500)
+        #expect(await eventually { world.webhooks("order.refund_failed", order: id).count == 1 })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(world.webhooks("order.refund_failed", order: id).count == 1)
+
+        // Refused outright: nothing is counted, the amount stays refundable.
+        #expect(try await world.sandboxCall("POST", "/sandbox/refund_outcome", json: ["outcome": "refuse"]).status == 200)
+        let refused = try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "25.00"])
+        #expect(refused.status == 502 && refused.errorMessage.contains("Insufficient funds"), "\(refused.object)")
+        #expect(try await world.store.order(id: id)?.refunded.minorUnits == 500)
+        #expect(try await world.sandboxCall("POST", "/sandbox/refund_outcome", json: ["outcome": "succeed"]).status == 200)
+        #expect(try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "25.00"]).status == 200)
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
+}
