@@ -83,7 +83,7 @@ extension Dashboard {
             """
             <tr class="refund \(refund.status == .failed ? "flagged" : "")"><td>\(time(refund.createdAt))</td><td><code>\(HTMLText.escape(refund.outRefundNo))</code></td>\
             <td><code>\(HTMLText.escape(refund.paymentID))</code></td><td class="amount">\(Self.format(refund.amount))</td>\
-            <td>\(HTMLText.escape(refund.status.rawValue))</td><td>\(HTMLText.escape(refund.reason ?? ""))\
+            <td>\(Self.refundStatus(refund))</td><td>\(HTMLText.escape(refund.reason ?? ""))\
             \(refund.failureReason.map { " — " + HTMLText.escape($0) } ?? "")</td><td>\(HTMLText.escape(refund.requestedBy ?? ""))</td></tr>
             """
         }.joined()

@@ -121,7 +121,7 @@ extension Dashboard {
             """
             <tr class="\(refund.status == .failed ? "flagged" : "")" data-id="\(HTMLText.escape(refund.id))"><td class="when">\(when(refund.createdAt))</td>\
             <td><code>\(HTMLText.escape(refund.outRefundNo))</code></td><td><code>\(HTMLText.escape(refund.paymentID))</code></td>\
-            <td class="amount">\(Self.format(refund.amount))</td><td>\(HTMLText.escape(refund.status.rawValue))</td>\
+            <td class="amount">\(Self.format(refund.amount))</td><td>\(Self.refundStatus(refund))</td>\
             <td>\(HTMLText.escape(refund.reason ?? ""))\(refund.failureReason.map { " — " + HTMLText.escape($0) } ?? "")</td>\
             <td>\(HTMLText.escape(refund.requestedBy ?? ""))</td><td><a href="/dashboard/orders/\(HTMLText.escape(refund.orderID))">order</a></td></tr>
             """

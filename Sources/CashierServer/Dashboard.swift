@@ -224,6 +224,11 @@ struct Dashboard: Sendable {
         return "<table id=\"\(id)\"><thead><tr>\(headings.map { "<th>\($0)</th>" }.joined())</tr></thead><tbody>\(body)</tbody></table>"
     }
 
+    /// A refund's status as the merchant reads it: a success the provider has not confirmed yet says so.
+    static func refundStatus(_ refund: StoredRefund) -> String {
+        HTMLText.escape(refund.status.rawValue) + (refund.status == .succeeded && refund.confirmedAt == nil ? " (not yet confirmed)" : "")
+    }
+
     static func badge(_ status: PaymentStatus) -> String {
         "<span class=\"badge \(status.rawValue)\">\(status.rawValue.replacingOccurrences(of: "_", with: " "))</span>"
     }

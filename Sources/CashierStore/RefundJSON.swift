@@ -17,6 +17,10 @@ public struct RefundJSON: Encodable, Sendable, Equatable {
     /// Who asked for it: `api`, `dashboard …`, `automatic`.
     public let requested_by: String?
     public let created: Int64
+    /// When the provider's final word arrived (Unix seconds); absent while a `succeeded` refund is
+    /// only accepted (WeChat `PROCESSING`, a Stripe refund not yet asked about, Adyen `received`)
+    /// — it may still fail, and then comes back `failed` with `order.refund_failed`.
+    public let confirmed: Int64?
 
     public init(_ refund: StoredRefund) {
         id = refund.id
@@ -30,5 +34,6 @@ public struct RefundJSON: Encodable, Sendable, Equatable {
         failure_reason = refund.failureReason
         requested_by = refund.requestedBy
         created = Int64(refund.createdAt.timeIntervalSince1970)
+        confirmed = refund.confirmedAt.map { Int64($0.timeIntervalSince1970) }
     }
 }

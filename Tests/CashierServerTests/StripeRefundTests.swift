@@ -19,6 +19,16 @@ import Testing
         #expect(first.status == 200, "\(first.object)")
         let accepted = try #require(try await world.store.refunds(orderID: id).first)
         #expect(accepted.status == .succeeded && accepted.confirmedAt == nil && accepted.providerRefundID?.hasPrefix("re_") == true)
+        // The API says so: no `confirmed` yet.
+        let listed = try #require((first.object["refunds"] as? [[String: Any]])?.first)
+        #expect(listed["status"] as? String == "succeeded" && listed["confirmed"] == nil)
+        let cookie = try await RecordsAndExportsTests.signIn(world.base(0), secret: world.keys.secret)
+        let page = { () async throws -> String in
+            String(
+                decoding: try await RecordsAndExportsTests.get(world.base(0) + "/dashboard/orders/\(id)", cookie: cookie).body,
+                as: UTF8.self)
+        }
+        #expect(try await page().contains("succeeded (not yet confirmed)"))
 
         // Pending at Stripe, failed when asked: accepted (counted) until the job asks.
         #expect(try await world.sandboxCall("POST", "/sandbox/refund_outcome", json: ["outcome": "fail_later"]).status == 200)
@@ -36,6 +46,10 @@ import Testing
         let refunds = try await world.store.refunds(orderID: id)
         let confirmed = try #require(refunds.first { $0.amount.minorUnits == 500 })
         #expect(confirmed.status == .succeeded && confirmed.confirmedAt != nil)
+        let shown = try #require(
+            (try await world.orderJSON(id)["refunds"] as? [[String: Any]])?.first { $0["id"] as? String == confirmed.id })
+        #expect(shown["confirmed"] as? Int == Int(confirmed.confirmedAt!.timeIntervalSince1970))
+        #expect(try await !page().contains("not yet confirmed"))
         let failed = try #require(refunds.first { $0.amount.minorUnits == 700 })
         #expect(failed.status == .failed && failed.failureReason == "expired_or_canceled_card", "\(failed)")
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 500)
