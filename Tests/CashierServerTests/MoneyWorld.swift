@@ -51,6 +51,9 @@ final class MoneyWorld: Sendable {
         func refundStatus(_ refundReference: String) async throws -> ApplePay.ProcessorOperation? {
             try await processor.refundStatus(refundReference)
         }
+        func refundStatus(payment reference: String, idempotencyKey: String) async throws -> ApplePay.ProcessorOperation? {
+            try await processor.refundStatus(payment: reference, idempotencyKey: idempotencyKey)
+        }
         var count: Int { calls.load(ordering: .relaxed) }
     }
 

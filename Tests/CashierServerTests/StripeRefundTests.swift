@@ -68,4 +68,33 @@ import Testing
         #expect(disagreements.isEmpty, "\(disagreements)")
         await world.stop()
     }
+
+    /// A refund whose every answer was lost stays pending here; the refund job then finds it among
+    /// Stripe's refunds by its idempotency key (kept in its metadata) instead of sending it again —
+    /// which, once Stripe has forgotten the key (after 24 hours), would refund twice.
+    @Test(.timeLimit(.minutes(3)), arguments: MoneyWorld.Backend.available)
+    func aRefundWhoseAnswerWasLostIsFoundNotMadeAgain(backend: MoneyWorld.Backend) async throws {
+        let world = try await MoneyWorld(backend) { $0.refundCheckAfter = 0 }
+        let id = try await world.paidByApplePay("20.00")
+        // Every attempt's answer lost (the processor call tries three times).
+        #expect(try await world.sandboxCall("POST", "/sandbox/faults", json: ["mode": "lost_reply", "count": 3]).status == 200)
+        let lost = try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "6.00"])
+        #expect(lost.status >= 500, "\(lost.object)")
+        #expect(try await world.store.refunds(orderID: id).first?.status == .pending)
+        #expect(world.sandbox.stripe.core.processor.entries.first?.refunded.minorUnits == 600)
+        world.sandbox.stripe.core.forgetIdempotencyKeys()
+        await withTaskGroup(of: Void.self) { group in
+            for run in 0..<8 {
+                let server = world.servers[run % world.servers.count]
+                group.addTask { _ = try? await server.settleRefunds() }
+            }
+        }
+        let refund = try #require(try await world.store.refunds(orderID: id).first)
+        #expect(refund.status == .succeeded && refund.confirmedAt != nil && refund.providerRefundID?.hasPrefix("re_") == true)
+        #expect(world.sandbox.stripe.core.processor.entries.first?.refunded.minorUnits == 600, "refunded once at Stripe")
+        #expect(try await world.store.order(id: id)?.refunded.minorUnits == 600)
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
 }

@@ -79,7 +79,7 @@ try:
     fail("a used token was accepted again")
 except InvalidRequestError as error:
     check(error.code == "token_already_used", "reused token: %s" % error.code)
-partial = stripe.Refund.create(payment_intent=intent.id, amount=234)
+partial = stripe.Refund.create(payment_intent=intent.id, amount=234, metadata={"cashier_refund": "cashier_R1_refund"})
 rest = stripe.Refund.create(payment_intent=intent.id)
 check(partial.status == "succeeded" and partial.amount == 234 and rest.amount == 1000, "refunds: %s %s" % (partial, rest))
 try:
@@ -117,6 +117,15 @@ confirmed = stripe.PaymentIntent.confirm(draft.id, payment_method=method.id)
 check(confirmed.id == draft.id and confirmed.status == "succeeded", "confirm: %s" % confirmed)
 check(stripe.PaymentIntent.retrieve(draft.id).amount_received == 4200, "retrieve after confirm")
 check(stripe.Refund.retrieve(partial.id).amount == 234, "refund retrieve")
+# Listed by PaymentIntent, newest first, with the metadata a refund was made with (how Cashier
+# finds a refund whose answer was lost).
+listed = stripe.Refund.list(payment_intent=intent.id, limit=1)
+check(listed.has_more and listed.data[0].id == rest.id, "refund list page: %s" % listed)
+found = [
+    r for r in stripe.Refund.list(payment_intent=intent.id).auto_paging_iter()
+    if r.metadata.to_dict().get("cashier_refund") == "cashier_R1_refund"
+]
+check([r.id for r in found] == [partial.id], "refund found by metadata: %s" % found)
 check(stripe.Token.retrieve(token.id).card.tokenization_method == "apple_pay", "token retrieve")
 summary["stripe_two_step"] = confirmed.status
 

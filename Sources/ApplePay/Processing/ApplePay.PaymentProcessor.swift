@@ -52,6 +52,12 @@ extension ApplePay {
         /// ``ProcessorOperation/pending(reference:)`` while it is not, ``ProcessorOperation/refused(_:)``
         /// when it failed or was cancelled. `nil` when the processor cannot be asked.
         func refundStatus(_ refundReference: String) async throws -> ProcessorOperation?
+
+        /// The refund of payment `reference` made under `idempotencyKey`, found among the
+        /// processor's refunds (for one whose answer was lost: idempotency keys expire — Stripe's
+        /// after 24 hours —, so sending it again later could refund twice). `nil` when the
+        /// processor has no such refund, or cannot be asked (``looksUpRefunds`` is `false`).
+        func refundStatus(payment reference: String, idempotencyKey: String) async throws -> ProcessorOperation?
     }
 }
 
@@ -75,4 +81,6 @@ extension ApplePay.PaymentProcessor {
     public var looksUpRefunds: Bool { false }
 
     public func refundStatus(_ refundReference: String) async throws -> ApplePay.ProcessorOperation? { nil }
+
+    public func refundStatus(payment reference: String, idempotencyKey: String) async throws -> ApplePay.ProcessorOperation? { nil }
 }

@@ -84,7 +84,11 @@ extension ApplePay {
         public func refund(_ reference: String, amount: Money, idempotencyKey: String) async throws -> ProcessorOperation {
             try operation(
                 await post(
-                    "/v1/refunds", [("payment_intent", reference), ("amount", String(amount.minorUnits))], idempotencyKey: idempotencyKey))
+                    "/v1/refunds",
+                    [
+                        ("payment_intent", reference), ("amount", String(amount.minorUnits)),
+                        (Self.refundKeyField, idempotencyKey),
+                    ], idempotencyKey: idempotencyKey))
         }
 
         /// A refund can be `pending` when made and `failed` later: Stripe's refund object says which.
@@ -94,6 +98,26 @@ extension ApplePay {
         /// with Stripe's `failure_reason`.
         public func refundStatus(_ refundReference: String) async throws -> ProcessorOperation? {
             try operation(await send("GET", "/v1/refunds/" + FormEncoding.escape(refundReference), body: nil, idempotencyKey: nil))
+        }
+
+        /// Every refund carries its idempotency key in its metadata, to be found by it later.
+        static let refundKeyField = "metadata[cashier_refund]"
+
+        /// `GET /v1/refunds?payment_intent=…`, page by page, for the one whose
+        /// `metadata.cashier_refund` is `idempotencyKey`.
+        public func refundStatus(payment reference: String, idempotencyKey: String) async throws -> ProcessorOperation? {
+            var after: String?
+            repeat {
+                var query = [("payment_intent", reference), ("limit", "100")]
+                if let after { query.append(("starting_after", after)) }
+                let page = try await send("GET", "/v1/refunds?" + FormEncoding.encode(query), body: nil, idempotencyKey: nil)
+                guard page.status == 200, let data = page.json["data"] as? [[String: Any]] else { throw try rejected(page) }
+                if let found = data.first(where: { ($0["metadata"] as? [String: Any])?["cashier_refund"] as? String == idempotencyKey }) {
+                    return try operation((200, found))
+                }
+                after = page.json["has_more"] as? Bool == true ? (data.last?["id"] as? String) : nil
+            } while after != nil
+            return nil
         }
 
         /// Lists PaymentIntents (`GET /v1/payment_intents`, page by page) and their refunds.

@@ -34,6 +34,12 @@ public final class ProcessorSandbox: Sendable {
         keys.withLock { $0.append(processingKey) }
     }
 
+    /// Forgets every idempotency key, as Stripe does after 24 hours and Adyen after 7 days: a
+    /// request repeated afterwards under an old key is acted on again.
+    public func forgetIdempotencyKeys() {
+        replies.withLock { $0.removeAll() }
+    }
+
     /// How many requests were acted on, not answered from the idempotency cache.
     public var processedCount: Int { processed.load(ordering: .relaxed) }
 

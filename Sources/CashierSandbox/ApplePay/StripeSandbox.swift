@@ -23,6 +23,8 @@ public final class StripeSandbox: Sendable {
     /// What refunds do (`POST /sandbox/refund_outcome`): succeed, be refused (`balance_insufficient`),
     /// or come back `pending` and turn `failed` (`expired_or_canceled_card`, no money moved).
     private let refundOutcome = Mutex<SandboxRefundOutcome>(.succeed)
+    /// Refund ids in the order they were made, for the list.
+    private let refundOrder = Mutex<[String]>([])
 
     /// A JSON object kept as Stripe returned it.
     struct StripeObject: @unchecked Sendable {
@@ -71,6 +73,7 @@ public final class StripeSandbox: Sendable {
         router.add("POST", prefix + "/v1/payment_methods") { request, _ in
             await self.idempotent(request) { self.createPaymentMethod(request.formFields) }
         }
+        router.add("GET", prefix + "/v1/refunds") { request, _ in self.authorized(request) ?? self.listRefunds(request) }
         for (path, kind) in [("/v1/tokens/{id}", "token"), ("/v1/refunds/{id}", "refund"), ("/v1/payment_methods/{id}", "payment_method")] {
             router.add("GET", prefix + path) { request, parameters in
                 if let refusal = self.authorized(request) { return refusal }
@@ -148,10 +151,7 @@ public final class StripeSandbox: Sendable {
         else {
             return Self.error(400, "invalid_request_error", "parameter_missing", "amount (a positive integer) and currency are required.")
         }
-        var metadata: [String: String] = [:]
-        for (name, value) in fields where name.hasPrefix("metadata[") && name.hasSuffix("]") {
-            metadata[String(name.dropFirst(9).dropLast())] = value
-        }
+        let metadata = Self.metadata(fields)
         let draft = Draft(
             id: "pi_" + SecureRandom.alphanumeric(count: 24), amount: Money(minorUnits: amount, currency: currency),
             capture: fields["capture_method"] != "manual", metadata: metadata, paymentMethod: paymentMethod(fields),
@@ -341,6 +341,35 @@ public final class StripeSandbox: Sendable {
         }
     }
 
+    /// `GET /v1/refunds?payment_intent=…`: newest first, `limit` and `starting_after` as Stripe pages.
+    private func listRefunds(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        let intent = request.queryValue("payment_intent")
+        let limit = min(100, max(1, request.queryValue("limit").flatMap(Int.init) ?? 10))
+        var refunds = refundOrder.withLock { $0 }.reversed().compactMap { id in objects.withLock { $0[id]?.value } }
+            .filter { intent == nil || $0["payment_intent"] as? String == intent }
+        if let after = request.queryValue("starting_after"), let index = refunds.firstIndex(where: { $0["id"] as? String == after }) {
+            refunds = Array(refunds[(index + 1)...])
+        }
+        return .json(object: [
+            "object": "list", "url": "/v1/refunds", "has_more": refunds.count > limit, "data": Array(refunds.prefix(limit)),
+        ])
+    }
+
+    /// `metadata[key]` form fields as Stripe's `metadata` object.
+    static func metadata(_ fields: [String: String]) -> [String: String] {
+        var metadata: [String: String] = [:]
+        for (name, value) in fields where name.hasPrefix("metadata[") && name.hasSuffix("]") {
+            metadata[String(name.dropFirst(9).dropLast())] = value
+        }
+        return metadata
+    }
+
+    /// Keeps a refund object for `GET /v1/refunds/{id}` and the list.
+    private func keep(refund id: String, _ object: [String: Any]) {
+        objects.withLock { $0[id] = StripeObject(value: object) }
+        refundOrder.withLock { $0.append(id) }
+    }
+
     private func refund(_ fields: [String: String]) async -> HTTPServerResponse {
         guard let id = fields["payment_intent"], let entry = core.processor.entry(id) else {
             return Self.error(
@@ -360,8 +389,9 @@ public final class StripeSandbox: Sendable {
                 "id": refund, "object": "refund", "amount": minor, "currency": entry.amount.currency.code.lowercased(),
                 "payment_intent": id, "charge": "ch_" + id.dropFirst(3), "status": "failed",
                 "failure_reason": "expired_or_canceled_card", "created": Int(Date().timeIntervalSince1970),
+                "metadata": Self.metadata(fields),
             ]
-            objects.withLock { $0[refund] = StripeObject(value: object) }
+            keep(refund: refund, object)
             object["status"] = "pending"
             object["failure_reason"] = nil
             return .json(object: object)
@@ -375,8 +405,9 @@ public final class StripeSandbox: Sendable {
         let object: [String: Any] = [
             "id": refund, "object": "refund", "amount": minor, "currency": entry.amount.currency.code.lowercased(), "payment_intent": id,
             "charge": "ch_" + id.dropFirst(3), "status": "succeeded", "created": Int(Date().timeIntervalSince1970),
+            "metadata": Self.metadata(fields),
         ]
-        objects.withLock { $0[refund] = StripeObject(value: object) }
+        keep(refund: refund, object)
         return .json(object: object)
     }
 

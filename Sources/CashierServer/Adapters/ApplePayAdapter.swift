@@ -55,6 +55,16 @@ struct ApplePayAdapter: PaymentAdapter {
     /// with its first result. An accepted one is asked about by its own id (Stripe), or waits
     /// for Adyen's webhook (`POST /notify/adyen`).
     func refundState(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
+        let processor = configuration.processor
+        if refund.status == .pending, processor.looksUpRefunds, let reference = payment.transactionID {
+            // Its answer was lost: made there already? (Sent again only if not: keys expire.)
+            switch try await processor.refundStatus(payment: reference, idempotencyKey: MerchantAPI.processorKey(refund, "refund")) {
+            case nil: return .notFound
+            case .succeeded(let id)?: return .succeeded(providerRefundID: id)
+            case .pending?: return .processing
+            case .refused(let reason)?: return .failed(reason)
+            }
+        }
         guard refund.status == .succeeded, !refundAnswerIsFinal else { return .notFound }
         guard configuration.processor.looksUpRefunds, let id = refund.providerRefundID,
             let state = try await configuration.processor.refundStatus(id)
