@@ -74,6 +74,15 @@ import WeChatPay
                 amount: Money(minorUnits: 1275, currency: .usd), reference: "cli", idempotencyKey: "cli",
                 token: try ApplePay.PaymentToken(json: minted.body)))
         #expect({ if case .authorized = decision { true } else { false } }(), "\(decision)")
+        // Adyen's webhooks are set up where the banner says (a key that is not hex is refused).
+        let sandboxURL = try #require(urls?["sandbox_url"])
+        for (key, expected) in [("not hex", 400), ("44782DEF547AAA06C910C43932B1EB0C", 200)] {
+            let answer = try await URLSessionTransport().send(
+                HTTPRequest(
+                    method: "POST", url: try #require(URL(string: sandboxURL + "sandbox/adyen/webhook")),
+                    body: try JSONSerialization.data(withJSONObject: ["url": "http://127.0.0.1:9/notify/adyen", "hmac_key": key])))
+            #expect(answer.status == expected, "\(key)")
+        }
 
         process.terminate()  // SIGTERM
         let status = try await onOwnThread {
@@ -83,6 +92,7 @@ import WeChatPay
         #expect(status == 0)
         let printed = try await onOwnThread { String(decoding: try output.fileHandleForReading.readToEndRetrying(), as: UTF8.self) }
         #expect(printed.contains("WeChat Pay v2 gateway  http://127.0.0.1:"))
+        #expect(printed.contains("Adyen webhooks         POST http://127.0.0.1:"))
         #expect(printed.contains("sandbox stopped"))
     }
 
