@@ -1,5 +1,6 @@
 import ApplePay
 import Cashier
+import CashierCurl
 import CashierSandbox
 import CashierServer
 import CashierStore
@@ -108,6 +109,22 @@ import Testing
         #expect(tampered.status == 401)
         let unsigned = try await post(failure) { $0["additionalData"] = [:] }
         #expect(unsigned.status == 401)
+        // Bodies that are not Adyen's at all: refused whole, the server still answering.
+        let hostile = [
+            "", "[]", "{", "null", String(repeating: "[", count: 20_000), #"{"notificationItems":"x"}"#,
+            #"{"notificationItems":[{"NotificationRequestItem":{"eventCode":"REFUND","success":"true","pspReference":7}}]}"#,
+            #"{"notificationItems":[{"NotificationRequestItem":{"eventCode":"REFUND","success":"true","pspReference":"M","#
+                + #""amount":{"value":"400","currency":"CNY"},"additionalData":{"hmacSignature":"AAAA"}}}]}"#,
+            #"{"notificationItems":[{"NotificationRequestItem":{"eventCode":"REFUND","success":"true","pspReference":"M","#
+                + #""amount":{"value":1e400,"currency":"CNY"}}}]}"#,
+        ]
+        for body in hostile {
+            let response = try await CurlTransport().send(
+                HTTPRequest(
+                    method: "POST", url: URL(string: world.base(0) + "/notify/adyen")!, headers: ["Content-Type": "application/json"],
+                    body: Data(body.utf8)))
+            #expect(response.status == 401, "\(body.prefix(80)): \(response.status)")
+        }
         // Signed, but for another payment or another amount: acknowledged, not applied.
         var elsewhere = failure
         elsewhere.originalReference = "PSPsomeoneelse"
