@@ -36,6 +36,15 @@ extension ConfigurationFile {
                 appID: try reader.string(wechat, "appid", path)!, mchID: try reader.string(wechat, "mch_id", path)!, apiKey: apiKey),
             baseURL: try reader.url(wechat, "base_url", path) ?? WeChatPay.V2.Client.productionURL, mutualTLSTransport: mutualTLS)
         configuration.crossBorderCurrencies = try reader.currencies(wechat, "cross_border_currencies", path)
+        if let site = wechat["h5_site"] {
+            guard let site = site as? [String: Any] else {
+                throw Problem(path: path + "h5_site", reason: #"must be an object: {"url": "https://m.example.com", "name": "Example"}"#)
+            }
+            configuration.h5Site = .init(
+                url: try reader.url(site, "url", path + "h5_site.")?.absoluteString ?? "",
+                name: try reader.string(site, "name", path + "h5_site.")!)
+            if configuration.h5Site?.url.isEmpty == true { throw Problem(path: path + "h5_site.url", reason: "is required") }
+        }
         return configuration
     }
 

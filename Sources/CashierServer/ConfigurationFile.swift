@@ -15,7 +15,8 @@ import WeChatPay
 /// {
 ///   "public_base_url": "https://pay.example.com", "port": 8080, "database": "cashier.db",
 ///   "secret_key_env": "CASHIER_SECRET_KEY", "publishable_key": "pk_live_…",
-///   "wechat": {"appid": "wx…", "mch_id": "1230000109", "api_key_env": "WECHAT_API_KEY", "cross_border_currencies": ["HKD"]},
+///   "wechat": {"appid": "wx…", "mch_id": "1230000109", "api_key_env": "WECHAT_API_KEY", "cross_border_currencies": ["HKD"],
+///              "h5_site": {"url": "https://m.example.com", "name": "Example"}},
 ///   "wechat_v3": {"appid": "wx…", "mch_id": "1230000109", "certificate_serial": "5157F09E…", "private_key_file": "keys/apiclient_key.pem",
 ///                 "api_v3_key_env": "WECHAT_API_V3_KEY", "platform_public_key_file": "keys/pub_key.pem",
 ///                 "platform_public_key_id": "PUB_KEY_ID_…"},

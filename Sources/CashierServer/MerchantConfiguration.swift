@@ -16,6 +16,9 @@ public struct MerchantConfiguration: Sendable {
         public var mutualTLSTransport: (any HTTPTransport)?
         /// Currencies besides CNY this merchant may charge (a cross-border merchant account).
         public var crossBorderCurrencies: Set<Currency> = []
+        /// The mobile site H5 (`wechat.h5`) orders name in `scene_info`; `nil`: this server's public
+        /// address and host name.
+        public var h5Site: WeChatPay.V2.UnifiedOrder.H5Site?
 
         public init(
             merchant: WeChatPay.V2.Merchant, baseURL: URL = WeChatPay.V2.Client.productionURL,

@@ -63,6 +63,47 @@ import WeChatPay
             clientIP: "127.0.0.1")
     }
 
+    /// H5 (MWEB) orders name their site in `scene_info`, as WeChat Pay requires: the client will not
+    /// place one without it, and the sandbox refuses one that lacks it or whose `h5_info` is not there.
+    @Test func anH5OrderNamesItsSite() async throws {
+        let sandbox = SandboxServer(wechatMerchants: [Self.merchant], timeScale: 0.001)
+        try sandbox.start()
+        let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
+        var order = Self.order(TradeNumber.generate(), notifyURL: "http://127.0.0.1:9/unused")
+        order.tradeType = .mweb
+        let unnamed = await #expect(throws: PaymentError.self) { try await client.unifiedOrder(order) }
+        #expect(unnamed?.code == .invalidRequest && unnamed?.message.contains("scene_info") == true)
+        order.h5Site = .init(url: "https://m.example.com/shop?a=1&b=\"2\"", name: "示例 \"Shop\"")
+        #expect(
+            order.h5Site?.sceneInfo
+                == #"{"h5_info":{"type":"Wap","wap_url":"https://m.example.com/shop?a=1&b=\"2\"","wap_name":"示例 \"Shop\""}}"#)
+        let placed = try await client.unifiedOrder(order)
+        #expect(placed.mwebURL?.contains(placed.prepayID) == true)
+        let books = try #require(await sandbox.wechatV2.ledger().first { $0.out_trade_no == order.outTradeNo })
+        #expect(books.sent["scene_info"] == order.h5Site?.sceneInfo)
+
+        // What the sandbox says to a request without it, or with something else in it.
+        func raw(_ scene: String?) async throws -> String {
+            var fields: [(String, String)] = [
+                ("appid", Self.merchant.appID), ("mch_id", Self.merchant.mchID), ("nonce_str", "n" + TradeNumber.generate()),
+                ("body", "h5"), ("out_trade_no", TradeNumber.generate()), ("total_fee", "100"), ("spbill_create_ip", "203.0.113.9"),
+                ("notify_url", "http://127.0.0.1:9/n"), ("trade_type", "MWEB"),
+            ]
+            if let scene { fields.append(("scene_info", scene)) }
+            fields.append(("sign", Self.merchant.signer.signature(for: fields.map { (key: $0.0, value: $0.1) }, type: .md5)))
+            let response = try await CurlTransport().send(
+                HTTPRequest(
+                    method: "POST", url: sandbox.wechatV2URL.appendingPathComponent("pay/unifiedorder"),
+                    body: Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8)))
+            let document = try WeChatPay.V2.XMLDocument(parsing: Array(response.body))
+            return "\(document["err_code"] ?? "") \(document["err_code_des"] ?? "")"
+        }
+        #expect(try await raw(nil) == "PARAM_ERROR 缺少参数scene_info")
+        #expect(try await raw("shop") == "PARAM_ERROR scene_info参数格式错误")
+        #expect(try await raw(#"{"store_info":{"id":"1"}}"#) == "PARAM_ERROR scene_info参数格式错误")
+        await sandbox.stop()
+    }
+
     @Test func placePayNotifyQueryRefund() async throws {
         let sandbox = SandboxServer(wechatMerchants: [Self.merchant], timeScale: 0.001)
         try sandbox.start()

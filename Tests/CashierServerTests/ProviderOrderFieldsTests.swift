@@ -55,6 +55,49 @@ import Testing
         }
     }
 
+    /// WeChat Pay v2 H5 orders name the merchant's mobile site in `scene_info` (WeChat requires it):
+    /// `wechat.h5_site` when configured, this server's public address otherwise.
+    @Test func h5OrdersNameTheSite() async throws {
+        func placed(_ fixture: ServerFixture) async throws -> String? {
+            let created = try await fixture.call(
+                "POST", "/v1/orders", json: ["items": [["label": "Tea", "amount": "9.00"]], "currency": "CNY"])
+            let (id, number) = (created.object["id"] as? String ?? "", created.object["out_trade_no"] as? String ?? "")
+            let started = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.h5", "api": "v2"])
+            #expect(started.status == 200, "\(started.object)")
+            return await fixture.sandbox.wechatV2.ledger().first { $0.out_trade_no == number }?.sent["scene_info"]
+        }
+        let plain = try await ServerFixture(publicBaseURL: "https://pay.example.com")
+        #expect(
+            try await placed(plain) == #"{"h5_info":{"type":"Wap","wap_url":"https://pay.example.com","wap_name":"pay.example.com"}}"#)
+        await plain.stop()
+        let named = try await ServerFixture { $0.wechat?.h5Site = .init(url: "https://m.example.com", name: "Example 茶") }
+        #expect(try await placed(named) == #"{"h5_info":{"type":"Wap","wap_url":"https://m.example.com","wap_name":"Example 茶"}}"#)
+        await named.stop()
+
+        // From the configuration file, each mistake named.
+        let (secret, publishable) = MerchantConfiguration.generateKeys()
+        func read(_ site: Any) throws -> String {
+            let root: [String: Any] = [
+                "secret_key_env": "S", "publishable_key": publishable, "public_base_url": "https://pay.example.com",
+                "wechat": ["appid": "wx1", "mch_id": "1230000109", "api_key_env": "K", "h5_site": site],
+            ]
+            do {
+                let file = try ConfigurationFile(
+                    root,
+                    ConfigurationFile.Reader(
+                        folder: URL(fileURLWithPath: "/tmp"), environment: ["S": secret, "K": String(repeating: "k", count: 32)]))
+                return file.configuration.wechat?.h5Site?.sceneInfo ?? "none"
+            } catch let problem as ConfigurationFile.Problem {
+                return problem.description
+            }
+        }
+        let good = try read(["url": "https://m.example.com", "name": "M"])
+        #expect(good.contains(#""wap_url":"https://m.example.com""#), "\(good)")
+        #expect(try read(["url": "m.example.com", "name": "M"]).contains("wechat.h5_site.url"))
+        #expect(try read(["url": "https://m.example.com"]).contains("wechat.h5_site.name"))
+        #expect(try read("https://m.example.com").contains("wechat.h5_site: must be an object"))
+    }
+
     @Test func theSandboxesSeeThePayersAddressExpiryMetadataAndGoods() async throws {
         let fixture = try await ServerFixture { $0.trustedProxies = try! TrustedProxies(parsing: ["127.0.0.1"]) }
         func order(metadata: [String: String]) async throws -> (id: String, number: String) {

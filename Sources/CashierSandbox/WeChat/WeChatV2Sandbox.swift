@@ -170,11 +170,11 @@ public actor WeChatV2Sandbox {
 
     static let businessFields = [
         "body", "detail", "attach", "out_trade_no", "fee_type", "total_fee", "spbill_create_ip", "notify_url", "trade_type", "openid",
-        "product_id", "time_expire", "sub_mch_id", "sub_appid",
+        "product_id", "time_expire", "sub_mch_id", "sub_appid", "scene_info",
     ]
 
     /// What the ledger shows of what the merchant sent.
-    private static let sentFields = ["spbill_create_ip", "time_expire", "attach", "detail", "auth_code"]
+    private static let sentFields = ["spbill_create_ip", "time_expire", "attach", "detail", "auth_code", "scene_info"]
 
     private func unifiedOrder(
         _ request: WeChatPay.V2.XMLDocument, merchant: WeChatPay.V2.Merchant, signType: WeChatPay.V2.SignType
@@ -192,6 +192,13 @@ public actor WeChatV2Sandbox {
             return .failure(BusinessError("PARAM_ERROR", "trade_type参数格式错误"))
         }
         if tradeType == "JSAPI", (request["openid"] ?? "").isEmpty { return .failure(BusinessError("PARAM_ERROR", "JSAPI支付必须传openid")) }
+        if tradeType == "MWEB" {
+            // H5 names its site: {"h5_info":{"type":"Wap","wap_url":…,"wap_name":…}} (or an app's, for iOS/Android).
+            guard let scene = request["scene_info"], !scene.isEmpty else { return .failure(BusinessError("PARAM_ERROR", "缺少参数scene_info")) }
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(scene.utf8))) as? [String: Any],
+                let h5 = object["h5_info"] as? [String: Any], let type = h5["type"] as? String, ["Wap", "IOS", "Android"].contains(type)
+            else { return .failure(BusinessError("PARAM_ERROR", "scene_info参数格式错误")) }
+        }
         // What a repeat must agree on: the order's substance, not where its notification goes (every
         // instance of a merchant's server has its own address in a test; behind a proxy they share one).
         let fingerprint = Self.businessFields.filter { $0 != "notify_url" }.map { "\($0)=\(request[$0] ?? "")" }.joined(separator: "&")

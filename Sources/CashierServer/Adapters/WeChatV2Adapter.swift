@@ -74,7 +74,8 @@ struct WeChatV2Adapter: CounterCollector {
                 tradeType: tradeType, body: order.description, outTradeNo: payment.outTradeNo, total: payment.amount,
                 notifyURL: notifyBase() + notifyPath, clientIP: request.client_ip ?? "127.0.0.1", openID: payment.payer,
                 productID: tradeType == .native ? order.id : nil, attach: OrderFieldsForProviders.metadata(order, limit: Self.attachLimit),
-                goods: OrderFieldsForProviders.goods(order), expiresAt: OrderFieldsForProviders.expiry(order, now: clock.now())))
+                goods: OrderFieldsForProviders.goods(order), expiresAt: OrderFieldsForProviders.expiry(order, now: clock.now()),
+                h5Site: tradeType == .mweb ? h5Site : nil))
         switch tradeType {
         case .native: return ["code_url": result.codeURL ?? ""]
         case .mweb: return ["mweb_url": result.mwebURL ?? ""]
@@ -87,6 +88,13 @@ struct WeChatV2Adapter: CounterCollector {
                 "wechat": try WalletJSON.object(WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: walletMerchant(client)))
             ]
         }
+    }
+
+    /// The site H5 orders name: the configured one, or this server's address (a sub-merchant's name).
+    var h5Site: WeChatPay.V2.UnifiedOrder.H5Site {
+        if let site = configuration.h5Site, subMerchant == nil { return site }
+        let base = notifyBase()
+        return .init(url: base, name: subMerchant?.name ?? configuration.h5Site?.name ?? URL(string: base)?.host ?? base)
     }
 
     func checkPaymentCode(_ code: String) throws {

@@ -150,6 +150,11 @@ extension WeChatPay.V2 {
 
         /// Places an order (`pay/unifiedorder`).
         public func unifiedOrder(_ order: UnifiedOrder) async throws -> UnifiedOrder.Result {
+            if order.tradeType == .mweb, order.h5Site == nil {
+                throw PaymentError(
+                    .invalidRequest, provider: .wechatV2,
+                    "an H5 (MWEB) order needs h5Site: WeChat Pay requires scene_info's h5_info (the site's wap_url and wap_name)")
+            }
             let document = try await call("pay/unifiedorder", order.fields)
             guard let prepayID = document["prepay_id"], !prepayID.isEmpty else {
                 throw PaymentError(.malformedMessage, provider: .wechatV2, "pay/unifiedorder answered without prepay_id")
@@ -250,10 +255,32 @@ extension WeChatPay.V2 {
         public var goods: [GoodsLine] = []
         /// After this the payer can no longer pay it (`time_expire`, Beijing time).
         public var expiresAt: Date?
+        /// MWEB (H5): the mobile site the payer pays from, sent as `scene_info`
+        /// (`{"h5_info":{"type":"Wap","wap_url":…,"wap_name":…}}`), which WeChat Pay requires for H5.
+        public var h5Site: H5Site?
+
+        /// A mobile web site, as H5 payments name it.
+        public struct H5Site: Sendable, Equatable {
+            /// `wap_url`: the site's address.
+            public var url: String
+            /// `wap_name`: the site's name.
+            public var name: String
+
+            public init(url: String, name: String) {
+                self.url = url
+                self.name = name
+            }
+
+            /// `scene_info`'s JSON.
+            public var sceneInfo: String {
+                "{\"h5_info\":{\"type\":\"Wap\",\"wap_url\":\(JSONText.quoted(url)),\"wap_name\":\(JSONText.quoted(name))}}"
+            }
+        }
 
         public init(
             tradeType: TradeType, body: String, outTradeNo: String, total: Money, notifyURL: String, clientIP: String,
-            openID: String? = nil, productID: String? = nil, attach: String? = nil, goods: [GoodsLine] = [], expiresAt: Date? = nil
+            openID: String? = nil, productID: String? = nil, attach: String? = nil, goods: [GoodsLine] = [], expiresAt: Date? = nil,
+            h5Site: H5Site? = nil
         ) {
             self.tradeType = tradeType
             self.body = body
@@ -266,6 +293,7 @@ extension WeChatPay.V2 {
             self.attach = attach
             self.goods = goods
             self.expiresAt = expiresAt
+            self.h5Site = h5Site
         }
 
         var fields: [(String, String)] {
@@ -275,6 +303,7 @@ extension WeChatPay.V2 {
             ]
             if let openID { fields.append(("openid", openID)) }
             if let productID { fields.append(("product_id", productID)) }
+            if let h5Site { fields.append(("scene_info", h5Site.sceneInfo)) }
             return fields + Self.optionalFields(attach: attach, goods: goods, expiresAt: expiresAt)
         }
 
