@@ -233,6 +233,24 @@ import Testing
         let payments = try await fixture.call("GET", "/v1/orders/\(id)").object["payments"] as? [[String: Any]] ?? []
         #expect(payments.count == 2)
         #expect(Set(payments.map { $0["status"] as? String ?? "" }) == ["closed", "pending"])
+        // Alipay's wap cashier has a way back (quit_url): leaving it without paying lands on the page again.
+        let cashier = Self.text(try await browser.get(gateway))
+        let alipayNumber = try #require(payments.first { $0["status"] as? String == "pending" }?["out_trade_no"] as? String)
+        let books = try #require(await fixture.sandbox.alipay.ledger().first { $0.out_trade_no == alipayNumber })
+        #expect(books.sent["quit_url"]?.hasPrefix(fixture.server.baseURL.absoluteString + "/pay/\(id)?") == true)
+        #expect(books.sent["quit_url"]?.contains("returned=1") == true)
+        let token = try #require(cashier.range(of: #"name="token" value=""#).map { cashier[$0.upperBound...].prefix(32) })
+        let action = try #require(
+            cashier.range(of: #"<form method="post" action=""#).map { range in
+                cashier[range.upperBound...].prefix { $0 != "\"" }
+            })
+        let left = try await browser.post(
+            URL(string: String(action), relativeTo: URL(string: gateway))!.absoluteString,
+            form: ["token": String(token), "action": "cancel"])
+        let quit = try #require(left.headers["Location"])
+        #expect(left.status == 303 && quit.hasPrefix(fixture.server.baseURL.absoluteString + "/pay/\(id)?") && quit.contains("returned=1"))
+        let again = Self.text(try await browser.get(quit))
+        #expect(again.contains("id=\"note\"") && again.contains("id=\"pay-alipay.wap\""))
         await fixture.stop()
     }
 

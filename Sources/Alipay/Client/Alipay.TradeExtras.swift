@@ -12,11 +12,15 @@ extension Alipay {
         public var passback: String?
         /// `goods_detail`.
         public var goods: [GoodsLine]
+        /// `quit_url` (wap pay): where the cashier's back button takes a payer who leaves without
+        /// paying; without it the wap cashier offers no way back to the merchant's page.
+        public var quitURL: String?
 
-        public init(expiresIn: TimeInterval? = nil, passback: String? = nil, goods: [GoodsLine] = []) {
+        public init(expiresIn: TimeInterval? = nil, passback: String? = nil, goods: [GoodsLine] = [], quitURL: String? = nil) {
             self.expiresIn = expiresIn
             self.passback = passback
             self.goods = goods
+            self.quitURL = quitURL
         }
 
         /// The most `passback_params` carries, once URL-encoded.
@@ -30,6 +34,7 @@ extension Alipay {
                 biz["timeout_express"] = "\(minutes)m"
             }
             if let passback { biz["passback_params"] = FormBody.escape(passback) }
+            if let quitURL { biz["quit_url"] = quitURL }
             if !goods.isEmpty {
                 biz["goods_detail"] = goods.map { line -> [String: Any] in
                     ["goods_id": line.id, "goods_name": line.name, "quantity": line.quantity, "price": line.unitPrice.decimalString]

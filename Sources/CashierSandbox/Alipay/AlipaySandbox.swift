@@ -67,7 +67,7 @@ public actor AlipaySandbox {
     /// `auth_code`, when the merchant sent them.
     static func sentFields(_ biz: [String: Any]) -> [String: String] {
         var sent: [String: String] = [:]
-        for name in ["timeout_express", "time_expire", "passback_params", "auth_code"] {
+        for name in ["timeout_express", "time_expire", "passback_params", "auth_code", "quit_url"] {
             if let value = biz[name] as? String { sent[name] = value }
         }
         if let goods = biz["goods_detail"], let data = try? JSONSerialization.data(withJSONObject: goods, options: [.sortedKeys]) {
@@ -352,7 +352,7 @@ public actor AlipaySandbox {
 
     // MARK: The web cashier (wap and page pay)
 
-    private var pageTokens: [String: (outTradeNo: String, returnURL: String?)] = [:]
+    private var pageTokens: [String: (outTradeNo: String, returnURL: String?, quitURL: String?)] = [:]
 
     /// Verifies a wap/page pay request, creates the trade and shows the payer a cashier page.
     private func cashierPage(_ parameters: [String: String], cashierPath: String) -> HTTPServerResponse {
@@ -371,7 +371,7 @@ public actor AlipaySandbox {
                 authAppID: parameters["app_auth_token"].flatMap { appAuthTokens[$0] })
         }
         let token = SecureRandom.alphanumeric(count: 32)
-        pageTokens[token] = (number, parameters["return_url"])
+        pageTokens[token] = (number, parameters["return_url"], biz["quit_url"] as? String)
         let subject = Self.escape(trades[number]?.subject ?? "")
         let form = { (action: String, label: String) in
             """
@@ -393,7 +393,9 @@ public actor AlipaySandbox {
             return Self.page(status: 400, title: "页面已失效", body: "<p>This cashier page has expired.</p>")
         }
         guard fields["action"] == "pay" else {
-            return entry.returnURL.map { Self.redirect($0) } ?? Self.page(status: 200, title: "已取消", body: "<p>Cancelled.</p>")
+            // The payer leaves: to quit_url when the merchant gave one (wap pay), else back to return_url.
+            return (entry.quitURL ?? entry.returnURL).map { Self.redirect($0) }
+                ?? Self.page(status: 200, title: "已取消", body: "<p>Cancelled.</p>")
         }
         _ = pay(outTradeNo: entry.outTradeNo, outcome: .success)
         trade = trades[entry.outTradeNo] ?? trade

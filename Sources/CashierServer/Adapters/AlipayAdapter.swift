@@ -55,6 +55,9 @@ struct AlipayAdapter: CounterCollector {
         case .alipayWap, .alipayPage:
             let apiMethod = payment.method == .alipayWap ? "alipay.trade.wap.pay" : "alipay.trade.page.pay"
             let returnURL = request.return_url ?? ""
+            var extras = extras
+            // The wap cashier's way back for a payer who gives up: the same page, which asks how it went.
+            if payment.method == .alipayWap { extras.quitURL = returnURL }
             let url = try client.paymentPageURL(
                 method: apiMethod, outTradeNo: payment.outTradeNo, total: payment.amount, subject: order.description,
                 notifyURL: notifyURL, returnURL: returnURL, extras: extras)
