@@ -80,7 +80,7 @@ enum AlipayCommands {
     static let orderString = Command(
         name: "order-string",
         summary: "Print the signed order string for the Alipay SDK (alipay.trade.app.pay).",
-        discussion: "stdin: biz_content JSON (out_trade_no, total_amount, subject, …).",
+        discussion: "stdin: biz_content JSON (out_trade_no, total_amount, subject, product_code QUICK_MSECURITY_PAY, …), signed as given.",
         options: [
             .value("app-id", "ID", "The Alipay app id.", required: true),
             .secret("private-key", "The app private key: PEM, or bare base64 as the Alipay console shows it.", required: true),

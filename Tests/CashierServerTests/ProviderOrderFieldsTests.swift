@@ -155,6 +155,14 @@ import Testing
         #expect(alipayBooks.sent["timeout_express"] == "14m" || alipayBooks.sent["timeout_express"] == "15m")
         #expect(alipayBooks.sent["passback_params"] == "%7B%22shop%22%3A%22east%22%7D")
         #expect(alipayBooks.sent["goods_detail"] == #"[{"goods_id":"item-1","goods_name":"Latte","price":"28.00","quantity":2}]"#)
+
+        // Alipay app pay names its product (QUICK_MSECURITY_PAY), as the documentation requires.
+        let app = try await order(metadata: [:])
+        let started = try await fixture.call("POST", "/v1/orders/\(app.id)/payments", json: ["method": "alipay.app"])
+        let orderString = try #require(started.object["order_string"] as? String)
+        #expect(await fixture.sandbox.alipay.payOrderString(orderString, outcome: .success)["resultStatus"] == "9000")
+        let appBooks = try #require(await fixture.sandbox.alipay.ledger().first { $0.out_trade_no == app.number })
+        #expect(appBooks.sent["product_code"] == "QUICK_MSECURITY_PAY")
         await fixture.stop()
     }
 }

@@ -67,7 +67,7 @@ public actor AlipaySandbox {
     /// `auth_code`, when the merchant sent them.
     static func sentFields(_ biz: [String: Any]) -> [String: String] {
         var sent: [String: String] = [:]
-        for name in ["timeout_express", "time_expire", "passback_params", "auth_code", "quit_url"] {
+        for name in ["timeout_express", "time_expire", "passback_params", "auth_code", "quit_url", "product_code"] {
             if let value = biz[name] as? String { sent[name] = value }
         }
         if let goods = biz["goods_detail"], let data = try? JSONSerialization.data(withJSONObject: goods, options: [.sortedKeys]) {

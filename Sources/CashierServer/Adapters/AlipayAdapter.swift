@@ -68,6 +68,7 @@ struct AlipayAdapter: CounterCollector {
         case .alipayApp:
             let fields: [String: Any] = [
                 "out_trade_no": payment.outTradeNo, "total_amount": payment.amount.decimalString, "subject": order.description,
+                "product_code": "QUICK_MSECURITY_PAY",  // app pay's product, which Alipay's documentation requires
             ]
             let biz = String(
                 decoding: try JSONSerialization.data(
