@@ -109,7 +109,7 @@ extension ConfigurationFile {
             // Adyen's webhooks (POST /notify/adyen) are read when their HMAC key is given.
             if adyen["hmac_key_env"] != nil || adyen["hmac_key_file"] != nil || adyen["hmac_key"] != nil {
                 let hmacKey = try reader.secret(adyen, "hmac_key", "applepay.adyen.")
-                guard hmacKey.count >= 2, hmacKey.count.isMultiple(of: 2), hmacKey.allSatisfy(\.isHexDigit) else {
+                guard (try? ApplePay.AdyenNotification.checkKey(hmacKey)) != nil else {
                     throw Problem(
                         path: "applepay.adyen.hmac_key",
                         reason: "is not hex: copy the webhook's HMAC key from Customer Area → Developers → Webhooks")

@@ -127,6 +127,11 @@ extension ApplePay {
                 value: value, currency: amount?["currency"] as? String, reason: text("reason"))
         }
 
+        /// Throws unless `hmacKey` is a usable HMAC key (non-empty hex).
+        public static func checkKey(_ hmacKey: String) throws {
+            _ = try key(hmacKey)
+        }
+
         private static func key(_ hmacKey: String) throws -> HMACKey {
             guard let bytes = try? Hex.decode(hmacKey), !bytes.isEmpty else {
                 throw PaymentError(

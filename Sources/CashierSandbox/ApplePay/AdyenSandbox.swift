@@ -32,8 +32,7 @@ public final class AdyenSandbox: Sendable {
 
     /// Sends standard webhooks to `url`, each item signed with `hmacKey` (hex), from now on.
     public func sendWebhooks(to url: String, hmacKey: String) throws {
-        _ = try ApplePay.AdyenNotification(eventCode: "", success: true, pspReference: "", merchantAccountCode: "", merchantReference: "")
-            .signature(hmacKey: hmacKey)
+        try ApplePay.AdyenNotification.checkKey(hmacKey)
         webhook.withLock { $0 = (url, hmacKey) }
     }
 

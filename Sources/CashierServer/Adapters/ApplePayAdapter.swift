@@ -66,9 +66,9 @@ struct ApplePayAdapter: PaymentAdapter {
             }
         }
         guard refund.status == .succeeded, !refundAnswerIsFinal else { return .notFound }
-        guard configuration.processor.looksUpRefunds, let id = refund.providerRefundID,
-            let state = try await configuration.processor.refundStatus(id)
-        else { return .processing }
+        guard processor.looksUpRefunds, let id = refund.providerRefundID, let state = try await processor.refundStatus(id) else {
+            return .processing  // Adyen's webhook will say
+        }
         switch state {
         case .succeeded(let reference): return .succeeded(providerRefundID: reference)
         case .pending: return .processing
