@@ -1,7 +1,7 @@
-public import Foundation
+import Foundation
 
 #if canImport(FoundationNetworking)
-    public import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension CashierClient {

@@ -56,7 +56,9 @@ import Testing
             router.add("GET", "/file/{size}") { _, parameters in
                 let size = Int(parameters["size"] ?? "") ?? 0
                 let path = Scratch.url("http-file-\(UUID().uuidString)").path
-                FileManager.default.createFile(atPath: path, contents: Fixture.content(size))
+                guard FileManager.default.createFile(atPath: path, contents: Fixture.content(size)) else {
+                    return .text("could not write \(path)", status: 500)
+                }
                 return .file(path, headers: ["Content-Type": "text/csv; charset=utf-8", "X-Path": path])
             }
             router.add("GET", "/missing-file") { _, _ in .file("/nonexistent/cashier-\(UUID().uuidString)", headers: [:]) }

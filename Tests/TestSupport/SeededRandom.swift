@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A small deterministic generator (SplitMix64), so a randomised test can be run again exactly:
 /// the test prints its seed, and `CASHIER_TEST_SEED=<seed>` replays it.

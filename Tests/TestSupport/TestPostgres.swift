@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The throwaway PostgreSQL cluster `scripts/with-pg` starts around `make test`.
 public enum TestPostgres {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Work that blocks or burns CPU for a while — key generation, a blocking connect — run on a new
 /// thread while the caller waits without holding one of Swift's few cooperative threads (on a

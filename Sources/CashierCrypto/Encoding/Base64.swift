@@ -64,7 +64,7 @@ public enum Base64 {
             var letters = 0
             var padding = 0
             var failure: CryptoError?
-            let bytes = try [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { output, written in
+            let bytes = [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { output, written in
                 written = 0
                 // Whole groups of four letters (all of a signature but its end) go four at a time.
                 var next = 0
