@@ -119,7 +119,7 @@ enum SandboxCommand {
         io.write("Stripe API (Apple Pay) \(sandbox.stripeURL.absoluteString)  (stripe.api_base; any sk_test_… key)\n")
         io.write("Adyen Checkout API     \(sandbox.adyenURL.absoluteString)  (the SDK services' baseUrl; any X-API-Key)\n")
         let adyenWebhook = sandbox.baseURL.appendingPathComponent("sandbox/adyen/webhook").absoluteString
-        io.write("Adyen webhooks         POST \(adyenWebhook) {\"url\":…,\"hmac_key\":…}  (signed REFUND webhooks from then on)\n")
+        io.write("Adyen webhooks         POST \(adyenWebhook) {\"url\":…,\"hmac_key\":…}  (signed webhooks from then on)\n")
         io.write("payer API              POST \(payer)\n")
         try await readyFile?.write(
             [

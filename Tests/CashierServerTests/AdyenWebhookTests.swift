@@ -15,8 +15,11 @@ import Testing
     static let hmacKey = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
 
     /// A world whose Apple Pay goes through the sandbox's Adyen, which sends its webhooks to instance 0.
-    static func world(_ backend: MoneyWorld.Backend) async throws -> MoneyWorld {
+    static func world(_ backend: MoneyWorld.Backend, capture: MerchantConfiguration.ApplePay.Capture = .automatic) async throws
+        -> MoneyWorld
+    {
         let world = try await MoneyWorld(backend) { configuration in
+            configuration.applePay?.capture = capture
             guard let port = configuration.wechat?.baseURL.port else { return }
             configuration.applePay?.processor = ApplePay.AdyenProcessor(
                 apiKey: "AQE_world", merchantAccount: "CashierWorld", baseURL: URL(string: "http://127.0.0.1:\(port)/adyen/v72")!)
@@ -143,6 +146,31 @@ import Testing
         #expect(genuine.status == 200 && String(decoding: genuine.body, as: UTF8.self) == "[accepted]")
         #expect(try await world.store.refunds(orderID: id).first?.status == .failed)
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 0)
+        await world.stop()
+    }
+
+    /// Captures and cancels are answered at once by Adyen's API; their webhooks (`CAPTURE`,
+    /// `CANCELLATION`) are acknowledged and change nothing.
+    @Test(.timeLimit(.minutes(2))) func captureAndCancellationWebhooksAreAcknowledged() async throws {
+        let world = try await Self.world(.sqlite, capture: .manual)
+        let captured = try await world.paidByApplePay("30.00")
+        let voided = try await world.paidByApplePay("12.00")
+        #expect(try await world.call("POST", "/v1/orders/\(captured)/capture", json: [:]).status == 200)
+        #expect(try await world.call("POST", "/v1/orders/\(voided)/void", json: [:]).status == 200)
+        let before = [try await world.orderJSON(captured), try await world.orderJSON(voided)].map { "\($0["status"] ?? "")" }
+        #expect(before == ["paid", "refunded"])
+        let payment = try #require(try await world.store.payments(orderID: captured).first { $0.status == .succeeded })
+        let keys =
+            ["cashier_\(payment.id)_capture"] + (try await world.store.refunds(orderID: voided).map { "cashier_\($0.outRefundNo)_void" })
+        #expect(keys.count == 2)
+        for key in keys {
+            #expect(
+                await eventually { await world.sandbox.delivery.attempts(for: key).contains { $0.acknowledged } }, "\(key) acknowledged")
+        }
+        let after = [try await world.orderJSON(captured), try await world.orderJSON(voided)].map { "\($0["status"] ?? "")" }
+        #expect(after == before)
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
         await world.stop()
     }
 

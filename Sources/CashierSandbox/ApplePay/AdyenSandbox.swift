@@ -14,8 +14,9 @@ import Synchronization
 ///
 /// Like Adyen, it sends standard webhooks signed with an HMAC key once a merchant sets them up
 /// (``sendWebhooks(to:hmacKey:)``, or `POST /sandbox/adyen/webhook` — Adyen's Customer Area does
-/// the same): a `REFUND` item for every refund it accepts, `success` `"false"` when the refund
-/// outcome (`POST /sandbox/refund_outcome`) says it fails later, in which case no money moves.
+/// the same): an item for every modification it accepts (`REFUND`, `CAPTURE`, `CANCELLATION`,
+/// `CANCEL_OR_REFUND`), a refund's with `success` `"false"` when the refund outcome
+/// (`POST /sandbox/refund_outcome`) says it fails later, in which case no money moves.
 public final class AdyenSandbox: Sendable {
     public let core: ProcessorSandbox
     private let delivery: NotificationDelivery
@@ -203,14 +204,15 @@ public final class AdyenSandbox: Sendable {
         ]
         if let reference = body["reference"] { answer["reference"] = reference }
         if let amount { answer["amount"] = ["currency": amount.currency.code, "value": amount.minorUnits] }
-        if kind == "refund", let amount {
-            let failed = outcome != .succeed
-            announce(
-                ApplePay.AdyenNotification(
-                    eventCode: "REFUND", success: !failed, pspReference: reference, originalReference: entry.reference,
-                    merchantAccountCode: account, merchantReference: body["reference"] as? String ?? "", value: amount.minorUnits,
-                    currency: amount.currency.code, reason: failed ? "Refund failed: the card account is closed" : ""))
-        }
+        // Each modification's outcome follows by webhook, as Adyen sends it.
+        let event = ["refund": "REFUND", "capture": "CAPTURE", "cancel": "CANCELLATION", "reversal": "CANCEL_OR_REFUND"][kind] ?? kind
+        let failed = kind == "refund" && outcome != .succeed
+        let value = amount ?? entry.amount
+        announce(
+            ApplePay.AdyenNotification(
+                eventCode: event, success: !failed, pspReference: reference, originalReference: entry.reference,
+                merchantAccountCode: account, merchantReference: body["reference"] as? String ?? "", value: value.minorUnits,
+                currency: value.currency.code, reason: failed ? "Refund failed: the card account is closed" : ""))
         return .json(object: answer, status: 201)
     }
 
