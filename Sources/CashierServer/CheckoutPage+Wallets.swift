@@ -103,23 +103,26 @@ extension CheckoutPage {
         guard var body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
             let secret = body["client_secret"] as? String
         else { return .error(status: 400, code: "invalid_request", message: #"expected a JSON object with "client_secret""#) }
-        guard (try? await visit(request, id: id, fields: ["client_secret": secret])) != nil else {
+        guard let visit = try? await visit(request, id: id, fields: ["client_secret": secret]) else {
             return .error(status: 404, code: "not_found", message: "no order \(id) for this client secret")
         }
         switch step {
         case "request":
             body = ["method": PaymentMethod.applePay.rawValue, "client_secret": secret]
-            return await api.startPayment(appRequest("/v1/orders/\(id)/payments", body), id: id)
-        case "session": return await api.applePaySession(appRequest("/v1/applepay/sessions", body))
-        case "update": return await api.updateApplePaySheet(appRequest("/v1/orders/\(id)/payments/applepay/update", body), id: id)
-        case "authorize": return await api.authorizeApplePay(appRequest("/v1/orders/\(id)/payments/applepay/authorize", body), id: id)
+            return await api.startPayment(appRequest("/v1/orders/\(id)/payments", body, for: visit), id: id)
+        case "session": return await api.applePaySession(appRequest("/v1/applepay/sessions", body, for: visit))
+        case "update":
+            return await api.updateApplePaySheet(appRequest("/v1/orders/\(id)/payments/applepay/update", body, for: visit), id: id)
+        case "authorize":
+            return await api.authorizeApplePay(appRequest("/v1/orders/\(id)/payments/applepay/authorize", body, for: visit), id: id)
         default: return .error(status: 404, code: "not_found", message: "no such step: request, session, update or authorize")
         }
     }
 
-    /// A request to the API as the app would send it: the publishable key, the body as JSON.
-    func appRequest(_ path: String, _ body: [String: Any]) -> HTTPServerRequest {
-        api.request(path, body, key: configuration.publishableKey)
+    /// A request to the API as the app would send it for the visit's payer: the publishable key,
+    /// the body as JSON, and where the payer's own request came from.
+    func appRequest(_ path: String, _ body: [String: Any], for visit: Visit) -> HTTPServerRequest {
+        api.request(path, body, key: configuration.publishableKey, from: visit.request)
     }
 
     enum Started {
@@ -131,9 +134,7 @@ extension CheckoutPage {
     func start(_ visit: Visit, _ body: [String: Any]) async -> Started {
         var body = body
         body["client_secret"] = visit.order.clientSecret
-        // The API's request is made here, not by the payer's browser: it carries their address.
-        if let address = visit.payerAddress, RequestBounds.isIPAddress(address) { body["client_ip"] = address }
-        let response = await api.startPayment(appRequest("/v1/orders/\(visit.order.id)/payments", body), id: visit.order.id)
+        let response = await api.startPayment(appRequest("/v1/orders/\(visit.order.id)/payments", body, for: visit), id: visit.order.id)
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
         guard response.status == 200 else {
             let message = (object["error"] as? [String: Any])?["message"] as? String ?? "HTTP \(response.status)"

@@ -63,9 +63,9 @@ struct CheckoutPage: Sendable {
         let returnURL: String?
         /// The link's own `return_url`, passed along (nil when the order has its own).
         let linkReturnURL: String?
-        /// The payer's address (the socket's peer, or past trusted proxies), sent to the provider
-        /// as the app's `client_ip` would be: WeChat Pay's H5 checks it against the payer's phone.
-        let payerAddress: String?
+        /// The payer's own request: the API requests the page makes for the payer come from it, so
+        /// the API finds the payer's address as it does for an app (WeChat Pay's H5 checks it).
+        let request: HTTPServerRequest
     }
 
     enum Refusal: Error {
@@ -89,9 +89,7 @@ struct CheckoutPage: Sendable {
         return Visit(
             order: order, text: CheckoutText(acceptLanguage: request.headers["Accept-Language"]),
             device: PayerDevice(userAgent: request.headers["User-Agent"]), returnURL: order.returnURL ?? linkReturn,
-            linkReturnURL: linkReturn,
-            payerAddress: configuration.trustedProxies.clientAddress(
-                remote: request.remoteAddress, forwardedFor: request.headers["X-Forwarded-For"]))
+            linkReturnURL: linkReturn, request: request)
     }
 
     /// The page for a refused visit: the same "no such order" for a wrong id and a wrong secret.

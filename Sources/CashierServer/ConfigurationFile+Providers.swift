@@ -40,10 +40,10 @@ extension ConfigurationFile {
             guard let site = site as? [String: Any] else {
                 throw Problem(path: path + "h5_site", reason: #"must be an object: {"url": "https://m.example.com", "name": "Example"}"#)
             }
-            configuration.h5Site = .init(
-                url: try reader.url(site, "url", path + "h5_site.")?.absoluteString ?? "",
-                name: try reader.string(site, "name", path + "h5_site.")!)
-            if configuration.h5Site?.url.isEmpty == true { throw Problem(path: path + "h5_site.url", reason: "is required") }
+            guard let url = try reader.url(site, "url", path + "h5_site.") else {
+                throw Problem(path: path + "h5_site.url", reason: "is required")
+            }
+            configuration.h5Site = .init(url: url.absoluteString, name: try reader.string(site, "name", path + "h5_site.")!)
         }
         return configuration
     }

@@ -40,13 +40,8 @@ extension MerchantAPI {
     /// The refund a modification's reference names (`cashier_{out_refund_no}_refund`, as
     /// ``ApplePayAdapter`` sends it), when it is one of this server's for the payment Adyen names.
     private func refund(for item: ApplePay.AdyenNotification) async throws -> (StoredRefund, StoredPayment)? {
-        let prefix = "cashier_"
-        let suffix = "_refund"
-        guard item.merchantReference.hasPrefix(prefix), item.merchantReference.hasSuffix(suffix),
-            item.merchantReference.count > prefix.count + suffix.count
-        else { return nil }
-        let number = String(item.merchantReference.dropFirst(prefix.count).dropLast(suffix.count))
-        guard let refund = try await store.refund(outRefundNo: number), let payment = try await store.payment(id: refund.paymentID),
+        guard let number = Self.refundNumber(inProcessorKey: item.merchantReference, "refund"),
+            let refund = try await store.refund(outRefundNo: number), let payment = try await store.payment(id: refund.paymentID),
             payment.method == .applePay, item.originalReference == nil || item.originalReference == payment.transactionID
         else { return nil }
         return (refund, payment)

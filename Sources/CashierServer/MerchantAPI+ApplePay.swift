@@ -46,6 +46,14 @@ extension MerchantAPI {
     /// The idempotency key of a processor call for a refund record (a refund, or money released).
     static func processorKey(_ refund: StoredRefund, _ operation: String) -> String { "cashier_\(refund.outRefundNo)_\(operation)" }
 
+    /// The refund number in a processor key made by `processorKey(refund, operation)` for
+    /// `operation` (what Adyen's webhooks name as the modification's `merchantReference`).
+    static func refundNumber(inProcessorKey key: String, _ operation: String) -> String? {
+        let (prefix, suffix) = ("cashier_", "_" + operation)
+        guard key.hasPrefix(prefix), key.hasSuffix(suffix), key.count > prefix.count + suffix.count else { return nil }
+        return String(key.dropFirst(prefix.count).dropLast(suffix.count))
+    }
+
     /// Apple Pay asked of a server without it: a method not configured (422).
     static let applePayNotConfigured = HTTPServerResponse.error(
         status: 422, code: "invalid_request", message: "Apple Pay is not configured on this server")

@@ -260,12 +260,17 @@ struct MerchantAPI: Sendable {
 
     /// A request to this API made on a caller's behalf — a dashboard form (the secret key), the
     /// checkout page (the publishable key) — so it goes through the same handlers, checks and answers.
-    func request(_ path: String, _ body: [String: Any], key: String) -> HTTPServerRequest {
+    /// `from` is the caller's own request: its peer and `X-Forwarded-For` come along, so the API
+    /// finds the caller's address (a payment's `client_ip`) as it does for a direct call.
+    func request(_ path: String, _ body: [String: Any], key: String, from caller: HTTPServerRequest? = nil) -> HTTPServerRequest {
         var headers = HTTPHeaders()
         headers.add("Authorization", "Bearer \(key)")
         headers.add("Content-Type", "application/json")
+        if let forwardedFor = caller?.headers["X-Forwarded-For"] { headers.add("X-Forwarded-For", forwardedFor) }
         let data = (try? JSONSerialization.data(withJSONObject: body)) ?? Data()
-        return HTTPServerRequest(method: "POST", path: path, headers: headers, body: Array(data))
+        var request = HTTPServerRequest(method: "POST", path: path, headers: headers, body: Array(data))
+        request.remoteAddress = caller?.remoteAddress
+        return request
     }
 
     static func failure(_ error: any Error) -> HTTPServerResponse {

@@ -378,36 +378,33 @@ public final class StripeSandbox: Sendable {
         }
         let minor = fields["amount"].flatMap { Int64($0) } ?? (entry.captured.minorUnits - entry.refunded.minorUnits)
         let amount = Money(minorUnits: minor, currency: entry.amount.currency)
+        var object: [String: Any] = [
+            "object": "refund", "amount": minor, "currency": entry.amount.currency.code.lowercased(), "payment_intent": id,
+            "charge": "ch_" + id.dropFirst(3), "status": "succeeded", "created": Int(Date().timeIntervalSince1970),
+            "metadata": Self.metadata(fields),
+        ]
         switch refundOutcome.withLock({ $0 }) {
-        case .succeed: break
+        case .succeed:
+            let result = try? await core.processor.refund(id, amount: amount, idempotencyKey: UUID().uuidString)
+            guard case .succeeded(let refund) = result else {
+                let reason: String = if case .refused(let text) = result { text } else { "the refund failed" }
+                let code = entry.refunded == entry.captured && entry.captured.isPositive ? "charge_already_refunded" : "amount_too_large"
+                return Self.error(400, "invalid_request_error", code, reason, param: "amount")
+            }
+            object["id"] = refund
+            keep(refund: refund, object)
         case .refuse:
             return Self.error(400, "invalid_request_error", "balance_insufficient", "Insufficient funds in Stripe balance to refund")
         case .failLater:
             // Pending now; failed when asked again. The card never gets the money.
             let refund = "re_" + SecureRandom.alphanumeric(count: 24)
-            var object: [String: Any] = [
-                "id": refund, "object": "refund", "amount": minor, "currency": entry.amount.currency.code.lowercased(),
-                "payment_intent": id, "charge": "ch_" + id.dropFirst(3), "status": "failed",
-                "failure_reason": "expired_or_canceled_card", "created": Int(Date().timeIntervalSince1970),
-                "metadata": Self.metadata(fields),
-            ]
+            object["id"] = refund
+            object["status"] = "failed"
+            object["failure_reason"] = "expired_or_canceled_card"
             keep(refund: refund, object)
             object["status"] = "pending"
             object["failure_reason"] = nil
-            return .json(object: object)
         }
-        let result = try? await core.processor.refund(id, amount: amount, idempotencyKey: UUID().uuidString)
-        guard case .succeeded(let refund) = result else {
-            let reason: String = if case .refused(let text) = result { text } else { "the refund failed" }
-            let code = entry.refunded == entry.captured && entry.captured.isPositive ? "charge_already_refunded" : "amount_too_large"
-            return Self.error(400, "invalid_request_error", code, reason, param: "amount")
-        }
-        let object: [String: Any] = [
-            "id": refund, "object": "refund", "amount": minor, "currency": entry.amount.currency.code.lowercased(), "payment_intent": id,
-            "charge": "ch_" + id.dropFirst(3), "status": "succeeded", "created": Int(Date().timeIntervalSince1970),
-            "metadata": Self.metadata(fields),
-        ]
-        keep(refund: refund, object)
         return .json(object: object)
     }
 

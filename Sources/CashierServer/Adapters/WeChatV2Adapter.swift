@@ -90,11 +90,12 @@ struct WeChatV2Adapter: CounterCollector {
         }
     }
 
-    /// The site H5 orders name: the configured one, or this server's address (a sub-merchant's name).
+    /// The site H5 orders name: the configured one, or this server's address under its host name
+    /// (a sub-merchant's, under the sub-merchant's name).
     var h5Site: WeChatPay.V2.UnifiedOrder.H5Site {
-        if let site = configuration.h5Site, subMerchant == nil { return site }
         let base = notifyBase()
-        return .init(url: base, name: subMerchant?.name ?? configuration.h5Site?.name ?? URL(string: base)?.host ?? base)
+        if let sub = subMerchant { return .init(url: base, name: sub.name) }
+        return configuration.h5Site ?? .init(url: base, name: URL(string: base)?.host ?? base)
     }
 
     func checkPaymentCode(_ code: String) throws {
