@@ -114,6 +114,9 @@ enum ApplePayCommands {
         } catch {
             throw CommandFailure("--amount/--currency: \(error)", status: 2)
         }
+        guard amount.minorUnits >= 0 else {
+            throw CommandFailure("--amount must not be negative: an Apple Pay token authorises what the payer pays", status: 2)
+        }
         let applicationData = try arguments.value("application-data").map { text in
             guard let bytes = try? Hex.decode(text) else { throw CommandFailure("--application-data must be hex", status: 2) }
             return bytes

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Grammar: `cashier <command> [<subcommand> …] [--option VALUE | --option=VALUE | --flag …]`.
 /// `--help` (or `-h`, or `help` as a command) prints the help of the deepest command named so
-/// far. Exit status: what the command returns (0 success, 1 a check failed), 2 for usage errors.
+/// far. Exit status: what the command returns (0 success, 1 a check failed), 2 for usage errors —
+/// among them a command group named without one of its commands (`cashier`, `cashier wechat`).
 public enum CommandLineTool {
     /// Exit status for a command line that could not be understood.
     public static let usageError: Int32 = 2
@@ -35,9 +36,11 @@ public enum CommandLineTool {
             return 0
         }
         guard let action = command.action else {
+            // A group named without one of its commands is a usage error: a script that left the
+            // command out must not read success. The help goes to stderr so stdout stays empty.
             if remaining.isEmpty {
-                io.write(command.help(path: path))
-                return 0
+                io.writeError("error: '\(path.joined(separator: " "))' needs a command\n\n" + command.help(path: path))
+                return usageError
             }
             return fail("'\(path.joined(separator: " "))' needs a command", path: path, io: io)
         }

@@ -49,6 +49,8 @@ import Testing
         #expect((#expect(throws: PaymentError.self) { try strict.decrypt(token) })?.details == "chain")
         let (badAmount, _) = try await send("POST", tokenURL, Data(#"{"amount":"1.001","currency":"CNY"}"#.utf8))
         #expect(badAmount == 400)
+        let (negative, negativeBody) = try await send("POST", tokenURL, Data(#"{"amount":"-1.00","currency":"CNY"}"#.utf8))
+        #expect(negative == 400 && String(decoding: negativeBody, as: UTF8.self).contains("not negative"))
         await sandbox.stop()
     }
 }

@@ -96,4 +96,22 @@ import Testing
             (#expect(throws: PaymentError.self) { try payment.check(total: Money(minorUnits: 12_76, currency: .cny)) })?.code
                 == .amountMismatch)
     }
+
+    /// Apple signs what the payer pays: the minter makes no token for a negative amount, and a
+    /// decrypted payload that claims one is not Apple's payment data.
+    @Test func aNegativeAmountIsNeverAToken() throws {
+        let refused = #expect(throws: PaymentError.self) {
+            _ = try Self.minter.mint(for: Self.ecMerchant, amount: Money(minorUnits: -1, currency: .cny))
+        }
+        #expect(refused?.code == .invalidRequest)
+        _ = try Self.minter.mint(for: Self.ecMerchant, amount: Money(minorUnits: 0, currency: .cny))
+        func payload(_ amount: String) -> Data {
+            Data(
+                #"{"applicationPrimaryAccountNumber":"4111111111111111","applicationExpirationDate":"291231","currencyCode":"156","transactionAmount":\#(amount),"deviceManufacturerIdentifier":"040010030273","paymentDataType":"3DSecure","paymentData":{"onlinePaymentCryptogram":"AgAAAAAABk4DWZ4C28yUQAAAAAA="}}"#
+                    .utf8)
+        }
+        #expect(ApplePay.DecryptedPayment(json: payload("1275"))?.transactionAmount == 1275)
+        #expect(ApplePay.DecryptedPayment(json: payload("0"))?.transactionAmount == 0)
+        #expect(ApplePay.DecryptedPayment(json: payload("-1275")) == nil)
+    }
 }

@@ -50,6 +50,15 @@ import Testing
         #expect(untrusted.status == 1 && untrusted.stderr.contains("chain:"))
     }
 
+    @Test func mintRefusesANegativeAmountAndWritesNothing() async throws {
+        let folder = Scratch.url("applepay-mint-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let minted = await CapturedIO.run(["applepay", "mint", "--out", folder, "--amount", "-1.00"])
+        #expect(minted.status == 2)
+        #expect(minted.stderr.contains("--amount must not be negative"))
+        #expect(!FileManager.default.fileExists(atPath: folder))
+    }
+
     @Test func requestChecksTheRules() async throws {
         let good = """
             {"countryCode":"CN","currencyCode":"CNY","supportedNetworks":["chinaUnionPay","visa"],

@@ -5,13 +5,27 @@ import Testing
 
 @Suite struct CommandLineToolTests {
     @Test func rootHelpListsEveryCommand() async {
-        for arguments in [["--help"], ["-h"], ["help"], []] {
+        for arguments in [["--help"], ["-h"], ["help"]] {
             let result = await CapturedIO.run(arguments)
             #expect(result.status == 0)
             #expect(result.stdout.contains("Usage: cashier <command>"))
             for command in CashierTool.root.subcommands {
                 #expect(result.stdout.contains("  \(command.name)"), "\(command.name) missing from help")
             }
+        }
+    }
+
+    /// `cashier` alone, or a group such as `cashier wechat` alone, did nothing: that is a usage
+    /// error (exit 2, the help on stderr, nothing on stdout), so a script missing its command fails.
+    @Test func aGroupWithoutACommandIsAUsageError() async {
+        let groups = [[]] + CashierTool.root.subcommands.filter { $0.action == nil }.map { [$0.name] }
+        #expect(groups.count >= 3)
+        for path in groups {
+            let result = await CapturedIO.run(path)
+            #expect(result.status == 2, "\(path)")
+            #expect(result.stdout.isEmpty, "\(path)")
+            #expect(result.stderr.contains("needs a command"), "\(path)")
+            #expect(result.stderr.contains("Usage: " + (["cashier"] + path).joined(separator: " ")), "\(path)")
         }
     }
 

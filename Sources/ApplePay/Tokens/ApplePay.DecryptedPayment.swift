@@ -53,7 +53,7 @@ extension ApplePay {
 
         /// Reads Apple's payment data JSON (what ``TokenDecrypter`` decrypts): the same fields as
         /// `Decodable`, read with Cashier's `JSONReader` (`JSONSerialization` costs more than the ECDH here).
-        /// `transactionAmount` must be a whole number as written.
+        /// `transactionAmount` must be a whole number as written, and not negative.
         /// - Returns: `nil` when a required field is missing or has the wrong type.
         public init?(json: Data) {
             self.init(json: Array(json))
@@ -64,7 +64,7 @@ extension ApplePay {
             guard let object = try? JSONReader.parse(json),
                 let account = object["applicationPrimaryAccountNumber"]?.string,
                 let expiry = object["applicationExpirationDate"]?.string, let currency = object["currencyCode"]?.string,
-                let amount = object["transactionAmount"]?.int64,
+                let amount = object["transactionAmount"]?.int64, amount >= 0,
                 let device = object["deviceManufacturerIdentifier"]?.string, let type = object["paymentDataType"]?.string,
                 let data = object["paymentData"], case .object = data
             else { return nil }

@@ -132,8 +132,11 @@ public actor ApplePaySandbox {
             let amount: Money
             if let text = mint.amount {
                 guard let currency = try? Currency(code: mint.currency ?? orderTotal?.currency.code ?? "CNY"),
-                    let parsed = try? Money(decimal: text, currency: currency)
-                else { return .error(status: 400, code: "invalid_amount", message: "amount must be a decimal string in the currency") }
+                    let parsed = try? Money(decimal: text, currency: currency), parsed.minorUnits >= 0
+                else {
+                    return .error(
+                        status: 400, code: "invalid_amount", message: "amount must be a decimal string in the currency, not negative")
+                }
                 amount = parsed  // may differ from the order's: that is how a wrong-amount token is made
             } else if let orderTotal {
                 amount = orderTotal

@@ -43,9 +43,13 @@ public struct ApplePayTokenMinter: Sendable {
 
     /// A token for the merchant whose processing certificate is `certificate` (its public key
     /// is all a minter needs): EC_v1 for a P-256 key, RSA_v1 for an RSA key.
+    /// - Throws: `PaymentError.invalidRequest` for a negative amount, which Apple never signs.
     public func mint(
         for certificate: X509Certificate, amount: Money, card: Card = Card(), applicationData: [UInt8]? = nil, signedAt: Date = Date()
     ) throws -> ApplePay.PaymentToken {
+        guard amount.minorUnits >= 0 else {
+            throw PaymentError(.invalidRequest, provider: .applePay, "an Apple Pay token cannot authorise a negative amount (\(amount))")
+        }
         let payment = ApplePay.DecryptedPayment(
             applicationPrimaryAccountNumber: card.accountNumber, applicationExpirationDate: card.expiration,
             currencyCode: String(format: "%03d", amount.currency.numericCode), transactionAmount: amount.minorUnits,
