@@ -71,6 +71,7 @@ extension Dashboard {
             <td>\(HTMLText.escape(payment.method.rawValue))</td><td>\(HTMLText.escape(payment.provider.rawValue))</td>\
             <td><code>\(HTMLText.escape(payment.outTradeNo))</code></td><td class="amount">\(Self.format(payment.amount))</td>\
             <td>\(HTMLText.escape(payment.status.rawValue))\(payment.id == order.settledPaymentID ? " (paid the order)" : "")\
+            \(payment.capture == .failed ? " <span class=\"badge failed\">capture failed</span>" : "")\
             \(payment.refundRequired ? " <span class=\"badge failed\">refund required</span>" : "")</td>\
             <td class="amount">\(Self.format(payment.refunded))</td><td>\(payment.refundRequired ? """
                 <form method="post" action="/dashboard/payments/\(HTMLText.escape(payment.id))/refund" class="inline">\

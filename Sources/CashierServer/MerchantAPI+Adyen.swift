@@ -40,34 +40,33 @@ extension MerchantAPI {
     /// The refund a modification's reference names (`cashier_{out_refund_no}_refund`, as
     /// ``ApplePayAdapter`` sends it), when it is one of this server's for the payment Adyen names.
     private func refund(for item: ApplePay.AdyenNotification) async throws -> (StoredRefund, StoredPayment)? {
-        guard let number = Self.refundNumber(inProcessorKey: item.merchantReference, "refund"),
+        guard let number = Self.recordNumber(inProcessorKey: item.merchantReference, "refund"),
             let refund = try await store.refund(outRefundNo: number), let payment = try await store.payment(id: refund.paymentID),
             payment.method == .applePay, item.originalReference == nil || item.originalReference == payment.transactionID
         else { return nil }
         return (refund, payment)
     }
 
-    /// One verified item: a refund's outcome recorded (and logged on its order); anything else
-    /// (authorisations, captures, reports) is acknowledged without a change — those are answered
-    /// at once by Adyen's API, which the server already recorded.
+    /// One verified item: a refund's outcome, or a capture's failure or recapture, recorded (and
+    /// logged on its order); anything else (authorisations, captures accepted, cancellations,
+    /// reports) is acknowledged without a change — those are answered at once by Adyen's API,
+    /// which the server already recorded.
     private func apply(_ item: ApplePay.AdyenNotification, bodyHash: String) async throws {
-        guard ["REFUND", "REFUND_FAILED", "REFUNDED_REVERSED"].contains(item.eventCode),
-            let (refund, payment) = try await refund(for: item)
-        else { return }
-        var fields = [
-            "event_code": item.eventCode, "success": item.success ? "true" : "false", "psp_reference": item.pspReference,
-            "out_refund_no": refund.outRefundNo,
-        ]
-        if let reason = item.reason, !reason.isEmpty { fields["reason"] = reason }
-        if let value = item.value, let currency = item.currency { fields["amount"] = "\(value) \(currency)" }
-        let sameValue = item.value == nil || item.value == refund.amount.minorUnits
-        let sameCurrency = item.currency == nil || item.currency == refund.amount.currency.code
-        guard sameValue && sameCurrency else {
-            // Adyen's word on another amount than this refund's: logged, not applied.
-            fields["refused"] = "the webhook's amount is not the refund's \(refund.amount.decimalString) \(refund.amount.currency.code)"
-            try await store.append(
-                EventRecord(kind: .notificationRefused, detail: Self.detail(fields), bodySHA256: bodyHash), to: payment.orderID,
-                now: clock.now())
+        switch item.eventCode {
+        case "REFUND", "REFUND_FAILED", "REFUNDED_REVERSED": try await applyRefundOutcome(item, bodyHash: bodyHash)
+        case "CAPTURE_FAILED": try await applyCaptureFailure(item, bodyHash: bodyHash)
+        case "CAPTURE" where !item.success: try await applyCaptureFailure(item, bodyHash: bodyHash)
+        case "CAPTURE" where item.reason?.range(of: "recaptured", options: .caseInsensitive) != nil:
+            try await applyRecapture(item, bodyHash: bodyHash)
+        default: return
+        }
+    }
+
+    private func applyRefundOutcome(_ item: ApplePay.AdyenNotification, bodyHash: String) async throws {
+        guard let (refund, payment) = try await refund(for: item) else { return }
+        var fields = Self.fields(of: item)
+        fields["out_refund_no"] = refund.outRefundNo
+        guard try await sameAmount(item, refund.amount, "the refund's", fields: fields, order: payment.orderID, bodyHash: bodyHash) else {
             return
         }
         try await store.append(
@@ -79,5 +78,28 @@ extension MerchantAPI {
             let words = item.reason.flatMap { $0.isEmpty ? nil : $0 } ?? (item.eventCode == "REFUND" ? "refused" : "reported")
             try await finish(refund, .failed("Adyen \(item.eventCode): \(words)"))
         }
+    }
+
+    /// What an order's log keeps of an Adyen item.
+    static func fields(of item: ApplePay.AdyenNotification) -> [String: String] {
+        var fields = ["event_code": item.eventCode, "success": item.success ? "true" : "false", "psp_reference": item.pspReference]
+        if let reason = item.reason, !reason.isEmpty { fields["reason"] = reason }
+        if let value = item.value, let currency = item.currency { fields["amount"] = "\(value) \(currency)" }
+        return fields
+    }
+
+    /// Whether the item is about `amount` (or names none). Adyen's word on another amount is
+    /// logged on the order as refused, and not applied.
+    func sameAmount(
+        _ item: ApplePay.AdyenNotification, _ amount: Money, _ whose: String, fields: [String: String], order: String, bodyHash: String
+    ) async throws -> Bool {
+        let sameValue = item.value == nil || item.value == amount.minorUnits
+        let sameCurrency = item.currency == nil || item.currency == amount.currency.code
+        if sameValue && sameCurrency { return true }
+        var fields = fields
+        fields["refused"] = "the webhook's amount is not \(whose) \(amount.decimalString) \(amount.currency.code)"
+        try await store.append(
+            EventRecord(kind: .notificationRefused, detail: Self.detail(fields), bodySHA256: bodyHash), to: order, now: clock.now())
+        return false
     }
 }

@@ -1,5 +1,6 @@
 import ApplePay
 import Cashier
+import CashierCrypto
 import CashierHTTP
 import CashierStore
 import Foundation
@@ -46,12 +47,19 @@ extension MerchantAPI {
     /// The idempotency key of a processor call for a refund record (a refund, or money released).
     static func processorKey(_ refund: StoredRefund, _ operation: String) -> String { "cashier_\(refund.outRefundNo)_\(operation)" }
 
-    /// The refund number in a processor key made by `processorKey(refund, operation)` for
-    /// `operation` (what Adyen's webhooks name as the modification's `merchantReference`).
-    static func refundNumber(inProcessorKey key: String, _ operation: String) -> String? {
+    /// The record in a processor key made by `processorKey(_:_:)` for `operation`: a payment's id
+    /// (`pay_…`) or a refund's number (what Adyen's webhooks name as the modification's
+    /// `merchantReference`).
+    static func recordNumber(inProcessorKey key: String, _ operation: String) -> String? {
         let (prefix, suffix) = ("cashier_", "_" + operation)
         guard key.hasPrefix(prefix), key.hasSuffix(suffix), key.count > prefix.count + suffix.count else { return nil }
         return String(key.dropFirst(prefix.count).dropLast(suffix.count))
+    }
+
+    /// The number of the refund that records a payment's failed capture (what the capture was to
+    /// take, gone back without moving): one per payment, so every copy of the failure finds it.
+    static func captureFailureNumber(_ payment: StoredPayment) -> String {
+        "R" + Hex.encode(DigestAlgorithm.sha256.hash("capture failed\n" + payment.id)).prefix(31)
     }
 
     /// Apple Pay asked of a server without it: a method not configured (422).

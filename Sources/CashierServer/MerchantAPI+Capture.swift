@@ -70,10 +70,14 @@ extension MerchantAPI {
             payment.orderID == order.id
         else { throw StoreError(.illegalTransition, "order \(id) has no authorised payment to capture or void") }
         guard payment.capture == .uncaptured, payment.status == .succeeded else {
+            let state =
+                switch payment.capture {
+                case .failed: "captured and its capture failed at the card scheme"
+                case let other?: other.rawValue
+                case nil: "captured as it was paid"
+                }
             throw StoreError(
-                .illegalTransition,
-                "payment \(payment.id) is \(payment.capture?.rawValue ?? "captured as it was paid"): only an uncaptured authorisation is captured or voided"
-            )
+                .illegalTransition, "payment \(payment.id) is \(state): only an uncaptured authorisation is captured or voided")
         }
         return (order, payment)
     }

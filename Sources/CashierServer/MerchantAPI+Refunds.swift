@@ -50,11 +50,18 @@ extension MerchantAPI {
             let amount = try Self.requestedAmount(body.amount, body.amount_minor, in: order.total.currency)
             try RequestProblem.check(body.reason, bytes: RequestBounds.reasonBytes, "reason", why: "WeChat Pay's limit for refund_desc")
             if let paymentID = body.payment ?? order.settledPaymentID, let payment = try await store.payment(id: paymentID),
-                payment.orderID == order.id, !(try adapters.adapter(for: payment).canRefund)
+                payment.orderID == order.id
             {
-                return .error(
-                    status: 409, code: "unsupported",
-                    message: "\(payment.provider.rawValue) payments are refunded through your payment processor")
+                guard try adapters.adapter(for: payment).canRefund else {
+                    return .error(
+                        status: 409, code: "unsupported",
+                        message: "\(payment.provider.rawValue) payments are refunded through your payment processor")
+                }
+                guard payment.capture != .failed else {
+                    return .error(
+                        status: 409, code: "invalid_state",
+                        message: "payment \(payment.id)'s capture failed at the card scheme: no money moved, so there is nothing to refund")
+                }
             }
             // With an Idempotency-Key the provider's refund number comes from it: a retry after a
             // crash asks the provider for the same refund (which it never repeats) and finds it here.
@@ -116,6 +123,11 @@ extension MerchantAPI {
     /// - Returns: the refund as it is now; still `pending` when the provider's answer was lost.
     func send(_ refund: StoredRefund, of payment: StoredPayment) async throws -> StoredRefund {
         guard refund.status == .pending else { return refund }
+        // A failed capture's record of money gone back is asked of no one (a crash came between its
+        // reservation and its end): the processor took nothing.
+        if refund.outRefundNo == Self.captureFailureNumber(payment) {
+            return try await finish(refund, .succeeded(providerRefundID: nil)) ?? refund
+        }
         // Money held but not captured goes back by capturing less, or voiding.
         if payment.capture == .uncaptured, let current = try await store.payment(id: payment.id), current.capture == .uncaptured {
             return try await release(refund, of: current)

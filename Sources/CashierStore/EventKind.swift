@@ -52,6 +52,8 @@ public struct EventKind: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let applePayCaptured = EventKind(rawValue: "applepay_captured")
     /// An authorised card payment was released at its processor before capture.
     public static let applePayVoided = EventKind(rawValue: "applepay_voided")
+    /// A captured card payment's capture failed at the card scheme (Adyen `CAPTURE_FAILED`): no money moved.
+    public static let applePayCaptureFailed = EventKind(rawValue: "applepay_capture_failed")
     /// The payer changed the payment sheet (a shipping method, a coupon): the order's lines and total changed.
     public static let sheetUpdated = EventKind(rawValue: "sheet_updated")
     /// An Apple Pay token failed verification, decryption or the amount check.

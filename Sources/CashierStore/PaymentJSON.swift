@@ -23,8 +23,10 @@ public struct PaymentJSON: Encodable, Sendable, Equatable {
     public let failure_reason: String?
     public let created: Int64
     public let succeeded: Int64?
-    /// A card payment authorised without capture: `uncaptured`, `captured` or `voided`; absent
-    /// when the money moved as the payer paid.
+    /// A card payment authorised without capture: `uncaptured`, `captured` or `voided`; `failed`
+    /// when the processor reported its capture failed (no money moved; what it was to take is
+    /// recorded as a refund, reason `capture failed`). Absent when the money moved as the payer
+    /// paid, unless that capture failed.
     public let capture: String?
     /// The contacts the payer chose on the Apple Pay sheet, when it asked for them.
     public let billing_contact: PaymentContact?

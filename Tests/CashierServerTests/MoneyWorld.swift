@@ -285,7 +285,7 @@ final class MoneyWorld: Sendable {
             }
             guard let there else { continue }
             let backThere =
-                there.status == .voided
+                there.status == .voided || there.status == .captureFailed
                 ? there.amount.minorUnits
                 : there.status == .captured ? there.amount.minorUnits - there.captured.minorUnits + there.refunded.minorUnits : 0
             let backHere = refunds.filter { $0.paymentID == payment.id && $0.status == .succeeded }.reduce(0) { $0 + $1.amount.minorUnits }

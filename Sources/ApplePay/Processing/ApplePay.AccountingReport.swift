@@ -27,7 +27,8 @@ extension ApplePay {
         }
 
         /// Each payment's lifecycle, folded: authorised, captured (`SentForSettle`), refunded
-        /// (`SentForRefund`), and `voided` when cancelled, `refused` when refused.
+        /// (`SentForRefund`), and `voided` when cancelled or when its capture failed
+        /// (`CaptureFailed`: nothing was taken), `refused` when refused.
         public static func payments(_ rows: [[String: String]]) throws -> [ProcessorPayment] {
             let dates = DateFormatter()
             dates.locale = Locale(identifier: "en_US_POSIX")
@@ -68,6 +69,12 @@ extension ApplePay {
                     }
                     payment.state = .captured
                     payment.status = "captured"
+                case "CaptureFailed":
+                    // The card scheme rejected the capture: nothing was taken (a recapture's
+                    // SentForSettle, later in the report, takes it after all).
+                    payment.captured = .zero(currency)
+                    payment.state = .voided
+                    payment.status = "capture_failed"
                 case "SentForRefund":
                     payment.refunded = Money(minorUnits: payment.refunded.minorUnits + amount("Captured (PC)"), currency: currency)
                 case "Cancelled", "Expired":

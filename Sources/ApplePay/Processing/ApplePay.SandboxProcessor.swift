@@ -29,7 +29,11 @@ extension ApplePay {
     public final class SandboxProcessor: PaymentProcessor {
         /// One authorisation as the processor keeps it.
         public struct Entry: Sendable, Equatable {
-            public enum Status: String, Sendable { case authorized, captured, voided }
+            /// `captureFailed`: captured, then failed at the card scheme (`captured` keeps what was tried).
+            public enum Status: String, Sendable {
+                case authorized, captured, voided
+                case captureFailed = "capture_failed"
+            }
             public let reference: String
             public let merchantReference: String
             public let amount: Money
@@ -114,6 +118,30 @@ extension ApplePay {
             }
         }
 
+        /// The card scheme rejects a capture after the processor accepted it: no money moved.
+        /// - Returns: what the capture had tried to take, or `nil` when the payment is not captured.
+        @discardableResult
+        public func failCapture(_ reference: String) -> Money? {
+            state.withLock { state in
+                guard var entry = state.entries[reference], entry.status == .captured, entry.refunded.minorUnits == 0 else { return nil }
+                entry.status = .captureFailed
+                state.entries[reference] = entry
+                return entry.captured
+            }
+        }
+
+        /// The processor captures a failed capture again by itself (Adyen's "Transaction Recaptured").
+        /// - Returns: what it took, or `nil` when the payment's capture had not failed.
+        @discardableResult
+        public func recapture(_ reference: String) -> Money? {
+            state.withLock { state in
+                guard var entry = state.entries[reference], entry.status == .captureFailed else { return nil }
+                entry.status = .captured
+                state.entries[reference] = entry
+                return entry.captured
+            }
+        }
+
         public func void(_ reference: String, idempotencyKey: String) async throws -> ProcessorOperation {
             operation(idempotencyKey, reference) { entry in
                 guard entry.status == .authorized else {
@@ -143,7 +171,8 @@ extension ApplePay {
             entries.filter { $0.createdAt >= from && $0.createdAt < to }.map { entry in
                 ProcessorPayment(
                     reference: entry.reference, merchantReference: entry.merchantReference, authorized: entry.amount,
-                    captured: entry.captured, refunded: entry.refunded,
+                    captured: entry.status == .captureFailed ? .zero(entry.amount.currency) : entry.captured, refunded: entry.refunded,
+                    // A capture that failed took nothing: all of it went back, as from a void.
                     state: entry.status == .authorized ? .authorized : entry.status == .captured ? .captured : .voided,
                     status: entry.status.rawValue, createdAt: entry.createdAt)
             }

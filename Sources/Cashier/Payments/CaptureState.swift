@@ -7,4 +7,9 @@ public enum CaptureState: String, Hashable, Sendable, Codable, CaseIterable {
     case captured
     /// Released before capture: no money moved.
     case voided
+    /// Captured, then reported failed by the processor (Adyen's `CAPTURE_FAILED`, or a `CAPTURE`
+    /// webhook with `success: false`): no money moved, and what was to be taken is recorded as
+    /// gone back. Adyen may capture it again by itself ("Transaction Recaptured"): then it is
+    /// `captured` once more.
+    case failed
 }

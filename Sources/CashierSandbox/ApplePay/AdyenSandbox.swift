@@ -17,11 +17,22 @@ import Synchronization
 /// the same): an item for every modification it accepts (`REFUND`, `CAPTURE`, `CANCELLATION`,
 /// `CANCEL_OR_REFUND`), a refund's with `success` `"false"` when the refund outcome
 /// (`POST /sandbox/refund_outcome`) says it fails later, in which case no money moves.
+///
+/// Captures can fail at the card scheme after Adyen accepted them (``setCapturesFailLater(_:)``,
+/// or `POST /sandbox/adyen/capture_outcome {"outcome":"fail_later"}`): each capture — a manual
+/// one, or the automatic capture of a payment — is followed by `CAPTURE_FAILED` and takes nothing,
+/// until Adyen captures it again by itself (``recapture(_:)``, or `POST /sandbox/adyen/recapture
+/// {"psp_reference":"PSP…"}`), which sends `CAPTURE` with `reason` "Transaction Recaptured".
+/// Those two are filed for replays under `CAPTURE_FAILED {reference}` and `RECAPTURE {reference}`
+/// (the capture's reference: `cashier_…_capture`, or the payment's for an automatic capture).
 public final class AdyenSandbox: Sendable {
     public let core: ProcessorSandbox
     private let delivery: NotificationDelivery
     private let webhook = Mutex<(url: String, hmacKey: String)?>(nil)
     private let refundOutcome = Mutex<SandboxRefundOutcome>(.succeed)
+    private let capturesFailLater = Mutex(false)
+    /// A failed capture's item by its payment's PSP reference: what a recapture reports again.
+    private let failedCaptures = Mutex<[String: ApplePay.AdyenNotification]>([:])
 
     /// Adyen's retries of an unacknowledged webhook: 2, 5, 10, 15, 30 minutes, then 1, 2, 4, 8 hours.
     public static let webhookSchedule: [Duration] = [120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800].map { .seconds($0) }
@@ -42,13 +53,44 @@ public final class AdyenSandbox: Sendable {
         refundOutcome.withLock { $0 = outcome }
     }
 
-    /// Posts one item as Adyen would, when webhooks are set up; filed under the modification's reference.
-    private func announce(_ item: ApplePay.AdyenNotification) {
+    /// Whether captures from now on fail at the card scheme after Adyen accepted them.
+    public func setCapturesFailLater(_ fail: Bool) {
+        capturesFailLater.withLock { $0 = fail }
+    }
+
+    /// Adyen captures a failed capture of the payment `psp` again by itself, and says so by webhook.
+    /// - Returns: whether there was a failed capture to take again.
+    @discardableResult
+    public func recapture(_ psp: String) -> Bool {
+        guard var item = failedCaptures.withLock({ $0.removeValue(forKey: psp) }), core.processor.recapture(psp) != nil else {
+            return false
+        }
+        item.eventCode = "CAPTURE"
+        item.reason = "Transaction Recaptured"
+        announce(item, filedUnder: "RECAPTURE " + item.merchantReference)
+        return true
+    }
+
+    /// A capture of `psp` (for `value`, filed under `reference`) that the card scheme rejects, when
+    /// captures fail: the ledger takes nothing and `CAPTURE_FAILED` follows.
+    private func failIfCapturesFail(_ psp: String, capture: String, reference: String, account: String) {
+        guard capturesFailLater.withLock({ $0 }), let tried = core.processor.failCapture(psp) else { return }
+        let item = ApplePay.AdyenNotification(
+            eventCode: "CAPTURE_FAILED", success: true, pspReference: capture, originalReference: psp, merchantAccountCode: account,
+            merchantReference: reference, value: tried.minorUnits, currency: tried.currency.code,
+            reason: "Capture rejected by card scheme because of a technical issue.")
+        failedCaptures.withLock { $0[psp] = item }
+        announce(item, filedUnder: "CAPTURE_FAILED " + reference)
+    }
+
+    /// Posts one item as Adyen would, when webhooks are set up; filed (for replays) under `name`, by
+    /// default the modification's reference.
+    private func announce(_ item: ApplePay.AdyenNotification, filedUnder name: String? = nil) {
         guard let (url, key) = webhook.withLock({ $0 }), let signed = try? item.jsonObject(hmacKey: key),
             let body = try? JSONSerialization.data(withJSONObject: ["live": "false", "notificationItems": [signed]])
         else { return }
         delivery.deliver(
-            key: item.merchantReference, url: url, body: body, contentType: "application/json", schedule: Self.webhookSchedule
+            key: name ?? item.merchantReference, url: url, body: body, contentType: "application/json", schedule: Self.webhookSchedule
         ) { response in
             response.status == 200 && String(decoding: response.body, as: UTF8.self).contains("[accepted]")
         }
@@ -86,6 +128,22 @@ public final class AdyenSandbox: Sendable {
                     status: 400, code: "invalid_request", message: #"expected {"url":"http://…/notify/adyen","hmac_key":"<hex>"}"#)
             }
             return .json(["url": url])
+        }
+        router.add("POST", "/sandbox/adyen/capture_outcome") { request, _ in
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+                let outcome = object["outcome"] as? String, ["succeed", "fail_later"].contains(outcome)
+            else { return .error(status: 400, code: "invalid_request", message: #"expected {"outcome":"succeed"|"fail_later"}"#) }
+            self.setCapturesFailLater(outcome == "fail_later")
+            return .json(["outcome": outcome])
+        }
+        router.add("POST", "/sandbox/adyen/recapture") { request, _ in
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+                let psp = object["psp_reference"] as? String
+            else { return .error(status: 400, code: "invalid_request", message: #"expected {"psp_reference":"PSP…"}"#) }
+            guard self.recapture(psp) else {
+                return .error(status: 404, code: "not_found", message: "payment \(psp) has no failed capture to take again")
+            }
+            return .json(["psp_reference": psp])
         }
         for (kind, name) in [("captures", "capture"), ("cancels", "cancel"), ("refunds", "refund"), ("reversals", "reversal")] {
             router.add("POST", prefix + "/{version}/payments/{psp}/\(kind)") { request, parameters in
@@ -147,6 +205,9 @@ public final class AdyenSandbox: Sendable {
         case .authorized(let psp):
             answer["resultCode"] = "Authorised"
             answer["pspReference"] = psp
+            if capture {
+                failIfCapturesFail(psp, capture: "MOD" + SecureRandom.alphanumeric(count: 13), reference: reference, account: account)
+            }
             answer["additionalData"] = [
                 "paymentMethod": "applepay", "cardSummary": String(payment.applicationPrimaryAccountNumber.suffix(4)),
             ]
@@ -213,6 +274,9 @@ public final class AdyenSandbox: Sendable {
                 eventCode: event, success: !failed, pspReference: reference, originalReference: entry.reference,
                 merchantAccountCode: account, merchantReference: body["reference"] as? String ?? "", value: value.minorUnits,
                 currency: value.currency.code, reason: failed ? "Refund failed: the card account is closed" : ""))
+        if kind == "capture" {
+            failIfCapturesFail(psp, capture: reference, reference: body["reference"] as? String ?? "", account: account)
+        }
         return .json(object: answer, status: 201)
     }
 
@@ -244,6 +308,9 @@ public final class AdyenSandbox: Sendable {
             lines.append(line("Authorised", authorised: entry.amount.decimalString))
             switch entry.status {
             case .captured: lines.append(line("SentForSettle", captured: entry.captured.decimalString))
+            case .captureFailed:
+                lines.append(line("SentForSettle", captured: entry.captured.decimalString))
+                lines.append(line("CaptureFailed", captured: entry.captured.decimalString))
             case .voided: lines.append(line("Cancelled"))
             case .authorized: break
             }

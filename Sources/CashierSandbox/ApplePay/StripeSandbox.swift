@@ -280,7 +280,7 @@ public final class StripeSandbox: Sendable {
             switch entry.status {
             case .authorized: "requires_capture"
             case .captured: "succeeded"
-            case .voided: "canceled"
+            case .voided, .captureFailed: "canceled"  // Stripe's captures do not fail later; only the Adyen sandbox's do
             }
         let charge = "ch_" + entry.reference.dropFirst(3)
         return [
