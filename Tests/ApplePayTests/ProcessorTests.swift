@@ -240,9 +240,19 @@ import Testing
             Co,"Shop, Ltd",PSP2,"ord_""2""",applepay,2026-12-01 11:00:00,UTC,USD,20.00,Authorised,USD,,20.00,,,
             Co,"Shop, Ltd",PSP2,"ord_""2""",applepay,2026-12-01 11:10:00,UTC,USD,20.00,Cancelled,USD,,,,,
             Co,"Shop, Ltd",PSP3,ord_3,applepay,2026-12-01 12:00:00,UTC,USD,9.00,Refused,USD,,,,,
+            Co,"Shop, Ltd",PSP4,ord_4,applepay,2026-12-01 13:00:00,UTC,USD,15.00,Authorised,USD,,15.00,,,
+            Co,"Shop, Ltd",PSP4,ord_4,applepay,2026-12-01 13:05:00,UTC,USD,15.00,SentForSettle,USD,,,15.00,,
+            Co,"Shop, Ltd",PSP4,ord_4,applepay,2026-12-02 08:00:00,UTC,USD,15.00,CaptureFailed,USD,,,15.00,,
+            Co,"Shop, Ltd",PSP5,ord_5,applepay,2026-12-01 14:00:00,UTC,USD,7.00,Authorised,USD,,7.00,,,
+            Co,"Shop, Ltd",PSP5,ord_5,applepay,2026-12-01 14:05:00,UTC,USD,7.00,SentForSettle,USD,,,7.00,,
+            Co,"Shop, Ltd",PSP5,ord_5,applepay,2026-12-02 08:00:00,UTC,USD,7.00,CaptureFailed,USD,,,7.00,,
+            Co,"Shop, Ltd",PSP5,ord_5,applepay,2026-12-03 08:00:00,UTC,USD,7.00,SentForSettle,USD,,,7.00,,
             """#
         let payments = try ApplePay.AccountingReport.payments(try ApplePay.AccountingReport.rows(Data(csv.utf8)))
-        #expect(payments.map(\.reference) == ["PSP1", "PSP2", "PSP3"])
+        #expect(payments.map(\.reference) == ["PSP1", "PSP2", "PSP3", "PSP4", "PSP5"])
+        // A capture the card scheme rejected took nothing (all of it went back, as from a void) until it is recaptured.
+        #expect(payments[3].state == .voided && payments[3].status == "capture_failed" && payments[3].captured.minorUnits == 0)
+        #expect(payments[4].state == .captured && payments[4].captured.minorUnits == 700)
         #expect(
             payments[0].authorized.minorUnits == 4600 && payments[0].captured.minorUnits == 4600 && payments[0].refunded.minorUnits == 600)
         #expect(payments[0].status == "captured" && payments[0].createdAt == ISO8601DateFormatter().date(from: "2026-12-01T09:00:00Z"))
