@@ -80,6 +80,10 @@ extension MerchantAPI {
         guard try await sameAmount(item, amount, "the capture's", fields: fields, order: payment.orderID, bodyHash: bodyHash) else {
             return
         }
+        // The capture first, the money after it (as for a failure): whoever reads the order paid
+        // again reads the payment captured.
+        try await moveCapture(
+            of: payment, to: .captured, record: EventRecord(kind: .applePayCaptured, detail: Self.detail(fields), bodySHA256: bodyHash))
         // When the recapture arrived before the failure it mends (Adyen retried that one), the failure's
         // refund is made already taken back, so the failure finds it and moves nothing.
         var back = try await store.refund(outRefundNo: Self.captureFailureNumber(payment))
@@ -87,8 +91,6 @@ extension MerchantAPI {
         if let back, back.status != .failed {
             try await finish(back, .failed("Adyen captured it after all (\(item.reason ?? "recaptured"))"))
         }
-        try await moveCapture(
-            of: payment, to: .captured, record: EventRecord(kind: .applePayCaptured, detail: Self.detail(fields), bodySHA256: bodyHash))
     }
 
     /// Reserves the refund that records the payment's failed capture: all that is left to refund,

@@ -8,8 +8,10 @@ import Foundation
 /// only. `POST /v1/orders/{id}/capture` takes all the money or part of it, `POST /v1/orders/{id}/void`
 /// releases it. Money that goes back without ever moving is recorded as a refund (reason
 /// `released at capture` or `voided`), reserved against the payment like any refund, so the
-/// ledger adds up whatever the processor was asked; the processor decides races (a capture and
-/// a void at once: one of them is refused there, and the record follows its answer).
+/// ledger adds up whatever the processor was asked. Races (a capture, a void and refunds at
+/// once) are decided under the payment's capture lock (``withCaptureLock(_:wait:_:)``), one call
+/// at a time across instances: Adyen answers a capture and a cancel of one payment both
+/// `received` and refuses one later, so the processor cannot be left to decide them.
 extension MerchantAPI {
     struct CaptureBody: Decodable {
         /// What to capture (the rest is released); default: all of it.
@@ -69,17 +71,20 @@ extension MerchantAPI {
         guard let number = paymentID ?? order.settledPaymentID, let payment = try await store.payment(id: number),
             payment.orderID == order.id
         else { throw StoreError(.illegalTransition, "order \(id) has no authorised payment to capture or void") }
-        guard payment.capture == .uncaptured, payment.status == .succeeded else {
-            let state =
-                switch payment.capture {
-                case .failed: "captured and its capture failed at the card scheme"
-                case let other?: other.rawValue
-                case nil: "captured as it was paid"
-                }
-            throw StoreError(
-                .illegalTransition, "payment \(payment.id) is \(state): only an uncaptured authorisation is captured or voided")
-        }
+        try Self.requireUncaptured(payment)
         return (order, payment)
+    }
+
+    /// - Throws: ``StoreError`` (409) unless the payment is an authorisation awaiting capture.
+    private static func requireUncaptured(_ payment: StoredPayment) throws {
+        if payment.capture == .uncaptured && payment.status == .succeeded { return }
+        let state =
+            switch payment.capture {
+            case .failed: "captured and its capture failed at the card scheme"
+            case let other?: other.rawValue
+            case nil: "captured as it was paid"
+            }
+        throw StoreError(.illegalTransition, "payment \(payment.id) is \(state): only an uncaptured authorisation is captured or voided")
     }
 
     /// Captures the whole authorisation.
@@ -87,18 +92,52 @@ extension MerchantAPI {
         guard let applePay = configuration.applePay, let reference = payment.transactionID else {
             throw StoreError(.illegalTransition, "payment \(payment.id) has no processor to capture it")
         }
-        switch try await applePay.processor.capture(
-            reference, amount: payment.amount, idempotencyKey: Self.processorKey(payment, "capture"))
-        {
-        case .succeeded(let id), .pending(let id):
-            _ = try await store.moveCapture(
-                of: payment.id, from: .uncaptured, to: .captured,
-                record: EventRecord(
-                    kind: .applePayCaptured,
-                    detail: Self.detail(["payment": payment.id, "amount": payment.amount.decimalString, "processor_reference": id])),
-                now: clock.now())
-        case .refused(let reason):
-            throw StoreError(.illegalTransition, "the processor refused the capture: \(reason)")
+        let done: Void? = try await withCaptureLock(payment.id) { current in
+            try Self.requireUncaptured(current)  // a void or a release came first
+            switch try await applePay.processor.capture(
+                reference, amount: payment.amount, idempotencyKey: Self.processorKey(payment, "capture"))
+            {
+            case .succeeded(let id), .pending(let id):
+                _ = try await self.store.moveCapture(
+                    of: payment.id, from: .uncaptured, to: .captured,
+                    record: EventRecord(
+                        kind: .applePayCaptured,
+                        detail: Self.detail(["payment": payment.id, "amount": payment.amount.decimalString, "processor_reference": id])),
+                    now: self.clock.now())
+            case .refused(let reason):
+                throw StoreError(.illegalTransition, "the processor refused the capture: \(reason)")
+            }
+        }
+        guard done != nil else { throw StoreError(.busy, "another capture or void of payment \(payment.id) is under way: try again") }
+    }
+
+    /// How long a capture lock lasts at most (its holder gives it up when done): longer than a
+    /// processor call with its retries, so a holder that died frees it in time.
+    static let captureLockLease: TimeInterval = 120
+
+    /// Runs `body` with the payment as it is now, holding its capture lock: a lease in the store,
+    /// so across instances one call at a time decides how held money moves (a capture, a void, a
+    /// release). The processor cannot be left to refuse the second of two at once: Adyen answers
+    /// every capture and cancel `received`, and says later which one it did.
+    /// - Returns: `nil` when another holds the lock for longer than `wait`.
+    func withCaptureLock<T>(_ paymentID: String, wait: Duration = .seconds(10), _ body: (StoredPayment) async throws -> T)
+        async throws -> T?
+    {
+        let job = "capture:" + paymentID
+        let holder = RandomText.hex(byteCount: 8)
+        let deadline = ContinuousClock.now + wait
+        while try await !store.acquireLease(job, holder: holder, now: clock.now(), duration: Self.captureLockLease) {
+            guard ContinuousClock.now < deadline else { return nil }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        do {
+            guard let payment = try await store.payment(id: paymentID) else { throw StoreError(.notFound, "no payment \(paymentID)") }
+            let result = try await body(payment)
+            try? await store.releaseLease(job, holder: holder)
+            return result
+        } catch {
+            try? await store.releaseLease(job, holder: holder)
+            throw error
         }
     }
 

@@ -128,9 +128,17 @@ extension MerchantAPI {
         if refund.outRefundNo == Self.captureFailureNumber(payment) {
             return try await finish(refund, .succeeded(providerRefundID: nil)) ?? refund
         }
-        // Money held but not captured goes back by capturing less, or voiding.
-        if payment.capture == .uncaptured, let current = try await store.payment(id: payment.id), current.capture == .uncaptured {
-            return try await release(refund, of: current)
+        // Money held but not captured goes back by capturing less, or voiding — decided under the
+        // payment's capture lock, so a capture or void at once comes before or after, never beside.
+        if payment.capture == .uncaptured {
+            let released = try await withCaptureLock(payment.id) { current -> StoredRefund? in
+                current.capture == .uncaptured ? try await self.release(refund, of: current) : nil
+            }
+            switch released {
+            case let released??: return released
+            case .some(nil): break  // captured meanwhile: refunded as usual below
+            case nil: return refund  // another call is deciding: stays reserved, and is asked again
+            }
         }
         let adapter = try adapters.adapter(for: payment)
         let state: ProviderRefundState

@@ -185,6 +185,8 @@ public protocol OrderStore: Sendable {
     /// or already `holder`'s: how a job runs on one instance at a time, and moves to another
     /// when its holder dies. - Returns: whether `holder` holds it now.
     func acquireLease(_ job: String, holder: String, now: Date, duration: TimeInterval) async throws -> Bool
+    /// Gives up `holder`'s lease on `job` (nothing when another holds it now).
+    func releaseLease(_ job: String, holder: String) async throws
 
     // MARK: Access: dashboard sessions, sign-in failures, API keys
 

@@ -269,5 +269,10 @@ import Testing
         #expect(try await !two.acquireLease("expiry", holder: "b", now: now.addingTimeInterval(40), duration: 30))
         #expect(try await two.acquireLease("expiry", holder: "b", now: now.addingTimeInterval(51), duration: 30))
         #expect(try await two.acquireLease("webhooks", holder: "b", now: now, duration: 30))  // another job, another lease
+        // Given up by its holder, a lease is free at once; another holder's release changes nothing.
+        try await one.releaseLease("webhooks", holder: "a")
+        #expect(try await !one.acquireLease("webhooks", holder: "a", now: now.addingTimeInterval(1), duration: 30))
+        try await two.releaseLease("webhooks", holder: "b")
+        #expect(try await one.acquireLease("webhooks", holder: "a", now: now.addingTimeInterval(2), duration: 30))
     }
 }

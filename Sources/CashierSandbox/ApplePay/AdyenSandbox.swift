@@ -7,7 +7,8 @@ import Synchronization
 
 /// Adyen's Checkout API under `/adyen/{version}/…`, for Apple Pay: `POST /payments` with an
 /// `applepay` payment method (automatic capture, or manual with `additionalData.manualCapture`),
-/// and `/payments/{pspReference}/captures`, `/cancels` and `/refunds` answering `received` —
+/// and `/payments/{pspReference}/captures`, `/cancels` and `/refunds` answering `received` (a
+/// modification the payment's state refuses too: its webhook says `success` `"false"`) —
 /// enough for Adyen's Python SDK with its service's `baseUrl` pointed here, and for
 /// ``ApplePay/AdyenProcessor``. Any non-empty `X-API-Key` is accepted. Cards and amounts decide
 /// as ``ApplePay/SandboxProcessor`` documents; an amount ending in 99 answers 500.
@@ -256,7 +257,17 @@ public final class AdyenSandbox: Sendable {
                 : try? await core.processor.refund(psp, amount: left, idempotencyKey: key)
         default: result = try? await core.processor.void(psp, idempotencyKey: key)
         }
-        guard case .succeeded(let reference) = result else {
+        let reference: String
+        var refusal: String?
+        switch result {
+        case .succeeded(let id)?: reference = id
+        case .refused(let text)? where outcome != .refuse:
+            // Adyen checks a modification against the payment after answering it (a capture of a
+            // voided payment, a cancel of a captured one, a refund beyond what was captured):
+            // received, then refused by webhook, and no money moves.
+            reference = "MOD" + SecureRandom.alphanumeric(count: 13)
+            refusal = text
+        default:
             let reason: String = if case .refused(let text) = result { text } else { "the \(kind) failed" }
             return Self.error(422, "167", reason)
         }
@@ -267,14 +278,14 @@ public final class AdyenSandbox: Sendable {
         if let amount { answer["amount"] = ["currency": amount.currency.code, "value": amount.minorUnits] }
         // Each modification's outcome follows by webhook, as Adyen sends it.
         let event = ["refund": "REFUND", "capture": "CAPTURE", "cancel": "CANCELLATION", "reversal": "CANCEL_OR_REFUND"][kind] ?? kind
-        let failed = kind == "refund" && outcome != .succeed
+        let failedLater = kind == "refund" && outcome != .succeed
         let value = amount ?? entry.amount
         announce(
             ApplePay.AdyenNotification(
-                eventCode: event, success: !failed, pspReference: reference, originalReference: entry.reference,
+                eventCode: event, success: !failedLater && refusal == nil, pspReference: reference, originalReference: entry.reference,
                 merchantAccountCode: account, merchantReference: body["reference"] as? String ?? "", value: value.minorUnits,
-                currency: value.currency.code, reason: failed ? "Refund failed: the card account is closed" : ""))
-        if kind == "capture" {
+                currency: value.currency.code, reason: refusal ?? (failedLater ? "Refund failed: the card account is closed" : "")))
+        if kind == "capture", refusal == nil {
             failIfCapturesFail(psp, capture: reference, reference: body["reference"] as? String ?? "", account: account)
         }
         return .json(object: answer, status: 201)

@@ -279,6 +279,12 @@ extension SQLOrderStore {
             return rows.first?.first?.text == holder
         }
     }
+
+    public func releaseLease(_ job: String, holder: String) async throws {
+        try await withTransaction { session in
+            try session.connection.query("DELETE FROM job_leases WHERE job = ? AND holder = ?", [.text(job), .text(holder)])
+        }
+    }
 }
 
 extension JSONEncoder {
