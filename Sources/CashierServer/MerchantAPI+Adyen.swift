@@ -38,9 +38,12 @@ extension MerchantAPI {
     }
 
     /// The refund a modification's reference names (`cashier_{out_refund_no}_refund`, as
-    /// ``ApplePayAdapter`` sends it), when it is one of this server's for the payment Adyen names.
-    private func refund(for item: ApplePay.AdyenNotification) async throws -> (StoredRefund, StoredPayment)? {
-        guard let number = Self.recordNumber(inProcessorKey: item.merchantReference, "refund"),
+    /// ``ApplePayAdapter`` sends it, or `_void` for a void's record), when it is one of this
+    /// server's for the payment Adyen names.
+    private func refund(for item: ApplePay.AdyenNotification, _ operation: String = "refund") async throws -> (
+        StoredRefund, StoredPayment
+    )? {
+        guard let number = Self.recordNumber(inProcessorKey: item.merchantReference, operation),
             let refund = try await store.refund(outRefundNo: number), let payment = try await store.payment(id: refund.paymentID),
             payment.method == .applePay, item.originalReference == nil || item.originalReference == payment.transactionID
         else { return nil }
@@ -58,6 +61,17 @@ extension MerchantAPI {
         case "CAPTURE" where !item.success: try await applyCaptureFailure(item, bodyHash: bodyHash)
         case "CAPTURE" where item.reason?.range(of: "recaptured", options: .caseInsensitive) != nil:
             try await applyRecapture(item, bodyHash: bodyHash)
+        case "CANCELLATION" where !item.success:
+            // Logged on the order, not applied: Cashier voids only what it holds uncaptured (under the
+            // payment's lock), so Adyen refuses a void when the authorisation lapsed already — the
+            // money is back either way — or when someone captured it outside Cashier.
+            guard let (void, payment) = try await refund(for: item, "void") else { return }
+            var fields = Self.fields(of: item)
+            fields["out_refund_no"] = void.outRefundNo
+            fields["applied"] = "no: a void Adyen refused leaves nothing to take, or was overtaken outside Cashier"
+            try await store.append(
+                EventRecord(kind: .refundNotification, detail: Self.detail(fields), bodySHA256: bodyHash), to: payment.orderID,
+                now: clock.now())
         default: return
         }
     }

@@ -127,4 +127,27 @@ import Testing
         #expect(disagreements.isEmpty, "\(disagreements)")
         await world.stop()
     }
+
+    /// A void Adyen refuses by webhook is logged on the order and changes nothing: Cashier voids
+    /// only what it holds uncaptured, so the authorisation lapsed already (the money is back).
+    @Test(.timeLimit(.minutes(2))) func aRefusedCancellationIsLoggedNotApplied() async throws {
+        let world = try await AdyenWebhookTests.world(.sqlite, capture: .manual)
+        let id = try await world.paidByApplePay("25.00")
+        #expect(try await world.call("POST", "/v1/orders/\(id)/void", json: [:]).status == 200)
+        let void = try #require(try await world.store.refunds(orderID: id).first)
+        let payment = try #require(try await world.store.payment(id: void.paymentID))
+        let refused = ApplePay.AdyenNotification(
+            eventCode: "CANCELLATION", success: false, pspReference: "MODrefused", originalReference: payment.transactionID,
+            merchantAccountCode: "CashierWorld", merchantReference: "cashier_\(void.outRefundNo)_void", value: 2500, currency: "CNY",
+            reason: "Authorisation expired")
+        let body = ["live": "false", "notificationItems": [try refused.jsonObject(hmacKey: AdyenWebhookTests.hmacKey)]] as [String: Any]
+        let answer = try await world.call("POST", "/notify/adyen", key: "", json: body, via: 0)
+        #expect(answer.status == 200 && String(decoding: answer.body, as: UTF8.self) == "[accepted]")
+        let logged = try await world.store.events(orderID: id).filter { $0.kind == .refundNotification && $0.detail.contains("MODrefused") }
+        #expect(logged.count == 1 && logged.first?.detail.contains("Authorisation expired") == true)
+        #expect(try await world.status(id) == "refunded")
+        #expect(try await world.store.payment(id: payment.id)?.capture == .voided)
+        #expect(try await world.store.refunds(orderID: id).map(\.status) == [.succeeded])
+        await world.stop()
+    }
 }
