@@ -50,9 +50,9 @@ extension MerchantAPI {
         return (refund, payment)
     }
 
-    /// One verified item: a refund's outcome, or a capture's failure or recapture, recorded (and
-    /// logged on its order); anything else (authorisations, captures accepted, cancellations,
-    /// reports) is acknowledged without a change — those are answered at once by Adyen's API,
+    /// One verified item: a refund's outcome, a capture's success, failure or recapture, recorded
+    /// (and logged on its order); anything else (authorisations, cancellations, reports) is
+    /// acknowledged without a change — those are answered at once by Adyen's API,
     /// which the server already recorded.
     private func apply(_ item: ApplePay.AdyenNotification, bodyHash: String) async throws {
         switch item.eventCode {
@@ -61,6 +61,7 @@ extension MerchantAPI {
         case "CAPTURE" where !item.success: try await applyCaptureFailure(item, bodyHash: bodyHash)
         case "CAPTURE" where item.reason?.range(of: "recaptured", options: .caseInsensitive) != nil:
             try await applyRecapture(item, bodyHash: bodyHash)
+        case "CAPTURE": try await applyCaptureSuccess(item, bodyHash: bodyHash)
         case "CANCELLATION" where !item.success:
             // Logged on the order, not applied: Cashier voids only what it holds uncaptured (under the
             // payment's lock), so Adyen refuses a void when the authorisation lapsed already — the

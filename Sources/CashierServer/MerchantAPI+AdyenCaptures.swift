@@ -3,7 +3,8 @@ import Cashier
 import CashierStore
 import Foundation
 
-/// Adyen's word on captures, after it accepted them (`received`): a capture the card scheme
+/// Adyen's word on captures, after it accepted them (`received`) — or after the answer was lost,
+/// when its `CAPTURE` webhook is the first word of it. A capture the card scheme
 /// rejects (`CAPTURE_FAILED`, or `CAPTURE` with `success: false`) took no money, and Adyen may
 /// capture it again by itself later (`CAPTURE` with `reason` "Transaction Recaptured").
 ///
@@ -44,6 +45,26 @@ extension MerchantAPI {
             return nil
         }
         return (payment, amount)
+    }
+
+    /// `CAPTURE` with `success: true`: usually recorded already from Adyen's `received`. When that
+    /// answer was lost (the capture call ended in an error, and a release stayed pending), the
+    /// webhook records it: the held payment is captured, and the release's refund done.
+    func applyCaptureSuccess(_ item: ApplePay.AdyenNotification, bodyHash: String) async throws {
+        guard let (payment, amount) = try await capturedPayment(for: item), payment.capture == .uncaptured else { return }
+        var fields = Self.fields(of: item)
+        fields["payment"] = payment.id
+        guard try await sameAmount(item, amount, "the capture's", fields: fields, order: payment.orderID, bodyHash: bodyHash) else {
+            return
+        }
+        _ = try await store.moveCapture(
+            of: payment.id, from: .uncaptured, to: .captured,
+            record: EventRecord(kind: .applePayCaptured, detail: Self.detail(fields), bodySHA256: bodyHash), now: clock.now())
+        if let number = Self.recordNumber(inProcessorKey: item.merchantReference, "capture"),
+            let release = try await store.refund(outRefundNo: number), release.status == .pending
+        {
+            try await finish(release, .succeeded(providerRefundID: item.pspReference))
+        }
     }
 
     /// `CAPTURE_FAILED`, or `CAPTURE` with `success: false`.

@@ -150,4 +150,34 @@ import Testing
         #expect(try await world.store.refunds(orderID: id).map(\.status) == [.succeeded])
         await world.stop()
     }
+
+    /// A capture whose every answer was lost: the call fails and nothing is recorded, but Adyen did
+    /// capture — its `CAPTURE` webhook records it, so a retry is refused instead of capturing
+    /// again, and the books agree with Adyen's. A release whose answer was lost is finished the same way.
+    @Test(.timeLimit(.minutes(2))) func aCaptureWhoseAnswerWasLostIsRecordedByItsWebhook() async throws {
+        let world = try await AdyenWebhookTests.world(.sqlite, capture: .manual)
+        let whole = try await world.paidByApplePay("18.00")
+        let part = try await world.paidByApplePay("22.00")
+        #expect(try await world.sandboxCall("POST", "/sandbox/faults", json: ["mode": "lost_reply", "count": 3]).status == 200)
+        let lost = try await world.call("POST", "/v1/orders/\(whole)/capture", json: [:])
+        #expect(lost.status >= 500, "\(lost.object)")
+        #expect(
+            try await eventually { try await world.store.payments(orderID: whole).contains { $0.capture == .captured } },
+            "the CAPTURE webhook records the capture")
+        let again = try await world.call("POST", "/v1/orders/\(whole)/capture", json: [:])
+        #expect(again.status == 409 && again.errorMessage.contains("is captured"), "\(again.object)")
+        #expect(try await world.status(whole) == "paid")
+
+        #expect(try await world.sandboxCall("POST", "/sandbox/faults", json: ["mode": "lost_reply", "count": 3]).status == 200)
+        let lostPart = try await world.call("POST", "/v1/orders/\(part)/capture", json: ["amount": "20.00"])
+        #expect(lostPart.status >= 500, "\(lostPart.object)")
+        #expect(
+            try await eventually { try await world.store.refunds(orderID: part).first?.status == .succeeded },
+            "the CAPTURE webhook finishes the release")
+        #expect(try await world.store.payments(orderID: part).contains { $0.capture == .captured })
+        #expect(try await world.store.order(id: part)?.refunded.minorUnits == 200)
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
 }
