@@ -237,6 +237,37 @@ import Testing
         await world.stop()
     }
 
+    /// A capture or void sent again after Stripe forgot its idempotency key (24 hours) is refused
+    /// there as already done: the PaymentIntent shows it was, so it succeeded. One Stripe refuses
+    /// for another reason (a capture of a voided payment, another amount) stays refused.
+    @Test func aCaptureOrVoidRetriedAfterStripeForgotItsKeyIsDone() async throws {
+        let world = try await World()
+        let stripe = world.stripe
+        let usd = { (text: String) in try Money(decimal: text, currency: .usd) }
+        guard case .authorized(let held) = try await stripe.authorize(try await world.authorization("25.00", capture: false)),
+            case .authorized(let other) = try await stripe.authorize(try await world.authorization("9.00", capture: false))
+        else { throw PaymentError(.invalidRequest, "no authorisation") }
+        guard case .succeeded = try await stripe.capture(held, amount: try usd("20.00"), idempotencyKey: "cap-1"),
+            case .succeeded = try await stripe.void(other, idempotencyKey: "void-1")
+        else { throw PaymentError(.invalidRequest, "the first capture and void") }
+        world.sandbox.stripe.core.forgetIdempotencyKeys()
+        #expect(try await stripe.capture(held, amount: try usd("20.00"), idempotencyKey: "cap-1") == .succeeded(reference: held))
+        #expect(try await stripe.void(other, idempotencyKey: "void-1") == .succeeded(reference: other))
+        // Not what was done: refused, as Stripe says.
+        guard case .refused = try await stripe.capture(held, amount: try usd("25.00"), idempotencyKey: "cap-2") else {
+            Issue.record("a capture of another amount after the capture was accepted")
+            return
+        }
+        guard case .refused = try await stripe.capture(other, amount: try usd("9.00"), idempotencyKey: "cap-3"),
+            case .refused = try await stripe.void(held, idempotencyKey: "void-2")
+        else {
+            Issue.record("a capture of a voided payment, or a void of a captured one, was accepted")
+            return
+        }
+        #expect(world.sandbox.stripe.core.processor.entry(held)?.captured == (try usd("20.00")))
+        await world.stop()
+    }
+
     /// Adyen's report as a reader meets it: more columns than Cashier reads, quoted fields, every
     /// status a payment goes through; a report without the columns it needs is refused.
     @Test func adyensAccountingReportIsReadByColumnName() throws {

@@ -97,4 +97,24 @@ import Testing
         #expect(disagreements.isEmpty, "\(disagreements)")
         await world.stop()
     }
+
+    /// A capture whose every answer was lost, retried after Stripe forgot its key: Stripe refuses it
+    /// as already captured, and its PaymentIntent shows the capture happened — so it is recorded,
+    /// once, not reported refused with the money taken.
+    @Test(.timeLimit(.minutes(2))) func aCaptureRetriedAfterStripeForgotItsKeyIsRecorded() async throws {
+        let world = try await MoneyWorld(.sqlite) { $0.applePay?.capture = .manual }
+        let id = try await world.paidByApplePay("16.00")
+        #expect(try await world.sandboxCall("POST", "/sandbox/faults", json: ["mode": "lost_reply", "count": 3]).status == 200)
+        let lost = try await world.call("POST", "/v1/orders/\(id)/capture", json: [:])
+        #expect(lost.status >= 500, "\(lost.object)")
+        #expect(try await world.store.payments(orderID: id).contains { $0.capture == .uncaptured })
+        world.sandbox.stripe.core.forgetIdempotencyKeys()
+        let retried = try await world.call("POST", "/v1/orders/\(id)/capture", json: [:])
+        #expect(retried.status == 200, "\(retried.object)")
+        #expect(try await world.store.payments(orderID: id).contains { $0.capture == .captured })
+        #expect(world.sandbox.stripe.core.processor.entries.last?.captured.minorUnits == 1600)
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
 }

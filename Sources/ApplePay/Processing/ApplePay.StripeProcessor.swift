@@ -67,18 +67,38 @@ extension ApplePay {
             }
         }
 
+        /// Captures `amount`. Refused because the PaymentIntent is already captured for `amount` —
+        /// this very capture, sent again after Stripe forgot its key (24 hours) — it is done.
         public func capture(_ reference: String, amount: Money, idempotencyKey: String) async throws -> ProcessorOperation {
-            try operation(
+            let answer = try operation(
                 await post(
                     "/v1/payment_intents/\(FormEncoding.escape(reference))/capture", [("amount_to_capture", String(amount.minorUnits))],
                     idempotencyKey: idempotencyKey))
+            guard case .refused = answer else { return answer }
+            return try await alreadyDone(reference, answer) { intent in
+                intent["status"] as? String == "succeeded" && (intent["amount_received"] as? NSNumber)?.int64Value == amount.minorUnits
+            }
         }
 
+        /// Cancels the PaymentIntent. Refused because it is already canceled — this very void, sent
+        /// again after Stripe forgot its key — it is done.
         public func void(_ reference: String, idempotencyKey: String) async throws -> ProcessorOperation {
-            try operation(
+            let answer = try operation(
                 await post(
                     "/v1/payment_intents/\(FormEncoding.escape(reference))/cancel", [("cancellation_reason", "requested_by_customer")],
                     idempotencyKey: idempotencyKey))
+            guard case .refused = answer else { return answer }
+            return try await alreadyDone(reference, answer) { $0["status"] as? String == "canceled" }
+        }
+
+        /// `refused`, unless the PaymentIntent (`GET /v1/payment_intents/{id}`) shows the operation
+        /// `done` already: then it succeeded, under the PaymentIntent's id.
+        private func alreadyDone(_ reference: String, _ refused: ProcessorOperation, done: ([String: Any]) -> Bool) async throws
+            -> ProcessorOperation
+        {
+            let intent = try await send("GET", "/v1/payment_intents/" + FormEncoding.escape(reference), body: nil, idempotencyKey: nil)
+            guard intent.status == 200, done(intent.json), let id = intent.json["id"] as? String else { return refused }
+            return .succeeded(reference: id)
         }
 
         public func refund(_ reference: String, amount: Money, idempotencyKey: String) async throws -> ProcessorOperation {
