@@ -10,6 +10,10 @@ import Foundation
 /// read; a refund's outcome is then recorded once — confirmed, or failed and its amount given back
 /// to the order — and Adyen hears `[accepted]` only after that is on disk.
 extension MerchantAPI {
+    /// Who asked for the records Adyen's webhooks make of money gone back without a request from
+    /// Cashier (a failed capture, a chargeback): they are done at Adyen, and never sent to it.
+    static let adyenActor = "adyen"
+
     func adyenWebhook(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         guard let key = configuration.applePay?.adyenHMACKey else {
             return .error(
@@ -62,6 +66,7 @@ extension MerchantAPI {
         case "CAPTURE" where item.reason?.range(of: "recaptured", options: .caseInsensitive) != nil:
             try await applyRecapture(item, bodyHash: bodyHash)
         case "CAPTURE": try await applyCaptureSuccess(item, bodyHash: bodyHash)
+        case let event where Self.disputeEvents.contains(event): try await applyDispute(item, bodyHash: bodyHash)
         case "CANCELLATION" where !item.success:
             // Logged on the order, not applied: Cashier voids only what it holds uncaptured (under the
             // payment's lock), so Adyen refuses a void when the authorisation lapsed already — the

@@ -120,7 +120,7 @@ extension MerchantAPI {
         try await store.reserveRefund(
             NewRefund(
                 orderID: payment.orderID, paymentID: payment.id, amount: nil, outRefundNo: Self.captureFailureNumber(payment),
-                reason: "capture failed", requestedBy: "adyen"), now: clock.now()
+                reason: "capture failed", requestedBy: Self.adyenActor), now: clock.now()
         ).refund
     }
 

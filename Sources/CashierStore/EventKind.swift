@@ -54,6 +54,9 @@ public struct EventKind: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let applePayVoided = EventKind(rawValue: "applepay_voided")
     /// A captured card payment's capture failed at the card scheme (Adyen `CAPTURE_FAILED`): no money moved.
     public static let applePayCaptureFailed = EventKind(rawValue: "applepay_capture_failed")
+    /// A dispute event from the card processor that moves no money (a chargeback announced, a
+    /// request for information), or one that could not be applied.
+    public static let dispute = EventKind(rawValue: "dispute")
     /// The payer changed the payment sheet (a shipping method, a coupon): the order's lines and total changed.
     public static let sheetUpdated = EventKind(rawValue: "sheet_updated")
     /// An Apple Pay token failed verification, decryption or the amount check.

@@ -94,14 +94,8 @@ import Testing
         let payment = try #require(try await world.store.payment(id: refund.paymentID))
 
         func post(_ item: ApplePay.AdyenNotification, key: String = Self.hmacKey, tamper: (inout [String: Any]) -> Void = { _ in })
-            async throws
-            -> MoneyWorld.Answer
-        {
-            var signed = try item.jsonObject(hmacKey: key)["NotificationRequestItem"] as! [String: Any]
-            tamper(&signed)
-            let body = ["live": "false", "notificationItems": [["NotificationRequestItem": signed]]] as [String: Any]
-            return try await world.call("POST", "/notify/adyen", key: "", json: body, via: 0)
-        }
+            async throws -> MoneyWorld.Answer
+        { try await Self.post(item, to: world, key: key, tamper: tamper) }
         let failure = ApplePay.AdyenNotification(
             eventCode: "REFUND", success: false, pspReference: "MOD1", originalReference: payment.transactionID,
             merchantAccountCode: "CashierWorld", merchantReference: "cashier_\(refund.outRefundNo)_refund", value: 400, currency: "CNY",
@@ -129,12 +123,8 @@ import Testing
             #expect(response.status == 401, "\(body.prefix(80)): \(response.status)")
         }
         // Signed, but for another payment or another amount: acknowledged, not applied.
-        var elsewhere = failure
-        elsewhere.originalReference = "PSPsomeoneelse"
-        #expect(try await post(elsewhere).status == 200)
-        var otherAmount = failure
-        otherAmount.value = 4_000
-        #expect(try await post(otherAmount).status == 200)
+        let variants = try await Self.statuses(of: failure, to: world, [{ $0.originalReference = "PSPsomeoneelse" }, { $0.value = 4_000 }])
+        #expect(variants == [200, 200])
         let still = try #require(try await world.store.refunds(orderID: id).first)
         #expect(still.status == .succeeded && still.confirmedAt == nil)
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 400)
@@ -172,6 +162,29 @@ import Testing
         let disagreements = try await world.disagreements()
         #expect(disagreements.isEmpty, "\(disagreements)")
         await world.stop()
+    }
+
+    /// Posts `item` to instance 0's `/notify/adyen` as Adyen would, signed with `key`, after `tamper` changed it.
+    static func post(
+        _ item: ApplePay.AdyenNotification, to world: MoneyWorld, key: String = hmacKey, tamper: (inout [String: Any]) -> Void = { _ in }
+    ) async throws -> MoneyWorld.Answer {
+        var signed = try item.jsonObject(hmacKey: key)["NotificationRequestItem"] as! [String: Any]
+        tamper(&signed)
+        let body = ["live": "false", "notificationItems": [["NotificationRequestItem": signed]]] as [String: Any]
+        return try await world.call("POST", "/notify/adyen", key: "", json: body, via: 0)
+    }
+
+    /// The statuses `/notify/adyen` answers to `item` changed each way (each signed as changed).
+    static func statuses(
+        of item: ApplePay.AdyenNotification, to world: MoneyWorld, _ changes: [(inout ApplePay.AdyenNotification) -> Void]
+    ) async throws -> [Int] {
+        var statuses: [Int] = []
+        for change in changes {
+            var changed = item
+            change(&changed)
+            statuses.append(try await post(changed, to: world).status)
+        }
+        return statuses
     }
 
     @Test func withoutAnHMACKeyTheRouteIsNotThere() async throws {

@@ -287,7 +287,8 @@ final class MoneyWorld: Sendable {
             let backThere =
                 there.status == .voided || there.status == .captureFailed
                 ? there.amount.minorUnits
-                : there.status == .captured ? there.amount.minorUnits - there.captured.minorUnits + there.refunded.minorUnits : 0
+                : there.status == .captured
+                    ? there.amount.minorUnits - there.captured.minorUnits + there.refunded.minorUnits + there.chargedBack.minorUnits : 0
             let backHere = refunds.filter { $0.paymentID == payment.id && $0.status == .succeeded }.reduce(0) { $0 + $1.amount.minorUnits }
             if backHere != backThere || backHere != payment.refunded.minorUnits || there.amount != payment.amount {
                 problems.append(

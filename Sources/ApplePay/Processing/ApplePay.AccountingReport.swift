@@ -27,7 +27,7 @@ extension ApplePay {
         }
 
         /// Each payment's lifecycle, folded: authorised, captured (`SentForSettle`), refunded
-        /// (`SentForRefund`), and `voided` when cancelled or when its capture failed
+        /// (`SentForRefund`, and `Chargeback`s less `ChargebackReversed`), and `voided` when cancelled or when its capture failed
         /// (`CaptureFailed`: nothing was taken), `refused` when refused.
         public static func payments(_ rows: [[String: String]]) throws -> [ProcessorPayment] {
             let dates = DateFormatter()
@@ -75,6 +75,11 @@ extension ApplePay {
                     payment.captured = .zero(currency)
                     payment.state = .voided
                     payment.status = "capture_failed"
+                case "Chargeback", "SecondChargeback":
+                    // Taken back by the payer's bank: gone back like a refund.
+                    payment.refunded = Money(minorUnits: payment.refunded.minorUnits + amount("Captured (PC)"), currency: currency)
+                case "ChargebackReversed":
+                    payment.refunded = Money(minorUnits: payment.refunded.minorUnits - amount("Captured (PC)"), currency: currency)
                 case "SentForRefund":
                     payment.refunded = Money(minorUnits: payment.refunded.minorUnits + amount("Captured (PC)"), currency: currency)
                 case "Cancelled", "Expired":

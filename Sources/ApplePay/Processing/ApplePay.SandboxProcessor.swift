@@ -39,8 +39,16 @@ extension ApplePay {
             public let amount: Money
             public var captured: Money
             public var refunded: Money
+            /// Taken back from the merchant by chargebacks (and not reversed).
+            public var chargedBack: Money
             public var status: Status
             public let createdAt: Date
+
+            /// What is captured and neither refunded nor charged back.
+            public var left: Money {
+                Money(
+                    minorUnits: captured.minorUnits - refunded.minorUnits - chargedBack.minorUnits, currency: amount.currency)
+            }
         }
 
         /// Prefixes of the processor's ids: `sbx_`/`sbxop_` by default, Stripe's `pi_`/`re_` in its simulator.
@@ -96,7 +104,8 @@ extension ApplePay {
                     state.entries[reference] = Entry(
                         reference: reference, merchantReference: authorization.reference, amount: authorization.amount,
                         captured: authorization.capture ? authorization.amount : .zero(authorization.amount.currency),
-                        refunded: .zero(authorization.amount.currency), status: authorization.capture ? .captured : .authorized,
+                        refunded: .zero(authorization.amount.currency), chargedBack: .zero(authorization.amount.currency),
+                        status: authorization.capture ? .captured : .authorized,
                         createdAt: clock())
                     state.order.append(reference)
                     answer = .authorized(reference: reference)
@@ -115,6 +124,21 @@ extension ApplePay {
                 entry.captured = amount
                 entry.status = .captured
                 return nil
+            }
+        }
+
+        /// The payer's bank takes `amount` back from the merchant (a chargeback), or, when `amount` is
+        /// negative, gives it back (the chargeback reversed).
+        /// - Returns: whether the payment had that much captured and not refunded (or charged back).
+        @discardableResult
+        public func chargeBack(_ reference: String, amount: Money) -> Bool {
+            state.withLock { state in
+                guard var entry = state.entries[reference], entry.status == .captured, amount.currency == entry.amount.currency,
+                    amount.minorUnits <= entry.left.minorUnits, -amount.minorUnits <= entry.chargedBack.minorUnits
+                else { return false }
+                entry.chargedBack = Money(minorUnits: entry.chargedBack.minorUnits + amount.minorUnits, currency: amount.currency)
+                state.entries[reference] = entry
+                return true
             }
         }
 
@@ -157,10 +181,8 @@ extension ApplePay {
                 guard entry.status == .captured else {
                     return "the payment is \(entry.status.rawValue); only a captured one can be refunded"
                 }
-                guard amount.currency == entry.amount.currency, amount.isPositive,
-                    entry.refunded.minorUnits + amount.minorUnits <= entry.captured.minorUnits
-                else {
-                    return "refund \(amount) is more than the \(entry.captured.minorUnits - entry.refunded.minorUnits) minor units left"
+                guard amount.currency == entry.amount.currency, amount.isPositive, amount.minorUnits <= entry.left.minorUnits else {
+                    return "refund \(amount) is more than the \(entry.left.minorUnits) minor units left"
                 }
                 entry.refunded = Money(minorUnits: entry.refunded.minorUnits + amount.minorUnits, currency: amount.currency)
                 return nil
@@ -171,7 +193,8 @@ extension ApplePay {
             entries.filter { $0.createdAt >= from && $0.createdAt < to }.map { entry in
                 ProcessorPayment(
                     reference: entry.reference, merchantReference: entry.merchantReference, authorized: entry.amount,
-                    captured: entry.status == .captureFailed ? .zero(entry.amount.currency) : entry.captured, refunded: entry.refunded,
+                    captured: entry.status == .captureFailed ? .zero(entry.amount.currency) : entry.captured,
+                    refunded: Money(minorUnits: entry.refunded.minorUnits + entry.chargedBack.minorUnits, currency: entry.amount.currency),
                     // A capture that failed took nothing: all of it went back, as from a void.
                     state: entry.status == .authorized ? .authorized : entry.status == .captured ? .captured : .voided,
                     status: entry.status.rawValue, createdAt: entry.createdAt)

@@ -1,5 +1,5 @@
 import ApplePay
-import Cashier
+public import Cashier
 import CashierCrypto
 import CashierHTTP
 import Foundation
@@ -34,6 +34,8 @@ public final class AdyenSandbox: Sendable {
     private let capturesFailLater = Mutex(false)
     /// A failed capture's item by its payment's PSP reference: what a recapture reports again.
     private let failedCaptures = Mutex<[String: ApplePay.AdyenNotification]>([:])
+    /// Each disputed payment's dispute reference (`pspReference` of every event of its dispute).
+    private let disputes = Mutex<[String: String]>([:])
 
     /// Adyen's retries of an unacknowledged webhook: 2, 5, 10, 15, 30 minutes, then 1, 2, 4, 8 hours.
     public static let webhookSchedule: [Duration] = [120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800].map { .seconds($0) }
@@ -70,6 +72,42 @@ public final class AdyenSandbox: Sendable {
         item.reason = "Transaction Recaptured"
         announce(item, filedUnder: "RECAPTURE " + item.merchantReference)
         return true
+    }
+
+    /// The events of a dispute Adyen sends for a payment: `NOTIFICATION_OF_CHARGEBACK` (nothing
+    /// moves yet), `CHARGEBACK` and `SECOND_CHARGEBACK` (`amount`, by default all that is left, taken
+    /// back from the merchant), `CHARGEBACK_REVERSED` (`amount`, by default all charged back,
+    /// given back). Filed for replays under `{event} {merchant reference}`.
+    /// - Returns: why it cannot happen, or `nil` when it was sent.
+    public func dispute(_ psp: String, event: String, amount: Money? = nil, account: String = "CashierSandbox") -> String? {
+        guard let entry = core.processor.entry(psp) else { return "no payment \(psp)" }
+        let value: Money
+        switch event {
+        case "NOTIFICATION_OF_CHARGEBACK": value = amount ?? entry.left
+        case "CHARGEBACK", "SECOND_CHARGEBACK":
+            value = amount ?? entry.left
+            guard value.isPositive, core.processor.chargeBack(psp, amount: value) else {
+                return "payment \(psp) has less than \(value) captured and not refunded"
+            }
+        case "CHARGEBACK_REVERSED":
+            value = amount ?? entry.chargedBack
+            guard value.isPositive, core.processor.chargeBack(psp, amount: Money(minorUnits: -value.minorUnits, currency: value.currency))
+            else { return "payment \(psp) has less than \(value) charged back" }
+        default: return "the sandbox sends NOTIFICATION_OF_CHARGEBACK, CHARGEBACK, CHARGEBACK_REVERSED and SECOND_CHARGEBACK"
+        }
+        let reference = disputes.withLock { disputes in
+            if let known = disputes[psp] { return known }
+            let made = "DSP" + SecureRandom.alphanumeric(count: 13)
+            disputes[psp] = made
+            return made
+        }
+        announce(
+            ApplePay.AdyenNotification(
+                eventCode: event, success: true, pspReference: reference, originalReference: psp, merchantAccountCode: account,
+                merchantReference: entry.merchantReference, value: value.minorUnits, currency: value.currency.code,
+                reason: "Fraud: card absent environment"),
+            filedUnder: event + " " + entry.merchantReference)
+        return nil
     }
 
     /// A capture of `psp` (for `value`, filed under `reference`) that the card scheme rejects, when
@@ -136,6 +174,26 @@ public final class AdyenSandbox: Sendable {
             else { return .error(status: 400, code: "invalid_request", message: #"expected {"outcome":"succeed"|"fail_later"}"#) }
             self.setCapturesFailLater(outcome == "fail_later")
             return .json(["outcome": outcome])
+        }
+        router.add("POST", "/sandbox/adyen/dispute") { request, _ in
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+                let psp = object["psp_reference"] as? String, let event = object["event"] as? String
+            else {
+                return .error(
+                    status: 400, code: "invalid_request",
+                    message: #"expected {"psp_reference":"PSP…","event":"CHARGEBACK"|"CHARGEBACK_REVERSED"|…,"amount":"5.00"}"#)
+            }
+            var amount: Money?
+            if let text = object["amount"] as? String {
+                guard let currency = self.core.processor.entry(psp)?.amount.currency,
+                    let parsed = try? Money(decimal: text, currency: currency)
+                else { return .error(status: 400, code: "invalid_amount", message: "amount must be a decimal in the payment's currency") }
+                amount = parsed
+            }
+            if let refusal = self.dispute(psp, event: event, amount: amount) {
+                return .error(status: 422, code: "invalid_request", message: refusal)
+            }
+            return .json(["psp_reference": psp, "event": event])
         }
         router.add("POST", "/sandbox/adyen/recapture") { request, _ in
             guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
@@ -326,6 +384,7 @@ public final class AdyenSandbox: Sendable {
             case .authorized: break
             }
             if entry.refunded.isPositive { lines.append(line("SentForRefund", captured: "-" + entry.refunded.decimalString)) }
+            if entry.chargedBack.isPositive { lines.append(line("Chargeback", captured: "-" + entry.chargedBack.decimalString)) }
         }
         return .text(lines.joined(separator: "\n") + "\n", contentType: "text/csv")
     }
