@@ -287,9 +287,16 @@ import Testing
             Co,"Shop, Ltd",PSP5,ord_5,applepay,2026-12-01 14:05:00,UTC,USD,7.00,SentForSettle,USD,,,7.00,,
             Co,"Shop, Ltd",PSP5,ord_5,applepay,2026-12-02 08:00:00,UTC,USD,7.00,CaptureFailed,USD,,,7.00,,
             Co,"Shop, Ltd",PSP5,ord_5,applepay,2026-12-03 08:00:00,UTC,USD,7.00,SentForSettle,USD,,,7.00,,
+            Co,"Shop, Ltd",PSP6,ord_6,applepay,2026-12-01 15:00:00,UTC,USD,30.00,Authorised,USD,,30.00,,,
+            Co,"Shop, Ltd",PSP6,ord_6,applepay,2026-12-01 15:00:00,UTC,USD,30.00,SentForSettle,USD,,,30.00,,
+            Co,"Shop, Ltd",PSP6,ord_6,applepay,2026-12-10 09:00:00,UTC,USD,30.00,Chargeback,USD,,,-30.00,,
+            Co,"Shop, Ltd",PSP6,ord_6,applepay,2026-12-20 09:00:00,UTC,USD,30.00,ChargebackReversed,USD,,,30.00,,
+            Co,"Shop, Ltd",PSP6,ord_6,applepay,2026-12-21 09:00:00,UTC,USD,30.00,SecondChargeback,USD,,,-12.00,,
             """#
         let payments = try ApplePay.AccountingReport.payments(try ApplePay.AccountingReport.rows(Data(csv.utf8)))
-        #expect(payments.map(\.reference) == ["PSP1", "PSP2", "PSP3", "PSP4", "PSP5"])
+        #expect(payments.map(\.reference) == ["PSP1", "PSP2", "PSP3", "PSP4", "PSP5", "PSP6"])
+        // Chargebacks go back like refunds; a reversal gives back.
+        #expect(payments[5].refunded.minorUnits == 1200 && payments[5].state == .captured)
         // A capture the card scheme rejected took nothing (all of it went back, as from a void) until it is recaptured.
         #expect(payments[3].state == .voided && payments[3].status == "capture_failed" && payments[3].captured.minorUnits == 0)
         #expect(payments[4].state == .captured && payments[4].captured.minorUnits == 700)

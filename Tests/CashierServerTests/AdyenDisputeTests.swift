@@ -94,4 +94,19 @@ import Testing
         #expect(logged.count == 2 && logged.allSatisfy { $0.contains("\"applied\"") }, "\(logged)")
         await world.stop()
     }
+
+    /// A record Adyen's webhook made and a crash left pending (reserved, not finished) is finished
+    /// by the refund job without asking Adyen for a refund: the money went back at Adyen already.
+    @Test(.timeLimit(.minutes(2))) func theRefundJobAsksNoOneForAdyensOwnRecords() async throws {
+        let world = try await AdyenWebhookTests.world(.sqlite)
+        let id = try await world.paidByApplePay("14.00")
+        let reserved = try await world.store.reserveRefund(
+            NewRefund(orderID: id, paymentID: nil, amount: nil, outRefundNo: "Rcrashed", reason: "chargeback", requestedBy: "adyen"),
+            now: Date())
+        #expect(reserved.refund.status == .pending)
+        _ = try await world.servers[0].settleRefunds()
+        #expect(try await world.store.refund(outRefundNo: "Rcrashed")?.status == .succeeded)
+        #expect(world.sandbox.adyen.core.processor.entries.first?.refunded.minorUnits == 0, "Adyen was asked for nothing")
+        await world.stop()
+    }
 }
