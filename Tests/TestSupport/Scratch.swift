@@ -22,9 +22,27 @@ public enum Scratch {
         } catch {
             fatalError("Scratch: cannot make \(folder.path): \(error)")
         }
-        atexit { try? FileManager.default.removeItem(at: Scratch.folder) }
+        atexit { Scratch.removeFolder() }
         return folder
     }()
+
+    /// Removes this process's folder at exit. A child process still ending (a server, a browser)
+    /// can add a file while the folder is being removed, which fails the removal: it is tried
+    /// again a few times, and a folder that still cannot be removed says why on stderr.
+    static func removeFolder() {
+        var lastError: (any Error)?
+        for attempt in 0..<5 {
+            if attempt > 0 { usleep(100_000) }
+            do {
+                try FileManager.default.removeItem(at: folder)
+                return
+            } catch {
+                if !FileManager.default.fileExists(atPath: folder.path) { return }
+                lastError = error
+            }
+        }
+        FileHandle.standardError.write(Data("Scratch: cannot remove \(folder.path): \(lastError.map { "\($0)" } ?? "")\n".utf8))
+    }
 
     /// `name` in this process's folder (nothing is made there).
     public static func url(_ name: String) -> URL { folder.appendingPathComponent(name) }
