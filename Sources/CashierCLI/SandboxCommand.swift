@@ -120,6 +120,8 @@ enum SandboxCommand {
         io.write("Adyen Checkout API     \(sandbox.adyenURL.absoluteString)  (the SDK services' baseUrl; any X-API-Key)\n")
         let adyenWebhook = sandbox.baseURL.appendingPathComponent("sandbox/adyen/webhook").absoluteString
         io.write("Adyen webhooks         POST \(adyenWebhook) {\"url\":…,\"hmac_key\":…}  (signed webhooks from then on)\n")
+        let stripeWebhook = sandbox.baseURL.appendingPathComponent("sandbox/stripe/webhook").absoluteString
+        io.write("Stripe webhooks        POST \(stripeWebhook) {\"url\":…,\"secret\":\"whsec_…\"}  (signed events from then on)\n")
         io.write("payer API              POST \(payer)\n")
         try await readyFile?.write(
             [

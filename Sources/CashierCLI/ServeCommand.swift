@@ -113,6 +113,7 @@ enum ServeCommand {
         } catch {
             throw CommandFailure("cannot start: \(error)")
         }
+        mode.connectStripeEvents(to: server.baseURL)
         io.write("Cashier \(CashierVersion.current) — sandbox mode (no provider credentials configured)\n")
         io.write("merchant API     \(server.baseURL.absoluteString)/v1   (orders in \(OrderStoreOpener.describe(path)))\n")
         io.write("sandbox          \(sandbox.baseURL.absoluteString)   (payer API: POST /sandbox/pay)\n")

@@ -184,6 +184,21 @@ enum ServerDemo {
             return "token verified, PKPaymentAuthorizationStatus \(answer["status"] as? Int ?? -1), Stripe \(intent as? String ?? "?"), "
                 + "refunded \(back.prefix(10))…"
         }
+        await order("applepay via Stripe, disputed", "18.00", expect: "refunded") { placed in
+            _ = try await payments(placed.id, ["method": "applepay"])
+            let token = try await session.send(
+                "POST", session.sandbox.baseURL.absoluteString + "sandbox/applepay/token", ["order_id": placed.id])
+            _ = try await session.call("POST", "/v1/orders/\(placed.id)/payments/applepay/authorize", ["token": token])
+            let paid = try await session.call("GET", "/v1/orders/\(placed.id)")
+            let intent = ((paid["payments"] as? [[String: Any]])?.first { $0["status"] as? String == "succeeded" })?["transaction_id"]
+            // The payer's bank disputes the charge; Stripe takes the funds and says so by a signed event.
+            let disputed = try await session.send(
+                "POST", session.sandbox.baseURL.absoluteString + "sandbox/stripe/dispute",
+                ["payment_intent": intent as? String ?? "", "event": "funds_withdrawn"])
+            guard disputed["event"] != nil else { return "the sandbox's Stripe did not open a dispute: \(disputed)" }
+            guard try await session.status(placed.id, becomes: "refunded") else { return "the dispute's event was not recorded" }
+            return "charge.dispute.funds_withdrawn verified (Stripe-Signature), recorded as a chargeback"
+        }
         await order("paid twice: flagged, refunded", "7.70", expect: "paid") { placed in
             // An order string the payer never opened cannot be closed: paid after WeChat, it is a second payment.
             let stale = try await payments(placed.id, ["method": "alipay.app"])
@@ -243,7 +258,7 @@ enum ServerDemo {
             let rows = report.bill_rows.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             return (
                 "bills (\(rows)): \(report.matched) matched, \(report.discrepancies.count) discrepancies",
-                report.discrepancies.isEmpty && report.matched == 16 && report.refund_required.isEmpty && report.not_reconciled.isEmpty
+                report.discrepancies.isEmpty && report.matched == 18 && report.refund_required.isEmpty && report.not_reconciled.isEmpty
             )
         }
         await session.server.stop()
@@ -259,6 +274,7 @@ enum ServerDemo {
         await mode.connect(to: store)
         let server = MerchantServer(configuration: mode.configuration, store: store, audit: SecretsAudit.fromEnvironment())
         try await server.start()
+        mode.connectStripeEvents(to: server.baseURL)
         return Session(server: server, sandbox: mode.sandbox, secret: mode.configuration.secretKey, merchant: mode.wechatMerchant)
     }
 

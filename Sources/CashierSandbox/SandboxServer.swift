@@ -88,7 +88,7 @@ public final class SandboxServer: Sendable {
         alipay.register(on: &router, path: "/alipay/gateway.do")
         applePay = ApplePaySandbox(ca: applePayCA ?? (try! ApplePayTestCA()))
         applePay.register(on: &router)
-        stripe = StripeSandbox(ca: applePay.ca)
+        stripe = StripeSandbox(ca: applePay.ca, delivery: delivery)
         stripe.register(on: &router, prefix: "/stripe")
         adyen = AdyenSandbox(ca: applePay.ca, delivery: delivery)
         adyen.register(on: &router, prefix: "/adyen")

@@ -4,7 +4,7 @@ import CashierCrypto
 public import CashierSandbox
 public import CashierServer
 public import CashierStore
-import Foundation
+public import Foundation
 public import WeChatPay
 
 /// Sandbox mode: the provider sandboxes on loopback with a WeChat Pay merchant, an Alipay app and
@@ -35,6 +35,13 @@ public struct SandboxMode: Sendable {
     /// `{"order_id": …}` carry the order's amount and id.
     public func connect(to store: any OrderStore) async {
         await sandbox.applePay.setOrderLookup { id in try? await store.order(id: id)?.total }
+    }
+
+    /// The sandbox's Stripe sends its webhook events to the server at `server` (its
+    /// `/notify/stripe`), signed with the configuration's signing secret.
+    public func connectStripeEvents(to server: URL) {
+        guard let secret = configuration.applePay?.stripeWebhookSecret else { return }
+        try? sandbox.stripe.sendWebhooks(to: server.appendingPathComponent("notify/stripe").absoluteString, secret: secret)
     }
 
     /// The merchant's RSA keys in sandbox mode (its WeChat Pay v3 API key and its Alipay app key),
@@ -103,6 +110,8 @@ public struct SandboxMode: Sendable {
         configuration.applePay?.webSession = ApplePay.MerchantValidator(
             merchantIdentifier: appleMerchantIdentifier, displayName: "Cashier Sandbox", domain: "127.0.0.1",
             transport: URLSessionTransport(), allowedHosts: [], loopbackHosts: ["127.0.0.1:\(sandbox.baseURL.port ?? 0)"])
+        // The sandbox's Stripe sends its events (refunds failing later, disputes) once the server is up (connectStripeEvents(to:)).
+        configuration.applePay?.stripeWebhookSecret = "whsec_" + SecureRandom.alphanumeric(count: 32)
         configuration.applePay?.domainAssociation = "cashier-sandbox-domain-association \(appleMerchantIdentifier)\n"
         configuration.coupons = [
             Coupon(code: "WELCOME10", label: "Welcome 10% off", discount: .percentOff(10)),

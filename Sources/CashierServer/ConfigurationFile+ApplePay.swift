@@ -64,6 +64,7 @@ extension ConfigurationFile {
         }
         let processor: any ApplePay.PaymentProcessor
         var adyenHMACKey: String?
+        var stripeWebhookSecret: String?
         let transport = CurlTransport()
         switch try reader.string(object, "processor", "applepay.")! {
         case "stripe":
@@ -75,6 +76,16 @@ extension ConfigurationFile {
             processor = ApplePay.StripeProcessor(
                 secretKey: key, baseURL: try reader.url(stripe, "base_url", "applepay.stripe.") ?? ApplePay.StripeProcessor.productionURL,
                 transport: transport)
+            // Stripe's webhook events (POST /notify/stripe) are read when the endpoint's signing secret is given.
+            if stripe["webhook_secret_env"] != nil || stripe["webhook_secret_file"] != nil || stripe["webhook_secret"] != nil {
+                let secret = try reader.secret(stripe, "webhook_secret", "applepay.stripe.")
+                guard secret.hasPrefix("whsec_"), (try? ApplePay.StripeEvent.checkSecret(secret)) != nil else {
+                    throw Problem(
+                        path: "applepay.stripe.webhook_secret",
+                        reason: "is not a webhook signing secret (whsec_…): copy it from Dashboard → Developers → Webhooks → the endpoint")
+                }
+                stripeWebhookSecret = secret
+            }
         case "adyen":
             let adyen = object["adyen"] as? [String: Any] ?? [:]
             let key = try reader.secret(adyen, "api_key", "applepay.adyen.")
@@ -136,6 +147,7 @@ extension ConfigurationFile {
             displayName: try reader.string(object, "display_name", "applepay.")!, supportedNetworks: networks, verifier: verifier,
             decrypter: decrypter, processor: processor)
         applePay.adyenHMACKey = adyenHMACKey
+        applePay.stripeWebhookSecret = stripeWebhookSecret
         switch try reader.string(object, "capture", "applepay.", required: false) ?? "automatic" {
         case "automatic": applePay.capture = .automatic
         case "manual": applePay.capture = .manual

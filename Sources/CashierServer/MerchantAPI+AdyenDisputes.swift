@@ -25,12 +25,6 @@ extension MerchantAPI {
     /// The events that move money, and the reason their record carries.
     static let disputeMoves = ["CHARGEBACK": "chargeback", "SECOND_CHARGEBACK": "second chargeback"]
 
-    /// The number of the record a dispute event makes (`CHARGEBACK_REVERSED` finds the
-    /// `CHARGEBACK`'s): one per dispute and event.
-    static func disputeNumber(_ dispute: String, _ event: String) -> String {
-        "R" + Hex.encode(DigestAlgorithm.sha256.hash("dispute\n\(event)\n\(dispute)")).prefix(31)
-    }
-
     func applyDispute(_ item: ApplePay.AdyenNotification, bodyHash: String) async throws {
         // Disputes name the payment by its own reference (our out_trade_no) and its PSP reference.
         guard let payment = try await store.payment(wallet: .applePay, outTradeNo: item.merchantReference),
@@ -40,52 +34,18 @@ extension MerchantAPI {
         fields["payment"] = payment.id
         let currency = payment.amount.currency
         let moves = Self.disputeMoves[item.eventCode] != nil || item.eventCode == "CHARGEBACK_REVERSED"
-        guard moves else { return try await log(fields, payment, bodyHash) }
+        guard moves else { return try await logDispute(fields, payment, bodyHash: bodyHash) }
         guard let value = item.value, item.currency == currency.code, value > 0 else {
             fields["applied"] = "no: the webhook names no amount in \(currency.code)"
-            return try await log(fields, payment, bodyHash)
+            return try await logDispute(fields, payment, bodyHash: bodyHash)
         }
         let amount = Money(minorUnits: value, currency: currency)
-        switch item.eventCode {
-        case let event where Self.disputeMoves[event] != nil:
-            let number = Self.disputeNumber(item.pspReference, event)
-            let record: StoredRefund
-            do {
-                record = try await store.reserveRefund(
-                    NewRefund(
-                        orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number,
-                        reason: Self.disputeMoves[event], requestedBy: Self.adyenActor), now: clock.now()
-                ).refund
-            } catch let error as StoreError where error.code == .limitExceeded {
-                // More than is left of the payment (it was refunded meanwhile): the merchant's to settle with Adyen.
-                fields["applied"] = "no: \(error.message)"
-                try await log(fields, payment, bodyHash)
-                return
-            }
-            // A reversal that came first left the record failed: nothing moves then.
-            try await finish(record, .succeeded(providerRefundID: item.pspReference))
-        case "CHARGEBACK_REVERSED":
-            let number = Self.disputeNumber(item.pspReference, "CHARGEBACK")
-            // When the reversal outran its chargeback (Adyen retried that one), the chargeback's record
-            // is made already taken back, so the chargeback finds it and moves nothing.
-            var record = try await store.refund(outRefundNo: number)
-            if record == nil {
-                record = try? await store.reserveRefund(
-                    NewRefund(
-                        orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number, reason: "chargeback",
-                        requestedBy: Self.adyenActor), now: clock.now()
-                ).refund
-            }
-            if let record, record.status != .failed {
-                try await finish(record, .failed("chargeback reversed: the dispute was won"))
-            }
-        default: return
+        if let reason = Self.disputeMoves[item.eventCode] {
+            try await recordChargeback(
+                payment, amount, number: Self.disputeNumber(item.pspReference, item.eventCode), reason: reason, by: Self.adyenActor,
+                reference: item.pspReference, fields: fields, bodyHash: bodyHash)
+        } else {
+            try await reverseChargeback(payment, amount, number: Self.disputeNumber(item.pspReference, "CHARGEBACK"), by: Self.adyenActor)
         }
-    }
-
-    /// A dispute event on its order's log, as it arrives.
-    private func log(_ fields: [String: String], _ payment: StoredPayment, _ bodyHash: String) async throws {
-        try await store.append(
-            EventRecord(kind: .dispute, detail: Self.detail(fields), bodySHA256: bodyHash), to: payment.orderID, now: clock.now())
     }
 }

@@ -123,9 +123,9 @@ extension MerchantAPI {
     /// - Returns: the refund as it is now; still `pending` when the provider's answer was lost.
     func send(_ refund: StoredRefund, of payment: StoredPayment) async throws -> StoredRefund {
         guard refund.status == .pending else { return refund }
-        // Adyen's own word of money gone back (a failed capture, a chargeback) is asked of no one (a
-        // crash came between its reservation and its end): it is done already, at Adyen.
-        if refund.requestedBy == Self.adyenActor {
+        // A processor's own word of money gone back (a failed capture, a chargeback) is asked of no one (a
+        // crash came between its reservation and its end): it is done already, there.
+        if let actor = refund.requestedBy, Self.processorActors.contains(actor) {
             return try await finish(refund, .succeeded(providerRefundID: nil)) ?? refund
         }
         // Money held but not captured goes back by capturing less, or voiding — decided under the

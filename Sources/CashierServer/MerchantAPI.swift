@@ -145,6 +145,7 @@ struct MerchantAPI: Sendable {
             ("/notify/alipay", .alipay),
         ]
         router.add("POST", "/notify/adyen") { request, _ in await self.adyenWebhook(request) }
+        router.add("POST", "/notify/stripe") { request, _ in await self.stripeWebhook(request) }
         for (path, provider) in routes {
             router.add("POST", path) { request, _ in await self.notification(request, provider: provider) }
             // A sub-merchant's notifications come to its own path, verified by its adapter.

@@ -126,6 +126,11 @@ public struct MerchantConfiguration: Sendable {
         /// (`success: false`, `REFUND_FAILED`, `REFUNDED_REVERSED`), which gives the amount back
         /// to the order. Without it `received` is taken as done.
         public var adyenHMACKey: String?
+        /// Stripe's webhook signing secret (`whsec_…`, from Dashboard → Developers → Webhooks). With
+        /// it, `POST /notify/stripe` takes Stripe's events: a refund's outcome sooner than the refund
+        /// job would ask, and disputes — the amount a dispute takes is recorded as gone back, and
+        /// given back if the dispute is won.
+        public var stripeWebhookSecret: String?
         /// The domain-association file Apple gave for this merchant's web domains, served at
         /// `/.well-known/apple-developer-merchantid-domain-association`.
         public var domainAssociation: String?

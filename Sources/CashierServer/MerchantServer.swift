@@ -125,6 +125,7 @@ public final class MerchantServer: Sendable {
             configuration.secretKey, configuration.wechat?.merchant.apiKey, configuration.wechatV3?.merchant.apiV3Key,
             pemLine(configuration.wechatV3?.merchant.privateKey.pemRepresentation), configuration.miniProgram?.secret,
             pemLine(configuration.alipay?.privateKey.pemRepresentation), configuration.webhook?.secret,
+            configuration.applePay?.adyenHMACKey, configuration.applePay?.stripeWebhookSecret,
         ]
     }
 

@@ -98,7 +98,8 @@ import Testing
         for method in [
             "wechat.app (v2)", "wechat.app (v3)", "wechat.miniprogram (JSAPI)", "wechat.native + refund + replay", "alipay.app",
             "alipay.wap",
-            "applepay via Stripe + refund", "checkout page (desktop → QR)", "close an unpaid order", "reconcile today",
+            "applepay via Stripe + refund", "applepay via Stripe, disputed", "checkout page (desktop → QR)", "close an unpaid order",
+            "reconcile today",
             "wechat.barcode (counter, password)", "sub-merchant north: wechat.app (v3 partner) + refund",
         ] {
             #expect(result.stdout.contains("ok    server: \(method)"), "\(method)")
@@ -107,6 +108,6 @@ import Testing
         #expect(result.stdout.contains("Orders through the merchant server") && !result.stdout.contains("WRONG"))
         // A checkout link per order.
         let links = result.stdout.split(separator: "\n").filter { $0.contains("/c/ord_") && $0.contains("_secret_") }
-        #expect(links.count == 12, "\(links)")
+        #expect(links.count == 13, "\(links)")
     }
 }

@@ -93,6 +93,7 @@ import WeChatPay
         let printed = try await onOwnThread { String(decoding: try output.fileHandleForReading.readToEndRetrying(), as: UTF8.self) }
         #expect(printed.contains("WeChat Pay v2 gateway  http://127.0.0.1:"))
         #expect(printed.contains("Adyen webhooks         POST http://127.0.0.1:"))
+        #expect(printed.contains("Stripe webhooks        POST http://127.0.0.1:"))
         #expect(printed.contains("sandbox stopped"))
     }
 

@@ -201,6 +201,23 @@ import Testing
         object["applepay"] = (good["applepay"] as? [String: Any] ?? [:]).merging(withKey) { $1 }
         let read = try ConfigurationFile(contentsOf: try folder.config(object), environment: hexKey)
         #expect(read.configuration.applePay?.adyenHMACKey == hexKey["ADYEN_HMAC"])
+        // Stripe's webhook signing secret: a secret (env or file), whsec_….
+        var signing = Self.environment
+        signing["STRIPE_WHSEC"] = "whsec_0123456789abcdef"
+        var apiKeyInstead = Self.environment
+        apiKeyInstead["STRIPE_WHSEC"] = "sk_test_not_a_signing_secret"
+        let stripe = ["stripe": ["secret_key_env": "STRIPE_SECRET_KEY", "webhook_secret_env": "STRIPE_WHSEC"]] as [String: Any]
+        #expect(try problem(stripe, environment: signing) == "accepted")
+        #expect(try problem(stripe, environment: apiKeyInstead).contains("applepay.stripe.webhook_secret: is not a webhook signing secret"))
+        #expect(try problem(stripe).contains("applepay.stripe.webhook_secret_env: STRIPE_WHSEC is not set"))
+        #expect(
+            try problem(["stripe": ["secret_key_env": "STRIPE_SECRET_KEY", "webhook_secret": "whsec_inline"]])
+                .contains("secrets are not written in the file"))
+        object = good
+        object["applepay"] = (good["applepay"] as? [String: Any] ?? [:]).merging(stripe) { $1 }
+        #expect(
+            try ConfigurationFile(contentsOf: try folder.config(object), environment: signing).configuration.applePay?.stripeWebhookSecret
+                == "whsec_0123456789abcdef")
         #expect(try problem(["processor": "worldpay"]).contains("'worldpay' is not built in"))
         #expect(try problem(["capture": "later"]).contains("applepay.capture"))
         #expect(

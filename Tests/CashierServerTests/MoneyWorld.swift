@@ -54,6 +54,9 @@ final class MoneyWorld: Sendable {
         func refundStatus(payment reference: String, idempotencyKey: String) async throws -> ApplePay.ProcessorOperation? {
             try await processor.refundStatus(payment: reference, idempotencyKey: idempotencyKey)
         }
+        func merchantReference(ofPayment reference: String) async throws -> String? {
+            try await processor.merchantReference(ofPayment: reference)
+        }
         var count: Int { calls.load(ordering: .relaxed) }
     }
 

@@ -58,6 +58,12 @@ extension ApplePay {
         /// after 24 hours —, so sending it again later could refund twice). `nil` when the
         /// processor has no such refund, or cannot be asked (``looksUpRefunds`` is `false`).
         func refundStatus(payment reference: String, idempotencyKey: String) async throws -> ProcessorOperation?
+
+        /// The merchant's reference (``ProcessorAuthorization/reference``) the processor keeps for
+        /// its payment `reference`: how a webhook that names only the processor's payment (a
+        /// Stripe dispute names its PaymentIntent) finds Cashier's. `nil` when the processor has
+        /// no such payment, or cannot be asked (the default).
+        func merchantReference(ofPayment reference: String) async throws -> String?
     }
 }
 
@@ -83,4 +89,6 @@ extension ApplePay.PaymentProcessor {
     public func refundStatus(_ refundReference: String) async throws -> ApplePay.ProcessorOperation? { nil }
 
     public func refundStatus(payment reference: String, idempotencyKey: String) async throws -> ApplePay.ProcessorOperation? { nil }
+
+    public func merchantReference(ofPayment reference: String) async throws -> String? { nil }
 }

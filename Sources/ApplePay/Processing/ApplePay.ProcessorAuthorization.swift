@@ -63,6 +63,7 @@ extension ApplePay {
         public var merchantReference: String?
         public var authorized: Money
         public var captured: Money
+        /// What went back of the captured amount: refunds, and what disputes took and kept.
         public var refunded: Money
         public var state: State
         /// The processor's own status word (`succeeded`, `requires_capture`, `canceled`, …).

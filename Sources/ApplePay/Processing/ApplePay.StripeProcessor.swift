@@ -140,7 +140,35 @@ extension ApplePay {
             return nil
         }
 
-        /// Lists PaymentIntents (`GET /v1/payment_intents`, page by page) and their refunds.
+        /// `GET /v1/payment_intents/{id}`: its `metadata.cashier_payment`.
+        public func merchantReference(ofPayment reference: String) async throws -> String? {
+            let intent = try await send("GET", "/v1/payment_intents/" + FormEncoding.escape(reference), body: nil, idempotencyKey: nil)
+            guard intent.status == 200 else {
+                guard intent.status == 404 else { throw try rejected(intent) }
+                return nil
+            }
+            return (intent.json["metadata"] as? [String: Any])?["cashier_payment"] as? String
+        }
+
+        /// What disputes took from a disputed PaymentIntent and kept (`GET /v1/disputes?payment_intent=…`):
+        /// each dispute's amount for every withdrawal among its balance transactions not matched by
+        /// a reinstatement (a dispute won gives the money back).
+        private func chargedBack(_ reference: String) async throws -> Int64 {
+            let page = try await send(
+                "GET", "/v1/disputes?" + FormEncoding.encode([("payment_intent", reference), ("limit", "100")]), body: nil,
+                idempotencyKey: nil)
+            guard page.status == 200, let data = page.json["data"] as? [[String: Any]] else { throw try rejected(page) }
+            return data.reduce(0) { total, dispute in
+                let moves = (dispute["balance_transactions"] as? [[String: Any]] ?? []).compactMap {
+                    ($0["amount"] as? NSNumber)?.int64Value
+                }
+                let kept = moves.filter { $0 < 0 }.count - moves.filter { $0 > 0 }.count
+                return total + Int64(max(0, kept)) * ((dispute["amount"] as? NSNumber)?.int64Value ?? 0)
+            }
+        }
+
+        /// Lists PaymentIntents (`GET /v1/payment_intents`, page by page) and what went back of
+        /// each: refunds, and what disputes took (for a charge marked `disputed`).
         public func payments(from: Date, to: Date) async throws -> [ProcessorPayment]? {
             var payments: [ProcessorPayment] = []
             var after: String?
@@ -157,6 +185,7 @@ extension ApplePay {
                         let currency = try? Currency(code: (intent["currency"] as? String ?? "").uppercased())
                     else { throw malformed("a PaymentIntent without id, amount or currency") }
                     let charge = intent["latest_charge"] as? [String: Any]
+                    let disputed = charge?["disputed"] as? Bool == true ? try await chargedBack(id) : 0
                     let status = intent["status"] as? String ?? ""
                     let state: ProcessorPayment.State =
                         switch status {
@@ -170,7 +199,7 @@ extension ApplePay {
                             reference: id, merchantReference: (intent["metadata"] as? [String: Any])?["cashier_payment"] as? String,
                             authorized: Money(minorUnits: Int64(amount), currency: currency),
                             captured: Money(minorUnits: Int64(intent["amount_received"] as? Int ?? 0), currency: currency),
-                            refunded: Money(minorUnits: Int64(charge?["amount_refunded"] as? Int ?? 0), currency: currency),
+                            refunded: Money(minorUnits: Int64(charge?["amount_refunded"] as? Int ?? 0) + disputed, currency: currency),
                             state: state, status: status,
                             createdAt: Date(timeIntervalSince1970: TimeInterval(intent["created"] as? Int ?? 0))))
                 }

@@ -11,8 +11,18 @@ import Synchronization
 /// `stripe.api_base` pointed here, and for ``ApplePay/StripeProcessor``. Any `sk_test_…` key is
 /// accepted; others answer 401. Cards and amounts decide as ``ApplePay/SandboxProcessor``
 /// documents; an amount ending in 99 answers 500 (an outage: nothing is charged).
+///
+/// Like Stripe, it sends signed webhook events once an endpoint is set up (``sendWebhooks(to:secret:)``,
+/// or `POST /sandbox/stripe/webhook`): `charge.refund.updated` when a refund that came back
+/// `pending` fails, and a dispute's events (``dispute(_:event:amount:)``, or
+/// `POST /sandbox/stripe/dispute`) — see StripeSandbox+Events.swift.
 public final class StripeSandbox: Sendable {
     public let core: ProcessorSandbox
+    let delivery: NotificationDelivery
+    /// Where events go, and the endpoint's signing secret.
+    let webhook = Mutex<(url: String, secret: String)?>(nil)
+    /// Each disputed PaymentIntent's dispute (Stripe allows one per charge).
+    let disputes = Mutex<[String: Dispute]>([:])
     /// `tok_…` → the decrypted payment it stands for, until a PaymentIntent uses it.
     private let tokens = Mutex<[String: (token: ApplePay.PaymentToken, payment: ApplePay.DecryptedPayment, used: Bool)]>([:])
 
@@ -41,8 +51,9 @@ public final class StripeSandbox: Sendable {
         var lastError: String?
     }
 
-    init(ca: ApplePayTestCA) {
+    init(ca: ApplePayTestCA, delivery: NotificationDelivery) {
         core = ProcessorSandbox(naming: .init(payment: "pi_", operation: "re_"), ca: ca)
+        self.delivery = delivery
     }
 
     /// What refunds do from now on (shared with the other sandboxes' `POST /sandbox/refund_outcome`).
@@ -74,6 +85,8 @@ public final class StripeSandbox: Sendable {
             await self.idempotent(request) { self.createPaymentMethod(request.formFields) }
         }
         router.add("GET", prefix + "/v1/refunds") { request, _ in self.authorized(request) ?? self.listRefunds(request) }
+        router.add("GET", prefix + "/v1/disputes") { request, _ in self.authorized(request) ?? self.listDisputes(request) }
+        registerEvents(on: &router)
         for (path, kind) in [("/v1/tokens/{id}", "token"), ("/v1/refunds/{id}", "refund"), ("/v1/payment_methods/{id}", "payment_method")] {
             router.add("GET", prefix + path) { request, parameters in
                 if let refusal = self.authorized(request) { return refusal }
@@ -102,7 +115,7 @@ public final class StripeSandbox: Sendable {
     }
 
     /// `nil` when the request carries an `sk_test_` key.
-    private func authorized(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+    func authorized(_ request: HTTPServerRequest) -> HTTPServerResponse? {
         let header = request.headers["Authorization"] ?? ""
         guard header.hasPrefix("Bearer sk_test_") || header.hasPrefix("Bearer rk_test_") else {
             return Self.error(401, "invalid_request_error", nil, "Invalid API Key provided (the sandbox takes sk_test_… keys).")
@@ -294,6 +307,7 @@ public final class StripeSandbox: Sendable {
                 ? [
                     "id": charge, "object": "charge", "amount": entry.amount.minorUnits, "amount_captured": entry.captured.minorUnits,
                     "amount_refunded": entry.refunded.minorUnits, "refunded": entry.refunded == entry.captured && entry.captured.isPositive,
+                    "disputed": disputes.withLock { $0[entry.reference] } != nil,
                 ] as [String: Any] : charge,
         ]
     }
@@ -402,6 +416,7 @@ public final class StripeSandbox: Sendable {
             object["status"] = "failed"
             object["failure_reason"] = "expired_or_canceled_card"
             keep(refund: refund, object)
+            announce("charge.refund.updated", object, filedUnder: "charge.refund.updated " + refund)
             object["status"] = "pending"
             object["failure_reason"] = nil
         }

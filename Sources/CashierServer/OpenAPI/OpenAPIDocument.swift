@@ -352,7 +352,22 @@ enum OpenAPIDocument {
                     status: "500", description: "`[retry] …`: not recorded yet; Adyen sends again",
                     content: .text(contentType: "text/plain")),
             ])
-        return [adyen]
+        let stripe = Operation(
+            method: "POST", path: "/notify/stripe", id: "notifyStripe", tag: "notifications",
+            summary: "Stripe webhook events (Stripe-Signature): refunds' outcomes and disputes. Verified before anything is read, "
+                + "refused when older than five minutes; configured by applepay.stripe.webhook_secret_env or _file.",
+            access: .provider, body: .provider(contentType: "application/json", description: "As Stripe sends it."),
+            responses: [
+                Response(
+                    status: "200", description: "`{\"received\":true}`: recorded, or a repeat", content: .anyObject("{\"received\":true}")),
+                Response(
+                    status: "400", description: "The signature does not verify, or is too old; nothing was read",
+                    content: .json(HTTPErrorBody.self)),
+                Response(
+                    status: "404", description: "Stripe webhooks are not configured on this server", content: .json(HTTPErrorBody.self)),
+                Response(status: "500", description: "Not recorded yet; Stripe sends again", content: .json(HTTPErrorBody.self)),
+            ])
+        return [adyen, stripe]
             + [
                 ("/notify/wechat/v2", "notifyWeChatV2", xml, "WeChat Pay API v2 payment notifications (signed XML).", v2),
                 ("/notify/wechat/v2/refund", "notifyWeChatV2Refund", xml, "WeChat Pay API v2 refund results (encrypted req_info).", v2),

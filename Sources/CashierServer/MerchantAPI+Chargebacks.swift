@@ -1,0 +1,68 @@
+import Cashier
+import CashierCrypto
+import CashierStore
+import Foundation
+
+/// What a processor's dispute does to the books, whichever processor reports it (Adyen's
+/// `CHARGEBACK`, Stripe's `charge.dispute.funds_withdrawn`): the amount taken back from the
+/// merchant is recorded as money gone back — a refund with reason `chargeback`, requested by the
+/// processor, asked of no one — and a dispute won takes that record back. Each record's number
+/// comes from the dispute's reference and the step, so every copy of a webhook, at any instance,
+/// finds the same record and moves nothing again.
+extension MerchantAPI {
+    /// Who asked for records of money a processor moved by itself (a failed capture, a chargeback):
+    /// they are done there already, so the refund job never sends them to anyone.
+    static let processorActors: Set<String> = [adyenActor, stripeActor]
+
+    /// The number of the record a dispute's step makes (a reversal finds its chargeback's): one per dispute and step.
+    static func disputeNumber(_ dispute: String, _ event: String) -> String {
+        "R" + Hex.encode(DigestAlgorithm.sha256.hash("dispute\n\(event)\n\(dispute)")).prefix(31)
+    }
+
+    /// Records `amount` of `payment` taken back by a dispute (`reference`: the processor's word for
+    /// it), once; order.refunded follows. More than is left of the payment (it was refunded
+    /// meanwhile) is logged on the order and not recorded: the merchant's to settle with the processor.
+    func recordChargeback(
+        _ payment: StoredPayment, _ amount: Money, number: String, reason: String, by actor: String, reference: String,
+        fields: [String: String], bodyHash: String
+    ) async throws {
+        let record: StoredRefund
+        do {
+            record = try await store.reserveRefund(
+                NewRefund(
+                    orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number, reason: reason,
+                    requestedBy: actor), now: clock.now()
+            ).refund
+        } catch let error as StoreError where error.code == .limitExceeded {
+            var fields = fields
+            fields["applied"] = "no: \(error.message)"
+            return try await logDispute(fields, payment, bodyHash: bodyHash)
+        }
+        // A reversal that came first left the record failed: nothing moves then.
+        try await finish(record, .succeeded(providerRefundID: reference))
+    }
+
+    /// Takes back the chargeback recorded under `number` (the dispute was won): order.refund_failed
+    /// follows, and the amount is the merchant's again. When the reversal outran its chargeback (the
+    /// processor retried that one), the chargeback's record is made already taken back, so the
+    /// chargeback finds it and moves nothing.
+    func reverseChargeback(_ payment: StoredPayment, _ amount: Money, number: String, by actor: String) async throws {
+        var record = try await store.refund(outRefundNo: number)
+        if record == nil {
+            record = try? await store.reserveRefund(
+                NewRefund(
+                    orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number, reason: "chargeback",
+                    requestedBy: actor), now: clock.now()
+            ).refund
+        }
+        if let record, record.status != .failed {
+            try await finish(record, .failed("chargeback reversed: the dispute was won"))
+        }
+    }
+
+    /// A dispute's step on its order's log, as it arrives.
+    func logDispute(_ fields: [String: String], _ payment: StoredPayment, bodyHash: String) async throws {
+        try await store.append(
+            EventRecord(kind: .dispute, detail: Self.detail(fields), bodySHA256: bodyHash), to: payment.orderID, now: clock.now())
+    }
+}

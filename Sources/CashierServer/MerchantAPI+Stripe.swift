@@ -1,0 +1,123 @@
+import ApplePay
+import Cashier
+import CashierCrypto
+import CashierHTTP
+import CashierStore
+import Foundation
+
+/// `POST /notify/stripe`: Stripe's webhook events, when the endpoint's signing secret is
+/// configured (`applepay.stripe.webhook_secret_env` or `_file`). The `Stripe-Signature` header is
+/// checked before the body is read, and a delivery older than five minutes is refused; Stripe hears
+/// 2xx only after what the event says is on disk, and sends it again otherwise.
+///
+/// - A refund's outcome (`charge.refund.updated`, `refund.updated`, `refund.failed`, with the
+///   refund's `metadata.cashier_refund`): confirmed, or failed and its amount given back to the
+///   order — what the refund job would learn by asking, sooner.
+/// - A dispute (`charge.dispute.*`): `funds_withdrawn` records the dispute's amount as gone back
+///   (a refund with reason `chargeback`, requested by `stripe`, asked of no one; order.refunded),
+///   `funds_reinstated` takes that back (the dispute won; order.refund_failed); the other steps
+///   (`created`, `updated`, `closed`) are logged on the order. A dispute names only its
+///   PaymentIntent: Stripe is asked for the PaymentIntent's `metadata.cashier_payment`.
+/// - Anything else is acknowledged and changes nothing.
+extension MerchantAPI {
+    /// Who asked for the records Stripe's disputes make: done at Stripe, never sent to it.
+    static let stripeActor = "stripe"
+
+    func stripeWebhook(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        guard let secret = configuration.applePay?.stripeWebhookSecret else {
+            return .error(
+                status: 404, code: "not_found",
+                message: "Stripe webhooks are not configured on this server (applepay.stripe.webhook_secret_env or webhook_secret_file)")
+        }
+        let event: ApplePay.StripeEvent
+        do {
+            event = try ApplePay.StripeEvent.verified(
+                Data(request.body), signatureHeader: request.headers["Stripe-Signature"], secret: secret, now: clock.now())
+        } catch {
+            metrics.increment("cashier_notifications_total", ["provider": "stripe", "outcome": NotificationOutcome.unverified.rawValue])
+            return .error(
+                status: 400, code: "invalid_signature", message: (error as? PaymentError)?.message ?? "not a Stripe webhook event")
+        }
+        do {
+            try await apply(event, bodyHash: Hex.encode(DigestAlgorithm.sha256.hash(request.body)))
+        } catch {
+            // Nothing is lost: Stripe sends the event again, and what was recorded stays recorded once.
+            metrics.increment("cashier_notifications_total", ["provider": "stripe", "outcome": NotificationOutcome.retry.rawValue])
+            return .error(status: 500, code: "retry", message: "the event could not be recorded; Stripe will send it again")
+        }
+        metrics.increment("cashier_notifications_total", ["provider": "stripe", "outcome": NotificationOutcome.acknowledged.rawValue])
+        return .json(["received": true])
+    }
+
+    private func apply(_ event: ApplePay.StripeEvent, bodyHash: String) async throws {
+        switch (event.object.kind, event.type) {
+        case ("refund", "charge.refund.updated"), ("refund", "refund.updated"), ("refund", "refund.failed"):
+            try await applyStripeRefund(event, bodyHash: bodyHash)
+        case ("dispute", let type) where type.hasPrefix("charge.dispute."):
+            try await applyStripeDispute(event, bodyHash: bodyHash)
+        default: return
+        }
+    }
+
+    /// What an order's log keeps of a Stripe event.
+    private static func fields(of event: ApplePay.StripeEvent) -> [String: String] {
+        let object = event.object
+        var fields = ["event": event.id, "type": event.type, object.kind: object.id]
+        if let status = object.status { fields["status"] = status }
+        if let reason = object.reason { fields["reason"] = reason }
+        if let amount = object.amount, let currency = object.currency { fields["amount"] = "\(amount) \(currency)" }
+        return fields
+    }
+
+    private func applyStripeRefund(_ event: ApplePay.StripeEvent, bodyHash: String) async throws {
+        let object = event.object
+        guard let key = object.metadata["cashier_refund"], let number = Self.recordNumber(inProcessorKey: key, "refund"),
+            let refund = try await store.refund(outRefundNo: number),
+            let payment = try await store.payment(id: refund.paymentID), payment.method == .applePay,
+            object.paymentIntent == payment.transactionID
+        else { return }
+        var fields = Self.fields(of: event)
+        fields["out_refund_no"] = refund.outRefundNo
+        guard object.amount == refund.amount.minorUnits, object.currency == refund.amount.currency.code else {
+            fields["refused"] = "the event's amount is not the refund's \(refund.amount.decimalString) \(refund.amount.currency.code)"
+            return try await store.append(
+                EventRecord(kind: .notificationRefused, detail: Self.detail(fields), bodySHA256: bodyHash), to: payment.orderID,
+                now: clock.now())
+        }
+        try await store.append(
+            EventRecord(kind: .refundNotification, detail: Self.detail(fields), bodySHA256: bodyHash), to: payment.orderID, now: clock.now()
+        )
+        switch object.status {
+        case "succeeded": try await finish(refund, .succeeded(providerRefundID: object.id))
+        case "failed", "canceled": try await finish(refund, .failed(object.reason ?? "Stripe \(object.status ?? "failed") the refund"))
+        default: return  // pending, requires_action: a later event says
+        }
+    }
+
+    private func applyStripeDispute(_ event: ApplePay.StripeEvent, bodyHash: String) async throws {
+        let object = event.object
+        guard let intent = object.paymentIntent,
+            let number = try await configuration.applePay?.processor.merchantReference(ofPayment: intent),
+            let payment = try await store.payment(wallet: .applePay, outTradeNo: number), payment.status == .succeeded,
+            payment.transactionID == intent
+        else { return }
+        var fields = Self.fields(of: event)
+        fields["payment"] = payment.id
+        let moves = event.type == "charge.dispute.funds_withdrawn" || event.type == "charge.dispute.funds_reinstated"
+        guard moves else { return try await logDispute(fields, payment, bodyHash: bodyHash) }
+        let currency = payment.amount.currency
+        guard let value = object.amount, object.currency == currency.code, value > 0 else {
+            fields["applied"] = "no: the dispute names no amount in \(currency.code)"
+            return try await logDispute(fields, payment, bodyHash: bodyHash)
+        }
+        let amount = Money(minorUnits: value, currency: currency)
+        let record = Self.disputeNumber(object.id, "funds_withdrawn")
+        if event.type == "charge.dispute.funds_withdrawn" {
+            try await recordChargeback(
+                payment, amount, number: record, reason: "chargeback", by: Self.stripeActor, reference: object.id, fields: fields,
+                bodyHash: bodyHash)
+        } else {
+            try await reverseChargeback(payment, amount, number: record, by: Self.stripeActor)
+        }
+    }
+}
