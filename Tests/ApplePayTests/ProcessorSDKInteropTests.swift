@@ -28,6 +28,7 @@ import Testing
         #expect(summary?["stripe_decline"] as? String == "insufficient_funds")
         #expect(summary?["stripe_live_key"] as? String == "refused")
         #expect(summary?["stripe_two_step"] as? String == "succeeded")
+        #expect(summary?["stripe_dispute_events"] as? [String] == ["charge.dispute.created", "charge.dispute.funds_withdrawn"])
         #expect(summary?["adyen_refusal"] as? String == "Expired Card")
         #expect(
             summary?["adyen_body_fields"] as? [String] == ["amount", "merchantAccount", "paymentMethod", "reference", "shopperInteraction"])

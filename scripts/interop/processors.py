@@ -5,8 +5,11 @@ PaymentIntents, authorised at Adyen, then captured, voided, refunded (full and p
 declined. Reads {"sandbox": "http://127.0.0.1:PORT/", "cashier_adyen_body": {...}} on stdin and
 prints a JSON summary; any broken expectation exits non-zero with the reason on stderr."""
 import base64
+import http.server
 import json
+import queue
 import sys
+import threading
 import urllib.request
 
 import Adyen
@@ -25,6 +28,12 @@ def fail(message):
 def check(condition, message):
     if not condition:
         fail(message)
+
+
+def sandbox_post(path, body):
+    request = urllib.request.Request(sandbox + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as response:
+        return json.load(response)
 
 
 def mint(amount, currency="USD", card=None):
@@ -132,6 +141,44 @@ summary["stripe_two_step"] = confirmed.status
 listed = stripe.PaymentIntent.list(limit=100)
 check({intent.id, captured.id, voided.id} <= {item.id for item in listed.data}, "list misses PaymentIntents")
 summary["stripe_listed"] = len(listed.data)
+
+# Webhook events: the sandbox signs them as Stripe does, and Stripe's own check verifies each.
+events = queue.Queue()
+signing_secret = "whsec_interop_0123456789"
+
+
+class Endpoint(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        payload = self.rfile.read(int(self.headers["Content-Length"]))
+        try:
+            event = stripe.Webhook.construct_event(payload, self.headers.get("Stripe-Signature"), signing_secret)
+            events.put(event)
+            self.send_response(200)
+        except Exception as error:  # a signature Stripe's library refuses
+            events.put(error)
+            self.send_response(400)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+endpoint = http.server.HTTPServer(("127.0.0.1", 0), Endpoint)
+threading.Thread(target=endpoint.serve_forever, daemon=True).start()
+sandbox_post("sandbox/stripe/webhook", {"url": "http://127.0.0.1:%d/" % endpoint.server_port, "secret": signing_secret})
+sandbox_post("sandbox/stripe/dispute", {"payment_intent": captured.id, "event": "funds_withdrawn"})
+received = [events.get(timeout=10), events.get(timeout=10)]
+check(all(isinstance(e, stripe.Event) for e in received), "the SDK refused the sandbox's signature: %s" % received)
+check(sorted(e.type for e in received) == ["charge.dispute.created", "charge.dispute.funds_withdrawn"], "events: %s" % received)
+withdrawn = [e for e in received if e.type == "charge.dispute.funds_withdrawn"][0].data.object
+check(withdrawn.payment_intent == captured.id and withdrawn.amount == 1500, "dispute: %s" % withdrawn)
+disputes = stripe.Dispute.list(payment_intent=captured.id)
+check(
+    [d.id for d in disputes.data] == [withdrawn.id] and disputes.data[0].balance_transactions[0].amount == -1500,
+    "dispute list: %s" % disputes,
+)
+summary["stripe_dispute_events"] = sorted(e.type for e in received)
+endpoint.shutdown()
 
 stripe.api_key = "sk_live_not_here"
 try:
