@@ -67,6 +67,14 @@ extension MerchantAPI {
             try await applyRecapture(item, bodyHash: bodyHash)
         case "CAPTURE": try await applyCaptureSuccess(item, bodyHash: bodyHash)
         case let event where Self.disputeEvents.contains(event): try await applyDispute(item, bodyHash: bodyHash)
+        case "EXPIRE":
+            // What was held and not captured expired (see MerchantAPI+Lapses.swift).
+            guard let payment = try await store.payment(wallet: .applePay, outTradeNo: item.merchantReference),
+                item.originalReference == nil || item.originalReference == payment.transactionID
+            else { return }
+            try await applyLapse(
+                payment, by: Self.adyenActor, reason: "authorisation lapsed", reference: item.pspReference, fields: Self.fields(of: item),
+                bodyHash: bodyHash)
         case "CANCELLATION" where !item.success:
             // Logged on the order, not applied: Cashier voids only what it holds uncaptured (under the
             // payment's lock), so Adyen refuses a void when the authorisation lapsed already — the

@@ -130,9 +130,15 @@ extension MerchantAPI {
         }
         // Money held but not captured goes back by capturing less, or voiding — decided under the
         // payment's capture lock, so a capture or void at once comes before or after, never beside.
-        if payment.capture == .uncaptured {
+        // An authorisation that ended meanwhile (voided by another call, or lapsed at the processor)
+        // took nothing: what this record was to give back is back.
+        if payment.capture == .uncaptured || payment.capture == .voided {
             let released = try await withCaptureLock(payment.id) { current -> StoredRefund? in
-                current.capture == .uncaptured ? try await self.release(refund, of: current) : nil
+                switch current.capture {
+                case .uncaptured?: return try await self.release(refund, of: current)
+                case .voided?: return try await self.finish(refund, .succeeded(providerRefundID: nil)) ?? refund
+                default: return nil
+                }
             }
             switch released {
             case let released??: return released

@@ -18,6 +18,9 @@ import Foundation
 ///   `funds_reinstated` takes that back (the dispute won; order.refund_failed); the other steps
 ///   (`created`, `updated`, `closed`) are logged on the order. A dispute names only its
 ///   PaymentIntent: Stripe is asked for the PaymentIntent's `metadata.cashier_payment`.
+/// - A held payment's PaymentIntent cancelled without Cashier (`payment_intent.canceled`; its
+///   authorisation lapsed after seven days when `cancellation_reason` is `automatic`): see
+///   MerchantAPI+Lapses.swift.
 /// - Anything else is acknowledged and changes nothing.
 extension MerchantAPI {
     /// Who asked for the records Stripe's disputes make: done at Stripe, never sent to it.
@@ -55,6 +58,16 @@ extension MerchantAPI {
             try await applyStripeRefund(event, bodyHash: bodyHash)
         case ("dispute", let type) where type.hasPrefix("charge.dispute."):
             try await applyStripeDispute(event, bodyHash: bodyHash)
+        case ("payment_intent", "payment_intent.canceled"):
+            // A held payment's PaymentIntent cancelled by Stripe (its authorisation lapsed) or outside Cashier.
+            guard let number = event.object.metadata["cashier_payment"],
+                let payment = try await store.payment(wallet: .applePay, outTradeNo: number), payment.transactionID == event.object.id
+            else { return }
+            let lapsed = event.object.reason == "automatic"
+            try await applyLapse(
+                payment, by: Self.stripeActor,
+                reason: lapsed ? "authorisation lapsed" : "cancelled at Stripe (\(event.object.reason ?? "no reason given"))",
+                reference: event.object.id, fields: Self.fields(of: event), bodyHash: bodyHash)
         default: return
         }
     }

@@ -17,8 +17,11 @@ import Testing
     static let secret = "whsec_cashier_world_0123456789"
 
     /// A world whose sandbox Stripe sends its events to instance 0.
-    static func world(_ backend: MoneyWorld.Backend) async throws -> MoneyWorld {
+    static func world(_ backend: MoneyWorld.Backend, capture: MerchantConfiguration.ApplePay.Capture = .automatic) async throws
+        -> MoneyWorld
+    {
         let world = try await MoneyWorld(backend) { configuration in
+            configuration.applePay?.capture = capture
             configuration.applePay?.stripeWebhookSecret = secret
             configuration.refundCheckAfter = 0
         }

@@ -30,9 +30,11 @@ extension ApplePay {
             /// Minor units, and the currency code in upper case.
             public var amount: Int64?
             public var currency: String?
-            /// A dispute's `needs_response`, `won`, `lost`, …; a refund's `succeeded`, `pending`, `failed`, `canceled`.
+            /// A dispute's `needs_response`, `won`, `lost`, …; a refund's `succeeded`, `pending`, `failed`,
+            /// `canceled`; a PaymentIntent's `requires_capture`, `canceled`, ….
             public var status: String?
-            /// A dispute's `reason` (`fraudulent`, …), or a refund's `failure_reason`.
+            /// A dispute's `reason` (`fraudulent`, …), a refund's `failure_reason`, or a PaymentIntent's
+            /// `cancellation_reason` (`automatic`: its authorisation lapsed).
             public var reason: String?
             /// The object's `metadata` (a refund's carries `cashier_refund`).
             public var metadata: [String: String]
@@ -146,7 +148,8 @@ extension ApplePay {
                     id: objectID, kind: kind, paymentIntent: intent, amount: amount,
                     currency: (object["currency"] as? String)?.uppercased(),
                     status: object["status"] as? String,
-                    reason: (object["failure_reason"] as? String) ?? (kind == "refund" ? nil : object["reason"] as? String),
+                    reason: (object["failure_reason"] as? String) ?? (object["cancellation_reason"] as? String)
+                        ?? (kind == "refund" ? nil : object["reason"] as? String),
                     metadata: metadata))
         }
 

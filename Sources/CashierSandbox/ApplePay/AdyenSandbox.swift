@@ -26,6 +26,8 @@ import Synchronization
 /// {"psp_reference":"PSP…"}`), which sends `CAPTURE` with `reason` "Transaction Recaptured".
 /// Those two are filed for replays under `CAPTURE_FAILED {reference}` and `RECAPTURE {reference}`
 /// (the capture's reference: `cashier_…_capture`, or the payment's for an automatic capture).
+/// An uncaptured authorisation expires on request (``expire(_:account:)``, or
+/// `POST /sandbox/adyen/expire {"psp_reference":"PSP…"}`): `EXPIRE`, and `Expired` in the report.
 public final class AdyenSandbox: Sendable {
     public let core: ProcessorSandbox
     private let delivery: NotificationDelivery
@@ -34,6 +36,8 @@ public final class AdyenSandbox: Sendable {
     private let capturesFailLater = Mutex(false)
     /// A failed capture's item by its payment's PSP reference: what a recapture reports again.
     private let failedCaptures = Mutex<[String: ApplePay.AdyenNotification]>([:])
+    /// Payments whose authorisation expired uncaptured (reported `Expired`, not `Cancelled`).
+    private let expired = Mutex<Set<String>>([])
     /// Each disputed payment's dispute reference (`pspReference` of every event of its dispute).
     private let disputes = Mutex<[String: String]>([:])
 
@@ -107,6 +111,23 @@ public final class AdyenSandbox: Sendable {
                 merchantReference: entry.merchantReference, value: value.minorUnits, currency: value.currency.code,
                 reason: "Fraud: card absent environment"),
             filedUnder: event + " " + entry.merchantReference)
+        return nil
+    }
+
+    /// What an uncaptured authorisation of `psp` held expires (after about seven days for cards):
+    /// nothing is held any more, and `EXPIRE` says so, filed under `EXPIRE {merchant reference}`.
+    /// - Returns: why it cannot happen, or `nil` when it was sent.
+    public func expire(_ psp: String, account: String = "CashierSandbox") async -> String? {
+        guard let entry = core.processor.entry(psp) else { return "no payment \(psp)" }
+        guard entry.status == .authorized, case .succeeded? = try? await core.processor.void(psp, idempotencyKey: UUID().uuidString)
+        else { return "payment \(psp) holds nothing uncaptured (it is \(entry.status.rawValue))" }
+        expired.withLock { _ = $0.insert(psp) }
+        announce(
+            ApplePay.AdyenNotification(
+                eventCode: "EXPIRE", success: true, pspReference: "MOD" + SecureRandom.alphanumeric(count: 13), originalReference: psp,
+                merchantAccountCode: account, merchantReference: entry.merchantReference, value: entry.amount.minorUnits,
+                currency: entry.amount.currency.code),
+            filedUnder: "EXPIRE " + entry.merchantReference)
         return nil
     }
 
@@ -194,6 +215,13 @@ public final class AdyenSandbox: Sendable {
                 return .error(status: 422, code: "invalid_request", message: refusal)
             }
             return .json(["psp_reference": psp, "event": event])
+        }
+        router.add("POST", "/sandbox/adyen/expire") { request, _ in
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+                let psp = object["psp_reference"] as? String
+            else { return .error(status: 400, code: "invalid_request", message: #"expected {"psp_reference":"PSP…"}"#) }
+            if let refusal = await self.expire(psp) { return .error(status: 422, code: "invalid_request", message: refusal) }
+            return .json(["psp_reference": psp, "event": "EXPIRE"])
         }
         router.add("POST", "/sandbox/adyen/recapture") { request, _ in
             guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
@@ -380,7 +408,7 @@ public final class AdyenSandbox: Sendable {
             case .captureFailed:
                 lines.append(line("SentForSettle", captured: entry.captured.decimalString))
                 lines.append(line("CaptureFailed", captured: entry.captured.decimalString))
-            case .voided: lines.append(line("Cancelled"))
+            case .voided: lines.append(line(expired.withLock { $0.contains(entry.reference) } ? "Expired" : "Cancelled"))
             case .authorized: break
             }
             if entry.refunded.isPositive { lines.append(line("SentForRefund", captured: "-" + entry.refunded.decimalString)) }

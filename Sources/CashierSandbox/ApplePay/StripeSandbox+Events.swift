@@ -8,6 +8,9 @@ import Foundation
 /// retried until answered 2xx, each filed for replays under `{type} {object}` — a PaymentIntent's
 /// dispute events under its `pi_…`, `charge.refund.updated` under the refund's `re_…`.
 ///
+/// `payment_intent.canceled` follows every cancel (Cashier's voids, and ``expire(_:)``: an
+/// authorisation lapsed, `POST /sandbox/stripe/expire {"payment_intent":"pi_…"}`).
+///
 /// Disputes: `created` opens one (`needs_response`; no money moves — an inquiry, or funds not
 /// yet taken), `funds_withdrawn` takes its amount from the merchant (opening it first when none
 /// is open), `funds_reinstated` gives it back and closes it `won`, `lost` closes it `lost`.
@@ -88,6 +91,21 @@ extension StripeSandbox {
         return nil
     }
 
+    /// Stripe cancels an uncaptured PaymentIntent whose authorisation lapsed (after seven days):
+    /// nothing is held any more, and `payment_intent.canceled` (`cancellation_reason`
+    /// `automatic`) says so, filed under `payment_intent.canceled {pi_…}`.
+    /// - Returns: why it cannot happen, or `nil` when it was sent.
+    public func expire(_ intent: String) async -> String? {
+        guard let entry = core.processor.entry(intent) else { return "no PaymentIntent \(intent)" }
+        guard entry.status == .authorized, case .succeeded? = try? await core.processor.void(intent, idempotencyKey: UUID().uuidString)
+        else { return "PaymentIntent \(intent) holds nothing uncaptured (it is \(entry.status.rawValue))" }
+        cancellations.withLock { $0[intent] = "automatic" }
+        if let object = self.intent(intent, expandCharge: false) {
+            announce("payment_intent.canceled", object, filedUnder: "payment_intent.canceled \(intent)")
+        }
+        return nil
+    }
+
     /// A dispute as Stripe's API shows it.
     static func object(_ dispute: Dispute) -> [String: Any] {
         [
@@ -139,6 +157,13 @@ extension StripeSandbox {
                     status: 400, code: "invalid_request", message: #"expected {"url":"http://…/notify/stripe","secret":"whsec_…"}"#)
             }
             return .json(["url": url])
+        }
+        router.add("POST", "/sandbox/stripe/expire") { request, _ in
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+                let intent = object["payment_intent"] as? String
+            else { return .error(status: 400, code: "invalid_request", message: #"expected {"payment_intent":"pi_…"}"#) }
+            if let refusal = await self.expire(intent) { return .error(status: 422, code: "invalid_request", message: refusal) }
+            return .json(["payment_intent": intent, "event": "payment_intent.canceled"])
         }
         router.add("POST", "/sandbox/stripe/dispute") { request, _ in
             guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],

@@ -23,6 +23,8 @@ public final class StripeSandbox: Sendable {
     let webhook = Mutex<(url: String, secret: String)?>(nil)
     /// Each disputed PaymentIntent's dispute (Stripe allows one per charge).
     let disputes = Mutex<[String: Dispute]>([:])
+    /// Each cancelled PaymentIntent's `cancellation_reason` (`automatic` when its authorisation lapsed).
+    let cancellations = Mutex<[String: String]>([:])
     /// `tok_…` → the decrypted payment it stands for, until a PaymentIntent uses it.
     private let tokens = Mutex<[String: (token: ApplePay.PaymentToken, payment: ApplePay.DecryptedPayment, used: Bool)]>([:])
 
@@ -287,7 +289,7 @@ public final class StripeSandbox: Sendable {
         return .json(object: object)
     }
 
-    private func intent(_ id: String, expandCharge: Bool) -> [String: Any]? {
+    func intent(_ id: String, expandCharge: Bool) -> [String: Any]? {
         guard let entry = core.processor.entry(id) else { return nil }
         let status =
             switch entry.status {
@@ -303,6 +305,7 @@ public final class StripeSandbox: Sendable {
             "capture_method": entry.status == .authorized || entry.captured != entry.amount ? "manual" : "automatic",
             "created": Int(entry.createdAt.timeIntervalSince1970), "livemode": false,
             "metadata": metadataByIntent.withLock { $0[entry.reference] } ?? [:],
+            "cancellation_reason": cancellations.withLock { $0[entry.reference] } ?? NSNull(),
             "latest_charge": expandCharge
                 ? [
                     "id": charge, "object": "charge", "amount": entry.amount.minorUnits, "amount_captured": entry.captured.minorUnits,
@@ -344,7 +347,14 @@ public final class StripeSandbox: Sendable {
             object["status"] = "canceled"
             return .json(object: object)
         }
-        return operation(id, try? await core.processor.void(id, idempotencyKey: UUID().uuidString))
+        let result = try? await core.processor.void(id, idempotencyKey: UUID().uuidString)
+        if case .succeeded = result {
+            cancellations.withLock { $0[id] = "requested_by_customer" }
+            if let object = intent(id, expandCharge: false) {
+                announce("payment_intent.canceled", object, filedUnder: "payment_intent.canceled \(id)")
+            }
+        }
+        return operation(id, result)
     }
 
     private func operation(_ id: String, _ result: ApplePay.ProcessorOperation?) -> HTTPServerResponse {

@@ -1,0 +1,65 @@
+import Cashier
+import CashierCrypto
+import CashierStore
+import Foundation
+
+/// An authorisation held for capture that ends without Cashier voiding it: it lapsed (a card's is
+/// kept about seven days; Adyen's `EXPIRE`, Stripe's `payment_intent.canceled` with
+/// `cancellation_reason` `automatic`) or was cancelled at the processor. No money moved, and none
+/// will: the payment's capture becomes `voided` — so a capture is refused here with a clear 409
+/// instead of at the processor — and what was held is recorded as gone back (a refund with reason
+/// `authorisation lapsed`, requested by the processor, asked of no one); the order is refunded and
+/// `order.refunded` is sent. Decided under the payment's capture lock, keyed by the payment: a void
+/// or capture of Cashier's at the same moment comes before or after, and every copy of the word,
+/// at any instance, moves nothing again.
+extension MerchantAPI {
+    /// The number of the refund that records a payment's lapsed authorisation: one per payment.
+    static func lapseNumber(_ payment: StoredPayment) -> String {
+        "R" + Hex.encode(DigestAlgorithm.sha256.hash("authorisation lapsed\n" + payment.id)).prefix(31)
+    }
+
+    /// Records that the processor no longer holds `payment`'s authorisation (`reference`: its word
+    /// for it). Nothing moves when Cashier captured or voided it already.
+    /// - Throws: `StoreError.busy` while another capture or void holds the lock (the processor
+    ///   sends its word again).
+    func applyLapse(
+        _ payment: StoredPayment, by actor: String, reason: String, reference: String, fields: [String: String], bodyHash: String
+    ) async throws {
+        guard payment.method == .applePay, payment.status == .succeeded, payment.capture == .uncaptured || payment.capture == .voided
+        else { return }
+        var fields = fields
+        fields["payment"] = payment.id
+        let decided: Bool? = try await withCaptureLock(payment.id) { current in
+            switch current.capture {
+            case .uncaptured?:
+                // The capture first, so no capture or void is tried meanwhile; the money after it.
+                let moved = try await self.store.moveCapture(
+                    of: payment.id, from: .uncaptured, to: .voided,
+                    record: EventRecord(kind: .applePayVoided, detail: Self.detail(fields), bodySHA256: bodyHash), now: self.clock.now())
+                return moved != nil
+            case .voided?: return true  // by Cashier (its refund took it all), or by an earlier copy that ended before the money
+            default: return false  // captured meanwhile: the processor's word is about money that moved after all
+            }
+        }
+        guard let decided else {
+            throw StoreError(.busy, "another capture or void of payment \(payment.id) is under way: heard again later")
+        }
+        guard decided else { return }
+        // A void or release whose answer was lost is done too: the authorisation it was to end is gone.
+        for pending in try await store.refunds(orderID: payment.orderID) where pending.paymentID == payment.id && pending.status == .pending
+        {
+            try await finish(pending, .succeeded(providerRefundID: nil))
+        }
+        let record: StoredRefund
+        do {
+            record = try await store.reserveRefund(
+                NewRefund(
+                    orderID: payment.orderID, paymentID: payment.id, amount: nil, outRefundNo: Self.lapseNumber(payment), reason: reason,
+                    requestedBy: actor), now: clock.now()
+            ).refund
+        } catch let error as StoreError where error.code == .limitExceeded {
+            return  // a void of Cashier's recorded all of it already
+        }
+        try await finish(record, .succeeded(providerRefundID: reference))
+    }
+}
