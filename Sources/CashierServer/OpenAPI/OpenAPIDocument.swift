@@ -338,7 +338,8 @@ enum OpenAPIDocument {
         ]
         let adyen = Operation(
             method: "POST", path: "/notify/adyen", id: "notifyAdyen", tag: "notifications",
-            summary: "Adyen standard webhooks (every item HMAC-signed): refunds' outcomes. Verified before anything is read; "
+            summary: "Adyen standard webhooks (every item HMAC-signed): refunds' outcomes, captures' failures and recaptures, "
+                + "chargebacks and expired authorisations. Verified before anything is read; "
                 + "configured by applepay.adyen.hmac_key_env or _file.",
             access: .provider, body: .provider(contentType: "application/json", description: "As Adyen sends it."),
             responses: [
@@ -354,7 +355,8 @@ enum OpenAPIDocument {
             ])
         let stripe = Operation(
             method: "POST", path: "/notify/stripe", id: "notifyStripe", tag: "notifications",
-            summary: "Stripe webhook events (Stripe-Signature): refunds' outcomes and disputes. Verified before anything is read, "
+            summary: "Stripe webhook events (Stripe-Signature): refunds' outcomes, disputes and lapsed authorisations. "
+                + "Verified before anything is read, "
                 + "refused when older than five minutes; configured by applepay.stripe.webhook_secret_env or _file.",
             access: .provider, body: .provider(contentType: "application/json", description: "As Stripe sends it."),
             responses: [
