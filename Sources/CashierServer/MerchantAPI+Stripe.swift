@@ -10,9 +10,10 @@ import Foundation
 /// checked before the body is read, and a delivery older than five minutes is refused; Stripe hears
 /// 2xx only after what the event says is on disk, and sends it again otherwise.
 ///
-/// - A refund's outcome (`charge.refund.updated`, `refund.updated`, `refund.failed`, with the
-///   refund's `metadata.cashier_refund`): confirmed, or failed and its amount given back to the
-///   order — what the refund job would learn by asking, sooner.
+/// - A refund's outcome (`refund.created`, `charge.refund.updated`, `refund.updated`,
+///   `refund.failed`, with the refund's `metadata.cashier_refund`): confirmed, or failed and its
+///   amount given back to the order — what the refund job would learn by asking, sooner. A refund
+///   made at Stripe without Cashier (the Dashboard) is recorded too.
 /// - A dispute (`charge.dispute.*`): `funds_withdrawn` records the dispute's amount as gone back
 ///   (a refund with reason `chargeback`, requested by `stripe`, asked of no one; order.refunded),
 ///   `funds_reinstated` takes that back (the dispute won; order.refund_failed); the other steps
@@ -54,7 +55,7 @@ extension MerchantAPI {
 
     private func apply(_ event: ApplePay.StripeEvent, bodyHash: String) async throws {
         switch (event.object.kind, event.type) {
-        case ("refund", "charge.refund.updated"), ("refund", "refund.updated"), ("refund", "refund.failed"):
+        case ("refund", "refund.created"), ("refund", "charge.refund.updated"), ("refund", "refund.updated"), ("refund", "refund.failed"):
             try await applyStripeRefund(event, bodyHash: bodyHash)
         case ("dispute", let type) where type.hasPrefix("charge.dispute."):
             try await applyStripeDispute(event, bodyHash: bodyHash)
@@ -82,10 +83,12 @@ extension MerchantAPI {
         return fields
     }
 
+    /// A refund's event: one Cashier asked for (its `metadata.cashier_refund`), or one made at
+    /// Stripe without Cashier (the Dashboard), recorded so the order's books follow the money.
     private func applyStripeRefund(_ event: ApplePay.StripeEvent, bodyHash: String) async throws {
+        guard let key = event.object.metadata["cashier_refund"] else { return try await applyOutsideRefund(event, bodyHash: bodyHash) }
         let object = event.object
-        guard let key = object.metadata["cashier_refund"], let number = Self.recordNumber(inProcessorKey: key, "refund"),
-            let refund = try await store.refund(outRefundNo: number),
+        guard let number = Self.recordNumber(inProcessorKey: key, "refund"), let refund = try await store.refund(outRefundNo: number),
             let payment = try await store.payment(id: refund.paymentID), payment.method == .applePay,
             object.paymentIntent == payment.transactionID
         else { return }
@@ -107,13 +110,73 @@ extension MerchantAPI {
         }
     }
 
-    private func applyStripeDispute(_ event: ApplePay.StripeEvent, bodyHash: String) async throws {
+    /// The number of the record of a refund made at Stripe without Cashier: one per Stripe refund.
+    static func outsideRefundNumber(_ stripeRefund: String) -> String {
+        "R" + Hex.encode(DigestAlgorithm.sha256.hash("stripe refund\n" + stripeRefund)).prefix(31)
+    }
+
+    /// A refund made at Stripe without Cashier (the Dashboard, another integration): recorded as
+    /// money gone back (reason `refunded at Stripe`, requested by `stripe`, never sent to it) —
+    /// counted while `pending` and confirmed by the refund job or a later event, taken back when it
+    /// fails — so the order's books and reconciliation follow Stripe's. A failure that arrives
+    /// before the refund's creation leaves the record failed, so the creation moves nothing.
+    private func applyOutsideRefund(_ event: ApplePay.StripeEvent, bodyHash: String) async throws {
         let object = event.object
-        guard let intent = object.paymentIntent,
-            let number = try await configuration.applePay?.processor.merchantReference(ofPayment: intent),
+        guard let intent = object.paymentIntent, let payment = try await stripePayment(intent) else { return }
+        var fields = Self.fields(of: event)
+        fields["payment"] = payment.id
+        let currency = payment.amount.currency
+        guard let value = object.amount, value > 0, object.currency == currency.code else {
+            fields["applied"] = "no: the refund names no amount in \(currency.code)"
+            return try await logRefundEvent(fields, payment, bodyHash: bodyHash)
+        }
+        let number = Self.outsideRefundNumber(object.id)
+        let failed = object.status == "failed" || object.status == "canceled"
+        var record = try await store.refund(outRefundNo: number)
+        if record == nil {
+            do {
+                record = try await store.reserveRefund(
+                    NewRefund(
+                        orderID: payment.orderID, paymentID: payment.id, amount: Money(minorUnits: value, currency: currency),
+                        outRefundNo: number, reason: "refunded at Stripe", requestedBy: Self.stripeActor), now: clock.now()
+                ).refund
+            } catch let error as StoreError where error.code == .limitExceeded {
+                if !failed { fields["applied"] = "no: \(error.message)" }
+                return try await logRefundEvent(fields, payment, bodyHash: bodyHash)
+            }
+        }
+        try await logRefundEvent(fields, payment, bodyHash: bodyHash)
+        guard let record else { return }
+        if failed {
+            if record.status != .failed {
+                try await finish(record, .failed(object.reason ?? "Stripe \(object.status ?? "failed") the refund"))
+            }
+        } else if ["succeeded", "pending", "requires_action"].contains(object.status) {
+            // Counted now; confirmed when Stripe says succeeded (this event, a later one, or the refund job asking).
+            try await finish(record, .succeeded(providerRefundID: object.id), accepted: object.status != "succeeded")
+        }
+    }
+
+    private func logRefundEvent(_ fields: [String: String], _ payment: StoredPayment, bodyHash: String) async throws {
+        try await store.append(
+            EventRecord(kind: .refundNotification, detail: Self.detail(fields), bodySHA256: bodyHash), to: payment.orderID, now: clock.now()
+        )
+    }
+
+    /// Cashier's Apple Pay payment that Stripe's PaymentIntent `intent` is, found by the
+    /// PaymentIntent's `metadata.cashier_payment` (Stripe is asked: refunds and disputes name only
+    /// the PaymentIntent).
+    private func stripePayment(_ intent: String) async throws -> StoredPayment? {
+        guard let number = try await configuration.applePay?.processor.merchantReference(ofPayment: intent),
             let payment = try await store.payment(wallet: .applePay, outTradeNo: number), payment.status == .succeeded,
             payment.transactionID == intent
-        else { return }
+        else { return nil }
+        return payment
+    }
+
+    private func applyStripeDispute(_ event: ApplePay.StripeEvent, bodyHash: String) async throws {
+        let object = event.object
+        guard let intent = object.paymentIntent, let payment = try await stripePayment(intent) else { return }
         var fields = Self.fields(of: event)
         fields["payment"] = payment.id
         let moves = event.type == "charge.dispute.funds_withdrawn" || event.type == "charge.dispute.funds_reinstated"

@@ -147,6 +147,56 @@ import Testing
         await world.stop()
     }
 
+    /// Refunds made in Stripe's Dashboard, without Cashier: recorded from their events, once, so the
+    /// order's books follow the money — and one that fails is taken back, whichever event comes first.
+    @Test(.timeLimit(.minutes(3)), arguments: MoneyWorld.Backend.available)
+    func aRefundMadeInStripesDashboardIsRecordedOnce(backend: MoneyWorld.Backend) async throws {
+        let world = try await Self.world(backend)
+        let id = try await world.paidByApplePay("30.00")
+        let payment = try #require(try await world.store.payments(orderID: id).first { $0.status == .succeeded })
+        let intent = try #require(payment.transactionID)
+        func dashboard(_ amount: String) async throws {
+            let answer = try await world.sandboxCall(
+                "POST", "/sandbox/stripe/dashboard_refund", json: ["payment_intent": intent, "amount": amount])
+            try #require(answer.status == 200, "\(answer.object)")
+        }
+        try await dashboard("8.00")
+        #expect(try await eventually { try await world.store.order(id: id)?.refunded.minorUnits == 800 }, "refund.created records it")
+        let outside = try #require(try await world.store.refunds(orderID: id).first)
+        #expect(
+            outside.reason == "refunded at Stripe" && outside.requestedBy == "stripe" && outside.providerRefundID?.hasPrefix("re_") == true)
+        #expect(outside.status == .succeeded && outside.confirmedAt != nil)
+        let replayed = await world.sandbox.delivery.replay(
+            key: "refund.created \(outside.providerRefundID ?? "")", copies: 24, to: Self.urls(world))
+        #expect(replayed?.acknowledged == 24, "\(String(describing: replayed))")
+        #expect(try await world.store.refunds(orderID: id).count == 1)
+        #expect(await eventually { world.webhooks("order.refunded", order: id).count == 1 })
+
+        // Pending, then failed (the events race): counted while pending at most, and given back.
+        #expect(try await world.sandboxCall("POST", "/sandbox/refund_outcome", json: ["outcome": "fail_later"]).status == 200)
+        try await dashboard("5.00")
+        #expect(
+            try await eventually {
+                try await world.store.refunds(orderID: id).contains { $0.status == .failed && $0.amount.minorUnits == 500 }
+            })
+        #expect(try await world.store.order(id: id)?.refunded.minorUnits == 800)
+        let failed = try #require(try await world.store.refunds(orderID: id).first { $0.status == .failed })
+        for key in ["refund.created", "charge.refund.updated"] {
+            _ = await world.sandbox.delivery.replay(key: "\(key) \(failed.providerRefundID ?? "")", copies: 6, to: Self.urls(world))
+        }
+        #expect(try await world.store.order(id: id)?.refunded.minorUnits == 800)
+
+        // Cashier refunds the rest; the books and the reconciliation agree with Stripe's.
+        #expect(try await world.sandboxCall("POST", "/sandbox/refund_outcome", json: ["outcome": "succeed"]).status == 200)
+        let rest = try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "22.00"])
+        #expect(rest.status == 200 && rest.object["status"] as? String == "refunded", "\(rest.object)")
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        let report = try await world.reconcile()
+        #expect((report["discrepancies"] as? [Any])?.isEmpty == true, "\(report)")
+        await world.stop()
+    }
+
     @Test(.timeLimit(.minutes(2))) func aForgedStaleOrMismatchedEventChangesNothing() async throws {
         let world = try await Self.world(.sqlite)
         let id = try await world.paidByApplePay("12.00")

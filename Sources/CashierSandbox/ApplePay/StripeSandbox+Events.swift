@@ -8,7 +8,9 @@ import Foundation
 /// retried until answered 2xx, each filed for replays under `{type} {object}` — a PaymentIntent's
 /// dispute events under its `pi_…`, `charge.refund.updated` under the refund's `re_…`.
 ///
-/// `payment_intent.canceled` follows every cancel (Cashier's voids, and ``expire(_:)``: an
+/// `refund.created` follows every refund (also one made as in the Dashboard, without Cashier's
+/// metadata: `POST /sandbox/stripe/dashboard_refund {"payment_intent":"pi_…","amount":"5.00"}`),
+/// `payment_intent.canceled` every cancel (Cashier's voids, and ``expire(_:)``: an
 /// authorisation lapsed, `POST /sandbox/stripe/expire {"payment_intent":"pi_…"}`).
 ///
 /// Disputes: `created` opens one (`needs_response`; no money moves — an inquiry, or funds not
@@ -157,6 +159,20 @@ extension StripeSandbox {
                     status: 400, code: "invalid_request", message: #"expected {"url":"http://…/notify/stripe","secret":"whsec_…"}"#)
             }
             return .json(["url": url])
+        }
+        router.add("POST", "/sandbox/stripe/dashboard_refund") { request, _ in
+            // A refund made in Stripe's Dashboard: no metadata of Cashier's, announced like any other.
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+                let intent = object["payment_intent"] as? String
+            else { return .error(status: 400, code: "invalid_request", message: #"expected {"payment_intent":"pi_…","amount":"5.00"}"#) }
+            var fields = ["payment_intent": intent]
+            if let text = object["amount"] as? String {
+                guard let currency = self.core.processor.entry(intent)?.amount.currency,
+                    let amount = try? Money(decimal: text, currency: currency)
+                else { return .error(status: 400, code: "invalid_amount", message: "amount must be a decimal in the payment's currency") }
+                fields["amount"] = String(amount.minorUnits)
+            }
+            return await self.refund(fields)
         }
         router.add("POST", "/sandbox/stripe/expire") { request, _ in
             guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],

@@ -394,7 +394,7 @@ public final class StripeSandbox: Sendable {
         refundOrder.withLock { $0.append(id) }
     }
 
-    private func refund(_ fields: [String: String]) async -> HTTPServerResponse {
+    func refund(_ fields: [String: String]) async -> HTTPServerResponse {
         guard let id = fields["payment_intent"], let entry = core.processor.entry(id) else {
             return Self.error(
                 400, "invalid_request_error", "resource_missing", "No such payment_intent: '\(fields["payment_intent"] ?? "")'",
@@ -430,6 +430,7 @@ public final class StripeSandbox: Sendable {
             object["status"] = "pending"
             object["failure_reason"] = nil
         }
+        if let id = object["id"] as? String { announce("refund.created", object, filedUnder: "refund.created " + id) }
         return .json(object: object)
     }
 
