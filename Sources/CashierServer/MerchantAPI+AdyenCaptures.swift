@@ -107,11 +107,9 @@ extension MerchantAPI {
             of: payment, to: .captured, record: EventRecord(kind: .applePayCaptured, detail: Self.detail(fields), bodySHA256: bodyHash))
         // When the recapture arrived before the failure it mends (Adyen retried that one), the failure's
         // refund is made already taken back, so the failure finds it and moves nothing.
-        var back = try await store.refund(outRefundNo: Self.captureFailureNumber(payment))
-        if back == nil { back = try? await reserveCaptureFailure(of: payment) }
-        if let back, back.status != .failed {
-            try await finish(back, .failed("Adyen captured it after all (\(item.reason ?? "recaptured"))"))
-        }
+        try await takeBack(
+            payment, nil, number: Self.captureFailureNumber(payment), reason: "capture failed", by: Self.adyenActor,
+            why: "Adyen captured it after all (\(item.reason ?? "recaptured"))")
     }
 
     /// Reserves the refund that records the payment's failed capture: all that is left to refund,

@@ -45,7 +45,9 @@ extension MerchantAPI {
                 payment, amount, number: Self.disputeNumber(item.pspReference, item.eventCode), reason: reason, by: Self.adyenActor,
                 reference: item.pspReference, fields: fields, bodyHash: bodyHash)
         } else {
-            try await reverseChargeback(payment, amount, number: Self.disputeNumber(item.pspReference, "CHARGEBACK"), by: Self.adyenActor)
+            try await takeBack(
+                payment, amount, number: Self.disputeNumber(item.pspReference, "CHARGEBACK"), reason: "chargeback", by: Self.adyenActor,
+                why: "chargeback reversed: the dispute was won")
         }
     }
 }

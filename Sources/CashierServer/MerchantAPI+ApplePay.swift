@@ -58,8 +58,12 @@ extension MerchantAPI {
 
     /// The number of the refund that records a payment's failed capture (what the capture was to
     /// take, gone back without moving): one per payment, so every copy of the failure finds it.
-    static func captureFailureNumber(_ payment: StoredPayment) -> String {
-        "R" + Hex.encode(DigestAlgorithm.sha256.hash("capture failed\n" + payment.id)).prefix(31)
+    static func captureFailureNumber(_ payment: StoredPayment) -> String { derivedNumber("capture failed", payment.id) }
+
+    /// A refund number derived from what a processor's word is about (its kind, then the ids that
+    /// name it), so every copy of the word, at any instance, finds the one record it made.
+    static func derivedNumber(_ parts: String...) -> String {
+        "R" + Hex.encode(DigestAlgorithm.sha256.hash(parts.joined(separator: "\n"))).prefix(31)
     }
 
     /// Apple Pay asked of a server without it: a method not configured (422).

@@ -1,5 +1,4 @@
 import Cashier
-import CashierCrypto
 import CashierStore
 import Foundation
 
@@ -16,7 +15,7 @@ extension MerchantAPI {
 
     /// The number of the record a dispute's step makes (a reversal finds its chargeback's): one per dispute and step.
     static func disputeNumber(_ dispute: String, _ event: String) -> String {
-        "R" + Hex.encode(DigestAlgorithm.sha256.hash("dispute\n\(event)\n\(dispute)")).prefix(31)
+        derivedNumber("dispute", event, dispute)
     }
 
     /// Records `amount` of `payment` taken back by a dispute (`reference`: the processor's word for
@@ -42,21 +41,25 @@ extension MerchantAPI {
         try await finish(record, .succeeded(providerRefundID: reference))
     }
 
-    /// Takes back the chargeback recorded under `number` (the dispute was won): order.refund_failed
-    /// follows, and the amount is the merchant's again. When the reversal outran its chargeback (the
-    /// processor retried that one), the chargeback's record is made already taken back, so the
-    /// chargeback finds it and moves nothing.
-    func reverseChargeback(_ payment: StoredPayment, _ amount: Money, number: String, by actor: String) async throws {
+    /// Takes back the record a processor's word made under `number` (a chargeback whose dispute
+    /// was won, a failed capture recaptured, a refund that failed): order.refund_failed follows, and
+    /// the amount is the merchant's again. When the taking back outran the word it mends (the
+    /// processor retried that one), the record is made already taken back — `amount` (`nil`: all
+    /// that is left), `reason` and `actor` as that word would have made it — so the word finds it
+    /// and moves nothing.
+    func takeBack(_ payment: StoredPayment, _ amount: Money?, number: String, reason: String, by actor: String, why: String)
+        async throws
+    {
         var record = try await store.refund(outRefundNo: number)
         if record == nil {
             record = try? await store.reserveRefund(
                 NewRefund(
-                    orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number, reason: "chargeback",
+                    orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number, reason: reason,
                     requestedBy: actor), now: clock.now()
             ).refund
         }
         if let record, record.status != .failed {
-            try await finish(record, .failed("chargeback reversed: the dispute was won"))
+            try await finish(record, .failed(why))
         }
     }
 

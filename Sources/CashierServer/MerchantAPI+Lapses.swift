@@ -1,5 +1,4 @@
 import Cashier
-import CashierCrypto
 import CashierStore
 import Foundation
 
@@ -15,7 +14,7 @@ import Foundation
 extension MerchantAPI {
     /// The number of the refund that records a payment's lapsed authorisation: one per payment.
     static func lapseNumber(_ payment: StoredPayment) -> String {
-        "R" + Hex.encode(DigestAlgorithm.sha256.hash("authorisation lapsed\n" + payment.id)).prefix(31)
+        derivedNumber("authorisation lapsed", payment.id)
     }
 
     /// Records that the processor no longer holds `payment`'s authorisation (`reference`: its word

@@ -112,7 +112,7 @@ extension MerchantAPI {
 
     /// The number of the record of a refund made at Stripe without Cashier: one per Stripe refund.
     static func outsideRefundNumber(_ stripeRefund: String) -> String {
-        "R" + Hex.encode(DigestAlgorithm.sha256.hash("stripe refund\n" + stripeRefund)).prefix(31)
+        derivedNumber("stripe refund", stripeRefund)
     }
 
     /// A refund made at Stripe without Cashier (the Dashboard, another integration): recorded as
@@ -131,27 +131,26 @@ extension MerchantAPI {
             return try await logRefundEvent(fields, payment, bodyHash: bodyHash)
         }
         let number = Self.outsideRefundNumber(object.id)
-        let failed = object.status == "failed" || object.status == "canceled"
-        var record = try await store.refund(outRefundNo: number)
-        if record == nil {
-            do {
-                record = try await store.reserveRefund(
-                    NewRefund(
-                        orderID: payment.orderID, paymentID: payment.id, amount: Money(minorUnits: value, currency: currency),
-                        outRefundNo: number, reason: "refunded at Stripe", requestedBy: Self.stripeActor), now: clock.now()
-                ).refund
-            } catch let error as StoreError where error.code == .limitExceeded {
-                if !failed { fields["applied"] = "no: \(error.message)" }
-                return try await logRefundEvent(fields, payment, bodyHash: bodyHash)
-            }
+        let amount = Money(minorUnits: value, currency: currency)
+        if object.status == "failed" || object.status == "canceled" {
+            try await logRefundEvent(fields, payment, bodyHash: bodyHash)
+            return try await takeBack(
+                payment, amount, number: number, reason: "refunded at Stripe", by: Self.stripeActor,
+                why: object.reason ?? "Stripe \(object.status ?? "failed") the refund")
+        }
+        let record: StoredRefund
+        do {
+            record = try await store.reserveRefund(
+                NewRefund(
+                    orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number, reason: "refunded at Stripe",
+                    requestedBy: Self.stripeActor), now: clock.now()
+            ).refund
+        } catch let error as StoreError where error.code == .limitExceeded {
+            fields["applied"] = "no: \(error.message)"
+            return try await logRefundEvent(fields, payment, bodyHash: bodyHash)
         }
         try await logRefundEvent(fields, payment, bodyHash: bodyHash)
-        guard let record else { return }
-        if failed {
-            if record.status != .failed {
-                try await finish(record, .failed(object.reason ?? "Stripe \(object.status ?? "failed") the refund"))
-            }
-        } else if ["succeeded", "pending", "requires_action"].contains(object.status) {
+        if ["succeeded", "pending", "requires_action"].contains(object.status) {
             // Counted now; confirmed when Stripe says succeeded (this event, a later one, or the refund job asking).
             try await finish(record, .succeeded(providerRefundID: object.id), accepted: object.status != "succeeded")
         }
@@ -193,7 +192,9 @@ extension MerchantAPI {
                 payment, amount, number: record, reason: "chargeback", by: Self.stripeActor, reference: object.id, fields: fields,
                 bodyHash: bodyHash)
         } else {
-            try await reverseChargeback(payment, amount, number: record, by: Self.stripeActor)
+            try await takeBack(
+                payment, amount, number: record, reason: "chargeback", by: Self.stripeActor, why: "chargeback reversed: the dispute was won"
+            )
         }
     }
 }
