@@ -28,22 +28,24 @@ extension MerchantAPI {
         else { return }
         var fields = fields
         fields["payment"] = payment.id
-        let decided: Bool? = try await withCaptureLock(payment.id) { current in
-            switch current.capture {
-            case .uncaptured?:
+        if payment.capture == .uncaptured {
+            // Decided under the lock; a voided capture never changes again, so copies that find it
+            // voided (every copy after the first) go straight to the money without waiting for the lock.
+            let decided: Bool? = try await withCaptureLock(payment.id) { current in
+                guard current.capture == .uncaptured else {
+                    return current.capture == .voided  // captured meanwhile: the word is about money that moved after all
+                }
                 // The capture first, so no capture or void is tried meanwhile; the money after it.
                 let moved = try await self.store.moveCapture(
                     of: payment.id, from: .uncaptured, to: .voided,
                     record: EventRecord(kind: .applePayVoided, detail: Self.detail(fields), bodySHA256: bodyHash), now: self.clock.now())
                 return moved != nil
-            case .voided?: return true  // by Cashier (its refund took it all), or by an earlier copy that ended before the money
-            default: return false  // captured meanwhile: the processor's word is about money that moved after all
             }
+            guard let decided else {
+                throw StoreError(.busy, "another capture or void of payment \(payment.id) is under way: heard again later")
+            }
+            guard decided else { return }
         }
-        guard let decided else {
-            throw StoreError(.busy, "another capture or void of payment \(payment.id) is under way: heard again later")
-        }
-        guard decided else { return }
         // A void or release whose answer was lost is done too: the authorisation it was to end is gone.
         for pending in try await store.refunds(orderID: payment.orderID) where pending.paymentID == payment.id && pending.status == .pending
         {
