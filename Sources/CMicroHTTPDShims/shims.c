@@ -111,3 +111,17 @@ uint16_t cashier_mhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
 }
+
+size_t cashier_mhd_request_memory(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    size_t used = info == NULL ? 0 : info->header_size;
+    int records = MHD_get_connection_values(connection, MHD_HEADER_KIND | MHD_GET_ARGUMENT_KIND | MHD_COOKIE_KIND, NULL, NULL);
+    if (records > 0) used += (size_t)records * CASHIER_MHD_RECORD_BYTES;
+    const char *cookie = NULL;
+    size_t cookie_length = 0;
+    if (MHD_lookup_connection_value_n(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_COOKIE, strlen(MHD_HTTP_HEADER_COOKIE),
+                                      &cookie, &cookie_length) == MHD_YES) {
+        used += (cookie_length + 1 + 15) & ~(size_t)15;  /* the copy libmicrohttpd parses cookies in */
+    }
+    return used;
+}

@@ -1,3 +1,4 @@
+import CMicroHTTPDShims
 import Cashier
 import CashierCurl
 import Foundation
@@ -49,6 +50,10 @@ import Testing
             }
             router.add("GET", "/orders/{id}/events") { request, parameters in
                 .json(["id": parameters["id"] ?? "", "limit": request.queryValue("limit") ?? "", "agent": request.headers["x-agent"] ?? ""])
+            }
+            router.add("GET", "/wide") { _, _ in
+                // An answer with 3 KiB of headers, as a page with a long policy or a redirect might have.
+                HTTPServerResponse(status: 200, headers: ["X-Wide": String(repeating: "w", count: 3 * 1024)], body: Array("wide".utf8))
             }
             router.add("GET", "/inject") { _, _ in
                 HTTPServerResponse(status: 200, headers: ["X-Safe": "yes", "X-Evil": "a\r\nSet-Cookie: stolen=1"], body: [])
@@ -251,6 +256,41 @@ import Testing
         #expect(hugeHeader.0 == 431)
         // The server still works afterwards.
         #expect(try await fixture.send("GET", "/hello").0 == 200)
+    }
+
+    /// libmicrohttpd 0.9.75 writes an answer's headers into the memory the request's headers
+    /// still take, and closed the connection without an answer when they did not fit: requests
+    /// whose headers came within a few hundred bytes of the limit were handled and never answered.
+    @Test func everyRequestNearTheHeaderLimitIsAnswered() async throws {
+        let fixture = try Fixture()  // maxHeaderBytes 8 KiB
+        let limit = 8 * 1024
+        // What the request below takes: "GET … HTTP/1.1\r\n", "Host: 127.0.0.1\r\n", "X-Big: …\r\n",
+        // the blank line, and a record for each of the two headers.
+        func taken(_ target: String, _ size: Int) -> Int {
+            "GET \(target) HTTP/1.1\r\n".utf8.count + 17 + 7 + size + 2 + 2 + 2 * Int(CASHIER_MHD_RECORD_BYTES)
+        }
+        let port = fixture.server.port
+        for target in ["/hello", "/wide"] {
+            var seen: [Int: Int] = [:]
+            // From well under the limit to well past it, but short of the memory's last few hundred bytes.
+            for size in stride(from: limit - 700, through: limit + Int(CASHIER_MHD_ANSWER_RESERVE) - 600, by: 9) {
+                let status = try await onOwnThread { () -> Int in
+                    let connection = try RawHTTPConnection(port: port)
+                    connection.get(target, headers: ["X-Big": String(repeating: "h", count: size)])
+                    guard connection.read(until: "\r\n\r\n", timeout: 10) else { return 0 }
+                    return Int(connection.receivedText.split(separator: " ").dropFirst().first ?? "") ?? -1
+                }
+                seen[status, default: 0] += 1
+                let expected = taken(target, size) <= limit ? 200 : 431
+                #expect(status == expected, "\(target) with a \(size)-byte header (\(taken(target, size)) bytes taken)")
+            }
+            #expect(seen[200, default: 0] > 50 && seen[431, default: 0] > 50, "\(target): \(seen)")
+        }
+        // The refusal says what to fix.
+        let refused = try await fixture.send("GET", "/hello", headers: ["X-Big": String(repeating: "h", count: limit)])
+        #expect(refused.0 == 431)
+        #expect(String(decoding: refused.1, as: UTF8.self).contains(#""code":"headers_too_large""#))
+        #expect(String(decoding: refused.1, as: UTF8.self).contains("over the \(limit)-byte limit"))
     }
 
     @Test func manyConcurrentRequests() async throws {

@@ -32,6 +32,18 @@ int cashier_mhd_cut_query(const char *target, size_t max_parameters, size_t max_
 /// (struct MHD_HTTP_Header, 56 bytes on 64-bit) rounded up to its pool's 16-byte alignment.
 #define CASHIER_MHD_RECORD_BYTES 64
 
+/// What a connection's memory holds beyond the largest request it accepts, for the answer's
+/// status line and headers. libmicrohttpd 0.9.x writes those into the same memory the request's
+/// line and headers still take, and closes the connection without a word when they do not fit:
+/// without this room, requests whose headers came within a few hundred bytes of the memory's end
+/// were read, handled and never answered.
+#define CASHIER_MHD_ANSWER_RESERVE 4096
+
+/// How much of the connection's memory the request in hand takes (from its first access-handler
+/// call on): its line and headers as received, a record (`CASHIER_MHD_RECORD_BYTES`) for each
+/// header, query parameter and cookie, and the copy of the Cookie header libmicrohttpd parses.
+size_t cashier_mhd_request_memory(struct MHD_Connection *connection);
+
 /// Why `cashier_mhd_start` could not listen on `host` and `port`: binds a socket there as the
 /// daemon does (SO_REUSEADDR) and returns 0 if that works now, else the errno (-1 for a host that
 /// is not an address literal).

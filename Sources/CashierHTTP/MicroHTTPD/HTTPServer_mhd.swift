@@ -30,11 +30,21 @@ public final class HTTPServer: Sendable {
         public static var defaultThreads: Int { min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 4) }
         /// The largest request body accepted; larger ones get 413.
         public var maxBodyBytes: Int
-        /// Per-connection memory for the request line and headers; larger headers get 431.
-        /// libmicrohttpd zeroes all of it before every request on a connection (a 32 KiB
-        /// `memset` was 6 % of a bare route's time), so keep it near what requests need: the
-        /// default, 16 KiB, is twice nginx's default header buffer.
+        /// The most a request's line and headers may take, counting libmicrohttpd's record of
+        /// each header, query parameter and cookie (`CASHIER_MHD_RECORD_BYTES`); more get 431.
+        /// The default, 16 KiB, is twice nginx's default header buffer. Each connection's memory
+        /// is this and `CASHIER_MHD_ANSWER_RESERVE` for the answer's headers (see
+        /// `connectionMemoryBytes`); libmicrohttpd zeroes all of it before every request on a
+        /// connection (a 32 KiB `memset` was 6 % of a bare route's time), so keep it near what
+        /// requests need.
         public var maxHeaderBytes: Int
+        /// A connection's memory in libmicrohttpd: the largest request accepted and room for its
+        /// answer. A request that leaves less than the room is refused with 431 before its
+        /// handler runs, so every request handled can be answered; past the memory's end,
+        /// libmicrohttpd answers 431 itself. (Between the two, within about 200 bytes of the end,
+        /// a request leaves too little room even for the 431 and its connection is closed
+        /// unanswered: libmicrohttpd 0.9.75 reserves nothing for answers.)
+        var connectionMemoryBytes: Int { maxHeaderBytes + Int(CASHIER_MHD_ANSWER_RESERVE) }
         /// Idle connections are closed after this many seconds.
         public var connectionTimeoutSeconds: Int
         /// The most connections at once.
@@ -181,7 +191,7 @@ public final class HTTPServer: Sendable {
                 cashier_mhd_start(
                     host, configuration.port, UInt32(max(1, configuration.threads)), UInt32(configuration.connectionLimit),
                     UInt32(max(0, configuration.perIPConnectionLimit)), UInt32(configuration.connectionTimeoutSeconds),
-                    configuration.maxHeaderBytes, accessHandler, Unmanaged.passUnretained(core).toOpaque(), completedHandler,
+                    configuration.connectionMemoryBytes, accessHandler, Unmanaged.passUnretained(core).toOpaque(), completedHandler,
                     Unmanaged.passUnretained(core).toOpaque(), connectionHandler, Unmanaged.passUnretained(core).toOpaque(),
                     targetHandler, Unmanaged.passUnretained(core).toOpaque())
             }
@@ -385,9 +395,19 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     let limit = core.configuration.maxBodyBytes
 
     guard let existing = requestState.pointee else {
-        // First call: headers are in. Refuse a declared oversize body before reading it.
+        // First call: headers are in. Refuse headers that leave no room for an answer, and a
+        // declared oversize body before reading it.
         let state = RequestState()
         requestState.pointee = Unmanaged.passRetained(state).toOpaque()
+        let headerLimit = core.configuration.maxHeaderBytes
+        let headerBytes = cashier_mhd_request_memory(connection)
+        if headerBytes > headerLimit {
+            return refuse(
+                state, connection, core, url: url, method: method, status: 431, code: "headers_too_large",
+                message:
+                    "the request line and headers take \(headerBytes) bytes, over the \(headerLimit)-byte limit "
+                    + "(counting \(CASHIER_MHD_RECORD_BYTES) for each header, query parameter and cookie)")
+        }
         // One lookup (libmicrohttpd compares names case-insensitively), not a copy of every header.
         if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
             let length = Int(String(cString: declared)), length > limit
@@ -479,7 +499,7 @@ private func clientAddress(_ connection: OpaquePointer) -> String? {
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
-/// A refusal (a body over the limit: 413; a query cut off: 400 or 414) answered at once, with
+/// A refusal (headers over the limit: 431; a body over it: 413; a query cut off: 400 or 414) answered at once, with
 /// `Connection: close`. Queued before the body is read, the answer makes libmicrohttpd close the
 /// connection after it rather than drain the rest.
 private func refuse(
