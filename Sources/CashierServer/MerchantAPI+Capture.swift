@@ -40,6 +40,13 @@ extension MerchantAPI {
                 } else {
                     let released = Money(minorUnits: payment.amount.minorUnits - amount.minorUnits, currency: amount.currency)
                     try await giveBack(released, of: payment, reason: "released at capture", actor: actor)
+                    if try await store.payment(id: payment.id)?.capture == .voided {
+                        // The processor refused to capture the rest: its authorisation had ended (``release(_:of:)``).
+                        throw StoreError(
+                            .illegalTransition,
+                            "payment \(payment.id)'s authorisation ended at the processor before this capture (it lapsed or was "
+                                + "cancelled there): nothing was captured, and what was held is recorded as gone back")
+                    }
                 }
                 return .json(try await self.orderJSON(try await self.store.order(id: id) ?? order, includeSecret: true))
             } catch {
@@ -92,7 +99,7 @@ extension MerchantAPI {
         guard let applePay = configuration.applePay, let reference = payment.transactionID else {
             throw StoreError(.illegalTransition, "payment \(payment.id) has no processor to capture it")
         }
-        let done: Void? = try await withCaptureLock(payment.id) { current in
+        let ended: (reason: String, actor: String)?? = try await withCaptureLock(payment.id) { current in
             try Self.requireUncaptured(current)  // a void or a release came first
             switch try await applePay.processor.capture(
                 reference, amount: payment.amount, idempotencyKey: Self.processorKey(payment, "capture"))
@@ -104,11 +111,38 @@ extension MerchantAPI {
                         kind: .applePayCaptured,
                         detail: Self.detail(["payment": payment.id, "amount": payment.amount.decimalString, "processor_reference": id])),
                     now: self.clock.now())
+                return nil
             case .refused(let reason):
-                throw StoreError(.illegalTransition, "the processor refused the capture: \(reason)")
+                guard let lapse = try await self.endedAuthorization(of: current, reference, processor: applePay.processor) else {
+                    throw StoreError(.illegalTransition, "the processor refused the capture: \(reason)")
+                }
+                return lapse
             }
         }
-        guard done != nil else { throw StoreError(.busy, "another capture or void of payment \(payment.id) is under way: try again") }
+        guard let ended else { throw StoreError(.busy, "another capture or void of payment \(payment.id) is under way: try again") }
+        if let (reason, actor) = ended {
+            try await recordLapse(of: payment, by: actor, reason: reason, reference: reference)
+            throw StoreError(
+                .illegalTransition,
+                "the processor no longer holds payment \(payment.id)'s authorisation (\(reason)): nothing was captured, and what "
+                    + "was held is recorded as gone back (order refunded)")
+        }
+    }
+
+    /// Under the payment's capture lock, after the processor refused a capture of it: whether the
+    /// processor still holds its authorisation. One that lapsed, or was cancelled there, while its
+    /// webhook never came (or has not come yet) ends here as the webhook would end it: the capture
+    /// becomes `voided`. - Returns: the reason the lapse is recorded with and who it is recorded
+    /// as asked by (the processor); `nil` while the processor holds it, or cannot say.
+    private func endedAuthorization(of payment: StoredPayment, _ reference: String, processor: any ApplePayProcessor) async throws
+        -> (reason: String, actor: String)?
+    {
+        guard let end = (try? await processor.authorizationEnded(reference)) ?? nil else { return nil }
+        let reason = Self.lapseReason(end)
+        _ = try await endAuthorization(
+            of: payment.id,
+            fields: ["payment": payment.id, "processor_reference": reference, "reason": reason, "found": "the processor refused a capture"])
+        return (reason, end.processor.lowercased())
     }
 
     /// How long a capture lock lasts at most (its holder gives it up when done): longer than a
@@ -181,6 +215,13 @@ extension MerchantAPI {
                 of: payment.id, from: .uncaptured, to: voiding ? .voided : .captured, record: record, now: clock.now())
             return try await finish(refund, .succeeded(providerRefundID: id)) ?? refund
         case .refused(let reason):
+            // Capturing less refused because the authorisation ended meanwhile: nothing is captured,
+            // all of it is back — this record's part now, the rest as the lapse's.
+            if !voiding, let lapse = try await endedAuthorization(of: payment, reference, processor: applePay.processor) {
+                let released = try await finish(refund, .succeeded(providerRefundID: nil)) ?? refund
+                try await recordLapse(of: payment, by: lapse.actor, reason: lapse.reason, reference: reference)
+                return released
+            }
             return try await finish(refund, .failed(reason)) ?? refund
         }
     }

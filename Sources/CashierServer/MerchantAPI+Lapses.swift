@@ -1,3 +1,4 @@
+import ApplePay
 import Cashier
 import CashierStore
 import Foundation
@@ -15,6 +16,12 @@ extension MerchantAPI {
     /// The number of the refund that records a payment's lapsed authorisation: one per payment.
     static func lapseNumber(_ payment: StoredPayment) -> String {
         derivedNumber("authorisation lapsed", payment.id)
+    }
+
+    /// The reason a lapse's record gives, whichever word brought it (the processor's webhook, or
+    /// its answer when a capture was refused): the same either way, as the record is one.
+    static func lapseReason(_ end: ApplePay.AuthorizationEnd) -> String {
+        end.lapsed ? "authorisation lapsed" : "cancelled at \(end.processor) (\(end.reason ?? "no reason given"))"
     }
 
     /// Records that the processor no longer holds `payment`'s authorisation (`reference`: its word
@@ -35,17 +42,28 @@ extension MerchantAPI {
                 guard current.capture == .uncaptured else {
                     return current.capture == .voided  // captured meanwhile: the word is about money that moved after all
                 }
-                // The capture first, so no capture or void is tried meanwhile; the money after it.
-                let moved = try await self.store.moveCapture(
-                    of: payment.id, from: .uncaptured, to: .voided,
-                    record: EventRecord(kind: .applePayVoided, detail: Self.detail(fields), bodySHA256: bodyHash), now: self.clock.now())
-                return moved != nil
+                return try await self.endAuthorization(of: payment.id, fields: fields, bodyHash: bodyHash)
             }
             guard let decided else {
                 throw StoreError(.busy, "another capture or void of payment \(payment.id) is under way: heard again later")
             }
             guard decided else { return }
         }
+        try await recordLapse(of: payment, by: actor, reason: reason, reference: reference)
+    }
+
+    /// Under the payment's capture lock: its capture becomes `voided` (the capture first, so no
+    /// capture or void is tried meanwhile; the money after it, by ``recordLapse(of:by:reason:reference:)``).
+    /// - Returns: whether this call moved it.
+    func endAuthorization(of paymentID: String, fields: [String: String], bodyHash: String? = nil) async throws -> Bool {
+        try await store.moveCapture(
+            of: paymentID, from: .uncaptured, to: .voided,
+            record: EventRecord(kind: .applePayVoided, detail: Self.detail(fields), bodySHA256: bodyHash), now: clock.now()) != nil
+    }
+
+    /// The money of an authorisation that ended (its capture `voided` already): what was held is
+    /// recorded as gone back, once (its number is the payment's), and the order is refunded.
+    func recordLapse(of payment: StoredPayment, by actor: String, reason: String, reference: String) async throws {
         // A void or release whose answer was lost is done too: the authorisation it was to end is gone.
         for pending in try await store.refunds(orderID: payment.orderID) where pending.paymentID == payment.id && pending.status == .pending
         {

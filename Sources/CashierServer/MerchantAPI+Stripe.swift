@@ -64,10 +64,9 @@ extension MerchantAPI {
             guard let number = event.object.metadata["cashier_payment"],
                 let payment = try await store.payment(wallet: .applePay, outTradeNo: number), payment.transactionID == event.object.id
             else { return }
-            let lapsed = event.object.reason == "automatic"
+            let end = ApplePay.AuthorizationEnd.stripe(status: "canceled", cancellationReason: event.object.reason)
             try await applyLapse(
-                payment, by: Self.stripeActor,
-                reason: lapsed ? "authorisation lapsed" : "cancelled at Stripe (\(event.object.reason ?? "no reason given"))",
+                payment, by: Self.stripeActor, reason: end.map(Self.lapseReason) ?? "cancelled at Stripe",
                 reference: event.object.id, fields: Self.fields(of: event), bodyHash: bodyHash)
         default: return
         }

@@ -268,6 +268,36 @@ import Testing
         await world.stop()
     }
 
+    /// Whether Stripe still holds an authorisation, as Cashier asks when a capture is refused: a held
+    /// one and a captured one have not ended; one Cashier voided was cancelled (not lapsed: Cashier
+    /// says `requested_by_customer`); one the
+    /// hold ran out on lapsed (`cancellation_reason` `automatic`). Adyen cannot be asked.
+    @Test func whetherStripeStillHoldsAnAuthorisation() async throws {
+        let world = try await World()
+        let stripe = world.stripe
+        var held: [String] = []
+        for amount in ["5.00", "6.00", "7.00", "8.00"] {
+            guard case .authorized(let reference) = try await stripe.authorize(try await world.authorization(amount, capture: false))
+            else { throw PaymentError(.invalidRequest, "no authorisation") }
+            held.append(reference)
+        }
+        guard case .succeeded = try await stripe.capture(held[1], amount: try Money(decimal: "6.00", currency: .usd), idempotencyKey: "c"),
+            case .succeeded = try await stripe.void(held[2], idempotencyKey: "v")
+        else { throw PaymentError(.invalidRequest, "the capture and the void") }
+        #expect(await world.sandbox.stripe.expire(held[3]) == nil)
+        #expect(try await stripe.authorizationEnded(held[0]) == nil)
+        #expect(try await stripe.authorizationEnded(held[1]) == nil)
+        #expect(
+            try await stripe.authorizationEnded(held[2])
+                == ApplePay.AuthorizationEnd(processor: "Stripe", lapsed: false, reason: "requested_by_customer"))
+        #expect(
+            try await stripe.authorizationEnded(held[3])
+                == ApplePay.AuthorizationEnd(processor: "Stripe", lapsed: true, reason: "automatic"))
+        await #expect(throws: PaymentError.self) { try await stripe.authorizationEnded("pi_nothing") }
+        #expect(try await world.adyen.authorizationEnded(held[0]) == nil)
+        await world.stop()
+    }
+
     /// Adyen's report as a reader meets it: more columns than Cashier reads, quoted fields, every
     /// status a payment goes through; a report without the columns it needs is refused.
     @Test func adyensAccountingReportIsReadByColumnName() throws {

@@ -115,6 +115,69 @@ import Testing
         await world.stop()
     }
 
+    /// The lapse's word never comes (the webhook is lost, or not set up): a capture the processor
+    /// refuses asks it whether it still holds the authorisation, and ends it here as the word would
+    /// have — once, whichever of many captures at once, at every instance, finds it — and says why.
+    /// A held authorisation that did not lapse is captured as usual beside them, and the late word
+    /// moves nothing again.
+    @Test(.timeLimit(.minutes(3)), arguments: MoneyWorld.Backend.available)
+    func aLapseWhoseWordIsLostIsFoundByTheRefusedCapture(backend: MoneyWorld.Backend) async throws {
+        let world = try await Self.world(.stripe, backend)
+        let lost = try await world.sandboxCall(
+            "POST", "/sandbox/stripe/webhook", json: ["url": "http://127.0.0.1:9/notify/stripe", "secret": StripeWebhookTests.secret])
+        try #require(lost.status == 200, "\(lost.object)")
+        let whole = try await Self.held(world, "30.00")
+        let part = try await Self.held(world, "40.00")
+        let live = try await Self.held(world, "12.00")
+        for order in [whole, part] { #expect(try await Self.expire(world, .stripe, try #require(order.payment.transactionID)) == 200) }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await world.status(whole.id) == "paid", "nothing was heard of the lapse")
+
+        let answers = await withTaskGroup(of: (order: String, status: Int, message: String).self) { group in
+            for index in 0..<6 {
+                for (order, body) in [(whole.id, [String: String]()), (part.id, ["amount": "25.00"])] {
+                    group.addTask {
+                        let answer = try? await world.call("POST", "/v1/orders/\(order)/capture", json: body, via: index)
+                        return (order, answer?.status ?? 0, answer?.errorMessage ?? "")
+                    }
+                }
+            }
+            group.addTask {
+                let answer = try? await world.call("POST", "/v1/orders/\(live.id)/capture", json: [:])
+                return (live.id, answer?.status ?? 0, answer?.errorMessage ?? "")
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.filter { $0.order == live.id }.map(\.status) == [200], "the live authorisation is captured: \(answers)")
+        for order in [whole, part] {
+            let refused = answers.filter { $0.order == order.id }
+            #expect(refused.count == 6 && refused.allSatisfy { $0.status == 409 || $0.status == 422 }, "\(refused)")
+            #expect(refused.contains { $0.message.contains("authorisation") && $0.message.contains("nothing was captured") }, "\(refused)")
+            #expect(try await world.status(order.id) == "refunded")
+            let records = try await world.store.refunds(orderID: order.id)
+            #expect(records.allSatisfy { $0.status == .succeeded }, "\(records)")
+            #expect(records.reduce(0) { $0 + $1.amount.minorUnits } == order.payment.amount.minorUnits, "\(records)")
+            let lapse = try #require(records.first { $0.reason == "authorisation lapsed" }, "\(records)")
+            #expect(lapse.requestedBy == "stripe")
+            #expect(try await world.store.payment(id: order.payment.id)?.capture == .voided)
+            #expect(try await world.store.order(id: order.id)?.refunded == order.payment.amount)
+        }
+        #expect(try await world.store.refunds(orderID: whole.id).count == 1)
+        #expect(try await world.store.payment(id: live.payment.id)?.capture == .captured)
+
+        // The word arrives at last, many times, at every instance: nothing moves again.
+        for order in [whole, part] {
+            let before = try await world.store.refunds(orderID: order.id).count
+            let heard = await Self.replay(world, .stripe, order.payment, copies: 6)
+            #expect(heard?.acknowledged == heard?.sent, "\(String(describing: heard))")
+            #expect(try await world.store.refunds(orderID: order.id).count == before)
+            #expect(try await world.store.order(id: order.id)?.refunded == order.payment.amount)
+        }
+        let disagreements = try await world.disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        await world.stop()
+    }
+
     /// The processor's word on a void of Cashier's own (Stripe's `payment_intent.canceled` follows
     /// every cancel) records nothing more.
     @Test(.timeLimit(.minutes(2))) func theWordOnCashiersOwnVoidMovesNothing() async throws {

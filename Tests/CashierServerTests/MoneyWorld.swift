@@ -57,6 +57,9 @@ final class MoneyWorld: Sendable {
         func merchantReference(ofPayment reference: String) async throws -> String? {
             try await processor.merchantReference(ofPayment: reference)
         }
+        func authorizationEnded(_ reference: String) async throws -> ApplePay.AuthorizationEnd? {
+            try await processor.authorizationEnded(reference)
+        }
         var count: Int { calls.load(ordering: .relaxed) }
     }
 

@@ -64,6 +64,12 @@ extension ApplePay {
         /// Stripe dispute names its PaymentIntent) finds Cashier's. `nil` when the processor has
         /// no such payment, or cannot be asked (the default).
         func merchantReference(ofPayment reference: String) async throws -> String?
+
+        /// Whether the processor no longer holds the uncaptured authorisation `reference`, asked
+        /// when it refuses a capture: it lapsed, or was cancelled outside Cashier, and the word
+        /// that would have said so (a webhook) never came. `nil` while it still holds it, or when
+        /// the processor cannot be asked (the default).
+        func authorizationEnded(_ reference: String) async throws -> AuthorizationEnd?
     }
 }
 
@@ -91,4 +97,6 @@ extension ApplePay.PaymentProcessor {
     public func refundStatus(payment reference: String, idempotencyKey: String) async throws -> ApplePay.ProcessorOperation? { nil }
 
     public func merchantReference(ofPayment reference: String) async throws -> String? { nil }
+
+    public func authorizationEnded(_ reference: String) async throws -> ApplePay.AuthorizationEnd? { nil }
 }

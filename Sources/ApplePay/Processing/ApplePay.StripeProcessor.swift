@@ -150,6 +150,14 @@ extension ApplePay {
             return (intent.json["metadata"] as? [String: Any])?["cashier_payment"] as? String
         }
 
+        /// `GET /v1/payment_intents/{id}`: ended when it is `canceled` (lapsed: `cancellation_reason`
+        /// `automatic`, Stripe's cancel of a hold past its seven days).
+        public func authorizationEnded(_ reference: String) async throws -> AuthorizationEnd? {
+            let intent = try await send("GET", "/v1/payment_intents/" + FormEncoding.escape(reference), body: nil, idempotencyKey: nil)
+            guard intent.status == 200 else { throw try rejected(intent) }
+            return .stripe(status: intent.json["status"] as? String, cancellationReason: intent.json["cancellation_reason"] as? String)
+        }
+
         /// What disputes took from a disputed PaymentIntent and kept (`GET /v1/disputes?payment_intent=…`):
         /// each dispute's amount for every withdrawal among its balance transactions not matched by
         /// a reinstatement (a dispute won gives the money back).

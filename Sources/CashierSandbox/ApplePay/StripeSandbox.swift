@@ -76,7 +76,7 @@ public final class StripeSandbox: Sendable {
             await self.idempotent(request) { await self.capture(parameters["id"] ?? "", request.formFields) }
         }
         router.add("POST", prefix + "/v1/payment_intents/{id}/cancel") { request, parameters in
-            await self.idempotent(request) { await self.cancel(parameters["id"] ?? "") }
+            await self.idempotent(request) { await self.cancel(parameters["id"] ?? "", reason: request.formFields["cancellation_reason"]) }
         }
         router.add("POST", prefix + "/v1/refunds") { request, _ in await self.idempotent(request) { await self.refund(request.formFields) }
         }
@@ -341,7 +341,8 @@ public final class StripeSandbox: Sendable {
         return operation(id, try? await core.processor.capture(id, amount: amount, idempotencyKey: UUID().uuidString))
     }
 
-    private func cancel(_ id: String) async -> HTTPServerResponse {
+    /// Cancels a PaymentIntent; its `cancellation_reason` is the request's (`null` without one), as Stripe keeps it.
+    private func cancel(_ id: String, reason: String?) async -> HTTPServerResponse {
         if let draft = drafts.withLock({ $0.removeValue(forKey: id) }) {
             var object = draftObject(draft)
             object["status"] = "canceled"
@@ -349,7 +350,7 @@ public final class StripeSandbox: Sendable {
         }
         let result = try? await core.processor.void(id, idempotencyKey: UUID().uuidString)
         if case .succeeded = result {
-            cancellations.withLock { $0[id] = "requested_by_customer" }
+            if let reason { cancellations.withLock { $0[id] = reason } }
             if let object = intent(id, expandCharge: false) {
                 announce("payment_intent.canceled", object, filedUnder: "payment_intent.canceled \(id)")
             }
