@@ -75,6 +75,8 @@ extension MerchantAPI {
             try await applyLapse(
                 payment, by: Self.adyenActor, reason: "authorisation lapsed", reference: item.pspReference, fields: Self.fields(of: item),
                 bodyHash: bodyHash)
+        case "CANCELLATION" where item.success && Self.recordNumber(inProcessorKey: item.merchantReference, "void") == nil:
+            try await applyCustomerAreaCancel(item, bodyHash: bodyHash)
         case "CANCELLATION" where !item.success:
             // Logged on the order, not applied: Cashier voids only what it holds uncaptured (under the
             // payment's lock), so Adyen refuses a void when the authorisation lapsed already — the
@@ -91,7 +93,11 @@ extension MerchantAPI {
     }
 
     private func applyRefundOutcome(_ item: ApplePay.AdyenNotification, bodyHash: String) async throws {
-        guard let (refund, payment) = try await refund(for: item) else { return }
+        guard let (refund, payment) = try await refund(for: item) else {
+            // Not one of Cashier's keys: a refund made in Adyen's Customer Area.
+            guard Self.recordNumber(inProcessorKey: item.merchantReference, "refund") == nil else { return }
+            return try await applyCustomerAreaRefund(item, bodyHash: bodyHash)
+        }
         var fields = Self.fields(of: item)
         fields["out_refund_no"] = refund.outRefundNo
         guard try await sameAmount(item, refund.amount, "the refund's", fields: fields, order: payment.orderID, bodyHash: bodyHash) else {

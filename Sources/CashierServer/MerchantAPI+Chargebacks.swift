@@ -63,6 +63,13 @@ extension MerchantAPI {
         }
     }
 
+    /// A processor's word on a refund on its order's log, as it arrives.
+    func logRefundEvent(_ fields: [String: String], _ payment: StoredPayment, bodyHash: String) async throws {
+        try await store.append(
+            EventRecord(kind: .refundNotification, detail: Self.detail(fields), bodySHA256: bodyHash), to: payment.orderID, now: clock.now()
+        )
+    }
+
     /// A dispute's step on its order's log, as it arrives.
     func logDispute(_ fields: [String: String], _ payment: StoredPayment, bodyHash: String) async throws {
         try await store.append(

@@ -155,12 +155,6 @@ extension MerchantAPI {
         }
     }
 
-    private func logRefundEvent(_ fields: [String: String], _ payment: StoredPayment, bodyHash: String) async throws {
-        try await store.append(
-            EventRecord(kind: .refundNotification, detail: Self.detail(fields), bodySHA256: bodyHash), to: payment.orderID, now: clock.now()
-        )
-    }
-
     /// Cashier's Apple Pay payment that Stripe's PaymentIntent `intent` is, found by the
     /// PaymentIntent's `metadata.cashier_payment` (Stripe is asked: refunds and disputes name only
     /// the PaymentIntent).

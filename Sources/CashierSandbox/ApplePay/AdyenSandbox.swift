@@ -28,6 +28,7 @@ import Synchronization
 /// (the capture's reference: `cashier_…_capture`, or the payment's for an automatic capture).
 /// An uncaptured authorisation expires on request (``expire(_:account:)``, or
 /// `POST /sandbox/adyen/expire {"psp_reference":"PSP…"}`): `EXPIRE`, and `Expired` in the report.
+/// What a merchant does in the Customer Area instead: ``customerArea(_:psp:amount:failLater:account:)``.
 public final class AdyenSandbox: Sendable {
     public let core: ProcessorSandbox
     private let delivery: NotificationDelivery
@@ -145,7 +146,7 @@ public final class AdyenSandbox: Sendable {
 
     /// Posts one item as Adyen would, when webhooks are set up; filed (for replays) under `name`, by
     /// default the modification's reference.
-    private func announce(_ item: ApplePay.AdyenNotification, filedUnder name: String? = nil) {
+    func announce(_ item: ApplePay.AdyenNotification, filedUnder name: String? = nil) {
         guard let (url, key) = webhook.withLock({ $0 }), let signed = try? item.jsonObject(hmacKey: key),
             let body = try? JSONSerialization.data(withJSONObject: ["live": "false", "notificationItems": [signed]])
         else { return }
@@ -232,6 +233,7 @@ public final class AdyenSandbox: Sendable {
             }
             return .json(["psp_reference": psp])
         }
+        registerCustomerArea(on: &router)
         for (kind, name) in [("captures", "capture"), ("cancels", "cancel"), ("refunds", "refund"), ("reversals", "reversal")] {
             router.add("POST", prefix + "/{version}/payments/{psp}/\(kind)") { request, parameters in
                 await self.idempotent(request) { await self.modify(parameters["psp"] ?? "", name, request) }
