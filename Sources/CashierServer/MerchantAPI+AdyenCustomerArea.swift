@@ -34,13 +34,11 @@ extension MerchantAPI {
         guard let payment = try await adyenPayment(item.originalReference) else { return }
         var fields = Self.fields(of: item)
         fields["payment"] = payment.id
-        let currency = payment.amount.currency
-        guard let value = item.value, value > 0, item.currency == currency.code else {
-            fields["applied"] = "no: the refund names no amount in \(currency.code)"
-            return try await logRefundEvent(fields, payment, bodyHash: bodyHash)
-        }
+        guard
+            let amount = try await outsideRefundAmount(
+                item.value, item.currency, of: payment, fields: fields, bodyHash: bodyHash)
+        else { return }
         let number = Self.customerAreaRefundNumber(item.pspReference)
-        let amount = Money(minorUnits: value, currency: currency)
         guard item.eventCode == "REFUND" else {  // REFUND_FAILED, REFUNDED_REVERSED: the money came back
             try await logRefundEvent(fields, payment, bodyHash: bodyHash)
             let words = item.reason.flatMap { $0.isEmpty ? nil : $0 } ?? "reported"
@@ -51,18 +49,10 @@ extension MerchantAPI {
             fields["applied"] = "no: Adyen refused the refund, and no money moved"
             return try await logRefundEvent(fields, payment, bodyHash: bodyHash)
         }
-        let record: StoredRefund
-        do {
-            record = try await store.reserveRefund(
-                NewRefund(
-                    orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number, reason: "refunded at Adyen",
-                    requestedBy: Self.adyenActor), now: clock.now()
-            ).refund
-        } catch let error as StoreError where error.code == .limitExceeded {
-            fields["applied"] = "no: \(error.message)"
-            return try await logRefundEvent(fields, payment, bodyHash: bodyHash)
-        }
-        try await logRefundEvent(fields, payment, bodyHash: bodyHash)
+        guard
+            let record = try await reserveOutsideRefund(
+                payment, amount, number: number, reason: "refunded at Adyen", by: Self.adyenActor, fields: fields, bodyHash: bodyHash)
+        else { return }
         try await finish(record, .succeeded(providerRefundID: item.pspReference))
     }
 

@@ -63,6 +63,43 @@ extension MerchantAPI {
         }
     }
 
+    /// The amount a processor's word on an outside refund names, in the payment's currency: `nil`
+    /// (logged on the order as not applied) when it names none, or another currency.
+    func outsideRefundAmount(_ value: Int64?, _ currency: String?, of payment: StoredPayment, fields: [String: String], bodyHash: String)
+        async throws -> Money?
+    {
+        let expected = payment.amount.currency
+        if let value, value > 0, currency == expected.code { return Money(minorUnits: value, currency: expected) }
+        var fields = fields
+        fields["applied"] = "no: the refund names no amount in \(expected.code)"
+        try await logRefundEvent(fields, payment, bodyHash: bodyHash)
+        return nil
+    }
+
+    /// Reserves the record of a refund made at the processor without Cashier (Stripe's Dashboard,
+    /// Adyen's Customer Area): `number` is one per the processor's refund, so every copy of its word
+    /// finds the same record. The word is logged on the order either way.
+    /// - Returns: the record, or `nil` when it is more than is left of the payment (logged as not applied).
+    func reserveOutsideRefund(
+        _ payment: StoredPayment, _ amount: Money, number: String, reason: String, by actor: String, fields: [String: String],
+        bodyHash: String
+    ) async throws -> StoredRefund? {
+        var fields = fields
+        var record: StoredRefund?
+        do {
+            record = try await store.reserveRefund(
+                NewRefund(
+                    orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number, reason: reason, requestedBy: actor
+                ),
+                now: clock.now()
+            ).refund
+        } catch let error as StoreError where error.code == .limitExceeded {
+            fields["applied"] = "no: \(error.message)"
+        }
+        try await logRefundEvent(fields, payment, bodyHash: bodyHash)
+        return record
+    }
+
     /// A processor's word on a refund on its order's log, as it arrives.
     func logRefundEvent(_ fields: [String: String], _ payment: StoredPayment, bodyHash: String) async throws {
         try await store.append(

@@ -124,31 +124,21 @@ extension MerchantAPI {
         guard let intent = object.paymentIntent, let payment = try await stripePayment(intent) else { return }
         var fields = Self.fields(of: event)
         fields["payment"] = payment.id
-        let currency = payment.amount.currency
-        guard let value = object.amount, value > 0, object.currency == currency.code else {
-            fields["applied"] = "no: the refund names no amount in \(currency.code)"
-            return try await logRefundEvent(fields, payment, bodyHash: bodyHash)
-        }
+        guard
+            let amount = try await outsideRefundAmount(
+                object.amount, object.currency, of: payment, fields: fields, bodyHash: bodyHash)
+        else { return }
         let number = Self.outsideRefundNumber(object.id)
-        let amount = Money(minorUnits: value, currency: currency)
         if object.status == "failed" || object.status == "canceled" {
             try await logRefundEvent(fields, payment, bodyHash: bodyHash)
             return try await takeBack(
                 payment, amount, number: number, reason: "refunded at Stripe", by: Self.stripeActor,
                 why: object.reason ?? "Stripe \(object.status ?? "failed") the refund")
         }
-        let record: StoredRefund
-        do {
-            record = try await store.reserveRefund(
-                NewRefund(
-                    orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number, reason: "refunded at Stripe",
-                    requestedBy: Self.stripeActor), now: clock.now()
-            ).refund
-        } catch let error as StoreError where error.code == .limitExceeded {
-            fields["applied"] = "no: \(error.message)"
-            return try await logRefundEvent(fields, payment, bodyHash: bodyHash)
-        }
-        try await logRefundEvent(fields, payment, bodyHash: bodyHash)
+        guard
+            let record = try await reserveOutsideRefund(
+                payment, amount, number: number, reason: "refunded at Stripe", by: Self.stripeActor, fields: fields, bodyHash: bodyHash)
+        else { return }
         if ["succeeded", "pending", "requires_action"].contains(object.status) {
             // Counted now; confirmed when Stripe says succeeded (this event, a later one, or the refund job asking).
             try await finish(record, .succeeded(providerRefundID: object.id), accepted: object.status != "succeeded")

@@ -76,13 +76,7 @@ extension AdyenSandbox {
                         #"expected {"action":"refund"|"cancel"|"capture","psp_reference":"PSP…","amount":"5.00","outcome":"succeed"|"fail_later"}"#
                 )
             }
-            var amount: Money?
-            if let text = object["amount"] as? String {
-                guard let currency = self.core.processor.entry(psp)?.amount.currency,
-                    let parsed = try? Money(decimal: text, currency: currency)
-                else { return .error(status: 400, code: "invalid_amount", message: "amount must be a decimal in the payment's currency") }
-                amount = parsed
-            }
+            guard let amount = self.requestedAmount(in: object, of: psp) else { return Self.invalidAmount }
             do {
                 let reference = try await self.customerArea(
                     action, psp: psp, amount: amount, failLater: object["outcome"] as? String == "fail_later")

@@ -205,13 +205,7 @@ public final class AdyenSandbox: Sendable {
                     status: 400, code: "invalid_request",
                     message: #"expected {"psp_reference":"PSP…","event":"CHARGEBACK"|"CHARGEBACK_REVERSED"|…,"amount":"5.00"}"#)
             }
-            var amount: Money?
-            if let text = object["amount"] as? String {
-                guard let currency = self.core.processor.entry(psp)?.amount.currency,
-                    let parsed = try? Money(decimal: text, currency: currency)
-                else { return .error(status: 400, code: "invalid_amount", message: "amount must be a decimal in the payment's currency") }
-                amount = parsed
-            }
+            guard let amount = self.requestedAmount(in: object, of: psp) else { return Self.invalidAmount }
             if let refusal = self.dispute(psp, event: event, amount: amount) {
                 return .error(status: 422, code: "invalid_request", message: refusal)
             }
@@ -240,6 +234,18 @@ public final class AdyenSandbox: Sendable {
             }
         }
     }
+
+    /// A sandbox request's `"amount"` (a decimal) in payment `psp`'s currency: `.some(nil)` when it
+    /// names none, `nil` when it is not one (answer ``invalidAmount``).
+    func requestedAmount(in object: [String: Any], of psp: String) -> Money?? {
+        guard let text = object["amount"] as? String else { return .some(nil) }
+        guard let currency = core.processor.entry(psp)?.amount.currency, let amount = try? Money(decimal: text, currency: currency)
+        else { return nil }
+        return amount
+    }
+
+    static let invalidAmount = HTTPServerResponse.error(
+        status: 400, code: "invalid_amount", message: "amount must be a decimal in the payment's currency")
 
     private func idempotent(_ request: HTTPServerRequest, _ act: () async -> HTTPServerResponse) async -> HTTPServerResponse {
         guard !(request.headers["X-API-Key"] ?? "").isEmpty else {
