@@ -83,6 +83,7 @@ public final class SandboxServer: Sendable {
         var router = Router()
         wechatV2.register(on: &router, prefix: "/wechat")
         wechatV3.register(on: &router, prefix: "/wechat")
+        wechatV2.registerConsole(on: &router, v3: wechatV3)
         WeChatAccountsSandbox(secrets: miniProgramSecrets.merging(officialAccountSecrets) { first, _ in first }).register(on: &router)
         alipay = AlipaySandbox(apps: alipayApps, delivery: delivery)
         alipay.register(on: &router, path: "/alipay/gateway.do")

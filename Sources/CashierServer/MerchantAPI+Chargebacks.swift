@@ -11,7 +11,7 @@ import Foundation
 extension MerchantAPI {
     /// Who asked for records of money a processor moved by itself (a failed capture, a chargeback):
     /// they are done there already, so the refund job never sends them to anyone.
-    static let processorActors: Set<String> = [adyenActor, stripeActor]
+    static let processorActors: Set<String> = [adyenActor, stripeActor, wechatActor]
 
     /// The number of the record a dispute's step makes (a reversal finds its chargeback's): one per dispute and step.
     static func disputeNumber(_ dispute: String, _ event: String) -> String {

@@ -98,13 +98,15 @@ extension MerchantAPI {
             if let minor = report.amountMinor {
                 fields["refund"] = Money(minorUnits: minor, currency: payment.amount.currency).decimalString
             }
-            let record = EventRecord(
-                kind: .refundNotification, detail: Self.detail(fields), bodySHA256: Hex.encode(DigestAlgorithm.sha256.hash(body)))
-            try await store.append(record, to: payment.orderID, now: clock.now())
+            let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(body))
             guard let refund = try await store.refund(outRefundNo: report.outRefundNo), refund.paymentID == payment.id else {
-                // A refund made elsewhere (the provider's console): logged above, for reconciliation.
+                // A refund made elsewhere (the provider's console): recorded when its amount is known, logged either way.
+                if try await !recordConsoleRefund(report, of: payment, wallet: wallet, fields: fields, bodyHash: bodyHash) {
+                    try await logRefundEvent(fields, payment, bodyHash: bodyHash)
+                }
                 return .acknowledged
             }
+            try await logRefundEvent(fields, payment, bodyHash: bodyHash)
             try await finish(refund, report.state)
             return .acknowledged
         } catch {

@@ -312,8 +312,7 @@ public actor WeChatV2Sandbox {
         }
         guard order.refunded + fee <= order.totalFee else { return .failure(BusinessError("INVALID_REQUEST", "退款金额大于支付金额")) }
         guard !refundBalanceExhausted else { return .failure(BusinessError("NOTENOUGH", "基本账户余额不足，请充值后重新发起")) }
-        var refund = Refund(
-            outRefundNo: outRefundNo, refundID: "50" + Self.timestamp() + SecureRandom.string(count: 15, alphabet: "0123456789"), fee: fee)
+        var refund = Refund(outRefundNo: outRefundNo, refundID: Self.refundID(), fee: fee)
         if let failLaterStatus { refund.status = failLaterStatus }
         order.refunds.append(refund)
         order.state = "REFUND"
@@ -413,13 +412,13 @@ public actor WeChatV2Sandbox {
 
     /// Sends the refund notification: `req_info` is the refund's `<root>` document, AES-256-ECB
     /// encrypted under the lower-case hex MD5 of the API key, as WeChat does.
-    private func notifyRefund(_ outTradeNo: String, _ order: Order, _ refund: Refund, _ url: String) {
+    func notifyRefund(_ outTradeNo: String, _ order: Order, _ refund: Refund, _ url: String, source: String = "API") {
         let inner = WeChatPay.V2.XMLDocument(
             root: "root",
             [
                 ("out_refund_no", refund.outRefundNo), ("out_trade_no", outTradeNo), ("refund_account", "REFUND_SOURCE_UNSETTLED_FUNDS"),
                 ("refund_fee", String(refund.fee)), ("refund_id", refund.refundID), ("refund_recv_accout", "支付用户零钱"),
-                ("refund_request_source", "API"), ("refund_status", refund.status), ("settlement_refund_fee", String(refund.fee)),
+                ("refund_request_source", source), ("refund_status", refund.status), ("settlement_refund_fee", String(refund.fee)),
                 ("settlement_total_fee", String(order.totalFee)), ("success_time", Self.timestamp()), ("total_fee", String(order.totalFee)),
                 ("transaction_id", order.transactionID ?? ""),
             ])
@@ -455,6 +454,9 @@ public actor WeChatV2Sandbox {
     public func tradeState(outTradeNo: String) -> String? {
         orders[outTradeNo]?.state
     }
+
+    /// A new refund's `refund_id`, as WeChat numbers them.
+    static func refundID() -> String { "50" + timestamp() + SecureRandom.string(count: 15, alphabet: "0123456789") }
 
     static func timestamp() -> String {
         BeijingTime.string(from: Date(), .compact)

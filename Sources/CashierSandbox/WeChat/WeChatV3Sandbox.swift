@@ -45,12 +45,12 @@ public actor WeChatV3Sandbox {
     public nonisolated var platformPublicKey: RSAPublicKey { platformKey.publicKey }
 
     private nonisolated let platformKey: RSAPrivateKey
-    private let merchants: [String: Merchant]
+    let merchants: [String: Merchant]
     private let delivery: NotificationDelivery
     private var signingMode: SigningMode = .certificate
-    private var orders: [String: Order] = [:]
+    var orders: [String: Order] = [:]
     /// Payments and refunds as they happened, for the trade bill.
-    private var billEvents: [(at: Date, outTradeNo: String, state: String, refund: Int64, outRefundNo: String)] = []
+    var billEvents: [(at: Date, outTradeNo: String, state: String, refund: Int64, outRefundNo: String)] = []
     /// Bill files waiting to be downloaded, by token.
     private var billFiles: [String: [UInt8]] = [:]
 
@@ -350,32 +350,36 @@ public actor WeChatV3Sandbox {
             return error(400, "INVALID_REQUEST", "退款金额大于支付金额")
         }
         if refundOutcome == .refuse { return error(403, "NOT_ENOUGH", "基本账户余额不足，请充值后重新发起") }
-        var record = Refund(
-            outRefundNo: outRefundNo, refundID: "50" + SecureRandom.string(count: 28, alphabet: "0123456789"), amount: refund)
+        var record = Refund(outRefundNo: outRefundNo, refundID: Self.refundID(), amount: refund)
         let failure = refundOutcome.v3Status
         if let failure { record.status = failure } else { billEvents.append((Date(), number, "REFUND", refund, outRefundNo)) }
         order.refunds.append(record)
         order.state = "REFUND"
         orders[number] = order
-        if let notifyURL = body["notify_url"] as? String, let merchant = merchants[order.mchID] {
-            var resource = refundAnswer(number, order, record)
-            if let sub = order.subMchID {
-                resource["sp_mchid"] = order.mchID
-                resource["sub_mchid"] = sub
-            } else {
-                resource["mchid"] = order.mchID
-            }
-            resource["refund_status"] = record.status
-            if failure == nil { resource["success_time"] = BeijingTime.string(from: Date(), .rfc3339) }
-            resource["user_received_account"] = "支付用户零钱"
-            deliverEvent(
-                "REFUND.\(record.status)", summary: failure == nil ? "退款成功" : "退款异常", originalType: "refund", resource: resource,
-                key: outRefundNo, url: notifyURL, merchant: merchant)
-        }
+        if let notifyURL = body["notify_url"] as? String { announceRefund(number, order, record, url: notifyURL) }
         // A refund that fails later is first accepted as PROCESSING.
         var answer = refundAnswer(number, order, record)
         if failure != nil { answer["status"] = "PROCESSING" }
         return signed(200, answer)
+    }
+
+    /// Sends `REFUND.{status}` for `record` of order `number` to `url`, filed under its `out_refund_no`.
+    func announceRefund(_ number: String, _ order: Order, _ record: Refund, url: String) {
+        guard let merchant = merchants[order.mchID] else { return }
+        var resource = refundAnswer(number, order, record)
+        if let sub = order.subMchID {
+            resource["sp_mchid"] = order.mchID
+            resource["sub_mchid"] = sub
+        } else {
+            resource["mchid"] = order.mchID
+        }
+        let succeeded = record.status == "SUCCESS"
+        resource["refund_status"] = record.status
+        if succeeded { resource["success_time"] = BeijingTime.string(from: Date(), .rfc3339) }
+        resource["user_received_account"] = "支付用户零钱"
+        deliverEvent(
+            "REFUND.\(record.status)", summary: succeeded ? "退款成功" : "退款异常", originalType: "refund", resource: resource,
+            key: record.outRefundNo, url: url, merchant: merchant)
     }
 
     private func refundAnswer(_ number: String, _ order: Order, _ refund: Refund) -> [String: Any] {
@@ -389,6 +393,9 @@ public actor WeChatV3Sandbox {
             ],
         ]
     }
+
+    /// A new refund's `refund_id`, as WeChat numbers them.
+    static func refundID() -> String { "50" + SecureRandom.string(count: 28, alphabet: "0123456789") }
 
     private func refundQuery(_ outRefundNo: String) -> HTTPServerResponse {
         for (number, order) in orders {

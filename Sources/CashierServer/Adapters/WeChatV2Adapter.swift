@@ -220,7 +220,7 @@ struct WeChatV2Adapter: CounterCollector {
                     fields: [
                         "out_refund_no": refund.outRefundNo, "refund_id": refund.refundID, "refund_status": refund.refundStatus,
                         "refund_fee": refund.refundAmount.decimalString,
-                    ]))
+                    ], amountMinor: refund.refundAmount.minorUnits))
         }
         // The app's appid, or the mini program's: the same merchant key signs both.
         let notification = try WeChatPay.V2.PaymentNotification.verify(request.body, merchants: merchants)
