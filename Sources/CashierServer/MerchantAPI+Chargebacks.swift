@@ -9,9 +9,10 @@ import Foundation
 /// comes from the dispute's reference and the step, so every copy of a webhook, at any instance,
 /// finds the same record and moves nothing again.
 extension MerchantAPI {
-    /// Who asked for records of money a processor moved by itself (a failed capture, a chargeback):
-    /// they are done there already, so the refund job never sends them to anyone.
-    static let processorActors: Set<String> = [adyenActor, stripeActor, wechatActor]
+    /// Who asked for records of money a processor or provider moved by itself (a failed capture, a
+    /// chargeback, a refund made in its dashboard or console): they are done there already, so the
+    /// refund job never sends them to anyone.
+    static let processorActors: Set<String> = [adyenActor, stripeActor, wechatActor, alipayActor]
 
     /// The number of the record a dispute's step makes (a reversal finds its chargeback's): one per dispute and step.
     static func disputeNumber(_ dispute: String, _ event: String) -> String {

@@ -21,7 +21,7 @@ extension MerchantAPI {
         case .payment(let report)?: outcome = await record(report, wallet: provider.wallet, body: request.body)
         case .refund(let report)?:
             isRefund = true
-            outcome = await record(report, wallet: provider.wallet, body: request.body)
+            outcome = await record(report, wallet: provider.wallet, adapter: adapter, body: request.body)
         }
         metrics.increment(
             "cashier_notifications_total", ["provider": Self.metricName(provider, refund: isRefund), "outcome": outcome.rawValue])
@@ -91,7 +91,9 @@ extension MerchantAPI {
     }
 
     /// A verified refund result: the refund found by its number, its success or failure recorded once.
-    func record(_ report: RefundReport, wallet: PaymentMethod.Wallet, body: [UInt8]) async -> NotificationOutcome {
+    func record(_ report: RefundReport, wallet: PaymentMethod.Wallet, adapter: any PaymentAdapter, body: [UInt8]) async
+        -> NotificationOutcome
+    {
         do {
             guard let payment = try await store.payment(wallet: wallet, outTradeNo: report.outTradeNo) else { return .refused }
             var fields = report.fields
@@ -101,7 +103,8 @@ extension MerchantAPI {
             let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(body))
             guard let refund = try await store.refund(outRefundNo: report.outRefundNo), refund.paymentID == payment.id else {
                 // A refund made elsewhere (the provider's console): recorded when its amount is known, logged either way.
-                if try await !recordConsoleRefund(report, of: payment, wallet: wallet, fields: fields, bodyHash: bodyHash) {
+                if try await !recordConsoleRefund(report, of: payment, wallet: wallet, adapter: adapter, fields: fields, bodyHash: bodyHash)
+                {
                     try await logRefundEvent(fields, payment, bodyHash: bodyHash)
                 }
                 return .acknowledged

@@ -149,6 +149,7 @@ public actor AlipaySandbox {
         router.add("POST", path.replacingOccurrences(of: "gateway.do", with: "cashier")) { request, _ in
             await self.cashierAction((try? Alipay.FormBody.parse(request.body)) ?? [:])
         }
+        registerConsole(on: &router)
     }
 
     func handle(_ parameters: [String: String], host: String? = nil) -> String {
@@ -429,7 +430,7 @@ public actor AlipaySandbox {
     /// Posts the asynchronous notification of a payment — or, with `refund`, of a refund: the
     /// same `trade_status_sync` with `out_biz_no` (the refund's `out_request_no`), `refund_fee`
     /// (everything refunded so far) and `gmt_refund`, and `TRADE_CLOSED` once all is refunded.
-    private func notify(_ outTradeNo: String, _ trade: Trade, _ url: String, refund: (requestNo: String, refund: Refund)? = nil) {
+    func notify(_ outTradeNo: String, _ trade: Trade, _ url: String, refund: (requestNo: String, refund: Refund)? = nil) {
         let stamp = { (date: Date) in BeijingTime.string(from: date, .dateTime) }
         let refunded = trade.refunds.values.filter { !$0.failed }.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
         let status = refund != nil && refunded >= trade.total.minorUnits ? "TRADE_CLOSED" : "TRADE_SUCCESS"

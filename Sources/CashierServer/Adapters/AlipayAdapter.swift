@@ -165,6 +165,11 @@ struct AlipayAdapter: CounterCollector {
         return .succeeded(providerRefundID: nil)
     }
 
+    /// `alipay.trade.fastpay.refund.query` by the refund's `out_request_no` (the notification's `out_biz_no`).
+    func consoleRefundAmount(_ outRefundNo: String, of payment: StoredPayment) async throws -> Money? {
+        try await client.refundQuery(outTradeNo: payment.outTradeNo, outRequestNo: outRefundNo)
+    }
+
     func billEntries(date: String) async throws -> [BillEntry]? {
         do {
             return try await client.downloadBill(date: date).rows.map { row in

@@ -40,6 +40,12 @@ protocol PaymentAdapter: Sendable {
     /// Asks where a refund stands.
     func refundState(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState
 
+    /// What a refund made at the provider without Cashier (in its console) took, asked of the
+    /// provider by the refund's number, for a notification that does not say (Alipay's names only
+    /// the total refunded so far). `nil` when the provider has no completed refund under the
+    /// number, or cannot be asked (the default).
+    func consoleRefundAmount(_ outRefundNo: String, of payment: StoredPayment) async throws -> Money?
+
     /// The provider's bill for a day (`yyyy-MM-dd`, Beijing time); `nil` when it keeps none.
     func billEntries(date: String) async throws -> [BillEntry]?
 
@@ -68,6 +74,7 @@ extension PaymentAdapter {
     var refundAnswerIsFinal: Bool { false }
     func maintainKeys() async {}
     func fundFlow(date: String) async throws -> [FundFlowMovement]? { nil }
+    func consoleRefundAmount(_ outRefundNo: String, of payment: StoredPayment) async throws -> Money? { nil }
     var billAccount: (trades: String, funds: String) { (provider.rawValue, provider.rawValue) }
 }
 
