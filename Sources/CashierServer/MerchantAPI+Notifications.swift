@@ -101,12 +101,16 @@ extension MerchantAPI {
                 fields["refund"] = Money(minorUnits: minor, currency: payment.amount.currency).decimalString
             }
             let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(body))
-            guard let refund = try await store.refund(outRefundNo: report.outRefundNo), refund.paymentID == payment.id else {
+            let known = try await store.refund(outRefundNo: report.outRefundNo)
+            guard let refund = known, refund.paymentID == payment.id else {
                 // A refund made elsewhere (the provider's console): recorded when its amount is known, logged either way.
-                if try await !recordConsoleRefund(report, of: payment, wallet: wallet, adapter: adapter, fields: fields, bodyHash: bodyHash)
-                {
-                    try await logRefundEvent(fields, payment, bodyHash: bodyHash)
+                // (A number of another payment's refund is only logged.)
+                var recorded = false
+                if known == nil {
+                    recorded = try await recordConsoleRefund(
+                        report, of: payment, wallet: wallet, adapter: adapter, fields: fields, bodyHash: bodyHash)
                 }
+                if !recorded { try await logRefundEvent(fields, payment, bodyHash: bodyHash) }
                 return .acknowledged
             }
             try await logRefundEvent(fields, payment, bodyHash: bodyHash)
