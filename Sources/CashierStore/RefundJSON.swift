@@ -14,7 +14,9 @@ public struct RefundJSON: Encodable, Sendable, Equatable {
     public let provider_refund_id: String?
     public let reason: String?
     public let failure_reason: String?
-    /// Who asked for it: `api`, `dashboard …`, `automatic`.
+    /// Who asked for it: `api`, `dashboard …`, `automatic`; or the provider or processor that moved
+    /// the money by itself — `wechat`, `alipay` (refunded in its console), `stripe` (its Dashboard,
+    /// a dispute, a lapse), `adyen` (its Customer Area, a chargeback, a failed capture, a lapse).
     public let requested_by: String?
     public let created: Int64
     /// When the provider's final word arrived (Unix seconds); absent while a `succeeded` refund is

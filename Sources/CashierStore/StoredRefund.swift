@@ -24,6 +24,8 @@ public struct StoredRefund: Sendable, Equatable {
     /// When the provider's final word of success arrived (a notification or a query), for a
     /// refund it had first only accepted; until then a failure may still be reported.
     public let confirmedAt: Date?
-    /// Who asked for it: `api`, `dashboard …` (a signed-in session), `automatic` (a duplicate).
+    /// Who asked for it: `api`, `dashboard …` (a signed-in session), `automatic` (a duplicate); or
+    /// the provider or processor that moved the money by itself (`wechat`, `alipay`, `stripe`,
+    /// `adyen`: a refund made in its console, a dispute, a lapse), never sent to anyone.
     public let requestedBy: String?
 }
