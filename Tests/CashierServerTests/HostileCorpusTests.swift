@@ -104,6 +104,11 @@ import WeChatPay
         v3Keys.add(publicKey: wechatPlatform.publicKey, id: platformID)
         configuration.wechatV3?.platformKeys = v3Keys
         configuration.queryInterval = .seconds(3600)
+        // Apple Pay's processors' webhooks, with secrets of this test's own.
+        let stripeSecret = "whsec_hostile_corpus_0123456789"
+        let adyenKey = "5A1E0C3B9D7F2468ACE013579BDF2468ACE013579BDF2468ACE013579BDF2468"
+        configuration.applePay?.stripeWebhookSecret = stripeSecret
+        configuration.applePay?.adyenHMACKey = adyenKey
         let server = MerchantServer(configuration: configuration, store: fixture.store, audit: SecretsAudit.fromEnvironment())
         try await server.start()
         let base = server.baseURL.absoluteString
@@ -134,9 +139,11 @@ import WeChatPay
         let secrets =
             [
                 configuration.secretKey, fixture.wechatMerchant.apiKey, configuration.wechatV3?.merchant.apiV3Key ?? "",
-                configuration.miniProgram?.secret ?? "",
+                configuration.miniProgram?.secret ?? "", stripeSecret, adyenKey,
             ] + (configuration.alipay.map { [String($0.privateKey.pemRepresentation.split(separator: "\n")[2])] } ?? [])
 
+        // What the processors' cases name: the paid order's trade number and id, and its WeChat payment.
+        let names = ["{number}": paid.outTradeNo, "{order}": paid.id, "{payment}": wechatAttempt.id]
         var failures: [String] = []
         for item in cases {
             var headers = HTTPHeaders()
@@ -179,6 +186,13 @@ import WeChatPay
             case "wechat_v3":
                 path = "/notify/wechat/v3"
                 (headers, body) = try Self.wechatV3(item, order: paid, configuration: configuration, key: wechatPlatform, id: platformID)
+            case "stripe":
+                path = "/notify/stripe"
+                (headers, body) = try Self.stripe(item, names: names, secret: stripeSecret)
+            case "adyen":
+                path = "/notify/adyen"
+                headers.add("Content-Type", "application/json")
+                body = try item.raw?.bytes ?? Self.adyen(item, names: names, key: adyenKey)
             case "applepay":
                 path = "/v1/orders/\(unpaid.id)/payments/applepay/authorize"
                 headers.add("Authorization", "Bearer \(configuration.secretKey)")
@@ -234,6 +248,57 @@ import WeChatPay
     }
 
     // MARK: Building the notifications
+
+    /// `text` with the corpus's placeholders filled in.
+    static func filled(_ text: String, _ names: [String: String]) -> String {
+        names.reduce(text) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+    }
+
+    /// A Stripe event and its `Stripe-Signature`, signed as the case says.
+    static func stripe(_ item: Case, names: [String: String], secret: String) throws -> (HTTPHeaders, Data) {
+        let body = Data(Self.filled(item.body.map { String(decoding: $0.bytes, as: UTF8.self) } ?? "", names).utf8)
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "application/json")
+        let signature: String? =
+            switch item.sign {
+            case "valid": try ApplePay.StripeEvent.signatureHeader(for: body, secret: secret)
+            case "wrong_secret": try ApplePay.StripeEvent.signatureHeader(for: body, secret: "whsec_not_the_endpoints_secret")
+            case "v0_only": try ApplePay.StripeEvent.signatureHeader(for: body, secret: secret).replacingOccurrences(of: "v1=", with: "v0=")
+            case "stale": try ApplePay.StripeEvent.signatureHeader(for: body, secret: secret, timestamp: Date().addingTimeInterval(-600))
+            case "garbage": "not a signature"
+            case "empty": ""
+            default: nil
+            }
+        if let signature { headers.add("Stripe-Signature", signature) }
+        return (headers, item.body_override.map { Data(Self.filled($0, names).utf8) } ?? body)
+    }
+
+    /// An Adyen webhook of one item built from the case's fields, signed as the case says, then tampered with.
+    static func adyen(_ item: Case, names: [String: String], key: String) throws -> Data {
+        let set = (item.set ?? [:]).compactMapValues { $0.map { Self.filled($0, names) } }
+        let notification = ApplePay.AdyenNotification(
+            eventCode: set["eventCode"] ?? "REFUND", success: set["success"] != "false", pspReference: set["pspReference"] ?? "",
+            originalReference: set["originalReference"], merchantAccountCode: "CashierHostile",
+            merchantReference: set["merchantReference"] ?? "",
+            value: set["value"].flatMap { Int64($0) }, currency: set["currency"])
+        let signingKey = item.sign == "wrong_key" ? String(key.reversed()) : key
+        var object = try #require(notification.jsonObject(hmacKey: signingKey)["NotificationRequestItem"] as? [String: Any])
+        var additional = object["additionalData"] as? [String: Any] ?? [:]
+        switch item.sign {
+        case "none": additional.removeValue(forKey: "hmacSignature")
+        case "empty": additional["hmacSignature"] = ""
+        default: break
+        }
+        object["additionalData"] = additional
+        for (name, value) in item.tamper_after_sign ?? [:] {
+            if name == "value" {
+                object["amount"] = ["value": Int64(value) ?? 0, "currency": set["currency"] ?? "CNY"]
+            } else {
+                object[name] = value
+            }
+        }
+        return try JSONSerialization.data(withJSONObject: ["live": "false", "notificationItems": [["NotificationRequestItem": object]]])
+    }
 
     static func wechatV2(_ item: Case, order: StoredOrder, merchant: WeChatPay.V2.Merchant) -> Data {
         var fields: [(String, String)] = [

@@ -13,6 +13,10 @@ Kinds:
   wechat_v3    a payment notification: headers (name -> value, null deletes; "old"/"future" timestamps), body_override
   wechat_v2_refund  a refund result: req_info (valid|other_key|unknown_order|absent|any text), set, or raw
   applepay     a token for an unpaid order: mint options (amount, signed_at_offset, garbage, other_merchant)
+  stripe       a Stripe event: body (text; {number}/{order}/{payment} name the paid order), sign
+               (valid|wrong_secret|none|empty|v0_only|stale|garbage), body_override (sent instead, after signing)
+  adyen        an Adyen webhook of one item: set (its fields), sign (valid|wrong_key|none|empty),
+               tamper_after_sign, or raw (the body itself)
 """
 import json
 import os
@@ -66,8 +70,11 @@ bodies = {
     "expires-negative": '{"items":[{"label":"Tea","amount":"1.00"}],"currency":"CNY","expires_in":-5}',
     "nul-in-label": '{"items":[{"label":"Te\\u0000a","amount":"1.00"}],"currency":"CNY"}',
 }
+# A body of the right shape whose values break a rule is 422 (unprocessable); one of the wrong shape is 400.
+unprocessable = ("empty-label", "negative", "no-currency", "three-decimals", "zero")
 for name, body in bodies.items():
-    status = {"status_in": [400, 403]} if name not in ("nul-in-label", "expires-negative") else {"status_in": [201, 400]}
+    status = ({"status_in": [201, 400]} if name in ("nul-in-label", "expires-negative")
+              else {"status_in": [422, 403]} if name in unprocessable else {"status_in": [400, 403]})
     case(f"api-create-{name}", "api", status, method="POST", path="/v1/orders", auth="secret", body=body)
 case("api-create-oversize", "api", {"status": 413}, method="POST", path="/v1/orders", auth="secret",
      body=repeat('{"items":[', '{"label":"x","amount":"1.00"},', 40000, "]}"))
@@ -79,9 +86,12 @@ for auth in ["none", "wrong", "publishable"]:
              {"status_in": [401, 403, 404]}, method=method, path=path, auth=auth, body=json.dumps({"amount": "1.00"}))
 for name, amount in [("over", "100.00"), ("negative", "-1.00"), ("zero", "0"), ("garbage", "1,00"), ("three-decimals", "0.001"), ("minor-huge", None)]:
     body = {"amount": amount} if amount else {"amount_minor": 10 ** 30}
-    case(f"api-refund-{name}", "api", {"status_in": [400]}, method="POST", path="/v1/orders/{order}/refunds", auth="secret", body=json.dumps(body))
+    status = [409] if name == "over" else [422] if name in ("negative", "zero", "three-decimals") else [400]
+    case(f"api-refund-{name}", "api", {"status_in": status}, method="POST", path="/v1/orders/{order}/refunds", auth="secret", body=json.dumps(body))
 for method_name in ["wechat.unknown", "", "alipay.wap", "wechat.jsapi", "applepay.ec", "../wechat.app"]:
-    case(f"api-payment-method-{method_name or 'empty'}", "api", {"status_in": [400, 409]}, method="POST", path="/v1/orders/{unpaid}/payments",
+    # A method this server offers but not configured here is 422; one that does not exist, 400.
+    status = [422, 409] if method_name in ("alipay.wap", "wechat.jsapi") else [400, 409]
+    case(f"api-payment-method-{method_name or 'empty'}", "api", {"status_in": status}, method="POST", path="/v1/orders/{unpaid}/payments",
          auth="secret", body=json.dumps({"method": method_name}))
 
 # WeChat Pay v2 notifications (the paid order; a refused one must not move it or anything else).
@@ -157,6 +167,73 @@ for name, options in {"other-amount": {"amount": "45.99"}, "expired": {"signed_a
                       "garbage": {"garbage": True}, "other-order": {"application_data": "6f72645f6f74686572"}, "empty-token": {"empty": True},
                       "other-merchant": {"other_merchant": True}}.items():
     case(f"applepay-{name}", "applepay", {"authorized": False}, **options)
+
+# Stripe's webhook events (Apple Pay through Stripe): the Stripe-Signature header is verified
+# before anything is read. {number}, {order} and {payment} are the paid order's trade number, id
+# and its WeChat payment's id: events that name them must not move that order.
+def stripe_event(kind, type_, **object_fields):
+    obj = {"id": "re_hostile" if kind == "refund" else "obj_hostile", "object": kind, "livemode": False, **object_fields}
+    return json.dumps({"id": "evt_hostile", "object": "event", "type": type_, "livemode": False, "created": 1764800000,
+                       "data": {"object": obj}})
+
+
+stripe_refund = stripe_event("refund", "refund.created", amount=5100, currency="cny", status="succeeded", payment_intent="pi_hostile",
+                             metadata={})
+for name, sign in {"wrong-secret": "wrong_secret", "no-header": "none", "empty-header": "empty", "v0-only": "v0_only",
+                   "stale": "stale", "garbage-header": "garbage"}.items():
+    case(f"stripe-{name}", "stripe", {"status": 400}, body=stripe_refund, sign=sign)
+case("stripe-tampered-amount", "stripe", {"status": 400}, body=stripe_refund, sign="valid",
+     body_override=stripe_refund.replace("5100", "1"))
+# Signed, but not an event Cashier can read: refused as such.
+for name, text in {"empty": "", "not-json": "refund", "array": "[]", "null": "null", "deep": repeat("", "[", 5000, "]" * 5000),
+                   "no-object": '{"id":"evt_1","object":"event","type":"refund.created"}', "object-not-object": '{"id":"evt_1","type":"refund.created","data":{"object":7}}'}.items():
+    case(f"stripe-signed-{name}", "stripe", {"status": 400}, body=text, sign="valid")
+# Signed and well formed, about nothing Cashier holds or naming the WeChat order's numbers: acknowledged, nothing moves.
+for name, text in {
+    "refund-unknown-intent": stripe_refund,
+    "refund-cashier-key-of-wechat-order": stripe_event("refund", "refund.updated", amount=5100, currency="cny", status="failed",
+                                                      payment_intent="{number}", metadata={"cashier_refund": "cashier_{number}_refund"}),
+    "dispute-naming-order": stripe_event("dispute", "charge.dispute.funds_withdrawn", amount=5100, currency="cny", payment_intent="{number}",
+                                         status="needs_response"),
+    "canceled-naming-order": stripe_event("payment_intent", "payment_intent.canceled", id="{number}", amount=5100, currency="cny",
+                                          status="canceled", cancellation_reason="automatic", metadata={"cashier_payment": "{number}"}),
+    "canceled-naming-payment": stripe_event("payment_intent", "payment_intent.canceled", id="{payment}", amount=5100, currency="cny",
+                                            status="canceled", metadata={"cashier_payment": "{payment}"}),
+    "negative-refund": stripe_event("refund", "refund.created", amount=-5100, currency="cny", status="succeeded",
+                                    payment_intent="{number}", metadata={}),
+    "unknown-type": stripe_event("customer", "customer.created"),
+}.items():
+    case(f"stripe-signed-{name}", "stripe", {"status": 200, "reply_contains": '"received"'}, body=text, sign="valid")
+
+# Adyen's standard webhooks: every item's HMAC is verified before any is read. Items are built from
+# `set` ({number}, {order}, {payment} as above) and signed; `tamper_after_sign` changes them after.
+adyen_refund = {"eventCode": "REFUND", "success": "true", "pspReference": "MODHOSTILE000001", "originalReference": "{payment}",
+                "merchantReference": "{number}", "value": "5100", "currency": "CNY"}
+for name, sign in {"wrong-key": "wrong_key", "no-signature": "none", "empty-signature": "empty"}.items():
+    case(f"adyen-{name}", "adyen", {"status": 401}, set=adyen_refund, sign=sign)
+for name, tamper in {"tampered-amount": {"value": "1"}, "tampered-event": {"eventCode": "CHARGEBACK"},
+                     "tampered-reference": {"originalReference": "PSPOTHER0000001"}}.items():
+    case(f"adyen-{name}", "adyen", {"status": 401}, set=adyen_refund, sign="valid", tamper_after_sign=tamper)
+case("adyen-signed-huge-amount", "adyen", {"status": 401, "reply_contains": "not minor units"}, set={**adyen_refund, "value": "9223372036854775807"},
+     sign="valid")
+for name, text in {"empty": "", "garbage": "[accepted]", "array": "[]", "no-items": '{"live":"false"}',
+                   "items-not-array": '{"live":"false","notificationItems":{}}', "deep": repeat("", "[", 5000, "]" * 5000),
+                   "unsigned-item": '{"live":"false","notificationItems":[{"NotificationRequestItem":{"eventCode":"REFUND","success":"true","pspReference":"M","merchantAccountCode":"C","merchantReference":"R"}}]}'}.items():
+    case(f"adyen-raw-{name}", "adyen", {"status": 401}, raw=text)
+# Verified, naming the WeChat order or its payment every way Adyen's items name an Apple Pay payment: accepted, nothing moves.
+for name, fields in {
+    "refund-by-payment-id": adyen_refund,
+    "refund-by-trade-number": {**adyen_refund, "originalReference": "{number}"},
+    "refund-by-order-id": {**adyen_refund, "originalReference": "{order}"},
+    "refund-failed": {**adyen_refund, "eventCode": "REFUND_FAILED"},
+    "chargeback": {**adyen_refund, "eventCode": "CHARGEBACK", "pspReference": "DSPHOSTILE000001"},
+    "expire": {**adyen_refund, "eventCode": "EXPIRE"},
+    "cancellation": {**adyen_refund, "eventCode": "CANCELLATION", "originalReference": "{number}"},
+    "capture-cashier-key": {**adyen_refund, "eventCode": "CAPTURE", "merchantReference": "cashier_{payment}_capture"},
+    "capture-failed": {**adyen_refund, "eventCode": "CAPTURE_FAILED", "merchantReference": "cashier_{payment}_capture"},
+    "unknown-event": {**adyen_refund, "eventCode": "REPORT_AVAILABLE"},
+}.items():
+    case(f"adyen-signed-{name}", "adyen", {"status": 200, "reply": "[accepted]"}, set=fields, sign="valid")
 
 os.makedirs(root, exist_ok=True)
 for old in os.listdir(root):
