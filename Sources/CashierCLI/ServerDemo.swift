@@ -156,6 +156,16 @@ enum ServerDemo {
             return
                 "QR \((pay["code_url"] as? String)?.prefix(18) ?? "?")…, paid, refund 2.00, replayed notification \(replayed ? "acknowledged" : "REFUSED")"
         }
+        await order("wechat.native + refund in WeChat's platform", "16.00", expect: "partially_refunded") { placed in
+            _ = try await payments(placed.id, ["method": "wechat.native"])
+            _ = try await session.pay("wechat", ["out_trade_no": placed.number])
+            guard try await session.status(placed.id, becomes: "paid") else { return "never paid" }
+            // The merchant refunds 4.00 in WeChat Pay's merchant platform, not through Cashier; WeChat says so.
+            let number = try await session.sandbox.wechatV2.consoleRefund(
+                outTradeNo: placed.number, fee: 400, notifyURL: session.server.baseURL.absoluteString + "/notify/wechat/v2/refund")
+            guard try await session.status(placed.id, becomes: "partially_refunded") else { return "the refund was not recorded" }
+            return "refund \(number.prefix(10))… recorded from WeChat's notification (requested by wechat)"
+        }
         await order("alipay.app", "8.80", expect: "paid") { placed in
             let pay = try await payments(placed.id, ["method": "alipay.app"])
             let answer = try await session.pay("alipay", ["order_string": pay["order_string"] as? String ?? ""])
@@ -258,7 +268,7 @@ enum ServerDemo {
             let rows = report.bill_rows.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             return (
                 "bills (\(rows)): \(report.matched) matched, \(report.discrepancies.count) discrepancies",
-                report.discrepancies.isEmpty && report.matched == 18 && report.refund_required.isEmpty && report.not_reconciled.isEmpty
+                report.discrepancies.isEmpty && report.matched == 20 && report.refund_required.isEmpty && report.not_reconciled.isEmpty
             )
         }
         await session.server.stop()
