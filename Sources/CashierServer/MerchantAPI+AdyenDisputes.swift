@@ -22,6 +22,14 @@ extension MerchantAPI {
         "DISPUTE_DEFENSE_PERIOD_ENDED", "ISSUER_RESPONSE_TIMEFRAME_EXPIRED", "ISSUER_COMMENTS", "NOTIFICATION_OF_FRAUD",
     ]
 
+    /// The events that open a dispute cycle (`order.disputed`, once per dispute reference and
+    /// cycle): the first chargeback, with or without its notice or a request for information
+    /// first, and the second chargeback.
+    static let disputeOpenings = [
+        "NOTIFICATION_OF_CHARGEBACK": "", "REQUEST_FOR_INFORMATION": "", "DISPUTE_OPENED_WITH_CHARGEBACK": "", "CHARGEBACK": "",
+        "SECOND_CHARGEBACK": "second",
+    ]
+
     /// The events that move money, and the reason their record carries.
     static let disputeMoves = ["CHARGEBACK": "chargeback", "SECOND_CHARGEBACK": "second chargeback"]
 
@@ -33,8 +41,20 @@ extension MerchantAPI {
         var fields = Self.fields(of: item)
         fields["payment"] = payment.id
         let currency = payment.amount.currency
+        if let cycle = Self.disputeOpenings[item.eventCode] {
+            // The merchant hears of each dispute cycle once, whichever of its events comes first.
+            let amount = item.value.flatMap { item.currency == currency.code && $0 > 0 ? Money(minorUnits: $0, currency: currency) : nil }
+            try await announceDispute(
+                DisputeJSON(
+                    id: cycle.isEmpty ? item.pspReference : "\(item.pspReference) \(cycle)", processor: Self.adyenActor,
+                    paymentID: payment.id, amount: amount ?? payment.amount, reason: item.reason, status: item.eventCode,
+                    evidenceDueBy: nil), of: payment, fields: Self.disputeMoves[item.eventCode] == nil ? fields : nil, bodyHash: bodyHash)
+        }
         let moves = Self.disputeMoves[item.eventCode] != nil || item.eventCode == "CHARGEBACK_REVERSED"
-        guard moves else { return try await logDispute(fields, payment, bodyHash: bodyHash) }
+        guard moves else {
+            if Self.disputeOpenings[item.eventCode] != nil { return }  // logged as it was announced
+            return try await logDispute(fields, payment, bodyHash: bodyHash)
+        }
         guard let value = item.value, item.currency == currency.code, value > 0 else {
             fields["applied"] = "no: the webhook names no amount in \(currency.code)"
             return try await logDispute(fields, payment, bodyHash: bodyHash)

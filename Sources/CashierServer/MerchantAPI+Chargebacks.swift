@@ -1,4 +1,5 @@
 import Cashier
+import CashierCrypto
 import CashierStore
 import Foundation
 
@@ -106,6 +107,19 @@ extension MerchantAPI {
         try await store.append(
             EventRecord(kind: .refundNotification, detail: Self.detail(fields), bodySHA256: bodyHash), to: payment.orderID, now: clock.now()
         )
+    }
+
+    /// Tells the merchant a dispute opened against `payment` (`order.disputed`, with the order, the
+    /// payment and the dispute), logging the word on the order: queued once per dispute, however
+    /// many of the processor's words say so at however many instances — its event id comes from
+    /// the processor and the dispute. The merchant answers the dispute at the processor. `fields`:
+    /// the word's log line (`nil` when the word is logged where it moves money).
+    func announceDispute(_ dispute: DisputeJSON, of payment: StoredPayment, fields: [String: String]?, bodyHash: String) async throws {
+        let key = ["order.disputed", dispute.processor, dispute.id].joined(separator: "\n")
+        try await store.announce(
+            "order.disputed", dispute: dispute, eventID: "evt_" + Hex.encode(DigestAlgorithm.sha256.hash(key)).prefix(32),
+            record: fields.map { EventRecord(kind: .dispute, detail: Self.detail($0), bodySHA256: bodyHash) }, to: payment.orderID,
+            now: clock.now())
     }
 
     /// A dispute's step on its order's log, as it arrives.

@@ -161,9 +161,22 @@ extension MerchantAPI {
         guard let intent = object.paymentIntent, let payment = try await stripePayment(intent) else { return }
         var fields = Self.fields(of: event)
         fields["payment"] = payment.id
-        let moves = event.type == "charge.dispute.funds_withdrawn" || event.type == "charge.dispute.funds_reinstated"
-        guard moves else { return try await logDispute(fields, payment, bodyHash: bodyHash) }
         let currency = payment.amount.currency
+        if event.type == "charge.dispute.created" || event.type == "charge.dispute.funds_withdrawn" {
+            // The merchant hears of it once, whichever of the two comes first (funds may be withdrawn as it opens).
+            let amount = Money(minorUnits: max(object.amount ?? 0, 0), currency: currency)
+            try await announceDispute(
+                DisputeJSON(
+                    id: object.id, processor: Self.stripeActor, paymentID: payment.id,
+                    amount: object.currency == currency.code ? amount : payment.amount, reason: object.reason, status: object.status,
+                    evidenceDueBy: object.evidenceDueBy), of: payment, fields: event.type == "charge.dispute.created" ? fields : nil,
+                bodyHash: bodyHash)
+        }
+        let moves = event.type == "charge.dispute.funds_withdrawn" || event.type == "charge.dispute.funds_reinstated"
+        guard moves else {
+            if event.type == "charge.dispute.created" { return }  // logged as it was announced
+            return try await logDispute(fields, payment, bodyHash: bodyHash)
+        }
         guard let value = object.amount, object.currency == currency.code, value > 0 else {
             fields["applied"] = "no: the dispute names no amount in \(currency.code)"
             return try await logDispute(fields, payment, bodyHash: bodyHash)

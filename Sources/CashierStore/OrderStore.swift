@@ -125,6 +125,12 @@ public protocol OrderStore: Sendable {
 
     /// Appends to an order's log without changing it (a refused notification, a refund result).
     func append(_ record: EventRecord, to orderID: String, now: Date) async throws
+    /// Appends `record` (if any) to the order's log and queues webhook `type` about `dispute` with
+    /// event id `eventID` — once per id, however often it is asked, at however many instances (a
+    /// copy only adds its log line). - Returns: whether this call queued it.
+    @discardableResult
+    func announce(_ type: String, dispute: DisputeJSON, eventID: String, record: EventRecord?, to orderID: String, now: Date)
+        async throws -> Bool
     func events(orderID: String) async throws -> [OrderEvent]
     /// Every transition into one of `statuses` logged in `[from, until)`, oldest first.
     func transitions(into statuses: Set<PaymentStatus>, from: Date, until: Date) async throws -> [OrderEvent]

@@ -126,6 +126,37 @@ import Testing
         guard case .unchanged = try await Self.place(store, native.payment) else { throw Failure("a closed attempt stays closed") }
     }
 
+    /// A webhook announced under an event id the caller derived is queued once, however often and
+    /// at once it is asked; every ask adds its log line.
+    @Test(arguments: Backend.available)
+    func anAnnouncementIsQueuedOncePerEventID(backend: Backend) async throws {
+        let store = try await backend.store()
+        let (order, wechat, _) = try await Self.orderWithTwoAttempts(store)
+        let dispute = DisputeJSON(
+            id: "dp_1", processor: "stripe", paymentID: wechat.id, amount: wechat.amount, reason: "fraudulent", status: "needs_response",
+            evidenceDueBy: 1_800_000_000)
+        let eventID = "evt_" + String(repeating: "ab", count: 16)
+        let queued = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    try await store.announce(
+                        "order.disputed", dispute: dispute, eventID: eventID, record: EventRecord(kind: .dispute), to: order.id, now: Date()
+                    )
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(queued.filter { $0 }.count == 1, "\(queued)")
+        let due = try await store.dueOutbox(now: Date().addingTimeInterval(1), limit: 10)
+        #expect(due.map(\.id) == [eventID] && due.first?.type == "order.disputed")
+        #expect(
+            due.first?.payload.contains(#""dispute":{"#) == true && due.first?.payload.contains(#""evidence_due_by":1800000000"#) == true)
+        #expect(try await store.events(orderID: order.id).filter { $0.kind == .dispute }.count == 8)
+        await #expect(throws: StoreError.self) {
+            try await store.announce("order.disputed", dispute: dispute, eventID: "evt_other", record: nil, to: "ord_none", now: Date())
+        }
+    }
+
     @Test(arguments: Backend.available)
     func aSuccessSettlesOnceAndASecondPaymentIsFlagged(backend: Backend) async throws {
         let store = try await backend.store()

@@ -38,10 +38,12 @@ extension ApplePay {
             public var reason: String?
             /// The object's `metadata` (a refund's carries `cashier_refund`).
             public var metadata: [String: String]
+            /// A dispute's `evidence_details.due_by` (Unix seconds): the last moment to answer it.
+            public var evidenceDueBy: Int64?
 
             public init(
                 id: String, kind: String, paymentIntent: String? = nil, amount: Int64? = nil, currency: String? = nil,
-                status: String? = nil, reason: String? = nil, metadata: [String: String] = [:]
+                status: String? = nil, reason: String? = nil, metadata: [String: String] = [:], evidenceDueBy: Int64? = nil
             ) {
                 self.id = id
                 self.kind = kind
@@ -51,6 +53,7 @@ extension ApplePay {
                 self.status = status
                 self.reason = reason
                 self.metadata = metadata
+                self.evidenceDueBy = evidenceDueBy
             }
         }
 
@@ -150,7 +153,8 @@ extension ApplePay {
                     status: object["status"] as? String,
                     reason: (object["failure_reason"] as? String) ?? (object["cancellation_reason"] as? String)
                         ?? (kind == "refund" ? nil : object["reason"] as? String),
-                    metadata: metadata))
+                    metadata: metadata,
+                    evidenceDueBy: ((object["evidence_details"] as? [String: Any])?["due_by"] as? NSNumber)?.int64Value))
         }
 
         /// An id, or an expanded object's id.

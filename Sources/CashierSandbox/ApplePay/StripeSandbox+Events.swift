@@ -115,6 +115,8 @@ extension StripeSandbox {
             "currency": dispute.amount.currency.code.lowercased(), "charge": "ch_" + dispute.intent.dropFirst(3),
             "payment_intent": dispute.intent, "status": dispute.status, "reason": "fraudulent", "created": dispute.created,
             "livemode": false, "is_charge_refundable": false, "metadata": [String: String](),
+            // Stripe gives the merchant about a week to answer; the sandbox says seven days.
+            "evidence_details": ["due_by": dispute.created + 7 * 86_400, "has_evidence": false, "past_due": false, "submission_count": 0],
             "balance_transactions": dispute.moves.enumerated().map { index, amount in
                 [
                     "id": "txn_\(dispute.id.dropFirst(3))_\(index)", "object": "balance_transaction", "amount": amount,

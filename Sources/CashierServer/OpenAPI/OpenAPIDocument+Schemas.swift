@@ -310,6 +310,16 @@ extension RefundJSON: SchemaExample, SchemaDocumented {
     }
 }
 
+extension DisputeJSON: SchemaExample, SchemaDocumented {
+    static var schemaExample: DisputeJSON {
+        DisputeJSON(
+            id: "dp_1QexampleDispute0", processor: "stripe", paymentID: StoredPayment.example.id, amount: StoredPayment.example.amount,
+            reason: "fraudulent", status: "needs_response", evidenceDueBy: 1_796_977_830)
+    }
+    static var schemaName: String { "Dispute" }
+    static var schemaNotes: [String: [String: Any]] { ["object": ["const": "dispute"], "processor": ["enum": ["stripe", "adyen"]]] }
+}
+
 extension WebhookEventJSON: SchemaExample, SchemaDocumented {
     static var schemaExample: WebhookEventJSON {
         WebhookEventJSON(id: OutboxMessage.example.id, type: "order.paid", created: 1_796_113_830, order: .example, payment: .example)

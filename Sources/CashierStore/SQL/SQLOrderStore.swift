@@ -116,6 +116,23 @@ extension SQLOrderStore {
         }
     }
 
+    @discardableResult
+    public func announce(_ type: String, dispute: DisputeJSON, eventID: String, record: EventRecord?, to orderID: String, now: Date)
+        async throws -> Bool
+    {
+        try await withTransaction { session in
+            let connection = session.connection
+            let at = SQLStatements.stamp(now)
+            if let record { try SQLStatements.insert(record, orderID: orderID, from: nil, to: nil, at: at, connection) }
+            guard let order = try SQLStatements.fetch(connection, where: "id = ?", .text(orderID)) else {
+                throw StoreError(.notFound, "no order \(orderID)")
+            }
+            let payment = try SQLLedger.payment(connection, where: "id = ?", [.text(dispute.payment_id)])
+            try SQLStatements.enqueue(type: type, order: order, payment: payment, dispute: dispute, id: eventID, at: at, connection)
+            return connection.changes == 1
+        }
+    }
+
     public func events(orderID: String) async throws -> [OrderEvent] {
         try await withReading { session in
             try session.connection.query(

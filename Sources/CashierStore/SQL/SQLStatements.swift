@@ -123,16 +123,19 @@ enum SQLStatements {
         "evt_" + RandomText.hex(byteCount: 16)
     }
 
-    /// Queues a webhook: the order as it is now, and the payment or refund it is about.
+    /// Queues a webhook: the order as it is now, and the payment, refund or dispute it is about.
+    /// `id`: an event id the caller derived, to queue it once however often asked (a second ask
+    /// changes nothing: see `connection.changes`).
     static func enqueue(
-        type: String, order: StoredOrder, payment: StoredPayment? = nil, refund: StoredRefund? = nil, at stamp: Int64,
-        _ connection: any SQLConnection
+        type: String, order: StoredOrder, payment: StoredPayment? = nil, refund: StoredRefund? = nil, dispute: DisputeJSON? = nil,
+        id given: String? = nil, at stamp: Int64, _ connection: any SQLConnection
     ) throws {
-        let id = eventID()
+        let id = given ?? eventID()
         let payload = WebhookEventJSON(
-            id: id, type: type, created: stamp / 1000, order: order, payment: payment, refund: refund)
+            id: id, type: type, created: stamp / 1000, order: order, payment: payment, refund: refund, dispute: dispute)
         try connection.query(
-            "INSERT INTO outbox (id, order_id, type, payload, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO outbox (id, order_id, type, payload, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+                + (given == nil ? "" : " ON CONFLICT (id) DO NOTHING"),
             [
                 .text(id), .text(order.id), .text(type), .text(String(decoding: try JSONEncoder.sorted.encode(payload), as: UTF8.self)),
                 .integer(stamp), .integer(stamp),
