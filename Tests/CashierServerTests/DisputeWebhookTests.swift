@@ -10,16 +10,9 @@ import Testing
 /// — once per dispute, whichever of the processor's events about it come first, and however many
 /// copies arrive at however many instances. The money it takes follows as `order.refunded`.
 @Suite struct DisputeWebhookTests {
-    enum Processor: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        case stripe, adyen
-        var testDescription: String { rawValue }
-    }
+    typealias Processor = LapsedAuthorisationTests.Processor
 
-    static var cases: [(Processor, MoneyWorld.Backend)] {
-        Processor.allCases.flatMap { processor in MoneyWorld.Backend.available.map { (processor, $0) } }
-    }
-
-    @Test(.timeLimit(.minutes(3)), arguments: cases)
+    @Test(.timeLimit(.minutes(3)), arguments: LapsedAuthorisationTests.cases)
     func aDisputeIsAnnouncedOnceBeforeItsMoney(processor: Processor, backend: MoneyWorld.Backend) async throws {
         let world =
             processor == .stripe ? try await StripeWebhookTests.world(backend) : try await AdyenWebhookTests.world(backend)
