@@ -48,7 +48,8 @@ extension MerchantAPI {
                 DisputeJSON(
                     id: cycle.isEmpty ? item.pspReference : "\(item.pspReference) \(cycle)", processor: Self.adyenActor,
                     paymentID: payment.id, amount: amount ?? payment.amount, reason: item.reason, status: item.eventCode,
-                    evidenceDueBy: nil), of: payment, fields: Self.disputeMoves[item.eventCode] == nil ? fields : nil, bodyHash: bodyHash)
+                    evidenceDueBy: item.defensePeriodEndsAt.map { Int64($0.timeIntervalSince1970) }), of: payment,
+                fields: Self.disputeMoves[item.eventCode] == nil ? fields : nil, bodyHash: bodyHash)
         }
         let moves = Self.disputeMoves[item.eventCode] != nil || item.eventCode == "CHARGEBACK_REVERSED"
         guard moves else {

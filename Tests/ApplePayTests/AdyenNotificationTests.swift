@@ -33,6 +33,25 @@ import Testing
         #expect(items.first?.value == 1130 && items.first?.success == true && items.first?.eventCode == "AUTHORISATION")
     }
 
+    /// A dispute's `additionalData.defensePeriodEndsAt` is read as a date (Adyen's ISO 8601 with an
+    /// offset), and is absent when it is not one; it lies outside what the signature covers.
+    @Test func aDisputesDefencePeriodIsRead() throws {
+        var item = Self.published
+        item.eventCode = "NOTIFICATION_OF_CHARGEBACK"
+        var object = try #require(item.jsonObject(hmacKey: Self.key)["NotificationRequestItem"] as? [String: Any])
+        var additional = try #require(object["additionalData"] as? [String: Any])
+        for (given, expected) in [("2026-12-24T21:47:55+02:00", 1_798_141_675.0), ("next Tuesday", nil), ("", nil)] {
+            additional["defensePeriodEndsAt"] = given
+            object["additionalData"] = additional
+            let read = try ApplePay.AdyenNotification.items(in: try Self.body([["NotificationRequestItem": object]]), hmacKey: Self.key)
+            #expect(read.first?.defensePeriodEndsAt?.timeIntervalSince1970 == expected, "\(given)")
+        }
+        // Written as it is read (the sandbox's items).
+        item.defensePeriodEndsAt = Date(timeIntervalSince1970: 1_798_141_675)
+        let written = try Self.body([item.jsonObject(hmacKey: Self.key)])
+        #expect(try ApplePay.AdyenNotification.items(in: written, hmacKey: Self.key).first?.defensePeriodEndsAt == item.defensePeriodEndsAt)
+    }
+
     @Test func aTamperedItemAWrongKeyOrNoSignatureIsRefusedWhole() throws {
         let refund = ApplePay.AdyenNotification(
             eventCode: "REFUND", success: true, pspReference: "MOD123", originalReference: "PSP456", merchantAccountCode: "Shop",

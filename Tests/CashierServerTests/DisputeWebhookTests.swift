@@ -49,10 +49,8 @@ import Testing
         #expect(dispute["payment_id"] as? String == payment.id && (data["payment"] as? [String: Any])?["id"] as? String == payment.id)
         #expect((dispute["amount"] as? [String: Any])?["amount_minor"] as? Int == 3200, "\(dispute)")
         #expect(dispute["reason"] as? String != nil)
-        if processor == .stripe {
-            #expect((dispute["id"] as? String)?.hasPrefix("dp_") == true)
-            #expect((dispute["evidence_due_by"] as? Int ?? 0) > Int(Date().timeIntervalSince1970), "the last day to answer")
-        }
+        #expect((dispute["id"] as? String)?.hasPrefix(processor == .stripe ? "dp_" : "DSP") == true, "\(dispute)")
+        #expect((dispute["evidence_due_by"] as? Int ?? 0) > Int(Date().timeIntervalSince1970), "the last day to answer: \(dispute)")
         #expect(world.webhooks("order.refunded", order: id).count == 1)
         #expect(try await world.store.refunds(orderID: id).count == 1)
         // Each order's webhooks arrive in the order they were queued: the dispute before the money it took.

@@ -29,6 +29,9 @@ extension ApplePay {
         public var currency: String?
         /// Adyen's words on a failure.
         public var reason: String?
+        /// A dispute's `additionalData.defensePeriodEndsAt`: the last moment to defend it. Outside
+        /// what the HMAC signs (as all of `additionalData` but the signature): informative only.
+        public var defensePeriodEndsAt: Date?
 
         public init(
             eventCode: String, success: Bool, pspReference: String, originalReference: String? = nil, merchantAccountCode: String,
@@ -69,6 +72,11 @@ extension ApplePay {
             if let originalReference { item["originalReference"] = originalReference }
             if let value, let currency { item["amount"] = ["value": value, "currency": currency] }
             if let reason { item["reason"] = reason }
+            if let defensePeriodEndsAt {
+                var additional = item["additionalData"] as? [String: Any] ?? [:]
+                additional["defensePeriodEndsAt"] = ISO8601DateFormatter().string(from: defensePeriodEndsAt)
+                item["additionalData"] = additional
+            }
             return ["NotificationRequestItem": item]
         }
 
@@ -125,6 +133,9 @@ extension ApplePay {
                 eventCode: eventCode, success: success == "true", pspReference: psp, originalReference: text("originalReference"),
                 merchantAccountCode: text("merchantAccountCode") ?? "", merchantReference: text("merchantReference") ?? "",
                 value: value, currency: amount?["currency"] as? String, reason: text("reason"))
+            defensePeriodEndsAt = ((item["additionalData"] as? [String: Any])?["defensePeriodEndsAt"] as? String).flatMap {
+                ISO8601DateFormatter().date(from: $0)
+            }
         }
 
         /// Throws unless `hmacKey` is a usable HMAC key (non-empty hex).

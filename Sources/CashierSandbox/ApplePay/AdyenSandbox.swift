@@ -39,8 +39,11 @@ public final class AdyenSandbox: Sendable {
     private let failedCaptures = Mutex<[String: ApplePay.AdyenNotification]>([:])
     /// Payments whose authorisation expired uncaptured (reported `Expired`, not `Cancelled`).
     private let expired = Mutex<Set<String>>([])
-    /// Each disputed payment's dispute reference (`pspReference` of every event of its dispute).
-    private let disputes = Mutex<[String: String]>([:])
+    /// Each disputed payment's dispute reference (`pspReference` of every event of its dispute) and when it opened.
+    private let disputes = Mutex<[String: (reference: String, opened: Date)]>([:])
+
+    /// When payment `psp`'s dispute opened (now, for one that has not).
+    private func disputeOpened(_ psp: String) -> Date { disputes.withLock { $0[psp]?.opened } ?? Date() }
 
     /// Adyen's retries of an unacknowledged webhook: 2, 5, 10, 15, 30 minutes, then 1, 2, 4, 8 hours.
     public static let webhookSchedule: [Duration] = [120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800].map { .seconds($0) }
@@ -101,17 +104,18 @@ public final class AdyenSandbox: Sendable {
         default: return "the sandbox sends NOTIFICATION_OF_CHARGEBACK, CHARGEBACK, CHARGEBACK_REVERSED and SECOND_CHARGEBACK"
         }
         let reference = disputes.withLock { disputes in
-            if let known = disputes[psp] { return known }
+            if let known = disputes[psp] { return known.reference }
             let made = "DSP" + SecureRandom.alphanumeric(count: 13)
-            disputes[psp] = made
+            disputes[psp] = (made, Date())
             return made
         }
-        announce(
-            ApplePay.AdyenNotification(
-                eventCode: event, success: true, pspReference: reference, originalReference: psp, merchantAccountCode: account,
-                merchantReference: entry.merchantReference, value: value.minorUnits, currency: value.currency.code,
-                reason: "Fraud: card absent environment"),
-            filedUnder: event + " " + entry.merchantReference)
+        var item = ApplePay.AdyenNotification(
+            eventCode: event, success: true, pspReference: reference, originalReference: psp, merchantAccountCode: account,
+            merchantReference: entry.merchantReference, value: value.minorUnits, currency: value.currency.code,
+            reason: "Fraud: card absent environment")
+        // The merchant has some three weeks to defend a chargeback; the sandbox says twenty days from its opening.
+        item.defensePeriodEndsAt = disputeOpened(psp).addingTimeInterval(20 * 86_400)
+        announce(item, filedUnder: event + " " + entry.merchantReference)
         return nil
     }
 
