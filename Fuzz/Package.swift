@@ -22,5 +22,6 @@ let package = Package(
         fuzz("FuzzApplePayToken", ["ApplePay"]),
         fuzz("FuzzHTTPRequest", ["CashierHTTP"]),
         fuzz("FuzzJSONReader", ["Cashier"]),
+        fuzz("FuzzProcessorWebhooks", ["ApplePay", "Cashier"]),
     ]
 )
