@@ -115,11 +115,7 @@ extension MerchantAPI {
     /// Reserves the refund that records the payment's failed capture: all that is left to refund,
     /// under the payment's one number for it (an earlier reservation is found, not repeated).
     private func reserveCaptureFailure(of payment: StoredPayment) async throws -> StoredRefund {
-        try await store.reserveRefund(
-            NewRefund(
-                orderID: payment.orderID, paymentID: payment.id, amount: nil, outRefundNo: Self.captureFailureNumber(payment),
-                reason: "capture failed", requestedBy: Self.adyenActor), now: clock.now()
-        ).refund
+        try await reserveRecord(of: payment, nil, number: Self.captureFailureNumber(payment), reason: "capture failed", by: Self.adyenActor)
     }
 
     /// Moves the payment's capture to `to` from whatever it is (a void stays a void), once.

@@ -38,22 +38,17 @@ extension MerchantAPI {
             let amount = try await outsideRefundAmount(
                 item.value, item.currency, of: payment, fields: fields, bodyHash: bodyHash)
         else { return }
-        let number = Self.customerAreaRefundNumber(item.pspReference)
-        guard item.eventCode == "REFUND" else {  // REFUND_FAILED, REFUNDED_REVERSED: the money came back
-            try await logRefundEvent(fields, payment, bodyHash: bodyHash)
-            let words = item.reason.flatMap { $0.isEmpty ? nil : $0 } ?? "reported"
-            return try await takeBack(
-                payment, amount, number: number, reason: "refunded at Adyen", by: Self.adyenActor, why: "Adyen \(item.eventCode): \(words)")
-        }
-        guard item.success else {
+        guard item.eventCode != "REFUND" || item.success else {
             fields["applied"] = "no: Adyen refused the refund, and no money moved"
             return try await logRefundEvent(fields, payment, bodyHash: bodyHash)
         }
-        guard
-            let record = try await reserveOutsideRefund(
-                payment, amount, number: number, reason: "refunded at Adyen", by: Self.adyenActor, fields: fields, bodyHash: bodyHash)
-        else { return }
-        try await finish(record, .succeeded(providerRefundID: item.pspReference))
+        // REFUND_FAILED, REFUNDED_REVERSED: the money came back.
+        let words = item.reason.flatMap { $0.isEmpty ? nil : $0 } ?? "reported"
+        try await recordOutsideRefund(
+            payment, amount, number: Self.customerAreaRefundNumber(item.pspReference), reason: "refunded at Adyen", by: Self.adyenActor,
+            state: item.eventCode == "REFUND"
+                ? .succeeded(providerRefundID: item.pspReference) : .failed("Adyen \(item.eventCode): \(words)"),
+            fields: fields, bodyHash: bodyHash)
     }
 
     func applyCustomerAreaCancel(_ item: ApplePay.AdyenNotification, bodyHash: String) async throws {

@@ -40,27 +40,21 @@ extension MerchantAPI {
         else { return }
         var fields = Self.fields(of: item)
         fields["payment"] = payment.id
-        let currency = payment.amount.currency
+        let named = Self.namedAmount(item.value, item.currency, of: payment)
         if let cycle = Self.disputeOpenings[item.eventCode] {
             // The merchant hears of each dispute cycle once, whichever of its events comes first.
-            let amount = item.value.flatMap { item.currency == currency.code && $0 > 0 ? Money(minorUnits: $0, currency: currency) : nil }
             try await announceDispute(
                 DisputeJSON(
                     id: cycle.isEmpty ? item.pspReference : "\(item.pspReference) \(cycle)", processor: Self.adyenActor,
-                    paymentID: payment.id, amount: amount ?? payment.amount, reason: item.reason, status: item.eventCode,
-                    evidenceDueBy: item.defensePeriodEndsAt.map { Int64($0.timeIntervalSince1970) }), of: payment,
-                fields: Self.disputeMoves[item.eventCode] == nil ? fields : nil, bodyHash: bodyHash)
+                    paymentID: payment.id, amount: named ?? payment.amount, reason: item.reason, status: item.eventCode,
+                    evidenceDueBy: item.defensePeriodEndsAt.map { Int64($0.timeIntervalSince1970) }), of: payment)
         }
         let moves = Self.disputeMoves[item.eventCode] != nil || item.eventCode == "CHARGEBACK_REVERSED"
-        guard moves else {
-            if Self.disputeOpenings[item.eventCode] != nil { return }  // logged as it was announced
+        guard moves else { return try await logDispute(fields, payment, bodyHash: bodyHash) }
+        guard let amount = named else {
+            fields["applied"] = "no: the webhook names no amount in \(payment.amount.currency.code)"
             return try await logDispute(fields, payment, bodyHash: bodyHash)
         }
-        guard let value = item.value, item.currency == currency.code, value > 0 else {
-            fields["applied"] = "no: the webhook names no amount in \(currency.code)"
-            return try await logDispute(fields, payment, bodyHash: bodyHash)
-        }
-        let amount = Money(minorUnits: value, currency: currency)
         if let reason = Self.disputeMoves[item.eventCode] {
             try await recordChargeback(
                 payment, amount, number: Self.disputeNumber(item.pspReference, item.eventCode), reason: reason, by: Self.adyenActor,

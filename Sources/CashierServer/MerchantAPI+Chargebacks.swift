@@ -15,6 +15,20 @@ extension MerchantAPI {
     /// refund job never sends them to anyone.
     static let processorActors: Set<String> = [adyenActor, stripeActor, wechatActor, alipayActor]
 
+    /// Reserves the record of money a provider's or processor's word says went back by itself —
+    /// `amount` (`nil`: all that is left) of `payment`, under `number`, requested by `actor` and so
+    /// never sent to anyone. A copy of the word finds the record reserved already.
+    /// - Throws: `StoreError.limitExceeded` when it is more than is left of the payment.
+    func reserveRecord(of payment: StoredPayment, _ amount: Money?, number: String, reason: String, by actor: String) async throws
+        -> StoredRefund
+    {
+        try await store.reserveRefund(
+            NewRefund(
+                orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number, reason: reason, requestedBy: actor),
+            now: clock.now()
+        ).refund
+    }
+
     /// The number of the record a dispute's step makes (a reversal finds its chargeback's): one per dispute and step.
     static func disputeNumber(_ dispute: String, _ event: String) -> String {
         derivedNumber("dispute", event, dispute)
@@ -29,11 +43,7 @@ extension MerchantAPI {
     ) async throws {
         let record: StoredRefund
         do {
-            record = try await store.reserveRefund(
-                NewRefund(
-                    orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number, reason: reason,
-                    requestedBy: actor), now: clock.now()
-            ).refund
+            record = try await reserveRecord(of: payment, amount, number: number, reason: reason, by: actor)
         } catch let error as StoreError where error.code == .limitExceeded {
             var fields = fields
             fields["applied"] = "no: \(error.message)"
@@ -54,52 +64,61 @@ extension MerchantAPI {
     {
         var record = try await store.refund(outRefundNo: number)
         if record == nil {
-            record = try? await store.reserveRefund(
-                NewRefund(
-                    orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number, reason: reason,
-                    requestedBy: actor), now: clock.now()
-            ).refund
+            record = try? await reserveRecord(of: payment, amount, number: number, reason: reason, by: actor)
         }
         if let record, record.status != .failed {
             try await finish(record, .failed(why))
         }
     }
 
-    /// The amount a processor's word on an outside refund names, in the payment's currency: `nil`
-    /// (logged on the order as not applied) when it names none, or another currency.
+    /// The amount a provider's or processor's word names (`value` minor units in `currency`), when
+    /// it is a positive amount in the payment's currency; `nil` otherwise.
+    static func namedAmount(_ value: Int64?, _ currency: String?, of payment: StoredPayment) -> Money? {
+        guard let value, value > 0, currency == payment.amount.currency.code else { return nil }
+        return Money(minorUnits: value, currency: payment.amount.currency)
+    }
+
+    /// The amount a word on an outside refund names (``namedAmount(_:_:of:)``): `nil`, logged on the
+    /// order as not applied, when it names none in the payment's currency.
     func outsideRefundAmount(_ value: Int64?, _ currency: String?, of payment: StoredPayment, fields: [String: String], bodyHash: String)
         async throws -> Money?
     {
-        let expected = payment.amount.currency
-        if let value, value > 0, currency == expected.code { return Money(minorUnits: value, currency: expected) }
+        if let amount = Self.namedAmount(value, currency, of: payment) { return amount }
         var fields = fields
-        fields["applied"] = "no: the refund names no amount in \(expected.code)"
+        fields["applied"] = "no: the refund names no amount in \(payment.amount.currency.code)"
         try await logRefundEvent(fields, payment, bodyHash: bodyHash)
         return nil
     }
 
-    /// Reserves the record of a refund made at the processor without Cashier (Stripe's Dashboard,
-    /// Adyen's Customer Area): `number` is one per the processor's refund, so every copy of its word
-    /// finds the same record. The word is logged on the order either way.
-    /// - Returns: the record, or `nil` when it is more than is left of the payment (logged as not applied).
-    func reserveOutsideRefund(
-        _ payment: StoredPayment, _ amount: Money, number: String, reason: String, by actor: String, fields: [String: String],
-        bodyHash: String
-    ) async throws -> StoredRefund? {
+    /// A refund made at the provider or processor without Cashier (Stripe's Dashboard, Adyen's
+    /// Customer Area, WeChat Pay's and Alipay's consoles), as its word says it stands, under
+    /// `number` — one per the provider's refund, so every copy of its word finds the same record:
+    /// - succeeded: recorded as money gone back, never sent to anyone (`accepted`: counted now and
+    ///   confirmed later); more than is left of the payment is logged as not applied;
+    /// - failed: taken back (``takeBack(_:_:number:reason:by:why:)``: first, it leaves the record
+    ///   failed, so a late success moves nothing);
+    /// - still processing: only logged (its last word follows).
+    /// The word is logged on the order in every case.
+    func recordOutsideRefund(
+        _ payment: StoredPayment, _ amount: Money, number: String, reason: String, by actor: String, state: ProviderRefundState,
+        accepted: Bool = false, fields: [String: String], bodyHash: String
+    ) async throws {
         var fields = fields
         var record: StoredRefund?
-        do {
-            record = try await store.reserveRefund(
-                NewRefund(
-                    orderID: payment.orderID, paymentID: payment.id, amount: amount, outRefundNo: number, reason: reason, requestedBy: actor
-                ),
-                now: clock.now()
-            ).refund
-        } catch let error as StoreError where error.code == .limitExceeded {
-            fields["applied"] = "no: \(error.message)"
+        if case .succeeded = state {
+            do {
+                record = try await reserveRecord(of: payment, amount, number: number, reason: reason, by: actor)
+            } catch let error as StoreError where error.code == .limitExceeded {
+                fields["applied"] = "no: \(error.message)"
+            }
         }
         try await logRefundEvent(fields, payment, bodyHash: bodyHash)
-        return record
+        switch state {
+        case .succeeded:
+            if let record { try await finish(record, state, accepted: accepted) }
+        case .failed(let why): try await takeBack(payment, amount, number: number, reason: reason, by: actor, why: why)
+        case .processing, .notFound: return
+        }
     }
 
     /// A processor's word on a refund on its order's log, as it arrives.
@@ -110,16 +129,15 @@ extension MerchantAPI {
     }
 
     /// Tells the merchant a dispute opened against `payment` (`order.disputed`, with the order, the
-    /// payment and the dispute), logging the word on the order: queued once per dispute, however
-    /// many of the processor's words say so at however many instances — its event id comes from
-    /// the processor and the dispute. The merchant answers the dispute at the processor. `fields`:
-    /// the word's log line (`nil` when the word is logged where it moves money).
-    func announceDispute(_ dispute: DisputeJSON, of payment: StoredPayment, fields: [String: String]?, bodyHash: String) async throws {
+    /// payment and the dispute): queued once per dispute, however many of the processor's words say
+    /// so at however many instances — its event id comes from the processor and the dispute. (The
+    /// words themselves are logged where they are handled.) The merchant answers the dispute at the
+    /// processor.
+    func announceDispute(_ dispute: DisputeJSON, of payment: StoredPayment) async throws {
         let key = ["order.disputed", dispute.processor, dispute.id].joined(separator: "\n")
         try await store.announce(
-            "order.disputed", dispute: dispute, eventID: "evt_" + Hex.encode(DigestAlgorithm.sha256.hash(key)).prefix(32),
-            record: fields.map { EventRecord(kind: .dispute, detail: Self.detail($0), bodySHA256: bodyHash) }, to: payment.orderID,
-            now: clock.now())
+            "order.disputed", dispute: dispute, eventID: "evt_" + Hex.encode(DigestAlgorithm.sha256.hash(key)).prefix(32), record: nil,
+            to: payment.orderID, now: clock.now())
     }
 
     /// A dispute's step on its order's log, as it arrives.

@@ -20,7 +20,8 @@ extension MerchantAPI {
     /// Who asked for the records of refunds made in Alipay's merchant center.
     static let alipayActor = "alipay"
 
-    /// - Returns: whether the refund's word was recorded (and logged on the order).
+    /// - Returns: whether the refund's word was taken up (and logged on the order): `false` when it
+    /// is not a paid WeChat or Alipay payment's, or its amount is not known.
     func recordConsoleRefund(
         _ report: RefundReport, of payment: StoredPayment, wallet: PaymentMethod.Wallet, adapter: any PaymentAdapter,
         fields: [String: String], bodyHash: String
@@ -32,18 +33,10 @@ extension MerchantAPI {
             amount = try await adapter.consoleRefundAmount(report.outRefundNo, of: payment)
         }
         guard let amount, amount.isPositive, amount.currency == payment.amount.currency else { return false }
-        switch report.state {
-        case .succeeded(let providerRefundID):
-            guard
-                let record = try await reserveOutsideRefund(
-                    payment, amount, number: report.outRefundNo, reason: reason, by: actor, fields: fields, bodyHash: bodyHash)
-            else { return true }
-            try await finish(record, .succeeded(providerRefundID: providerRefundID ?? report.outRefundNo))
-        case .failed(let why):
-            try await logRefundEvent(fields, payment, bodyHash: bodyHash)
-            try await takeBack(payment, amount, number: report.outRefundNo, reason: reason, by: actor, why: why)
-        case .processing, .notFound: return false  // its last word follows
-        }
+        var state = report.state
+        if case .succeeded(nil) = state { state = .succeeded(providerRefundID: report.outRefundNo) }
+        try await recordOutsideRefund(
+            payment, amount, number: report.outRefundNo, reason: reason, by: actor, state: state, fields: fields, bodyHash: bodyHash)
         return true
     }
 }

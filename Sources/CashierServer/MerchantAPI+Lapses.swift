@@ -71,11 +71,7 @@ extension MerchantAPI {
         }
         let record: StoredRefund
         do {
-            record = try await store.reserveRefund(
-                NewRefund(
-                    orderID: payment.orderID, paymentID: payment.id, amount: nil, outRefundNo: Self.lapseNumber(payment), reason: reason,
-                    requestedBy: actor), now: clock.now()
-            ).refund
+            record = try await reserveRecord(of: payment, nil, number: Self.lapseNumber(payment), reason: reason, by: actor)
         } catch let error as StoreError where error.code == .limitExceeded {
             return  // a void of Cashier's recorded all of it already
         }

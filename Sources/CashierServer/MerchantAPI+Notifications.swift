@@ -105,11 +105,11 @@ extension MerchantAPI {
             guard let refund = known, refund.paymentID == payment.id else {
                 // A refund made elsewhere (the provider's console): recorded when its amount is known, logged either way.
                 // (A number of another payment's refund is only logged.)
-                var recorded = false
-                if known == nil {
-                    recorded = try await recordConsoleRefund(
+                let recorded =
+                    known == nil
+                    ? try await recordConsoleRefund(
                         report, of: payment, wallet: wallet, adapter: adapter, fields: fields, bodyHash: bodyHash)
-                }
+                    : false
                 if !recorded { try await logRefundEvent(fields, payment, bodyHash: bodyHash) }
                 return .acknowledged
             }

@@ -64,9 +64,8 @@ extension MerchantAPI {
             guard let number = event.object.metadata["cashier_payment"],
                 let payment = try await store.payment(wallet: .applePay, outTradeNo: number), payment.transactionID == event.object.id
             else { return }
-            let end = ApplePay.AuthorizationEnd.stripe(status: "canceled", cancellationReason: event.object.reason)
             try await applyLapse(
-                payment, by: Self.stripeActor, reason: end.map(Self.lapseReason) ?? "cancelled at Stripe",
+                payment, by: Self.stripeActor, reason: Self.lapseReason(.stripe(cancellationReason: event.object.reason)),
                 reference: event.object.id, fields: Self.fields(of: event), bodyHash: bodyHash)
         default: return
         }
@@ -128,21 +127,16 @@ extension MerchantAPI {
             let amount = try await outsideRefundAmount(
                 object.amount, object.currency, of: payment, fields: fields, bodyHash: bodyHash)
         else { return }
-        let number = Self.outsideRefundNumber(object.id)
-        if object.status == "failed" || object.status == "canceled" {
-            try await logRefundEvent(fields, payment, bodyHash: bodyHash)
-            return try await takeBack(
-                payment, amount, number: number, reason: "refunded at Stripe", by: Self.stripeActor,
-                why: object.reason ?? "Stripe \(object.status ?? "failed") the refund")
-        }
-        guard
-            let record = try await reserveOutsideRefund(
-                payment, amount, number: number, reason: "refunded at Stripe", by: Self.stripeActor, fields: fields, bodyHash: bodyHash)
-        else { return }
-        if ["succeeded", "pending", "requires_action"].contains(object.status) {
-            // Counted now; confirmed when Stripe says succeeded (this event, a later one, or the refund job asking).
-            try await finish(record, .succeeded(providerRefundID: object.id), accepted: object.status != "succeeded")
-        }
+        let state: ProviderRefundState =
+            switch object.status {
+            // Pending: counted now, confirmed when Stripe says succeeded (a later event, or the refund job asking).
+            case "succeeded", "pending", "requires_action": .succeeded(providerRefundID: object.id)
+            case "failed", "canceled": .failed(object.reason ?? "Stripe \(object.status ?? "failed") the refund")
+            default: .processing
+            }
+        try await recordOutsideRefund(
+            payment, amount, number: Self.outsideRefundNumber(object.id), reason: "refunded at Stripe", by: Self.stripeActor, state: state,
+            accepted: object.status != "succeeded", fields: fields, bodyHash: bodyHash)
     }
 
     /// Cashier's Apple Pay payment that Stripe's PaymentIntent `intent` is, found by the
@@ -161,27 +155,20 @@ extension MerchantAPI {
         guard let intent = object.paymentIntent, let payment = try await stripePayment(intent) else { return }
         var fields = Self.fields(of: event)
         fields["payment"] = payment.id
-        let currency = payment.amount.currency
+        let named = Self.namedAmount(object.amount, object.currency, of: payment)
         if event.type == "charge.dispute.created" || event.type == "charge.dispute.funds_withdrawn" {
             // The merchant hears of it once, whichever of the two comes first (funds may be withdrawn as it opens).
-            let amount = Money(minorUnits: max(object.amount ?? 0, 0), currency: currency)
             try await announceDispute(
                 DisputeJSON(
-                    id: object.id, processor: Self.stripeActor, paymentID: payment.id,
-                    amount: object.currency == currency.code ? amount : payment.amount, reason: object.reason, status: object.status,
-                    evidenceDueBy: object.evidenceDueBy), of: payment, fields: event.type == "charge.dispute.created" ? fields : nil,
-                bodyHash: bodyHash)
+                    id: object.id, processor: Self.stripeActor, paymentID: payment.id, amount: named ?? payment.amount,
+                    reason: object.reason, status: object.status, evidenceDueBy: object.evidenceDueBy), of: payment)
         }
         let moves = event.type == "charge.dispute.funds_withdrawn" || event.type == "charge.dispute.funds_reinstated"
-        guard moves else {
-            if event.type == "charge.dispute.created" { return }  // logged as it was announced
+        guard moves else { return try await logDispute(fields, payment, bodyHash: bodyHash) }
+        guard let amount = named else {
+            fields["applied"] = "no: the dispute names no amount in \(payment.amount.currency.code)"
             return try await logDispute(fields, payment, bodyHash: bodyHash)
         }
-        guard let value = object.amount, object.currency == currency.code, value > 0 else {
-            fields["applied"] = "no: the dispute names no amount in \(currency.code)"
-            return try await logDispute(fields, payment, bodyHash: bodyHash)
-        }
-        let amount = Money(minorUnits: value, currency: currency)
         let record = Self.disputeNumber(object.id, "funds_withdrawn")
         if event.type == "charge.dispute.funds_withdrawn" {
             try await recordChargeback(

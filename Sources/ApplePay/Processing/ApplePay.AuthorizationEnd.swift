@@ -17,11 +17,16 @@ extension ApplePay {
             self.reason = reason
         }
 
-        /// What Stripe's PaymentIntent says: ended when it is `canceled`, lapsed when its
-        /// `cancellation_reason` is `automatic`; `nil` for any other status.
+        /// What Stripe's PaymentIntent says: ended when it is `canceled` (``stripe(cancellationReason:)``);
+        /// `nil` for any other status.
         public static func stripe(status: String?, cancellationReason: String?) -> AuthorizationEnd? {
-            guard status == "canceled" else { return nil }
-            return AuthorizationEnd(processor: "Stripe", lapsed: cancellationReason == "automatic", reason: cancellationReason)
+            status == "canceled" ? stripe(cancellationReason: cancellationReason) : nil
+        }
+
+        /// A Stripe PaymentIntent that was canceled: lapsed when its `cancellation_reason` is
+        /// `automatic` (Stripe's cancel of a hold past its seven days).
+        public static func stripe(cancellationReason: String?) -> AuthorizationEnd {
+            AuthorizationEnd(processor: "Stripe", lapsed: cancellationReason == "automatic", reason: cancellationReason)
         }
     }
 }
