@@ -54,13 +54,21 @@ extension MerchantAPI {
         return (refund, payment)
     }
 
-    /// One verified item: a refund's outcome, a capture's success, failure or recapture, recorded
-    /// (and logged on its order); anything else (authorisations, cancellations, reports) is
-    /// acknowledged without a change — those are answered at once by Adyen's API,
-    /// which the server already recorded.
+    /// One verified item: a refund's outcome, a capture's success, failure or recapture, the
+    /// decision on a payment Adyen answered `Received`, recorded (and logged on its order);
+    /// anything else (reports, an authorisation already recorded from Adyen's answer) is
+    /// acknowledged without a change.
     private func apply(_ item: ApplePay.AdyenNotification, bodyHash: String) async throws {
         switch item.eventCode {
         case "REFUND", "REFUND_FAILED", "REFUNDED_REVERSED": try await applyRefundOutcome(item, bodyHash: bodyHash)
+        case "AUTHORISATION":
+            // Adyen's word on a payment it answered Received (for one already recorded, nothing moves).
+            guard let payment = try await store.payment(wallet: .applePay, outTradeNo: item.merchantReference),
+                let value = item.value, let currency = try? Currency(code: item.currency ?? "")
+            else { return }
+            try await applyProcessorDecision(
+                payment, reference: item.pspReference, amount: Money(minorUnits: value, currency: currency), authorized: item.success,
+                status: item.success ? "Authorised" : "Refused", by: Self.adyenActor, fields: Self.fields(of: item), bodyHash: bodyHash)
         case "CAPTURE_FAILED": try await applyCaptureFailure(item, bodyHash: bodyHash)
         case "CAPTURE" where !item.success: try await applyCaptureFailure(item, bodyHash: bodyHash)
         case "CAPTURE" where item.reason?.range(of: "recaptured", options: .caseInsensitive) != nil:

@@ -162,6 +162,9 @@ extension MerchantAPI {
                     now: clock.now())
                 throw error
             }
+            if case .pending(let reference) = decision {
+                return try await recordUndecided(start.payment, reference: reference, card: card)
+            }
             guard case .authorized(let reference) = decision else {
                 let recorded = try await store.recordPayment(
                     .failed(reason: "declined (\(decision.status.rawValue))"), of: start.payment.id,
@@ -191,6 +194,49 @@ extension MerchantAPI {
         return Self.authorization(.success, recorded.order, "authorized", payment: payment.id)
     }
 
+    /// The processor accepted the authorisation without deciding it (Stripe's `processing`): the
+    /// attempt waits, `pending` with the processor's id, and nothing is paid until the processor's
+    /// word (``applyProcessorDecision(_:reference:amount:authorized:status:by:fields:bodyHash:)``) or the query fallback
+    /// says so. The sheet completes with success; the app waits for the order to say paid.
+    private func recordUndecided(_ payment: StoredPayment, reference: String, card: String) async throws -> HTTPServerResponse {
+        let recorded = try await store.recordPayment(
+            .accepted(transactionID: reference), of: payment.id,
+            record: EventRecord(kind: .applePayProcessing, detail: Self.detail(["card": card, "processor_reference": reference])),
+            now: clock.now())
+        let message =
+            recorded.order.status == .paid
+            ? "authorized" : "processing: the processor has not decided yet; the order is paid when it says so"
+        return Self.authorization(.success, recorded.order, message, payment: payment.id)
+    }
+
+    /// The processor's word on an authorisation it had accepted without deciding (its webhook):
+    /// `authorized` for `amount` under its payment `reference`, or not (`status` is its own word).
+    /// One authorised is recorded paid — once, its amount checked —, one refused failed. It moves
+    /// only an attempt that is not paid and has no other processor id; for one already paid —
+    /// processors announce every payment — it changes nothing.
+    func applyProcessorDecision(
+        _ payment: StoredPayment, reference: String, amount: Money, authorized: Bool, status: String, by processor: String,
+        fields: [String: String], bodyHash: String
+    ) async throws {
+        guard payment.status != .succeeded, payment.transactionID == nil || payment.transactionID == reference else { return }
+        var detail = fields
+        detail["payment"] = payment.id
+        detail["processor"] = processor
+        guard authorized else {
+            guard payment.status.isOpen else { return }
+            let reason = "\(processor) did not authorise it (\(status))" + (fields["reason"].map { ": \($0)" } ?? "")
+            detail["reason"] = reason
+            try await store.recordPayment(
+                .failed(reason: reason), of: payment.id,
+                record: EventRecord(kind: .applePayDeclined, detail: Self.detail(detail), bodySHA256: bodyHash), now: clock.now())
+            return
+        }
+        detail["processor_reference"] = reference
+        try await recordSuccess(
+            payment, amount: amount, transactionID: reference,
+            record: EventRecord(kind: .applePayAuthorized, detail: Self.detail(detail), bodySHA256: bodyHash))
+    }
+
     /// The processor did not answer after its retries: whether it charged is unknown. Its list
     /// of payments (when it has one) decides; without one the attempt is recorded failed and
     /// reconciliation against the processor shows any charge that was made after all.
@@ -200,10 +246,13 @@ extension MerchantAPI {
         let now = clock.now()
         if let listed = try? await applePay.processor.payments(
             from: payment.createdAt.addingTimeInterval(-600), to: now.addingTimeInterval(600)),
-            let found = listed.first(where: { $0.merchantReference == payment.outTradeNo }),
-            found.state == .authorized || found.state == .captured, found.authorized == payment.amount
+            let found = listed.first(where: { $0.merchantReference == payment.outTradeNo }), found.authorized == payment.amount
         {
-            return try await recordAuthorized(payment, reference: found.reference, card: "card", order: order)
+            switch found.state {
+            case .authorized, .captured: return try await recordAuthorized(payment, reference: found.reference, card: "card", order: order)
+            case .pending: return try await recordUndecided(payment, reference: found.reference, card: "card")
+            case .refused, .voided: break
+            }
         }
         try await store.recordPayment(
             .failed(reason: "the processor did not answer"), of: payment.id,

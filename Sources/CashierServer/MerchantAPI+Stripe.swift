@@ -22,6 +22,9 @@ import Foundation
 /// - A held payment's PaymentIntent cancelled without Cashier (`payment_intent.canceled`; its
 ///   authorisation lapsed after seven days when `cancellation_reason` is `automatic`): see
 ///   MerchantAPI+Lapses.swift.
+/// - A PaymentIntent Stripe left `processing` when it was confirmed: `payment_intent.succeeded`
+///   or `payment_intent.amount_capturable_updated` pay the order (once, the amount checked),
+///   `payment_intent.payment_failed` fails the attempt (see `applyStripeDecision`).
 /// - Anything else is acknowledged and changes nothing.
 extension MerchantAPI {
     /// Who asked for the records Stripe's disputes make: done at Stripe, never sent to it.
@@ -59,6 +62,9 @@ extension MerchantAPI {
             try await applyStripeRefund(event, bodyHash: bodyHash)
         case ("dispute", let type) where type.hasPrefix("charge.dispute."):
             try await applyStripeDispute(event, bodyHash: bodyHash)
+        case ("payment_intent", "payment_intent.succeeded"), ("payment_intent", "payment_intent.amount_capturable_updated"),
+            ("payment_intent", "payment_intent.payment_failed"):
+            try await applyStripeDecision(event, bodyHash: bodyHash)
         case ("payment_intent", "payment_intent.canceled"):
             // A held payment's PaymentIntent cancelled by Stripe (its authorisation lapsed) or outside Cashier.
             guard let number = event.object.metadata["cashier_payment"],
@@ -69,6 +75,22 @@ extension MerchantAPI {
                 reference: event.object.id, fields: Self.fields(of: event), bodyHash: bodyHash)
         default: return
         }
+    }
+
+    /// Stripe's word on a PaymentIntent: `payment_intent.succeeded` (or, held for a manual
+    /// capture, `payment_intent.amount_capturable_updated`) authorised it, `payment_intent.payment_failed`
+    /// did not. It moves only an attempt Stripe had left `processing` (or one whose authorisation
+    /// is still in flight here); for one already paid — every payment's `succeeded` event — it
+    /// changes nothing.
+    private func applyStripeDecision(_ event: ApplePay.StripeEvent, bodyHash: String) async throws {
+        let object = event.object
+        guard let number = object.metadata["cashier_payment"], let payment = try await store.payment(wallet: .applePay, outTradeNo: number),
+            let minor = object.amount, let currency = try? Currency(code: object.currency ?? "")
+        else { return }
+        try await applyProcessorDecision(
+            payment, reference: object.id, amount: Money(minorUnits: minor, currency: currency),
+            authorized: event.type != "payment_intent.payment_failed", status: object.status ?? event.type, by: Self.stripeActor,
+            fields: Self.fields(of: event), bodyHash: bodyHash)
     }
 
     /// What an order's log keeps of a Stripe event.

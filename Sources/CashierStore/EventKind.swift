@@ -48,6 +48,9 @@ public struct EventKind: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let applePayAuthorized = EventKind(rawValue: "applepay_authorized")
     /// The processor declined an Apple Pay token.
     public static let applePayDeclined = EventKind(rawValue: "applepay_declined")
+    /// The processor accepted an Apple Pay authorisation without deciding it (a Stripe
+    /// PaymentIntent `processing`): nothing is paid until it says, by webhook or when asked.
+    public static let applePayProcessing = EventKind(rawValue: "applepay_processing")
     /// An authorised card payment was captured at its processor (all, or part with the rest released).
     public static let applePayCaptured = EventKind(rawValue: "applepay_captured")
     /// An authorised card payment was released at its processor before capture.

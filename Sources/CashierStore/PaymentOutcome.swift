@@ -5,6 +5,11 @@ public enum PaymentOutcome: Sendable, Equatable {
     /// The provider accepted the attempt and the payer has what the wallet needs: the order is
     /// `pending`. (An attempt closed or paid meanwhile stays as it is: `.unchanged`.)
     case placed
+    /// A processor accepted an authorisation without deciding it (a Stripe PaymentIntent
+    /// `processing`): the attempt leaves `processing` for `pending` and keeps the processor's id,
+    /// until the processor's word (a webhook, or a query) records it succeeded or failed. No money
+    /// is counted meanwhile.
+    case accepted(transactionID: String)
     /// The money arrived (a verified notification, a query, a processor's authorisation). The
     /// amount must be the attempt's: callers check it first, the store checks it again.
     case succeeded(transactionID: String?, amount: Money)

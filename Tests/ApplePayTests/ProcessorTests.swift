@@ -298,6 +298,48 @@ import Testing
         await world.stop()
     }
 
+    /// A PaymentIntent Stripe leaves `processing` is not an authorisation: `authorize` says
+    /// pending, and `payment(_:)` reads it undecided, then authorised or refused once Stripe decides
+    /// (the list says the same); a processing one cannot be cancelled.
+    @Test func aPaymentStripeLeavesProcessingIsPendingUntilItDecides() async throws {
+        let world = try await World()
+        let stripe = world.stripe
+        var undecided: [String] = []
+        for (amount, capture) in [("5.56", true), ("6.56", false), ("7.56", true)] {
+            let decision = try await stripe.authorize(try await world.authorization(amount, capture: capture))
+            guard case .pending(let reference) = decision else { throw PaymentError(.invalidRequest, "\(decision) is not pending") }
+            #expect(decision.status == .success, "the sheet completes: the payer's part is done")
+            undecided.append(reference)
+        }
+        for reference in undecided {
+            let found = try #require(try await stripe.payment(reference))
+            #expect(found.state == .pending && found.status == "processing" && found.captured.minorUnits == 0, "\(found)")
+        }
+        #expect(try await stripe.payment("pi_nothing") == nil)
+        guard case .refused(let refusal) = try await stripe.void(undecided[0], idempotencyKey: "v0") else {
+            throw PaymentError(.invalidRequest, "a processing PaymentIntent was cancelled")
+        }
+        #expect(refusal.contains("processing"))
+        let listed = try #require(try await stripe.payments(from: Date().addingTimeInterval(-60), to: Date().addingTimeInterval(60)))
+        #expect(listed.filter { $0.state == .pending }.count == 3)
+
+        #expect(await world.sandbox.stripe.decide(undecided[0], succeeded: true) == nil)
+        #expect(await world.sandbox.stripe.decide(undecided[1], succeeded: true) == nil)
+        #expect(await world.sandbox.stripe.decide(undecided[2], succeeded: false) == nil)
+        #expect(await world.sandbox.stripe.decide(undecided[2], succeeded: true) != nil, "decided once")
+        let paid = try #require(try await stripe.payment(undecided[0]))
+        #expect(paid.state == .captured && paid.captured == paid.authorized && paid.authorized.minorUnits == 556, "\(paid)")
+        let held = try #require(try await stripe.payment(undecided[1]))
+        #expect(held.state == .authorized && held.status == "requires_capture", "\(held)")
+        let failed = try #require(try await stripe.payment(undecided[2]))
+        #expect(failed.state == .refused && failed.status == "requires_payment_method", "\(failed)")
+        // A plain amount is decided at once, as before.
+        guard case .authorized = try await stripe.authorize(try await world.authorization("8.00")) else {
+            throw PaymentError(.invalidRequest, "8.00 was not authorised at once")
+        }
+        await world.stop()
+    }
+
     /// Adyen's report as a reader meets it: more columns than Cashier reads, quoted fields, every
     /// status a payment goes through; a report without the columns it needs is refused.
     @Test func adyensAccountingReportIsReadByColumnName() throws {

@@ -15,11 +15,13 @@ import Testing
     static let hmacKey = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
 
     /// A world whose Apple Pay goes through the sandbox's Adyen, which sends its webhooks to instance 0.
-    static func world(_ backend: MoneyWorld.Backend, capture: MerchantConfiguration.ApplePay.Capture = .automatic) async throws
-        -> MoneyWorld
-    {
+    static func world(
+        _ backend: MoneyWorld.Backend, capture: MerchantConfiguration.ApplePay.Capture = .automatic,
+        configure: (inout MerchantConfiguration) -> Void = { _ in }
+    ) async throws -> MoneyWorld {
         let world = try await MoneyWorld(backend) { configuration in
             configuration.applePay?.capture = capture
+            configure(&configuration)
             guard let port = configuration.wechat?.baseURL.port else { return }
             configuration.applePay?.processor = ApplePay.AdyenProcessor(
                 apiKey: "AQE_world", merchantAccount: "CashierWorld", baseURL: URL(string: "http://127.0.0.1:\(port)/adyen/v72")!)

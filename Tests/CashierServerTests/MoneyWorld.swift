@@ -54,6 +54,9 @@ final class MoneyWorld: Sendable {
         func refundStatus(payment reference: String, idempotencyKey: String) async throws -> ApplePay.ProcessorOperation? {
             try await processor.refundStatus(payment: reference, idempotencyKey: idempotencyKey)
         }
+        func payment(_ reference: String) async throws -> ApplePay.ProcessorPayment? {
+            try await processor.payment(reference)
+        }
         func merchantReference(ofPayment reference: String) async throws -> String? {
             try await processor.merchantReference(ofPayment: reference)
         }

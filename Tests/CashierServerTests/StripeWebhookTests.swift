@@ -17,13 +17,15 @@ import Testing
     static let secret = "whsec_cashier_world_0123456789"
 
     /// A world whose sandbox Stripe sends its events to instance 0.
-    static func world(_ backend: MoneyWorld.Backend, capture: MerchantConfiguration.ApplePay.Capture = .automatic) async throws
-        -> MoneyWorld
-    {
+    static func world(
+        _ backend: MoneyWorld.Backend, capture: MerchantConfiguration.ApplePay.Capture = .automatic,
+        configure: (inout MerchantConfiguration) -> Void = { _ in }
+    ) async throws -> MoneyWorld {
         let world = try await MoneyWorld(backend) { configuration in
             configuration.applePay?.capture = capture
             configuration.applePay?.stripeWebhookSecret = secret
             configuration.refundCheckAfter = 0
+            configure(&configuration)
         }
         let setUp = try await world.sandboxCall(
             "POST", "/sandbox/stripe/webhook", json: ["url": world.base(0) + "/notify/stripe", "secret": secret])

@@ -63,6 +63,9 @@ import Testing
             #expect(!PaymentAttemptStatus.succeeded.canMove(to: status))
         }
         #expect(!PaymentAttemptStatus.closed.canMove(to: .pending) && PaymentAttemptStatus.pending.canMove(to: .processing))
+        // A processor that accepted an authorisation without deciding it: back to waiting, never to `created`.
+        #expect(PaymentAttemptStatus.processing.canMove(to: .pending) && !PaymentAttemptStatus.processing.canMove(to: .created))
+        #expect(!PaymentAttemptStatus.failed.canMove(to: .pending) && !PaymentAttemptStatus.closed.canMove(to: .processing))
         #expect(RefundStatus.pending.canMove(to: .succeeded) && RefundStatus.succeeded.canMove(to: .failed))
         #expect(!RefundStatus.failed.canMove(to: .succeeded) && !RefundStatus.failed.canMove(to: .pending))
         #expect(PaymentMethod.allCases.map(\.wallet).filter { $0 == .wechat }.count == 6)

@@ -76,6 +76,12 @@ extension ApplePay {
             case "Authorised":
                 guard let reference = answer.json["pspReference"] as? String else { throw malformed("Authorised without a pspReference") }
                 return .authorized(reference: reference)
+            case "Received", "Pending":
+                // Not decided yet: no money until Adyen's AUTHORISATION webhook says.
+                guard let reference = answer.json["pspReference"] as? String else {
+                    throw malformed("\(answer.json["resultCode"] as? String ?? "Received") without a pspReference")
+                }
+                return .pending(reference: reference)
             case "Refused", "Cancelled":
                 let reason = answer.json["refusalReason"] as? String ?? "Refused"
                 return .declined(Self.reason(reason, code: answer.json["refusalReasonCode"] as? String), message: reason)

@@ -42,6 +42,12 @@ extension ApplePay {
         /// when it offers no list through its API.
         func payments(from: Date, to: Date) async throws -> [ProcessorPayment]?
 
+        /// The processor's record of its payment `reference` as it stands now: how an
+        /// authorisation it accepted without deciding (``ProcessorDecision/pending(reference:)``)
+        /// is found decided when its webhook is late or lost. `nil` when the processor has no such
+        /// payment, or cannot be asked (the default).
+        func payment(_ reference: String) async throws -> ProcessorPayment?
+
         /// Whether ``refundStatus(_:)`` answers: the processor's refunds can be looked up later
         /// (Stripe's `GET /v1/refunds/{id}`), so a refund is accepted first and confirmed — or
         /// failed — by asking again. `false` (the default): the refund call's answer is final.
@@ -89,6 +95,8 @@ extension ApplePay.PaymentProcessor {
     }
 
     public func payments(from: Date, to: Date) async throws -> [ApplePay.ProcessorPayment]? { nil }
+
+    public func payment(_ reference: String) async throws -> ApplePay.ProcessorPayment? { nil }
 
     public var looksUpRefunds: Bool { false }
 

@@ -47,6 +47,8 @@ extension ApplePay {
     public struct ProcessorPayment: Sendable, Equatable {
         /// Where it stands, whatever the processor calls it.
         public enum State: Sendable, Equatable {
+            /// Accepted, not decided yet (Stripe's `processing`): no money yet, and it may still fail.
+            case pending
             /// Authorised and held, not captured.
             case authorized
             /// Captured (all, or part with the rest released).

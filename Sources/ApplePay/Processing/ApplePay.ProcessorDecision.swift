@@ -3,11 +3,17 @@ extension ApplePay {
     public enum ProcessorDecision: Sendable, Equatable {
         /// The money is authorised; `reference` is the processor's id for it.
         case authorized(reference: String)
+        /// Accepted, but not decided yet (a Stripe PaymentIntent `processing`): no money is
+        /// authorised until the processor says so — its webhook, or
+        /// ``PaymentProcessor/payment(_:)`` asked later. `reference` is its id for the payment.
+        /// The sheet completes with success: the payer's part is done, and the app waits for the
+        /// order (never for the sheet) to say paid.
+        case pending(reference: String)
         case declined(DeclineReason, message: String)
 
         public var status: AuthorizationStatus {
             switch self {
-            case .authorized: .success
+            case .authorized, .pending: .success
             case .declined(let reason, _): reason.status
             }
         }

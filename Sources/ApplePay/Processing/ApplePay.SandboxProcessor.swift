@@ -190,15 +190,21 @@ extension ApplePay {
         }
 
         public func payments(from: Date, to: Date) async throws -> [ProcessorPayment]? {
-            entries.filter { $0.createdAt >= from && $0.createdAt < to }.map { entry in
-                ProcessorPayment(
-                    reference: entry.reference, merchantReference: entry.merchantReference, authorized: entry.amount,
-                    captured: entry.status == .captureFailed ? .zero(entry.amount.currency) : entry.captured,
-                    refunded: Money(minorUnits: entry.refunded.minorUnits + entry.chargedBack.minorUnits, currency: entry.amount.currency),
-                    // A capture that failed took nothing: all of it went back, as from a void.
-                    state: entry.status == .authorized ? .authorized : entry.status == .captured ? .captured : .voided,
-                    status: entry.status.rawValue, createdAt: entry.createdAt)
-            }
+            entries.filter { $0.createdAt >= from && $0.createdAt < to }.map(Self.payment)
+        }
+
+        public func payment(_ reference: String) async throws -> ProcessorPayment? {
+            entry(reference).map(Self.payment)
+        }
+
+        private static func payment(_ entry: Entry) -> ProcessorPayment {
+            ProcessorPayment(
+                reference: entry.reference, merchantReference: entry.merchantReference, authorized: entry.amount,
+                captured: entry.status == .captureFailed ? .zero(entry.amount.currency) : entry.captured,
+                refunded: Money(minorUnits: entry.refunded.minorUnits + entry.chargedBack.minorUnits, currency: entry.amount.currency),
+                // A capture that failed took nothing: all of it went back, as from a void.
+                state: entry.status == .authorized ? .authorized : entry.status == .captured ? .captured : .voided,
+                status: entry.status.rawValue, createdAt: entry.createdAt)
         }
 
         /// Applies `change` to the entry once per idempotency key. `change` returns why it refuses, or `nil`.

@@ -34,7 +34,8 @@ extension ApplePay {
             /// `canceled`; a PaymentIntent's `requires_capture`, `canceled`, ….
             public var status: String?
             /// A dispute's `reason` (`fraudulent`, …), a refund's `failure_reason`, or a PaymentIntent's
-            /// `cancellation_reason` (`automatic`: its authorisation lapsed).
+            /// `cancellation_reason` (`automatic`: its authorisation lapsed) or, for one that failed, its
+            /// `last_payment_error.message`.
             public var reason: String?
             /// The object's `metadata` (a refund's carries `cashier_refund`).
             public var metadata: [String: String]
@@ -152,7 +153,8 @@ extension ApplePay {
                     currency: (object["currency"] as? String)?.uppercased(),
                     status: object["status"] as? String,
                     reason: (object["failure_reason"] as? String) ?? (object["cancellation_reason"] as? String)
-                        ?? (kind == "refund" ? nil : object["reason"] as? String),
+                        ?? ((object["last_payment_error"] as? [String: Any])?["message"] as? String)
+                            ?? (kind == "refund" ? nil : object["reason"] as? String),
                     metadata: metadata,
                     evidenceDueBy: ((object["evidence_details"] as? [String: Any])?["due_by"] as? NSNumber)?.int64Value))
         }

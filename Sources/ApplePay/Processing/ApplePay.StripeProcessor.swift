@@ -59,7 +59,9 @@ extension ApplePay {
                 throw malformed("a PaymentIntent without id or status")
             }
             switch status {
-            case "succeeded", "requires_capture", "processing": return .authorized(reference: id)
+            case "succeeded", "requires_capture": return .authorized(reference: id)
+            // Not decided yet: no money until Stripe says (`payment_intent.succeeded`, or asked again).
+            case "processing": return .pending(reference: id)
             default:
                 let error = intent.json["last_payment_error"] as? [String: Any]
                 return .declined(
@@ -158,6 +160,45 @@ extension ApplePay {
             return .stripe(status: intent.json["status"] as? String, cancellationReason: intent.json["cancellation_reason"] as? String)
         }
 
+        /// `GET /v1/payment_intents/{id}` (its charge expanded): where it stands now. `processing`
+        /// is ``ProcessorPayment/State/pending``; a PaymentIntent that failed waits for another
+        /// payment method (`requires_payment_method`) and is ``ProcessorPayment/State/refused``.
+        public func payment(_ reference: String) async throws -> ProcessorPayment? {
+            let intent = try await send(
+                "GET", "/v1/payment_intents/" + FormEncoding.escape(reference) + "?" + FormEncoding.encode([("expand[]", "latest_charge")]),
+                body: nil, idempotencyKey: nil)
+            guard intent.status == 200 else {
+                guard intent.status == 404 else { throw try rejected(intent) }
+                return nil
+            }
+            return try await payment(from: intent.json)
+        }
+
+        /// A PaymentIntent (with `latest_charge` expanded) as Cashier reads it, and what went back
+        /// of it: refunds, and what disputes took (for a charge marked `disputed`).
+        private func payment(from intent: [String: Any]) async throws -> ProcessorPayment {
+            guard let id = intent["id"] as? String, let amount = intent["amount"] as? Int,
+                let currency = try? Currency(code: (intent["currency"] as? String ?? "").uppercased())
+            else { throw malformed("a PaymentIntent without id, amount or currency") }
+            let charge = intent["latest_charge"] as? [String: Any]
+            let disputed = charge?["disputed"] as? Bool == true ? try await chargedBack(id) : 0
+            let status = intent["status"] as? String ?? ""
+            let state: ProcessorPayment.State =
+                switch status {
+                case "succeeded": .captured
+                case "requires_capture": .authorized
+                case "processing": .pending
+                case "canceled": .voided
+                default: .refused  // requires_payment_method, requires_confirmation, requires_action
+                }
+            return ProcessorPayment(
+                reference: id, merchantReference: (intent["metadata"] as? [String: Any])?["cashier_payment"] as? String,
+                authorized: Money(minorUnits: Int64(amount), currency: currency),
+                captured: Money(minorUnits: Int64(intent["amount_received"] as? Int ?? 0), currency: currency),
+                refunded: Money(minorUnits: Int64(charge?["amount_refunded"] as? Int ?? 0) + disputed, currency: currency),
+                state: state, status: status, createdAt: Date(timeIntervalSince1970: TimeInterval(intent["created"] as? Int ?? 0)))
+        }
+
         /// What disputes took from a disputed PaymentIntent and kept (`GET /v1/disputes?payment_intent=…`):
         /// each dispute's amount for every withdrawal among its balance transactions not matched by
         /// a reinstatement (a dispute won gives the money back).
@@ -188,29 +229,7 @@ extension ApplePay {
                 if let after { query.append(("starting_after", after)) }
                 let page = try await send("GET", "/v1/payment_intents?" + FormEncoding.encode(query), body: nil, idempotencyKey: nil)
                 guard page.status == 200, let data = page.json["data"] as? [[String: Any]] else { throw try rejected(page) }
-                for intent in data {
-                    guard let id = intent["id"] as? String, let amount = intent["amount"] as? Int,
-                        let currency = try? Currency(code: (intent["currency"] as? String ?? "").uppercased())
-                    else { throw malformed("a PaymentIntent without id, amount or currency") }
-                    let charge = intent["latest_charge"] as? [String: Any]
-                    let disputed = charge?["disputed"] as? Bool == true ? try await chargedBack(id) : 0
-                    let status = intent["status"] as? String ?? ""
-                    let state: ProcessorPayment.State =
-                        switch status {
-                        case "succeeded": .captured
-                        case "requires_capture", "processing": .authorized
-                        case "canceled": .voided
-                        default: .refused  // requires_payment_method, requires_confirmation, requires_action
-                        }
-                    payments.append(
-                        ProcessorPayment(
-                            reference: id, merchantReference: (intent["metadata"] as? [String: Any])?["cashier_payment"] as? String,
-                            authorized: Money(minorUnits: Int64(amount), currency: currency),
-                            captured: Money(minorUnits: Int64(intent["amount_received"] as? Int ?? 0), currency: currency),
-                            refunded: Money(minorUnits: Int64(charge?["amount_refunded"] as? Int ?? 0) + disputed, currency: currency),
-                            state: state, status: status,
-                            createdAt: Date(timeIntervalSince1970: TimeInterval(intent["created"] as? Int ?? 0))))
-                }
+                for intent in data { payments.append(try await payment(from: intent)) }
                 after = page.json["has_more"] as? Bool == true ? (data.last?["id"] as? String) : nil
             } while after != nil
             return payments

@@ -39,7 +39,8 @@ public enum PaymentAttemptStatus: String, Hashable, Sendable, Codable, CaseItera
         case (_, .succeeded): true
         case (.created, .pending), (.created, .processing), (.created, .failed), (.created, .closed): true
         case (.pending, .processing), (.pending, .failed), (.pending, .closed): true
-        case (.processing, .failed), (.failed, .closed): true
+        // A processor that accepted an authorisation without deciding it (Stripe's `processing`).
+        case (.processing, .failed), (.processing, .pending), (.failed, .closed): true
         default: false
         }
     }

@@ -11,7 +11,9 @@ import Synchronization
 /// modification the payment's state refuses too: its webhook says `success` `"false"`) —
 /// enough for Adyen's Python SDK with its service's `baseUrl` pointed here, and for
 /// ``ApplePay/AdyenProcessor``. Any non-empty `X-API-Key` is accepted. Cards and amounts decide
-/// as ``ApplePay/SandboxProcessor`` documents; an amount ending in 99 answers 500.
+/// as ``ApplePay/SandboxProcessor`` documents; an amount ending in 99 answers 500, and one ending
+/// in 56 answers `Received`: authorised or refused when `POST /sandbox/adyen/decide` says, by an
+/// `AUTHORISATION` webhook.
 ///
 /// Like Adyen, it sends standard webhooks signed with an HMAC key once a merchant sets them up
 /// (``sendWebhooks(to:hmacKey:)``, or `POST /sandbox/adyen/webhook` — Adyen's Customer Area does
@@ -37,6 +39,8 @@ public final class AdyenSandbox: Sendable {
     private let capturesFailLater = Mutex(false)
     /// A failed capture's item by its payment's PSP reference: what a recapture reports again.
     private let failedCaptures = Mutex<[String: ApplePay.AdyenNotification]>([:])
+    /// Payments answered `Received` (amounts ending in 56), until ``decide(_:succeeded:)``.
+    private let undecided = Mutex<[String: (ApplePay.ProcessorAuthorization, String)]>([:])
     /// Payments whose authorisation expired uncaptured (reported `Expired`, not `Cancelled`).
     private let expired = Mutex<Set<String>>([])
     /// Each disputed payment's dispute reference (`pspReference` of every event of its dispute) and when it opened.
@@ -116,6 +120,31 @@ public final class AdyenSandbox: Sendable {
         // The merchant has some three weeks to defend a chargeback; the sandbox says twenty days from its opening.
         item.defensePeriodEndsAt = disputeOpened(psp).addingTimeInterval(20 * 86_400)
         announce(item, filedUnder: event + " " + entry.merchantReference)
+        return nil
+    }
+
+    /// Adyen decides a payment it answered `Received` (an amount ending in 56): `succeeded`
+    /// authorises it (a card the sandbox declines still fails), and `AUTHORISATION` says whether it
+    /// was, filed under `AUTHORISATION {merchant reference}`.
+    /// - Returns: why it cannot happen, or `nil` when it was decided.
+    public func decide(_ psp: String, succeeded: Bool) async -> String? {
+        guard let (authorization, account) = undecided.withLock({ $0.removeValue(forKey: psp) }) else {
+            return "payment \(psp) is not waiting for a decision (only one made for an amount ending in 56 is)"
+        }
+        var refusal: String? = "Refused"
+        if succeeded, case .authorized? = try? await core.processor.authorize(authorization, as: psp) {
+            refusal = nil
+            if authorization.capture {
+                failIfCapturesFail(
+                    psp, capture: "MOD" + SecureRandom.alphanumeric(count: 13), reference: authorization.reference, account: account)
+            }
+        }
+        announce(
+            ApplePay.AdyenNotification(
+                eventCode: "AUTHORISATION", success: refusal == nil, pspReference: psp, merchantAccountCode: account,
+                merchantReference: authorization.reference, value: authorization.amount.minorUnits,
+                currency: authorization.amount.currency.code, reason: refusal ?? ""),
+            filedUnder: "AUTHORISATION " + authorization.reference)
         return nil
     }
 
@@ -215,6 +244,11 @@ public final class AdyenSandbox: Sendable {
             }
             return .json(["psp_reference": psp, "event": event])
         }
+        router.add(
+            "POST", "/sandbox/adyen/decide",
+            ProcessorSandbox.decideHandler(field: "psp_reference", example: "PSP…", decide: { await self.decide($0, succeeded: $1) }) {
+                .json(["psp_reference": $0, "event": "AUTHORISATION"])
+            })
         router.add("POST", "/sandbox/adyen/expire") { request, _ in
             guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
                 let psp = object["psp_reference"] as? String
@@ -286,12 +320,21 @@ public final class AdyenSandbox: Sendable {
         }
         let additional = body["additionalData"] as? [String: Any]
         let capture = "\(additional?["manualCapture"] ?? "false")" != "true"
+        let authorization = ApplePay.ProcessorAuthorization(
+            amount: amount, reference: reference, idempotencyKey: request.headers["Idempotency-Key"] ?? UUID().uuidString,
+            capture: capture, token: token, decrypted: payment)
+        if abs(amount.minorUnits % 100) == 56 {
+            // Received: decided later (`decide(_:succeeded:)`), and AUTHORISATION says how.
+            let psp = "PSP" + SecureRandom.alphanumeric(count: 13)
+            undecided.withLock { $0[psp] = (authorization, account) }
+            return .json(object: [
+                "merchantReference": reference, "amount": ["currency": amount.currency.code, "value": amount.minorUnits],
+                "resultCode": "Received", "pspReference": psp,
+            ])
+        }
         let decision: ApplePay.ProcessorDecision
         do {
-            decision = try await core.processor.authorize(
-                ApplePay.ProcessorAuthorization(
-                    amount: amount, reference: reference, idempotencyKey: request.headers["Idempotency-Key"] ?? UUID().uuidString,
-                    capture: capture, token: token, decrypted: payment))
+            decision = try await core.processor.authorize(authorization)
         } catch let error as PaymentError where error.code == .transport {
             return Self.error(500, "905", "Internal error (the sandbox's amount ending in 99)", type: "internal")
         } catch {
@@ -310,6 +353,9 @@ public final class AdyenSandbox: Sendable {
             answer["additionalData"] = [
                 "paymentMethod": "applepay", "cardSummary": String(payment.applicationPrimaryAccountNumber.suffix(4)),
             ]
+        case .pending(let psp):  // the sandbox's processor decides at once; Adyen's word for "not yet" is Received
+            answer["resultCode"] = "Received"
+            answer["pspReference"] = psp
         case .declined(let reason, _):
             let refusal: (String, String) =
                 switch reason {

@@ -29,6 +29,29 @@ public final class ProcessorSandbox: Sendable {
         verifier = try! ApplePay.TokenVerifier(trustAnchors: [ca.root])
     }
 
+    /// The handler of a simulator's `POST /sandbox/{processor}/decide`: `{"<field>": "<its id for the
+    /// payment>", "outcome": "succeeded"|"failed"}` for a payment it left undecided; `decide` says why
+    /// it cannot (422), and `answer` what is answered once it has.
+    static func decideHandler(
+        field: String, example: String, decide: @escaping @Sendable (String, Bool) async -> String?,
+        answer: @escaping @Sendable (String) -> HTTPServerResponse
+    ) -> Router.Handler {
+        { request, _ in
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+                let reference = object[field] as? String, let outcome = object["outcome"] as? String,
+                outcome == "succeeded" || outcome == "failed"
+            else {
+                return .error(
+                    status: 400, code: "invalid_request",
+                    message: #"expected {""# + field + #"":""# + example + #"","outcome":"succeeded"|"failed"}"#)
+            }
+            if let refusal = await decide(reference, outcome == "succeeded") {
+                return .error(status: 422, code: "invalid_request", message: refusal)
+            }
+            return answer(reference)
+        }
+    }
+
     /// Lets the simulator decrypt tokens for this merchant (as a processor holding its processing key).
     public func register(processingKey: ApplePay.MerchantKey) {
         keys.withLock { $0.append(processingKey) }

@@ -93,6 +93,35 @@ extension StripeSandbox {
         return nil
     }
 
+    /// Stripe decides a PaymentIntent it left `processing` (an amount ending in 56): `succeeded`
+    /// authorises it (a card the sandbox declines still fails) and sends `payment_intent.succeeded`
+    /// — `payment_intent.amount_capturable_updated` for a manual capture —; otherwise it fails,
+    /// waits for another payment method as Stripe's do, and `payment_intent.payment_failed` says
+    /// so. Each event is filed under `{type} {pi_…}`.
+    /// - Returns: why it cannot happen, or `nil` when it was decided.
+    public func decide(_ intent: String, succeeded: Bool) async -> String? {
+        guard let pending = undecided.withLock({ $0.removeValue(forKey: intent) }) else {
+            return "PaymentIntent \(intent) is not processing (only one confirmed for an amount ending in 56 is)"
+        }
+        if succeeded {
+            _ = await authorize(pending.draft, (pending.token, pending.payment), tokenID: nil, idempotencyKey: pending.idempotencyKey)
+            if let object = self.intent(intent, expandCharge: false) {
+                let type = pending.draft.capture ? "payment_intent.succeeded" : "payment_intent.amount_capturable_updated"
+                announce(type, object, filedUnder: "\(type) \(intent)")
+                return nil
+            }
+        } else {
+            var failed = pending.draft
+            failed.paymentMethod = nil
+            failed.lastError = "Your card was declined."
+            drafts.withLock { $0[intent] = failed }
+        }
+        if let draft = drafts.withLock({ $0[intent] }) {
+            announce("payment_intent.payment_failed", draftObject(draft), filedUnder: "payment_intent.payment_failed \(intent)")
+        }
+        return nil
+    }
+
     /// Stripe cancels an uncaptured PaymentIntent whose authorisation lapsed (after seven days):
     /// nothing is held any more, and `payment_intent.canceled` (`cancellation_reason`
     /// `automatic`) says so, filed under `payment_intent.canceled {pi_…}`.
@@ -176,6 +205,12 @@ extension StripeSandbox {
             }
             return await self.refund(fields)
         }
+        router.add(
+            "POST", "/sandbox/stripe/decide",
+            ProcessorSandbox.decideHandler(field: "payment_intent", example: "pi_…", decide: { await self.decide($0, succeeded: $1) }) {
+                intent in
+                .json(object: self.intent(intent, expandCharge: false) ?? self.drafts.withLock({ $0[intent] }).map(self.draftObject) ?? [:])
+            })
         router.add("POST", "/sandbox/stripe/expire") { request, _ in
             guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
                 let intent = object["payment_intent"] as? String

@@ -10,7 +10,9 @@ import Synchronization
 /// partial) and the list of PaymentIntents — enough for Stripe's Python SDK with
 /// `stripe.api_base` pointed here, and for ``ApplePay/StripeProcessor``. Any `sk_test_…` key is
 /// accepted; others answer 401. Cards and amounts decide as ``ApplePay/SandboxProcessor``
-/// documents; an amount ending in 99 answers 500 (an outage: nothing is charged).
+/// documents; an amount ending in 99 answers 500 (an outage: nothing is charged), and one ending
+/// in 56 stays `processing` — authorised or failed only when `POST /sandbox/stripe/decide` says,
+/// with its webhook event (see StripeSandbox+Events.swift).
 ///
 /// Like Stripe, it sends signed webhook events once an endpoint is set up (``sendWebhooks(to:secret:)``,
 /// or `POST /sandbox/stripe/webhook`): `charge.refund.updated` when a refund that came back
@@ -31,7 +33,10 @@ public final class StripeSandbox: Sendable {
     /// Tokens, payment methods and refunds as created, for `GET` (Stripe's objects are JSON).
     private let objects = Mutex<[String: StripeObject]>([:])
     /// PaymentIntents created without `confirm=true`, waiting for a payment method and a confirm.
-    private let drafts = Mutex<[String: Draft]>([:])
+    let drafts = Mutex<[String: Draft]>([:])
+    /// PaymentIntents confirmed for an amount ending in 56: `processing` until
+    /// ``decide(_:succeeded:)`` (`POST /sandbox/stripe/decide`).
+    let undecided = Mutex<[String: Undecided]>([:])
     /// What refunds do (`POST /sandbox/refund_outcome`): succeed, be refused (`balance_insufficient`),
     /// or come back `pending` and turn `failed` (`expired_or_canceled_card`, no money moved).
     private let refundOutcome = Mutex<SandboxRefundOutcome>(.succeed)
@@ -41,6 +46,14 @@ public final class StripeSandbox: Sendable {
     /// A JSON object kept as Stripe returned it.
     struct StripeObject: @unchecked Sendable {
         let value: [String: Any]
+    }
+
+    /// A PaymentIntent Stripe has not decided, with what deciding it needs.
+    struct Undecided: Sendable {
+        let draft: Draft
+        let token: ApplePay.PaymentToken
+        let payment: ApplePay.DecryptedPayment
+        let idempotencyKey: String?
     }
 
     struct Draft: Sendable {
@@ -212,7 +225,7 @@ public final class StripeSandbox: Sendable {
         return .json(object: object)
     }
 
-    private func draftObject(_ draft: Draft) -> [String: Any] {
+    func draftObject(_ draft: Draft) -> [String: Any] {
         var object: [String: Any] = [
             "id": draft.id, "object": "payment_intent", "amount": draft.amount.minorUnits, "amount_received": 0,
             "currency": draft.amount.currency.code.lowercased(),
@@ -240,6 +253,29 @@ public final class StripeSandbox: Sendable {
             return Self.error(
                 400, "invalid_request_error", "token_already_used", "You cannot use a Stripe token more than once: \(tokenID).")
         }
+        if abs(draft.amount.minorUnits % 100) == 56 {
+            undecided.withLock {
+                $0[draft.id] = Undecided(draft: draft, token: found.token, payment: found.payment, idempotencyKey: idempotencyKey)
+            }
+            drafts.withLock { $0[draft.id] = nil }
+            return .json(object: Self.processingObject(draftObject(draft)))
+        }
+        return await authorize(draft, found, tokenID: tokenID, idempotencyKey: idempotencyKey)
+    }
+
+    /// A PaymentIntent confirmed for an amount ending in 56, as Stripe shows one it has not decided.
+    static func processingObject(_ draft: [String: Any]) -> [String: Any] {
+        var object = draft
+        object["status"] = "processing"
+        return object
+    }
+
+    /// Asks the processor to authorise a confirmed PaymentIntent; its answer as Stripe gives it.
+    /// `tokenID`: the token to give back when the processor could not be reached.
+    func authorize(
+        _ draft: Draft, _ found: (token: ApplePay.PaymentToken, payment: ApplePay.DecryptedPayment), tokenID: String?,
+        idempotencyKey: String?
+    ) async -> HTTPServerResponse {
         let decision: ApplePay.ProcessorDecision
         do {
             decision = try await core.processor.authorize(
@@ -248,13 +284,13 @@ public final class StripeSandbox: Sendable {
                     idempotencyKey: idempotencyKey ?? draft.id, capture: draft.capture, token: found.token, decrypted: found.payment),
                 as: draft.id)
         } catch let error as PaymentError where error.code == .transport {
-            tokens.withLock { $0[tokenID]?.used = false }
+            if let tokenID { tokens.withLock { $0[tokenID]?.used = false } }
             return Self.error(500, "api_error", nil, "An error occurred with our connection to Stripe (the sandbox's amount ending in 99).")
         } catch {
             return Self.error(400, "invalid_request_error", "amount_mismatch", (error as? PaymentError)?.message ?? "\(error)")
         }
         switch decision {
-        case .authorized(let id):
+        case .authorized(let id), .pending(let id):
             metadataByIntent.withLock { $0[id] = draft.metadata }
             drafts.withLock { $0[draft.id] = nil }
             return retrieve(id)
@@ -283,6 +319,7 @@ public final class StripeSandbox: Sendable {
 
     private func retrieve(_ id: String, expandCharge: Bool = false) -> HTTPServerResponse {
         if let draft = drafts.withLock({ $0[id] }) { return .json(object: draftObject(draft)) }
+        if let pending = undecided.withLock({ $0[id] }) { return .json(object: Self.processingObject(draftObject(pending.draft))) }
         guard let object = intent(id, expandCharge: expandCharge) else {
             return Self.error(404, "invalid_request_error", "resource_missing", "No such payment_intent: '\(id)'", param: "intent")
         }
@@ -328,7 +365,10 @@ public final class StripeSandbox: Sendable {
         if let after = request.queryValue("starting_after"), let index = entries.firstIndex(where: { $0.reference == after }) {
             entries = Array(entries[(index + 1)...])
         }
-        let page = entries.prefix(limit).compactMap { intent($0.reference, expandCharge: expand) }
+        var page = entries.prefix(limit).compactMap { intent($0.reference, expandCharge: expand) }
+        // Those Stripe has not decided (amounts ending in 56) are listed too, as `processing`.
+        page += undecided.withLock { Array($0.values) }.filter { $0.draft.created >= from && $0.draft.created < to }
+            .map { Self.processingObject(draftObject($0.draft)) }
         return .json(object: ["object": "list", "url": "/v1/payment_intents", "has_more": entries.count > limit, "data": page])
     }
 
@@ -343,6 +383,11 @@ public final class StripeSandbox: Sendable {
 
     /// Cancels a PaymentIntent; its `cancellation_reason` is the request's (`null` without one), as Stripe keeps it.
     private func cancel(_ id: String, reason: String?) async -> HTTPServerResponse {
+        if undecided.withLock({ $0[id] }) != nil {
+            return Self.error(
+                400, "invalid_request_error", "payment_intent_unexpected_state",
+                "You cannot cancel this PaymentIntent because it has a status of processing.")
+        }
         if let draft = drafts.withLock({ $0.removeValue(forKey: id) }) {
             var object = draftObject(draft)
             object["status"] = "canceled"

@@ -32,9 +32,41 @@ struct ApplePayAdapter: PaymentAdapter {
         return ["payment_request": request]
     }
 
-    func query(_ payment: StoredPayment) async throws -> ProviderPaymentState { .unknown }
+    /// An authorisation the processor accepted without deciding (Stripe's `processing`: the only
+    /// open attempt with a processor id) is asked about; any other attempt has nothing to ask
+    /// (a token is authorised at once or not at all).
+    func query(_ payment: StoredPayment) async throws -> ProviderPaymentState {
+        guard let reference = payment.transactionID, payment.status.isOpen,
+            let found = try await configuration.processor.payment(reference)
+        else { return .unknown }
+        switch found.state {
+        case .authorized, .captured: return .paid(amount: found.authorized, transactionID: found.reference)
+        case .pending: return .unpaid
+        case .refused, .voided: return .failed("the processor did not authorise it (\(found.status))")
+        }
+    }
 
-    func close(_ payment: StoredPayment) async throws -> ProviderCloseResult { .closed }
+    /// An undecided authorisation (see ``query(_:)``) is cancelled at the processor first; one
+    /// the processor cannot cancel while it decides keeps the order open (`in_progress`) until it
+    /// has decided. Any other attempt holds nothing there.
+    func close(_ payment: StoredPayment) async throws -> ProviderCloseResult {
+        guard payment.transactionID != nil, payment.status.isOpen else { return .closed }
+        switch try await query(payment) {
+        case .paid(let amount, let transactionID): return .paid(amount: amount, transactionID: transactionID)
+        case .failed, .notFound: return .closed
+        case .unpaid, .unknown:  // undecided, or a processor that cannot be asked (Adyen): cancelled first
+            let reference = payment.transactionID ?? ""
+            if case .succeeded = try await configuration.processor.void(
+                reference, idempotencyKey: MerchantAPI.processorKey(payment, "void"))
+            {
+                return .closed
+            }
+            throw StoreError(
+                .inProgress,
+                "payment \(payment.id) is still being processed by the card processor (\(reference)), which cannot cancel it now: "
+                    + "the order can be closed once the processor has decided")
+        }
+    }
 
     func refund(_ refund: StoredRefund, of payment: StoredPayment) async throws -> ProviderRefundState {
         guard let reference = payment.transactionID else {
@@ -84,14 +116,15 @@ struct ApplePayAdapter: PaymentAdapter {
         else { return nil }
         var entries: [BillEntry] = []
         for payment in payments {
-            guard let number = payment.merchantReference, payment.state != .refused else { continue }
+            // Refused, or not decided yet: no money moved.
+            guard let number = payment.merchantReference, payment.state != .refused, payment.state != .pending else { continue }
             entries.append(
                 BillEntry(wallet: .applePay, outTradeNo: number, kind: .payment, amount: payment.authorized, reference: payment.reference))
             let released =
                 switch payment.state {
                 case .voided: payment.authorized.minorUnits
                 case .captured: payment.authorized.minorUnits - payment.captured.minorUnits
-                case .authorized, .refused: Int64(0)
+                case .authorized, .pending, .refused: Int64(0)
                 }
             let back = released + payment.refunded.minorUnits
             if back > 0 {

@@ -152,6 +152,15 @@ extension SQLOrderStore {
             let placed = try reread()
             let (updated, _) = try SQLLedger.settle(connection, order, record: Self.describe(record, placed), at: at)
             return .updated(updated, placed)
+        case .accepted(let transactionID):
+            guard payment.status == .processing else { return try unchanged() }
+            try connection.query(
+                "UPDATE payments SET status = 'pending', transaction_id = ?, updated_at = ? WHERE id = ? AND status = 'processing'",
+                [.text(transactionID), .integer(at), .text(paymentID)])
+            guard connection.changes == 1 else { throw StoreError(.busy, "payment \(paymentID) changed underneath; retry") }
+            let accepted = try reread()
+            let (updated, _) = try SQLLedger.settle(connection, order, record: record.adding(["payment": paymentID]), at: at)
+            return .updated(updated, accepted)
         case .succeeded(let transactionID, let amount):
             guard amount == payment.amount else {
                 throw StoreError(
