@@ -42,7 +42,9 @@ extension MerchantAPI {
         fields["payment"] = payment.id
         let named = Self.namedAmount(item.value, item.currency, of: payment)
         if let cycle = Self.disputeOpenings[item.eventCode] {
-            // The merchant hears of each dispute cycle once, whichever of its events comes first.
+            // The merchant hears of each dispute cycle once, whichever of its events comes first: every
+            // event of a dispute carries the dispute's own PSP reference (Adyen's dispute webhooks:
+            // "All events related to a dispute have the same PSP reference"; the payment's is `originalReference`).
             try await announceDispute(
                 DisputeJSON(
                     id: cycle.isEmpty ? item.pspReference : "\(item.pspReference) \(cycle)", processor: Self.adyenActor,
