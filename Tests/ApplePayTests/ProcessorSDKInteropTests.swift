@@ -7,8 +7,8 @@ import Testing
 
 /// Stripe's and Adyen's own Python SDKs (16.x, from PyPI, in .venv) against the sandbox's
 /// simulators: Stripe's with `stripe.api_base` pointed at it, Adyen's with its services'
-/// `baseUrl`. They create tokens, confirm, capture, cancel, refund and meet declines
-/// (scripts/interop/processors.py), and the Adyen SDK's `/payments` body is compared field by
+/// `baseUrl`. They create tokens, confirm, capture, cancel, refund, meet declines and a
+/// PaymentIntent left `processing` (scripts/interop/processors.py), and the Adyen SDK's `/payments` body is compared field by
 /// field with the one Cashier's ``ApplePay/AdyenProcessor`` builds.
 @Suite struct ProcessorSDKInteropTests {
     @Test(.timeLimit(.minutes(3))) func stripeAndAdyenSDKsAgainstTheSandbox() async throws {
@@ -29,6 +29,7 @@ import Testing
         #expect(summary?["stripe_live_key"] as? String == "refused")
         #expect(summary?["stripe_two_step"] as? String == "succeeded")
         #expect(summary?["stripe_dispute_events"] as? [String] == ["charge.dispute.created", "charge.dispute.funds_withdrawn"])
+        #expect(summary?["stripe_processing_events"] as? [String] == ["payment_intent.payment_failed", "payment_intent.succeeded"])
         #expect(summary?["adyen_refusal"] as? String == "Expired Card")
         #expect(
             summary?["adyen_body_fields"] as? [String] == ["amount", "merchantAccount", "paymentMethod", "reference", "shopperInteraction"])

@@ -178,6 +178,32 @@ check(
     "dispute list: %s" % disputes,
 )
 summary["stripe_dispute_events"] = sorted(e.type for e in received)
+
+# A PaymentIntent Stripe leaves processing (the sandbox's amounts ending in 56), decided later: the
+# SDK reads it as Stripe shows one, cannot cancel it, and verifies the events that decide it.
+undecided = confirm(stripe_token(mint("19.56")), 1956)
+check(undecided.status == "processing" and undecided.amount_received == 0, "processing: %s" % undecided)
+try:
+    stripe.PaymentIntent.cancel(undecided.id)
+    fail("a processing PaymentIntent was cancelled")
+except InvalidRequestError as error:
+    check(error.code == "payment_intent_unexpected_state", "cancel while processing: %s" % error.code)
+refused = confirm(stripe_token(mint("18.56")), 1856)
+sandbox_post("sandbox/stripe/decide", {"payment_intent": undecided.id, "outcome": "succeeded"})
+sandbox_post("sandbox/stripe/decide", {"payment_intent": refused.id, "outcome": "failed"})
+decided = [events.get(timeout=10), events.get(timeout=10)]
+check(all(isinstance(e, stripe.Event) for e in decided), "the SDK refused the sandbox's signature: %s" % decided)
+by_type = {e.type: e.data.object for e in decided}
+succeeded = by_type.get("payment_intent.succeeded")
+check(succeeded is not None and succeeded.id == undecided.id and succeeded.status == "succeeded", "succeeded: %s" % decided)
+failed = by_type.get("payment_intent.payment_failed")
+check(
+    failed is not None and failed.id == refused.id and failed.status == "requires_payment_method"
+    and failed.last_payment_error.message,
+    "payment_failed: %s" % decided,
+)
+check(stripe.PaymentIntent.retrieve(undecided.id).status == "succeeded", "retrieve after the decision")
+summary["stripe_processing_events"] = sorted(by_type)
 endpoint.shutdown()
 
 stripe.api_key = "sk_live_not_here"
