@@ -209,6 +209,21 @@ enum ServerDemo {
             guard try await session.status(placed.id, becomes: "refunded") else { return "the dispute's event was not recorded" }
             return "charge.dispute.funds_withdrawn verified (Stripe-Signature), recorded as a chargeback"
         }
+        await order("applepay via Stripe, processing", "19.56", expect: "paid") { placed in
+            _ = try await payments(placed.id, ["method": "applepay"])
+            let token = try await session.send(
+                "POST", session.sandbox.baseURL.absoluteString + "sandbox/applepay/token", ["order_id": placed.id])
+            // The sandbox's Stripe leaves an amount ending in 56 processing: the sheet completes, the order waits.
+            let answer = try await session.call("POST", "/v1/orders/\(placed.id)/payments/applepay/authorize", ["token": token])
+            guard answer["order_status"] as? String == "pending" else { return "an undecided PaymentIntent counted as paid: \(answer)" }
+            let waiting = try await session.call("GET", "/v1/orders/\(placed.id)")
+            let intent = ((waiting["payments"] as? [[String: Any]])?.first { $0["status"] as? String == "pending" })?["transaction_id"]
+            _ = try await session.send(
+                "POST", session.sandbox.baseURL.absoluteString + "sandbox/stripe/decide",
+                ["payment_intent": intent as? String ?? "", "outcome": "succeeded"])
+            guard try await session.status(placed.id, becomes: "paid") else { return "Stripe's decision was not recorded" }
+            return "pending while Stripe processed; payment_intent.succeeded verified, paid once"
+        }
         await order("paid twice: flagged, refunded", "7.70", expect: "paid") { placed in
             // An order string the payer never opened cannot be closed: paid after WeChat, it is a second payment.
             let stale = try await payments(placed.id, ["method": "alipay.app"])
@@ -268,7 +283,7 @@ enum ServerDemo {
             let rows = report.bill_rows.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             return (
                 "bills (\(rows)): \(report.matched) matched, \(report.discrepancies.count) discrepancies",
-                report.discrepancies.isEmpty && report.matched == 20 && report.refund_required.isEmpty && report.not_reconciled.isEmpty
+                report.discrepancies.isEmpty && report.matched == 21 && report.refund_required.isEmpty && report.not_reconciled.isEmpty
             )
         }
         await session.server.stop()
