@@ -45,6 +45,12 @@ public struct StoredPayment: Sendable, Equatable {
     public var contacts: PaymentContacts? = nil
 
     /// What may still be refunded.
+    /// Accepted by a card processor without a decision yet (a Stripe PaymentIntent `processing`,
+    /// Adyen's `Received`; ``PaymentOutcome/accepted(transactionID:)``): the money may still move,
+    /// so nothing else may start, reprice or close the order until the processor says. (Only such
+    /// an attempt has a transaction id while it is pending: other providers give one when paid.)
+    public var awaitsProcessorDecision: Bool { status == .pending && transactionID != nil }
+
     public var refundable: Money { Money(minorUnits: amount.minorUnits - reserved.minorUnits, currency: amount.currency) }
 
     /// `true` when the attempt is one of the kind `other` describes: same method, provider, app and payer.

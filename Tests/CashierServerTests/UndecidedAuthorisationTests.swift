@@ -101,6 +101,12 @@ import Testing
         #expect(
             close.status == 409 && close.errorCode == "payment_in_progress" && close.errorMessage.contains("processor"), "\(close.object)")
         #expect(try await world.status(id) == "pending")
+        // Nor does it take another payment meanwhile (both could be charged): another token, another wallet.
+        let again = try await world.authorize(id, token: try await world.token(for: id))
+        #expect(again.status == 409 && again.errorCode == "payment_in_progress", "\(again.object)")
+        let wechat = try await world.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"])
+        #expect(wechat.status == 409 && wechat.errorMessage.contains("decision"), "\(wechat.object)")
+        #expect(try await world.store.payments(orderID: id).count == 1)
         try await Task.sleep(for: .milliseconds(200))
         #expect(world.webhooks("order.paid", order: id).isEmpty)
 

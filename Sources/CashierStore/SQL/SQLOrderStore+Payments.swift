@@ -26,6 +26,9 @@ extension SQLOrderStore {
             if payments.contains(where: { $0.status == .processing && SQLStatements.stamp($0.updatedAt) > busySince }) {
                 throw StoreError(.inProgress, "an Apple Pay authorisation for order \(order.id) is in progress")
             }
+            if let undecided = payments.first(where: \.awaitsProcessorDecision) {
+                throw Self.undecided(undecided)
+            }
             if let token = new.walletToken,
                 try SQLLedger.payment(connection, where: "wallet_token = ?", [.text(token)]) != nil
             {
@@ -67,6 +70,14 @@ extension SQLOrderStore {
             return PaymentStart(
                 order: updated, payment: payment, reused: reused, superseded: payments.filter { $0.status.isOpen && $0.id != payment.id })
         }
+    }
+
+    /// Why nothing else may happen to an order whose payment the processor has not decided.
+    static func undecided(_ payment: StoredPayment) -> StoreError {
+        StoreError(
+            .inProgress,
+            "payment \(payment.id) of order \(payment.orderID) awaits its card processor's decision (\(payment.transactionID ?? "")): "
+                + "the order takes no other payment or price until the processor says")
     }
 
     /// `record` naming the attempt: its id, method, provider and trade number.
@@ -267,6 +278,7 @@ extension SQLOrderStore {
             if open.contains(where: { $0.status == .processing }) {
                 throw StoreError(.inProgress, "an Apple Pay authorisation for order \(orderID) is in progress")
             }
+            if let undecided = open.first(where: \.awaitsProcessorDecision) { throw Self.undecided(undecided) }
             // An attempt at a wallet would still take the old amount: only Apple Pay's, whose token
             // is checked against the order's total when it arrives, may stay open.
             if let other = open.first(where: { $0.provider != .applePay }) {
