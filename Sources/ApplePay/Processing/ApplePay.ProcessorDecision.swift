@@ -7,7 +7,9 @@ extension ApplePay {
         /// authorised until the processor says so — its webhook, or
         /// ``PaymentProcessor/payment(_:)`` asked later. `reference` is its id for the payment.
         /// The sheet completes with success: the payer's part is done, and the app waits for the
-        /// order (never for the sheet) to say paid.
+        /// order (never for the sheet) to say paid. A processor of your own that answers this must
+        /// also answer ``PaymentProcessor/payment(_:)``: Cashier reads only Stripe's and Adyen's
+        /// webhooks, so for any other processor asking is the only way the order learns the outcome.
         case pending(reference: String)
         case declined(DeclineReason, message: String)
 

@@ -387,7 +387,9 @@ extension MerchantAPI.AuthorizationAnswer: SchemaExample, SchemaDocumented {
     static var schemaName: String { "ApplePayAuthorizationResult" }
     static var schemaNotes: [String: [String: Any]] {
         [
-            "status": OpenAPIDocument.note("PKPaymentAuthorizationStatus: 0 success, 1 failure."),
+            "status": OpenAPIDocument.note(
+                "PKPaymentAuthorizationStatus: 0 success, 1 failure. Success with order_status pending: the card processor "
+                    + "accepted the payment without deciding it (message says processing); the order is paid when it decides."),
             "order_status": OpenAPIDocument.ref("OrderStatus"),
         ]
     }
