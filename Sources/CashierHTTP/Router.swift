@@ -11,13 +11,15 @@ public struct Router: Sendable {
     public typealias Handler = @Sendable (HTTPServerRequest, RouteParameters) async -> HTTPServerResponse
     /// A handler that answers at once, without waiting on anything (see ``HTTPServer/Answer``).
     public typealias ImmediateHandler = @Sendable (HTTPServerRequest, RouteParameters) -> HTTPServerResponse
+    /// A handler that decides on the worker thread how its request is answered (``HTTPServer/Answer``).
+    public typealias DecidingHandler = @Sendable (HTTPServerRequest, RouteParameters) -> HTTPServer.Answer
 
     private struct Route: Sendable {
         let method: String
         let pattern: String
         let segments: [Segment]
         let handler: Handler
-        let immediate: ImmediateHandler?
+        let deciding: DecidingHandler?
     }
 
     private enum Segment: Sendable, Equatable {
@@ -35,22 +37,39 @@ public struct Router: Sendable {
 
     /// Adds a route. Pattern segments in braces capture one non-empty path segment.
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
-        add(method, pattern, handler, immediate: nil)
+        add(method, pattern, handler, deciding: nil)
     }
 
     /// Adds a route answered on the server's worker thread (``immediateResponse(_:)``): for
     /// answers that wait on nothing, such as a health check. (A name of its own: with an
     /// overload of `add`, any synchronous trailing closure would silently become immediate.)
     public mutating func addImmediate(_ method: String, _ pattern: String, _ handler: @escaping ImmediateHandler) {
-        add(method, pattern, { request, parameters in handler(request, parameters) }, immediate: handler)
+        add(method, pattern, { request, parameters in handler(request, parameters) }, deciding: { .now(handler($0, $1)) })
     }
 
-    private mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler, immediate: ImmediateHandler?) {
+    /// Adds a route whose handler decides on the worker thread how its request is answered: at
+    /// once, later in a task, or handed to a thread of its own (``HTTPServer/Answer``). The handler
+    /// itself may only read and compute (check a signature, say); what it changes belongs in the
+    /// answer's work, which runs once.
+    public mutating func addDeciding(_ method: String, _ pattern: String, _ handler: @escaping DecidingHandler) {
+        add(method, pattern, { request, parameters in await Self.response(handler(request, parameters)) }, deciding: handler)
+    }
+
+    /// The response an answer comes to, waited for.
+    static func response(_ answer: HTTPServer.Answer) async -> HTTPServerResponse {
+        switch answer {
+        case .now(let response): response
+        case .later(let work): await work()
+        case .handedOff(let work): await withCheckedContinuation { continuation in work { continuation.resume(returning: $0) } }
+        }
+    }
+
+    private mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler, deciding: DecidingHandler?) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map { part -> Segment in
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
         precondition(!routes.contains { $0.method == method && $0.segments == segments }, "route \(method) \(pattern) is defined twice")
-        let route = Route(method: method, pattern: pattern, segments: segments, handler: handler, immediate: immediate)
+        let route = Route(method: method, pattern: pattern, segments: segments, handler: handler, deciding: deciding)
         let parts = segments.compactMap { segment -> Substring? in
             if case .literal(let text) = segment { return Substring(text) }
             return nil
@@ -69,8 +88,9 @@ public struct Router: Sendable {
     /// The answer of an immediate route (``addImmediate(_:_:_:)``), or nil when the request is
     /// for any other route (``handle(_:)`` answers it).
     public func immediateResponse(_ request: HTTPServerRequest) -> HTTPServerResponse? {
-        guard case .route(let route, let parameters) = lookup(request), let immediate = route.immediate else { return nil }
-        return immediate(request, parameters)
+        guard case .route(let route, let parameters) = lookup(request), case .now(let response)? = route.deciding?(request, parameters)
+        else { return nil }
+        return response
     }
 
     /// How the server should answer a request, after one lookup: at once for an immediate
@@ -78,7 +98,7 @@ public struct Router: Sendable {
     public func answer(_ request: HTTPServerRequest) -> HTTPServer.Answer {
         switch lookup(request) {
         case .route(let route, let parameters):
-            if let immediate = route.immediate { return .now(immediate(request, parameters)) }
+            if let deciding = route.deciding { return deciding(request, parameters) }
             return .later { await route.handler(request, parameters) }
         case .notAllowed(let allowed):
             var response = HTTPServerResponse.error(
@@ -91,10 +111,7 @@ public struct Router: Sendable {
 
     /// Answers a request.
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        switch answer(request) {
-        case .now(let response): return response
-        case .later(let work): return await work()
-        }
+        await Self.response(answer(request))
     }
 
     private enum Lookup {

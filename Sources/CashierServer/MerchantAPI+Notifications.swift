@@ -9,11 +9,7 @@ import Foundation
 /// all before the provider hears back.
 extension MerchantAPI {
     func notification(_ request: HTTPServerRequest, provider: PaymentProvider, merchant: String? = nil) async -> HTTPServerResponse {
-        guard let adapter = merchant.map({ adapters.adapter(for: provider, merchant: $0) }) ?? (try? adapters.adapter(for: provider)) else {
-            return .error(
-                status: 404, code: "not_found",
-                message: "\(provider.rawValue) is not configured on this server" + (merchant.map { " for merchant \($0)" } ?? ""))
-        }
+        guard let adapter = notificationAdapter(provider, merchant: merchant) else { return Self.unconfigured(provider, merchant) }
         let outcome: NotificationOutcome
         var isRefund = false
         switch try? await adapter.notification(request) {
@@ -23,8 +19,53 @@ extension MerchantAPI {
             isRefund = true
             outcome = await record(report, wallet: provider.wallet, adapter: adapter, body: request.body)
         }
+        return reply(adapter, outcome, provider: provider, refund: isRefund)
+    }
+
+    /// How a notification is answered, decided on the worker thread that read it. A reported
+    /// success that verifies there (WeChat Pay API v2: the merchant's key alone) goes straight to
+    /// the store's writer, and the writer's thread answers once it is committed — a repeat, the
+    /// usual case, needs nothing more. Anything else (a refund, another state, what does not
+    /// verify, an adapter that must wait to verify, a first success with attempts to close) is
+    /// answered by ``notification(_:provider:merchant:)`` or finished in a task, as before.
+    func notificationAnswer(_ request: HTTPServerRequest, provider: PaymentProvider, merchant: String? = nil) -> HTTPServer.Answer {
+        let usual = HTTPServer.Answer.later { await self.notification(request, provider: provider, merchant: merchant) }
+        guard let adapter = notificationAdapter(provider, merchant: merchant),
+            case .success(.payment(let report))? = adapter.notificationNow(request),
+            let success = paid(report, wallet: provider.wallet, body: request.body)
+        else { return usual }
+        return .handedOff { answer in
+            self.store.recordPayment(
+                success.outcome, wallet: provider.wallet, outTradeNo: report.outTradeNo, accept: success.accept, record: success.record,
+                duplicate: success.duplicate, now: self.clock.now()
+            ) { result in
+                if let outcome = Self.finishedAtOnce(result) {
+                    return answer(self.reply(adapter, outcome, provider: provider, refund: false))
+                }
+                Task {
+                    let outcome = await self.finish(result, report, wallet: provider.wallet, bodySHA256: success.record.bodySHA256)
+                    answer(self.reply(adapter, outcome, provider: provider, refund: false))
+                }
+            }
+        }
+    }
+
+    private func notificationAdapter(_ provider: PaymentProvider, merchant: String?) -> (any PaymentAdapter)? {
+        merchant.map { adapters.adapter(for: provider, merchant: $0) } ?? (try? adapters.adapter(for: provider))
+    }
+
+    private static func unconfigured(_ provider: PaymentProvider, _ merchant: String?) -> HTTPServerResponse {
+        .error(
+            status: 404, code: "not_found",
+            message: "\(provider.rawValue) is not configured on this server" + (merchant.map { " for merchant \($0)" } ?? ""))
+    }
+
+    /// The provider's answer to what became of its notification, counted for `/metrics`.
+    private func reply(_ adapter: any PaymentAdapter, _ outcome: NotificationOutcome, provider: PaymentProvider, refund: Bool)
+        -> HTTPServerResponse
+    {
         metrics.increment(
-            "cashier_notifications_total", ["provider": Self.metricName(provider, refund: isRefund), "outcome": outcome.rawValue])
+            "cashier_notifications_total", ["provider": Self.metricName(provider, refund: refund), "outcome": outcome.rawValue])
         return adapter.reply(to: outcome)
     }
 
@@ -40,47 +81,104 @@ extension MerchantAPI {
         return refund ? base + "_refund" : base
     }
 
+    /// What the store records of a reported success: the outcome, the provider's checks run on
+    /// the attempt it finds (a refusal writes nothing), and the log line for a change or a repeat.
+    struct ReportedSuccess: Sendable {
+        let outcome: PaymentOutcome
+        let accept: @Sendable (StoredPayment) throws -> Void
+        let record: EventRecord
+        let duplicate: EventRecord
+    }
+
+    /// The success `report` reports, or `nil` when it reports none.
+    private func paid(_ report: PaymentReport, wallet: PaymentMethod.Wallet, body: [UInt8]) -> ReportedSuccess? {
+        guard case .paid(let amount, let transactionID) = report.state else { return nil }
+        let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(body))
+        let detail = Self.detail(report.fields)
+        let check = report.check
+        return ReportedSuccess(
+            outcome: .succeeded(transactionID: transactionID, amount: amount),
+            accept: { payment in
+                do { try Self.accept(payment, amount: amount, check: check) } catch let error as PaymentError {
+                    throw Refusal(payment: payment, error: error)
+                }
+            },
+            record: EventRecord(kind: .notification, detail: detail, bodySHA256: bodyHash),
+            duplicate: EventRecord(kind: .notificationDuplicate, detail: detail, bodySHA256: bodyHash))
+    }
+
     /// A verified payment notification: the attempt found by its trade number at the wallet, the
     /// provider's checks run against it, the success recorded once (or its duplicate logged).
     /// A success takes one transaction: the attempt is found, checked and recorded together.
     func record(_ report: PaymentReport, wallet: PaymentMethod.Wallet, body: [UInt8]) async -> NotificationOutcome {
+        if let success = paid(report, wallet: wallet, body: body) {
+            let result: Result<PaymentRecorded?, any Error>
+            do {
+                result = .success(
+                    try await store.recordPayment(
+                        success.outcome, wallet: wallet, outTradeNo: report.outTradeNo, accept: success.accept, record: success.record,
+                        duplicate: success.duplicate, now: clock.now()))
+            } catch {
+                result = .failure(error)
+            }
+            return await finish(result, report, wallet: wallet, bodySHA256: success.record.bodySHA256)
+        }
         let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(body))
-        let detail = Self.detail(report.fields)
         do {
-            if case .paid(let amount, let transactionID) = report.state {
-                let check = report.check
-                let found = try await store.recordPayment(
-                    .succeeded(transactionID: transactionID, amount: amount), wallet: wallet, outTradeNo: report.outTradeNo,
-                    accept: { payment in
-                        do { try Self.accept(payment, amount: amount, check: check) } catch let error as PaymentError {
-                            throw Refusal(payment: payment, error: error)
-                        }
-                    },
-                    record: EventRecord(kind: .notification, detail: detail, bodySHA256: bodyHash),
-                    duplicate: EventRecord(kind: .notificationDuplicate, detail: detail, bodySHA256: bodyHash), now: clock.now())
-                if let found {
-                    try await afterSuccess(found)
-                    return .acknowledged  // only now: the change (or the duplicate) is on disk
-                }
-            } else if let payment = try await store.payment(wallet: wallet, outTradeNo: report.outTradeNo) {
-                try await store.append(
-                    EventRecord(kind: .notification, detail: detail, bodySHA256: bodyHash), to: payment.orderID, now: clock.now())
-                return .acknowledged
+            guard let payment = try await store.payment(wallet: wallet, outTradeNo: report.outTradeNo) else {
+                return try await refuseUnknown(report, bodySHA256: bodyHash)
             }
-            // No attempt of ours has this number: logged against the order if one has it, refused.
-            if let order = try await store.order(outTradeNo: report.outTradeNo) {
-                try await store.append(
-                    EventRecord(
-                        kind: .notificationRefused, detail: Self.detail(["reason": "no payment was started with this number"]),
-                        bodySHA256: bodyHash), to: order.id, now: clock.now())
-            }
-            return .refused
-        } catch let refusal as Refusal {
-            do { try await refuse(refusal.payment, refusal.error, bodySHA256: bodyHash) } catch { return .retry }
-            return .refused
+            try await store.append(
+                EventRecord(kind: .notification, detail: Self.detail(report.fields), bodySHA256: bodyHash), to: payment.orderID,
+                now: clock.now())
+            return .acknowledged
         } catch {
             return .retry
         }
+    }
+
+    /// What a recorded success comes to when nothing is left to do: a repeat, or a change needing
+    /// no follow-up, is acknowledged (it is on disk); a failure other than a refused check is
+    /// answered "retry". `nil`: ``finish(_:_:wallet:bodySHA256:)`` has more to do.
+    static func finishedAtOnce(_ result: Result<PaymentRecorded?, any Error>) -> NotificationOutcome? {
+        switch result {
+        case .success(.unchanged?), .success(.updated?): .acknowledged
+        case .failure(let error) where !(error is Refusal): .retry
+        default: nil
+        }
+    }
+
+    /// The rest of a recorded success: a first one closes the order's other attempts (only then
+    /// is it acknowledged), a refused check is logged, and a number no attempt has is refused.
+    func finish(_ result: Result<PaymentRecorded?, any Error>, _ report: PaymentReport, wallet: PaymentMethod.Wallet, bodySHA256: String?)
+        async -> NotificationOutcome
+    {
+        if let outcome = Self.finishedAtOnce(result) { return outcome }
+        do {
+            switch result {
+            case .success(let found?):
+                try await afterSuccess(found)
+                return .acknowledged  // only now: the change is on disk
+            case .success(nil): return try await refuseUnknown(report, bodySHA256: bodySHA256)
+            case .failure(let error):
+                guard let refusal = error as? Refusal else { return .retry }
+                try await refuse(refusal.payment, refusal.error, bodySHA256: bodySHA256)
+                return .refused
+            }
+        } catch {
+            return .retry
+        }
+    }
+
+    /// No attempt of ours has the report's number: logged against the order if one has it, refused.
+    private func refuseUnknown(_ report: PaymentReport, bodySHA256: String?) async throws -> NotificationOutcome {
+        if let order = try await store.order(outTradeNo: report.outTradeNo) {
+            try await store.append(
+                EventRecord(
+                    kind: .notificationRefused, detail: Self.detail(["reason": "no payment was started with this number"]),
+                    bodySHA256: bodySHA256), to: order.id, now: clock.now())
+        }
+        return .refused
     }
 
     /// A reported success the payment's checks refused (another amount or currency): nothing

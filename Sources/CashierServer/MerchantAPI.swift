@@ -147,11 +147,11 @@ struct MerchantAPI: Sendable {
         router.add("POST", "/notify/adyen") { request, _ in await self.adyenWebhook(request) }
         router.add("POST", "/notify/stripe") { request, _ in await self.stripeWebhook(request) }
         for (path, provider) in routes {
-            router.add("POST", path) { request, _ in await self.notification(request, provider: provider) }
+            router.addDeciding("POST", path) { request, _ in self.notificationAnswer(request, provider: provider) }
             // A sub-merchant's notifications come to its own path, verified by its adapter.
             let merchantPath = path.hasSuffix("/refund") ? String(path.dropLast(7)) + "/m/{merchant}/refund" : path + "/m/{merchant}"
-            router.add("POST", merchantPath) { request, parameters in
-                await self.notification(request, provider: provider, merchant: parameters["merchant"])
+            router.addDeciding("POST", merchantPath) { request, parameters in
+                self.notificationAnswer(request, provider: provider, merchant: parameters["merchant"])
             }
         }
     }

@@ -86,19 +86,19 @@ public final class MerchantServer: Sendable {
         } else {
             metricsServer = nil
         }
+        /// A request that may have changed an order may have queued a webhook: it is sent now.
+        @Sendable func changed(_ request: HTTPServerRequest, _ response: HTTPServerResponse) -> HTTPServerResponse {
+            if request.method != "GET" && request.method != "HEAD" && response.status < 500 {
+                webhooksDue.ring()
+                api.watch.ring()
+            }
+            return finished(request, response)
+        }
         server = HTTPServer(configuration: limits, accessLog: logged) { request in
             switch routes.answer(request) {
-            case .now(let response): return .now(finished(request, response))
-            case .later(let work):
-                return .later {
-                    let response = await work()
-                    // A request that may have changed an order may have queued a webhook: send it now.
-                    if request.method != "GET" && request.method != "HEAD" && response.status < 500 {
-                        webhooksDue.ring()
-                        api.watch.ring()
-                    }
-                    return finished(request, response)
-                }
+            case .now(let response): .now(finished(request, response))
+            case .later(let work): .later { changed(request, await work()) }
+            case .handedOff(let work): .handedOff { answer in work { answer(changed(request, $0)) } }
             }
         }
         self.listening = listening

@@ -70,36 +70,42 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
 
     /// Runs `body` in the next batch; returns once the batch is committed.
     func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let job = Job(
-                run: { connection, place in
-                    let outcome: Result<T, any Error>
+        try await withCheckedThrowingContinuation { continuation in submit(body) { continuation.resume(with: $0) } }
+    }
+
+    /// Runs `body` in the next batch and calls `done` once with its result: on the writer's thread
+    /// once the batch is committed (or failed), or at once when the writer is stopped.
+    func submit<T: Sendable>(
+        _ body: @escaping @Sendable (Connection) throws -> T, then done: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let job = Job(
+            run: { connection, place in
+                let outcome: Result<T, any Error>
+                do {
+                    try connection.openSavepoint(place)
                     do {
-                        try connection.openSavepoint(place)
-                        do {
-                            outcome = .success(try body(connection))
-                            try connection.releaseSavepoint(place)
-                        } catch {
-                            connection.rollbackToSavepoint(place)
-                            throw error
-                        }
+                        outcome = .success(try body(connection))
+                        try connection.releaseSavepoint(place)
                     } catch {
-                        return { _ in continuation.resume(throwing: error) }
+                        connection.rollbackToSavepoint(place)
+                        throw error
                     }
-                    return { commitError in continuation.resume(with: commitError.map { .failure($0) } ?? outcome) }
-                },
-                fail: { continuation.resume(throwing: $0) })
-            let accepted = shared.queue.withLock { queue in
-                guard !queue.stopped else { return false }
-                queue.jobs.append(job)
-                return true
-            }
-            guard accepted else {
-                job.fail(StoreError(.unavailable, "the store is closed"))
-                return
-            }
-            shared.wake.signal()
+                } catch {
+                    return { _ in done(.failure(error)) }
+                }
+                return { commitError in done(commitError.map { .failure($0) } ?? outcome) }
+            },
+            fail: { done(.failure($0)) })
+        let accepted = shared.queue.withLock { queue in
+            guard !queue.stopped else { return false }
+            queue.jobs.append(job)
+            return true
         }
+        guard accepted else {
+            job.fail(StoreError(.unavailable, "the store is closed"))
+            return
+        }
+        shared.wake.signal()
     }
 
     private static func loop(_ shared: Shared, _ seat: Seat) {

@@ -77,6 +77,14 @@ public protocol OrderStore: Sendable {
         accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date
     ) async throws -> PaymentRecorded?
 
+    /// The same, for a caller that waits on no task: `done` is called once, when the transaction
+    /// is committed (or has failed), from the thread that committed it — the SQLite writer's, so a
+    /// notification's answer follows its commit without a hop through Swift's cooperative threads.
+    func recordPayment(
+        _ outcome: PaymentOutcome, wallet: PaymentMethod.Wallet, outTradeNo: String,
+        accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date,
+        then done: @escaping @Sendable (Result<PaymentRecorded?, any Error>) -> Void)
+
     func payment(id: String) async throws -> StoredPayment?
     /// Keeps the contacts the payer chose with a payment.
     func setContacts(_ contacts: PaymentContacts, of paymentID: String, now: Date) async throws

@@ -105,6 +105,29 @@ import Testing
                     sink.streamsEnded.add(1, ordering: .relaxed)
                 }
             }
+            // Handed to a thread of its own, which answers when done: later (the usual case), at
+            // once from inside the hand-off, or after the server has stopped.
+            let handOff = DispatchQueue(label: "hand-off", attributes: .concurrent)
+            router.addDeciding("POST", "/handed-off") { request, _ in
+                .handedOff { answer in
+                    handOff.asyncAfter(deadline: .now() + .milliseconds(Int.random(in: 0...20))) {
+                        answer(.text("from \(Thread.current.name ?? "?"): " + String(decoding: request.body, as: UTF8.self)))
+                    }
+                }
+            }
+            router.addDeciding("GET", "/handed-back") { _, _ in .handedOff { answer in answer(.text("answered inside the hand-off")) } }
+            router.addDeciding("GET", "/handed-held") { _, _ in
+                .handedOff { answer in
+                    handOff.async {
+                        sink.heldStarted.store(true, ordering: .releasing)
+                        while !sink.released.load(ordering: .acquiring) { usleep(5_000) }
+                        answer(.text("done"))
+                    }
+                }
+            }
+            router.addDeciding("GET", "/decides/{how}") { _, parameters in
+                parameters["how"] == "now" ? .now(.text("now")) : .later { .text("later") }
+            }
             let handler = router
             let log = self.log
             server = HTTPServer(
@@ -161,6 +184,56 @@ import Testing
         var router = Router()
         router.add("GET", "/a") { _, _ in .text("async") }
         #expect(router.immediateResponse(HTTPServerRequest(method: "GET", path: "/a")) == nil)
+    }
+
+    /// A route whose handler decides on the worker thread: at once, in a task, or handed to a
+    /// thread of its own that answers when done — two hundred at once, each with its own answer,
+    /// none through Swift's tasks; an answer given inside the hand-off itself is sent too.
+    @Test func handedOffAnswersComeFromTheThreadTheWorkWasHandedTo() async throws {
+        let fixture = try Fixture()
+        let answers = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    let (status, body, _) = try await fixture.send("POST", "/handed-off", body: Data("request \(index)".utf8))
+                    let text = String(decoding: body, as: UTF8.self)
+                    return status == 200 && text.hasSuffix(": request \(index)") && !text.hasPrefix("from MHD-worker")
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(answers.count == 200 && answers.allSatisfy { $0 })
+        let (status, body, _) = try await fixture.send("GET", "/handed-back")
+        #expect(status == 200 && String(decoding: body, as: UTF8.self) == "answered inside the hand-off")
+        #expect(try await fixture.send("GET", "/decides/now").1 == Data("now".utf8))
+        #expect(try await fixture.send("GET", "/decides/later").1 == Data("later".utf8))
+        #expect(
+            fixture.log.lines.withLock { $0 }.filter { $0.contains(#""path":"/handed-off""#) && $0.contains(#""status":200"#) }.count == 200
+        )
+        // Awaited through the router (as a test or another server would), the same answers.
+        var router = Router()
+        router.addDeciding("GET", "/h") { _, _ in .handedOff { answer in DispatchQueue.global().async { answer(.text("waited")) } } }
+        #expect(await router.handle(HTTPServerRequest(method: "GET", path: "/h")).body == Array("waited".utf8))
+        #expect(router.immediateResponse(HTTPServerRequest(method: "GET", path: "/h")) == nil)
+        await fixture.server.stop()
+    }
+
+    /// A server stopped while handed-off work runs answers it 503 and ignores the late answer.
+    @Test func stopAnswersHandedOffWorkStillRunning() async throws {
+        let fixture = try Fixture()
+        let held = Task { () -> Result<(Int, Data, HTTPURLResponse), any Error> in
+            do { return .success(try await fixture.send("GET", "/handed-held")) } catch { return .failure(error) }
+        }
+        await eventually(timeout: .seconds(90), interval: .milliseconds(10)) { fixture.log.heldStarted.load(ordering: .acquiring) }
+        await fixture.server.stop(grace: .milliseconds(20))
+        switch await held.value {
+        case .success(let (status, body, _)):
+            #expect(status == 503 && String(decoding: body, as: UTF8.self).contains("server_stopping"))
+        case .failure(let error):
+            #expect(error is URLError)
+        }
+        fixture.log.released.store(true, ordering: .releasing)  // the work answers after the stop: nothing happens
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(fixture.log.lines.withLock { $0 }.allSatisfy { !($0.contains(#""status":200"#) && $0.contains("/handed-held")) })
     }
 
     /// A prepared response is built once and sent to many connections at once, from both

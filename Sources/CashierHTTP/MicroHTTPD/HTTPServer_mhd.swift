@@ -95,11 +95,15 @@ public final class HTTPServer: Sendable {
 
     /// How a request is answered: ``now(_:)``, on the worker thread that read it — for answers that
     /// wait on nothing (no disk, no network, no lock held for long), skipping the suspend, the
-    /// task and the resume a handler costs — or ``later(_:)``, by work run in a task of its own while
-    /// the connection is suspended.
+    /// task and the resume a handler costs —, ``later(_:)``, by work run in a task of its own while
+    /// the connection is suspended, or ``handedOff(_:)``.
     public enum Answer: Sendable {
         case now(HTTPServerResponse)
         case later(@Sendable () async -> HTTPServerResponse)
+        /// Work started on the worker thread and handed to a thread of its own (a store's writer),
+        /// which calls `answer` once, from that thread, when the response is ready: the
+        /// connection is suspended meanwhile as for ``later(_:)``, without a task in between.
+        case handedOff(@Sendable (_ answer: @escaping @Sendable (HTTPServerResponse) -> Void) -> Void)
     }
 
     /// Decides, on the worker thread, how each request is answered (``Router/answer(_:)`` is one).
@@ -468,13 +472,14 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     let query = values(connection, .GET_ARGUMENT_KIND).map { (name: $0.0, value: $0.1) }
     var request = HTTPServerRequest(method: state.method, path: state.path, query: query, headers: headers, body: state.body)
     request.remoteAddress = arriving.map(\.address) ?? clientAddress(connection)
-    let work: @Sendable () async -> HTTPServerResponse
+    let start: @Sendable (_ key: UInt) -> Void
     switch core.responder(request) {
     case .now(let response): return answer(response, state, connection, core)
-    case .later(let later): work = later
+    case .later(let work): start = { key in Task { core.resume(key, with: await work()) } }
+    case .handedOff(let work): start = { key in work { core.resume(key, with: $0) } }
     }
     // The worker does not wait for the handler: the connection is suspended and the worker
-    // serves others; the handler's task resumes it with the answer. Requests in flight are
+    // serves others; the handler's task (or the thread the work was handed to) resumes it with the answer. Requests in flight are
     // bounded by the connection limit, not by the number of workers.
     let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
     let pending = PendingResponse()
@@ -488,7 +493,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     guard accepted else { return answer(HTTPServer.stoppingResponse, state, connection, core) }
     core.unfinished.add(1, ordering: .relaxed)  // until libmicrohttpd reports the request completed
     state.unfinished = true
-    Task { core.resume(key, with: await work()) }
+    start(key)
     return .YES
 }
 

@@ -62,6 +62,11 @@ protocol PaymentAdapter: Sendable {
     /// - Throws: when it does not verify (nothing is touched).
     func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification
 
+    /// The same, verified on the calling thread when that needs nothing to be waited for (no
+    /// certificate to fetch, no lookup): the verified notification or why it does not verify.
+    /// `nil` (the default): only ``notification(_:)`` can tell.
+    func notificationNow(_ request: HTTPServerRequest) -> Result<ProviderNotification, any Error>?
+
     /// The provider's answer to a notification, by what became of it.
     func reply(to outcome: NotificationOutcome) -> HTTPServerResponse
 
@@ -71,6 +76,7 @@ protocol PaymentAdapter: Sendable {
 }
 
 extension PaymentAdapter {
+    func notificationNow(_ request: HTTPServerRequest) -> Result<ProviderNotification, any Error>? { nil }
     var refundAnswerIsFinal: Bool { false }
     func maintainKeys() async {}
     func fundFlow(date: String) async throws -> [FundFlowMovement]? { nil }

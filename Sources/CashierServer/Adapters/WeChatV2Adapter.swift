@@ -209,6 +209,15 @@ struct WeChatV2Adapter: CounterCollector {
     }
 
     func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification {
+        try verified(request)
+    }
+
+    /// API v2 notifications verify with the merchant's key alone: on the worker thread.
+    func notificationNow(_ request: HTTPServerRequest) -> Result<ProviderNotification, any Error>? {
+        Result { try verified(request) }
+    }
+
+    private func verified(_ request: HTTPServerRequest) throws -> ProviderNotification {
         if ByteSearch.contains(request.body, Self.refundMarker) {
             // Refunds of a mini program's (or official account's) payments name its appid.
             let refund = try WeChatPay.V2.RefundNotification.verify(request.body, merchants: merchants)

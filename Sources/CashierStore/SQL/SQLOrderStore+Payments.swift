@@ -117,7 +117,27 @@ extension SQLOrderStore {
         _ outcome: PaymentOutcome, wallet: PaymentMethod.Wallet, outTradeNo: String,
         accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date
     ) async throws -> PaymentRecorded? {
-        try await withTransaction { session in
+        try await withTransaction(
+            Self.recording(outcome, wallet: wallet, outTradeNo: outTradeNo, accept: accept, record: record, duplicate: duplicate, now: now))
+    }
+
+    public func recordPayment(
+        _ outcome: PaymentOutcome, wallet: PaymentMethod.Wallet, outTradeNo: String,
+        accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date,
+        then done: @escaping @Sendable (Result<PaymentRecorded?, any Error>) -> Void
+    ) {
+        withTransaction(
+            Self.recording(outcome, wallet: wallet, outTradeNo: outTradeNo, accept: accept, record: record, duplicate: duplicate, now: now),
+            then: done)
+    }
+
+    /// The transaction of ``recordPayment(_:wallet:outTradeNo:accept:record:duplicate:now:)``: the
+    /// attempt found by its number with its order, `accept`ed, and the outcome recorded.
+    private static func recording(
+        _ outcome: PaymentOutcome, wallet: PaymentMethod.Wallet, outTradeNo: String,
+        accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date
+    ) -> @Sendable (SQLSession) throws -> PaymentRecorded? {
+        { session in
             guard
                 let found = try SQLLedger.paymentAndOrder(
                     session.connection, where: "p.wallet = ? AND p.out_trade_no = ?", [.text(wallet.rawValue), .text(outTradeNo)])

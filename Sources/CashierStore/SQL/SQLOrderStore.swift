@@ -9,8 +9,22 @@ public protocol SQLOrderStore: OrderStore {
     /// Runs `body` as one transaction, all or nothing, durable when this returns.
     @discardableResult
     func withTransaction<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
+    /// Runs `body` in a transaction and calls `done` once with its result, after the commit
+    /// (by default from a task that waits for ``withTransaction(_:)``).
+    func withTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (SQLSession) throws -> T, then done: @escaping @Sendable (Result<T, any Error>) -> Void)
     /// Runs a read outside any write.
     func withReading<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
+}
+
+extension SQLOrderStore {
+    public func withTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (SQLSession) throws -> T, then done: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        Task {
+            do { done(.success(try await withTransaction(body))) } catch { done(.failure(error)) }
+        }
+    }
 }
 
 extension SQLOrderStore {

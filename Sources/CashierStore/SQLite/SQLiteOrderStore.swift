@@ -73,6 +73,13 @@ public final class SQLiteOrderStore: SQLOrderStore {
         try await writer.write { try body(SQLSession(connection: $0)) }
     }
 
+    /// `done` runs on the writer's thread, right after the batch's commit.
+    public func withTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (SQLSession) throws -> T, then done: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        writer.submit({ try body(SQLSession(connection: $0)) }, then: done)
+    }
+
     /// On a free reader connection (or the next one, when all are busy), or through the writer
     /// for an in-memory database.
     public func withReading<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
