@@ -206,6 +206,15 @@ struct AlipayAdapter: CounterCollector {
     }
 
     func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification {
+        try verified(request)
+    }
+
+    /// Alipay's notifications verify with its public key, held here: on the worker thread.
+    func notificationNow(_ request: HTTPServerRequest) -> Result<ProviderNotification, any Error>? {
+        Result { try verified(request) }
+    }
+
+    private func verified(_ request: HTTPServerRequest) throws -> ProviderNotification {
         let notification = try Alipay.Notification.verify(
             request.body, publicKey: configuration.alipayPublicKey, appID: configuration.appID,
             sellerID: subMerchant == nil ? configuration.sellerID : nil)
