@@ -117,9 +117,7 @@ import Testing
         #expect(try await eventually { try await world.status(failed) == "refunded" })
         let (payment, back) = try await Self.failure(world, failed)
         #expect(payment.capture == .failed && back?.amount.minorUnits == 800)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// A void Adyen refuses by webhook is logged on the order and changes nothing: Cashier voids
@@ -169,8 +167,6 @@ import Testing
             "the CAPTURE webhook finishes the release")
         #expect(try await world.store.payments(orderID: part).contains { $0.capture == .captured })
         #expect(try await world.store.order(id: part)?.refunded.minorUnits == 200)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 }

@@ -73,9 +73,7 @@ import Testing
         #expect(try await world.store.refund(outRefundNo: number)?.status == .failed)
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 4000)
         #expect(try await world.store.payment(id: payment.id)?.status == .succeeded)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     @Test(.timeLimit(.minutes(3)), arguments: MoneyWorld.Backend.available)
@@ -96,9 +94,7 @@ import Testing
         let capture = try await world.call("POST", "/v1/orders/\(cancelled.id)/capture", json: [:])
         #expect(capture.status == 409, "\(capture.object)")
         #expect(try await world.store.refunds(orderID: captured.id).isEmpty)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// A refund's webhook that does not fit the payment it names is logged and moves nothing: another

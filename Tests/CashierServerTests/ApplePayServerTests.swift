@@ -241,9 +241,7 @@ import Testing
         let recovered = try await world.authorize(lost.id, token: try await world.token(for: lost.id))
         #expect(recovered.status == 200 && recovered.object["status"] as? Int == 0, "\(recovered.object)")
         #expect(world.sandbox.stripe.core.processor.entries.count == 1)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     @Test func webSessionsAndTheDomainAssociationFile() async throws {
@@ -366,9 +364,7 @@ import Testing
         #expect(try await world.store.order(id: other.id)?.status == .refunded)
         let refunds = try await world.store.refunds(orderID: other.id)
         #expect(refunds.count == 1 && refunds[0].reason == "voided" && refunds[0].requestedBy?.hasPrefix("dashboard") == true)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// Apple Pay is reconciled against the processor's own records: Stripe's PaymentIntents, and

@@ -10,10 +10,8 @@ import Testing
 /// — once per dispute, whichever of the processor's events about it come first, and however many
 /// copies arrive at however many instances. The money it takes follows as `order.refunded`.
 @Suite struct DisputeWebhookTests {
-    typealias Processor = LapsedAuthorisationTests.Processor
-
-    @Test(.timeLimit(.minutes(3)), arguments: LapsedAuthorisationTests.cases)
-    func aDisputeIsAnnouncedOnceBeforeItsMoney(processor: Processor, backend: MoneyWorld.Backend) async throws {
+    @Test(.timeLimit(.minutes(3)), arguments: CardProcessor.cases)
+    func aDisputeIsAnnouncedOnceBeforeItsMoney(processor: CardProcessor, backend: MoneyWorld.Backend) async throws {
         let world =
             processor == .stripe ? try await StripeWebhookTests.world(backend) : try await AdyenWebhookTests.world(backend)
         let id = try await world.paidByApplePay("32.00")

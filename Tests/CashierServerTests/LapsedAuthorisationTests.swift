@@ -12,16 +12,7 @@ import Testing
 /// and what was held is recorded as gone back — once, however many copies arrive at however many
 /// instances, and never beside a void of Cashier's own at the same moment.
 @Suite struct LapsedAuthorisationTests {
-    enum Processor: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        case stripe, adyen
-        var testDescription: String { rawValue }
-    }
-
-    static var cases: [(Processor, MoneyWorld.Backend)] {
-        Processor.allCases.flatMap { processor in MoneyWorld.Backend.available.map { (processor, $0) } }
-    }
-
-    static func world(_ processor: Processor, _ backend: MoneyWorld.Backend) async throws -> MoneyWorld {
+    static func world(_ processor: CardProcessor, _ backend: MoneyWorld.Backend) async throws -> MoneyWorld {
         switch processor {
         case .stripe: try await StripeWebhookTests.world(backend, capture: .manual)
         case .adyen: try await AdyenWebhookTests.world(backend, capture: .manual)
@@ -29,7 +20,7 @@ import Testing
     }
 
     /// The processor lets the payment's authorisation lapse; the sandbox's status code.
-    static func expire(_ world: MoneyWorld, _ processor: Processor, _ reference: String) async throws -> Int {
+    static func expire(_ world: MoneyWorld, _ processor: CardProcessor, _ reference: String) async throws -> Int {
         switch processor {
         case .stripe: try await world.sandboxCall("POST", "/sandbox/stripe/expire", json: ["payment_intent": reference]).status
         case .adyen: try await world.sandboxCall("POST", "/sandbox/adyen/expire", json: ["psp_reference": reference]).status
@@ -37,7 +28,7 @@ import Testing
     }
 
     /// Every copy of the lapse's word, at once, to every instance.
-    static func replay(_ world: MoneyWorld, _ processor: Processor, _ payment: StoredPayment, copies: Int) async -> (
+    static func replay(_ world: MoneyWorld, _ processor: CardProcessor, _ payment: StoredPayment, copies: Int) async -> (
         sent: Int, acknowledged: Int
     )? {
         let (key, path) =
@@ -56,8 +47,8 @@ import Testing
         return (id, payment)
     }
 
-    @Test(.timeLimit(.minutes(3)), arguments: cases)
-    func aLapsedAuthorisationIsRecordedAsGoneBackOnce(processor: Processor, backend: MoneyWorld.Backend) async throws {
+    @Test(.timeLimit(.minutes(3)), arguments: CardProcessor.cases)
+    func aLapsedAuthorisationIsRecordedAsGoneBackOnce(processor: CardProcessor, backend: MoneyWorld.Backend) async throws {
         let world = try await Self.world(processor, backend)
         let (id, payment) = try await Self.held(world, "25.00")
         #expect(try await Self.expire(world, processor, try #require(payment.transactionID)) == 200)
@@ -76,15 +67,13 @@ import Testing
         // Capturing it now is refused here, saying why, and nothing is asked of the processor.
         let capture = try await world.call("POST", "/v1/orders/\(id)/capture", json: [:])
         #expect(capture.status == 409 && capture.errorMessage.contains("voided"), "\(capture.object)")
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// The merchant voids while the authorisation lapses: whichever comes first, the money goes
     /// back once, and the books agree with the processor's.
-    @Test(.timeLimit(.minutes(3)), arguments: cases)
-    func aLapseAndAVoidAtOnceGiveTheMoneyBackOnce(processor: Processor, backend: MoneyWorld.Backend) async throws {
+    @Test(.timeLimit(.minutes(3)), arguments: CardProcessor.cases)
+    func aLapseAndAVoidAtOnceGiveTheMoneyBackOnce(processor: CardProcessor, backend: MoneyWorld.Backend) async throws {
         let world = try await Self.world(processor, backend)
         var orders: [(id: String, payment: StoredPayment)] = []
         for amount in ["11.00", "12.00", "13.00", "14.00"] { orders.append(try await Self.held(world, amount)) }
@@ -110,9 +99,7 @@ import Testing
         for order in orders {
             #expect(try await world.store.order(id: order.id)?.refunded == order.payment.amount)
         }
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// The lapse's word never comes (the webhook is lost, or not set up): a capture the processor
@@ -173,9 +160,7 @@ import Testing
             #expect(try await world.store.refunds(orderID: order.id).count == before)
             #expect(try await world.store.order(id: order.id)?.refunded == order.payment.amount)
         }
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// The processor's word on a void of Cashier's own (Stripe's `payment_intent.canceled` follows

@@ -45,9 +45,7 @@ extension MoneySafetyTests {
         }
         let books = try await world.ledger()
         #expect(books.filter { $0.paid }.allSatisfy { $0.refunded_minor == 1000 }, "\(books)")
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// A sub-merchant's own key and the platform's refund at once, across instances: each order
@@ -97,9 +95,7 @@ extension MoneySafetyTests {
         #expect(refunds.count == 5 && refunds.allSatisfy { $0["order_id"] as? String == north }, "\(refunds)")
         let books = try await world.ledger()
         #expect(books.filter { $0.paid }.count == 2 && books.filter { $0.paid }.allSatisfy { $0.refunded_minor == 1000 }, "\(books)")
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// A merchant who chooses so gets duplicates refunded by the refund job, once, however many
@@ -123,9 +119,7 @@ extension MoneySafetyTests {
         #expect(refunds.count == 1 && refunds.first?.status == .succeeded && refunds.first?.amount.minorUnits == 1200)
         #expect(try await world.store.order(id: order.id)?.refundRequired == false)
         #expect(try await world.store.order(id: order.id)?.status == .paid)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// Finding 2: eight refunds of 30.00 at once on a paid 100.00 order, each with its own key:
@@ -222,9 +216,7 @@ extension MoneySafetyTests {
         #expect(try await world.ledger().first { $0.out_trade_no == order.number }?.refunded_minor == 10_000)
         let report = try await world.reconcile()
         #expect((report["discrepancies"] as? [Any])?.isEmpty == true, "\(report)")
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// Finding 7: a refund the provider accepts and later reports failed (WeChat v2
@@ -280,8 +272,6 @@ extension MoneySafetyTests {
         #expect(await eventually { !world.webhooks("order.refund_failed", order: order.id).isEmpty })
         _ = try await world.sandboxCall("POST", "sandbox/refund_outcome", json: ["outcome": "succeed"])
         #expect(try await world.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "6.00"]).status == 200)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 }

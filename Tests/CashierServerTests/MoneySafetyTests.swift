@@ -73,9 +73,7 @@ import Testing
         #expect(books.first { $0.provider == "alipay" && $0.out_trade_no == twice.number }?.refunded_minor == 3000)
         #expect(books.first { $0.provider == "wechat.v2" && $0.out_trade_no == twice.number }?.refunded_minor == 0)
         #expect((try await world.reconcile()["refund_required"] as? [Any])?.isEmpty == true)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// Counter payments fired at once: the same payment code scanned again and again (a till
@@ -139,9 +137,7 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(300))  // a late duplicate webhook would have arrived by now
         for id in orders { #expect(world.webhooks("order.paid", order: id).count == 1) }
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// Double payment across every wallet pair the server can be asked for: WeChat v2 and v3,
@@ -181,9 +177,7 @@ import Testing
         let report = try await world.reconcile()
         #expect((report["discrepancies"] as? [Any])?.isEmpty == true, "\(report)")
         #expect((report["refund_required"] as? [Any])?.count == 3)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// Finding 3: twelve `POST /v1/orders` at once with one key and one body make one order;
@@ -263,9 +257,7 @@ import Testing
         let reference = try #require(settled.transactionID)
         let atStripe = try #require(world.sandbox.stripe.core.processor.entry(reference))
         #expect(settled.refunded.minorUnits == 4000 && atStripe.refunded == settled.refunded && atStripe.captured == settled.amount)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// Finding 5: WeChat Pay and Alipay's domestic APIs take CNY only: another currency is
@@ -340,9 +332,7 @@ import Testing
         #expect(try await world.store.events(orderID: order.id).filter { $0.to == .paid }.count == 1)
         #expect(try await world.ledger().first { $0.out_trade_no == order.number }?.refunds.count == made)
         #expect(await eventually { world.webhooks("order.paid", order: order.id).count == 1 })
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// Signs in to the dashboard of the first instance and returns a page's HTML.

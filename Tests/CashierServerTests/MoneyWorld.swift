@@ -118,6 +118,13 @@ final class MoneyWorld: Sendable {
         self.servers = servers
     }
 
+    /// The books agree with the providers' (``disagreements()`` finds nothing); then the world stops.
+    func expectBooksAgreeThenStop(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let disagreements = try await disagreements()
+        #expect(disagreements.isEmpty, "\(disagreements)", sourceLocation: sourceLocation)
+        await stop()
+    }
+
     func stop() async {
         for server in servers { await server.stop() }
         await sandbox.stop()

@@ -64,9 +64,7 @@ import Testing
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 500)
         #expect(try await world.sandboxCall("POST", "/sandbox/refund_outcome", json: ["outcome": "succeed"]).status == 200)
         #expect(try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "25.00"]).status == 200)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// A refund whose every answer was lost stays pending here; the refund job then finds it among
@@ -93,9 +91,7 @@ import Testing
         #expect(refund.status == .succeeded && refund.confirmedAt != nil && refund.providerRefundID?.hasPrefix("re_") == true)
         #expect(world.sandbox.stripe.core.processor.entries.first?.refunded.minorUnits == 600, "refunded once at Stripe")
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 600)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// A capture whose every answer was lost, retried after Stripe forgot its key: Stripe refuses it
@@ -113,8 +109,6 @@ import Testing
         #expect(retried.status == 200, "\(retried.object)")
         #expect(try await world.store.payments(orderID: id).contains { $0.capture == .captured })
         #expect(world.sandbox.stripe.core.processor.entries.last?.captured.minorUnits == 1600)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 }

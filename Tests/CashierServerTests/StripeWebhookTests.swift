@@ -94,9 +94,7 @@ import Testing
         // The 7.00 is refundable again, and the books agree with Stripe's.
         #expect(try await world.sandboxCall("POST", "/sandbox/refund_outcome", json: ["outcome": "succeed"]).status == 200)
         #expect(try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "30.00"]).status == 200)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     @Test(.timeLimit(.minutes(3)), arguments: MoneyWorld.Backend.available)

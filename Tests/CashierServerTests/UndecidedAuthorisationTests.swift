@@ -15,18 +15,11 @@ import Testing
 /// the word is lost, or both at once. The sandbox's processors leave an amount ending in 56
 /// undecided until `POST /sandbox/{stripe|adyen}/decide`.
 @Suite struct UndecidedAuthorisationTests {
-    enum Processor: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        case stripe, adyen
-        var testDescription: String { rawValue }
-    }
-
-    static var cases: [(Processor, MoneyWorld.Backend)] {
-        Processor.allCases.flatMap { processor in MoneyWorld.Backend.available.map { (processor, $0) } }
-    }
-
     /// A world whose processor sends its webhooks to instance 0, and whose instances ask about a
     /// pending payment at once (no wait before the query fallback).
-    static func world(_ processor: Processor, _ backend: MoneyWorld.Backend, capture: MerchantConfiguration.ApplePay.Capture = .automatic)
+    static func world(
+        _ processor: CardProcessor, _ backend: MoneyWorld.Backend, capture: MerchantConfiguration.ApplePay.Capture = .automatic
+    )
         async throws -> MoneyWorld
     {
         switch processor {
@@ -55,7 +48,7 @@ import Testing
         return payment
     }
 
-    static func decide(_ world: MoneyWorld, _ processor: Processor, _ payment: StoredPayment, _ outcome: String) async throws {
+    static func decide(_ world: MoneyWorld, _ processor: CardProcessor, _ payment: StoredPayment, _ outcome: String) async throws {
         let reference = payment.transactionID ?? ""
         let answer =
             switch processor {
@@ -68,7 +61,7 @@ import Testing
     }
 
     /// Every copy of the processor's word on the payment, at once, to every instance.
-    static func replay(_ world: MoneyWorld, _ processor: Processor, _ payment: StoredPayment, succeeded: Bool, copies: Int) async
+    static func replay(_ world: MoneyWorld, _ processor: CardProcessor, _ payment: StoredPayment, succeeded: Bool, copies: Int) async
         -> (sent: Int, acknowledged: Int)?
     {
         let (key, path) =
@@ -89,8 +82,8 @@ import Testing
         try await world.store.events(orderID: id).filter { $0.to == status }.count
     }
 
-    @Test(.timeLimit(.minutes(3)), arguments: cases)
-    func anUndecidedPaymentIsPaidOnlyWhenTheProcessorSaysSoAndOnce(processor: Processor, backend: MoneyWorld.Backend) async throws {
+    @Test(.timeLimit(.minutes(3)), arguments: CardProcessor.cases)
+    func anUndecidedPaymentIsPaidOnlyWhenTheProcessorSaysSoAndOnce(processor: CardProcessor, backend: MoneyWorld.Backend) async throws {
         let world = try await Self.world(processor, backend)
         let (id, payment) = try await Self.undecided(world, "20.56")
         // Nothing is paid, and asking finds it still undecided (or cannot ask: Adyen).
@@ -125,15 +118,13 @@ import Testing
         #expect(await eventually { world.webhooks("order.paid", order: id).count == 1 })
         try await Task.sleep(for: .milliseconds(200))
         #expect(world.webhooks("order.paid", order: id).count == 1)
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// The processor refuses it: the attempt fails with its words, once, the order takes another
     /// payment, and that one is paid when the processor says so.
-    @Test(.timeLimit(.minutes(3)), arguments: cases)
-    func anUndecidedPaymentRefusedLeavesTheOrderToBePaidAgain(processor: Processor, backend: MoneyWorld.Backend) async throws {
+    @Test(.timeLimit(.minutes(3)), arguments: CardProcessor.cases)
+    func anUndecidedPaymentRefusedLeavesTheOrderToBePaidAgain(processor: CardProcessor, backend: MoneyWorld.Backend) async throws {
         let world = try await Self.world(processor, backend)
         let (id, payment) = try await Self.undecided(world, "21.56")
         try await Self.decide(world, processor, payment, "failed")
@@ -152,9 +143,7 @@ import Testing
         #expect(try await world.waitFor(id, .paid))
         #expect(try await world.store.order(id: id)?.settledPaymentID == second.id)
         #expect(await eventually { world.webhooks("order.paid", order: id).count == 1 })
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// Stripe's word is lost (its events go nowhere): the query fallback finds each decision, and
@@ -198,9 +187,7 @@ import Testing
                 _ = try await world.servers[0].queryPendingPayments()
                 return try await world.store.order(id: orders[3].id)?.status == .paid
             })
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 
     /// A verified event whose amount is not the payment's is refused and logged, and moves

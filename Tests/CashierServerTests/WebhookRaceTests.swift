@@ -51,8 +51,6 @@ import Testing
         #expect(taken.count == orders.count && paidHere.count == orders.count)
         #expect(announced == taken.reduce(0) { $0 + $1.amount_minor })
         #expect(announced == paidHere.reduce(0) { $0 + $1.amount.minorUnits })
-        let disagreements = try await world.disagreements()
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        await world.stop()
+        try await world.expectBooksAgreeThenStop()
     }
 }
