@@ -23,7 +23,7 @@ extension MerchantAPI {
     }
 
     /// How a notification is answered, decided on the worker thread that read it. A reported
-    /// success that verifies there (WeChat Pay API v2 and Alipay: keys held here) goes straight to
+    /// success that verifies there (WeChat Pay and Alipay: with keys held here) goes straight to
     /// the store's writer, and the writer's thread answers once it is committed — a repeat, the
     /// usual case, needs nothing more. Anything else (a refund, another state, what does not
     /// verify, an adapter that must wait to verify, a first success with attempts to close) is

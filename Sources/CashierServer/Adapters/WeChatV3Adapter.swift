@@ -144,23 +144,41 @@ struct WeChatV3Adapter: PaymentAdapter {
     /// The signature over the raw body first (platform key by `Wechatpay-Serial`, timestamp
     /// within five minutes of this server's clock), then the resource decrypted with the APIv3 key.
     func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification {
-        let headers = try WeChatPay.V3.SignatureHeaders(headers: request.headers)
-        let open = {
-            try WeChatPay.V3.Notification.open(
-                body: request.body, headers: headers, keys: configuration.platformKeys, apiV3Key: configuration.merchant.apiV3Key,
-                now: clock.now())
-        }
         let notification: WeChatPay.V3.Notification
         do {
-            notification = try open()
+            notification = try opened(request)
         } catch let error as PaymentError where error.code == .unknownKey {
             // A serial this instance has not seen (WeChat rotated its certificate): download the
             // certificates once — at most once a minute, however many such messages arrive — and verify again.
             guard configuration.platformKeys.claimDownload(at: clock.now()), (try? await client.downloadCertificates()) != nil else {
                 throw error
             }
-            notification = try open()
+            notification = try opened(request)
         }
+        return try report(notification)
+    }
+
+    /// Verified and decrypted on the worker thread when the platform key that signed it is held
+    /// here; one signed by a key not yet downloaded waits for ``notification(_:)``.
+    func notificationNow(_ request: HTTPServerRequest) -> Result<ProviderNotification, any Error>? {
+        do {
+            return .success(try report(try opened(request)))
+        } catch let error as PaymentError where error.code == .unknownKey {
+            return nil
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The notification's signature checked with the platform keys held, and its resource decrypted.
+    private func opened(_ request: HTTPServerRequest) throws -> WeChatPay.V3.Notification {
+        try WeChatPay.V3.Notification.open(
+            body: request.body, headers: try WeChatPay.V3.SignatureHeaders(headers: request.headers), keys: configuration.platformKeys,
+            apiV3Key: configuration.merchant.apiV3Key, now: clock.now())
+    }
+
+    /// What a verified notification reports: a refund's result or a payment's.
+    private func report(_ notification: WeChatPay.V3.Notification) throws -> ProviderNotification {
         if notification.originalType == "refund" || notification.eventType.hasPrefix("REFUND.") {
             struct Resource: Decodable {
                 struct Amount: Decodable { let refund: Int64? }
