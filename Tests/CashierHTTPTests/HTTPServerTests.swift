@@ -217,25 +217,6 @@ import Testing
         await fixture.server.stop()
     }
 
-    /// A server stopped while handed-off work runs answers it 503 and ignores the late answer.
-    @Test func stopAnswersHandedOffWorkStillRunning() async throws {
-        let fixture = try Fixture()
-        let held = Task { () -> Result<(Int, Data, HTTPURLResponse), any Error> in
-            do { return .success(try await fixture.send("GET", "/handed-held")) } catch { return .failure(error) }
-        }
-        await eventually(timeout: .seconds(90), interval: .milliseconds(10)) { fixture.log.heldStarted.load(ordering: .acquiring) }
-        await fixture.server.stop(grace: .milliseconds(20))
-        switch await held.value {
-        case .success(let (status, body, _)):
-            #expect(status == 503 && String(decoding: body, as: UTF8.self).contains("server_stopping"))
-        case .failure(let error):
-            #expect(error is URLError)
-        }
-        fixture.log.released.store(true, ordering: .releasing)  // the work answers after the stop: nothing happens
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(fixture.log.lines.withLock { $0 }.allSatisfy { !($0.contains(#""status":200"#) && $0.contains("/handed-held")) })
-    }
-
     /// A prepared response is built once and sent to many connections at once, from both
     /// workers and from handlers' tasks; a changed copy is sent as changed.
     @Test func aPreparedResponseIsSentIntactToManyRequestsAtOnce() async throws {
@@ -444,13 +425,14 @@ import Testing
         }
     }
 
-    /// A handler that outlives the grace period: its connection is answered 503 and resumed
-    /// before libmicrohttpd stops (which aborts the process if one is still suspended), and
-    /// the handler's late answer goes nowhere.
-    @Test func stopPastTheGraceAnswersHandlersStillRunning() async throws {
+    /// A handler that outlives the grace period — in a task (`/held`), or work handed to a thread
+    /// of its own (`/handed-held`): its connection is answered 503 and resumed before
+    /// libmicrohttpd stops (which aborts the process if one is still suspended), and the late
+    /// answer goes nowhere.
+    @Test(arguments: ["/held", "/handed-held"]) func stopPastTheGraceAnswersHandlersStillRunning(path: String) async throws {
         let fixture = try Fixture()
         let slow = Task { () -> Result<(Int, Data, HTTPURLResponse), any Error> in
-            do { return .success(try await fixture.send("GET", "/held")) } catch { return .failure(error) }
+            do { return .success(try await fixture.send("GET", path)) } catch { return .failure(error) }
         }
         await eventually(timeout: .seconds(90), interval: .milliseconds(10)) { fixture.log.heldStarted.load(ordering: .acquiring) }
         await fixture.server.stop(grace: .milliseconds(20))
@@ -463,7 +445,7 @@ import Testing
         }
         fixture.log.released.store(true, ordering: .releasing)  // the handler finishes after the stop
         try await Task.sleep(for: .milliseconds(100))
-        #expect(fixture.log.lines.withLock { $0 }.allSatisfy { !($0.contains(#""status":200"#) && $0.contains("/held")) })
+        #expect(fixture.log.lines.withLock { $0 }.allSatisfy { !($0.contains(#""status":200"#) && $0.contains(path)) })
     }
 
     /// The same when the last reference to a running server goes while a handler runs.
