@@ -10,30 +10,40 @@ import Foundation
 extension MerchantAPI {
     func notification(_ request: HTTPServerRequest, provider: PaymentProvider, merchant: String? = nil) async -> HTTPServerResponse {
         guard let adapter = notificationAdapter(provider, merchant: merchant) else { return Self.unconfigured(provider, merchant) }
-        let outcome: NotificationOutcome
-        var isRefund = false
-        switch try? await adapter.notification(request) {
-        case nil: outcome = .unverified  // nothing is touched by a message that does not verify
-        case .payment(let report)?: outcome = await record(report, wallet: provider.wallet, body: request.body)
-        case .refund(let report)?:
-            isRefund = true
-            outcome = await record(report, wallet: provider.wallet, adapter: adapter, body: request.body)
-        }
-        return reply(adapter, outcome, provider: provider, refund: isRefund)
+        return await respond(to: try? await adapter.notification(request), adapter, provider: provider, body: request.body)
     }
 
-    /// How a notification is answered, decided on the worker thread that read it. A reported
-    /// success that verifies there (WeChat Pay and Alipay: with keys held here) goes straight to
-    /// the store's writer, and the writer's thread answers once it is committed — a repeat, the
-    /// usual case, needs nothing more. Anything else (a refund, another state, what does not
-    /// verify, an adapter that must wait to verify, a first success with attempts to close) is
-    /// answered by ``notification(_:provider:merchant:)`` or finished in a task, as before.
+    /// What a verified notification (`nil`: one that did not verify, which touches nothing) comes
+    /// to, recorded and answered in the provider's words.
+    private func respond(
+        to verified: ProviderNotification?, _ adapter: any PaymentAdapter, provider: PaymentProvider, body: [UInt8]
+    ) async -> HTTPServerResponse {
+        switch verified {
+        case nil: reply(adapter, .unverified, provider: provider, refund: false)
+        case .payment(let report)?:
+            reply(adapter, await record(report, wallet: provider.wallet, body: body), provider: provider, refund: false)
+        case .refund(let report)?:
+            reply(adapter, await record(report, wallet: provider.wallet, adapter: adapter, body: body), provider: provider, refund: true)
+        }
+    }
+
+    /// How a notification is answered, decided on the worker thread that read it, where it is
+    /// verified when its keys are held here (WeChat Pay, Alipay): one that does not verify is
+    /// answered at once; a reported success goes straight to the store's writer, whose thread
+    /// answers once it is committed — a repeat, the usual case, needs nothing more; anything else
+    /// (a refund, another state, a first success with attempts to close) is finished in a task,
+    /// from what was verified. An adapter that must wait to verify is answered by
+    /// ``notification(_:provider:merchant:)``.
     func notificationAnswer(_ request: HTTPServerRequest, provider: PaymentProvider, merchant: String? = nil) -> HTTPServer.Answer {
-        let usual = HTTPServer.Answer.later { await self.notification(request, provider: provider, merchant: merchant) }
-        guard let adapter = notificationAdapter(provider, merchant: merchant),
-            case .success(.payment(let report))? = adapter.notificationNow(request),
-            let success = paid(report, wallet: provider.wallet, body: request.body)
-        else { return usual }
+        guard let adapter = notificationAdapter(provider, merchant: merchant), let verified = adapter.notificationNow(request) else {
+            return .later { await self.notification(request, provider: provider, merchant: merchant) }
+        }
+        guard case .success(let notification) = verified else {
+            return .now(reply(adapter, .unverified, provider: provider, refund: false))
+        }
+        guard case .payment(let report) = notification, let success = paid(report, wallet: provider.wallet, body: request.body) else {
+            return .later { await self.respond(to: notification, adapter, provider: provider, body: request.body) }
+        }
         return .handedOff { answer in
             self.store.recordPayment(
                 success.outcome, wallet: provider.wallet, outTradeNo: report.outTradeNo, accept: success.accept, record: success.record,
@@ -43,7 +53,7 @@ extension MerchantAPI {
                     return answer(self.reply(adapter, outcome, provider: provider, refund: false))
                 }
                 Task {
-                    let outcome = await self.finish(result, report, wallet: provider.wallet, bodySHA256: success.record.bodySHA256)
+                    let outcome = await self.finishRecording(result, report, wallet: provider.wallet, bodySHA256: success.record.bodySHA256)
                     answer(self.reply(adapter, outcome, provider: provider, refund: false))
                 }
             }
@@ -121,7 +131,7 @@ extension MerchantAPI {
             } catch {
                 result = .failure(error)
             }
-            return await finish(result, report, wallet: wallet, bodySHA256: success.record.bodySHA256)
+            return await finishRecording(result, report, wallet: wallet, bodySHA256: success.record.bodySHA256)
         }
         let bodyHash = Hex.encode(DigestAlgorithm.sha256.hash(body))
         do {
@@ -139,7 +149,7 @@ extension MerchantAPI {
 
     /// What a recorded success comes to when nothing is left to do: a repeat, or a change needing
     /// no follow-up, is acknowledged (it is on disk); a failure other than a refused check is
-    /// answered "retry". `nil`: ``finish(_:_:wallet:bodySHA256:)`` has more to do.
+    /// answered "retry". `nil`: ``finishRecording(_:_:wallet:bodySHA256:)`` has more to do.
     static func finishedAtOnce(_ result: Result<PaymentRecorded?, any Error>) -> NotificationOutcome? {
         switch result {
         case .success(.unchanged?), .success(.updated?): .acknowledged
@@ -150,7 +160,9 @@ extension MerchantAPI {
 
     /// The rest of a recorded success: a first one closes the order's other attempts (only then
     /// is it acknowledged), a refused check is logged, and a number no attempt has is refused.
-    func finish(_ result: Result<PaymentRecorded?, any Error>, _ report: PaymentReport, wallet: PaymentMethod.Wallet, bodySHA256: String?)
+    func finishRecording(
+        _ result: Result<PaymentRecorded?, any Error>, _ report: PaymentReport, wallet: PaymentMethod.Wallet, bodySHA256: String?
+    )
         async -> NotificationOutcome
     {
         if let outcome = Self.finishedAtOnce(result) { return outcome }

@@ -357,19 +357,19 @@ public final class StripeSandbox: Sendable {
         let to = request.queryValue("created[lt]").flatMap(Int.init) ?? Int.max
         let limit = min(100, max(1, request.queryValue("limit").flatMap(Int.init) ?? 10))
         let expand = request.query.contains { $0.name == "expand[]" && $0.value == "data.latest_charge" }
-        // Newest first, as Stripe lists.
-        var entries = core.processor.entries.reversed().filter {
-            let created = Int($0.createdAt.timeIntervalSince1970)
-            return created >= from && created < to
+        // Newest first, as Stripe lists; those Stripe has not decided (amounts ending in 56) among
+        // them, as `processing`.
+        let decided = core.processor.entries.map { (id: $0.reference, created: Int($0.createdAt.timeIntervalSince1970)) }
+        let waiting = undecided.withLock { $0.values.map { (id: $0.draft.id, created: $0.draft.created) } }
+        var listed = (decided + waiting).filter { $0.created >= from && $0.created < to }.reversed().sorted { $0.created > $1.created }
+        if let after = request.queryValue("starting_after"), let index = listed.firstIndex(where: { $0.id == after }) {
+            listed = Array(listed[(index + 1)...])
         }
-        if let after = request.queryValue("starting_after"), let index = entries.firstIndex(where: { $0.reference == after }) {
-            entries = Array(entries[(index + 1)...])
+        let page = listed.prefix(limit).compactMap { entry -> [String: Any]? in
+            intent(entry.id, expandCharge: expand)
+                ?? undecided.withLock { $0[entry.id] }.map { Self.processingObject(draftObject($0.draft)) }
         }
-        var page = entries.prefix(limit).compactMap { intent($0.reference, expandCharge: expand) }
-        // Those Stripe has not decided (amounts ending in 56) are listed too, as `processing`.
-        page += undecided.withLock { Array($0.values) }.filter { $0.draft.created >= from && $0.draft.created < to }
-            .map { Self.processingObject(draftObject($0.draft)) }
-        return .json(object: ["object": "list", "url": "/v1/payment_intents", "has_more": entries.count > limit, "data": page])
+        return .json(object: ["object": "list", "url": "/v1/payment_intents", "has_more": listed.count > limit, "data": page])
     }
 
     private func capture(_ id: String, _ fields: [String: String]) async -> HTTPServerResponse {
