@@ -29,8 +29,8 @@ extension MerchantAPI {
 
     /// How a notification is answered, decided on the worker thread that read it, where it is
     /// verified when its keys are held here (WeChat Pay, Alipay): one that does not verify is
-    /// answered at once; a reported success goes straight to the store's writer, whose thread
-    /// answers once it is committed — a repeat, the usual case, needs nothing more; anything else
+    /// answered at once; a reported success goes straight to the store's writer, whose finisher
+    /// thread answers once it is committed — a repeat, the usual case, needs nothing more; anything else
     /// (a refund, another state, a first success with attempts to close) is finished in a task,
     /// from what was verified. An adapter that must wait to verify is answered by
     /// ``notification(_:provider:merchant:)``.

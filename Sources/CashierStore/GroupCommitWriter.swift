@@ -9,6 +9,11 @@ import Synchronization
 ///
 /// ``SQLiteOrderStore`` has one writer (SQLite has one writer at a time anyway), which also keeps
 /// SQLite's fsync off Swift's cooperative threads; ``PostgresOrderStore`` has two per instance.
+///
+/// A thread of the writer's own, the finisher, tells the callers: a writer hands it a committed
+/// batch's results and goes on to the next batch at once, so what the callers do with their
+/// answers (a notification's connection resumed, a task's continuation) is not time the next
+/// batch waits for — with one SQLite writer, that thread is the store's throughput.
 final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetatype>: Sendable {
     /// One queued transaction: `run` executes it inside the batch under the savepoint numbered
     /// by its place, and returns how to finish it once the batch's commit has (or has not)
@@ -22,6 +27,10 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
     final class Shared: Sendable {
         let queue = Mutex<(jobs: [Job], stopped: Bool)>(([], false))
         let wake = DispatchSemaphore(value: 0)
+        /// Committed (or failed) batches' finishes, for the finisher; and the writer threads
+        /// still running (the finisher stops after the last, once it has told every caller).
+        let finished = Mutex<(batches: [Finished], writers: Int)>(([], 0))
+        let finisherWake = DispatchSemaphore(value: 0)
         /// Batches committed so far.
         let commits = Atomic<Int>(0)
         let maximumBatch: Int
@@ -31,6 +40,12 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
             self.maximumBatch = maximumBatch
             self.connect = connect
         }
+    }
+
+    /// One batch's callers, to be told how its commit went.
+    struct Finished: Sendable {
+        let finishes: [@Sendable ((any Error)?) -> Void]
+        let commitError: (any Error)?
     }
 
     /// One writer thread's connection.
@@ -49,9 +64,17 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
         let shared = Shared(maximumBatch: maximumBatch, connect: connect)
         self.shared = shared
         self.threads = max(1, threads)
-        for index in 0..<self.threads {
-            let seat = Seat(try connect())
-            let thread = Thread { Self.loop(shared, seat) }
+        let seats = try (0..<self.threads).map { _ in Seat(try connect()) }
+        shared.finished.withLock { $0.writers = seats.count }
+        let finisher = Thread { Self.finish(shared) }
+        finisher.name = "\(name)-finisher"
+        finisher.start()
+        for (index, seat) in seats.enumerated() {
+            let thread = Thread {
+                Self.loop(shared, seat)
+                shared.finished.withLock { $0.writers -= 1 }
+                shared.finisherWake.signal()
+            }
             thread.name = self.threads == 1 ? name : "\(name)-\(index)"
             thread.start()
         }
@@ -73,8 +96,8 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
         try await withCheckedThrowingContinuation { continuation in submit(body) { continuation.resume(with: $0) } }
     }
 
-    /// Runs `body` in the next batch and calls `done` once with its result: on the writer's thread
-    /// once the batch is committed (or failed), or at once when the writer is stopped.
+    /// Runs `body` in the next batch and calls `done` once with its result: on the finisher's
+    /// thread once the batch is committed (or failed), or at once when the writer is stopped.
     func submit<T: Sendable>(
         _ body: @escaping @Sendable (Connection) throws -> T, then done: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
@@ -153,6 +176,23 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
             commitError = error
         }
         if commitError == nil { shared.commits.add(1, ordering: .relaxed) }
-        for finish in finishes { finish(commitError) }
+        shared.finished.withLock { $0.batches.append(Finished(finishes: finishes, commitError: commitError)) }
+        shared.finisherWake.signal()
+    }
+
+    /// The finisher: tells each committed batch's callers, in the order the batches committed,
+    /// until the last writer thread has stopped and every batch it committed has been told.
+    private static func finish(_ shared: Shared) {
+        while true {
+            shared.finisherWake.wait()
+            let (batches, writers) = shared.finished.withLock { finished in
+                defer { finished.batches.removeAll(keepingCapacity: true) }
+                return (finished.batches, finished.writers)
+            }
+            for batch in batches {
+                for finish in batch.finishes { finish(batch.commitError) }
+            }
+            if batches.isEmpty && writers == 0 { return }
+        }
     }
 }

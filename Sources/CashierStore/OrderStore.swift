@@ -78,8 +78,9 @@ public protocol OrderStore: Sendable {
     ) async throws -> PaymentRecorded?
 
     /// The same, for a caller that waits on no task: `done` is called once, when the transaction
-    /// is committed (or has failed), from the thread that committed it — the SQLite writer's, so a
-    /// notification's answer follows its commit without a hop through Swift's cooperative threads.
+    /// is committed (or has failed), from the thread that tells the writer's callers — the SQLite
+    /// writer's finisher, so a notification's answer follows its commit without a hop through
+    /// Swift's cooperative threads.
     func recordPayment(
         _ outcome: PaymentOutcome, wallet: PaymentMethod.Wallet, outTradeNo: String,
         accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date,

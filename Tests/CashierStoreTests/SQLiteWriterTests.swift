@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import CashierStore
@@ -49,6 +51,47 @@ import Testing
         await #expect(throws: StoreError.self) { try await bad.value }
         #expect(writer.commitCount == 2)
         #expect(try Self.rows(path) == [0, 1, 3])
+    }
+
+    /// The writer hands a committed batch's callers to its finisher and goes on: what a caller
+    /// does with its answer (resume a connection, wake a task) is not time the next batch waits
+    /// for. Here a caller that never returns from its answer does not stop the next commit.
+    @Test func theNextBatchCommitsWhileTheLastOnesCallersAreStillBeingTold() async throws {
+        let (writer, path) = try Self.writer()
+        let told = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        writer.submit(
+            { _ = try $0.query("INSERT INTO t (n) VALUES (1)") },
+            then: { _ in
+                told.signal()
+                release.wait()  // a caller still busy with its answer
+            })
+        try await onOwnThread { told.wait() }
+        writer.submit({ _ = try $0.query("INSERT INTO t (n) VALUES (2)") }, then: { _ in })
+        let committed = await eventually(timeout: .seconds(10)) { (try? Self.rows(path)) == [1, 2] }
+        release.signal()
+        #expect(committed)
+        #expect(writer.commitCount == 2)
+    }
+
+    /// Every caller hears how its transaction went, including those queued just before the
+    /// writer is dropped: the finisher stops only after the writer's last batch.
+    @Test func everyCallerIsToldWhenTheWriterIsDropped() async throws {
+        let told = Atomic<Int>(0)
+        let path: String
+        do {
+            let (writer, scratch) = try Self.writer()
+            path = scratch
+            for n in 1...200 {
+                writer.submit(
+                    { _ = try $0.query("INSERT INTO t (n) VALUES (?)", [.integer(Int64(n))]) },
+                    then: { result in
+                        if case .success = result { told.add(1, ordering: .relaxed) }
+                    })
+            }
+        }
+        #expect(await eventually(timeout: .seconds(10)) { told.load(ordering: .relaxed) == 200 })
+        #expect(try Self.rows(path) == Array(1...200))
     }
 
     /// Each transaction's savepoint makes SQLite keep the pages it changes as they were, for
