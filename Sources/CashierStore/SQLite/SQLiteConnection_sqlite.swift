@@ -13,6 +13,8 @@ final class SQLiteConnection: SQLConnection {
     /// the cache is bounded.
     private var statements: [String: OpaquePointer] = [:]
     static let maximumCachedStatements = 128
+    /// What ``checkpointElsewhere(_:)`` hands the WAL's length to, kept alive with the connection.
+    private var walObserver: SQLiteCheckpointer?
 
     /// Opens (creating) the database at `path`; `:memory:` for a private in-memory one.
     init(path: String) throws {
@@ -105,6 +107,34 @@ final class SQLiteConnection: SQLConnection {
                 })
         }
         return rows
+    }
+
+    /// Hands this connection's WAL checkpoints to `checkpointer` in place of SQLite's automatic
+    /// one: after each commit it hears the WAL's length, and this connection checkpoints only
+    /// when it says so. The connection keeps it as long as it lives.
+    func checkpointElsewhere(_ checkpointer: SQLiteCheckpointer) {
+        walObserver = checkpointer
+        sqlite3_wal_hook(
+            handle,
+            { context, database, name, pages in
+                guard let context else { return SQLITE_OK }
+                let checkpointer = Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue()
+                if checkpointer.walCommitted(pages: Int(pages)) {
+                    // What SQLite's automatic checkpoint does here: passive, and its result ignored.
+                    sqlite3_wal_checkpoint_v2(database, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                }
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(checkpointer).toOpaque())
+    }
+
+    /// Copies what it can of the WAL into the database file, waiting for nobody.
+    /// - Returns: whether the checkpoint ran on a WAL (not refused as busy by another one, nor
+    ///   run on a database this connection does not know to be in WAL mode, which copies nothing).
+    func checkpointPassively() -> Bool {
+        var walPages: Int32 = -1
+        var copied: Int32 = -1
+        let status = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &walPages, &copied)
+        return status == SQLITE_OK && walPages >= 0
     }
 
     /// Rows changed by the last statement.

@@ -23,16 +23,35 @@ public final class SQLiteOrderStore: SQLOrderStore {
         init(_ connection: consuming sending SQLiteConnection) { self.connection = Mutex(connection) }
     }
 
+    /// Checkpoints the WAL off the writer's thread (none for an in-memory database).
+    let checkpointer: SQLiteCheckpointer?
+
     /// Spreads reads that find every reader busy.
     private let nextReader = Atomic<Int>(0)
 
     /// Opens (or creates) the database file. `:memory:` gives a private in-memory store for tests.
     /// - Throws: `StoreError.unavailable` naming the path.
-    public init(path: String) throws {
-        writer = try GroupCommitWriter(name: "cashier-sqlite-writer", maximumBatch: 256) { try Self.writerConnection(path) }
+    public convenience init(path: String) throws {
+        try self.init(
+            path: path, wakeCheckpointerEvery: SQLiteCheckpointer.defaultWakePages,
+            checkpointOnWriterPast: SQLiteCheckpointer.defaultWriterPages)
+    }
+
+    /// The store with its WAL checkpointed by a thread of its own every `wakePages` pages, and by
+    /// the writer past `writerPages` (see ``SQLiteCheckpointer``).
+    init(path: String, wakeCheckpointerEvery wakePages: Int, checkpointOnWriterPast writerPages: Int) throws {
         if path == ":memory:" || path.isEmpty || path.contains("mode=memory") {
+            checkpointer = nil
+            writer = try GroupCommitWriter(name: "cashier-sqlite-writer", maximumBatch: 256) { try Self.writerConnection(path) }
             readers = []
         } else {
+            let checkpointer = try SQLiteCheckpointer(path: path, wakePages: wakePages, writerPages: writerPages)
+            self.checkpointer = checkpointer
+            writer = try GroupCommitWriter(name: "cashier-sqlite-writer", maximumBatch: 256) {
+                let connection = try Self.writerConnection(path)
+                connection.checkpointElsewhere(checkpointer)
+                return connection
+            }
             readers = try (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map { _ in
                 let reading = try SQLiteConnection(path: path)
                 try reading.execute("PRAGMA foreign_keys=ON;")
@@ -73,7 +92,7 @@ public final class SQLiteOrderStore: SQLOrderStore {
         try await writer.write { try body(SQLSession(connection: $0)) }
     }
 
-    /// `done` runs on the writer's thread, right after the batch's commit.
+    /// `done` runs on the writer's finisher thread, right after the batch's commit.
     public func withTransaction<T: Sendable>(
         _ body: @escaping @Sendable (SQLSession) throws -> T, then done: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
