@@ -5,7 +5,7 @@ import CashierStore
 import Foundation
 
 /// Alipay's open API (RSA2): app pay order strings, the wap and page cashiers, QR codes.
-struct AlipayAdapter: CounterCollector {
+struct AlipayAdapter: CounterCollector, HeldKeyVerifying {
     let provider = PaymentProvider.alipay
     let methods: Set<PaymentMethod> = [.alipayApp, .alipayWap, .alipayPage, .alipayQR, .alipayBarcode]
     /// The domestic API takes CNY only (amounts are sent without a currency).
@@ -205,16 +205,7 @@ struct AlipayAdapter: CounterCollector {
         }
     }
 
-    func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification {
-        try verified(request)
-    }
-
-    /// Alipay's notifications verify with its public key, held here: on the worker thread.
-    func notificationNow(_ request: HTTPServerRequest) -> Result<ProviderNotification, any Error>? {
-        Result { try verified(request) }
-    }
-
-    private func verified(_ request: HTTPServerRequest) throws -> ProviderNotification {
+    func verified(_ request: HTTPServerRequest) throws -> ProviderNotification {
         let notification = try Alipay.Notification.verify(
             request.body, publicKey: configuration.alipayPublicKey, appID: configuration.appID,
             sellerID: subMerchant == nil ? configuration.sellerID : nil)

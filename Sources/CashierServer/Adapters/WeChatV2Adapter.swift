@@ -5,7 +5,7 @@ import Foundation
 import WeChatPay
 
 /// WeChat Pay API v2 (XML, MD5 or HMAC-SHA256 with the API key).
-struct WeChatV2Adapter: CounterCollector {
+struct WeChatV2Adapter: CounterCollector, HeldKeyVerifying {
     let provider = PaymentProvider.wechatV2
     let methods: Set<PaymentMethod> = [.wechatApp, .wechatJSAPI, .wechatMiniProgram, .wechatNative, .wechatH5, .wechatBarcode]
     let currencies: Set<Currency>?
@@ -208,16 +208,7 @@ struct WeChatV2Adapter: CounterCollector {
         }
     }
 
-    func notification(_ request: HTTPServerRequest) async throws -> ProviderNotification {
-        try verified(request)
-    }
-
-    /// API v2 notifications verify with the merchant's key alone: on the worker thread.
-    func notificationNow(_ request: HTTPServerRequest) -> Result<ProviderNotification, any Error>? {
-        Result { try verified(request) }
-    }
-
-    private func verified(_ request: HTTPServerRequest) throws -> ProviderNotification {
+    func verified(_ request: HTTPServerRequest) throws -> ProviderNotification {
         if ByteSearch.contains(request.body, Self.refundMarker) {
             // Refunds of a mini program's (or official account's) payments name its appid.
             let refund = try WeChatPay.V2.RefundNotification.verify(request.body, merchants: merchants)
