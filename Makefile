@@ -1,18 +1,21 @@
 # Cashier — the two commands a new user runs are `make demo` and `make test`.
 SWIFT ?= swift
+# Builds run with a TMPDIR of their own, removed when they finish (scripts/with-own-tmp: SwiftPM
+# leaves empty folders in TMPDIR on every build).
+OWN_TMP := scripts/with-own-tmp
 FORMAT_PATHS := Sources Tests Package.swift Fuzz/Package.swift Fuzz/Sources
 
 .PHONY: demo test deps venv build lint format docs bench fuzz check-long stop-soak schemathesis-long clean
 
 ## demo: install what is missing, build, and run the end-to-end demo
 demo: deps
-	$(SWIFT) build --product cashier
+	$(OWN_TMP) $(SWIFT) build --product cashier
 	$(SWIFT) run --skip-build cashier demo
 
 ## test: install what is missing, check formatting, build, build the docs (no warnings), and run every test
 test: deps lint venv
-	$(SWIFT) build --build-tests
-	scripts/docs
+	$(OWN_TMP) $(SWIFT) build --build-tests
+	$(OWN_TMP) scripts/docs
 	CASHIER_EXIT_WITH_PARENT=1 timeout --kill-after=60 1500 scripts/with-pg scripts/with-audit scripts/with-scratch $(SWIFT) test --skip-build
 
 ## venv: the PyPI peers for interop tests and benchmarks, in .venv (scripts/python-requirements.txt)
@@ -28,22 +31,22 @@ deps:
 	scripts/install-deps
 
 build: deps
-	$(SWIFT) build
+	$(OWN_TMP) $(SWIFT) build
 
 ## lint: `swift format lint` must be clean (`make format` fixes most findings)
 lint:
-	$(SWIFT) format lint --strict -r $(FORMAT_PATHS)
+	$(OWN_TMP) $(SWIFT) format lint --strict -r $(FORMAT_PATHS)
 
 format:
 	$(SWIFT) format -i -r $(FORMAT_PATHS)
 
 ## docs: the DocC site of every library product in .build/docs-site (warnings are errors; scripts/docs)
 docs:
-	scripts/docs
+	$(OWN_TMP) scripts/docs
 
 ## bench: ratios against baselines measured in the same run (`openssl speed`, wechatpy, …)
 bench: deps
-	$(SWIFT) build -c release --product cashier-bench
+	$(OWN_TMP) $(SWIFT) build -c release --product cashier-bench
 	.build/release/cashier-bench crypto
 	.build/release/cashier-bench wechat
 	.build/release/cashier-bench alipay
@@ -61,13 +64,13 @@ fuzz: deps
 check-long: test bench fuzz stop-soak schemathesis-long
 
 stop-soak:
-	CASHIER_STOP_ROUNDS=3000 $(SWIFT) test --filter stoppingWhileConnectionsArriveNeverAbortsTheProcess
+	CASHIER_STOP_ROUNDS=3000 $(OWN_TMP) $(SWIFT) test --filter stoppingWhileConnectionsArriveNeverAbortsTheProcess
 
 # make test gives Schemathesis 40 s a key, and a run bounded in time reaches different cases
 # each time whatever its seed: this gives it 300 s a key with three other seeds.
 schemathesis-long:
 	for seed in 7 99 4242; do \
-	  CASHIER_SCHEMATHESIS_SEED=$$seed CASHIER_SCHEMATHESIS_SECONDS=300 $(SWIFT) test --filter schemathesisFindsNothing || exit 1; \
+	  CASHIER_SCHEMATHESIS_SEED=$$seed CASHIER_SCHEMATHESIS_SECONDS=300 $(OWN_TMP) $(SWIFT) test --filter schemathesisFindsNothing || exit 1; \
 	done
 
 clean:
