@@ -92,6 +92,49 @@ import Testing
         #expect(try await store.payment(wallet: .alipay, outTradeNo: alipay.outTradeNo)?.status == .pending)
     }
 
+    /// Repeats of a recorded success — the usual notification — through the form that answers
+    /// without a task (on SQLite, a repeat is read outside the writer, which then only logs it):
+    /// twenty-four at once are each checked and logged once as a duplicate and change nothing; a
+    /// success for another amount, or one its check refuses, writes nothing; and a first success
+    /// is never taken for a repeat.
+    @Test(arguments: Backend.available)
+    func repeatsOfARecordedSuccessAreCheckedAndOnlyLogged(backend: Backend) async throws {
+        struct Refused: Error {}
+        let store = try await backend.store()
+        let order = try await store.create(OrderStoreTests.newOrder())
+        let payment = try await Self.begin(store, order.id, .wechatNative, .wechatV2).payment
+        try await Self.place(store, payment)
+        @Sendable func record(amount: Money? = nil, accept: @escaping @Sendable (StoredPayment) throws -> Void = { _ in }) async
+            -> Result<PaymentRecorded?, any Error>
+        {
+            await withCheckedContinuation { continuation in
+                store.recordPayment(
+                    .succeeded(transactionID: "42", amount: amount ?? payment.amount), wallet: .wechat, outTradeNo: payment.outTradeNo,
+                    accept: accept, record: .init(kind: .notification), duplicate: .init(kind: .notificationDuplicate), now: Date(),
+                    then: { continuation.resume(returning: $0) })
+            }
+        }
+        guard case .success(.settled?) = await record() else { throw Failure("the first success settles the order") }
+        let repeats = await withTaskGroup(of: Result<PaymentRecorded?, any Error>.self) { group in
+            for _ in 0..<24 { group.addTask { await record() } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(repeats.count == 24)
+        #expect(repeats.allSatisfy { if case .success(.unchanged?) = $0 { true } else { false } })
+        let otherAmount = Money(minorUnits: payment.amount.minorUnits + 1, currency: payment.amount.currency)
+        guard case .failure = await record(amount: otherAmount) else { throw Failure("a success for another amount is refused") }
+        guard case .failure(let refusal) = await record(accept: { _ in throw Refused() }), refusal is Refused else {
+            throw Failure("a repeat its check refuses is refused")
+        }
+        let events = try await store.events(orderID: order.id)
+        #expect(events.filter { $0.kind == .notificationDuplicate }.count == 24)
+        #expect(events.filter { $0.kind == .notification }.count == 1)
+        #expect(events.filter { $0.to == .paid }.count == 1)
+        let recorded = try #require(try await store.payment(wallet: .wechat, outTradeNo: payment.outTradeNo))
+        #expect(recorded.status == .succeeded && recorded.transactionID == "42" && recorded.amount == payment.amount)
+        #expect(try await store.order(id: order.id)?.status == .paid)
+    }
+
     @Test(arguments: Backend.available)
     func attemptsAreReusedPerKindAndNumberedPerWallet(backend: Backend) async throws {
         let store = try await backend.store()
