@@ -12,6 +12,9 @@ import Testing
 @Suite struct LedgerStoreTests {
     typealias Backend = OrderStoreTests.Backend
 
+    /// What a provider's check throws in these tests when it refuses an attempt.
+    struct Refused: Error {}
+
     static func begin(
         _ store: any OrderStore, _ orderID: String, _ method: PaymentMethod, _ provider: PaymentProvider, at now: Date = Date()
     )
@@ -33,6 +36,15 @@ import Testing
     @discardableResult
     static func place(_ store: any OrderStore, _ payment: StoredPayment) async throws -> PaymentRecorded {
         try await store.recordPayment(.placed, of: payment.id, record: .init(kind: .paymentStarted), now: Date())
+    }
+
+    /// An attempt begun on `orderID` and placed at its provider.
+    static func placed(_ store: any OrderStore, _ orderID: String, _ method: PaymentMethod, _ provider: PaymentProvider) async throws
+        -> StoredPayment
+    {
+        let payment = try await begin(store, orderID, method, provider).payment
+        try await place(store, payment)
+        return payment
     }
 
     static func succeed(_ store: any OrderStore, _ payment: StoredPayment, duplicate: EventRecord? = nil, at now: Date = Date())
@@ -59,13 +71,10 @@ import Testing
     /// the same number) is settled once, and a repeat is logged as a duplicate.
     @Test(arguments: Backend.available)
     func aSuccessFoundByNumberIsCheckedAndRecordedInOneTransaction(backend: Backend) async throws {
-        struct Refused: Error {}
         let store = try await backend.store()
         let order = try await store.create(OrderStoreTests.newOrder())
-        let wechat = try await Self.begin(store, order.id, .wechatNative, .wechatV2).payment
-        try await Self.place(store, wechat)
-        let alipay = try await Self.begin(store, order.id, .alipayQR, .alipay).payment
-        try await Self.place(store, alipay)
+        let wechat = try await Self.placed(store, order.id, .wechatNative, .wechatV2)
+        let alipay = try await Self.placed(store, order.id, .alipayQR, .alipay)
         #expect(wechat.outTradeNo == alipay.outTradeNo)
         let outcome = PaymentOutcome.succeeded(transactionID: "42", amount: wechat.amount)
         func record(_ wallet: PaymentMethod.Wallet, _ number: String, accept: @escaping @Sendable (StoredPayment) throws -> Void = { _ in })
@@ -99,11 +108,9 @@ import Testing
     /// is never taken for a repeat.
     @Test(arguments: Backend.available)
     func repeatsOfARecordedSuccessAreCheckedAndOnlyLogged(backend: Backend) async throws {
-        struct Refused: Error {}
         let store = try await backend.store()
         let order = try await store.create(OrderStoreTests.newOrder())
-        let payment = try await Self.begin(store, order.id, .wechatNative, .wechatV2).payment
-        try await Self.place(store, payment)
+        let payment = try await Self.placed(store, order.id, .wechatNative, .wechatV2)
         @Sendable func record(amount: Money? = nil, accept: @escaping @Sendable (StoredPayment) throws -> Void = { _ in }) async
             -> Result<PaymentRecorded?, any Error>
         {
