@@ -80,8 +80,7 @@ public protocol OrderStore: Sendable {
     /// The same, for a caller that waits on no task: `done` is called once, when the transaction
     /// is committed (or has failed), from the thread that tells the writer's callers — the SQLite
     /// writer's finisher, so a notification's answer follows its commit without a hop through
-    /// Swift's cooperative threads. A repeat of a success already recorded may be read and checked
-    /// on the calling thread (SQLite's reader connections), leaving the writer only its log line.
+    /// Swift's cooperative threads.
     func recordPayment(
         _ outcome: PaymentOutcome, wallet: PaymentMethod.Wallet, outTradeNo: String,
         accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date,

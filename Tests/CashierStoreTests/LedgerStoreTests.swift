@@ -102,8 +102,7 @@ import Testing
     }
 
     /// Repeats of a recorded success — the usual notification — through the form that answers
-    /// without a task (on SQLite, a repeat is read outside the writer, which then only logs it):
-    /// twenty-four at once are each checked and logged once as a duplicate and change nothing; a
+    /// without a task (the one the merchant server's notifications take): twenty-four at once are each checked and logged once as a duplicate and change nothing; a
     /// success for another amount, or one its check refuses, writes nothing; and a first success
     /// is never taken for a repeat.
     @Test(arguments: Backend.available)

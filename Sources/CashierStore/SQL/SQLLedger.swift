@@ -85,13 +85,6 @@ enum SQLLedger {
         return (try payment(Array(row.prefix(22))), try SQLStatements.order(Array(row.dropFirst(22))))
     }
 
-    /// The attempt a wallet knows by `outTradeNo`, with its order.
-    static func paymentAndOrder(_ connection: any SQLConnection, wallet: PaymentMethod.Wallet, outTradeNo: String) throws -> (
-        payment: StoredPayment, order: StoredOrder
-    )? {
-        try paymentAndOrder(connection, where: "p.wallet = ? AND p.out_trade_no = ?", [.text(wallet.rawValue), .text(outTradeNo)])
-    }
-
     /// The payment's columns, then the order's, each qualified by its table's alias.
     static let joinedColumns = qualified(paymentColumns, "p") + ", " + qualified(SQLStatements.orderColumns, "o")
 

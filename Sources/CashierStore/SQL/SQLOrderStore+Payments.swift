@@ -126,39 +126,9 @@ extension SQLOrderStore {
         accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date,
         then done: @escaping @Sendable (Result<PaymentRecorded?, any Error>) -> Void
     ) {
-        if let repeated = try? repeatedSuccess(outcome, wallet: wallet, outTradeNo: outTradeNo, duplicate: duplicate) {
-            do {
-                try accept(repeated.payment)
-            } catch {
-                return done(.failure(error))
-            }
-            let at = SQLStatements.stamp(now)
-            return withTransaction(
-                { session in
-                    try SQLStatements.insert(repeated.duplicate, orderID: repeated.order.id, from: nil, to: nil, at: at, session.connection)
-                    return .unchanged(repeated.order, repeated.payment)
-                }, then: done)
-        }
         withTransaction(
             Self.recording(outcome, wallet: wallet, outTradeNo: outTradeNo, accept: accept, record: record, duplicate: duplicate, now: now),
             then: done)
-    }
-
-    /// The attempt and its order when `outcome` repeats a success already recorded for the same
-    /// amount — the usual notification, sent again until it is acknowledged — read outside the
-    /// writer (``readingNow(_:)``), with the log line to write; otherwise `nil`, and the whole
-    /// transaction decides. A recorded success is final, and what the checks read of it (its
-    /// amount, currency, app and merchant) never changes after it, so a read that may be a commit
-    /// behind decides a repeat as well as one inside the transaction; all the writer then does for
-    /// it is the log line. With one SQLite writer, that read was a quarter of its time.
-    private func repeatedSuccess(
-        _ outcome: PaymentOutcome, wallet: PaymentMethod.Wallet, outTradeNo: String, duplicate: EventRecord?
-    ) throws -> (payment: StoredPayment, order: StoredOrder, duplicate: EventRecord)? {
-        guard let duplicate, case .succeeded(_, let amount) = outcome,
-            let found = try readingNow({ try SQLLedger.paymentAndOrder($0.connection, wallet: wallet, outTradeNo: outTradeNo) }) ?? nil,
-            found.payment.status == .succeeded, found.payment.amount == amount
-        else { return nil }
-        return (found.payment, found.order, duplicate)
     }
 
     /// The transaction of ``recordPayment(_:wallet:outTradeNo:accept:record:duplicate:now:)``: the
@@ -168,7 +138,10 @@ extension SQLOrderStore {
         accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date
     ) -> @Sendable (SQLSession) throws -> PaymentRecorded? {
         { session in
-            guard let found = try SQLLedger.paymentAndOrder(session.connection, wallet: wallet, outTradeNo: outTradeNo) else { return nil }
+            guard
+                let found = try SQLLedger.paymentAndOrder(
+                    session.connection, where: "p.wallet = ? AND p.out_trade_no = ?", [.text(wallet.rawValue), .text(outTradeNo)])
+            else { return nil }
             try accept(found.payment)
             return try Self.record(
                 outcome, of: found, record: record, duplicate: duplicate, at: SQLStatements.stamp(now), session.connection)

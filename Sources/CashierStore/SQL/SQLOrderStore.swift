@@ -15,14 +15,9 @@ public protocol SQLOrderStore: OrderStore {
         _ body: @escaping @Sendable (SQLSession) throws -> T, then done: @escaping @Sendable (Result<T, any Error>) -> Void)
     /// Runs a read outside any write.
     func withReading<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
-    /// Runs a read outside any write on the calling thread, when the store can without waiting
-    /// on anything but a lock (SQLite's reader connections); `nil` (the default) when it cannot.
-    func readingNow<T: Sendable>(_ body: @Sendable (SQLSession) throws -> T) throws -> T?
 }
 
 extension SQLOrderStore {
-    public func readingNow<T: Sendable>(_ body: @Sendable (SQLSession) throws -> T) throws -> T? { nil }
-
     public func withTransaction<T: Sendable>(
         _ body: @escaping @Sendable (SQLSession) throws -> T, then done: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {

@@ -102,14 +102,7 @@ public final class SQLiteOrderStore: SQLOrderStore {
     /// On a free reader connection (or the next one, when all are busy), or through the writer
     /// for an in-memory database.
     public func withReading<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
-        if let result = try readingNow(body) { return result }
-        return try await writer.write { try body(SQLSession(connection: $0)) }
-    }
-
-    /// Runs a read on a reader connection, on the calling thread (a free reader, or else waiting
-    /// for one: a read takes microseconds); `nil` for an in-memory database, which has no readers.
-    public func readingNow<T: Sendable>(_ body: @Sendable (SQLSession) throws -> T) throws -> T? {
-        guard !readers.isEmpty else { return nil }
+        guard !readers.isEmpty else { return try await writer.write { try body(SQLSession(connection: $0)) } }
         for reader in readers {
             if let result = try reader.connection.withLockIfAvailable({ try body(SQLSession(connection: $0)) }) { return result }
         }
