@@ -13,7 +13,7 @@ import Synchronization
 /// A thread of the writer's own, the finisher, tells the callers: a writer hands it a committed
 /// batch's results and goes on to the next batch at once, so what the callers do with their
 /// answers (a notification's connection resumed, a task's continuation) is not time the next
-/// batch waits for — with one SQLite writer, that thread is the store's throughput.
+/// batch waits for, and a caller slow with its answer does not hold up everyone else's commits.
 final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetatype>: Sendable {
     /// One queued transaction: `run` executes it inside the batch under the savepoint numbered
     /// by its place, and returns how to finish it once the batch's commit has (or has not)

@@ -5,8 +5,8 @@ import Synchronization
 /// Checkpoints a SQLite database's write-ahead log on a thread of its own, so that the writer
 /// does not: copying the WAL's pages back into the database file and its `fsync` used to run on
 /// the writer's thread after every thousand pages (SQLite's automatic checkpoint) — about a
-/// tenth of that thread's time under a stream of notifications, and with one writer, the
-/// store's throughput, and the longest pauses its callers saw.
+/// tenth of that thread's time under a stream of notifications, and the longest pauses its
+/// callers saw: every transaction queued behind that commit waited for the copy and its fsync.
 ///
 /// The writer's connection tells it how long the WAL is after each commit
 /// (``SQLiteConnection/checkpointElsewhere(_:)``). Every `wakePages` more pages wake the
