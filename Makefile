@@ -10,7 +10,7 @@ FORMAT_PATHS := Sources Tests Package.swift Fuzz/Package.swift Fuzz/Sources
 ## demo: install what is missing, build, and run the end-to-end demo
 demo: deps
 	$(OWN_TMP) $(SWIFT) build --product cashier
-	$(SWIFT) run --skip-build cashier demo
+	$(OWN_TMP) $(SWIFT) run --skip-build cashier demo
 
 ## test: install what is missing, check formatting, build, build the docs (no warnings), and run every test
 test: deps lint venv
