@@ -26,6 +26,7 @@ enum ServerDemo {
 
     struct Session {
         let server: MerchantServer
+        let store: SQLiteOrderStore
         let sandbox: SandboxServer
         let secret: String
         let merchant: WeChatPay.V2.Merchant
@@ -100,10 +101,10 @@ enum ServerDemo {
         return rows
     }
 
-    /// Removes the demo's folder. The store's SQLite connections close on their own threads as it
-    /// goes, and the last one deletes the `-wal` and `-shm` files as it does: a removal that meets
-    /// a file vanishing stops short (a clean-clone CI run caught it leaving the database behind
-    /// once), so it is tried again until the folder is gone, for a second at most.
+    /// Removes the demo's folder. The store is closed by then (its files no longer change); a
+    /// removal that still meets a file vanishing is tried again until the folder is gone, for a
+    /// second at most (before the store was closed first, a clean-clone CI run caught a removal
+    /// racing the store's closing connections and leaving the database behind).
     static func remove(_ folder: URL) async {
         for _ in 0..<50 {
             try? FileManager.default.removeItem(at: folder)
@@ -306,6 +307,7 @@ enum ServerDemo {
         }
         await session.server.stop()
         await session.sandbox.stop()
+        await session.store.close()
         return rows
     }
 
@@ -318,7 +320,8 @@ enum ServerDemo {
         let server = MerchantServer(configuration: mode.configuration, store: store, audit: SecretsAudit.fromEnvironment())
         try await server.start()
         mode.connectStripeEvents(to: server.baseURL)
-        return Session(server: server, sandbox: mode.sandbox, secret: mode.configuration.secretKey, merchant: mode.wechatMerchant)
+        return Session(
+            server: server, store: store, sandbox: mode.sandbox, secret: mode.configuration.secretKey, merchant: mode.wechatMerchant)
     }
 
     /// Sends a correctly signed copy of the payment notification again; `true` when it is

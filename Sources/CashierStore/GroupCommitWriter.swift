@@ -31,6 +31,8 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
         /// still running (the finisher stops after the last, once it has told every caller).
         let finished = Mutex<(batches: [Finished], writers: Int)>(([], 0))
         let finisherWake = DispatchSemaphore(value: 0)
+        /// Once every writer has closed its connection and the finisher has told every caller.
+        let exit = ThreadExit()
         /// Batches committed so far.
         let commits = Atomic<Int>(0)
         let maximumBatch: Int
@@ -48,9 +50,9 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
         let commitError: (any Error)?
     }
 
-    /// One writer thread's connection.
+    /// One writer thread's connection (`nil` once the thread has closed it).
     final class Seat: Sendable {
-        let connection: Mutex<Connection>
+        let connection: Mutex<Connection?>
         init(_ connection: consuming sending Connection) { self.connection = Mutex(connection) }
     }
 
@@ -72,6 +74,7 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
         for (index, seat) in seats.enumerated() {
             let thread = Thread {
                 Self.loop(shared, seat)
+                seat.connection.withLock { $0 = nil }  // closed here, not whenever the thread is freed
                 shared.finished.withLock { $0.writers -= 1 }
                 shared.finisherWake.signal()
             }
@@ -89,6 +92,14 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
     deinit {
         shared.queue.withLock { $0.stopped = true }
         for _ in 0..<threads { shared.wake.signal() }
+    }
+
+    /// Takes no more transactions, commits those already queued, and returns once every caller
+    /// has been told and every writer connection is closed. Later ones fail as unavailable.
+    func stop() async {
+        shared.queue.withLock { $0.stopped = true }
+        for _ in 0..<threads { shared.wake.signal() }
+        await shared.exit.wait()
     }
 
     /// Runs `body` in the next batch; returns once the batch is committed.
@@ -144,16 +155,18 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
                 if stopped { return }
                 continue
             }
-            seat.connection.withLock { connection in
-                if !connection.isHealthy {
+            seat.connection.withLock { seated in
+                guard let connection = seated, connection.isHealthy else {
                     // Dropped (a server restart, a network cut): a new session, or the batch fails
                     // as unavailable and its callers try again after a pause.
                     do {
-                        connection = try shared.connect()
+                        let connection = try shared.connect()
+                        seated = connection
+                        commit(jobs, connection, shared)
                     } catch {
                         for job in jobs { job.fail(error) }
-                        return
                     }
+                    return
                 }
                 commit(jobs, connection, shared)
             }
@@ -192,7 +205,10 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
             for batch in batches {
                 for finish in batch.finishes { finish(batch.commitError) }
             }
-            if batches.isEmpty && writers == 0 { return }
+            if batches.isEmpty && writers == 0 {
+                shared.exit.finish()
+                return
+            }
         }
     }
 }

@@ -42,6 +42,16 @@ import Testing
         Scratch.url("cashier-store-\(UUID().uuidString).db").path
     }
 
+    /// A migrated SQLite store as the only thing in a new folder (`cashier.db`, and what SQLite
+    /// puts beside it), for tests of what is on disk.
+    static func storeInNewFolder(_ prefix: String) async throws -> (store: SQLiteOrderStore, folder: URL, path: String) {
+        let folder = try Scratch.newFolder(prefix)
+        let path = folder.appendingPathComponent("cashier.db").path
+        let store = try SQLiteOrderStore(path: path)
+        try await store.migrate()
+        return (store, folder, path)
+    }
+
     static func newOrder(_ id: String = "ord_\(UUID().uuidString.prefix(8))", minor: Int64 = 5100) -> NewOrder {
         NewOrder(
             id: id, outTradeNo: "C" + id, total: Money(minorUnits: minor, currency: .cny), description: "2 lattes",

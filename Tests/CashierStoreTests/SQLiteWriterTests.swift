@@ -68,10 +68,10 @@ import Testing
             })
         try await onOwnThread { told.wait() }
         writer.submit({ _ = try $0.query("INSERT INTO t (n) VALUES (2)") }, then: { _ in })
-        let committed = await eventually(timeout: .seconds(10)) { (try? Self.rows(path)) == [1, 2] }
+        // The rows show once COMMIT returns; the count, just after it.
+        let committed = await eventually(timeout: .seconds(10)) { (try? Self.rows(path)) == [1, 2] && writer.commitCount == 2 }
         release.signal()
         #expect(committed)
-        #expect(writer.commitCount == 2)
     }
 
     /// Every caller hears how its transaction went, including those queued just before the

@@ -50,6 +50,13 @@ public enum Scratch {
     /// `name` in this process's folder, as a path.
     public static func path(_ name: String) -> String { url(name).path }
 
+    /// A new, empty folder in this process's scratch folder, named `prefix` and a UUID.
+    public static func newFolder(_ prefix: String) throws -> URL {
+        let folder = url("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
     /// The environment a child process should get so that its own temporary files (Python's
     /// `tempfile`, chromium's profile folders, SwiftPM's lock files) land in this folder too.
     public static var childEnvironment: [String: String] { ["TMPDIR": folder.path] }

@@ -33,13 +33,15 @@ final class SQLiteCheckpointer: Sendable {
         let state = Mutex<(wokenAt: Int, stopped: Bool)>((0, false))
         /// Passive checkpoints the checkpointer has run.
         let checkpoints = Atomic<Int>(0)
+        /// Once the thread has closed its connection.
+        let exit = ThreadExit()
     }
 
     private let shared = Shared()
 
-    /// The checkpointer's own connection, used by its thread alone.
+    /// The checkpointer's own connection, used by its thread alone (`nil` once it has closed it).
     private final class Seat: Sendable {
-        let connection: Mutex<SQLiteConnection>
+        let connection: Mutex<SQLiteConnection?>
         init(_ connection: consuming sending SQLiteConnection) { self.connection = Mutex(connection) }
     }
 
@@ -56,9 +58,11 @@ final class SQLiteCheckpointer: Sendable {
         let thread = Thread {
             while true {
                 shared.wake.wait()
-                if shared.state.withLock({ $0.stopped }) { return }
-                if seat.connection.withLock({ $0.checkpointPassively() }) { shared.checkpoints.add(1, ordering: .relaxed) }
+                if shared.state.withLock({ $0.stopped }) { break }
+                if seat.connection.withLock({ $0?.checkpointPassively() ?? false }) { shared.checkpoints.add(1, ordering: .relaxed) }
             }
+            seat.connection.withLock { $0 = nil }
+            shared.exit.finish()
         }
         thread.name = "cashier-sqlite-checkpointer"
         thread.start()
@@ -67,6 +71,13 @@ final class SQLiteCheckpointer: Sendable {
     deinit {
         shared.state.withLock { $0.stopped = true }
         shared.wake.signal()
+    }
+
+    /// Stops the thread and returns once it has closed its connection.
+    func stop() async {
+        shared.state.withLock { $0.stopped = true }
+        shared.wake.signal()
+        await shared.exit.wait()
     }
 
     /// Checkpoints the checkpointer has run.

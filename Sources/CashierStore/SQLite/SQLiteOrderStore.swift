@@ -9,6 +9,8 @@ import Synchronization
 /// ```swift
 /// let store = try SQLiteOrderStore(path: "cashier.db")
 /// try await store.migrate()
+/// // …
+/// await store.close()  // before the file is copied, moved or removed
 /// ```
 public final class SQLiteOrderStore: SQLOrderStore {
     /// Every write, grouped into shared commits on its own thread.
@@ -18,8 +20,9 @@ public final class SQLiteOrderStore: SQLOrderStore {
     /// whose reads go through the writer (it has only one connection).
     private let readers: [Reader]
 
+    /// A reader connection (`nil` once ``close()`` has closed it).
     private final class Reader: Sendable {
-        let connection: Mutex<SQLiteConnection>
+        let connection: Mutex<SQLiteConnection?>
         init(_ connection: consuming sending SQLiteConnection) { self.connection = Mutex(connection) }
     }
 
@@ -104,10 +107,29 @@ public final class SQLiteOrderStore: SQLOrderStore {
     public func withReading<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
         guard !readers.isEmpty else { return try await writer.write { try body(SQLSession(connection: $0)) } }
         for reader in readers {
-            if let result = try reader.connection.withLockIfAvailable({ try body(SQLSession(connection: $0)) }) { return result }
+            if let result = try reader.connection.withLockIfAvailable({ try body(SQLSession(connection: try Self.open($0))) }) {
+                return result
+            }
         }
         let reader = readers[nextReader.add(1, ordering: .relaxed).newValue % readers.count]
-        return try reader.connection.withLock { try body(SQLSession(connection: $0)) }
+        return try reader.connection.withLock { try body(SQLSession(connection: try Self.open($0))) }
+    }
+
+    /// A reader's connection, unless ``close()`` has closed it.
+    private static func open(_ connection: SQLiteConnection?) throws -> SQLiteConnection {
+        guard let connection else { throw StoreError(.unavailable, "the store is closed") }
+        return connection
+    }
+
+    /// Finishes the writes already queued, then stops the store's threads and closes every
+    /// connection to the file; returns once they are all closed (SQLite copies the WAL back and
+    /// deletes the `-wal` and `-shm` files as the last one closes), so the files can be moved,
+    /// copied or removed. Every later call fails as unavailable. A store that is simply dropped
+    /// closes too, but on its threads' own time.
+    public func close() async {
+        await writer.stop()
+        await checkpointer?.stop()
+        for reader in readers { reader.connection.withLock { $0 = nil } }
     }
 
     @discardableResult
