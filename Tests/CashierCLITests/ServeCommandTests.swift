@@ -72,6 +72,9 @@ import Testing
             return process.terminationStatus
         }
         #expect(exit == 0)
+        // Stopped cleanly, the store is closed: its WAL copied back into the file and deleted.
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(left.contains("cashier.db") && !left.contains("cashier.db-wal") && !left.contains("cashier.db-shm"), "\(left)")
         // The access log has every request and nothing secret: no keys, no query, no bodies.
         let logged = try await onOwnThread { String(decoding: try log.fileHandleForReading.readToEndRetrying(), as: UTF8.self) }
         #expect(logged.contains(#""path":"/v1/orders""#) && logged.contains(#""status":201"#))
