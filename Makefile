@@ -38,7 +38,7 @@ lint:
 	$(OWN_TMP) $(SWIFT) format lint --strict -r $(FORMAT_PATHS)
 
 format:
-	$(SWIFT) format -i -r $(FORMAT_PATHS)
+	$(OWN_TMP) $(SWIFT) format -i -r $(FORMAT_PATHS)
 
 ## docs: the DocC site of every library product in .build/docs-site (warnings are errors; scripts/docs)
 docs:

@@ -97,20 +97,10 @@ enum ServerDemo {
     static func run(_ step: WeChatDemo.Step) async -> [OrderRow] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-demo-\(UUID().uuidString)")
         let rows = await run(step, in: folder)
-        await remove(folder)
+        // The store is closed by now: no connection is left to change the files while they go
+        // (one still closing on its thread once made the removal stop short, leaving demo.db).
+        try? FileManager.default.removeItem(at: folder)
         return rows
-    }
-
-    /// Removes the demo's folder. The store is closed by then (its files no longer change); a
-    /// removal that still meets a file vanishing is tried again until the folder is gone, for a
-    /// second at most (before the store was closed first, a clean-clone CI run caught a removal
-    /// racing the store's closing connections and leaving the database behind).
-    static func remove(_ folder: URL) async {
-        for _ in 0..<50 {
-            try? FileManager.default.removeItem(at: folder)
-            guard FileManager.default.fileExists(atPath: folder.path) else { return }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
     }
 
     private static func run(_ step: WeChatDemo.Step, in folder: URL) async -> [OrderRow] {
@@ -318,7 +308,13 @@ enum ServerDemo {
         let store = try SQLiteOrderStore(path: folder.appendingPathComponent("demo.db").path)
         await mode.connect(to: store)
         let server = MerchantServer(configuration: mode.configuration, store: store, audit: SecretsAudit.fromEnvironment())
-        try await server.start()
+        do {
+            try await server.start()
+        } catch {
+            await store.close()
+            await mode.sandbox.stop()
+            throw error
+        }
         mode.connectStripeEvents(to: server.baseURL)
         return Session(
             server: server, store: store, sandbox: mode.sandbox, secret: mode.configuration.secretKey, merchant: mode.wechatMerchant)

@@ -20,6 +20,8 @@ public struct Router: Sendable {
         let segments: [Segment]
         let handler: Handler
         let deciding: DecidingHandler?
+        /// Added with ``addImmediate(_:_:_:)``: its answer is always ``HTTPServer/Answer/now(_:)``.
+        let immediate: ImmediateHandler?
     }
 
     private enum Segment: Sendable, Equatable {
@@ -37,14 +39,16 @@ public struct Router: Sendable {
 
     /// Adds a route. Pattern segments in braces capture one non-empty path segment.
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
-        add(method, pattern, handler, deciding: nil)
+        add(method, pattern, handler, deciding: nil, immediate: nil)
     }
 
     /// Adds a route answered on the server's worker thread (``immediateResponse(_:)``): for
     /// answers that wait on nothing, such as a health check. (A name of its own: with an
     /// overload of `add`, any synchronous trailing closure would silently become immediate.)
     public mutating func addImmediate(_ method: String, _ pattern: String, _ handler: @escaping ImmediateHandler) {
-        add(method, pattern, { request, parameters in handler(request, parameters) }, deciding: { .now(handler($0, $1)) })
+        add(
+            method, pattern, { request, parameters in handler(request, parameters) }, deciding: { .now(handler($0, $1)) },
+            immediate: handler)
     }
 
     /// Adds a route whose handler decides on the worker thread how its request is answered: at
@@ -52,7 +56,9 @@ public struct Router: Sendable {
     /// itself may only read and compute (check a signature, say); what it changes belongs in the
     /// answer's work, which runs once.
     public mutating func addDeciding(_ method: String, _ pattern: String, _ handler: @escaping DecidingHandler) {
-        add(method, pattern, { request, parameters in await Self.response(handler(request, parameters)) }, deciding: handler)
+        add(
+            method, pattern, { request, parameters in await Self.response(handler(request, parameters)) }, deciding: handler,
+            immediate: nil)
     }
 
     /// The response an answer comes to, waited for.
@@ -64,12 +70,14 @@ public struct Router: Sendable {
         }
     }
 
-    private mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler, deciding: DecidingHandler?) {
+    private mutating func add(
+        _ method: String, _ pattern: String, _ handler: @escaping Handler, deciding: DecidingHandler?, immediate: ImmediateHandler?
+    ) {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map { part -> Segment in
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
         precondition(!routes.contains { $0.method == method && $0.segments == segments }, "route \(method) \(pattern) is defined twice")
-        let route = Route(method: method, pattern: pattern, segments: segments, handler: handler, deciding: deciding)
+        let route = Route(method: method, pattern: pattern, segments: segments, handler: handler, deciding: deciding, immediate: immediate)
         let parts = segments.compactMap { segment -> Substring? in
             if case .literal(let text) = segment { return Substring(text) }
             return nil
@@ -88,9 +96,10 @@ public struct Router: Sendable {
     /// The answer of an immediate route (``addImmediate(_:_:_:)``), or nil when the request is
     /// for any other route (``handle(_:)`` answers it).
     public func immediateResponse(_ request: HTTPServerRequest) -> HTTPServerResponse? {
-        guard case .route(let route, let parameters) = lookup(request), case .now(let response)? = route.deciding?(request, parameters)
-        else { return nil }
-        return response
+        // Only an immediate route's handler runs here: a deciding one may verify, or start work,
+        // that ``handle(_:)`` would then do a second time.
+        guard case .route(let route, let parameters) = lookup(request), let immediate = route.immediate else { return nil }
+        return immediate(request, parameters)
     }
 
     /// How the server should answer a request, after one lookup: at once for an immediate

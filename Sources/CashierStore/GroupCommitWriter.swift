@@ -50,12 +50,6 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
         let commitError: (any Error)?
     }
 
-    /// One writer thread's connection (`nil` once the thread has closed it).
-    final class Seat: Sendable {
-        let connection: Mutex<Connection?>
-        init(_ connection: consuming sending Connection) { self.connection = Mutex(connection) }
-    }
-
     private let shared: Shared
     private let threads: Int
 
@@ -66,7 +60,7 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
         let shared = Shared(maximumBatch: maximumBatch, connect: connect)
         self.shared = shared
         self.threads = max(1, threads)
-        let seats = try (0..<self.threads).map { _ in Seat(try connect()) }
+        let seats = try (0..<self.threads).map { _ in ConnectionSeat(try connect()) }
         shared.finished.withLock { $0.writers = seats.count }
         let finisher = Thread { Self.finish(shared) }
         finisher.name = "\(name)-finisher"
@@ -142,7 +136,7 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
         shared.wake.signal()
     }
 
-    private static func loop(_ shared: Shared, _ seat: Seat) {
+    private static func loop(_ shared: Shared, _ seat: ConnectionSeat<Connection>) {
         while true {
             shared.wake.wait()
             let (jobs, stopped) = shared.queue.withLock { queue in
@@ -156,17 +150,19 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
                 continue
             }
             seat.connection.withLock { seated in
-                guard let connection = seated, connection.isHealthy else {
+                let connection: Connection
+                if let current = seated, current.isHealthy {
+                    connection = current
+                } else {
                     // Dropped (a server restart, a network cut): a new session, or the batch fails
                     // as unavailable and its callers try again after a pause.
                     do {
-                        let connection = try shared.connect()
+                        connection = try shared.connect()
                         seated = connection
-                        commit(jobs, connection, shared)
                     } catch {
                         for job in jobs { job.fail(error) }
+                        return
                     }
-                    return
                 }
                 commit(jobs, connection, shared)
             }

@@ -13,6 +13,12 @@ public protocol OrderStore: Sendable {
     @discardableResult
     func migrate() async throws -> [String]
 
+    /// Finishes the writes already queued and closes the store's connections, returning once they
+    /// are closed; every later call fails as unavailable. ``SQLiteOrderStore`` needs it before its
+    /// file is copied, moved or removed; by default (PostgreSQL) nothing waits, and connections
+    /// close when the store is dropped.
+    func close() async
+
     // MARK: Orders
 
     /// - Throws: `StoreError.conflict` when the id or `outTradeNo` exists.
@@ -230,6 +236,8 @@ public protocol OrderStore: Sendable {
 }
 
 extension OrderStore {
+    public func close() async {}
+
     /// ``create(_:now:)`` at the current time.
     public func create(_ order: NewOrder) async throws -> StoredOrder { try await create(order, now: Date()) }
 

@@ -39,12 +39,6 @@ final class SQLiteCheckpointer: Sendable {
 
     private let shared = Shared()
 
-    /// The checkpointer's own connection, used by its thread alone (`nil` once it has closed it).
-    private final class Seat: Sendable {
-        let connection: Mutex<SQLiteConnection?>
-        init(_ connection: consuming sending SQLiteConnection) { self.connection = Mutex(connection) }
-    }
-
     /// Opens a connection of its own to the database at `path` and starts its thread.
     init(path: String, wakePages: Int = defaultWakePages, writerPages: Int = defaultWriterPages) throws {
         self.wakePages = max(1, wakePages)
@@ -53,7 +47,7 @@ final class SQLiteCheckpointer: Sendable {
         // In WAL mode from the start (the writer's connection says so too): a connection that
         // has not read the database yet does not know its WAL, and checkpoints nothing.
         try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
-        let seat = Seat(connection)
+        let seat = ConnectionSeat(connection)  // used by the thread alone
         let shared = shared
         let thread = Thread {
             while true {

@@ -18,13 +18,7 @@ public final class SQLiteOrderStore: SQLOrderStore {
     /// Reads, on connections of their own (WAL readers never wait for a commit), one per
     /// core so concurrent reads do not queue behind one lock; empty for an in-memory database,
     /// whose reads go through the writer (it has only one connection).
-    private let readers: [Reader]
-
-    /// A reader connection (`nil` once ``close()`` has closed it).
-    private final class Reader: Sendable {
-        let connection: Mutex<SQLiteConnection?>
-        init(_ connection: consuming sending SQLiteConnection) { self.connection = Mutex(connection) }
-    }
+    private let readers: [ConnectionSeat<SQLiteConnection>]
 
     /// Checkpoints the WAL off the writer's thread (none for an in-memory database).
     let checkpointer: SQLiteCheckpointer?
@@ -43,23 +37,18 @@ public final class SQLiteOrderStore: SQLOrderStore {
     /// The store with its WAL checkpointed by a thread of its own every `wakePages` pages, and by
     /// the writer past `writerPages` (see ``SQLiteCheckpointer``).
     init(path: String, wakeCheckpointerEvery wakePages: Int, checkpointOnWriterPast writerPages: Int) throws {
-        if path == ":memory:" || path.isEmpty || path.contains("mode=memory") {
-            checkpointer = nil
-            writer = try GroupCommitWriter(name: "cashier-sqlite-writer", maximumBatch: 256) { try Self.writerConnection(path) }
-            readers = []
-        } else {
-            let checkpointer = try SQLiteCheckpointer(path: path, wakePages: wakePages, writerPages: writerPages)
-            self.checkpointer = checkpointer
-            writer = try GroupCommitWriter(name: "cashier-sqlite-writer", maximumBatch: 256) {
-                let connection = try Self.writerConnection(path)
-                connection.checkpointElsewhere(checkpointer)
-                return connection
-            }
-            readers = try (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map { _ in
-                let reading = try SQLiteConnection(path: path)
-                try reading.execute("PRAGMA foreign_keys=ON;")
-                return Reader(reading)
-            }
+        let inMemory = path == ":memory:" || path.isEmpty || path.contains("mode=memory")
+        let checkpointer = inMemory ? nil : try SQLiteCheckpointer(path: path, wakePages: wakePages, writerPages: writerPages)
+        self.checkpointer = checkpointer
+        writer = try GroupCommitWriter(name: "cashier-sqlite-writer", maximumBatch: 256) {
+            let connection = try Self.writerConnection(path)
+            if let checkpointer { connection.checkpointElsewhere(checkpointer) }
+            return connection
+        }
+        readers = try (0..<(inMemory ? 0 : max(2, ProcessInfo.processInfo.activeProcessorCount))).map { _ in
+            let reading = try SQLiteConnection(path: path)
+            try reading.execute("PRAGMA foreign_keys=ON;")
+            return ConnectionSeat(reading)
         }
     }
 
