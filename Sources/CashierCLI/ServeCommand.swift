@@ -132,7 +132,7 @@ enum ServeCommand {
         await SandboxCommand.waitForTermination()
         await server.stop()
         await sandbox.stop()
-        await store.close()  // SQLite: the WAL copied back, -wal and -shm gone
+        await store.close()  // SQLite: the WAL copied back, -wal and -shm gone; PostgreSQL: sessions ended
         io.write("server stopped\n")
         return 0
     }
@@ -198,7 +198,7 @@ enum ServeCommand {
             ["api_url": server.baseURL.absoluteString, "publishable_key": parsed.configuration.publishableKey], orStop: server.stop)
         await SandboxCommand.waitForTermination()
         await server.stop()
-        await store.close()  // SQLite: the WAL copied back, -wal and -shm gone
+        await store.close()  // SQLite: the WAL copied back, -wal and -shm gone; PostgreSQL: sessions ended
         io.write("server stopped\n")
         return 0
     }

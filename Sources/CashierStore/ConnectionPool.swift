@@ -9,17 +9,34 @@ import Synchronization
 /// given back in between cannot sit idle while a caller waits for it (which, with nothing more
 /// given back, would be a caller waiting forever), and a caller arriving later never takes a
 /// connection ahead of one already waiting.
+///
+/// ``close()`` drops the idle connections, turns away the callers waiting and every later one
+/// (`StoreError.unavailable`), and returns once the connections in use have been given back and
+/// dropped too.
 final class ConnectionPool<Connection: Sendable>: Sendable {
     /// What a caller gets: a connection, or the right to open one (a slot counted in `open`).
     private enum Turn: Sendable {
         case ready(Connection)
         case open
+        /// The pool is closed.
+        case closed
     }
 
     private struct State {
         var idle: [Connection] = []
         var open = 0
         var waiting: [CheckedContinuation<Turn, Never>] = []
+        var closed = false
+        /// Callers of ``close()`` waiting for the connections in use.
+        var closing: [CheckedContinuation<Void, Never>] = []
+
+        /// One connection fewer open; the callers of ``close()`` to tell when it was the last.
+        mutating func dropOne() -> [CheckedContinuation<Void, Never>] {
+            open -= 1
+            guard closed, open == 0 else { return [] }
+            defer { closing = [] }
+            return closing
+        }
     }
 
     let size: Int
@@ -63,34 +80,67 @@ final class ConnectionPool<Connection: Sendable>: Sendable {
         }
         switch turn {
         case .ready(let connection): return connection
+        case .closed: throw StoreError(.unavailable, "the store is closed")
         case .open:
             do {
                 return try await connect()
             } catch {
                 // The slot goes to the next caller waiting, or back to the count.
-                let waiter = state.withLock { state -> CheckedContinuation<Turn, Never>? in
-                    if !state.waiting.isEmpty { return state.waiting.removeFirst() }
-                    state.open -= 1
-                    return nil
+                let (waiter, closers) = state.withLock { state -> (CheckedContinuation<Turn, Never>?, [CheckedContinuation<Void, Never>]) in
+                    if !state.waiting.isEmpty { return (state.waiting.removeFirst(), []) }
+                    return (nil, state.dropOne())
                 }
                 waiter?.resume(returning: .open)
+                for closer in closers { closer.resume() }
                 throw error
             }
         }
     }
 
     /// Gives the connection back: to the caller waiting longest, else to the idle ones; a broken
-    /// one is dropped, and the caller waiting longest opens a new one in its place.
+    /// one is dropped, and the caller waiting longest opens a new one in its place. Once the pool
+    /// is closed, every connection given back is dropped.
     func release(_ connection: Connection) {
         let healthy = isHealthy(connection)
-        let waiter = state.withLock { state -> (CheckedContinuation<Turn, Never>, Turn)? in
+        let (waiter, closers) = state.withLock {
+            state -> ((CheckedContinuation<Turn, Never>, Turn)?, [CheckedContinuation<Void, Never>]) in
+            if state.closed { return (nil, state.dropOne()) }
             guard !state.waiting.isEmpty else {
-                if healthy { state.idle.append(connection) } else { state.open -= 1 }
-                return nil
+                if healthy {
+                    state.idle.append(connection)
+                    return (nil, [])
+                }
+                return (nil, state.dropOne())
             }
-            return (state.waiting.removeFirst(), healthy ? .ready(connection) : .open)
+            return ((state.waiting.removeFirst(), healthy ? .ready(connection) : .open), [])
         }
         if let (continuation, turn) = waiter { continuation.resume(returning: turn) }
+        for closer in closers { closer.resume() }
+    }
+
+    /// Drops the idle connections at once, fails the callers waiting and every later one as
+    /// unavailable, and returns once every connection in use has been given back (and dropped).
+    /// Calling it again waits the same way.
+    func close() async {
+        let (idle, waiters) = state.withLock { state in
+            state.closed = true
+            defer {
+                state.open -= state.idle.count
+                state.idle = []
+                state.waiting = []
+            }
+            return (state.idle, state.waiting)
+        }
+        _ = consume idle  // the pool held the only reference: each connection closes here
+        for waiter in waiters { waiter.resume(returning: .closed) }
+        await withCheckedContinuation { (closer: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                guard state.open > 0 else { return true }
+                state.closing.append(closer)
+                return false
+            }
+            if done { closer.resume() }
+        }
     }
 
     /// Connections open (idle or in use), and callers waiting: for tests.
@@ -100,6 +150,7 @@ final class ConnectionPool<Connection: Sendable>: Sendable {
 
     /// An idle connection, or the right to open one while fewer than `size` are open.
     private func take(_ state: inout State) -> Turn? {
+        if state.closed { return .closed }
         if let connection = state.idle.popLast() { return .ready(connection) }
         guard state.open < size else { return nil }
         state.open += 1

@@ -15,8 +15,9 @@ public protocol OrderStore: Sendable {
 
     /// Finishes the writes already queued and closes the store's connections, returning once they
     /// are closed; every later call fails as unavailable. ``SQLiteOrderStore`` needs it before its
-    /// file is copied, moved or removed; by default (PostgreSQL) nothing waits, and connections
-    /// close when the store is dropped.
+    /// file is copied, moved or removed; ``PostgresOrderStore`` gives its sessions back to the
+    /// server at once instead of when the store is dropped. A store of one's own that holds
+    /// nothing to close need not implement it.
     func close() async
 
     // MARK: Orders

@@ -180,4 +180,46 @@ import Testing
         await #expect(throws: CocoaError.self) { try await lone.acquire() }
         #expect(lone.counts == (open: 0, idle: 0, waiting: 0))
     }
+
+    @Test(.timeLimit(.minutes(1))) func closeFailsWaitersAndWaitsForTheConnectionsInUseThenDropsThem() async throws {
+        let pool = pool(size: 2, Opener())
+        let first = try await pool.acquire()
+        var second: Fake? = try await pool.acquire()
+        let waiter = Task { try await pool.acquire() }
+        try await until { pool.counts.waiting == 1 }
+        let closed = Atomic<Bool>(false)
+        let closing = Task {
+            await pool.close()
+            closed.store(true, ordering: .relaxed)
+        }
+        let refused = await #expect(throws: StoreError.self) { try await waiter.value }
+        #expect(refused?.code == .unavailable)
+        // A connection given back after close() is dropped, not kept for a later caller.
+        weak let dropped = second
+        pool.release(second!)
+        second = nil
+        #expect(dropped == nil, "a connection given back after close() was kept")
+        #expect(pool.counts == (open: 1, idle: 0, waiting: 0))
+        try await Task.sleep(for: .milliseconds(50))
+        let returnedEarly = closed.load(ordering: .relaxed)
+        #expect(!returnedEarly, "close() returned while a connection was still in use")
+        pool.release(first)
+        await closing.value
+        #expect(pool.counts == (open: 0, idle: 0, waiting: 0))
+        let later = await #expect(throws: StoreError.self) { try await pool.acquire() }
+        #expect(later?.code == .unavailable)
+        await pool.close()  // a second close() returns at once
+    }
+
+    @Test(.timeLimit(.minutes(1))) func closeDropsTheIdleConnectionsAtOnce() async throws {
+        let pool = pool(size: 2, Opener())
+        var idle: Fake? = try await pool.acquire()
+        weak let dropped = idle
+        pool.release(idle!)
+        idle = nil
+        #expect(dropped != nil, "the pool keeps a connection given back")
+        await pool.close()
+        #expect(dropped == nil, "close() kept an idle connection")
+        #expect(pool.counts == (open: 0, idle: 0, waiting: 0))
+    }
 }

@@ -68,6 +68,17 @@ public final class PostgresOrderStore: SQLOrderStore {
     /// orders at once) or a dropped connection. Each waited for its backoff: the slow tail.
     public var retryCount: Int { retries.load(ordering: .relaxed) }
     private let retries = Atomic<Int>(0)
+    /// Set by ``close()``: nothing is tried again after it.
+    private let closed = Atomic<Bool>(false)
+
+    /// Finishes the writes already queued, then closes the writers' connections and the pool's,
+    /// returning once every one is closed (a read in progress finishes first). Every later call
+    /// fails at once as unavailable, without the retries a dropped connection gets.
+    public func close() async {
+        closed.store(true, ordering: .releasing)
+        await writer.stop()
+        await pool.close()
+    }
 
     /// The baseline for `cashier-bench server --db`: durable single-row commits — one `INSERT`
     /// per `BEGIN … COMMIT` on one connection, `synchronous_commit` as the server has it —
@@ -96,7 +107,9 @@ public final class PostgresOrderStore: SQLOrderStore {
         while true {
             do {
                 return try await operation()
-            } catch let error as StoreError where (error.code == .busy || error.code == .unavailable) && attempt < Self.attempts {
+            } catch let error as StoreError
+                where (error.code == .busy || error.code == .unavailable) && attempt < Self.attempts && !closed.load(ordering: .acquiring)
+            {
                 retries.add(1, ordering: .relaxed)
                 try await Task.sleep(for: .milliseconds(10 * (1 << attempt) + Int.random(in: 0..<10)))
                 attempt += 1
