@@ -52,6 +52,21 @@ import Testing
         return (store, folder, path)
     }
 
+    /// The writes a `close()` met: the first `done` were acknowledged before it; each later one
+    /// either was too or failed as unavailable. - Returns: the places of those acknowledged.
+    static func acknowledged(_ writes: [Task<StoredOrder, any Error>], before done: Int) async -> [Int] {
+        var acknowledged = Array(0..<done)
+        for (index, write) in writes.enumerated().dropFirst(done) {
+            do {
+                _ = try await write.value
+                acknowledged.append(index)
+            } catch {
+                #expect((error as? StoreError)?.code == .unavailable, "\(error)")
+            }
+        }
+        return acknowledged
+    }
+
     static func newOrder(_ id: String = "ord_\(UUID().uuidString.prefix(8))", minor: Int64 = 5100) -> NewOrder {
         NewOrder(
             id: id, outTradeNo: "C" + id, total: Money(minorUnits: minor, currency: .cny), description: "2 lattes",

@@ -32,15 +32,7 @@ struct PostgresCloseTests {
         await store.close()
         let retriesAtClose = store.retryCount
 
-        var acknowledged = Array(0..<20)
-        for (index, write) in writes.enumerated().dropFirst(20) {
-            do {
-                _ = try await write.value
-                acknowledged.append(index)
-            } catch let error as StoreError {
-                #expect(error.code == .unavailable)
-            }
-        }
+        let acknowledged = await OrderStoreTests.acknowledged(writes, before: 20)
         for read in reads {
             do {
                 _ = try await read.value

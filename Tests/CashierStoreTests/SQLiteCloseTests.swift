@@ -18,15 +18,7 @@ import Testing
         }
         for write in writes.prefix(20) { _ = try await write.value }
         await store.close()
-        var acknowledged = Array(0..<20)
-        for (index, write) in writes.enumerated().dropFirst(20) {
-            do {
-                _ = try await write.value
-                acknowledged.append(index)
-            } catch let error as StoreError {
-                #expect(error.code == .unavailable)
-            }
-        }
+        let acknowledged = await OrderStoreTests.acknowledged(writes, before: 20)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["cashier.db"])
 
         let read = await #expect(throws: StoreError.self) { try await store.order(id: "ord_close_0") }
