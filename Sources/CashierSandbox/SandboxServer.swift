@@ -108,15 +108,13 @@ public final class SandboxServer: Sendable {
                 let outcome: WeChatV2Sandbox.Outcome
             }
             guard let pay = try? request.decodeJSON(Pay.self) else {
-                return .error(
-                    status: 400, code: "invalid_request",
-                    message: #"expected {"provider":"wechat","out_trade_no":"…","outcome":"success"|"cancel"|"fail"}"#)
+                return SandboxControl.invalid(#"expected {"provider":"wechat","out_trade_no":"…","outcome":"success"|"cancel"|"fail"}"#)
             }
             if pay.provider == "alipay", let orderString = pay.order_string {
                 return .json(await alipaySandbox.payOrderString(orderString, outcome: pay.outcome))
             }
             guard let outTradeNo = pay.out_trade_no else {
-                return .error(status: 400, code: "invalid_request", message: "give out_trade_no (or, for Alipay app pay, order_string)")
+                return SandboxControl.invalid("give out_trade_no (or, for Alipay app pay, order_string)")
             }
             guard pay.provider == "wechat" || pay.provider == "alipay" else {
                 return .error(status: 400, code: "unsupported_provider", message: "provider must be \"wechat\" or \"alipay\"")
@@ -141,9 +139,8 @@ public final class SandboxServer: Sendable {
                 case let urls = replay.urls.compactMap(URL.init(string:)), urls.count == replay.urls.count,
                 urls.allSatisfy({ $0.scheme == "http" || $0.scheme == "https" })
             else {
-                return .error(
-                    status: 400, code: "invalid_request",
-                    message: #"expected {"key":"<out_trade_no or out_refund_no>","copies":1…1000,"urls":["http://…/notify/wechat/v2",…]}"#)
+                return SandboxControl.invalid(
+                    #"expected {"key":"<out_trade_no or out_refund_no>","copies":1…1000,"urls":["http://…/notify/wechat/v2",…]}"#)
             }
             guard let result = await delivery.replay(key: replay.key, copies: replay.copies, to: urls) else {
                 return .error(status: 404, code: "not_found", message: "no notification was sent under \(replay.key)")
@@ -151,12 +148,11 @@ public final class SandboxServer: Sendable {
             return .json(["sent": result.sent, "acknowledged": result.acknowledged])
         }
         router.add("POST", "/sandbox/refund_outcome") { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let outcome = SandboxRefundOutcome(json: object)
             else {
-                return .error(
-                    status: 400, code: "invalid_request",
-                    message: #"expected {"outcome":"succeed"|"refuse"|"fail_later","status":"REFUNDCLOSE"|"CHANGE"|"ABNORMAL"|"CLOSED"}"#)
+                return SandboxControl.invalid(
+                    #"expected {"outcome":"succeed"|"refuse"|"fail_later","status":"REFUNDCLOSE"|"CHANGE"|"ABNORMAL"|"CLOSED"}"#)
             }
             await wechat.setRefundOutcome(outcome)
             await wechatV3.setRefundOutcome(outcome)
@@ -172,7 +168,7 @@ public final class SandboxServer: Sendable {
                 let merchant_app_id: String
             }
             guard let grant = try? request.decodeJSON(Grant.self), !grant.app_auth_token.isEmpty, !grant.merchant_app_id.isEmpty else {
-                return .error(status: 400, code: "invalid_request", message: #"expected {"app_auth_token":"…","merchant_app_id":"2021…"}"#)
+                return SandboxControl.invalid(#"expected {"app_auth_token":"…","merchant_app_id":"2021…"}"#)
             }
             await alipaySandbox.grantAppAuthToken(grant.app_auth_token, merchantAppID: grant.merchant_app_id)
             return .json(["app_auth_token": grant.app_auth_token, "merchant_app_id": grant.merchant_app_id])
@@ -180,7 +176,7 @@ public final class SandboxServer: Sendable {
         router.add("POST", "/sandbox/password_delay") { request, _ in
             struct Delay: Decodable { let seconds: Double }
             guard let delay = try? request.decodeJSON(Delay.self), (0...600).contains(delay.seconds) else {
-                return .error(status: 400, code: "invalid_request", message: #"expected {"seconds":5} (0 to 600)"#)
+                return SandboxControl.invalid(#"expected {"seconds":5} (0 to 600)"#)
             }
             await wechat.setPasswordDelay(delay.seconds)
             await alipaySandbox.setPasswordDelay(delay.seconds)
@@ -196,13 +192,11 @@ public final class SandboxServer: Sendable {
         let faults = FaultSwitch()
         self.faults = faults
         router.add("POST", "/sandbox/faults") { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let fault = SandboxFault(json: object)
             else {
-                return .error(
-                    status: 400, code: "invalid_request",
-                    message:
-                        #"expected {"mode":"none"|"latency"|"server_error"|"timeout"|"garbage"|"bad_signature"|"lost_reply","milliseconds":N,"count":N}"#
+                return SandboxControl.invalid(
+                    #"expected {"mode":"none"|"latency"|"server_error"|"timeout"|"garbage"|"bad_signature"|"lost_reply","milliseconds":N,"count":N}"#
                 )
             }
             faults.current.withLock { $0 = fault }

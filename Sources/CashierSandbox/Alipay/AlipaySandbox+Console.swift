@@ -33,9 +33,9 @@ extension AlipaySandbox {
 
     nonisolated func registerConsole(on router: inout Router) {
         router.add("POST", "/sandbox/alipay/console_refund") { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let number = object["out_trade_no"] as? String
-            else { return .error(status: 400, code: "invalid_request", message: #"expected {"out_trade_no":"…","amount":"5.00"}"#) }
+            else { return SandboxControl.invalid(#"expected {"out_trade_no":"…","amount":"5.00"}"#) }
             var amount: Money?
             if let text = object["amount"] as? String {
                 guard let parsed = try? Money(decimal: text, currency: .cny) else {

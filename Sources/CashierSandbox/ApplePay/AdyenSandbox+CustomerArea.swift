@@ -67,13 +67,11 @@ extension AdyenSandbox {
 
     func registerCustomerArea(on router: inout Router) {
         router.add("POST", "/sandbox/adyen/customer_area") { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let action = object["action"] as? String, let psp = object["psp_reference"] as? String
             else {
-                return .error(
-                    status: 400, code: "invalid_request",
-                    message:
-                        #"expected {"action":"refund"|"cancel"|"capture","psp_reference":"PSP…","amount":"5.00","outcome":"succeed"|"fail_later"}"#
+                return SandboxControl.invalid(
+                    #"expected {"action":"refund"|"cancel"|"capture","psp_reference":"PSP…","amount":"5.00","outcome":"succeed"|"fail_later"}"#
                 )
             }
             guard let amount = self.requestedAmount(in: object, of: psp) else { return Self.invalidAmount }

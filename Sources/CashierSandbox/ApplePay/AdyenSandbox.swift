@@ -214,29 +214,27 @@ public final class AdyenSandbox: Sendable {
             ])
         }
         router.add("POST", "/sandbox/adyen/webhook") { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let url = object["url"] as? String, let key = object["hmac_key"] as? String,
                 (try? self.sendWebhooks(to: url, hmacKey: key)) != nil
             else {
-                return .error(
-                    status: 400, code: "invalid_request", message: #"expected {"url":"http://…/notify/adyen","hmac_key":"<hex>"}"#)
+                return SandboxControl.invalid(#"expected {"url":"http://…/notify/adyen","hmac_key":"<hex>"}"#)
             }
             return .json(["url": url])
         }
         router.add("POST", "/sandbox/adyen/capture_outcome") { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let outcome = object["outcome"] as? String, ["succeed", "fail_later"].contains(outcome)
-            else { return .error(status: 400, code: "invalid_request", message: #"expected {"outcome":"succeed"|"fail_later"}"#) }
+            else { return SandboxControl.invalid(#"expected {"outcome":"succeed"|"fail_later"}"#) }
             self.setCapturesFailLater(outcome == "fail_later")
             return .json(["outcome": outcome])
         }
         router.add("POST", "/sandbox/adyen/dispute") { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let psp = object["psp_reference"] as? String, let event = object["event"] as? String
             else {
-                return .error(
-                    status: 400, code: "invalid_request",
-                    message: #"expected {"psp_reference":"PSP…","event":"CHARGEBACK"|"CHARGEBACK_REVERSED"|…,"amount":"5.00"}"#)
+                return SandboxControl.invalid(
+                    #"expected {"psp_reference":"PSP…","event":"CHARGEBACK"|"CHARGEBACK_REVERSED"|…,"amount":"5.00"}"#)
             }
             guard let amount = self.requestedAmount(in: object, of: psp) else { return Self.invalidAmount }
             if let refusal = self.dispute(psp, event: event, amount: amount) {
@@ -250,16 +248,16 @@ public final class AdyenSandbox: Sendable {
                 .json(["psp_reference": $0, "event": "AUTHORISATION"])
             })
         router.add("POST", "/sandbox/adyen/expire") { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let psp = object["psp_reference"] as? String
-            else { return .error(status: 400, code: "invalid_request", message: #"expected {"psp_reference":"PSP…"}"#) }
+            else { return SandboxControl.invalid(#"expected {"psp_reference":"PSP…"}"#) }
             if let refusal = await self.expire(psp) { return .error(status: 422, code: "invalid_request", message: refusal) }
             return .json(["psp_reference": psp, "event": "EXPIRE"])
         }
         router.add("POST", "/sandbox/adyen/recapture") { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let psp = object["psp_reference"] as? String
-            else { return .error(status: 400, code: "invalid_request", message: #"expected {"psp_reference":"PSP…"}"#) }
+            else { return SandboxControl.invalid(#"expected {"psp_reference":"PSP…"}"#) }
             guard self.recapture(psp) else {
                 return .error(status: 404, code: "not_found", message: "payment \(psp) has no failed capture to take again")
             }
@@ -296,7 +294,7 @@ public final class AdyenSandbox: Sendable {
     }
 
     private func payment(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] else {
+        guard let body = SandboxControl.object(request) else {
             return Self.error(400, "702", "Structure of PaymentRequest contains the following unknown fields or is not JSON")
         }
         guard let account = body["merchantAccount"] as? String, !account.isEmpty else {
@@ -374,7 +372,7 @@ public final class AdyenSandbox: Sendable {
     }
 
     private func modify(_ psp: String, _ kind: String, _ request: HTTPServerRequest) async -> HTTPServerResponse {
-        guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+        guard let body = SandboxControl.object(request),
             let account = body["merchantAccount"] as? String, !account.isEmpty
         else { return Self.error(422, "901", "Invalid Merchant Account") }
         guard let entry = core.processor.entry(psp) else {

@@ -77,7 +77,7 @@ public actor ApplePaySandbox {
         router.add("GET", "/sandbox/applepay/root.pem") { _, _ in .text(rootPEM, contentType: "application/x-pem-file") }
         router.add("POST", "/sandbox/applepay/merchants") { request, _ in
             guard let certificate = try? X509Certificate(pemRepresentation: String(decoding: request.body, as: UTF8.self)) else {
-                return .error(status: 400, code: "invalid_request", message: "the body must be a PEM processing certificate")
+                return SandboxControl.invalid("the body must be a PEM processing certificate")
             }
             do {
                 return .json(["public_key_hash": try await self.register(merchantCertificate: certificate)], status: 201)
@@ -124,9 +124,7 @@ public actor ApplePaySandbox {
                 let signed_at: String?
             }
             guard let mint = try? request.decodeJSON(Mint.self), mint.amount != nil || mint.order_id != nil else {
-                return .error(
-                    status: 400, code: "invalid_request",
-                    message: #"expected {"order_id":"ord_…"} or {"amount":"12.75","currency":"CNY",…}"#)
+                return SandboxControl.invalid(#"expected {"order_id":"ord_…"} or {"amount":"12.75","currency":"CNY",…}"#)
             }
             let orderTotal: Money? = if let id = mint.order_id { await self.total(ofOrder: id) } else { nil }
             let amount: Money
@@ -146,7 +144,7 @@ public actor ApplePaySandbox {
             }
             var applicationData = mint.application_data.flatMap { try? Hex.decode($0) }
             if mint.application_data != nil, applicationData == nil {
-                return .error(status: 400, code: "invalid_request", message: "application_data must be hex")
+                return SandboxControl.invalid("application_data must be hex")
             }
             if applicationData == nil, let id = mint.order_id { applicationData = Array(id.utf8) }
             let signedAt = mint.signed_at.flatMap { ISO8601DateFormatter().date(from: $0) } ?? Date()

@@ -37,13 +37,11 @@ public final class ProcessorSandbox: Sendable {
         answer: @escaping @Sendable (String) -> HTTPServerResponse
     ) -> Router.Handler {
         { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let reference = object[field] as? String, let outcome = object["outcome"] as? String,
                 outcome == "succeeded" || outcome == "failed"
             else {
-                return .error(
-                    status: 400, code: "invalid_request",
-                    message: #"expected {""# + field + #"":""# + example + #"","outcome":"succeeded"|"failed"}"#)
+                return SandboxControl.invalid(#"expected {""# + field + #"":""# + example + #"","outcome":"succeeded"|"failed"}"#)
             }
             if let refusal = await decide(reference, outcome == "succeeded") {
                 return .error(status: 422, code: "invalid_request", message: refusal)

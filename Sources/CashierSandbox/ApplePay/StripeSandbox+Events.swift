@@ -182,20 +182,19 @@ extension StripeSandbox {
 
     func registerEvents(on router: inout Router) {
         router.add("POST", "/sandbox/stripe/webhook") { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let url = object["url"] as? String, let secret = object["secret"] as? String,
                 (try? self.sendWebhooks(to: url, secret: secret)) != nil
             else {
-                return .error(
-                    status: 400, code: "invalid_request", message: #"expected {"url":"http://…/notify/stripe","secret":"whsec_…"}"#)
+                return SandboxControl.invalid(#"expected {"url":"http://…/notify/stripe","secret":"whsec_…"}"#)
             }
             return .json(["url": url])
         }
         router.add("POST", "/sandbox/stripe/dashboard_refund") { request, _ in
             // A refund made in Stripe's Dashboard: no metadata of Cashier's, announced like any other.
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let intent = object["payment_intent"] as? String
-            else { return .error(status: 400, code: "invalid_request", message: #"expected {"payment_intent":"pi_…","amount":"5.00"}"#) }
+            else { return SandboxControl.invalid(#"expected {"payment_intent":"pi_…","amount":"5.00"}"#) }
             var fields = ["payment_intent": intent]
             if let text = object["amount"] as? String {
                 guard let currency = self.core.processor.entry(intent)?.amount.currency,
@@ -212,21 +211,18 @@ extension StripeSandbox {
                 .json(object: self.intent(intent, expandCharge: false) ?? self.drafts.withLock({ $0[intent] }).map(self.draftObject) ?? [:])
             })
         router.add("POST", "/sandbox/stripe/expire") { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let intent = object["payment_intent"] as? String
-            else { return .error(status: 400, code: "invalid_request", message: #"expected {"payment_intent":"pi_…"}"#) }
+            else { return SandboxControl.invalid(#"expected {"payment_intent":"pi_…"}"#) }
             if let refusal = await self.expire(intent) { return .error(status: 422, code: "invalid_request", message: refusal) }
             return .json(["payment_intent": intent, "event": "payment_intent.canceled"])
         }
         router.add("POST", "/sandbox/stripe/dispute") { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let intent = object["payment_intent"] as? String, let event = object["event"] as? String
             else {
-                return .error(
-                    status: 400, code: "invalid_request",
-                    message:
-                        #"expected {"payment_intent":"pi_…","event":"created"|"funds_withdrawn"|"funds_reinstated"|"lost","amount":"5.00"}"#
-                )
+                return SandboxControl.invalid(
+                    #"expected {"payment_intent":"pi_…","event":"created"|"funds_withdrawn"|"funds_reinstated"|"lost","amount":"5.00"}"#)
             }
             var amount: Money?
             if let text = object["amount"] as? String {

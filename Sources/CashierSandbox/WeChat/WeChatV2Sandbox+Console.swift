@@ -38,12 +38,11 @@ extension WeChatV2Sandbox {
     /// `REFUNDCLOSE`, `CHANGE`; v3 `SUCCESS`, `CLOSED`, `ABNORMAL`.
     nonisolated func registerConsole(on router: inout Router, v3: WeChatV3Sandbox) {
         router.add("POST", "/sandbox/wechat/console_refund") { request, _ in
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+            guard let object = SandboxControl.object(request),
                 let number = object["out_trade_no"] as? String, let url = object["notify_url"] as? String
             else {
-                return .error(
-                    status: 400, code: "invalid_request",
-                    message: #"expected {"out_trade_no":"…","amount":"5.00","notify_url":"http://…","status":"SUCCESS"|…}"#)
+                return SandboxControl.invalid(
+                    #"expected {"out_trade_no":"…","amount":"5.00","notify_url":"http://…","status":"SUCCESS"|…}"#)
             }
             let v2Currency = await self.currency(of: number)
             let currency: Currency?

@@ -163,7 +163,7 @@ public actor WeChatV3Sandbox {
         else {
             return error(401, "SIGN_ERROR", "签名错误")
         }
-        let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
+        let body = SandboxControl.object(request) ?? [:]
         // A partner call names the sub-merchant: in the query (sub_mchid) or the body.
         let partner = route.hasPrefix("/v3/pay/partner/")
         let subMchID = partner ? (request.queryValue("sub_mchid") ?? body["sub_mchid"] as? String) : nil
