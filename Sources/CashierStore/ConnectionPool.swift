@@ -27,15 +27,11 @@ final class ConnectionPool<Connection: Sendable>: Sendable {
         var open = 0
         var waiting: [CheckedContinuation<Turn, Never>] = []
         var closed = false
-        /// Callers of ``close()`` waiting for the connections in use.
-        var closing: [CheckedContinuation<Void, Never>] = []
 
-        /// One connection fewer open; the callers of ``close()`` to tell when it was the last.
-        mutating func dropOne() -> [CheckedContinuation<Void, Never>] {
+        /// One connection fewer open. - Returns: whether it was the last of a closed pool.
+        mutating func dropOne() -> Bool {
             open -= 1
-            guard closed, open == 0 else { return [] }
-            defer { closing = [] }
-            return closing
+            return closed && open == 0
         }
     }
 
@@ -43,6 +39,8 @@ final class ConnectionPool<Connection: Sendable>: Sendable {
     private let connect: @Sendable () async throws -> Connection
     private let isHealthy: @Sendable (Connection) -> Bool
     private let state = Mutex(State())
+    /// Once the pool is closed and its last connection dropped.
+    private let drained = OneTimeEvent()
     /// Runs after a caller found nothing free and before it joins the queue: a test gives a
     /// connection back there, the moment a two-step wait would lose it.
     private let beforeWaiting: (@Sendable () async -> Void)?
@@ -86,12 +84,12 @@ final class ConnectionPool<Connection: Sendable>: Sendable {
                 return try await connect()
             } catch {
                 // The slot goes to the next caller waiting, or back to the count.
-                let (waiter, closers) = state.withLock { state -> (CheckedContinuation<Turn, Never>?, [CheckedContinuation<Void, Never>]) in
-                    if !state.waiting.isEmpty { return (state.waiting.removeFirst(), []) }
+                let (waiter, last) = state.withLock { state -> (CheckedContinuation<Turn, Never>?, Bool) in
+                    if !state.waiting.isEmpty { return (state.waiting.removeFirst(), false) }
                     return (nil, state.dropOne())
                 }
                 waiter?.resume(returning: .open)
-                for closer in closers { closer.resume() }
+                if last { drained.finish() }
                 throw error
             }
         }
@@ -102,45 +100,38 @@ final class ConnectionPool<Connection: Sendable>: Sendable {
     /// is closed, every connection given back is dropped.
     func release(_ connection: Connection) {
         let healthy = isHealthy(connection)
-        let (waiter, closers) = state.withLock {
-            state -> ((CheckedContinuation<Turn, Never>, Turn)?, [CheckedContinuation<Void, Never>]) in
+        let (waiter, last) = state.withLock { state -> ((CheckedContinuation<Turn, Never>, Turn)?, Bool) in
             if state.closed { return (nil, state.dropOne()) }
             guard !state.waiting.isEmpty else {
                 if healthy {
                     state.idle.append(connection)
-                    return (nil, [])
+                    return (nil, false)
                 }
                 return (nil, state.dropOne())
             }
-            return ((state.waiting.removeFirst(), healthy ? .ready(connection) : .open), [])
+            return ((state.waiting.removeFirst(), healthy ? .ready(connection) : .open), false)
         }
         if let (continuation, turn) = waiter { continuation.resume(returning: turn) }
-        for closer in closers { closer.resume() }
+        if last { drained.finish() }
     }
 
     /// Drops the idle connections at once, fails the callers waiting and every later one as
     /// unavailable, and returns once every connection in use has been given back (and dropped).
     /// Calling it again waits the same way.
     func close() async {
-        let (idle, waiters) = state.withLock { state in
+        let (idle, waiters, last) = state.withLock { state in
             state.closed = true
             defer {
                 state.open -= state.idle.count
                 state.idle = []
                 state.waiting = []
             }
-            return (state.idle, state.waiting)
+            return (state.idle, state.waiting, state.open == state.idle.count)
         }
         _ = consume idle  // the pool held the only reference: each connection closes here
         for waiter in waiters { waiter.resume(returning: .closed) }
-        await withCheckedContinuation { (closer: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { state in
-                guard state.open > 0 else { return true }
-                state.closing.append(closer)
-                return false
-            }
-            if done { closer.resume() }
-        }
+        if last { drained.finish() }
+        await drained.wait()
     }
 
     /// Connections open (idle or in use), and callers waiting: for tests.

@@ -32,7 +32,7 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
         let finished = Mutex<(batches: [Finished], writers: Int)>(([], 0))
         let finisherWake = DispatchSemaphore(value: 0)
         /// Once every writer has closed its connection and the finisher has told every caller.
-        let exit = ThreadExit()
+        let exit = OneTimeEvent()
         /// Batches committed so far.
         let commits = Atomic<Int>(0)
         let maximumBatch: Int
@@ -83,17 +83,19 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
     /// Transactions waiting for a writer.
     var queuedCount: Int { shared.queue.withLock { $0.jobs.count } }
 
-    deinit {
-        shared.queue.withLock { $0.stopped = true }
-        for _ in 0..<threads { shared.wake.signal() }
-    }
+    deinit { askToStop() }
 
     /// Takes no more transactions, commits those already queued, and returns once every caller
     /// has been told and every writer connection is closed. Later ones fail as unavailable.
     func stop() async {
+        askToStop()
+        await shared.exit.wait()
+    }
+
+    /// Takes no more transactions and wakes every writer thread to commit what is queued and end.
+    private func askToStop() {
         shared.queue.withLock { $0.stopped = true }
         for _ in 0..<threads { shared.wake.signal() }
-        await shared.exit.wait()
     }
 
     /// Runs `body` in the next batch; returns once the batch is committed.

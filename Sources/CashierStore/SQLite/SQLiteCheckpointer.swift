@@ -34,7 +34,7 @@ final class SQLiteCheckpointer: Sendable {
         /// Passive checkpoints the checkpointer has run.
         let checkpoints = Atomic<Int>(0)
         /// Once the thread has closed its connection.
-        let exit = ThreadExit()
+        let exit = OneTimeEvent()
     }
 
     private let shared = Shared()
@@ -62,16 +62,17 @@ final class SQLiteCheckpointer: Sendable {
         thread.start()
     }
 
-    deinit {
-        shared.state.withLock { $0.stopped = true }
-        shared.wake.signal()
-    }
+    deinit { askToStop() }
 
     /// Stops the thread and returns once it has closed its connection.
     func stop() async {
+        askToStop()
+        await shared.exit.wait()
+    }
+
+    private func askToStop() {
         shared.state.withLock { $0.stopped = true }
         shared.wake.signal()
-        await shared.exit.wait()
     }
 
     /// Checkpoints the checkpointer has run.

@@ -1,11 +1,12 @@
 import Synchronization
 
-/// Tells whoever waits that a thread of the store's has finished (its connections closed): for
-/// a `close()` that returns only once the files are no longer in use.
-final class ThreadExit: Sendable {
+/// Something that happens once and that callers wait for without blocking a thread: a store's
+/// thread has ended (its connection closed), a closed pool's last connection has gone — for a
+/// `close()` that returns only once nothing uses the database any more.
+final class OneTimeEvent: Sendable {
     private let state = Mutex<(finished: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
-    /// Called once, by the thread, as it ends.
+    /// Marks it happened and wakes every caller waiting (later calls change nothing).
     func finish() {
         let waiting = state.withLock { state in
             state.finished = true
