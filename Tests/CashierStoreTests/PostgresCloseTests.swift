@@ -7,8 +7,9 @@ import Testing
 
 /// `PostgresOrderStore.close()` finishes the writes queued, then ends every session the store
 /// holds (its writers' and its pool's), returning once they are closed; every later call fails
-/// at once as unavailable, without the retries a dropped connection gets.
-@Suite(.enabled(if: TestPostgres.url != nil, "needs the PostgreSQL test cluster"), .timeLimit(.minutes(1)))
+/// at once as unavailable, without the retries a dropped connection gets. (Half a second alone;
+/// in the first minute of `make test`, when every suite starts at once, over a minute.)
+@Suite(.enabled(if: TestPostgres.url != nil, "needs the PostgreSQL test cluster"), .timeLimit(.minutes(3)))
 struct PostgresCloseTests {
     /// Sessions on the store's database other than `observer`'s own.
     static func sessions(_ observer: PostgresConnection) throws -> Int64 {
