@@ -53,6 +53,7 @@ extension MerchantAPI {
     func closeExpired(limit: Int = 50) async throws -> Int {
         var closed = 0
         for order in try await store.unpaidOrders(expiringBefore: clock.now(), limit: limit) {
+            guard !Task.isCancelled else { break }  // the server is stopping
             // A payment may land meanwhile: the store then refuses the close, and that is right.
             if (try? await closeOrder(order, kind: .expired)) != nil { closed += 1 }
         }

@@ -3,7 +3,9 @@ import CashierStore
 import Foundation
 
 /// The background jobs' work: the query fallback for payments whose notification is late or
-/// lost, the refund job for refunds whose answer was lost (and duplicates to send back).
+/// lost, the refund job for refunds whose answer was lost (and duplicates to send back). A job
+/// whose task is cancelled (the server is stopping) stops between items, the one in hand
+/// finished.
 extension MerchantAPI {
     /// The query-fallback job: every pending payment past ``MerchantConfiguration/queryAfter``
     /// whose turn has come is asked about at its provider; one still unpaid waits twice as long
@@ -15,6 +17,7 @@ extension MerchantAPI {
         schedule.keep(only: Set(pending.map(\.id)))
         var paid = 0
         for payment in pending where schedule.isDue(payment.id, now: now) {
+            guard !Task.isCancelled else { break }
             // A counter payment nobody is following any more (its instance stopped): given up at its deadline.
             if payment.method.isBarcode, payment.createdAt.addingTimeInterval(configuration.barcode.giveUpAfter + 5) < now {
                 await giveUpAtCounter(payment)
@@ -40,6 +43,7 @@ extension MerchantAPI {
         var settled = 0
         let cutoff = clock.now().addingTimeInterval(-configuration.refundCheckAfter)
         for refund in try await store.pendingRefunds(createdBefore: cutoff, limit: limit) {
+            guard !Task.isCancelled else { break }
             guard let payment = try await store.payment(id: refund.paymentID) else { continue }
             let adapter = try adapters.adapter(for: payment)
             switch try? await adapter.refundState(refund, of: payment) {
@@ -54,6 +58,7 @@ extension MerchantAPI {
         // Accepted but not yet confirmed: a failure reported since (a lost notification, or
         // Alipay's query without refund_status) takes the refund back off the order.
         for refund in try await store.unconfirmedRefunds(acceptedBefore: cutoff, limit: limit) {
+            guard !Task.isCancelled else { break }
             guard let payment = try await store.payment(id: refund.paymentID), let adapter = try? adapters.adapter(for: payment),
                 adapter.canRefund, let state = try? await adapter.refundState(refund, of: payment)
             else { continue }
@@ -61,6 +66,7 @@ extension MerchantAPI {
         }
         if configuration.refundDuplicatesAutomatically {
             for payment in try await store.unrefundedDuplicates(limit: limit) {
+                guard !Task.isCancelled else { break }
                 guard try adapters.adapter(for: payment).canRefund else { continue }
                 // One number per payment: instances racing here reserve it once.
                 let reservation = try await store.reserveRefund(

@@ -196,6 +196,9 @@ public final class MerchantServer: Sendable {
                         try? await Task.sleep(for: interval)
                     }
                 }
+                // Stopped: the lease goes now, so another instance (or this one, restarted) runs
+                // the job at once rather than when the lease would have ended.
+                if exclusive { try? await store.releaseLease(job, holder: holder) }
             }
         }
         let api = self.api
@@ -261,14 +264,22 @@ public final class MerchantServer: Sendable {
     /// `http://127.0.0.1:PORT`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
 
-    /// Stops listening, letting requests in progress finish.
+    /// Stops listening, letting requests in progress finish, and stops the jobs, letting what each
+    /// has in flight finish: a webhook being sent is recorded as delivered or not (messages
+    /// claimed and not yet sent are given back, due at once), a provider being asked is heard
+    /// out, and nothing new starts. Each job's lease is given up, so another instance — or this
+    /// one, restarted — runs it at once. When this returns, nothing of this server uses the store
+    /// any more: it may be closed. That takes at most about one request timeout of a provider or
+    /// of the webhook endpoint (10 s).
     public func stop() async {
-        jobs.withLock { tasks in
-            for task in tasks { task.cancel() }
-            tasks.removeAll()
+        let stopping = jobs.withLock { tasks in
+            defer { tasks.removeAll() }
+            return tasks
         }
+        for task in stopping { task.cancel() }
         api.watch.stop()
         await metricsServer?.stop()
         await server.stop()
+        for task in stopping { await task.value }
     }
 }

@@ -102,30 +102,39 @@ public struct WebhookDispatcher: Sendable {
             byOrder[message.orderID, default: []].append(message)
         }
         let queues = orders.map { byOrder[$0] ?? [] }
-        let delivered = try await withThrowingTaskGroup(of: Int.self) { group in
+        let (delivered, unsent) = try await withThrowingTaskGroup(of: (queue: Int, attempted: Int, delivered: Int).self) { group in
             var next = 0
             var total = 0
+            var unsent: [String] = []
             func startNext() {
-                guard next < queues.count else { return }
-                let queue = queues[next]
+                guard next < queues.count, !Task.isCancelled else { return }
+                let index = next
                 next += 1
                 group.addTask {
+                    var attempted = 0
                     var sent = 0
-                    for message in queue {
-                        // Past this, the lease could end mid-send: this order's rest waits for the next claim.
-                        guard self.clock.now() < sendBy else { break }
+                    for message in queues[index] {
+                        // Past this, the lease could end mid-send: this order's rest waits for the
+                        // next claim. Stopping: the send in flight finishes, nothing more starts.
+                        guard self.clock.now() < sendBy, !Task.isCancelled else { break }
+                        attempted += 1
                         if try await self.deliver(message) { sent += 1 }
                     }
-                    return sent
+                    return (index, attempted, sent)
                 }
             }
             for _ in 0..<endpoint.concurrency { startNext() }
-            while let sent = try await group.next() {
-                total += sent
+            while let result = try await group.next() {
+                total += result.delivered
+                unsent += queues[result.queue].dropFirst(result.attempted).map(\.id)
                 startNext()
             }
-            return total
+            unsent += queues[next...].joined().map(\.id)
+            return (total, unsent)
         }
+        // Not sent: due again now rather than when the claim ends — the next claim (this
+        // instance's, another's, or after a restart) sends them at once.
+        try await store.releaseOutbox(unsent, claimedUntil: now.addingTimeInterval(lease), now: clock.now())
         return (claimed.count, delivered)
     }
 

@@ -178,6 +178,11 @@ public protocol OrderStore: Sendable {
     /// the database gets them meanwhile; if this one dies, they come back when the lease ends.
     /// In the order they were written, as ``dueOutbox(now:limit:)``.
     func claimOutbox(now: Date, limit: Int, lease: TimeInterval) async throws -> [OutboxMessage]
+    /// Gives back messages claimed by ``claimOutbox(now:limit:lease:)`` and not sent (the sender
+    /// is stopping): due again at `now`, their attempts as they were. Only those still under that
+    /// claim — due at `claimedUntil`, the claim's `now + lease` — change: one whose lease ran out
+    /// and that another instance claimed since stays that instance's.
+    func releaseOutbox(_ ids: [String], claimedUntil: Date, now: Date) async throws
     /// Every webhook message of an order, delivered or not, in the order they were written.
     func outbox(orderID: String) async throws -> [OutboxMessage]
     func markDelivered(_ id: String, at: Date) async throws

@@ -287,6 +287,14 @@ import Testing
         #expect(try await one.claimOutbox(now: now, limit: 10, lease: 60).map(\.type) == ["order.paid"])
         #expect(try await two.claimOutbox(now: now, limit: 10, lease: 60).isEmpty)
         #expect(try await two.claimOutbox(now: now.addingTimeInterval(61), limit: 10, lease: 60).map(\.type) == ["order.paid"])
+        // A claim given back (its holder stopping before sending) is due at once — but only while
+        // it is still the giver's: the first instance's claim ran out and is the second's now.
+        let id = try #require(try await one.outbox(orderID: order.id).first?.id)
+        try await one.releaseOutbox([id], claimedUntil: now.addingTimeInterval(60), now: now.addingTimeInterval(62))
+        #expect(try await one.claimOutbox(now: now.addingTimeInterval(70), limit: 10, lease: 60).isEmpty)
+        try await two.releaseOutbox([id], claimedUntil: now.addingTimeInterval(121), now: now.addingTimeInterval(71))
+        let again = try await one.claimOutbox(now: now.addingTimeInterval(72), limit: 10, lease: 60)
+        #expect(again.map(\.id) == [id] && again.first?.attempts == 0)
         // A job's lease: one holder; renewable by it; free when it expires.
         #expect(try await one.acquireLease("expiry", holder: "a", now: now, duration: 30))
         #expect(try await !two.acquireLease("expiry", holder: "b", now: now.addingTimeInterval(10), duration: 30))

@@ -264,6 +264,17 @@ extension SQLOrderStore {
         }
     }
 
+    public func releaseOutbox(_ ids: [String], claimedUntil: Date, now: Date) async throws {
+        guard !ids.isEmpty else { return }
+        try await withTransaction { session in
+            for id in ids {
+                try session.connection.query(
+                    "UPDATE outbox SET next_attempt_at = ? WHERE id = ? AND delivered_at IS NULL AND next_attempt_at = ?",
+                    [.integer(SQLStatements.stamp(now)), .text(id), .integer(SQLStatements.stamp(claimedUntil))])
+            }
+        }
+    }
+
     public func outbox(orderID: String) async throws -> [OutboxMessage] {
         try await withReading { session in
             try session.connection.query(

@@ -1,0 +1,119 @@
+import Cashier
+import CashierHTTP
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import CashierServer
+@testable import CashierStore
+
+/// Stopping the server lets the jobs finish what they have in flight, gives back what they
+/// claimed and did not start, and gives up their leases — so the store can be closed after
+/// `stop()`, and nothing waits for a lease to run out after a restart.
+@Suite struct GracefulStopTests {
+    /// A webhook endpoint that holds every request until ``open()``, as a slow merchant would,
+    /// and, like libcurl, is not cut short when the task sending is cancelled.
+    final class HeldEndpoint: HTTPTransport {
+        private let arrivals = Atomic<Int>(0)
+        private let isOpen = Atomic<Bool>(false)
+
+        /// Requests received so far.
+        var arrived: Int { arrivals.load(ordering: .acquiring) }
+        func open() { isOpen.store(true, ordering: .releasing) }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            arrivals.add(1, ordering: .releasing)
+            await hold()
+            return HTTPResponse(status: 200)
+        }
+
+        /// Until opened (at most a minute, so a broken test fails rather than hangs), whether or
+        /// not the caller's task is cancelled: the wait runs in a task of its own.
+        func hold() async {
+            await Task {
+                let clock = ContinuousClock()
+                let start = clock.now
+                while !isOpen.load(ordering: .acquiring) && clock.now - start < .seconds(60) {
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+            }.value
+        }
+    }
+
+    /// Whether `stop()` has returned.
+    final class Stopped: Sendable {
+        private let flag = Atomic<Bool>(false)
+        var isSet: Bool { flag.load(ordering: .acquiring) }
+        func set() { flag.store(true, ordering: .releasing) }
+    }
+
+    /// A delivery run that is cancelled finishes the send in flight and records it, starts no
+    /// other, and gives the messages it claimed back: due now, attempts untouched.
+    @Test func aCancelledRunFinishesTheSendInFlightAndGivesTheRestBack() async throws {
+        let store = try await WebhookTests.store(withPaidOrders: 3, paymentsEach: 1)
+        let endpoint = HeldEndpoint()
+        let dispatcher = WebhookDispatcher(
+            endpoint: .init(url: URL(string: "http://127.0.0.1:9/hooks")!, secret: "whsec_stop", concurrency: 1), store: store,
+            transport: endpoint)
+        let run = Task { try await dispatcher.deliverAllDue() }
+        #expect(await eventually { endpoint.arrived == 1 })
+        run.cancel()
+        endpoint.open()
+        #expect(try await run.value == 1)
+        #expect(endpoint.arrived == 1, "nothing started after the cancellation")
+        let delivered = try await store.webhooks(matching: WebhookQuery(state: .delivered, limit: 10))
+        #expect(delivered.count == 1)
+        // The other two are due now, not when the claim's two minutes end, and were never tried.
+        let due = try await store.dueOutbox(now: Date(), limit: 10)
+        #expect(due.count == 2 && due.allSatisfy { $0.attempts == 0 && $0.lastError == nil })
+        #expect(Set(due.map(\.id)).isDisjoint(with: delivered.map(\.id)))
+    }
+
+    /// `stop()` returns once the webhook in flight is recorded delivered — after it the store may
+    /// be closed — and the jobs' leases are free for the next instance at once.
+    @Test func stopWaitsForTheDeliveryInFlightAndGivesUpTheLeases() async throws {
+        let held = HeldEndpoint()
+        let receiver = HTTPServer(configuration: .init(threads: 1)) { request in
+            _ = try? await held.send(HTTPRequest(method: request.method, url: URL(string: "http://127.0.0.1/hooks")!))
+            return .text("ok")
+        }
+        try receiver.start()
+        let fixture = try await ServerFixture(
+            webhook: .init(url: URL(string: "http://127.0.0.1:\(receiver.port)/hooks")!, secret: "whsec_stop", concurrency: 1))
+        let database = try SQLiteConnection(path: fixture.databasePath)
+        func holders() throws -> [String: String] {
+            var holders: [String: String] = [:]
+            for row in try database.query("SELECT job, holder FROM job_leases") {
+                if let job = row[0].text, let holder = row[1].text { holders[job] = holder }
+            }
+            return holders
+        }
+        let jobs = ["expiry", "query_fallback", "refunds"]
+        #expect(try await eventually { try jobs.allSatisfy { try holders()[$0] == fixture.server.instanceID } })
+
+        let id = try await fixture.createOrderID()
+        let started = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"])
+        let outTradeNo = try #require(started.object["out_trade_no"] as? String)
+        if started.object["api"] as? String == "v3" {
+            await fixture.sandbox.wechatV3.pay(outTradeNo: outTradeNo, outcome: .success)
+        } else {
+            await fixture.sandbox.wechatV2.pay(outTradeNo: outTradeNo, outcome: .success)
+        }
+        #expect(await eventually { held.arrived == 1 })
+
+        let stopped = Stopped()
+        let stopping = Task {
+            await fixture.server.stop()
+            stopped.set()
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!stopped.isSet, "stop() waits for the webhook being sent")
+        held.open()
+        await stopping.value
+        #expect(try await fixture.store.outbox(orderID: id).map { $0.deliveredAt != nil } == [true])
+        #expect(try holders().isEmpty, "the jobs' leases are given up")
+        await fixture.sandbox.stop()
+        await receiver.stop()
+    }
+}
