@@ -140,7 +140,10 @@ enum SandboxCommand {
 
     /// Returns when the process receives SIGINT or SIGTERM — or, with `CASHIER_EXIT_WITH_PARENT=1`
     /// in the environment (as `make test` sets it), when the process that started it has gone:
-    /// a test run that crashes must not leave servers behind holding its output open.
+    /// a test run that crashes must not leave servers behind holding its output open. A second
+    /// signal, while the caller is stopping, ends the process at once (status 128 + the signal):
+    /// the impatient get what a crash gives — nothing committed is lost, and what was in flight
+    /// comes back (a webhook when its claim ends, a notification when the provider sends it again).
     static func waitForTermination() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let once = OnceFlag()
@@ -156,7 +159,12 @@ enum SandboxCommand {
                 signal(signalNumber, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
                 source.setEventHandler {
-                    if once.claim() { continuation.resume() }
+                    if once.claim() {
+                        continuation.resume()
+                    } else {
+                        try? FileHandle.standardError.writeRetrying(Data("cashier: a second signal: stopped at once\n".utf8))
+                        _exit(128 + signalNumber)
+                    }
                 }
                 source.resume()
                 sources.append(source)

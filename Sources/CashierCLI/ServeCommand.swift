@@ -129,12 +129,22 @@ enum ServeCommand {
                 "api_url": server.baseURL.absoluteString, "sandbox_url": sandbox.baseURL.absoluteString,
                 "publishable_key": keys.publishable, "secret_key": keys.secret,
             ], orStop: server.stop)
+        await runUntilTerminated(server, store: store, io) { await sandbox.stop() }
+        return 0
+    }
+
+    /// Waits for SIGINT or SIGTERM, then stops: the server (requests, webhook sends and provider
+    /// questions in flight finish), whatever `also` stops, and the store, last — nothing uses
+    /// it any more. A second signal meanwhile ends the process at once (``SandboxCommand/waitForTermination()``).
+    static func runUntilTerminated(
+        _ server: MerchantServer, store: any OrderStore, _ io: CommandIO, also: () async -> Void = {}
+    ) async {
         await SandboxCommand.waitForTermination()
+        io.write("stopping: finishing what is in flight (a second Ctrl-C or SIGTERM stops at once)\n")
         await server.stop()
-        await sandbox.stop()
+        await also()
         await store.close()  // SQLite: the WAL copied back, -wal and -shm gone; PostgreSQL: sessions ended
         io.write("server stopped\n")
-        return 0
     }
 
     /// `cashier serve --config FILE`: no sandboxes, the configured providers.
@@ -196,10 +206,7 @@ enum ServeCommand {
                 + "/notify/alipay\n")
         try await readyFile?.write(
             ["api_url": server.baseURL.absoluteString, "publishable_key": parsed.configuration.publishableKey], orStop: server.stop)
-        await SandboxCommand.waitForTermination()
-        await server.stop()
-        await store.close()  // SQLite: the WAL copied back, -wal and -shm gone; PostgreSQL: sessions ended
-        io.write("server stopped\n")
+        await runUntilTerminated(server, store: store, io)
         return 0
     }
 

@@ -12,35 +12,6 @@ import Testing
 /// claimed and did not start, and gives up their leases — so the store can be closed after
 /// `stop()`, and nothing waits for a lease to run out after a restart.
 @Suite struct GracefulStopTests {
-    /// A webhook endpoint that holds every request until ``open()``, as a slow merchant would,
-    /// and, like libcurl, is not cut short when the task sending is cancelled.
-    final class HeldEndpoint: HTTPTransport {
-        private let arrivals = Atomic<Int>(0)
-        private let isOpen = Atomic<Bool>(false)
-
-        /// Requests received so far.
-        var arrived: Int { arrivals.load(ordering: .acquiring) }
-        func open() { isOpen.store(true, ordering: .releasing) }
-
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-            arrivals.add(1, ordering: .releasing)
-            await hold()
-            return HTTPResponse(status: 200)
-        }
-
-        /// Until opened (at most a minute, so a broken test fails rather than hangs), whether or
-        /// not the caller's task is cancelled: the wait runs in a task of its own.
-        func hold() async {
-            await Task {
-                let clock = ContinuousClock()
-                let start = clock.now
-                while !isOpen.load(ordering: .acquiring) && clock.now - start < .seconds(60) {
-                    try? await Task.sleep(for: .milliseconds(5))
-                }
-            }.value
-        }
-    }
-
     /// Whether `stop()` has returned.
     final class Stopped: Sendable {
         private let flag = Atomic<Bool>(false)
@@ -74,10 +45,7 @@ import Testing
     /// be closed — and the jobs' leases are free for the next instance at once.
     @Test func stopWaitsForTheDeliveryInFlightAndGivesUpTheLeases() async throws {
         let held = HeldEndpoint()
-        let receiver = HTTPServer(configuration: .init(threads: 1)) { request in
-            _ = try? await held.send(HTTPRequest(method: request.method, url: URL(string: "http://127.0.0.1/hooks")!))
-            return .text("ok")
-        }
+        let receiver = held.httpServer()
         try receiver.start()
         let fixture = try await ServerFixture(
             webhook: .init(url: URL(string: "http://127.0.0.1:\(receiver.port)/hooks")!, secret: "whsec_stop", concurrency: 1))

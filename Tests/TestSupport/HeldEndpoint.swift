@@ -1,0 +1,46 @@
+public import Cashier
+public import CashierHTTP
+import Foundation
+import Synchronization
+
+/// A webhook endpoint that holds every request until ``open()``, as a slow merchant would: as an
+/// ``HTTPTransport`` for a dispatcher in the test process, or over loopback (``httpServer()``) for
+/// a server in another. Like libcurl, it is not cut short when the sending task is cancelled.
+public final class HeldEndpoint: HTTPTransport {
+    private let arrivals = Atomic<Int>(0)
+    private let isOpen = Atomic<Bool>(false)
+
+    public init() {}
+
+    /// Requests received so far.
+    public var arrived: Int { arrivals.load(ordering: .acquiring) }
+    /// Lets every held request, and every later one, through with 200.
+    public func open() { isOpen.store(true, ordering: .releasing) }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        arrivals.add(1, ordering: .releasing)
+        await hold()
+        return HTTPResponse(status: 200)
+    }
+
+    /// A loopback server (not started) answering every request so.
+    public func httpServer() -> HTTPServer {
+        HTTPServer(configuration: .init(threads: 1)) { [self] _ in
+            arrivals.add(1, ordering: .releasing)
+            await hold()
+            return .text("ok")
+        }
+    }
+
+    /// Until opened (at most a minute, so a broken test fails rather than hangs), whether or not
+    /// the caller's task is cancelled: the wait runs in a task of its own.
+    private func hold() async {
+        await Task {
+            let clock = ContinuousClock()
+            let start = clock.now
+            while !isOpen.load(ordering: .acquiring) && clock.now - start < .seconds(60) {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }.value
+    }
+}
