@@ -269,8 +269,8 @@ public final class MerchantServer: Sendable {
     /// claimed and not yet sent are given back, due at once), a provider being asked is heard
     /// out, and nothing new starts. Each job's lease is given up, so another instance — or this
     /// one, restarted — runs it at once. When this returns, nothing of this server uses the store
-    /// any more: it may be closed. That takes at most about one request timeout of a provider or
-    /// of the webhook endpoint (10 s).
+    /// any more: it may be closed. What is in flight is bounded by its request timeout (10 s for a
+    /// provider or the webhook endpoint), and an item in hand may take a few such requests.
     public func stop() async {
         let stopping = jobs.withLock { tasks in
             defer { tasks.removeAll() }
