@@ -34,19 +34,12 @@ import Testing
         #expect(try mode(ready) == 0o600)
         #expect(try mode(folder.appendingPathComponent("cashier.db")) == 0o600)
 
-        func post(_ url: String, _ object: Any, key: String? = nil) async throws -> [String: Any] {
-            var headers = HTTPHeaders()
-            if let key { headers.add("Authorization", "Bearer \(key)") }
-            let response = try await URLSessionTransport().send(
-                HTTPRequest(
-                    method: "POST", url: URL(string: url)!, headers: headers, body: try JSONSerialization.data(withJSONObject: object)))
-            return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
-        }
-        let order = try await post(api + "/v1/orders", ["items": [["label": "Latte", "amount": "12.75"]], "currency": "CNY"], key: secret)
+        let order = try await Self.post(
+            api + "/v1/orders", ["items": [["label": "Latte", "amount": "12.75"]], "currency": "CNY"], key: secret)
         let id = try #require(order["id"] as? String)
-        let qr = try await post(api + "/v1/orders/\(id)/payments", ["method": "wechat.native"], key: secret)
+        let qr = try await Self.post(api + "/v1/orders/\(id)/payments", ["method": "wechat.native"], key: secret)
         #expect((qr["code_url"] as? String)?.hasPrefix("weixin://") == true)
-        let paid = try await post(
+        let paid = try await Self.post(
             sandbox + "sandbox/pay", ["provider": "wechat", "out_trade_no": order["out_trade_no"] as? String ?? "", "outcome": "success"])
         #expect(paid["trade_state"] as? String == "SUCCESS")
         let paidHere = try await eventually {
@@ -88,6 +81,15 @@ import Testing
         let link = try #require(order["checkout_url"] as? String)
         #expect(
             link.hasPrefix(api + "/c/\(id)_secret_") && printed.contains("order \(id)  12.75 CNY  checkout \(link)"), "\(printed)")
+    }
+
+    /// POSTs `object` as JSON (with the secret `key`, when given); the answer's JSON object.
+    static func post(_ url: String, _ object: Any, key: String? = nil) async throws -> [String: Any] {
+        var headers = HTTPHeaders()
+        if let key { headers.add("Authorization", "Bearer \(key)") }
+        let response = try await URLSessionTransport().send(
+            HTTPRequest(method: "POST", url: URL(string: url)!, headers: headers, body: try JSONSerialization.data(withJSONObject: object)))
+        return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
     }
 
     /// A ready file that cannot be written. Its folder missing: refused before anything starts.
