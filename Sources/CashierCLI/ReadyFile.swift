@@ -15,14 +15,17 @@ struct ReadyFile {
         self.path = path
     }
 
-    /// Writes `fields`, readable by this user only (they may include keys). When that fails
-    /// (the disk filled up since the check, say), `stop` runs first: a command that gives up
-    /// stops its servers rather than exiting under their threads.
+    /// Writes `fields`, readable by this user only (they may include keys), once SIGINT and
+    /// SIGTERM are caught (``TerminationSignals/install()``): whoever reads the file may signal at
+    /// once. When the write fails (the disk filled up since the check, say), `stop` runs first:
+    /// a command that gives up stops its servers rather than exiting under their threads.
     func write(_ fields: [String: String], orStop stop: () async -> Void) async throws {
+        TerminationSignals.install()
         do {
             let data = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
             try PrivateFile.write(data, to: path)
         } catch {
+            TerminationSignals.uninstall()
             await stop()
             let words = (error as? POSIXError).map { String(cString: strerror($0.code.rawValue)) } ?? "\(error)"
             throw CommandFailure("--ready-file: cannot write \(path): \(UserFile.whyUnwritable(path) ?? words)")

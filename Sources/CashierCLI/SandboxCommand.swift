@@ -132,63 +132,9 @@ enum SandboxCommand {
                 "applepay_root_url": applePayRoot, "stripe_api_base": sandbox.stripeURL.absoluteString,
                 "adyen_checkout_url": sandbox.adyenURL.absoluteString,
             ], orStop: sandbox.stop)
-        await waitForTermination()
+        await TerminationSignals.wait()
         await sandbox.stop()
         io.write("sandbox stopped\n")
         return 0
-    }
-
-    /// Returns when the process receives SIGINT or SIGTERM — or, with `CASHIER_EXIT_WITH_PARENT=1`
-    /// in the environment (as `make test` sets it), when the process that started it has gone:
-    /// a test run that crashes must not leave servers behind holding its output open. A second
-    /// signal, while the caller is stopping, ends the process at once (status 128 + the signal):
-    /// the impatient get what a crash gives — nothing committed is lost, and what was in flight
-    /// comes back (a webhook when its claim ends, a notification when the provider sends it again).
-    static func waitForTermination() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = OnceFlag()
-            if ProcessInfo.processInfo.environment["CASHIER_EXIT_WITH_PARENT"] == "1" {
-                let parent = getppid()
-                Thread.detachNewThread {
-                    while getppid() == parent { usleep(200_000) }
-                    if once.claim() { continuation.resume() }
-                }
-            }
-            var sources: [any DispatchSourceSignal] = []
-            for signalNumber in [SIGINT, SIGTERM] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                source.setEventHandler {
-                    if once.claim() {
-                        continuation.resume()
-                    } else {
-                        try? FileHandle.standardError.writeRetrying(Data("cashier: a second signal: stopped at once\n".utf8))
-                        _exit(128 + signalNumber)
-                    }
-                }
-                source.resume()
-                sources.append(source)
-            }
-            SignalSources.keep(sources)
-        }
-    }
-}
-
-/// Keeps the signal sources alive for the life of the process.
-private enum SignalSources {
-    nonisolated(unsafe) private static var retained: [any DispatchSourceSignal] = []
-    static func keep(_ sources: [any DispatchSourceSignal]) { retained += sources }
-}
-
-/// True exactly once.
-private final class OnceFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var claimed = false
-    func claim() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if claimed { return false }
-        claimed = true
-        return true
     }
 }

@@ -135,11 +135,11 @@ enum ServeCommand {
 
     /// Waits for SIGINT or SIGTERM, then stops: the server (requests, webhook sends and provider
     /// questions in flight finish), whatever `also` stops, and the store, last — nothing uses
-    /// it any more. A second signal meanwhile ends the process at once (``SandboxCommand/waitForTermination()``).
+    /// it any more. A second signal meanwhile ends the process at once (``TerminationSignals``).
     static func runUntilTerminated(
         _ server: MerchantServer, store: any OrderStore, _ io: CommandIO, also: () async -> Void = {}
     ) async {
-        await SandboxCommand.waitForTermination()
+        await TerminationSignals.wait()
         io.write("stopping: finishing what is in flight (a second Ctrl-C or SIGTERM stops at once)\n")
         await server.stop()
         await also()

@@ -9,16 +9,23 @@ import Synchronization
 public final class HeldEndpoint: HTTPTransport {
     private let arrivals = Atomic<Int>(0)
     private let isOpen = Atomic<Bool>(false)
+    private let firstArrival = Mutex<ContinuousClock.Instant?>(nil)
 
     public init() {}
 
     /// Requests received so far.
     public var arrived: Int { arrivals.load(ordering: .acquiring) }
+
+    /// How long the first request has been held (zero before it came). A sender gives up after
+    /// its request timeout — the webhook dispatcher's is 10 s — so a test that needs the request
+    /// still in flight checks this stayed below that; on a machine too busy for that, the test
+    /// has learnt nothing and runs again.
+    public var firstHeldFor: Duration { firstArrival.withLock { $0.map { ContinuousClock.now - $0 } ?? .zero } }
     /// Lets every held request, and every later one, through with 200.
     public func open() { isOpen.store(true, ordering: .releasing) }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        arrivals.add(1, ordering: .releasing)
+        arrive()
         await hold()
         return HTTPResponse(status: 200)
     }
@@ -26,10 +33,15 @@ public final class HeldEndpoint: HTTPTransport {
     /// A loopback server (not started) answering every request so.
     public func httpServer() -> HTTPServer {
         HTTPServer(configuration: .init(threads: 1)) { [self] _ in
-            arrivals.add(1, ordering: .releasing)
+            arrive()
             await hold()
             return .text("ok")
         }
+    }
+
+    private func arrive() {
+        firstArrival.withLock { $0 = $0 ?? ContinuousClock.now }
+        arrivals.add(1, ordering: .releasing)
     }
 
     /// Until opened (at most a minute, so a broken test fails rather than hangs), whether or not
