@@ -76,9 +76,9 @@ import Testing
     }
 
     /// Runs `scenario` on a fresh server until a run is conclusive (at most four). A run is not
-    /// when the webhook was held for 8 s before the scenario had signalled and looked: on a
-    /// machine that busy, the dispatcher's 10 s timeout may have ended the send first. The
-    /// scenario returns whether its run was conclusive, and checks only when it was.
+    /// when the dispatcher's 10 s timeout ended the send before the scenario was done with it —
+    /// a machine that busy happens in `make test`'s first minute. The scenario returns whether
+    /// its run was conclusive, and checks only when it was.
     static func untilConclusive(_ scenario: (HeldWebhook) async throws -> Bool) async throws {
         for _ in 0..<4 {
             let server = try await HeldWebhook()
@@ -92,7 +92,7 @@ import Testing
             await server.cleanUp()
             if conclusive { return }
         }
-        Issue.record("four runs in a row could not hold a webhook for 8 s")
+        Issue.record("four runs in a row could not hold a webhook within the dispatcher's timeout")
     }
 
     @Test(.timeLimit(.minutes(5)))
@@ -101,16 +101,19 @@ import Testing
             server.process.terminate()
             try await Task.sleep(for: .milliseconds(500))
             let running = server.process.isRunning
-            guard server.endpoint.firstHeldFor < .seconds(8) else { return false }
-            #expect(running, "SIGTERM waits for the endpoint's answer")
             server.endpoint.open()
-            #expect(try await server.exit() == 0)
+            let status = try await server.exit()
+            let store = try server.store()
+            let outbox = try await store.outbox(orderID: server.orderID)
+            await store.close()
+            // The dispatcher gave up waiting (10 s) before the answer came: this run tells nothing.
+            guard outbox.allSatisfy({ $0.lastError == nil }) else { return false }
+            #expect(running, "SIGTERM waits for the endpoint's answer")
+            #expect(status == 0)
             let printed = try await server.printed()
             #expect(printed.contains("stopping: finishing what is in flight") && printed.contains("server stopped"), "\(printed)")
             // The answer was recorded before the store closed: delivered, not sent again at the next start.
-            let store = try server.store()
-            #expect(try await store.outbox(orderID: server.orderID).map { $0.deliveredAt != nil && $0.attempts == 1 } == [true])
-            await store.close()
+            #expect(outbox.map { $0.deliveredAt != nil && $0.attempts == 1 } == [true])
             return true
         }
     }
@@ -122,6 +125,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(300))
             let running = server.process.isRunning
             server.process.interrupt()  // again: at once, while the endpoint still holds the webhook
+            // Still held (the dispatcher waits 10 s), or this run tells nothing.
             guard server.endpoint.firstHeldFor < .seconds(8) else { return false }
             #expect(running)
             #expect(try await server.exit() == 128 + SIGINT)

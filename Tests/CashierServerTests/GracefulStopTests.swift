@@ -43,12 +43,12 @@ import Testing
 
     /// `stop()` returns once the webhook in flight is recorded delivered — after it the store may
     /// be closed — and the jobs' leases are free for the next instance at once. (A run in which
-    /// the webhook was held 8 s before the test looked proves nothing — the dispatcher gives up
-    /// after 10 — and is run again, at most four times.)
+    /// the dispatcher's 10 s timeout ended the send first — a busy machine — proves nothing, and
+    /// is run again, at most four times.)
     @Test(.timeLimit(.minutes(5)))
     func stopWaitsForTheDeliveryInFlightAndGivesUpTheLeases() async throws {
         for _ in 0..<4 where try await Self.stopWhileAWebhookIsHeld() { return }
-        Issue.record("four runs in a row could not hold a webhook for 8 s")
+        Issue.record("four runs in a row could not hold a webhook within the dispatcher's timeout")
     }
 
     /// One run of the test above. - Returns: whether it was conclusive (and checked).
@@ -87,12 +87,14 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(300))
         let stoppedEarly = stopped.isSet
-        let conclusive = held.firstHeldFor < .seconds(8)
         held.open()
         await stopping.value
+        let outbox = try await fixture.store.outbox(orderID: id)
+        // The dispatcher gave up waiting (10 s) before the answer came: this run tells nothing.
+        let conclusive = outbox.allSatisfy { $0.lastError == nil }
         if conclusive {
             #expect(!stoppedEarly, "stop() waits for the webhook being sent")
-            #expect(try await fixture.store.outbox(orderID: id).map { $0.deliveredAt != nil } == [true])
+            #expect(outbox.map { $0.deliveredAt != nil } == [true])
             #expect(try holders().isEmpty, "the jobs' leases are given up")
         }
         await fixture.sandbox.stop()

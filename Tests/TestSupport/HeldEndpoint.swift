@@ -9,18 +9,22 @@ import Synchronization
 public final class HeldEndpoint: HTTPTransport {
     private let arrivals = Atomic<Int>(0)
     private let isOpen = Atomic<Bool>(false)
-    private let firstArrival = Mutex<ContinuousClock.Instant?>(nil)
+    /// When the first request came, and when it was let through.
+    private let first = Mutex<(arrival: ContinuousClock.Instant?, release: ContinuousClock.Instant?)>((nil, nil))
 
     public init() {}
 
     /// Requests received so far.
     public var arrived: Int { arrivals.load(ordering: .acquiring) }
 
-    /// How long the first request has been held (zero before it came). A sender gives up after
-    /// its request timeout — the webhook dispatcher's is 10 s — so a test that needs the request
-    /// still in flight checks this stayed below that; on a machine too busy for that, the test
-    /// has learnt nothing and runs again.
-    public var firstHeldFor: Duration { firstArrival.withLock { $0.map { ContinuousClock.now - $0 } ?? .zero } }
+    /// How long the first request was held: until it was let through, or until now while it is
+    /// still held (zero before it came). A sender gives up after its request timeout — the
+    /// webhook dispatcher's is 10 s — so a test that needs the request answered, or still in
+    /// flight, checks this stayed well below that; on a machine too busy for that, the test has
+    /// learnt nothing and runs again.
+    public var firstHeldFor: Duration {
+        first.withLock { first in first.arrival.map { (first.release ?? ContinuousClock.now) - $0 } ?? .zero }
+    }
     /// Lets every held request, and every later one, through with 200.
     public func open() { isOpen.store(true, ordering: .releasing) }
 
@@ -40,7 +44,7 @@ public final class HeldEndpoint: HTTPTransport {
     }
 
     private func arrive() {
-        firstArrival.withLock { $0 = $0 ?? ContinuousClock.now }
+        first.withLock { $0.arrival = $0.arrival ?? ContinuousClock.now }
         arrivals.add(1, ordering: .releasing)
     }
 
@@ -54,5 +58,6 @@ public final class HeldEndpoint: HTTPTransport {
                 try? await Task.sleep(for: .milliseconds(5))
             }
         }.value
+        first.withLock { $0.release = $0.release ?? ContinuousClock.now }
     }
 }
