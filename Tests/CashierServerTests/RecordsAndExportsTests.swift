@@ -52,12 +52,14 @@ import Testing
         let login = try await CurlTransport().send(
             HTTPRequest(
                 method: "POST", url: URL(string: base + "/dashboard/login")!,
-                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data("secret_key=\(secret)".utf8)))
+                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data("secret_key=\(secret)".utf8),
+                timeout: ServerFixture.patience))
         return try #require(login.headers["Set-Cookie"]?.split(separator: ";").first.map(String.init))
     }
 
     static func get(_ url: String, cookie: String) async throws -> HTTPResponse {
-        try await CurlTransport().send(HTTPRequest(method: "GET", url: URL(string: url)!, headers: ["Cookie": cookie]))
+        try await CurlTransport().send(
+            HTTPRequest(method: "GET", url: URL(string: url)!, headers: ["Cookie": cookie], timeout: ServerFixture.patience))
     }
 
     @Test func theOverviewPageShowsTheStoresFiguresAndAChart() async throws {

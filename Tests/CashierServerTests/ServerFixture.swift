@@ -52,6 +52,11 @@ final class ServerFixture: Sendable {
         try await server.start()
     }
 
+    /// How long a test's request waits for the server's answer: a minute, not the transports'
+    /// 10 s — in `make test`'s first minute every suite starts at once on two cores, and a
+    /// dashboard sign-in that takes milliseconds alone once took longer than 10 s.
+    static let patience: Duration = .seconds(60)
+
     func stop() async {
         await server.stop()
         await sandbox.stop()
@@ -66,7 +71,9 @@ final class ServerFixture: Sendable {
         allHeaders.add("Content-Type", "application/json")
         let body = try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
         let response = try await URLSessionTransport().send(
-            HTTPRequest(method: method, url: URL(string: server.baseURL.absoluteString + path)!, headers: allHeaders, body: body))
+            HTTPRequest(
+                method: method, url: URL(string: server.baseURL.absoluteString + path)!, headers: allHeaders, body: body,
+                timeout: Self.patience))
         return (response.status, (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:], response.body)
     }
 
