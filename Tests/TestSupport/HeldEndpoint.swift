@@ -9,27 +9,16 @@ import Synchronization
 public final class HeldEndpoint: HTTPTransport {
     private let arrivals = Atomic<Int>(0)
     private let isOpen = Atomic<Bool>(false)
-    /// When the first request came, and when it was let through.
-    private let first = Mutex<(arrival: ContinuousClock.Instant?, release: ContinuousClock.Instant?)>((nil, nil))
 
     public init() {}
 
     /// Requests received so far.
     public var arrived: Int { arrivals.load(ordering: .acquiring) }
-
-    /// How long the first request was held: until it was let through, or until now while it is
-    /// still held (zero before it came). A sender gives up after its request timeout — the
-    /// webhook dispatcher's is 10 s — so a test that needs the request answered, or still in
-    /// flight, checks this stayed well below that; on a machine too busy for that, the test has
-    /// learnt nothing and runs again.
-    public var firstHeldFor: Duration {
-        first.withLock { first in first.arrival.map { (first.release ?? ContinuousClock.now) - $0 } ?? .zero }
-    }
     /// Lets every held request, and every later one, through with 200.
     public func open() { isOpen.store(true, ordering: .releasing) }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        arrive()
+        arrivals.add(1, ordering: .releasing)
         await hold()
         return HTTPResponse(status: 200)
     }
@@ -37,15 +26,10 @@ public final class HeldEndpoint: HTTPTransport {
     /// A loopback server (not started) answering every request so.
     public func httpServer() -> HTTPServer {
         HTTPServer(configuration: .init(threads: 1)) { [self] _ in
-            arrive()
+            arrivals.add(1, ordering: .releasing)
             await hold()
             return .text("ok")
         }
-    }
-
-    private func arrive() {
-        first.withLock { $0.arrival = $0.arrival ?? ContinuousClock.now }
-        arrivals.add(1, ordering: .releasing)
     }
 
     /// Until opened (at most a minute, so a broken test fails rather than hangs), whether or not
@@ -58,6 +42,5 @@ public final class HeldEndpoint: HTTPTransport {
                 try? await Task.sleep(for: .milliseconds(5))
             }
         }.value
-        first.withLock { $0.release = $0.release ?? ContinuousClock.now }
     }
 }
