@@ -33,10 +33,12 @@ enum TerminationSignals {
             for number in [SIGINT, SIGTERM] {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler {
-                    guard !first() else { return }
-                    try? FileHandle.standardError.writeRetrying(Data("cashier: a second signal: stopped at once\n".utf8))
-                    _exit(128 + number)
+                source.setEventHandler { [source] in
+                    // Signals that came before the handler ran arrive together: two mean two.
+                    for _ in 0..<max(1, Int(source.data)) where !first() {
+                        try? FileHandle.standardError.writeRetrying(Data("cashier: a second signal: stopped at once\n".utf8))
+                        _exit(128 + number)
+                    }
                 }
                 source.resume()
                 sources.append(SignalSource(number: number, source: source))
