@@ -47,12 +47,12 @@ docs:
 ## bench: ratios against baselines measured in the same run (`openssl speed`, wechatpy, …)
 bench: deps
 	$(OWN_TMP) $(SWIFT) build -c release --product cashier-bench
-	.build/release/cashier-bench crypto
-	.build/release/cashier-bench wechat
-	.build/release/cashier-bench alipay
-	.build/release/cashier-bench applepay
-	.build/release/cashier-bench server
-	scripts/with-pg sh -c '.build/release/cashier-bench server --db "$$CASHIER_TEST_PG_URL" && .build/release/cashier-bench server --db "$$CASHIER_TEST_PG_URL" --instances 3'
+	scripts/with-scratch .build/release/cashier-bench crypto
+	scripts/with-scratch .build/release/cashier-bench wechat
+	scripts/with-scratch .build/release/cashier-bench alipay
+	scripts/with-scratch .build/release/cashier-bench applepay
+	scripts/with-scratch .build/release/cashier-bench server
+	scripts/with-pg scripts/with-scratch sh -c '.build/release/cashier-bench server --db "$$CASHIER_TEST_PG_URL" && .build/release/cashier-bench server --db "$$CASHIER_TEST_PG_URL" --instances 3'
 
 ## fuzz: libFuzzer + AddressSanitizer on every parser, 1,000,000 executions (or 300 s) each (scripts/fuzz)
 fuzz: deps

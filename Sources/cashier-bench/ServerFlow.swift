@@ -117,6 +117,7 @@ struct ServerFlow {
         let completed = receiver.paid.withLock { $0.count }
         let exchanges = try await bareExchanges(url: server.baseURL.appendingPathComponent("healthz"))
         await server.stop()
+        await store.close()  // before the bench removes the folder it is in
         await endpoint.stop()
         await mode.sandbox.stop()
         return Result(

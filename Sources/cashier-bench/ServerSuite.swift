@@ -115,6 +115,9 @@ enum ServerSuite {
             }
         }
         await server.stop()
+        // Closed before the folder goes: a store left open kept writing its files into the
+        // folder while it was removed, and every run left it behind in /tmp.
+        await store.close()
         var flow: ServerFlow.Result?
         var flowBaseline = 0.0
         if wanted("flow") {
@@ -243,8 +246,31 @@ enum ServerSuite {
             try await server.start()
             servers.append(server)
         }
-        let running = servers
-        defer { Task { for server in running { await server.stop() } } }
+        do {
+            let lines = try await measurePostgres(
+                seconds: seconds, url: url, servers: servers, stores: stores, sameOrders: sameOrders, folder: folder, merchant: merchant,
+                poolSize: poolSize)
+            await shutDown(servers, stores)
+            return lines
+        } catch {
+            await shutDown(servers, stores)
+            throw error
+        }
+    }
+
+    /// The servers stopped, then their stores closed (their PostgreSQL sessions ended).
+    static func shutDown(_ servers: [MerchantServer], _ stores: [any OrderStore]) async {
+        for server in servers { await server.stop() }
+        for store in stores { await store.close() }
+    }
+
+    /// The load and the line of ``measurePostgres(seconds:url:instances:poolSize:sameOrders:)``,
+    /// once its servers are up.
+    static func measurePostgres(
+        seconds: Int, url: String, servers: [MerchantServer], stores: [PostgresOrderStore], sameOrders: Bool, folder: URL,
+        merchant: WeChatPay.V2.Merchant, poolSize: Int
+    ) async throws -> [String] {
+        let instances = servers.count
         let script = try await notificationScript(store: stores[0], merchant: merchant, folder: folder)
         // Every pool opened before the load: the line measures notifications, not the first
         // seconds' connection set-up (PostgreSQL's SCRAM handshake and a backend forked each).
