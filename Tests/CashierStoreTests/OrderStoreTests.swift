@@ -1,6 +1,7 @@
 import Cashier
 import CashierStore
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -273,6 +274,56 @@ import Testing
             return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
         #expect(reserved == 1)
+    }
+
+    /// Six senders on two instances claim, send and give back webhooks all at once, and every
+    /// claim is also given back stale (as by a sender whose lease ran out long ago) while it is
+    /// being sent: each message is sent exactly once and none is lost. Without the give-back's
+    /// compare-and-set on the claim, the stale ones make messages in flight due again, and another
+    /// sender sends them a second time.
+    @Test(arguments: Backend.available)
+    func claimsGivenBackWhileOthersClaimSendEachMessageOnce(backend: Backend) async throws {
+        let location = try await backend.freshLocation()
+        let instances = [try await backend.open(location), try await backend.open(location)]
+        let count = 30
+        for _ in 0..<count {
+            let order = try await instances[0].create(Self.newOrder())
+            _ = try await Self.pay(instances[0], order.id)
+        }
+        /// How many times each message was sent.
+        final class Sends: Sendable { let times = Mutex<[String: Int]>([:]) }
+        let sent = Sends()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for sender in 0..<6 {
+                let store = instances[sender % 2]
+                group.addTask {
+                    for round in 0..<2_000 {
+                        let now = Date()
+                        let claimed = try await store.claimOutbox(now: now, limit: 3, lease: 60)
+                        if claimed.isEmpty {
+                            if try await store.webhooks(matching: WebhookQuery(state: .delivered, limit: 100)).count == count { return }
+                            try await Task.sleep(for: .milliseconds(2))
+                            continue
+                        }
+                        try await store.releaseOutbox(claimed.map(\.id), claimedUntil: now.addingTimeInterval(-60), now: now)
+                        for (index, message) in claimed.enumerated() {
+                            if (index + round + sender).isMultiple(of: 2) {
+                                sent.times.withLock { $0[message.id, default: 0] += 1 }
+                                try await store.markDelivered(message.id, at: Date())
+                            } else {
+                                try await store.releaseOutbox([message.id], claimedUntil: now.addingTimeInterval(60), now: Date())
+                            }
+                        }
+                    }
+                    Issue.record("sender \(sender) gave up after 2,000 rounds")
+                }
+            }
+            try await group.waitForAll()
+        }
+        let delivered = try await instances[1].webhooks(matching: WebhookQuery(state: .delivered, limit: 100))
+        #expect(delivered.count == count && delivered.allSatisfy { $0.attempts == 1 })
+        let times = sent.times.withLock { $0 }
+        #expect(times.count == count && times.values.allSatisfy { $0 == 1 }, "sent more than once: \(times.filter { $0.value > 1 })")
     }
 
     @Test(arguments: Backend.available)
