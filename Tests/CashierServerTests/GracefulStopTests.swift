@@ -1,4 +1,5 @@
 import Cashier
+import CashierCurl
 import CashierHTTP
 import Foundation
 import Synchronization
@@ -39,6 +40,63 @@ import Testing
         let due = try await store.dueOutbox(now: Date(), limit: 10)
         #expect(due.count == 2 && due.allSatisfy { $0.attempts == 0 && $0.lastError == nil })
         #expect(Set(due.map(\.id)).isDisjoint(with: delivered.map(\.id)))
+    }
+
+    /// One instance stopped while copies of providers' notifications arrive at every instance at
+    /// once (SQLite: the only one; PostgreSQL: one of three): every copy acknowledged was recorded
+    /// before its answer, no order is paid twice, and each paid order has one transition, one
+    /// payment of its total and one `order.paid` — the books add up whatever the stop cut off.
+    @Test(.timeLimit(.minutes(5)), arguments: MoneyWorld.Backend.available)
+    func stoppingAnInstanceMidStormLosesNothingAcknowledged(backend: MoneyWorld.Backend) async throws {
+        let world = try await MoneyWorld(backend)
+        let merchant = world.mode.wechatMerchant
+        var orders: [(id: String, number: String)] = []
+        for _ in 0..<8 {
+            let order = try await world.order("12.30")
+            let started = try await world.start(order.id, "wechat.native")
+            orders.append((order.id, try #require(started["out_trade_no"] as? String)))
+        }
+        let copies = 25
+        let acknowledged = try await withThrowingTaskGroup(of: String?.self) { group in
+            for order in orders {
+                for copy in 0..<copies {
+                    let url = URL(string: world.base() + "/notify/wechat/v2")!  // each instance in turn
+                    let body = NotificationRaceTests.notification(merchant, order.number, fen: 1230)
+                    group.addTask {
+                        try await Task.sleep(for: .milliseconds(2 * copy))  // spread over 50 ms, the stop among them
+                        // Refused at the door once its instance has stopped: not acknowledged.
+                        guard
+                            let reply = try? await CurlTransport().send(
+                                HTTPRequest(method: "POST", url: url, body: body, timeout: .seconds(60)))
+                        else { return nil }
+                        let acknowledged = reply.status == 200 && String(decoding: reply.body, as: UTF8.self).contains("SUCCESS")
+                        return acknowledged ? order.id : nil
+                    }
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(20))
+                await world.servers[0].stop()
+                return nil
+            }
+            return try await group.reduce(into: Set<String>()) { if let id = $1 { $0.insert(id) } }
+        }
+        if world.servers.count > 1 {
+            // Every order had copies sent to the instances still running.
+            #expect(acknowledged.count == orders.count)
+        }
+        for order in orders {
+            let stored = try #require(try await world.store.order(id: order.id))
+            let events = try await world.store.events(orderID: order.id)
+            let paid = try await world.store.payments(orderID: order.id).filter { $0.status == .succeeded }
+            let announced = try await world.store.outbox(orderID: order.id).filter { $0.type == "order.paid" }
+            if acknowledged.contains(order.id) { #expect(stored.status == .paid, "\(order.id): acknowledged, so recorded") }
+            let transitions = events.filter { $0.to == .paid }.count
+            #expect(transitions == (stored.status == .paid ? 1 : 0), "\(order.id): paid once or not at all")
+            #expect(paid.map(\.amount.minorUnits) == (stored.status == .paid ? [1230] : []), "\(order.id): its total, once")
+            #expect(announced.count == transitions, "\(order.id): one order.paid per payment")
+        }
+        await world.stop()
     }
 
     /// `stop()` returns once the webhook in flight is recorded delivered — after it the store may

@@ -17,6 +17,18 @@ import WeChatPay
 @Suite(.timeLimit(.minutes(3))) struct NotificationRaceTests {
     typealias Backend = MoneyWorld.Backend
 
+    /// WeChat Pay's v2 notification that `number` was paid `fen`, signed with `merchant`'s key.
+    static func notification(_ merchant: WeChatPay.V2.Merchant, _ number: String, fen: Int64) -> Data {
+        var fields: [(String, String)] = [
+            ("appid", merchant.appID), ("mch_id", merchant.mchID), ("nonce_str", SecureRandom.alphanumeric(count: 16)),
+            ("result_code", "SUCCESS"), ("return_code", "SUCCESS"), ("out_trade_no", number),
+            ("transaction_id", "4200" + Hex.encode(SecureRandom.bytes(count: 8))), ("total_fee", String(fen)), ("fee_type", "CNY"),
+            ("trade_type", "NATIVE"), ("openid", "o-race"), ("time_end", "20261202120000"),
+        ]
+        fields.append(("sign", merchant.signer.signature(for: fields, type: .md5)))
+        return Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8)
+    }
+
     @Test(arguments: Backend.available)
     func copiesFiredAtOnceOverFreshConnectionsPayEachOrderOnce(backend: Backend) async throws {
         let world = try await MoneyWorld(backend)
@@ -30,17 +42,6 @@ import WeChatPay
             let number = try #require(started["out_trade_no"] as? String)
             orders.append((order.id, number, [1230, 805, 9999, 1][index]))
         }
-        /// WeChat Pay's v2 notification for `number`, signed with the merchant's key.
-        func notification(_ number: String, fen: Int64) -> Data {
-            var fields: [(String, String)] = [
-                ("appid", merchant.appID), ("mch_id", merchant.mchID), ("nonce_str", SecureRandom.alphanumeric(count: 16)),
-                ("result_code", "SUCCESS"), ("return_code", "SUCCESS"), ("out_trade_no", number),
-                ("transaction_id", "4200" + Hex.encode(SecureRandom.bytes(count: 8))), ("total_fee", String(fen)), ("fee_type", "CNY"),
-                ("trade_type", "NATIVE"), ("openid", "o-race"), ("time_end", "20261202120000"),
-            ]
-            fields.append(("sign", merchant.signer.signature(for: fields, type: .md5)))
-            return Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8)
-        }
         enum Sent: Sendable {
             case genuine(String)
             case forged(String)
@@ -52,7 +53,7 @@ import WeChatPay
                 group.addTask { .sandbox(try await world.pay("wechat", number: order.number)) }
                 for copy in 0..<(genuineCopies + forgedCopies) {
                     let forged = copy >= genuineCopies
-                    let body = notification(order.number, fen: forged ? order.fen + 100 : order.fen)
+                    let body = Self.notification(merchant, order.number, fen: forged ? order.fen + 100 : order.fen)
                     let url = URL(string: world.base() + "/notify/wechat/v2")!
                     group.addTask {
                         let reply = try await CurlTransport().send(
