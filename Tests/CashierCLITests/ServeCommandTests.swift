@@ -34,14 +34,9 @@ import Testing
         #expect(try mode(ready) == 0o600)
         #expect(try mode(folder.appendingPathComponent("cashier.db")) == 0o600)
 
-        let order = try await Self.post(
-            api + "/v1/orders", ["items": [["label": "Latte", "amount": "12.75"]], "currency": "CNY"], key: secret)
+        let (order, qr) = try await Self.paidInSandbox(api: api, sandbox: sandbox, secret: secret)
         let id = try #require(order["id"] as? String)
-        let qr = try await Self.post(api + "/v1/orders/\(id)/payments", ["method": "wechat.native"], key: secret)
         #expect((qr["code_url"] as? String)?.hasPrefix("weixin://") == true)
-        let paid = try await Self.post(
-            sandbox + "sandbox/pay", ["provider": "wechat", "out_trade_no": order["out_trade_no"] as? String ?? "", "outcome": "success"])
-        #expect(paid["trade_state"] as? String == "SUCCESS")
         let paidHere = try await eventually {
             var headers = HTTPHeaders()
             headers.add("Authorization", "Bearer \(secret)")
@@ -81,6 +76,20 @@ import Testing
         let link = try #require(order["checkout_url"] as? String)
         #expect(
             link.hasPrefix(api + "/c/\(id)_secret_") && printed.contains("order \(id)  12.75 CNY  checkout \(link)"), "\(printed)")
+    }
+
+    /// An order of 12.75 CNY made through `api` with `secret`, its WeChat Native payment started,
+    /// and the sandbox's payer (at `sandbox`) paying it. - Returns: the order and the payment's answer.
+    static func paidInSandbox(api: String, sandbox: String, secret: String) async throws -> (
+        order: [String: Any], payment: [String: Any]
+    ) {
+        let order = try await post(api + "/v1/orders", ["items": [["label": "Latte", "amount": "12.75"]], "currency": "CNY"], key: secret)
+        let id = try #require(order["id"] as? String)
+        let payment = try await post(api + "/v1/orders/\(id)/payments", ["method": "wechat.native"], key: secret)
+        let paid = try await post(
+            sandbox + "sandbox/pay", ["provider": "wechat", "out_trade_no": order["out_trade_no"] as? String ?? "", "outcome": "success"])
+        #expect(paid["trade_state"] as? String == "SUCCESS")
+        return (order, payment)
     }
 
     /// POSTs `object` as JSON (with the secret `key`, when given); the answer's JSON object.
