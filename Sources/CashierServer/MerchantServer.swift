@@ -39,7 +39,7 @@ public final class MerchantServer: Sendable {
         self.store = store
         self.clock = clock
         let listening = ListeningPort()
-        let metrics = ServerMetrics()
+        let metrics = ServerMetrics(unloggedReportLines: { store.unloggedReportLines })
         let webhooksDue = Doorbell()
         self.webhooksDue = webhooksDue
         let instanceID = "instance-" + UUID().uuidString.lowercased()

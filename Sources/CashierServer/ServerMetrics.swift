@@ -1,9 +1,16 @@
 import Synchronization
 
 /// Counters for `GET /metrics`, in the Prometheus text format: requests by status class,
-/// notifications by provider and outcome, order transitions, webhook deliveries.
+/// notifications by provider and outcome, order transitions, webhook deliveries, and the
+/// store's report lines left out of full logs.
 final class ServerMetrics: Sendable {
     private let counters = Mutex<[String: Int]>([:])
+    /// The store's count of report lines not logged (``OrderStore/unloggedReportLines``).
+    private let unloggedReportLines: @Sendable () -> Int
+
+    init(unloggedReportLines: @escaping @Sendable () -> Int = { 0 }) {
+        self.unloggedReportLines = unloggedReportLines
+    }
     /// `cashier_http_requests_total` by status class (1xx…5xx): counted on every request, so
     /// each is an atomic rather than an entry behind the lock.
     private let requestsByClass: [Counter] = (1...5).map { _ in Counter() }
@@ -31,6 +38,8 @@ final class ServerMetrics: Sendable {
         "cashier_http_requests_total": "HTTP requests answered, by status class.",
         "cashier_job_runs_total": "Background job runs, by job (expiry, query_fallback, webhooks).",
         "cashier_notifications_total": "Provider notifications, by provider and outcome.",
+        "cashier_report_lines_unlogged_total":
+            "Providers' messages that changed nothing, acknowledged but not logged: their order's log held as many as it keeps.",
         "cashier_transitions_total": "Order status changes, by the status reached.",
         "cashier_webhook_deliveries_total": "Webhook delivery attempts, by result.",
     ]
@@ -42,6 +51,7 @@ final class ServerMetrics: Sendable {
             let count = counter.value.load(ordering: .relaxed)
             if count > 0 { snapshot["cashier_http_requests_total{code=\"\(index + 1)xx\"}"] = count }
         }
+        snapshot["cashier_report_lines_unlogged_total"] = unloggedReportLines()
         var lines: [String] = []
         for name in Self.help.keys.sorted() {
             lines.append("# HELP \(name) \(Self.help[name] ?? "")")

@@ -68,7 +68,8 @@ public protocol OrderStore: Sendable {
     ///   - outcome: what the provider said.
     ///   - paymentID: the attempt (`pay_…`).
     ///   - record: appended with the change.
-    ///   - duplicate: appended instead when nothing changes (a repeated notification); `nil` to log nothing then.
+    ///   - duplicate: appended instead when nothing changes (a repeated notification); `nil` to log
+    ///     nothing then. One with a body hash is left out once the order's log is full (``ReportLineLimit``).
     ///   - now: when it is recorded.
     /// - Throws: `StoreError.illegalTransition` when a success's amount is not the attempt's, `.notFound`.
     func recordPayment(_ outcome: PaymentOutcome, of paymentID: String, record: EventRecord, duplicate: EventRecord?, now: Date)
@@ -140,7 +141,12 @@ public protocol OrderStore: Sendable {
     // MARK: Events
 
     /// Appends to an order's log without changing it (a refused notification, a refund result).
+    /// A provider's message (a record with a body hash) is not logged once the order's log holds
+    /// as many of those as the store keeps (``ReportLineLimit``).
     func append(_ record: EventRecord, to orderID: String, now: Date) async throws
+    /// Lines of providers' messages that changed nothing and were not logged, their order's log
+    /// being full (``ReportLineLimit``), since the store was opened.
+    var unloggedReportLines: Int { get }
     /// Appends `record` (if any) to the order's log and queues webhook `type` about `dispute` with
     /// event id `eventID` — once per id, however often it is asked, at however many instances (a
     /// copy only adds its log line). - Returns: whether this call queued it.
@@ -243,6 +249,9 @@ public protocol OrderStore: Sendable {
 
 extension OrderStore {
     public func close() async {}
+
+    /// A store that logs every line leaves nothing out.
+    public var unloggedReportLines: Int { 0 }
 
     /// ``create(_:now:)`` at the current time.
     public func create(_ order: NewOrder) async throws -> StoredOrder { try await create(order, now: Date()) }

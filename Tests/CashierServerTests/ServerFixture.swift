@@ -25,7 +25,7 @@ final class ServerFixture: Sendable {
     init(
         publicBaseURL: String? = nil, queryAfter: TimeInterval = 10, webhook: WebhookDispatcher.Endpoint? = nil,
         expiryInterval: Duration = .seconds(60), catalog: Catalog? = nil, breakerThreshold: Int = 5, breakerCooldown: TimeInterval = 30,
-        clock: any WallClock = SystemClock(), sandboxHelpers: Bool = false,
+        clock: any WallClock = SystemClock(), sandboxHelpers: Bool = false, reportLines: Int = ReportLineLimit.defaultPerOrder,
         configure: (inout MerchantConfiguration) -> Void = { _ in }
     ) async throws {
         self.clock = clock
@@ -45,7 +45,7 @@ final class ServerFixture: Sendable {
         configuration.expiryInterval = expiryInterval
         configure(&configuration)
         databasePath = Scratch.url("server-\(UUID().uuidString).db").path
-        store = try SQLiteOrderStore(path: databasePath)
+        store = try SQLiteOrderStore(path: databasePath, reportLinesPerOrder: reportLines)
         server = MerchantServer(
             configuration: configuration, store: store, clock: clock, audit: SecretsAudit.fromEnvironment(),
             sandboxPayer: sandboxHelpers ? mode : nil)

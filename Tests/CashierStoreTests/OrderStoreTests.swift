@@ -25,12 +25,15 @@ import Testing
             }
         }
 
-        /// A store on `location` (another connection to the same data when called twice).
-        func open(_ location: String, migrate: Bool = true) async throws -> any OrderStore {
+        /// A store on `location` (another connection to the same data when called twice), keeping
+        /// `reportLines` lines of providers' messages that changed nothing for each order.
+        func open(_ location: String, migrate: Bool = true, reportLines: Int = ReportLineLimit.defaultPerOrder) async throws
+            -> any OrderStore
+        {
             let store: any OrderStore =
                 switch self {
-                case .sqlite: try SQLiteOrderStore(path: location)
-                case .postgres: try await PostgresOrderStore(url: location, poolSize: 4)
+                case .sqlite: try SQLiteOrderStore(path: location, reportLinesPerOrder: reportLines)
+                case .postgres: try await PostgresOrderStore(url: location, poolSize: 4, reportLinesPerOrder: reportLines)
                 }
             if migrate { try await store.migrate() }
             return store

@@ -20,6 +20,7 @@ import Synchronization
 /// ```
 public final class PostgresOrderStore: SQLOrderStore {
     private let pool: ConnectionPool<PostgresConnection>
+    public let reportLines: ReportLineLimit
     private let writer: GroupCommitWriter<PostgresConnection>
     /// How long a transaction in a group commit waits for a row lock before it is tried again later.
     static let writerLockTimeout = "50ms"
@@ -34,9 +35,14 @@ public final class PostgresOrderStore: SQLOrderStore {
     ///   - poolSize: connections kept open for reads (each instance; PostgreSQL's `max_connections`
     ///     bounds the sum, with the writers).
     ///   - writers: connections that commit the writes in groups, each on a thread of its own.
+    ///   - reportLinesPerOrder: lines of providers' messages that changed nothing kept in each
+    ///     order's log, counted by this instance (``ReportLineLimit``).
     /// - Throws: `StoreError.unavailable` with libpq's reason (wrong host, password or database),
     ///   the password never in the message.
-    public init(url: String, poolSize: Int = 10, writers: Int = 2) async throws {
+    public init(url: String, poolSize: Int = 10, writers: Int = 2, reportLinesPerOrder: Int = ReportLineLimit.defaultPerOrder)
+        async throws
+    {
+        reportLines = ReportLineLimit(perOrder: reportLinesPerOrder)
         guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
             throw StoreError(.unavailable, "a PostgreSQL URL starts with postgres:// (postgres://user:password@host:5432/database)")
         }

@@ -104,12 +104,13 @@ extension SQLOrderStore {
     public func recordPayment(_ outcome: PaymentOutcome, of paymentID: String, record: EventRecord, duplicate: EventRecord?, now: Date)
         async throws -> PaymentRecorded
     {
-        try await withTransaction { session in
+        let limit = reportLines
+        return try await withTransaction { session in
             guard let found = try SQLLedger.paymentAndOrder(session.connection, where: "p.id = ?", [.text(paymentID)]) else {
                 throw StoreError(.notFound, "no payment \(paymentID)")
             }
             return try Self.record(
-                outcome, of: found, record: record, duplicate: duplicate, at: SQLStatements.stamp(now), session.connection)
+                outcome, of: found, record: record, duplicate: duplicate, at: SQLStatements.stamp(now), limit: limit, session.connection)
         }
     }
 
@@ -118,7 +119,9 @@ extension SQLOrderStore {
         accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date
     ) async throws -> PaymentRecorded? {
         try await withTransaction(
-            Self.recording(outcome, wallet: wallet, outTradeNo: outTradeNo, accept: accept, record: record, duplicate: duplicate, now: now))
+            Self.recording(
+                outcome, wallet: wallet, outTradeNo: outTradeNo, accept: accept, record: record, duplicate: duplicate, now: now,
+                limit: reportLines))
     }
 
     public func recordPayment(
@@ -127,7 +130,9 @@ extension SQLOrderStore {
         then done: @escaping @Sendable (Result<PaymentRecorded?, any Error>) -> Void
     ) {
         withTransaction(
-            Self.recording(outcome, wallet: wallet, outTradeNo: outTradeNo, accept: accept, record: record, duplicate: duplicate, now: now),
+            Self.recording(
+                outcome, wallet: wallet, outTradeNo: outTradeNo, accept: accept, record: record, duplicate: duplicate, now: now,
+                limit: reportLines),
             then: done)
     }
 
@@ -135,7 +140,8 @@ extension SQLOrderStore {
     /// attempt found by its number with its order, `accept`ed, and the outcome recorded.
     private static func recording(
         _ outcome: PaymentOutcome, wallet: PaymentMethod.Wallet, outTradeNo: String,
-        accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date
+        accept: @escaping @Sendable (StoredPayment) throws -> Void, record: EventRecord, duplicate: EventRecord?, now: Date,
+        limit: ReportLineLimit
     ) -> @Sendable (SQLSession) throws -> PaymentRecorded? {
         { session in
             guard
@@ -144,14 +150,14 @@ extension SQLOrderStore {
             else { return nil }
             try accept(found.payment)
             return try Self.record(
-                outcome, of: found, record: record, duplicate: duplicate, at: SQLStatements.stamp(now), session.connection)
+                outcome, of: found, record: record, duplicate: duplicate, at: SQLStatements.stamp(now), limit: limit, session.connection)
         }
     }
 
     /// The change `outcome` makes to a payment read (not locked) with its order, inside a transaction.
     private static func record(
         _ outcome: PaymentOutcome, of read: (payment: StoredPayment, order: StoredOrder), record: EventRecord, duplicate: EventRecord?,
-        at: Int64, _ connection: any SQLConnection
+        at: Int64, limit: ReportLineLimit, _ connection: any SQLConnection
     ) throws -> PaymentRecorded {
         let (found, seen) = read
         let paymentID = found.id
@@ -161,7 +167,7 @@ extension SQLOrderStore {
                 throw StoreError(
                     .illegalTransition, "payment \(paymentID) is for \(found.amount); a success for \(amount) is not recorded")
             }
-            if let duplicate { try SQLStatements.insert(duplicate, orderID: seen.id, from: nil, to: nil, at: at, connection) }
+            if let duplicate { try SQLStatements.insertUnchanged(duplicate, orderID: seen.id, at: at, limit: limit, connection) }
             return .unchanged(seen, found)
         }
         let order = try SQLLedger.lockOrder(connection, found.orderID)
@@ -170,7 +176,7 @@ extension SQLOrderStore {
             connection.lockingClause.isEmpty ? found : try SQLLedger.payment(connection, where: "id = ?", [.text(paymentID)]) ?? found
         func reread() throws -> StoredPayment { try SQLLedger.payment(connection, where: "id = ?", [.text(paymentID)]) ?? payment }
         func unchanged() throws -> PaymentRecorded {
-            if let duplicate { try SQLStatements.insert(duplicate, orderID: order.id, from: nil, to: nil, at: at, connection) }
+            if let duplicate { try SQLStatements.insertUnchanged(duplicate, orderID: order.id, at: at, limit: limit, connection) }
             return .unchanged(order, payment)
         }
         switch outcome {

@@ -15,6 +15,8 @@ public protocol SQLOrderStore: OrderStore {
         _ body: @escaping @Sendable (SQLSession) throws -> T, then done: @escaping @Sendable (Result<T, any Error>) -> Void)
     /// Runs a read outside any write.
     func withReading<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
+    /// How many lines of providers' messages that changed nothing each order's log keeps.
+    var reportLines: ReportLineLimit { get }
 }
 
 extension SQLOrderStore {
@@ -125,10 +127,13 @@ extension SQLOrderStore {
     // MARK: Events
 
     public func append(_ record: EventRecord, to orderID: String, now: Date) async throws {
+        let limit = reportLines
         try await withTransaction { session in
-            try SQLStatements.insert(record, orderID: orderID, from: nil, to: nil, at: SQLStatements.stamp(now), session.connection)
+            try SQLStatements.insertUnchanged(record, orderID: orderID, at: SQLStatements.stamp(now), limit: limit, session.connection)
         }
     }
+
+    public var unloggedReportLines: Int { reportLines.unlogged }
 
     @discardableResult
     public func announce(_ type: String, dispute: DisputeJSON, eventID: String, record: EventRecord?, to orderID: String, now: Date)

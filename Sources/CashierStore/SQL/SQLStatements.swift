@@ -142,6 +142,22 @@ enum SQLStatements {
             ])
     }
 
+    /// Logs `record`, a line that changes nothing, unless it is a provider's message (it carries
+    /// the body's hash) and `limit` says the order's log has as many of those as it keeps.
+    static func insertUnchanged(
+        _ record: EventRecord, orderID: String, at stamp: Int64, limit: ReportLineLimit, _ connection: any SQLConnection
+    ) throws {
+        if record.bodySHA256 != nil {
+            let admitted = try limit.admit(orderID) {
+                let counted = try connection.query(
+                    "SELECT count(*) FROM events WHERE order_id = ? AND body_sha256 IS NOT NULL", [.text(orderID)])
+                return Int(counted.first?.first?.integer ?? 0)
+            }
+            guard admitted else { return }
+        }
+        try insert(record, orderID: orderID, from: nil, to: nil, at: stamp, connection)
+    }
+
     static func insert(
         _ record: EventRecord, orderID: String, from: PaymentStatus?, to: PaymentStatus?, at stamp: Int64, _ connection: any SQLConnection
     ) throws {

@@ -26,17 +26,25 @@ public final class SQLiteOrderStore: SQLOrderStore {
     /// Spreads reads that find every reader busy.
     private let nextReader = Atomic<Int>(0)
 
+    public let reportLines: ReportLineLimit
+
     /// Opens (or creates) the database file. `:memory:` gives a private in-memory store for tests.
+    /// - Parameter reportLinesPerOrder: lines of providers' messages that changed nothing kept in
+    ///   each order's log (``ReportLineLimit``).
     /// - Throws: `StoreError.unavailable` naming the path.
-    public convenience init(path: String) throws {
+    public convenience init(path: String, reportLinesPerOrder: Int = ReportLineLimit.defaultPerOrder) throws {
         try self.init(
             path: path, wakeCheckpointerEvery: SQLiteCheckpointer.defaultWakePages,
-            checkpointOnWriterPast: SQLiteCheckpointer.defaultWriterPages)
+            checkpointOnWriterPast: SQLiteCheckpointer.defaultWriterPages, reportLinesPerOrder: reportLinesPerOrder)
     }
 
     /// The store with its WAL checkpointed by a thread of its own every `wakePages` pages, and by
     /// the writer past `writerPages` (see ``SQLiteCheckpointer``).
-    init(path: String, wakeCheckpointerEvery wakePages: Int, checkpointOnWriterPast writerPages: Int) throws {
+    init(
+        path: String, wakeCheckpointerEvery wakePages: Int, checkpointOnWriterPast writerPages: Int,
+        reportLinesPerOrder: Int = ReportLineLimit.defaultPerOrder
+    ) throws {
+        reportLines = ReportLineLimit(perOrder: reportLinesPerOrder)
         let inMemory = path == ":memory:" || path.isEmpty || path.contains("mode=memory")
         let checkpointer = inMemory ? nil : try SQLiteCheckpointer(path: path, wakePages: wakePages, writerPages: writerPages)
         self.checkpointer = checkpointer
