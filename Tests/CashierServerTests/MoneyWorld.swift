@@ -79,7 +79,8 @@ final class MoneyWorld: Sendable {
     var store: any OrderStore { stores[0] }
 
     init(
-        _ backend: Backend, clock: ManualClock? = nil, configure: (inout MerchantConfiguration) -> Void = { _ in }
+        _ backend: Backend, clock: ManualClock? = nil, reportLines: Int = ReportLineLimit.defaultPerOrder,
+        configure: (inout MerchantConfiguration) -> Void = { _ in }
     ) async throws {
         mode = try await SandboxMode.start(timeScale: 0.001)
         receiver = try WebhookReceiver(failures: 0)
@@ -101,10 +102,12 @@ final class MoneyWorld: Sendable {
         case .sqlite:
             stores.append(
                 try SQLiteOrderStore(
-                    path: Scratch.url("money-\(UUID().uuidString).db").path))
+                    path: Scratch.url("money-\(UUID().uuidString).db").path, reportLinesPerOrder: reportLines))
         case .postgres:
             let database = try await TestPostgres.freshDatabase()
-            for _ in 0..<3 { stores.append(try await PostgresOrderStore(url: database, poolSize: 3)) }
+            for _ in 0..<3 {
+                stores.append(try await PostgresOrderStore(url: database, poolSize: 3, reportLinesPerOrder: reportLines))
+            }
         }
         self.stores = stores
         await mode.connect(to: stores[0])

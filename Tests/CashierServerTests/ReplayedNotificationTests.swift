@@ -58,4 +58,41 @@ import WeChatPay
         #expect(metrics.contains(#"cashier_notifications_total{outcome="refused",provider="wechat"} 1"#))
         await fixture.stop()
     }
+
+    /// 120 copies at once, spread over every instance (on PostgreSQL three, each counting for
+    /// itself): every copy is answered, the order moves once, each copy is either a logged repeat
+    /// or counted as left out — none lost, none both — and the log keeps the limit for each
+    /// instance at most.
+    @Test(arguments: MoneyWorld.Backend.available)
+    func copiesAcrossInstancesAreEachLoggedOrCountedOnce(backend: MoneyWorld.Backend) async throws {
+        let limit = 8
+        let world = try await MoneyWorld(backend, reportLines: limit)
+        let order = try await world.order("12.30")
+        let number = try #require(try await world.start(order.id, "wechat.native")["out_trade_no"] as? String)
+        let genuine = NotificationRaceTests.notification(world.mode.wechatMerchant, number, fen: 1230)
+        @Sendable func post() async throws -> String {
+            let reply = try await CurlTransport().send(
+                HTTPRequest(
+                    method: "POST", url: URL(string: world.base() + "/notify/wechat/v2")!, body: genuine,
+                    timeout: ServerFixture.patience))
+            return String(decoding: reply.body, as: UTF8.self)
+        }
+        // The first copy pays the order; the rest find the success recorded (and take no lock).
+        #expect(try await post().contains("SUCCESS"))
+        let copies = 120
+        let replies = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<copies { group.addTask { try await post() } }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(replies.count == copies && replies.allSatisfy { $0.contains("SUCCESS") })
+        let events = try await world.store.events(orderID: order.id)
+        let logged = events.filter { $0.kind == .notificationDuplicate }.count
+        let left = world.stores.map(\.unloggedReportLines).reduce(0, +)
+        #expect(logged + left == copies, "\(logged) logged, \(left) left out")
+        #expect((limit - 1)...(world.stores.count * limit - 1) ~= logged)
+        #expect(events.filter { $0.to == .paid }.count == 1)
+        #expect(try await world.store.payments(orderID: order.id).map(\.status) == [.succeeded])
+        #expect(await eventually { world.webhooks("order.paid", order: order.id).count == 1 })
+        await world.stop()
+    }
 }
