@@ -112,8 +112,12 @@ extension MerchantAPI {
                     _ = try applePay.verifier.verify(parsed, applicationData: Array(order.id.utf8))
                 }
             } catch let error as PaymentError {
+                // With the token's hash: which token was refused, and (as a message from outside
+                // that changed nothing) kept within the order's limit of such lines.
+                let tokenHash = Hex.encode(DigestAlgorithm.sha256.hash(Array(tokenJSON)))
                 try await store.append(
-                    EventRecord(kind: .applePayRefused, detail: Self.detail(["reason": error.message])), to: order.id, now: clock.now())
+                    EventRecord(kind: .applePayRefused, detail: Self.detail(["reason": error.message]), bodySHA256: tokenHash),
+                    to: order.id, now: clock.now())
                 return Self.authorization(.failure, order, error.message)
             }
             let card = decrypted?.maskedAccountNumber ?? parsed.displayName ?? parsed.network ?? "card"

@@ -39,7 +39,7 @@ final class ServerMetrics: Sendable {
         "cashier_job_runs_total": "Background job runs, by job (expiry, query_fallback, webhooks).",
         "cashier_notifications_total": "Provider notifications, by provider and outcome.",
         "cashier_report_lines_unlogged_total":
-            "Providers' messages that changed nothing, acknowledged but not logged: their order's log held as many as it keeps.",
+            "Reports (notifications, webhooks, Apple Pay tokens) that changed nothing, answered but not logged: their order's log was full.",
         "cashier_transitions_total": "Order status changes, by the status reached.",
         "cashier_webhook_deliveries_total": "Webhook delivery attempts, by result.",
     ]

@@ -141,10 +141,10 @@ public protocol OrderStore: Sendable {
     // MARK: Events
 
     /// Appends to an order's log without changing it (a refused notification, a refund result).
-    /// A provider's message (a record with a body hash) is not logged once the order's log holds
+    /// A report from outside (a record with a body hash) is not logged once the order's log holds
     /// as many of those as the store keeps (``ReportLineLimit``).
     func append(_ record: EventRecord, to orderID: String, now: Date) async throws
-    /// Lines of providers' messages that changed nothing and were not logged, their order's log
+    /// Lines of reports from outside that changed nothing and were not logged, their order's log
     /// being full (``ReportLineLimit``), since the store was opened.
     var unloggedReportLines: Int { get }
     /// Appends `record` (if any) to the order's log and queues webhook `type` about `dispute` with

@@ -95,4 +95,28 @@ import WeChatPay
         #expect(await eventually { world.webhooks("order.paid", order: order.id).count == 1 })
         await world.stop()
     }
+
+    /// The payer's side: a refused Apple Pay token is logged with its hash, and a payer sending
+    /// refused tokens again and again fills the order's log only up to the limit. Every one is
+    /// still refused; a good token then pays the order.
+    @Test func refusedApplePayTokensAreLoggedUpToTheLimit() async throws {
+        let world = try await MoneyWorld(.sqlite, reportLines: 3)
+        let order = try await world.order("20.00")
+        _ = try await world.start(order.id, "applepay")
+        let wrongAmount = try await world.token(for: order.id, amount: "19.99")
+        for _ in 0..<5 {
+            let answer = try await world.authorize(order.id, token: wrongAmount)
+            #expect(answer.object["status"] as? Int == 1, "refused: \(answer.object)")
+        }
+        var refused = try await world.store.events(orderID: order.id).filter { $0.kind == .applePayRefused }
+        #expect(refused.count == 3)
+        #expect(refused.allSatisfy { $0.bodySHA256?.count == 64 })
+        #expect(world.store.unloggedReportLines == 2)
+        let answer = try await world.authorize(order.id, token: try await world.token(for: order.id))
+        #expect(answer.object["status"] as? Int == 0, "\(answer.object)")
+        #expect(try await world.waitFor(order.id, .paid))
+        refused = try await world.store.events(orderID: order.id).filter { $0.kind == .applePayRefused }
+        #expect(refused.count == 3)
+        await world.stop()
+    }
 }

@@ -35,7 +35,7 @@ public final class PostgresOrderStore: SQLOrderStore {
     ///   - poolSize: connections kept open for reads (each instance; PostgreSQL's `max_connections`
     ///     bounds the sum, with the writers).
     ///   - writers: connections that commit the writes in groups, each on a thread of its own.
-    ///   - reportLinesPerOrder: lines of providers' messages that changed nothing kept in each
+    ///   - reportLinesPerOrder: lines of reports from outside that changed nothing kept in each
     ///     order's log, counted by this instance (``ReportLineLimit``).
     /// - Throws: `StoreError.unavailable` with libpq's reason (wrong host, password or database),
     ///   the password never in the message.

@@ -1,12 +1,14 @@
 import Synchronization
 
-/// How many log lines of providers' messages that changed nothing an order's log keeps: repeats
-/// of a recorded success, refused reports, later words on a settled refund. A provider repeats a
-/// notification until it is acknowledged, a dozen or two times at most, and each repeat is
-/// logged. But some messages carry no time (a WeChat Pay v2 notification), so anyone holding one
-/// valid signed copy could replay it without end, each copy a row in an append-only log. Past
-/// ``perOrder`` such lines, a copy is still verified, checked and acknowledged, and counted in
-/// ``unlogged``, but not logged. Changes are always logged, whatever the count.
+/// How many log lines of reports from outside that changed nothing an order's log keeps. A
+/// report is a provider's notification or webhook, or a payer's Apple Pay token: a record with the
+/// hash of the body it came in (``EventRecord/bodySHA256``). Those that change nothing are repeats
+/// of a recorded success, refused reports and tokens, and later words on a settled refund. A
+/// provider repeats a notification until it is acknowledged, a dozen or two times at most, and
+/// each repeat is logged. But some messages carry no time (a WeChat Pay v2 notification), so anyone
+/// holding one valid signed copy could replay it without end, each copy a row in an append-only
+/// log. Past ``perOrder`` such lines, a copy is still verified, checked and answered, and counted
+/// in ``unlogged``, but not logged. Changes are always logged, whatever the count.
 ///
 /// The count is kept by each store instance: it is read from the log the first time the
 /// instance logs such a line for an order, then counted in memory. So the log keeps
@@ -17,7 +19,7 @@ public final class ReportLineLimit: Sendable {
     /// what a provider repeats.
     public static let defaultPerOrder = 1_000
 
-    /// Lines of providers' messages that changed nothing kept for each order.
+    /// Lines of reports that changed nothing kept for each order.
     public let perOrder: Int
 
     /// Orders whose count is known: lines counted, or ``perOrder`` once the order is full. Cleared

@@ -15,7 +15,7 @@ public protocol SQLOrderStore: OrderStore {
         _ body: @escaping @Sendable (SQLSession) throws -> T, then done: @escaping @Sendable (Result<T, any Error>) -> Void)
     /// Runs a read outside any write.
     func withReading<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
-    /// How many lines of providers' messages that changed nothing each order's log keeps.
+    /// How many lines of reports from outside that changed nothing each order's log keeps.
     var reportLines: ReportLineLimit { get }
 }
 

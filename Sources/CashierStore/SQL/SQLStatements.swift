@@ -142,7 +142,7 @@ enum SQLStatements {
             ])
     }
 
-    /// Logs `record`, a line that changes nothing, unless it is a provider's message (it carries
+    /// Logs `record`, a line that changes nothing, unless it is a report from outside (it carries
     /// the body's hash) and `limit` says the order's log has as many of those as it keeps.
     static func insertUnchanged(
         _ record: EventRecord, orderID: String, at stamp: Int64, limit: ReportLineLimit, _ connection: any SQLConnection

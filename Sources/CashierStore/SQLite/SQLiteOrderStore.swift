@@ -31,7 +31,7 @@ public final class SQLiteOrderStore: SQLOrderStore {
     /// Opens (or creates) the database file.
     /// - Parameters:
     ///   - path: the database file; `:memory:` gives a private in-memory store for tests.
-    ///   - reportLinesPerOrder: lines of providers' messages that changed nothing kept in each
+    ///   - reportLinesPerOrder: lines of reports from outside that changed nothing kept in each
     ///     order's log (``ReportLineLimit``).
     /// - Throws: `StoreError.unavailable` naming the path.
     public convenience init(path: String, reportLinesPerOrder: Int = ReportLineLimit.defaultPerOrder) throws {
