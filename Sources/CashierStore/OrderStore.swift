@@ -56,10 +56,12 @@ public protocol OrderStore: Sendable {
 
     /// Reserves a payment attempt on a payable order: an open attempt of the same kind is
     /// reused, otherwise a new one gets the order's trade number (or, when the wallet has seen
-    /// that number, a derived one). The order moves to `pending`.
-    /// - Throws: `StoreError.illegalTransition` when the order is paid or closed,
-    ///   `.inProgress` while another attempt's authorisation is in flight, `.conflict` when the
-    ///   wallet token was used before, `.notFound`.
+    /// that number, a derived one). The order moves to `pending`. An order takes at most
+    /// ``OrderStoreLimits/attemptsPerOrder`` attempts, so that whoever holds its client secret
+    /// cannot make the server place and close payments at the providers without end.
+    /// - Throws: `StoreError.illegalTransition` when the order is paid or closed, or has had
+    ///   as many attempts as it takes; `.inProgress` while another attempt's authorisation is in
+    ///   flight, `.conflict` when the wallet token was used before, `.notFound`.
     func beginPayment(_ payment: NewPayment, now: Date) async throws -> PaymentStart
 
     /// Records what the provider said about an attempt, once: a success settles the order or,

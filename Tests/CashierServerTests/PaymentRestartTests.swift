@@ -82,4 +82,43 @@ import Testing
         #expect(settled.count == 1 && settled.first?.amount.minorUnits == 660)
         await fixture.stop()
     }
+
+    /// A payer's page switching wallets again and again (the publishable key and the order's
+    /// client secret are all it needs) makes the server place one trade and close another at the
+    /// providers each time. The order takes ``OrderStoreLimits/attemptsPerOrder`` attempts. The
+    /// next new one is refused with 409 `invalid_state`, saying to create a new order, and no
+    /// provider is called for it. The attempt left open can still be paid.
+    @Test func aPayerSwitchingWalletsWithoutEndIsStoppedAtTheLimit() async throws {
+        let fixture = try await ServerFixture()
+        let order = try await fixture.createOrder(amount: "6.60")
+        let id = try #require(order["id"] as? String)
+        let secret = try #require(order["client_secret"] as? String)
+        func start(_ method: String) async throws -> (status: Int, object: [String: Any], body: String) {
+            let answer = try await fixture.call(
+                "POST", "/v1/orders/\(id)/payments", key: fixture.keys.publishable, json: ["method": method, "client_secret": secret])
+            return (answer.status, answer.object, String(decoding: answer.body, as: UTF8.self))
+        }
+        var last = ""
+        for attempt in 0..<OrderStoreLimits.attemptsPerOrder {
+            let started = try await start(attempt % 2 == 0 ? "wechat.native" : "alipay.qr")
+            try #require(started.status == 200, "attempt \(attempt + 1): \(started.body)")
+            last = try #require(started.object["out_trade_no"] as? String)
+        }
+        let wechatTrades = await fixture.sandbox.wechatV2.ledger().count
+        let refused = try await start("wechat.native")
+        #expect(refused.status == 409, "\(refused.body)")
+        let error = try #require(refused.object["error"] as? [String: Any])
+        #expect(error["code"] as? String == "invalid_state")
+        #expect((error["message"] as? String)?.contains("create a new order") == true, "\(error)")
+        #expect(await fixture.sandbox.wechatV2.ledger().count == wechatTrades, "no trade placed for the refused attempt")
+        let payments = try await fixture.store.payments(orderID: id)
+        #expect(payments.count == OrderStoreLimits.attemptsPerOrder)
+        #expect(payments.filter { $0.status == .pending }.map(\.outTradeNo) == [last])
+
+        // The open attempt (Alipay's) is still the payer's to pay, and reopening it is not refused.
+        #expect(try await start("alipay.qr").status == 200)
+        await fixture.sandbox.alipay.pay(outTradeNo: last, outcome: .success)
+        #expect(try await fixture.waitForStatus(id, "paid"))
+        await fixture.stop()
+    }
 }

@@ -180,7 +180,10 @@ enum OpenAPIDocument {
                 access: .either, parameters: [orderClientSecret], responses: [ok(OrderJSON.self)], callsProvider: true),
             Operation(
                 method: "POST", path: "/v1/orders/{id}/payments", id: "startPayment", tag: "payments",
-                summary: "Start a payment: the parameters the app hands its wallet. Closes the order's earlier open attempts.",
+                summary:
+                    "Start a payment: the parameters the app hands its wallet. Closes the order's earlier open attempts. An order "
+                    + "takes \(OrderStoreLimits.attemptsPerOrder) attempts (an open one of the same method is reused); past that, "
+                    + "409 invalid_state: create a new order.",
                 access: .either, body: .json(PaymentRequestBody.self, example: ["method": "wechat.native"]),
                 responses: [
                     Response(

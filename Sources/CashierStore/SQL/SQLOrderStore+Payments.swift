@@ -45,6 +45,12 @@ extension SQLOrderStore {
                 }
                 payment = try SQLLedger.payment(connection, where: "id = ?", [.text(same.id)]) ?? same
             } else {
+                guard payments.count < OrderStoreLimits.attemptsPerOrder else {
+                    throw StoreError(
+                        .illegalTransition,
+                        "order \(order.id) has had \(payments.count) payment attempts, the most one order takes: "
+                            + "create a new order for the payer")
+                }
                 let used = Set(payments.filter { $0.method.wallet == new.method.wallet }.map(\.outTradeNo))
                 let number = Self.tradeNumber(for: order.outTradeNo, avoiding: used)
                 try connection.query(

@@ -1,0 +1,10 @@
+/// Bounds every ``OrderStore`` keeps on what the outside can make an order hold.
+public enum OrderStoreLimits {
+    /// Payment attempts one order takes (every kind, open, failed or closed; an open attempt of
+    /// the same kind is reused and does not count again). A payer switching wallets makes one
+    /// each time, a few in all; past this, ``OrderStore/beginPayment(_:now:)`` refuses, and the
+    /// payer needs a new order. Each attempt is placed at its provider and closes the others
+    /// there, so without a bound whoever holds the order's client secret could make the server
+    /// call the providers without end.
+    public static let attemptsPerOrder = 50
+}
