@@ -28,6 +28,9 @@ enum ServeCommand {
                 "The most connections from one address (default 256; 0 for none, behind a proxy that limits clients)."),
             .value("request-deadline", "SECONDS", "The longest a request may take to arrive (default 30; 0 for none)."),
             .value(
+                "publishable-requests-per-minute", "N",
+                "Requests with the publishable key that create or pay, a minute from one address (default 0: no limit)."),
+            .value(
                 "db", "PATH|URL",
                 "A SQLite file (default ./cashier.db) or postgres://user@host/db for several instances (the password from PGPASSWORD or a PGPASSFILE, never the URL)."
             ),
@@ -148,7 +151,7 @@ enum ServeCommand {
     }
 
     /// `cashier serve --config FILE`: no sandboxes, the configured providers.
-    /// `--per-ip-connection-limit` and `--request-deadline`, when given.
+    /// `--per-ip-connection-limit`, `--request-deadline` and `--publishable-requests-per-minute`, when given.
     static func applyHTTPLimits(_ arguments: ParsedArguments, to configuration: inout MerchantConfiguration) throws {
         if let text = arguments.value("per-ip-connection-limit") {
             guard let limit = Int(text), (0...65_535).contains(limit) else {
@@ -161,6 +164,12 @@ enum ServeCommand {
                 throw CommandFailure("--request-deadline must be 0 (none) to 3600 seconds", status: 2)
             }
             configuration.requestDeadlineSeconds = seconds
+        }
+        if let text = arguments.value("publishable-requests-per-minute") {
+            guard let rate = Int(text), (0...1_000_000).contains(rate) else {
+                throw CommandFailure("--publishable-requests-per-minute must be 0 (no limit) to 1000000", status: 2)
+            }
+            configuration.publishableRequestsPerMinute = rate
         }
     }
 

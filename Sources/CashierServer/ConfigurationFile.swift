@@ -38,7 +38,8 @@ import WeChatPay
 ///                "required_shipping_contact_fields": ["postalAddress", "name", "phone"]},
 ///   "coupons": [{"code": "WELCOME10", "label": "Welcome 10% off", "percent_off": 10}, {"code": "FIVE", "label": "5 off", "amount_off": "5.00"}],
 ///   "catalog_file": "catalog.json", "database_pool_size": 10, "database_writers": 2, "time_zone": "Asia/Shanghai",
-///   "http": {"per_ip_connection_limit": 256, "request_deadline_seconds": 30, "trusted_proxies": ["127.0.0.1", "10.0.0.0/8"]},
+///   "http": {"per_ip_connection_limit": 256, "request_deadline_seconds": 30, "trusted_proxies": ["127.0.0.1", "10.0.0.0/8"],
+///            "publishable_requests_per_minute": 60},
 ///   "barcode": {"answer_within_seconds": 15, "give_up_after_seconds": 60, "query_interval_seconds": 3},
 ///   "service_provider": {"wechat": {…as wechat…}, "wechat_v3": {…as wechat_v3…}, "alipay": {…as alipay…}},
 ///   "merchants": [{"id": "north", "name": "North Street", "wechat_sub_mch_id": "1900000109",
@@ -264,7 +265,8 @@ public struct ConfigurationFile: Sendable {
         self.databaseWriters = writers
     }
 
-    /// `http`: the limits on what clients may hold (`per_ip_connection_limit`, `request_deadline_seconds`).
+    /// `http`: the limits on what clients may hold (`per_ip_connection_limit`, `request_deadline_seconds`,
+    /// `publishable_requests_per_minute`) and the proxies whose `X-Forwarded-For` is believed.
     static func http(_ root: [String: Any], into configuration: inout MerchantConfiguration) throws {
         guard let value = root["http"] else { return }
         guard let http = value as? [String: Any] else { throw Problem(path: "http", reason: "must be an object") }
@@ -279,6 +281,12 @@ public struct ConfigurationFile: Sendable {
                 throw Problem(path: "http.request_deadline_seconds", reason: "must be 0 (no deadline) to 3600")
             }
             configuration.requestDeadlineSeconds = deadline
+        }
+        if let rate = http["publishable_requests_per_minute"] {
+            guard let rate = rate as? Int, (0...1_000_000).contains(rate) else {
+                throw Problem(path: "http.publishable_requests_per_minute", reason: "must be 0 (no limit) to 1000000")
+            }
+            configuration.publishableRequestsPerMinute = rate
         }
         if let proxies = http["trusted_proxies"] {
             guard let list = proxies as? [String] else {

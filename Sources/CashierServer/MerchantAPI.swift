@@ -34,6 +34,8 @@ struct MerchantAPI: Sendable {
     let sandboxPayer: (any SandboxPayer)?
     /// Secret keys made with `cashier keys`.
     let apiKeys = APIKeys()
+    /// The payer-side requests with the publishable key, per address; `nil` when not limited.
+    let throttle: PublishableKeyThrottle?
 
     init(
         configuration: MerchantConfiguration, store: any OrderStore, listening: ListeningPort, metrics: ServerMetrics, instanceID: String,
@@ -50,6 +52,9 @@ struct MerchantAPI: Sendable {
         self.instanceID = instanceID
         self.clock = clock
         self.audit = audit
+        throttle =
+            configuration.publishableRequestsPerMinute > 0
+            ? PublishableKeyThrottle(perMinute: configuration.publishableRequestsPerMinute) : nil
         let breaker = ProviderBreaker(threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldown, clock: clock)
         self.breaker = breaker
         let transport = CurlTransport()
@@ -103,18 +108,20 @@ struct MerchantAPI: Sendable {
             }
             return .text(self.metrics.render(), contentType: "text/plain; version=0.0.4")
         }
-        router.add("POST", "/v1/orders") { request, _ in await self.createOrder(request) }
+        /// A route the app may call with the publishable key to make the server act: throttled per address.
+        func payerRoute(_ path: String, _ handler: @escaping @Sendable (HTTPServerRequest, String) async -> HTTPServerResponse) {
+            router.add("POST", path) { request, parameters in
+                if let refusal = self.throttled(request) { return refusal }
+                return await handler(request, parameters["id"] ?? "")
+            }
+        }
+        payerRoute("/v1/orders") { request, _ in await self.createOrder(request) }
         router.add("GET", "/v1/orders") { request, _ in await self.listOrders(request) }
         router.add("GET", "/v1/orders/{id}") { request, parameters in await self.getOrder(request, id: parameters["id"] ?? "") }
-        router.add("POST", "/v1/orders/{id}/payments") { request, parameters in await self.startPayment(request, id: parameters["id"] ?? "")
-        }
-        router.add("POST", "/v1/orders/{id}/payments/applepay/authorize") { request, parameters in
-            await self.authorizeApplePay(request, id: parameters["id"] ?? "")
-        }
-        router.add("POST", "/v1/orders/{id}/payments/applepay/update") { request, parameters in
-            await self.updateApplePaySheet(request, id: parameters["id"] ?? "")
-        }
-        router.add("POST", "/v1/applepay/sessions") { request, _ in await self.applePaySession(request) }
+        payerRoute("/v1/orders/{id}/payments") { request, id in await self.startPayment(request, id: id) }
+        payerRoute("/v1/orders/{id}/payments/applepay/authorize") { request, id in await self.authorizeApplePay(request, id: id) }
+        payerRoute("/v1/orders/{id}/payments/applepay/update") { request, id in await self.updateApplePaySheet(request, id: id) }
+        payerRoute("/v1/applepay/sessions") { request, _ in await self.applePaySession(request) }
         let association = configuration.applePay?.domainAssociation
         router.add("GET", "/.well-known/apple-developer-merchantid-domain-association") { _, _ in
             guard let association else {
@@ -191,6 +198,26 @@ struct MerchantAPI: Sendable {
     }
 
     func caller(_ request: HTTPServerRequest) async -> Caller? { await identify(request)?.caller }
+
+    /// 429 when `request` carries the publishable key and its payer's address has used up its
+    /// requests (``PublishableKeyThrottle``); `nil` to go on. Other keys are not counted.
+    func throttled(_ request: HTTPServerRequest) -> HTTPServerResponse? {
+        guard let throttle, let header = request.headers["Authorization"], header.hasPrefix("Bearer "),
+            ConstantTime.equals(String(header.dropFirst(7)), configuration.publishableKey)
+        else { return nil }
+        let address =
+            configuration.trustedProxies.clientAddress(remote: request.remoteAddress, forwardedFor: request.headers["X-Forwarded-For"])
+            ?? "unknown"
+        guard let wait = throttle.admit(address, now: clock.now()) else { return nil }
+        metrics.increment("cashier_rate_limited_total")
+        var refused = HTTPServerResponse.error(
+            status: 429, code: "rate_limited",
+            message:
+                "too many requests with the publishable key from this address (at most \(throttle.perMinute) a minute): "
+                + "try again in \(wait) s")
+        refused.headers.set("Retry-After", String(wait))
+        return refused
+    }
 
     /// The secret key's identity, or `nil` (answer 401).
     func secretCaller(_ request: HTTPServerRequest) async -> Identity? {

@@ -308,6 +308,10 @@ public struct MerchantConfiguration: Sendable {
     public var perIPConnectionLimit = 256
     /// The longest a request may take to arrive (`http.request_deadline_seconds`; 0: no limit).
     public var requestDeadlineSeconds = 30
+    /// Requests with the publishable key that make the server act, a minute from one payer
+    /// address (`http.publishable_requests_per_minute`; 0, the default: no limit). See
+    /// ``PublishableKeyThrottle``.
+    public var publishableRequestsPerMinute = 0
 
     /// The proxies whose `X-Forwarded-For` names the payer's address (`http.trusted_proxies`);
     /// empty: the socket's peer is the payer (or the merchant's backend, which then passes

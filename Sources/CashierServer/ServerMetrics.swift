@@ -38,6 +38,7 @@ final class ServerMetrics: Sendable {
         "cashier_http_requests_total": "HTTP requests answered, by status class.",
         "cashier_job_runs_total": "Background job runs, by job (expiry, query_fallback, webhooks).",
         "cashier_notifications_total": "Provider notifications, by provider and outcome.",
+        "cashier_rate_limited_total": "Requests with the publishable key refused with 429: their address had used its requests a minute.",
         "cashier_report_lines_unlogged_total":
             "Reports (notifications, webhooks, Apple Pay tokens) that changed nothing, answered but not logged: their order's log was full.",
         "cashier_transitions_total": "Order status changes, by the status reached.",

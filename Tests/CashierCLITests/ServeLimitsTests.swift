@@ -51,4 +51,51 @@ import Testing
         #expect(seen.elapsed < 15, "within the deadline and a sweep (took \(seen.elapsed) s)")
         #expect(seen.answered, "and the address is served again")
     }
+
+    /// `--publishable-requests-per-minute`: the app's key from one address gets that many
+    /// requests that create or pay a minute; past it, 429 with `Retry-After`. A value that is no
+    /// number is refused before anything starts.
+    @Test(.timeLimit(.minutes(3)))
+    func publishableRequestsFromOneAddressAreLimited() async throws {
+        let wrong = try await runSubprocess(
+            SandboxCommandTests.binary.path, ["serve", "--sandbox", "--publishable-requests-per-minute", "lots"])
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains("--publishable-requests-per-minute must be 0 (no limit) to 1000000"), "\(wrong.stderr)")
+
+        let folder = try SandboxCommandTests.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let ready = folder.appendingPathComponent("ready.json")
+        let process = try ChildProcess(
+            SandboxCommandTests.binary.path,
+            [
+                "serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path,
+                "--publishable-requests-per-minute", "2",
+            ],
+            stdout: .null, stderr: .null)
+        defer { process.stopForGood() }
+        let urls = try #require(try await readyFile(ready))
+        let api = try #require(urls["api_url"])
+        let order = try await ServeCommandTests.post(
+            api + "/v1/orders", ["items": [["label": "Tea", "amount": "4.00"]], "currency": "CNY"], key: urls["secret_key"])
+        let id = try #require(order["id"] as? String)
+        let body = try JSONSerialization.data(withJSONObject: ["method": "wechat.native", "client_secret": order["client_secret"] ?? ""])
+        let answers = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+            for _ in 0..<6 {
+                group.addTask {
+                    var headers = HTTPHeaders()
+                    headers.add("Authorization", "Bearer \(urls["publishable_key"] ?? "")")
+                    return try await URLSessionTransport().send(
+                        HTTPRequest(
+                            method: "POST", url: URL(string: api + "/v1/orders/\(id)/payments")!, headers: headers, body: body,
+                            timeout: .seconds(60)))
+                }
+            }
+            return try await group.reduce(into: [HTTPResponse]()) { $0.append($1) }
+        }
+        // Two a minute, refilled one each 30 s: however slowly these six arrive, most are refused.
+        let refused = answers.filter { $0.status == 429 }
+        #expect(refused.count >= 3, "\(answers.map(\.status))")
+        #expect(refused.allSatisfy { Int($0.headers["Retry-After"] ?? "") ?? 0 >= 1 })
+        #expect(answers.contains { $0.status == 200 })
+    }
 }

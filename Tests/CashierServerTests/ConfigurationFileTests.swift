@@ -258,6 +258,18 @@ import Testing
         #expect(try problem({ $0["coupons"] = [["code": "X", "label": "X", "percent_off": 120]] }).contains("coupons[0].percent_off"))
         #expect(try problem({ $0["port"] = 70_000 }) == "config: port: must be 0 to 65535")
         #expect(try problem({ $0["database_writers"] = 0 }) == "config: database_writers: must be 1 to 16")
+        for wrong: Any in [-1, 1_000_001, "60", 2.5] {
+            #expect(
+                try problem({ $0["http"] = ["publishable_requests_per_minute": wrong] })
+                    == "config: http.publishable_requests_per_minute: must be 0 (no limit) to 1000000", "\(wrong)")
+        }
+        var limited = good
+        limited["http"] = ["publishable_requests_per_minute": 120, "trusted_proxies": ["10.0.0.0/8"]]
+        let parsed = try ConfigurationFile(contentsOf: try folder.config(limited), environment: Self.environment)
+        #expect(parsed.configuration.publishableRequestsPerMinute == 120)
+        #expect(
+            try ConfigurationFile(contentsOf: try folder.config(good), environment: Self.environment).configuration
+                .publishableRequestsPerMinute == 0)
         for wrong: Any in [0, 65, "8", 2.5] {
             #expect(
                 try problem({
