@@ -8,18 +8,22 @@ import Testing
 /// production: one address gets its share of connections and no more, a slow-loris is closed at
 /// the request deadline, and the server goes on answering others.
 @Suite struct ServeLimitsTests {
+    /// `cashier serve --sandbox` with `options`, its database in `folder`. - Returns: the process
+    /// and where its ready file will be.
+    static func serve(in folder: URL, _ options: [String]) throws -> (ChildProcess, URL) {
+        let ready = folder.appendingPathComponent("ready.json")
+        let process = try ChildProcess(
+            SandboxCommandTests.binary.path,
+            ["serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path] + options,
+            stdout: .null, stderr: .null)
+        return (process, ready)
+    }
+
     @Test(.timeLimit(.minutes(3)))
     func aSlowLorisFromOneAddressHoldsItsShareUntilTheDeadline() async throws {
         let folder = try SandboxCommandTests.scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let ready = folder.appendingPathComponent("ready.json")
-        let process = try ChildProcess(
-            SandboxCommandTests.binary.path,
-            [
-                "serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path,
-                "--per-ip-connection-limit", "4", "--request-deadline", "2",
-            ],
-            stdout: .null, stderr: .null)
+        let (process, ready) = try Self.serve(in: folder, ["--per-ip-connection-limit", "4", "--request-deadline", "2"])
         defer { process.stopForGood() }
         let urls = try #require(try await readyFile(ready))
         let api = try #require(urls["api_url"])
@@ -64,14 +68,7 @@ import Testing
 
         let folder = try SandboxCommandTests.scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let ready = folder.appendingPathComponent("ready.json")
-        let process = try ChildProcess(
-            SandboxCommandTests.binary.path,
-            [
-                "serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path,
-                "--publishable-requests-per-minute", "2",
-            ],
-            stdout: .null, stderr: .null)
+        let (process, ready) = try Self.serve(in: folder, ["--publishable-requests-per-minute", "2"])
         defer { process.stopForGood() }
         let urls = try #require(try await readyFile(ready))
         let api = try #require(urls["api_url"])
