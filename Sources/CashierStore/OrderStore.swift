@@ -151,7 +151,8 @@ public protocol OrderStore: Sendable {
     var unloggedReportLines: Int { get }
     /// Appends `record` (if any) to the order's log and queues webhook `type` about `dispute` with
     /// event id `eventID` — once per id, however often it is asked, at however many instances (a
-    /// copy only adds its log line). - Returns: whether this call queued it.
+    /// copy only adds its log line, within the order's ``ReportLineLimit`` when it has a body
+    /// hash). - Returns: whether this call queued it.
     @discardableResult
     func announce(_ type: String, dispute: DisputeJSON, eventID: String, record: EventRecord?, to orderID: String, now: Date)
         async throws -> Bool

@@ -61,6 +61,32 @@ import Testing
         #expect(try await store.order(id: order.id)?.refunded.minorUnits == 100)
     }
 
+    /// Copies of a processor's dispute webhook, eight at once: one announces it, with its line;
+    /// the copies' lines stop at the order's limit. One webhook is queued.
+    @Test(arguments: Backend.available)
+    func copiesOfAnAnnouncedDisputeAreLoggedUpToTheLimit(backend: Backend) async throws {
+        let store = try await backend.open(try await backend.freshLocation(), reportLines: 3)
+        defer { Task { await store.close() } }
+        let (order, wechat, _) = try await LedgerStoreTests.orderWithTwoAttempts(store)
+        let dispute = DisputeJSON(
+            id: "dp_1", processor: "adyen", paymentID: wechat.id, amount: wechat.amount, reason: "fraudulent", status: "needs_response",
+            evidenceDueBy: 1_800_000_000)
+        let record = EventRecord(kind: .dispute, bodySHA256: String(repeating: "ef", count: 32))
+        let queued = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    try await store.announce(
+                        "order.disputed", dispute: dispute, eventID: "evt_dp_1", record: record, to: order.id, now: Date())
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(queued.filter { $0 }.count == 1)
+        #expect(try await store.events(orderID: order.id).filter { $0.kind == .dispute }.count == 3)
+        #expect(store.unloggedReportLines == 5)
+        #expect(try await store.dueOutbox(now: Date().addingTimeInterval(1), limit: 10).map(\.id) == ["evt_dp_1"])
+    }
+
     /// Another instance on the same database (a restart, or a second server) reads the order's
     /// count from the log rather than starting at nothing.
     @Test(arguments: Backend.available)

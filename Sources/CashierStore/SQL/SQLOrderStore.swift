@@ -139,16 +139,25 @@ extension SQLOrderStore {
     public func announce(_ type: String, dispute: DisputeJSON, eventID: String, record: EventRecord?, to orderID: String, now: Date)
         async throws -> Bool
     {
-        try await withTransaction { session in
+        let limit = reportLines
+        return try await withTransaction { session in
             let connection = session.connection
             let at = SQLStatements.stamp(now)
-            if let record { try SQLStatements.insert(record, orderID: orderID, from: nil, to: nil, at: at, connection) }
             guard let order = try SQLStatements.fetch(connection, where: "id = ?", .text(orderID)) else {
                 throw StoreError(.notFound, "no order \(orderID)")
             }
             let payment = try SQLLedger.payment(connection, where: "id = ?", [.text(dispute.payment_id)])
             try SQLStatements.enqueue(type: type, order: order, payment: payment, dispute: dispute, id: eventID, at: at, connection)
-            return connection.changes == 1
+            let queued = connection.changes == 1
+            // The announcing copy's line is the change's; a later copy's is a report that changed nothing.
+            if let record {
+                if queued {
+                    try SQLStatements.insert(record, orderID: orderID, from: nil, to: nil, at: at, connection)
+                } else {
+                    try SQLStatements.insertUnchanged(record, orderID: orderID, at: at, limit: limit, connection)
+                }
+            }
+            return queued
         }
     }
 
