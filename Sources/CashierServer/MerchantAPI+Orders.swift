@@ -137,14 +137,15 @@ extension MerchantAPI {
     }
 
     /// A payment pending past ``MerchantConfiguration/queryAfter``: ask its provider, and record
-    /// a confirmed payment (same checks as a notification) before answering.
+    /// a confirmed payment (same checks as a notification) before answering. Requests at once
+    /// about one payment share one question (``InFlightQueries``).
     func queryIfInDoubt(_ order: StoredOrder) async throws -> StoredOrder {
         guard order.status == .pending else { return order }
         let now = clock.now()
         var current = order
         for payment in try await store.payments(orderID: order.id)
         where payment.status == .pending && now.timeIntervalSince(payment.createdAt) >= configuration.queryAfter {
-            if let answered = try await ask(payment) { current = answered }
+            if let answered = try await queries.answer(for: payment.id, { try await self.ask(payment) }) { current = answered }
         }
         return current
     }

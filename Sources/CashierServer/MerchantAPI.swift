@@ -36,6 +36,8 @@ struct MerchantAPI: Sendable {
     let apiKeys = APIKeys()
     /// The payer-side requests with the publishable key, per address; `nil` when not limited.
     let throttle: PublishableKeyThrottle?
+    /// The provider questions under way about payments in doubt, shared by the requests that need them.
+    let queries = InFlightQueries()
 
     init(
         configuration: MerchantConfiguration, store: any OrderStore, listening: ListeningPort, metrics: ServerMetrics, instanceID: String,

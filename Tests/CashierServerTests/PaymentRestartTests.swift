@@ -121,4 +121,26 @@ import Testing
         #expect(try await fixture.waitForStatus(id, "paid"))
         await fixture.stop()
     }
+
+    /// An app polling a payment in doubt from twenty connections at once, while the provider is
+    /// slow to answer: the requests share one question to the provider instead of asking twenty
+    /// times, and every one gets the answer. A request after that asks again.
+    @Test func pollsAtOnceAboutAPaymentInDoubtShareOneQuestion() async throws {
+        let fixture = try await ServerFixture(queryAfter: 0)
+        let id = try await fixture.createOrderID(amount: "7.70")
+        #expect(try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"]).status == 200)
+        let before = await fixture.sandbox.wechatV2.calls(to: "pay/orderquery")
+        fixture.sandbox.setFault(.latency(.seconds(1)))
+        let statuses = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<20 { group.addTask { try await fixture.call("GET", "/v1/orders/\(id)").object["status"] as? String ?? "" } }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: "pending", count: 20))
+        let asked = await fixture.sandbox.wechatV2.calls(to: "pay/orderquery") - before
+        #expect((1...4).contains(asked), "\(asked) questions for 20 polls at once")
+        fixture.sandbox.setFault(.none)
+        _ = try await fixture.call("GET", "/v1/orders/\(id)")
+        #expect(await fixture.sandbox.wechatV2.calls(to: "pay/orderquery") - before == asked + 1)
+        await fixture.stop()
+    }
 }

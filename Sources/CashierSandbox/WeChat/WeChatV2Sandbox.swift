@@ -104,8 +104,16 @@ public actor WeChatV2Sandbox {
         }
     }
 
+    /// Calls to each endpoint (`pay/orderquery`, …), counted as they arrive.
+    private var callCounts: [String: Int] = [:]
+
+    /// How many calls `endpoint` (`pay/orderquery`, …) has had: what a merchant's server asked
+    /// the gateway, for tests that count its calls.
+    public func calls(to endpoint: String) -> Int { callCounts[endpoint, default: 0] }
+
     /// Answers one gateway call with the response XML.
     func handle(endpoint: String, body: [UInt8]) -> String {
+        callCounts[endpoint, default: 0] += 1
         let request: WeChatPay.V2.XMLDocument
         do {
             request = try WeChatPay.V2.XMLDocument(parsing: body)
