@@ -89,9 +89,10 @@ import Testing
             }
             return try await group.reduce(into: [HTTPResponse]()) { $0.append($1) }
         }
-        // Two a minute, refilled one each 30 s: however slowly these six arrive, most are refused.
+        // Two a minute, refilled one each 30 s: these six are refused from the third on, unless
+        // the cores are so busy that they arrive minutes apart; without the flag none would be.
         let refused = answers.filter { $0.status == 429 }
-        #expect(refused.count >= 3, "\(answers.map(\.status))")
+        #expect(!refused.isEmpty, "\(answers.map(\.status))")
         #expect(refused.allSatisfy { Int($0.headers["Retry-After"] ?? "") ?? 0 >= 1 })
         #expect(answers.contains { $0.status == 200 })
     }

@@ -78,7 +78,8 @@ import Testing
     /// with a limit of four: four orders exist afterwards, and the six refused made none.
     @Test func refusedCatalogOrdersAreNotCreated() async throws {
         let catalog = try Catalog(json: Data(#"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.75"}}}"#.utf8))
-        let fixture = try await ServerFixture(catalog: catalog) { $0.publishableRequestsPerMinute = 4 }
+        // A clock that stands still: no request is refilled however slowly the ten are served.
+        let fixture = try await ServerFixture(catalog: catalog, clock: ManualClock()) { $0.publishableRequestsPerMinute = 4 }
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<10 {
                 group.addTask {
