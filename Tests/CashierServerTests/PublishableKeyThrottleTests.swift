@@ -92,4 +92,42 @@ import Testing
         #expect(try await fixture.store.orders(status: nil, before: nil, limit: 100).count == 4)
         await fixture.stop()
     }
+
+    /// The document names 429 on exactly the routes the server limits: every route the app may
+    /// call with the publishable key to make the server act, and none other. Once the address has
+    /// used its one request of the minute, each of them answers 429 (one the server did not
+    /// limit would answer 401, 404 or 422).
+    @Test func theDocumentNames429WhereTheServerLimits() async throws {
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: try OpenAPIDocument.served(sandbox: false)) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        var documented: [String] = []
+        for (path, operations) in paths {
+            for (method, operation) in operations {
+                if let responses = (operation as? [String: Any])?["responses"] as? [String: Any], responses["429"] != nil {
+                    documented.append("\(method.uppercased()) \(path)")
+                }
+            }
+        }
+        #expect(
+            documented.sorted() == [
+                "POST /v1/applepay/sessions", "POST /v1/orders", "POST /v1/orders/{id}/payments",
+                "POST /v1/orders/{id}/payments/applepay/authorize", "POST /v1/orders/{id}/payments/applepay/update",
+            ])
+        let fixture = try await ServerFixture(clock: ManualClock()) { $0.publishableRequestsPerMinute = 1 }
+        func post(_ path: String) async throws -> Int {
+            var headers = HTTPHeaders()
+            headers.add("Authorization", "Bearer \(fixture.keys.publishable)")
+            return try await CurlTransport().send(
+                HTTPRequest(
+                    method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + path)!, headers: headers,
+                    body: Data("{}".utf8))
+            ).status
+        }
+        #expect(try await post("/v1/orders") != 429)  // the minute's one (refused for its own reason: no catalog here)
+        for route in documented.sorted() {
+            #expect(try await post(String(route.dropFirst(5)).replacingOccurrences(of: "{id}", with: "ord_none")) == 429, "\(route)")
+        }
+        await fixture.stop()
+    }
 }

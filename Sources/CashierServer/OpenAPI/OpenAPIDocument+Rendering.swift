@@ -163,6 +163,13 @@ extension OpenAPIDocument {
                 add("503", "The provider did not answer (or calls to it are paused): nothing happened; retry later.")
             }
             if operation.id == "createOrder" { add("403", "The publishable key may only name catalog SKUs.") }
+            // The routes the app calls with the publishable key to make the server act (MerchantAPI's payer routes).
+            if operation.access == .either && operation.method == "POST" {
+                add(
+                    "429",
+                    "Too many requests with the publishable key from this address (http.publishable_requests_per_minute): "
+                        + "nothing was done; try again after Retry-After seconds.")
+            }
             responses["default"] = [
                 "description": "Anything else: the body is too large (413), the server is stopping or busy (503).",
                 "content": ["application/json": ["schema": error]],
