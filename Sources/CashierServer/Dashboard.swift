@@ -128,7 +128,8 @@ struct Dashboard: Sendable {
 
     private func login(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         let now = api.clock.now()
-        let source = request.remoteAddress ?? "unknown"
+        // The browser's address, through the trusted proxies as the payer's is found.
+        let source = api.configuration.trustedProxies.clientAddress(of: request) ?? "unknown"
         guard await sessions.signInAllowed(source: source, now: now) else {
             var refused = loginPage(
                 error: "Too many wrong keys from your address: try again in \(Int(DashboardSessions.failureWindow / 60)) minutes.",

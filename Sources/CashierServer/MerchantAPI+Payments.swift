@@ -29,8 +29,7 @@ extension MerchantAPI {
             let adapter = try adapters.adapter(for: method, api: body.api, merchant: order.merchant)
             // The payer's address, as WeChat Pay's H5 checks it: given, or where this request came from.
             if body.client_ip == nil {
-                body.client_ip = configuration.trustedProxies.clientAddress(
-                    remote: request.remoteAddress, forwardedFor: request.headers["X-Forwarded-For"])
+                body.client_ip = configuration.trustedProxies.clientAddress(of: request)
             }
             let counter = try counterCollector(adapter, method: method, authCode: body.auth_code)
             if let currencies = adapter.currencies, !currencies.contains(order.total.currency) {

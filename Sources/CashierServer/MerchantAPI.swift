@@ -102,9 +102,7 @@ struct MerchantAPI: Sendable {
                     message:
                         "/metrics is not served here: configure metrics.token_env (a bearer token) or metrics.listen (a private address)")
             case .token(let token):
-                guard let header = request.headers["Authorization"], header.hasPrefix("Bearer "),
-                    ConstantTime.equals(String(header.dropFirst(7)), token)
-                else {
+                guard let key = Self.bearerKey(request), ConstantTime.equals(key, token) else {
                     return .error(status: 401, code: "unauthorized", message: "send Authorization: Bearer <metrics.token>")
                 }
             }
@@ -188,8 +186,14 @@ struct MerchantAPI: Sendable {
     }
 
     func identify(_ request: HTTPServerRequest) async -> Identity? {
+        guard let key = Self.bearerKey(request) else { return nil }
+        return await identify(key: key)
+    }
+
+    /// The key in `Authorization: Bearer …`, if the request sends one.
+    static func bearerKey(_ request: HTTPServerRequest) -> String? {
         guard let header = request.headers["Authorization"], header.hasPrefix("Bearer ") else { return nil }
-        return await identify(key: String(header.dropFirst(7)))
+        return String(header.dropFirst(7))
     }
 
     /// The configured keys first (no database read); then the keys made with `cashier keys`.
@@ -204,12 +208,8 @@ struct MerchantAPI: Sendable {
     /// 429 when `request` carries the publishable key and its payer's address has used up its
     /// requests (``PublishableKeyThrottle``); `nil` to go on. Other keys are not counted.
     func throttled(_ request: HTTPServerRequest) -> HTTPServerResponse? {
-        guard let throttle, let header = request.headers["Authorization"], header.hasPrefix("Bearer "),
-            ConstantTime.equals(String(header.dropFirst(7)), configuration.publishableKey)
-        else { return nil }
-        let address =
-            configuration.trustedProxies.clientAddress(remote: request.remoteAddress, forwardedFor: request.headers["X-Forwarded-For"])
-            ?? "unknown"
+        guard let throttle, let key = Self.bearerKey(request), ConstantTime.equals(key, configuration.publishableKey) else { return nil }
+        let address = configuration.trustedProxies.clientAddress(of: request) ?? "unknown"
         guard let wait = throttle.admit(address, now: clock.now()) else { return nil }
         metrics.increment("cashier_rate_limited_total")
         var refused = HTTPServerResponse.error(

@@ -32,18 +32,16 @@ final class PublishableKeyThrottle: Sendable {
         let capacity = Double(perMinute)
         let perSecond = capacity / 60
         return buckets.withLock { buckets in
+            if buckets[address] == nil, buckets.count >= Self.remembered {
+                buckets = buckets.filter { _, kept in kept.tokens + now.timeIntervalSince(kept.at) * perSecond < capacity }
+            }
             var bucket = buckets[address] ?? Bucket(tokens: capacity, at: now)
             bucket.tokens = min(capacity, bucket.tokens + max(0, now.timeIntervalSince(bucket.at)) * perSecond)
             bucket.at = now
-            defer {
-                if buckets[address] == nil, buckets.count >= Self.remembered {
-                    buckets = buckets.filter { _, kept in kept.tokens + now.timeIntervalSince(kept.at) * perSecond < capacity }
-                }
-                buckets[address] = bucket
-            }
-            guard bucket.tokens >= 1 else { return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up))) }
-            bucket.tokens -= 1
-            return nil
+            let admitted = bucket.tokens >= 1
+            if admitted { bucket.tokens -= 1 }
+            buckets[address] = bucket
+            return admitted ? nil : max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
         }
     }
 }

@@ -1,3 +1,4 @@
+import CashierHTTP
 import Foundation
 
 /// The proxies in front of the server (`http.trusted_proxies`: addresses or CIDR blocks) whose
@@ -69,6 +70,11 @@ struct TrustedProxies: Sendable, Equatable {
             if !isTrusted(hop) { return hop }
         }
         return hops.first ?? remote
+    }
+
+    /// ``clientAddress(remote:forwardedFor:)`` of `request`: its peer and its `X-Forwarded-For`.
+    func clientAddress(of request: HTTPServerRequest) -> String? {
+        clientAddress(remote: request.remoteAddress, forwardedFor: request.headers["X-Forwarded-For"])
     }
 
     /// `::ffff:192.0.2.1` (a dual-stack socket's IPv4 peer) as `192.0.2.1`.

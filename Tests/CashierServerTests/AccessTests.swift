@@ -1,11 +1,12 @@
 import Cashier
 import CashierCurl
 import CashierSandboxMode
-import CashierServer
 import CashierStore
 import Foundation
 import TestSupport
 import Testing
+
+@testable import CashierServer
 
 /// Who may call: dashboard sessions kept in the database (a session made on one instance works on
 /// another), sign-in throttled per address, and secret keys made and revoked with `cashier keys`
@@ -94,6 +95,27 @@ import Testing
         #expect(try await world.browser(world.second, "POST", "/dashboard/login", form: "secret_key=\(secret)").status == 429)
         #expect(try await world.store.signInFailures(source: "127.0.0.1", since: Date().addingTimeInterval(-60)) == 5)
         await world.stop()
+    }
+
+    /// Behind a trusted proxy, sign-in is throttled per browser address (`X-Forwarded-For`), as
+    /// the payer's address is found, not per proxy: five wrong keys from one browser refuse that
+    /// browser, and another behind the same proxy may still sign in.
+    @Test func signInBehindATrustedProxyIsThrottledPerBrowser() async throws {
+        let fixture = try await ServerFixture { $0.trustedProxies = try! TrustedProxies(parsing: ["127.0.0.1"]) }
+        func signIn(from address: String, key: String) async throws -> Int {
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", "application/x-www-form-urlencoded")
+            headers.add("X-Forwarded-For", address)
+            return try await CurlTransport().send(
+                HTTPRequest(
+                    method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/dashboard/login")!, headers: headers,
+                    body: Data("secret_key=\(key)".utf8), timeout: ServerFixture.patience)
+            ).status
+        }
+        for attempt in 0..<5 { #expect(try await signIn(from: "203.0.113.5", key: "sk_wrong_\(attempt)") == 401) }
+        #expect(try await signIn(from: "203.0.113.5", key: fixture.keys.secret) == 429)
+        #expect(try await signIn(from: "198.51.100.7", key: fixture.keys.secret) == 303)
+        await fixture.stop()
     }
 
     @Test func aKeyMadeWithCashierKeysWorksUntilRevokedThenIsRefusedAtOnceEverywhere() async throws {
