@@ -477,7 +477,7 @@ import Testing
                     from: nil, to: nil, at: SQLStatements.stamp(Date()), connection)
             }
         }
-        #expect(try await store.migrate().count == 10)
+        #expect(try await store.migrate().count == old.count - 6)
         let paid = try #require(try await store.order(id: "ord_paid"))
         let open = try #require(try await store.order(id: "ord_open"))
         let payment = try #require(try await store.payments(orderID: paid.id).first)

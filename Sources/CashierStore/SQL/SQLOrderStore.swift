@@ -174,10 +174,7 @@ extension SQLOrderStore {
         let names = statuses.map(\.rawValue).sorted()
         return try await withReading { session in
             try session.connection.query(
-                """
-                SELECT \(SQLStatements.eventColumns) FROM events WHERE to_status IN (\(names.map { _ in "?" }.joined(separator: ", ")))
-                    AND created_at >= ? AND created_at < ? ORDER BY sequence
-                """,
+                SQLStatements.transitions(statuses: names.count),
                 names.map { .text($0) } + [.integer(SQLStatements.stamp(from)), .integer(SQLStatements.stamp(until))]
             ).map(SQLStatements.event)
         }

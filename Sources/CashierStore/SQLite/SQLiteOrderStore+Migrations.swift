@@ -109,5 +109,6 @@ extension SQLiteOrderStore {
         ("014_checkout", "ALTER TABLE orders ADD COLUMN return_url TEXT"),
         ("015_access", SQLOrderStoreAccess.migration),
         ("016_merchants", SQLOrderStoreAccess.merchants),
+        ("017_transitions_only", SQLStatements.transitionsOnly),
     ]
 }
