@@ -179,7 +179,8 @@ enum ServerSuite {
     /// line would measure copies that write nothing. The limit is still counted on every one.
     static let reportLinesPerOrder = Int.max
 
-    /// ``notifiedOrders`` orders, each with a WeChat Pay attempt reserved as the API reserves it, and a signed
+    /// ``notifiedOrders`` orders (with metadata, as a merchant's orders have: every read of an order
+    /// decodes it), each with a WeChat Pay attempt reserved as the API reserves it, and a signed
     /// payment notification for each: the first of each pays its order, the rest are duplicates
     /// that are verified and logged — one commit each way.
     /// - Returns: the wrk script that posts them in turn, from the one its first argument (after
@@ -191,7 +192,7 @@ enum ServerSuite {
             let order = try await store.create(
                 NewOrder(
                     id: "ord_bench_\(run)_\(index)", outTradeNo: "CBENCH\(run)\(index)", total: Money(minorUnits: 1275, currency: .cny),
-                    description: "bench",
+                    description: "bench", metadata: ["customer": "cus_\(run)\(index)", "channel": "app"],
                     clientSecret: "s"))
             _ = try await store.beginPayment(
                 NewPayment(orderID: order.id, method: .wechatApp, provider: .wechatV2, appID: merchant.appID, merchantID: merchant.mchID),
