@@ -11,7 +11,8 @@ public struct StoredOrder: Sendable, Equatable {
     /// What succeeded refunds of the settling payment have returned (same currency).
     public let refunded: Money
     public let description: String
-    public let metadata: [String: String]
+    /// The merchant's metadata as stored: a JSON object of strings (``metadata`` decodes it).
+    public let metadataJSON: String
     /// The line items as the API received them (JSON).
     public let itemsJSON: String
     /// Lets the app (with the publishable key) read this one order.
@@ -37,6 +38,24 @@ public struct StoredOrder: Sendable, Equatable {
 }
 
 extension StoredOrder {
+    /// The merchant's metadata, decoded from ``metadataJSON`` on each use (empty when it is not
+    /// an object of strings). Kept as text because most reads of an order never look at it — a
+    /// repeated notification's, on the store's writer thread, above all.
+    public var metadata: [String: String] { Self.metadata(fromJSON: metadataJSON) }
+
+    /// `text` as a JSON object of strings, read with ``JSONReader`` (`JSONDecoder` took several
+    /// microseconds for three keys); empty when it is not one.
+    static func metadata(fromJSON text: String) -> [String: String] {
+        guard text != "{}", case .object(let members)? = try? JSONReader.parse(Array(text.utf8)) else { return [:] }
+        var metadata: [String: String] = [:]
+        metadata.reserveCapacity(members.count)
+        for (key, value) in members {
+            guard case .string(let string) = value else { return [:] }
+            metadata[key] = string
+        }
+        return metadata
+    }
+
     /// The line items, decoded from ``itemsJSON`` (empty when it does not decode).
     public var lineItems: [LineItem] {
         (try? JSONDecoder().decode([LineItem].self, from: Data(itemsJSON.utf8))) ?? []

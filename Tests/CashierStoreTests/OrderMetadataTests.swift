@@ -43,14 +43,14 @@ import Testing
     ])
     func storedTextReadsAsJSONDecoderReadsIt(text: String) {
         let decoded = (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
-        #expect(SQLStatements.metadata(text) == decoded, "\(text)")
+        #expect(StoredOrder.metadata(fromJSON: text) == decoded, "\(text)")
     }
 
     @Test func anObjectOfStringsIsRead() {
-        #expect(SQLStatements.metadata(#"{"a":"\u00e9\ud83d\ude00","b":"x"}"#) == ["a": "é😀", "b": "x"])
-        #expect(SQLStatements.metadata(#"{"a":"x","n":1}"#) == [:])
-        #expect(SQLStatements.metadata("{}") == [:])
+        #expect(StoredOrder.metadata(fromJSON: #"{"a":"\u00e9\ud83d\ude00","b":"x"}"#) == ["a": "é😀", "b": "x"])
+        #expect(StoredOrder.metadata(fromJSON: #"{"a":"x","n":1}"#) == [:])
+        #expect(StoredOrder.metadata(fromJSON: "{}") == [:])
         // Strict where Foundation's decoder is lenient: no version wrote a trailing comma.
-        #expect(SQLStatements.metadata(#"{"a":"x",}"#) == [:])
+        #expect(StoredOrder.metadata(fromJSON: #"{"a":"x",}"#) == [:])
     }
 }

@@ -100,28 +100,13 @@ enum SQLStatements {
             let code = row[3].text, let currency = try? Currency(code: code), let total = row[4].integer, let refunded = row[5].integer,
             let version = row[11].integer, let created = row[12].integer
         else { throw StoreError(.failed, "an orders row does not have the expected columns") }
-        let metadata = row[7].text.map(Self.metadata) ?? [:]
         return StoredOrder(
             id: id, outTradeNo: outTradeNo, status: status, total: Money(minorUnits: total, currency: currency),
-            refunded: Money(minorUnits: refunded, currency: currency), description: row[6].text ?? "", metadata: metadata,
+            refunded: Money(minorUnits: refunded, currency: currency), description: row[6].text ?? "", metadataJSON: row[7].text ?? "{}",
             itemsJSON: row[8].text ?? "[]", clientSecret: row[9].text ?? "", refundRequired: row[10].integer == 1, version: version,
             createdAt: Date(timeIntervalSince1970: Double(created) / 1000),
             expiresAt: row[13].integer.map { Date(timeIntervalSince1970: Double($0) / 1000) }, settledPaymentID: row[14].text,
             sheetJSON: row[15].text, returnURL: row[16].text, merchant: row[17].text)
-    }
-
-    /// An order's stored metadata, a JSON object of strings (empty when it is not one). Read with
-    /// ``JSONReader``: every order read decodes it — a repeated notification's on the writer's
-    /// thread — and `JSONDecoder` took several microseconds for three keys.
-    static func metadata(_ text: String) -> [String: String] {
-        guard text != "{}", case .object(let members)? = try? JSONReader.parse(Array(text.utf8)) else { return [:] }
-        var metadata: [String: String] = [:]
-        metadata.reserveCapacity(members.count)
-        for (key, value) in members {
-            guard case .string(let string) = value else { return [:] }
-            metadata[key] = string
-        }
-        return metadata
     }
 
     static func event(_ row: [SQLValue]) -> OrderEvent {
