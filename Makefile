@@ -3,6 +3,11 @@ SWIFT ?= swift
 # Builds run with a TMPDIR of their own, removed when they finish (scripts/with-own-tmp: SwiftPM
 # leaves empty folders in TMPDIR on every build).
 OWN_TMP := scripts/with-own-tmp
+# Swift Testing starts every test at once unless told otherwise: on two cores the first minute
+# then ran some 550 tests together, each taking a minute instead of seconds, and tests with a
+# network timeout failed when the machine was slow (two runs of two, 2026-12-04 evening). Four at
+# a time took the same three minutes and passed every run. Override with `make test TEST_WIDTH=…`.
+TEST_WIDTH ?= 4
 FORMAT_PATHS := Sources Tests Package.swift Fuzz/Package.swift Fuzz/Sources
 
 .PHONY: demo test deps venv build lint format docs bench fuzz check-long stop-soak schemathesis-long clean
@@ -16,7 +21,8 @@ demo: deps
 test: deps lint venv
 	$(OWN_TMP) $(SWIFT) build --build-tests
 	$(OWN_TMP) scripts/docs
-	CASHIER_EXIT_WITH_PARENT=1 timeout --kill-after=60 1500 scripts/with-pg scripts/with-audit scripts/with-scratch $(SWIFT) test --skip-build
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) CASHIER_EXIT_WITH_PARENT=1 timeout --kill-after=60 1500 \
+	  scripts/with-pg scripts/with-audit scripts/with-scratch $(SWIFT) test --skip-build
 
 ## venv: the PyPI peers for interop tests and benchmarks, in .venv (scripts/python-requirements.txt)
 ## .venv-alipay-official (scripts/python-requirements-alipay-official.txt) and .venv-openapi
