@@ -53,6 +53,7 @@ import Testing
     }
 
     @Test func payRefundCaptureAndVoidThroughBoth() async throws {
+        let began = Date()
         let world = try await World()
         for (name, processor, simulator) in Self.processors(world) {
             #expect(processor.tokenForm == .encrypted)
@@ -128,7 +129,8 @@ import Testing
             #expect(billing.status == .invalidBillingPostalAddress, "\(name): \(billing)")
         }
         // Stripe lists its PaymentIntents for reconciliation; Adyen's API has no such list.
-        let listed = try #require(try await world.stripe.payments(from: Date().addingTimeInterval(-60), to: Date().addingTimeInterval(60)))
+        // From the test's start: under load the payments above can take minutes.
+        let listed = try #require(try await world.stripe.payments(from: began.addingTimeInterval(-60), to: Date().addingTimeInterval(60)))
         #expect(listed.count == 3 && listed.allSatisfy { $0.merchantReference != nil })
         #expect(listed.contains { $0.status == "canceled" } && listed.contains { $0.captured.minorUnits == 1500 })
         #expect(try await world.adyen.payments(from: Date(), to: Date()) == nil)
@@ -136,7 +138,7 @@ import Testing
         let reports = ApplePay.AdyenProcessor(
             apiKey: "AQE_processors", merchantAccount: "CashierTest", baseURL: world.sandbox.adyenURL,
             reports: .init(baseURL: world.sandbox.adyenReportsURL, apiKey: "AQE_reports"))
-        let booked = try #require(try await reports.payments(from: Date().addingTimeInterval(-60), to: Date().addingTimeInterval(60)))
+        let booked = try #require(try await reports.payments(from: began.addingTimeInterval(-60), to: Date().addingTimeInterval(60)))
         let atAdyen = world.sandbox.adyen.core.processor.entries
         #expect(booked.map(\.reference) == atAdyen.map(\.reference) && booked.count == 3)
         for (listed, entry) in zip(booked, atAdyen) {
@@ -302,6 +304,7 @@ import Testing
     /// pending, and `payment(_:)` reads it undecided, then authorised or refused once Stripe decides
     /// (the list says the same); a processing one cannot be cancelled.
     @Test func aPaymentStripeLeavesProcessingIsPendingUntilItDecides() async throws {
+        let began = Date()
         let world = try await World()
         let stripe = world.stripe
         var undecided: [String] = []
@@ -320,7 +323,7 @@ import Testing
             throw PaymentError(.invalidRequest, "a processing PaymentIntent was cancelled")
         }
         #expect(refusal.contains("processing"))
-        let listed = try #require(try await stripe.payments(from: Date().addingTimeInterval(-60), to: Date().addingTimeInterval(60)))
+        let listed = try #require(try await stripe.payments(from: began.addingTimeInterval(-60), to: Date().addingTimeInterval(60)))
         #expect(listed.filter { $0.state == .pending }.count == 3)
 
         #expect(await world.sandbox.stripe.decide(undecided[0], succeeded: true) == nil)
