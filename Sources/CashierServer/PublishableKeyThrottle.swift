@@ -14,8 +14,11 @@ import Synchronization
 final class PublishableKeyThrottle: Sendable {
     let perMinute: Int
     private let buckets = Mutex<[String: Bucket]>([:])
-    /// Past this many addresses, those whose bucket has filled again are forgotten.
-    private static let remembered = 65_536
+    /// Past this many addresses, those whose bucket has filled again are forgotten, or, when
+    /// that leaves over half, all of them (a forgotten address starts with a full bucket, as it
+    /// would have by then). Either way the next sweep is at least half as many new addresses
+    /// away, so sweeping costs each request a constant share, however many addresses send.
+    static let remembered = 65_536
 
     private struct Bucket {
         var tokens: Double
@@ -26,6 +29,9 @@ final class PublishableKeyThrottle: Sendable {
         self.perMinute = max(1, perMinute)
     }
 
+    /// Addresses with a bucket now.
+    var addresses: Int { buckets.withLock { $0.count } }
+
     /// Takes one request from `address`'s bucket. - Returns: `nil` when it may go on; otherwise
     /// the whole seconds until the bucket holds one again.
     func admit(_ address: String, now: Date) -> Int? {
@@ -34,6 +40,7 @@ final class PublishableKeyThrottle: Sendable {
         return buckets.withLock { buckets in
             if buckets[address] == nil, buckets.count >= Self.remembered {
                 buckets = buckets.filter { _, kept in kept.tokens + now.timeIntervalSince(kept.at) * perSecond < capacity }
+                if buckets.count > Self.remembered / 2 { buckets.removeAll(keepingCapacity: true) }
             }
             var bucket = buckets[address] ?? Bucket(tokens: capacity, at: now)
             bucket.tokens = min(capacity, bucket.tokens + max(0, now.timeIntervalSince(bucket.at)) * perSecond)

@@ -179,8 +179,7 @@ enum ServerSuite {
     /// line would measure copies that write nothing. The limit is still counted on every one.
     static let reportLinesPerOrder = Int.max
 
-    /// ``notifiedOrders`` orders (with metadata, as a merchant's orders have: every read of an order
-    /// decodes it), each with a WeChat Pay attempt reserved as the API reserves it, and a signed
+    /// ``notifiedOrders`` orders (with metadata, as a merchant's orders have), each with a WeChat Pay attempt reserved as the API reserves it, and a signed
     /// payment notification for each: the first of each pays its order, the rest are duplicates
     /// that are verified and logged — one commit each way.
     /// - Returns: the wrk script that posts them in turn, from the one its first argument (after

@@ -26,6 +26,30 @@ import Testing
         #expect(throttle.admit("203.0.113.5", now: later) == 1)
     }
 
+    /// Past ``PublishableKeyThrottle/remembered`` addresses, the refilled ones are forgotten and
+    /// the busy ones kept; when nearly all are busy (many addresses at once), all are forgotten,
+    /// so the next sweep is far off and the table stays bounded.
+    @Test func addressesAreForgottenInSweepsThatStayRare() {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let full = PublishableKeyThrottle.remembered
+        let address = { (index: Int) in "10.\(index >> 16).\((index >> 8) & 255).\(index & 255)" }
+        // A quarter asked a minute after the rest: at the next new address, only theirs are short.
+        let throttle = PublishableKeyThrottle(perMinute: 60)
+        for index in 0..<full { #expect(throttle.admit(address(index), now: start.addingTimeInterval(index < full / 4 ? 60 : 0)) == nil) }
+        #expect(throttle.addresses == full)
+        #expect(throttle.admit("192.0.2.1", now: start.addingTimeInterval(60.5)) == nil)
+        #expect(throttle.addresses == full / 4 + 1)
+        // A kept bucket holds 59.5: 59 more pass, then one is refused (a forgotten one would hold 60).
+        for _ in 0..<59 { #expect(throttle.admit(address(0), now: start.addingTimeInterval(60.5)) == nil) }
+        #expect(throttle.admit(address(0), now: start.addingTimeInterval(60.5)) == 1)
+        // Every address busy: the sweep forgets them all, so the next is far off.
+        let busy = PublishableKeyThrottle(perMinute: 60)
+        for index in 0..<full { _ = busy.admit(address(index), now: start) }
+        #expect(busy.addresses == full)
+        #expect(busy.admit("192.0.2.2", now: start) == nil)
+        #expect(busy.addresses == 1)
+    }
+
     @Test func payerRequestsPastTheRateAreRefused() async throws {
         let clock = ManualClock()
         let fixture = try await ServerFixture(clock: clock) {

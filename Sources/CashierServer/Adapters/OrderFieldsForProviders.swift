@@ -21,8 +21,9 @@ enum OrderFieldsForProviders {
     /// `passback_params`: 512 once URL-encoded). Metadata too long for the provider stays on the
     /// order, where the webhook carries it.
     static func metadata(_ order: StoredOrder, limit: Int, measure: (String) -> Int = { $0.utf8.count }) -> String? {
-        guard !order.metadata.isEmpty else { return nil }
-        let text = JSONText.object(order.metadata)
+        let metadata = order.metadata  // decoded from the stored text on each read
+        guard !metadata.isEmpty else { return nil }
+        let text = JSONText.object(metadata)
         return measure(text) <= limit ? text : nil
     }
 
