@@ -46,6 +46,9 @@ struct PostgresWriterTests {
         let (writer, reader) = try await Self.writer()
         let holder = await GroupCommitHold.hold(writer, until: 4)
         let good1 = Task { try await writer.write { _ = try $0.query("INSERT INTO t (n) VALUES (1)") } }
+        // Queued first, so that its row is there when `conflicting` inserts it again (tasks start
+        // in no promised order: under load `conflicting` had gone first and good1 failed).
+        while writer.queuedCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
         let refused = Task {
             try await writer.write { connection in
                 try connection.query("INSERT INTO t (n) VALUES (2)")
