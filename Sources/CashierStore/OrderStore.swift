@@ -45,9 +45,10 @@ public protocol OrderStore: Sendable {
     /// Changes an unpaid order's lines and total (a shipping method or coupon chosen on the
     /// payment sheet), by compare-and-set on `version`.
     /// - Returns: the order afterwards; `nil` when its version moved (ask again with the new one).
-    /// - Throws: `StoreError.illegalTransition` when the order is paid, closed or refunded, or has
-    ///   an attempt open at a wallet that would still take the old amount; `.inProgress` while an
-    ///   authorisation is in flight; `.notFound`.
+    /// - Throws: `StoreError.illegalTransition` when the order is paid, closed or refunded, has
+    ///   an attempt open at a wallet that would still take the old amount, or has been repriced
+    ///   ``OrderStoreLimits/sheetChangesPerOrder`` times; `.inProgress` while an authorisation is
+    ///   in flight; `.notFound`.
     func reprice(
         orderID: String, version: Int64, itemsJSON: String, total: Money, sheetJSON: String, record: EventRecord, now: Date
     ) async throws -> StoredOrder?

@@ -7,4 +7,11 @@ public enum OrderStoreLimits {
     /// there, so without a bound whoever holds the order's client secret could make the server
     /// call the providers without end.
     public static let attemptsPerOrder = 50
+
+    /// Times one order's payment sheet may change it (a shipping method, contact or coupon that
+    /// reprices it; an update that changes nothing does not count). A payer tries a few methods
+    /// and a code or two; past this, ``OrderStore/reprice(orderID:version:itemsJSON:total:sheetJSON:record:now:)``
+    /// refuses, and the payer needs a new order. Each change is a line in the order's append-only
+    /// log, so without a bound whoever holds the order's client secret could grow it without end.
+    public static let sheetChangesPerOrder = 100
 }

@@ -225,6 +225,41 @@ import Testing
         await world.stop()
     }
 
+    /// A sheet may reprice its order ``OrderStoreLimits/sheetChangesPerOrder`` times: past that the
+    /// update is refused with what to do, and the order keeps its total; a change that changes
+    /// nothing is still answered.
+    @Test func aSheetRepricesItsOrderALimitedNumberOfTimes() async throws {
+        let world = try await MoneyWorld(.sqlite)
+        let created = try await world.call(
+            "POST", "/v1/orders",
+            json: [
+                "currency": "CNY", "items": [["label": "Tea", "amount": "20.00"]],
+                "shipping_methods": [
+                    ["identifier": "standard", "label": "Standard", "amount": "0.00"],
+                    ["identifier": "express", "label": "Express", "amount": "10.00"],
+                ],
+            ])
+        let id = try #require(created.object["id"] as? String, "\(created.object)")
+        _ = try await world.start(id, "applepay")
+        func pick(_ method: String) async throws -> MoneyWorld.Answer {
+            try await world.call("POST", "/v1/orders/\(id)/payments/applepay/update", json: ["shipping_method": method])
+        }
+        for change in 0..<OrderStoreLimits.sheetChangesPerOrder {
+            let answer = try await pick(change % 2 == 0 ? "express" : "standard")
+            try #require(answer.status == 200, "change \(change): \(answer.object)")
+        }
+        // The last change chose standard: 20.00. Choosing it again changes nothing and is answered.
+        let same = try await pick("standard")
+        #expect(same.status == 200 && (same.object["newTotal"] as? [String: String])?["amount"] == "20.00", "\(same.object)")
+        let refused = try await pick("express")
+        #expect(refused.status == 409 && refused.errorCode == "invalid_state", "\(refused.object)")
+        #expect(refused.errorMessage.contains("create a new order"), "\(refused.object)")
+        #expect(try await world.store.order(id: id)?.total.minorUnits == 2000)
+        let changes = try await world.store.events(orderID: id).filter { $0.kind == .sheetUpdated }
+        #expect(changes.count == OrderStoreLimits.sheetChangesPerOrder)
+        await world.stop()
+    }
+
     /// The processor does not answer: the device is told so, the attempt is recorded failed, and
     /// nothing is charged. Its reply lost after it charged: the retry finds the charge, once.
     @Test func anOutageAtTheProcessorIsNeverAChargeTwiceOrAPaidOrderWithoutMoney() async throws {

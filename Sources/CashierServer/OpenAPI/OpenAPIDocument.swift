@@ -215,7 +215,9 @@ enum OpenAPIDocument {
             Operation(
                 method: "POST", path: "/v1/orders/{id}/payments/applepay/update", id: "updateApplePaySheet", tag: "applepay",
                 summary:
-                    "The sheet's shipping method, contact or coupon: the server reprices the unpaid order and answers the sheet's update.",
+                    "The sheet's shipping method, contact or coupon: the server reprices the unpaid order and answers the sheet's update. "
+                    + "An order may be repriced \(OrderStoreLimits.sheetChangesPerOrder) times; past that, 409 invalid_state: "
+                    + "create a new order.",
                 access: .either, body: .json(MerchantAPI.SheetUpdateBody.self),
                 responses: [
                     .init(

@@ -301,6 +301,16 @@ extension SQLOrderStore {
                 throw StoreError(.illegalTransition, "order \(orderID) is \(order.status.rawValue): its price can no longer change")
             }
             guard order.version == version else { return nil }
+            // Counted under the order's lock, so instances sharing the database cannot pass it together.
+            let changes = try connection.query(
+                "SELECT count(*) FROM events WHERE order_id = ? AND kind = ?", [.text(orderID), .text(EventKind.sheetUpdated.rawValue)])
+            let changed = Int(changes.first?.first?.integer ?? 0)
+            guard changed < OrderStoreLimits.sheetChangesPerOrder else {
+                throw StoreError(
+                    .illegalTransition,
+                    "order \(orderID)'s payment sheet has changed it \(changed) times, the most one order takes: "
+                        + "create a new order for the payer")
+            }
             guard total.currency == order.total.currency else {
                 throw StoreError(.illegalTransition, "order \(orderID) is in \(order.total.currency.code), not \(total.currency.code)")
             }
