@@ -40,6 +40,12 @@ import Testing
         }
 
         func store() async throws -> any OrderStore { try await open(try await freshLocation()) }
+
+        /// Two stores on one new database, as two servers sharing it: the first migrates it.
+        func twoInstances() async throws -> [any OrderStore] {
+            let location = try await freshLocation()
+            return [try await open(location), try await open(location, migrate: false)]
+        }
     }
 
     static func temporaryPath() -> String {
