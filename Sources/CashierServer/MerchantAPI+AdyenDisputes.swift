@@ -54,7 +54,7 @@ extension MerchantAPI {
         let moves = Self.disputeMoves[item.eventCode] != nil || item.eventCode == "CHARGEBACK_REVERSED"
         guard moves else { return try await logDispute(fields, payment, bodyHash: bodyHash) }
         guard let amount = named else {
-            fields["applied"] = "no: the webhook names no amount in \(payment.amount.currency.code)"
+            fields = notApplied(fields, "the webhook names no amount in \(payment.amount.currency.code)", of: payment, reason: "no_amount")
             return try await logDispute(fields, payment, bodyHash: bodyHash)
         }
         if let reason = Self.disputeMoves[item.eventCode] {

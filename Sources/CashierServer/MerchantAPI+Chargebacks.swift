@@ -45,8 +45,7 @@ extension MerchantAPI {
         do {
             record = try await reserveRecord(of: payment, amount, number: number, reason: reason, by: actor)
         } catch let error as StoreError where error.code == .limitExceeded {
-            var fields = fields
-            fields["applied"] = "no: \(error.message)"
+            let fields = notApplied(fields, error.message, of: payment, reason: "more_than_left")
             return try await logDispute(fields, payment, bodyHash: bodyHash)
         }
         // A reversal that came first left the record failed: nothing moves then.
@@ -84,8 +83,8 @@ extension MerchantAPI {
         async throws -> Money?
     {
         if let amount = Self.namedAmount(value, currency, of: payment) { return amount }
-        var fields = fields
-        fields["applied"] = "no: the refund names no amount in \(payment.amount.currency.code)"
+        let fields = notApplied(
+            fields, "the refund names no amount in \(payment.amount.currency.code)", of: payment, reason: "no_amount")
         try await logRefundEvent(fields, payment, bodyHash: bodyHash)
         return nil
     }
@@ -109,7 +108,7 @@ extension MerchantAPI {
             do {
                 record = try await reserveRecord(of: payment, amount, number: number, reason: reason, by: actor)
             } catch let error as StoreError where error.code == .limitExceeded {
-                fields["applied"] = "no: \(error.message)"
+                fields = notApplied(fields, error.message, of: payment, reason: "more_than_left")
             }
         }
         try await logRefundEvent(fields, payment, bodyHash: bodyHash)
@@ -119,6 +118,18 @@ extension MerchantAPI {
         case .failed(let why): try await takeBack(payment, amount, number: number, reason: reason, by: actor, why: why)
         case .processing, .notFound: return
         }
+    }
+
+    /// `fields`, marked as a verified word that money moved which the books do not take (`why`:
+    /// more than is left of the payment, no amount in its currency), and counted for `/metrics` in
+    /// `cashier_reports_not_applied_total` by provider and `reason` (`more_than_left`,
+    /// `no_amount`). The money moved at the provider all the same: an alert on the counter sends
+    /// the merchant to the order's log, and to the provider, to settle it.
+    func notApplied(_ fields: [String: String], _ why: String, of payment: StoredPayment, reason: String) -> [String: String] {
+        metrics.increment("cashier_reports_not_applied_total", ["provider": payment.provider.rawValue, "reason": reason])
+        var fields = fields
+        fields["applied"] = "no: \(why)"
+        return fields
     }
 
     /// A processor's word on a refund on its order's log, as it arrives.

@@ -188,7 +188,7 @@ extension MerchantAPI {
         let moves = event.type == "charge.dispute.funds_withdrawn" || event.type == "charge.dispute.funds_reinstated"
         guard moves else { return try await logDispute(fields, payment, bodyHash: bodyHash) }
         guard let amount = named else {
-            fields["applied"] = "no: the dispute names no amount in \(payment.amount.currency.code)"
+            fields = notApplied(fields, "the dispute names no amount in \(payment.amount.currency.code)", of: payment, reason: "no_amount")
             return try await logDispute(fields, payment, bodyHash: bodyHash)
         }
         let record = Self.disputeNumber(object.id, "funds_withdrawn")

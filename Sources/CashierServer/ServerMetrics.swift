@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Counters for `GET /metrics`, in the Prometheus text format: requests by status class,
-/// notifications by provider and outcome, order transitions, webhook deliveries, and the
+/// notifications by provider and outcome, order transitions, refunds, duplicate payments, job
+/// runs, webhook deliveries, reports of money gone back that the books could not take, and the
 /// store's report lines left out of full logs.
 final class ServerMetrics: Sendable {
     private let counters = Mutex<[String: Int]>([:])
@@ -35,10 +36,14 @@ final class ServerMetrics: Sendable {
     }
 
     static let help: [String: String] = [
+        "cashier_duplicate_payments_total": "Payments of an order that another payment had paid already (refund them), by provider.",
         "cashier_http_requests_total": "HTTP requests answered, by status class.",
         "cashier_job_runs_total": "Background job runs, by job (expiry, query_fallback, webhooks).",
         "cashier_notifications_total": "Provider notifications, by provider and outcome.",
         "cashier_rate_limited_total": "Requests with the publishable key refused with 429: their address had used its requests a minute.",
+        "cashier_refunds_total": "Refunds finished, by the status they reached.",
+        "cashier_reports_not_applied_total":
+            "Verified reports of money gone back that the books could not take (more than is left, no amount in the payment's currency), by provider and reason: settle them with the provider.",
         "cashier_report_lines_unlogged_total":
             "Reports (notifications, webhooks, Apple Pay tokens) that changed nothing, answered but not logged: their order's log was full.",
         "cashier_transitions_total": "Order status changes, by the status reached.",
@@ -54,8 +59,11 @@ final class ServerMetrics: Sendable {
         }
         snapshot["cashier_report_lines_unlogged_total"] = unloggedReportLines()
         var lines: [String] = []
-        for name in Self.help.keys.sorted() {
-            lines.append("# HELP \(name) \(Self.help[name] ?? "")")
+        // Every series counted is shown, described or not: a counter missing from `help` once hid
+        // the refunds and the duplicate payments.
+        let counted = snapshot.keys.map { String($0.prefix { $0 != "{" }) }
+        for name in Set(Self.help.keys).union(counted).sorted() {
+            if let help = Self.help[name] { lines.append("# HELP \(name) \(help)") }
             lines.append("# TYPE \(name) counter")
             for (key, value) in snapshot.sorted(by: { $0.key < $1.key }) where key == name || key.hasPrefix(name + "{") {
                 lines.append("\(key) \(value)")

@@ -92,6 +92,10 @@ import Testing
         #expect(try await world.status(id) == "paid")
         let logged = try await world.store.events(orderID: id).filter { $0.kind == .dispute }.map(\.detail)
         #expect(logged.count == 2 && logged.allSatisfy { $0.contains("\"applied\"") }, "\(logged)")
+        // Each is counted for an alert: the money moved at Adyen, and the books did not take it.
+        let metrics = String(decoding: try await world.call("GET", "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains(#"cashier_reports_not_applied_total{provider="applepay",reason="no_amount"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"cashier_reports_not_applied_total{provider="applepay",reason="more_than_left"} 1"#))
         await world.stop()
     }
 

@@ -159,6 +159,9 @@ import WeChatPay
             try await eventually {
                 try await fixture.store.events(orderID: id).contains { $0.kind == .refundNotification && $0.detail.contains("4.00") }
             })
+        // /metrics counts the refund by the status it reached.
+        let metrics = String(decoding: try await fixture.call("GET", "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains(#"cashier_refunds_total{status="succeeded"} 1"#), "\(metrics)")
         // A refund notification under another key does not decrypt: refused, nothing logged.
         let forged = Data(
             WeChatPay.V2.XMLDocument([

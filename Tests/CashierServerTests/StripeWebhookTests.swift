@@ -218,6 +218,9 @@ import Testing
         #expect(try await world.status(id) == "paid")
         let logged = try await world.store.events(orderID: id).filter { $0.kind == .dispute }.map(\.detail)
         #expect(logged.count == 2 && logged.allSatisfy { $0.contains("\"applied\"") }, "\(logged)")
+        let metrics = String(decoding: try await world.call("GET", "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains(#"cashier_reports_not_applied_total{provider="applepay",reason="no_amount"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"cashier_reports_not_applied_total{provider="applepay",reason="more_than_left"} 1"#))
 
         // A refund's event with another amount is logged as refused; the refund stands.
         #expect(try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "2.00"]).status == 200)
