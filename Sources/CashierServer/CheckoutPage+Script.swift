@@ -93,30 +93,49 @@ extension CheckoutPage {
             post('request', {}).then(function (started) {
               if (!started.payment_request) { status(d.textNotCompleted, 'failed'); return; }
               var session = new window.ApplePaySession(3, started.payment_request);
+              // An answer that is the server's error (or none) ends the sheet: handed on, Safari
+              // would reject it and leave the payer waiting for the sheet's own timeout.
+              function fail() {
+                try { session.abort(); } catch (ignored) { }
+                status(d.textNotCompleted, 'failed');
+              }
               session.onvalidatemerchant = function (event) {
                 post('session', { validation_url: event.validationURL }).then(function (merchantSession) {
+                  if (!merchantSession || merchantSession.error) { fail(); return; }
                   session.completeMerchantValidation(merchantSession);
-                }, function () { session.abort(); });
+                }, fail);
               };
+              function update(body, complete) {
+                post('update', body).then(function (answer) {
+                  if (!answer || !answer.newTotal) { fail(); return; }
+                  complete(answer);
+                }, fail);
+              }
               session.onshippingmethodselected = function (event) {
-                post('update', { shipping_method: event.shippingMethod.identifier }).then(function (update) {
-                  session.completeShippingMethodSelection(update);
+                update({ shipping_method: event.shippingMethod.identifier }, function (answer) {
+                  session.completeShippingMethodSelection(answer);
                 });
               };
               session.onshippingcontactselected = function (event) {
-                post('update', { shipping_contact: event.shippingContact }).then(function (update) {
-                  session.completeShippingContactSelection(update);
+                update({ shipping_contact: event.shippingContact }, function (answer) {
+                  session.completeShippingContactSelection(answer);
                 });
               };
               session.oncouponcodechanged = function (event) {
-                post('update', { coupon_code: event.couponCode }).then(function (update) {
-                  session.completeCouponCodeChange(update);
+                update({ coupon_code: event.couponCode }, function (answer) {
+                  session.completeCouponCodeChange(answer);
                 });
               };
               session.onpaymentauthorized = function (event) {
                 post('authorize', { token: event.payment }).then(function (answer) {
-                  session.completePayment({ status: answer.status, errors: answer.errors || [] });
-                  if (answer.status === 0) { status(d.textConfirming, 'pending'); }
+                  // Apple's status (0 is success; a refusal lets the payer try again on the sheet),
+                  // or the server's error, which ends the sheet as a failure.
+                  var apple = answer && typeof answer.status === 'number';
+                  session.completePayment({ status: apple ? answer.status : 1, errors: (apple && answer.errors) || [] });
+                  if (!apple) { status(d.textNotCompleted, 'failed'); } else if (answer.status === 0) { status(d.textConfirming, 'pending'); }
+                }, function () {
+                  session.completePayment({ status: 1, errors: [] });
+                  status(d.textNotCompleted, 'failed');
                 });
               };
               session.oncancel = function () { status(d.textNotCompleted, 'pending'); };

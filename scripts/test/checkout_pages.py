@@ -285,6 +285,18 @@ mark(safari)
 safari.find_element(By.ID, "pay-applepay").click()
 check("safari: the sheet opens with the order's total", until(lambda: safari.execute_script("return window.__apple.begun"))
       and safari.execute_script("return window.__apple.request.total.amount") == "31.50")
+# A change the server refuses (a shipping method it does not offer: its error, not an update) ends
+# the sheet at once and says so, rather than handing Safari an answer it rejects, which would
+# leave the payer waiting for the sheet's timeout. The stand-in has no completeShippingMethodSelection.
+safari.execute_script("window.__apple.session.onshippingmethodselected({shippingMethod: {identifier: 'drone'}})")
+check("safari: a refused sheet change ends the sheet",
+      until(lambda: safari.execute_script("return window.__apple.aborted === true"))
+      and safari.execute_script("return document.getElementById('checkout').getAttribute('data-status')") == "failed",
+      safari.execute_script("return JSON.stringify(window.__apple)"))
+# The payer tries again: a new sheet.
+safari.execute_script("window.__apple = {}")
+safari.find_element(By.ID, "pay-applepay").click()
+check("safari: the sheet opens again", until(lambda: safari.execute_script("return window.__apple.begun")))
 safari.execute_script("window.__apple.session.onvalidatemerchant({validationURL: arguments[0]})",
                       sandbox + "/sandbox/applepay/paymentservices/startSession")
 check("safari: the merchant is validated through the server",
