@@ -126,17 +126,15 @@ extension CheckoutPage {
                   session.completeCouponCodeChange(answer);
                 });
               };
+              // Apple's status (0 is success; a refusal lets the payer try again on the sheet), or
+              // the server's error or no answer at all (null), which ends the sheet as a failure.
+              function authorized(answer) {
+                var apple = answer && typeof answer.status === 'number';
+                session.completePayment({ status: apple ? answer.status : 1, errors: (apple && answer.errors) || [] });
+                if (!apple) { status(d.textNotCompleted, 'failed'); } else if (answer.status === 0) { status(d.textConfirming, 'pending'); }
+              }
               session.onpaymentauthorized = function (event) {
-                post('authorize', { token: event.payment }).then(function (answer) {
-                  // Apple's status (0 is success; a refusal lets the payer try again on the sheet),
-                  // or the server's error, which ends the sheet as a failure.
-                  var apple = answer && typeof answer.status === 'number';
-                  session.completePayment({ status: apple ? answer.status : 1, errors: (apple && answer.errors) || [] });
-                  if (!apple) { status(d.textNotCompleted, 'failed'); } else if (answer.status === 0) { status(d.textConfirming, 'pending'); }
-                }, function () {
-                  session.completePayment({ status: 1, errors: [] });
-                  status(d.textNotCompleted, 'failed');
-                });
+                post('authorize', { token: event.payment }).then(authorized, function () { authorized(null); });
               };
               session.oncancel = function () { status(d.textNotCompleted, 'pending'); };
               session.begin();

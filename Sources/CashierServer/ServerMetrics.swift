@@ -62,10 +62,11 @@ final class ServerMetrics: Sendable {
         // Every series counted is shown, described or not: a counter missing from `help` once hid
         // the refunds and the duplicate payments.
         let counted = snapshot.keys.map { String($0.prefix { $0 != "{" }) }
+        let series = snapshot.sorted { $0.key < $1.key }
         for name in Set(Self.help.keys).union(counted).sorted() {
             if let help = Self.help[name] { lines.append("# HELP \(name) \(help)") }
             lines.append("# TYPE \(name) counter")
-            for (key, value) in snapshot.sorted(by: { $0.key < $1.key }) where key == name || key.hasPrefix(name + "{") {
+            for (key, value) in series where key == name || key.hasPrefix(name + "{") {
                 lines.append("\(key) \(value)")
             }
         }
