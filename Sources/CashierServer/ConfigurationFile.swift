@@ -9,7 +9,8 @@ import WeChatPay
 /// `cashier serve --config FILE`: the merchant's real credentials, as JSON. Secrets are never
 /// written in the file itself: each comes from an environment variable (`…_env`) or a key file
 /// (`…_file`, relative paths from the file's folder). Every field is checked at start, and a
-/// mistake is reported with its path, e.g. `wechat.api_key_env: WECHAT_API_KEY is not set`.
+/// mistake is reported with its path, e.g. `wechat.api_key_env: WECHAT_API_KEY is not set`; a key
+/// that is not a setting (`knownKeys`) is a mistake too, unless it starts with `_` (a comment).
 ///
 /// ```json
 /// {
@@ -164,6 +165,7 @@ public struct ConfigurationFile: Sendable {
     }
 
     init(_ root: [String: Any], _ reader: Reader) throws {
+        try Self.checkKeys(root, Self.knownKeys)
         let secret = try reader.secret(root, "secret_key", "")
         guard secret.hasPrefix("sk_"), secret.count >= 24 else {
             throw Problem(path: "secret_key", reason: "must start with sk_ and have at least 24 characters")

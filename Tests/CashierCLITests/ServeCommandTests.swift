@@ -180,5 +180,13 @@ import Testing
         #expect(sandboxed.status == 2, "\(sandboxed.stderr)")
         #expect(sandboxed.stderr.contains("applepay.processor") && sandboxed.stderr.contains("only in sandbox mode"))
         #expect(sandboxed.stderr.contains("\"stripe\"") && sandboxed.stderr.contains("\"adyen\""))
+        // A misspelt section is refused before anything starts, not run without it.
+        var misspelt = config
+        misspelt["applepay"] = nil
+        misspelt["webhok"] = ["url": "https://shop.example.com/hooks", "secret_env": "HOOK_SECRET"]
+        try JSONSerialization.data(withJSONObject: misspelt).write(to: file)
+        let typo = await CapturedIO.run(["serve", "--config", file.path])
+        #expect(typo.status == 2 && typo.stdout.isEmpty, "\(typo.stdout) \(typo.stderr)")
+        #expect(typo.stderr.contains("config: webhok: is not a setting: did you mean webhook?"), "\(typo.stderr)")
     }
 }
