@@ -29,7 +29,12 @@ public struct Catalog: Sendable {
                 throw PaymentError(.invalidConfiguration, "catalog.items.\(sku).label is missing")
             }
             let price: Money
-            switch (item["amount"] as? String, (item["amount_minor"] as? NSNumber)?.int64Value) {
+            // A whole number of minor units: Foundation would read 8.5 as 8 and `true` as 1.
+            let minor = item["amount_minor"].map { JSONNumber.integer($0).map(Int64.init) }
+            if minor == .some(nil) {
+                throw PaymentError(.invalidConfiguration, "catalog.items.\(sku).amount_minor must be a whole number of minor units")
+            }
+            switch (item["amount"] as? String, minor ?? nil) {
             case (let text?, nil):
                 guard let parsed = try? Money(decimal: text, currency: currency) else {
                     throw PaymentError(.invalidConfiguration, "catalog.items.\(sku).amount '\(text)' is not an amount in \(currency.code)")

@@ -100,7 +100,7 @@ public struct ConfigurationFile: Sendable {
             -> Int?
         {
             guard let value = object[key] else { return nil }
-            guard let number = value as? Int, range.contains(number) else {
+            guard let number = JSONNumber.integer(value), range.contains(number) else {
                 throw Problem(path: path + key, reason: "must be a whole number of \(unit), \(range.lowerBound) to \(range.upperBound)")
             }
             return number
@@ -246,7 +246,7 @@ public struct ConfigurationFile: Sendable {
             if let value = try seconds("idempotency_lease_seconds", 1...3_600) { configuration.idempotencyLease = TimeInterval(value) }
         }
         if let value = root["refund_duplicates_automatically"] {
-            guard let flag = value as? Bool else {
+            guard let flag = JSONNumber.boolean(value) else {
                 throw Problem(path: "refund_duplicates_automatically", reason: "must be true or false")
             }
             configuration.refundDuplicatesAutomatically = flag
@@ -254,17 +254,19 @@ public struct ConfigurationFile: Sendable {
         try Self.http(root, into: &configuration)
         try Self.metrics(root, reader, into: &configuration)
         try Self.barcode(root, into: &configuration)
-        let port = root["port"] as? Int ?? 8080
-        guard (0...65_535).contains(port) else { throw Problem(path: "port", reason: "must be 0 to 65535") }
+        /// `key`'s whole number within `range`, or `fallback` when it is not given.
+        func number(_ key: String, _ range: ClosedRange<Int>, or fallback: Int) throws -> Int {
+            guard let value = root[key] else { return fallback }
+            guard let number = JSONNumber.integer(value), range.contains(number) else {
+                throw Problem(path: key, reason: "must be \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+        self.port = UInt16(try number("port", 0...65_535, or: 8080))
         self.configuration = configuration
-        self.port = UInt16(port)
         self.database = try reader.string(root, "database", "", required: false) ?? "cashier.db"
-        let poolSize = root["database_pool_size"] as? Int ?? 10
-        guard (1...200).contains(poolSize) else { throw Problem(path: "database_pool_size", reason: "must be 1 to 200") }
-        self.databasePoolSize = poolSize
-        let writers = root["database_writers"] as? Int ?? 2
-        guard (1...16).contains(writers) else { throw Problem(path: "database_writers", reason: "must be 1 to 16") }
-        self.databaseWriters = writers
+        self.databasePoolSize = try number("database_pool_size", 1...200, or: 10)
+        self.databaseWriters = try number("database_writers", 1...16, or: 2)
     }
 
     /// `http`: the limits on what clients may hold (`per_ip_connection_limit`, `request_deadline_seconds`,
@@ -273,19 +275,19 @@ public struct ConfigurationFile: Sendable {
         guard let value = root["http"] else { return }
         guard let http = value as? [String: Any] else { throw Problem(path: "http", reason: "must be an object") }
         if let limit = http["per_ip_connection_limit"] {
-            guard let limit = limit as? Int, (0...65_535).contains(limit) else {
+            guard let limit = JSONNumber.integer(limit), (0...65_535).contains(limit) else {
                 throw Problem(path: "http.per_ip_connection_limit", reason: "must be 0 (no limit) to 65535")
             }
             configuration.perIPConnectionLimit = limit
         }
         if let deadline = http["request_deadline_seconds"] {
-            guard let deadline = deadline as? Int, (0...3600).contains(deadline) else {
+            guard let deadline = JSONNumber.integer(deadline), (0...3600).contains(deadline) else {
                 throw Problem(path: "http.request_deadline_seconds", reason: "must be 0 (no deadline) to 3600")
             }
             configuration.requestDeadlineSeconds = deadline
         }
         if let rate = http["publishable_requests_per_minute"] {
-            guard let rate = rate as? Int, (0...1_000_000).contains(rate) else {
+            guard let rate = JSONNumber.integer(rate), (0...1_000_000).contains(rate) else {
                 throw Problem(path: "http.publishable_requests_per_minute", reason: "must be 0 (no limit) to 1000000")
             }
             configuration.publishableRequestsPerMinute = rate
@@ -308,10 +310,10 @@ public struct ConfigurationFile: Sendable {
         guard let barcode = value as? [String: Any] else { throw Problem(path: "barcode", reason: "must be an object") }
         func seconds(_ key: String, _ range: ClosedRange<Double>) throws -> TimeInterval? {
             guard let given = barcode[key] else { return nil }
-            guard let number = given as? NSNumber, !(given is Bool), range.contains(number.doubleValue) else {
+            guard let number = JSONNumber.number(given), range.contains(number) else {
                 throw Problem(path: "barcode." + key, reason: "must be a number of seconds from \(range.lowerBound) to \(range.upperBound)")
             }
-            return number.doubleValue
+            return number
         }
         var settings = configuration.barcode
         if let answer = try seconds("answer_within_seconds", 0...120) { settings.answerWithin = answer }
@@ -384,7 +386,7 @@ public struct ConfigurationFile: Sendable {
                 throw Problem(path: path, reason: "needs a code and a label")
             }
             let discount: Coupon.Discount
-            switch (object["percent_off"] as? Int, object["amount_off"] as? String) {
+            switch (object["percent_off"].flatMap(JSONNumber.integer), object["amount_off"] as? String) {
             case (let percent?, nil):
                 guard (1...100).contains(percent) else { throw Problem(path: path + ".percent_off", reason: "must be 1 to 100") }
                 discount = .percentOff(percent)

@@ -258,6 +258,26 @@ import Testing
         #expect(try problem({ $0["coupons"] = [["code": "X", "label": "X", "percent_off": 120]] }).contains("coupons[0].percent_off"))
         #expect(try problem({ $0["port"] = 70_000 }) == "config: port: must be 0 to 65535")
         #expect(try problem({ $0["database_writers"] = 0 }) == "config: database_writers: must be 1 to 16")
+        // Not a whole number: refused, not read as the default (a string, 2.5) or as 1 (`true`).
+        for wrong: Any in ["8080", 8080.5, true] {
+            #expect(try problem({ $0["port"] = wrong }) == "config: port: must be 0 to 65535", "\(wrong)")
+            #expect(try problem({ $0["database_pool_size"] = wrong }) == "config: database_pool_size: must be 1 to 200", "\(wrong)")
+        }
+        #expect(
+            try problem({ $0["http"] = ["per_ip_connection_limit": true] })
+                == "config: http.per_ip_connection_limit: must be 0 (no limit) to 65535")
+        // 0 and 1 are numbers, not booleans (Foundation on Linux says they are both).
+        var counter = good
+        counter["barcode"] = ["answer_within_seconds": 0, "give_up_after_seconds": 1, "query_interval_seconds": 1]
+        counter["refund_duplicates_automatically"] = true
+        let quick = try ConfigurationFile(contentsOf: try folder.config(counter), environment: Self.environment).configuration
+        #expect(quick.barcode.answerWithin == 0 && quick.barcode.giveUpAfter == 1 && quick.barcode.queryInterval == 1)
+        #expect(quick.refundDuplicatesAutomatically)
+        #expect(
+            try problem({ $0["barcode"] = ["give_up_after_seconds": true] })
+                == "config: barcode.give_up_after_seconds: must be a number of seconds from 1.0 to 600.0")
+        #expect(
+            try problem({ $0["refund_duplicates_automatically"] = 1 }) == "config: refund_duplicates_automatically: must be true or false")
         for wrong: Any in [-1, 1_000_001, "60", 2.5] {
             #expect(
                 try problem({ $0["http"] = ["publishable_requests_per_minute": wrong] })

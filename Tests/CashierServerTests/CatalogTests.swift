@@ -1,0 +1,52 @@
+import Cashier
+import Foundation
+import Testing
+
+@testable import CashierServer
+
+/// The prices the app may order from: each mistake in the catalog names its SKU and field, and
+/// a price is exactly what the file says (8.5 or `true` minor units used to become 8 and 1).
+@Suite struct CatalogTests {
+    func problem(_ text: String) -> String {
+        do {
+            _ = try Catalog(json: Data(text.utf8))
+            return "accepted"
+        } catch let error as PaymentError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func pricesAreReadExactly() throws {
+        let catalog = try Catalog(
+            json: Data(
+                #"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.75"},"bagel":{"label":"Bagel","amount_minor":800}}}"#
+                    .utf8))
+        #expect(catalog.entries["latte"]?.price == Money(minorUnits: 1275, currency: .cny))
+        #expect(catalog.entries["bagel"]?.price == Money(minorUnits: 800, currency: .cny))
+        #expect(try catalog.lineItem(sku: "bagel", quantity: 3).amount == Money(minorUnits: 2400, currency: .cny))
+        #expect(throws: PaymentError.self) { try catalog.lineItem(sku: "scone", quantity: 1) }
+    }
+
+    @Test func everyMistakeNamesItsSkuAndField() {
+        #expect(problem("[]") == "the catalog is not a JSON object")
+        #expect(problem(#"{"currency":"yuan","items":{}}"#).hasPrefix("catalog.currency must be an ISO 4217 code"))
+        #expect(problem(#"{"currency":"CNY","items":{}}"#).hasPrefix("catalog.items must map each SKU"))
+        #expect(problem(#"{"currency":"CNY","items":{"latte":{"amount":"1.00"}}}"#) == "catalog.items.latte.label is missing")
+        #expect(
+            problem(#"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"1.005"}}}"#)
+                == "catalog.items.latte.amount '1.005' is not an amount in CNY")
+        #expect(
+            problem(#"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"1.00","amount_minor":100}}}"#)
+                == "catalog.items.latte needs exactly one of amount or amount_minor")
+        #expect(
+            problem(#"{"currency":"CNY","items":{"latte":{"label":"Latte","amount_minor":0}}}"#)
+                == "catalog.items.latte must cost more than zero")
+        for wrong in ["8.5", "true", #""800""#, "1e30"] {
+            #expect(
+                problem(#"{"currency":"CNY","items":{"bagel":{"label":"Bagel","amount_minor":"# + wrong + "}}}")
+                    == "catalog.items.bagel.amount_minor must be a whole number of minor units", "\(wrong)")
+        }
+    }
+}
