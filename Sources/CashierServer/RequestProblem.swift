@@ -65,11 +65,16 @@ struct RequestProblem: Error, Sendable {
         }
     }
 
-    private static func describe(_ type: Any.Type) -> String {
+    /// What a field takes, in the request's words: JSONDecoder names the Swift type it wanted
+    /// (`[String: Any]` for an object, `[Any]` for a list).
+    static func describe(_ type: Any.Type) -> String {
         switch type {
-        case is Int.Type, is Int64.Type: "a whole number"
+        case is any FixedWidthInteger.Type: "a whole number"
+        case is any BinaryFloatingPoint.Type: "a number"
         case is String.Type: "a string"
         case is Bool.Type: "true or false"
+        case is any DecodedList.Type: "a list"
+        case is any DecodedObject.Type: "an object"
         default: "another type"
         }
     }
@@ -90,3 +95,11 @@ struct RequestProblem: Error, Sendable {
         }
     }
 }
+
+/// `[Any]` and the other arrays JSONDecoder names for a list it did not find.
+private protocol DecodedList {}
+extension Array: DecodedList {}
+
+/// `[String: Any]` and the other dictionaries JSONDecoder names for an object it did not find.
+private protocol DecodedObject {}
+extension Dictionary: DecodedObject {}

@@ -9,7 +9,11 @@ struct WholeNumber: Decodable, Sendable, Equatable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        let number = try container.decode(Double.self)
+        // A string or `true` is "expected a whole number", not a mismatch with the Double read here.
+        guard let number = try? container.decode(Double.self) else {
+            throw DecodingError.typeMismatch(
+                Int64.self, .init(codingPath: decoder.codingPath, debugDescription: "expected a whole number"))
+        }
         guard number.isFinite, number.rounded() == number, abs(number) < 9_007_199_254_740_992 else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(number) is not a whole number within range")
         }
