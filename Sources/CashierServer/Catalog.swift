@@ -30,11 +30,14 @@ public struct Catalog: Sendable {
             }
             let price: Money
             // A whole number of minor units: Foundation would read 8.5 as 8 and `true` as 1.
-            let minor = item["amount_minor"].map { JSONNumber.integer($0).map(Int64.init) }
-            if minor == .some(nil) {
-                throw PaymentError(.invalidConfiguration, "catalog.items.\(sku).amount_minor must be a whole number of minor units")
+            var minor: Int64?
+            if let given = item["amount_minor"] {
+                guard let whole = JSONNumber.integer(given) else {
+                    throw PaymentError(.invalidConfiguration, "catalog.items.\(sku).amount_minor must be a whole number of minor units")
+                }
+                minor = Int64(whole)
             }
-            switch (item["amount"] as? String, minor ?? nil) {
+            switch (item["amount"] as? String, minor) {
             case (let text?, nil):
                 guard let parsed = try? Money(decimal: text, currency: currency) else {
                     throw PaymentError(.invalidConfiguration, "catalog.items.\(sku).amount '\(text)' is not an amount in \(currency.code)")

@@ -99,10 +99,16 @@ public struct ConfigurationFile: Sendable {
         func wholeNumber(_ object: [String: Any], _ key: String, _ path: String, of unit: String, in range: ClosedRange<Int>) throws
             -> Int?
         {
+            try Self.wholeNumber(
+                object, key, path, in: range, reason: "must be a whole number of \(unit), \(range.lowerBound) to \(range.upperBound)")
+        }
+
+        /// A whole number within `range`, when given (not `true`, 2.5 or "8"); `reason` otherwise.
+        static func wholeNumber(_ object: [String: Any], _ key: String, _ path: String, in range: ClosedRange<Int>, reason: String)
+            throws -> Int?
+        {
             guard let value = object[key] else { return nil }
-            guard let number = JSONNumber.integer(value), range.contains(number) else {
-                throw Problem(path: path + key, reason: "must be a whole number of \(unit), \(range.lowerBound) to \(range.upperBound)")
-            }
+            guard let number = JSONNumber.integer(value), range.contains(number) else { throw Problem(path: path + key, reason: reason) }
             return number
         }
 
@@ -254,19 +260,14 @@ public struct ConfigurationFile: Sendable {
         try Self.http(root, into: &configuration)
         try Self.metrics(root, reader, into: &configuration)
         try Self.barcode(root, into: &configuration)
-        /// `key`'s whole number within `range`, or `fallback` when it is not given.
-        func number(_ key: String, _ range: ClosedRange<Int>, or fallback: Int) throws -> Int {
-            guard let value = root[key] else { return fallback }
-            guard let number = JSONNumber.integer(value), range.contains(number) else {
-                throw Problem(path: key, reason: "must be \(range.lowerBound) to \(range.upperBound)")
-            }
-            return number
+        func number(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
+            try Reader.wholeNumber(root, key, "", in: range, reason: "must be \(range.lowerBound) to \(range.upperBound)")
         }
-        self.port = UInt16(try number("port", 0...65_535, or: 8080))
+        self.port = UInt16(try number("port", 0...65_535) ?? 8080)
         self.configuration = configuration
         self.database = try reader.string(root, "database", "", required: false) ?? "cashier.db"
-        self.databasePoolSize = try number("database_pool_size", 1...200, or: 10)
-        self.databaseWriters = try number("database_writers", 1...16, or: 2)
+        self.databasePoolSize = try number("database_pool_size", 1...200) ?? 10
+        self.databaseWriters = try number("database_writers", 1...16) ?? 2
     }
 
     /// `http`: the limits on what clients may hold (`per_ip_connection_limit`, `request_deadline_seconds`,
@@ -274,22 +275,14 @@ public struct ConfigurationFile: Sendable {
     static func http(_ root: [String: Any], into configuration: inout MerchantConfiguration) throws {
         guard let value = root["http"] else { return }
         guard let http = value as? [String: Any] else { throw Problem(path: "http", reason: "must be an object") }
-        if let limit = http["per_ip_connection_limit"] {
-            guard let limit = JSONNumber.integer(limit), (0...65_535).contains(limit) else {
-                throw Problem(path: "http.per_ip_connection_limit", reason: "must be 0 (no limit) to 65535")
-            }
-            configuration.perIPConnectionLimit = limit
+        func number(_ key: String, _ range: ClosedRange<Int>, zero: String) throws -> Int? {
+            try Reader.wholeNumber(http, key, "http.", in: range, reason: "must be 0 (\(zero)) to \(range.upperBound)")
         }
-        if let deadline = http["request_deadline_seconds"] {
-            guard let deadline = JSONNumber.integer(deadline), (0...3600).contains(deadline) else {
-                throw Problem(path: "http.request_deadline_seconds", reason: "must be 0 (no deadline) to 3600")
-            }
+        if let limit = try number("per_ip_connection_limit", 0...65_535, zero: "no limit") { configuration.perIPConnectionLimit = limit }
+        if let deadline = try number("request_deadline_seconds", 0...3600, zero: "no deadline") {
             configuration.requestDeadlineSeconds = deadline
         }
-        if let rate = http["publishable_requests_per_minute"] {
-            guard let rate = JSONNumber.integer(rate), (0...1_000_000).contains(rate) else {
-                throw Problem(path: "http.publishable_requests_per_minute", reason: "must be 0 (no limit) to 1000000")
-            }
+        if let rate = try number("publishable_requests_per_minute", 0...1_000_000, zero: "no limit") {
             configuration.publishableRequestsPerMinute = rate
         }
         if let proxies = http["trusted_proxies"] {

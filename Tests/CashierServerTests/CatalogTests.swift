@@ -29,6 +29,34 @@ import Testing
         #expect(throws: PaymentError.self) { try catalog.lineItem(sku: "scone", quantity: 1) }
     }
 
+    /// The app's orders, placed at once from the catalog (one price in minor units, one as
+    /// decimal text): each is priced from the file, none twice, and the stored totals add up.
+    @Test func ordersPlacedAtOnceAreEachPricedFromTheFile() async throws {
+        let catalog = try Catalog(
+            json: Data(
+                #"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.75"},"bagel":{"label":"Bagel","amount_minor":800}}}"#
+                    .utf8))
+        let fixture = try await ServerFixture(catalog: catalog)
+        let answers = try await withThrowingTaskGroup(of: (Int, Int64?).self) { group in
+            for quantity in 1...24 {
+                group.addTask {
+                    let answer = try await fixture.call(
+                        "POST", "/v1/orders", key: fixture.keys.publishable,
+                        json: ["items": [["sku": "bagel", "quantity": quantity], ["sku": "latte"]]])
+                    let amount = (answer.object["amount"] as? [String: Any])?["amount_minor"] as? Int
+                    #expect(answer.status == 201 && amount == 800 * quantity + 1275, "\(answer.object)")
+                    return (answer.status, amount.map(Int64.init))
+                }
+            }
+            return try await group.reduce(into: [(Int, Int64?)]()) { $0.append($1) }
+        }
+        let expected = (1...24).reduce(Int64(0)) { $0 + 800 * Int64($1) + 1275 }
+        #expect(answers.allSatisfy { $0.0 == 201 } && answers.compactMap(\.1).reduce(0, +) == expected)
+        let stored = try await fixture.store.orders(status: nil, before: nil, limit: 100)
+        #expect(stored.count == 24 && stored.map(\.total.minorUnits).reduce(0, +) == expected)
+        await fixture.stop()
+    }
+
     @Test func everyMistakeNamesItsSkuAndField() {
         #expect(problem("[]") == "the catalog is not a JSON object")
         #expect(problem(#"{"currency":"yuan","items":{}}"#).hasPrefix("catalog.currency must be an ISO 4217 code"))
