@@ -7,6 +7,14 @@ import Testing
 /// The prices the app may order from: each mistake in the catalog names its SKU and field, and
 /// a price is exactly what the file says (8.5 or `true` minor units used to become 8 and 1).
 @Suite struct CatalogTests {
+    /// A latte priced as decimal text and a bagel in minor units.
+    static func breakfast() throws -> Catalog {
+        try Catalog(
+            json: Data(
+                #"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.75"},"bagel":{"label":"Bagel","amount_minor":800}}}"#
+                    .utf8))
+    }
+
     func problem(_ text: String) -> String {
         do {
             _ = try Catalog(json: Data(text.utf8))
@@ -19,10 +27,7 @@ import Testing
     }
 
     @Test func pricesAreReadExactly() throws {
-        let catalog = try Catalog(
-            json: Data(
-                #"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.75"},"bagel":{"label":"Bagel","amount_minor":800}}}"#
-                    .utf8))
+        let catalog = try Self.breakfast()
         #expect(catalog.entries["latte"]?.price == Money(minorUnits: 1275, currency: .cny))
         #expect(catalog.entries["bagel"]?.price == Money(minorUnits: 800, currency: .cny))
         #expect(try catalog.lineItem(sku: "bagel", quantity: 3).amount == Money(minorUnits: 2400, currency: .cny))
@@ -32,10 +37,7 @@ import Testing
     /// The app's orders, placed at once from the catalog (one price in minor units, one as
     /// decimal text): each is priced from the file, none twice, and the stored totals add up.
     @Test func ordersPlacedAtOnceAreEachPricedFromTheFile() async throws {
-        let catalog = try Catalog(
-            json: Data(
-                #"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.75"},"bagel":{"label":"Bagel","amount_minor":800}}}"#
-                    .utf8))
+        let catalog = try Self.breakfast()
         let fixture = try await ServerFixture(catalog: catalog)
         let answers = try await withThrowingTaskGroup(of: (Int, Int64?).self) { group in
             for quantity in 1...24 {

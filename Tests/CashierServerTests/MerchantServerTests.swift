@@ -398,10 +398,7 @@ import WeChatPay
     }
 
     @Test func theAppOrdersCatalogSKUsAndNeverSetsAPrice() async throws {
-        let catalog = try Catalog(
-            json: Data(
-                #"{"currency":"CNY","items":{"latte":{"label":"Latte","amount":"12.75"},"bagel":{"label":"Bagel","amount_minor":800}}}"#
-                    .utf8))
+        let catalog = try CatalogTests.breakfast()
         let fixture = try await ServerFixture(catalog: catalog)
         let app = fixture.keys.publishable
         let order = try await fixture.call(
