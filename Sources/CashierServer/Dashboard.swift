@@ -105,6 +105,9 @@ struct Dashboard: Sendable {
         }
         do {
             return try await body(id, session)
+        } catch let error as StoreError where error.code == .notFound {
+            // A page link or form naming a record that is not there (an edited `after`, an old bookmark).
+            return Self.notice(status: 404, "Not found", error.message)
         } catch {
             return Self.notice(
                 status: 500, "Something went wrong", "\(MerchantAPI.failure(error).status): the action could not be completed.")

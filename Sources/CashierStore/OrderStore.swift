@@ -32,6 +32,7 @@ public protocol OrderStore: Sendable {
 
     /// Orders newest first, optionally of one status and of one sub-merchant (`nil`: every
     /// merchant's), after the cursor `before` (an order id from the previous page).
+    /// - Throws: `StoreError.notFound` when `before` names no order (of `merchant`).
     func orders(status: PaymentStatus?, merchant: String?, before: String?, limit: Int) async throws -> [StoredOrder]
 
     /// Orders still `created`, `pending` or `failed` whose expiry is before `date`, oldest first.
@@ -199,6 +200,7 @@ public protocol OrderStore: Sendable {
     /// Records a failed attempt (with why) and when to try again.
     func reschedule(_ id: String, attempts: Int, nextAttemptAt: Date, error: String?) async throws
     /// Deliveries matching `query`, newest first.
+    /// - Throws: `StoreError.notFound` when `query.after` names no delivery.
     func webhooks(matching query: WebhookQuery) async throws -> [OutboxMessage]
     /// Sends a message again as soon as the webhook job runs (same event id; it is signed anew
     /// when sent), whether or not it was delivered. - Returns: whether it exists.

@@ -27,7 +27,8 @@ public struct RecordQuery: Sendable, Equatable {
     /// Only the records of this sub-merchant's orders (what a key made with `--merchant` sees);
     /// `nil`: every merchant's.
     public var merchant: String? = nil
-    /// Continue after the record with this id (the last of the previous page).
+    /// Continue after the record with this id (the last of the previous page); a list throws
+    /// `StoreError.notFound` when there is no such record (of `merchant`'s).
     public var after: String?
     /// Oldest first (exports); newest first otherwise (lists).
     public var oldestFirst: Bool

@@ -216,6 +216,45 @@ import Testing
         await fixture.stop()
     }
 
+    /// A page after an id that names no record is a 404 naming `starting_after`, in each list and
+    /// in the dashboard's pages, never an empty page (which a client reads as the end of the list).
+    @Test func anUnknownCursorIsRefusedNotAnEmptyPage() async throws {
+        let receiver = try WebhookReceiver(failures: 0)
+        let fixture = try await Fixture(webhook: .init(url: receiver.url, secret: "whsec_cursor"))
+        let paid = try await Self.paid(fixture, "2.00", "wechat.native")
+        let orderID = try #require(paid["id"] as? String)
+        func first(_ list: String) async throws -> Any? {
+            (try await fixture.call("GET", list).object["data"] as? [[String: Any]])?.first?["id"]
+        }
+        #expect(try await eventually { try await first("/v1/webhooks") != nil })
+        let known: [String: Any?] = [
+            "/v1/orders": orderID, "/v1/payments": try await first("/v1/payments"), "/v1/webhooks": try await first("/v1/webhooks"),
+        ]
+        for (list, id) in known {
+            let after = try await fixture.call("GET", "\(list)?starting_after=\(try #require(id as? String))")
+            #expect(after.status == 200 && (after.object["data"] as? [Any])?.isEmpty == true, "\(list): \(after.object)")
+            for unknown in ["nope_1", orderID + "x"] {
+                let refused = try await fixture.call("GET", "\(list)?starting_after=\(unknown)")
+                let error = refused.object["error"] as? [String: Any]
+                #expect(refused.status == 404 && error?["code"] as? String == "not_found", "\(list): \(refused.object)")
+                #expect((error?["message"] as? String)?.contains("starting_after") == true, "\(list): \(refused.object)")
+                #expect((error?["message"] as? String)?.contains("'\(unknown)'") == true, "\(list): \(refused.object)")
+            }
+        }
+        #expect(try await fixture.call("GET", "/v1/refunds?starting_after=ref_nope").status == 404)
+        #expect(try await fixture.call("GET", "/v1/orders?status=paid&starting_after=\(orderID)").status == 200)
+        // The dashboard's "older" links carry the cursor as `after`: an edited one is a 404 page.
+        let base = fixture.server.baseURL.absoluteString
+        let cookie = try await Self.signIn(base, secret: fixture.keys.secret)
+        for page in ["orders", "payments", "refunds", "webhooks"] {
+            let answer = try await Self.get(base + "/dashboard/\(page)?after=nope_1", cookie: cookie)
+            #expect(answer.status == 404 && String(decoding: answer.body, as: UTF8.self).contains("nope_1"), "\(page)")
+            #expect(try await Self.get(base + "/dashboard/\(page)", cookie: cookie).status == 200, "\(page)")
+        }
+        await fixture.stop()
+        await receiver.server.stop()
+    }
+
     @Test func webhooksAreSentAgainOnceTheEndpointIsBack() async throws {
         let receiver = try WebhookReceiver(failures: 0, down: true)
         let clock = ManualClock(Date())

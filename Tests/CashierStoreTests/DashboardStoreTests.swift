@@ -177,7 +177,6 @@ import Testing
             }
             #expect(paged == (descending ? same.reversed() : same))
         }
-        #expect(try await store.orders(matching: RecordQuery(after: "ord_unknown", limit: 5)).isEmpty)
         // By creation time, and by status.
         let window = RecordQuery(from: Self.day.addingTimeInterval(60), until: Self.day.addingTimeInterval(180), limit: 10)
         #expect(try await store.orders(matching: window).count == 2)
@@ -194,6 +193,109 @@ import Testing
         #expect(try await store.refunds(matching: RecordQuery(search: "r1", limit: 10)).map(\.id) == [refund.refund.id])
         #expect(try await store.refunds(matching: RecordQuery(search: made[2].payment.outTradeNo, limit: 10)).isEmpty)
         #expect(try await store.events(orderID: made[1].order.id).last?.detail.contains("dashboard 1234abcd") == true)
+    }
+
+    /// A cursor that names no record is refused, in every list: an empty page would read as the
+    /// end of the list. Another merchant's record is no place in a merchant's list. A record that
+    /// no longer matches the list's filter still marks the place.
+    @Test(arguments: Backend.available)
+    func anUnknownCursorIsRefusedNotAnEmptyPage(backend: Backend) async throws {
+        let store = try await backend.store()
+        let pending = try await store.create(OrderStoreTests.newOrder(), now: Self.day.addingTimeInterval(30))
+        let waiting = try await store.beginPayment(
+            NewPayment(orderID: pending.id, method: .wechatNative, provider: .wechatV2), now: Self.day)
+        _ = try await store.recordPayment(.placed, of: waiting.payment.id, record: .init(kind: .paymentStarted), now: Self.day)
+        let north = try await Self.paid(store, 300, .wechatNative, .wechatV2, at: 60, merchant: "north")
+        let south = try await Self.paid(store, 500, .alipayQR, .alipay, at: 120, merchant: "south")
+        let refund = try await store.reserveRefund(NewRefund(orderID: south.order.id), now: Self.day).refund
+        _ = try await store.claimOutbox(now: Self.day.addingTimeInterval(200), limit: 10, lease: 1)
+        let webhook = try #require(try await store.webhooks(matching: WebhookQuery(limit: 1)).first)
+        func refused(_ kind: String, _ id: String, _ list: () async throws -> Void) async {
+            let error = await #expect(throws: StoreError.self) { try await list() }
+            #expect(error?.code == .notFound && error?.message.contains("starting_after") == true, "\(kind): \(String(describing: error))")
+            #expect(error?.message.contains("no \(kind) '\(id)'") == true, "\(String(describing: error))")
+        }
+        for unknown in ["ord_unknown", "", south.payment.id] {
+            await refused("order", unknown) { _ = try await store.orders(matching: RecordQuery(after: unknown, limit: 5)) }
+            await refused("order", unknown) { _ = try await store.orders(status: nil, merchant: nil, before: unknown, limit: 5) }
+        }
+        await refused("payment", "pay_unknown") { _ = try await store.payments(matching: RecordQuery(after: "pay_unknown", limit: 5)) }
+        await refused("refund", "ref_unknown") { _ = try await store.refunds(matching: RecordQuery(after: "ref_unknown", limit: 5)) }
+        await refused("webhook", "evt_unknown") { _ = try await store.webhooks(matching: WebhookQuery(after: "evt_unknown", limit: 5)) }
+        // Known ids page on (nothing is older than the first of each).
+        #expect(try await store.orders(matching: RecordQuery(after: south.order.id, limit: 5)).map(\.id) == [north.order.id, pending.id])
+        #expect(
+            try await store.payments(matching: RecordQuery(after: south.payment.id, limit: 5)).map(\.id) == [
+                north.payment.id, waiting.payment.id,
+            ])
+        #expect(try await store.refunds(matching: RecordQuery(after: refund.id, limit: 5)).isEmpty)
+        #expect(try await store.webhooks(matching: WebhookQuery(after: webhook.id, limit: 5)).count == 1)
+        // Another merchant's record is no cursor in north's lists; south's own is.
+        var northOnly = RecordQuery(after: south.order.id, limit: 5)
+        northOnly.merchant = "north"
+        await refused("order", south.order.id) { _ = try await store.orders(matching: northOnly) }
+        await refused("order", south.order.id) {
+            _ = try await store.orders(status: nil, merchant: "north", before: south.order.id, limit: 5)
+        }
+        northOnly.after = south.payment.id
+        await refused("payment", south.payment.id) { _ = try await store.payments(matching: northOnly) }
+        northOnly.after = refund.id
+        await refused("refund", refund.id) { _ = try await store.refunds(matching: northOnly) }
+        var southOnly = RecordQuery(after: refund.id, limit: 5)
+        southOnly.merchant = "south"
+        #expect(try await store.refunds(matching: southOnly).isEmpty)
+        // A cursor outside the filter: the paid order still marks the place in a list of pending ones.
+        let pendingOnes = try await store.orders(status: .pending, merchant: nil, before: south.order.id, limit: 5)
+        #expect(pendingOnes.map(\.id) == [pending.id])
+        #expect(try await store.orders(matching: RecordQuery(status: "pending", after: south.order.id, limit: 5)).map(\.id) == [pending.id])
+    }
+
+    /// Paging while orders are being created: every order made before the first page is listed
+    /// exactly once, newest first, by both kinds of list, and no page after a cursor fails.
+    @Test(arguments: Backend.available)
+    func pagesReadWhileOrdersAreCreatedListEachOrderOnce(backend: Backend) async throws {
+        let store = try await backend.store()
+        var before: [String] = []
+        for index in 0..<30 {
+            before.append(try await store.create(OrderStoreTests.newOrder(), now: Self.day.addingTimeInterval(Double(index))).id)
+        }
+        let listed = try await withThrowingTaskGroup(of: [String].self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    for index in 0..<10 {
+                        _ = try await store.create(
+                            OrderStoreTests.newOrder(), now: Self.day.addingTimeInterval(Double(100 + writer * 10 + index)))
+                    }
+                    return []
+                }
+            }
+            for reader in 0..<3 {
+                group.addTask {
+                    var ids: [String] = []
+                    var cursor: String?
+                    repeat {
+                        let page =
+                            reader == 0
+                            ? try await store.orders(status: nil, merchant: nil, before: cursor, limit: 7).map(\.id)
+                            : try await store.orders(
+                                matching: RecordQuery(until: Self.day.addingTimeInterval(100), after: cursor, limit: 7)
+                            ).map(\.id)
+                        ids += page
+                        cursor = page.count == 7 ? page.last : nil
+                    } while cursor != nil
+                    return ids
+                }
+            }
+            var lists: [[String]] = []
+            for try await ids in group where !ids.isEmpty { lists.append(ids) }
+            return lists
+        }
+        #expect(listed.count == 3)
+        for ids in listed {
+            #expect(Set(ids).count == ids.count, "an order listed twice")
+            #expect(Array(ids.filter(Set(before).contains)) == before.reversed(), "missed or out of order")
+        }
+        #expect(try await store.orders(matching: RecordQuery(limit: 100)).count == 70)
     }
 
     @Test(arguments: Backend.available)

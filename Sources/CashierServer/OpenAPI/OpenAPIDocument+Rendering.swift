@@ -155,6 +155,9 @@ extension OpenAPIDocument {
                 add("422", "The request matches this document, but a rule across its fields or the server's configuration refuses it.")
             }
             if operation.path.contains("{") { add("404", "No such order (or record) for these credentials.") }
+            if operation.parameters.contains(where: { $0.name == "starting_after" }) {
+                add("404", "starting_after names no record of this list for these credentials: pass the last id of the previous page.")
+            }
             if operation.conflicts || operation.idempotent {
                 add("409", "Not in a state for this, or the Idempotency-Key was used differently.")
             }

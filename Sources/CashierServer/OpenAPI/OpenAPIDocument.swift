@@ -86,7 +86,10 @@ enum OpenAPIDocument {
             .query(
                 "limit", ["type": "integer", "minimum": RequestBounds.listLimit.lowerBound, "maximum": RequestBounds.listLimit.upperBound],
                 "How many to list (default 20)."),
-            .query("starting_after", ["type": "string"], "The last id of the previous page: the page after it."),
+            .query(
+                "starting_after", ["type": "string"],
+                "The last id of the previous page: the page after it. An id that names no record of the list is refused (404), "
+                    + "not answered with an empty page."),
         ]
     }
 

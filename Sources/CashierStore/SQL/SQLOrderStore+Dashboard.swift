@@ -105,36 +105,37 @@ extension SQLOrderStore {
     // MARK: Webhooks
 
     public func webhooks(matching query: WebhookQuery) async throws -> [OutboxMessage] {
-        var conditions: [String] = []
-        var parameters: [SQLValue] = []
-        switch query.state {
-        case .delivered?: conditions.append("delivered_at IS NOT NULL")
-        case .failed?: conditions.append("delivered_at IS NULL AND attempts > 0")
-        case .pending?: conditions.append("delivered_at IS NULL AND attempts = 0")
-        case nil: break
+        try await withReading { session in
+            var conditions: [String] = []
+            var parameters: [SQLValue] = []
+            switch query.state {
+            case .delivered?: conditions.append("delivered_at IS NOT NULL")
+            case .failed?: conditions.append("delivered_at IS NULL AND attempts > 0")
+            case .pending?: conditions.append("delivered_at IS NULL AND attempts = 0")
+            case nil: break
+            }
+            if let from = query.from {
+                conditions.append("created_at >= ?")
+                parameters.append(.integer(SQLStatements.stamp(from)))
+            }
+            if let until = query.until {
+                conditions.append("created_at < ?")
+                parameters.append(.integer(SQLStatements.stamp(until)))
+            }
+            if let order = query.orderID {
+                conditions.append("order_id = ?")
+                parameters.append(.text(order))
+            }
+            if let after = query.after {
+                conditions.append("rowid < ?")
+                parameters.append(.integer(try SQLCursor(after, table: "outbox", merchant: nil, session.connection).rowid))
+            }
+            parameters.append(.integer(Int64(query.limit)))
+            let sql =
+                "SELECT \(SQLStatements.outboxColumns) FROM outbox "
+                + (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")) + " ORDER BY rowid DESC LIMIT ?"
+            return try session.connection.query(sql, parameters).map(SQLStatements.outboxMessage)
         }
-        if let from = query.from {
-            conditions.append("created_at >= ?")
-            parameters.append(.integer(SQLStatements.stamp(from)))
-        }
-        if let until = query.until {
-            conditions.append("created_at < ?")
-            parameters.append(.integer(SQLStatements.stamp(until)))
-        }
-        if let order = query.orderID {
-            conditions.append("order_id = ?")
-            parameters.append(.text(order))
-        }
-        if let after = query.after {
-            conditions.append("rowid < (SELECT rowid FROM outbox WHERE id = ?)")
-            parameters.append(.text(after))
-        }
-        parameters.append(.integer(Int64(query.limit)))
-        let sql =
-            "SELECT \(SQLStatements.outboxColumns) FROM outbox "
-            + (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")) + " ORDER BY rowid DESC LIMIT ?"
-        let values = parameters
-        return try await withReading { try $0.connection.query(sql, values).map(SQLStatements.outboxMessage) }
     }
 
     public func resendWebhook(_ id: String, now: Date) async throws -> OutboxMessage? {
@@ -169,18 +170,16 @@ struct SQLFilter {
     private let prefix: String
     private let query: RecordQuery
 
-    /// - Parameter connection: reads the cursor's position (`query.after`); an unknown cursor finds nothing.
+    /// - Parameter connection: reads the cursor's position (`query.after`).
+    /// - Throws: `StoreError.notFound` when the cursor names no record of the table (of `query.merchant`'s).
     init(table: String, alias: String?, query: RecordQuery, _ connection: any SQLConnection) throws {
         self.query = query
         prefix = alias.map { $0 + "." } ?? ""
         var from = query.from.map(SQLStatements.stamp)
         var until = query.until.map(SQLStatements.stamp)
         if let after = query.after {
-            let row = try connection.query("SELECT created_at, rowid FROM \(table) WHERE id = ?", [.text(after)]).first
-            guard let created = row?[0].integer, let rowid = row?[1].integer else {
-                add("1 = 0", [])
-                return
-            }
+            let cursor = try SQLCursor(after, table: table, merchant: query.merchant, connection)
+            let (created, rowid) = (cursor.created, cursor.rowid)
             // One bound the index can start from, then the records after the cursor's within that instant.
             if query.oldestFirst {
                 from = max(from ?? created, created)

@@ -101,8 +101,8 @@ extension SQLOrderStore {
             }
             if let cursor {
                 // Newest first by insertion order (rowid): the page continues strictly after the cursor's order.
-                conditions.append("rowid < (SELECT rowid FROM orders WHERE id = ?)")
-                parameters.append(.text(cursor))
+                conditions.append("rowid < ?")
+                parameters.append(.integer(try SQLCursor(cursor, table: "orders", merchant: merchant, session.connection).rowid))
             }
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             parameters.append(.integer(Int64(limit)))
