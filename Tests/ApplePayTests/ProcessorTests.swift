@@ -1,6 +1,7 @@
 import ApplePay
 import Cashier
 import CashierCrypto
+import CashierCurl
 import CashierSandbox
 import Foundation
 import Synchronization
@@ -297,6 +298,47 @@ import Testing
                 == ApplePay.AuthorizationEnd(processor: "Stripe", lapsed: true, reason: "automatic"))
         await #expect(throws: PaymentError.self) { try await stripe.authorizationEnded("pi_nothing") }
         #expect(try await world.adyen.authorizationEnded(held[0]) == nil)
+        await world.stop()
+    }
+
+    /// Stripe's lists page after the last id of the page before, found among every object (not
+    /// only those the filter keeps); an id that names none is `resource_missing`, not the first
+    /// page again (a client paging on would never stop).
+    @Test func stripesListsPageAfterACursorAndRefuseAnUnknownOne() async throws {
+        let world = try await World()
+        var intents: [String] = []
+        for amount in ["5.00", "6.00", "7.00"] {
+            guard case .authorized(let reference) = try await world.stripe.authorize(try await world.authorization(amount))
+            else { throw PaymentError(.invalidRequest, "no payment") }
+            intents.append(reference)
+            _ = try await world.stripe.refund(
+                reference, amount: try Money(decimal: "1.00", currency: .usd), idempotencyKey: "r" + reference)
+        }
+        func list(_ query: String) async throws -> (status: Int, json: [String: Any]) {
+            let answer = try await CurlTransport().send(
+                HTTPRequest(
+                    method: "GET", url: URL(string: world.sandbox.stripeURL.absoluteString + query)!,
+                    headers: ["Authorization": "Bearer sk_test_processors"]))
+            return (answer.status, (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] ?? [:])
+        }
+        func ids(_ page: (status: Int, json: [String: Any])) -> [String] {
+            (page.json["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+        }
+        let newest = try await list("/v1/payment_intents?limit=1")
+        #expect(ids(newest).count == 1 && newest.json["has_more"] as? Bool == true)
+        let rest = try await list("/v1/payment_intents?limit=10&starting_after=\(ids(newest)[0])")
+        #expect(Set(ids(newest) + ids(rest)) == Set(intents) && rest.json["has_more"] as? Bool == false)
+        // A cursor the time filter leaves out still marks the place: nothing created before the epoch's first second.
+        #expect(try await list("/v1/payment_intents?created[lt]=1&starting_after=\(ids(newest)[0])").status == 200)
+        let refunds = try await list("/v1/refunds?limit=1")
+        let olderRefunds = try await list("/v1/refunds?limit=10&starting_after=\(ids(refunds)[0])")
+        #expect(ids(refunds).count == 1 && ids(olderRefunds).count == 2)
+        for (path, kind) in [("/v1/payment_intents", "payment_intent"), ("/v1/refunds", "refund")] {
+            let refused = try await list("\(path)?starting_after=pi_nope")
+            let error = refused.json["error"] as? [String: Any]
+            #expect(refused.status == 404 && error?["code"] as? String == "resource_missing", "\(path): \(refused.json)")
+            #expect(error?["param"] as? String == "starting_after" && error?["message"] as? String == "No such \(kind): 'pi_nope'")
+        }
         await world.stop()
     }
 

@@ -361,10 +361,17 @@ public final class StripeSandbox: Sendable {
         // them, as `processing`.
         let decided = core.processor.entries.map { (id: $0.reference, created: Int($0.createdAt.timeIntervalSince1970)) }
         let waiting = undecided.withLock { $0.values.map { (id: $0.draft.id, created: $0.draft.created) } }
-        var listed = (decided + waiting).filter { $0.created >= from && $0.created < to }.reversed().sorted { $0.created > $1.created }
-        if let after = request.queryValue("starting_after"), let index = listed.firstIndex(where: { $0.id == after }) {
-            listed = Array(listed[(index + 1)...])
+        var listed = (decided + waiting).reversed().sorted { $0.created > $1.created }[...]
+        // The cursor is found among every intent (as Stripe does), not only those the filter keeps;
+        // one that names none is an error, not the first page again (a client would page forever).
+        if let after = request.queryValue("starting_after") {
+            guard let index = listed.firstIndex(where: { $0.id == after }) else {
+                return Self.error(
+                    404, "invalid_request_error", "resource_missing", "No such payment_intent: '\(after)'", param: "starting_after")
+            }
+            listed = listed[(index + 1)...]
         }
+        listed = listed.filter { $0.created >= from && $0.created < to }
         let page = listed.prefix(limit).compactMap { entry -> [String: Any]? in
             intent(entry.id, expandCharge: expand)
                 ?? undecided.withLock { $0[entry.id] }.map { Self.processingObject(draftObject($0.draft)) }
@@ -415,11 +422,14 @@ public final class StripeSandbox: Sendable {
     private func listRefunds(_ request: HTTPServerRequest) -> HTTPServerResponse {
         let intent = request.queryValue("payment_intent")
         let limit = min(100, max(1, request.queryValue("limit").flatMap(Int.init) ?? 10))
-        var refunds = refundOrder.withLock { $0 }.reversed().compactMap { id in objects.withLock { $0[id]?.value } }
-            .filter { intent == nil || $0["payment_intent"] as? String == intent }
-        if let after = request.queryValue("starting_after"), let index = refunds.firstIndex(where: { $0["id"] as? String == after }) {
-            refunds = Array(refunds[(index + 1)...])
+        var refunds = refundOrder.withLock { $0 }.reversed().compactMap { id in objects.withLock { $0[id]?.value } }[...]
+        if let after = request.queryValue("starting_after") {
+            guard let index = refunds.firstIndex(where: { $0["id"] as? String == after }) else {
+                return Self.error(404, "invalid_request_error", "resource_missing", "No such refund: '\(after)'", param: "starting_after")
+            }
+            refunds = refunds[(index + 1)...]
         }
+        refunds = refunds.filter { intent == nil || $0["payment_intent"] as? String == intent }
         return .json(object: [
             "object": "list", "url": "/v1/refunds", "has_more": refunds.count > limit, "data": Array(refunds.prefix(limit)),
         ])
