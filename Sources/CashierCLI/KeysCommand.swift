@@ -88,14 +88,15 @@ enum KeysCommand {
         var location = try CommandInput.database(arguments.value("db"))
         var poolSize = 2
         if location == nil, let file = arguments.value("config") {
-            let root: [String: Any]
+            // Read as `serve --config` reads it: a misspelt key is refused, not passed over for a
+            // default database the server would never see.
             do {
-                root = try UserFile.jsonObject(file)
-            } catch {
-                throw CommandFailure("--config: \(error)", status: 2)
+                let database = try ConfigurationFile.database(contentsOf: URL(fileURLWithPath: file))
+                location = database.location
+                poolSize = min(database.poolSize, 2)
+            } catch let problem as ConfigurationFile.Problem {
+                throw CommandFailure(problem.description, status: 2)
             }
-            location = root["database"] as? String ?? "cashier.db"
-            poolSize = min(root["database_pool_size"] as? Int ?? 2, 2)
         }
         guard let location else { throw CommandFailure("give --config FILE or --db PATH|URL", status: 2) }
         do {

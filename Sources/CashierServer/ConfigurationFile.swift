@@ -260,14 +260,37 @@ public struct ConfigurationFile: Sendable {
         try Self.http(root, into: &configuration)
         try Self.metrics(root, reader, into: &configuration)
         try Self.barcode(root, into: &configuration)
+        self.port = UInt16(try Reader.wholeNumber(root, "port", "", in: 0...65_535, reason: "must be 0 to 65535") ?? 8080)
+        self.configuration = configuration
+        (database, databasePoolSize, databaseWriters) = try Self.databaseFields(root, reader)
+    }
+
+    /// `database` (default `cashier.db`), `database_pool_size` (10) and `database_writers` (2).
+    static func databaseFields(_ root: [String: Any], _ reader: Reader) throws -> (location: String, poolSize: Int, writers: Int) {
         func number(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
             try Reader.wholeNumber(root, key, "", in: range, reason: "must be \(range.lowerBound) to \(range.upperBound)")
         }
-        self.port = UInt16(try number("port", 0...65_535) ?? 8080)
-        self.configuration = configuration
-        self.database = try reader.string(root, "database", "", required: false) ?? "cashier.db"
-        self.databasePoolSize = try number("database_pool_size", 1...200) ?? 10
-        self.databaseWriters = try number("database_writers", 1...16) ?? 2
+        return (
+            try reader.string(root, "database", "", required: false) ?? "cashier.db", try number("database_pool_size", 1...200) ?? 10,
+            try number("database_writers", 1...16) ?? 2
+        )
+    }
+
+    /// The database a configuration file names and its pool size, read with the server's checks
+    /// (every key a setting, `database` a non-empty string) but not its credentials: what a
+    /// command that only needs the database (`cashier keys --config`) opens — the one
+    /// `serve --config` would, never a default beside it because of a typo.
+    /// - Throws: ``Problem`` naming the first wrong field.
+    public static func database(contentsOf url: URL) throws -> (location: String, poolSize: Int) {
+        let root: [String: Any]
+        do {
+            root = try UserFile.jsonObject(url.path)
+        } catch {
+            throw Problem(path: url.path, reason: error.reason)
+        }
+        try checkKeys(root, knownKeys)
+        let fields = try databaseFields(root, Reader(folder: url.deletingLastPathComponent(), environment: [:]))
+        return (fields.location, fields.poolSize)
     }
 
     /// `http`: the limits on what clients may hold (`per_ip_connection_limit`, `request_deadline_seconds`,

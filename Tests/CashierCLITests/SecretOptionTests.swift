@@ -82,4 +82,34 @@ import Testing
         #expect(await CapturedIO.run(["keys", "revoke", "--id", "key_nothing", "--db", path]).status == 1)
         #expect(await CapturedIO.run(["keys", "list"]).status == 2)
     }
+
+    /// With `--config`, the database is the one `serve --config` would open, read with the same
+    /// checks: a misspelt key or a `database` that is not a path is refused (exit 2), not passed
+    /// over for a default database the server never reads; the provider credentials are not needed.
+    @Test func theConfigurationNamesTheDatabaseReadAsTheServerReadsIt() async throws {
+        let folder = Scratch.url("keys-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let database = folder.appendingPathComponent("prod.db").path
+        func config(_ settings: [String: Any]) throws -> String {
+            let file = folder.appendingPathComponent("cashier-\(UUID().uuidString).json")
+            let root: [String: Any] = ["secret_key_env": "NOT_SET_HERE", "publishable_key": "pk_test_x"].merging(settings) { $1 }
+            try JSONSerialization.data(withJSONObject: root).write(to: file)
+            return file.path
+        }
+        let good = try config(["database": database, "database_pool_size": 20, "_comment": "keys only needs the database"])
+        let created = await CapturedIO.run(["keys", "create", "--label", "rotation", "--config", good])
+        #expect(created.status == 0, "\(created.stderr)")
+        let listed = await CapturedIO.run(["keys", "list", "--db", database, "--json"])
+        #expect(listed.stdout.contains("rotation"), "\(listed.stdout) \(listed.stderr)")
+        for (settings, field) in [
+            (["databse": database] as [String: Any], "config: databse: is not a setting: did you mean database?"),
+            (["database": 5], "config: database: must be a non-empty string"),
+            (["database": database, "database_pool_size": "2"], "config: database_pool_size: must be 1 to 200"),
+        ] {
+            let refused = await CapturedIO.run(["keys", "list", "--config", try config(settings)])
+            #expect(refused.status == 2 && refused.stderr.contains(field), "\(settings): \(refused.stderr)")
+        }
+        let missing = await CapturedIO.run(["keys", "list", "--config", folder.appendingPathComponent("none.json").path])
+        #expect(missing.status == 2 && missing.stderr.contains("none.json"), "\(missing.stderr)")
+    }
 }
