@@ -10,6 +10,13 @@ public struct AccessLogEntry: Sendable {
     public let requestBytes: Int
     public let duration: Duration
 
+    /// The same entry with another path: what a server logs in place of a path that carries a
+    /// secret of its own (a checkout link's client secret).
+    public func with(path: String) -> AccessLogEntry {
+        AccessLogEntry(
+            method: method, path: path, status: status, responseBytes: responseBytes, requestBytes: requestBytes, duration: duration)
+    }
+
     /// A JSON line: `{"bytes_in":…,"bytes_out":…,"method":"POST","ms":…,"path":"/notify/wechat/v2","status":200}`.
     public var jsonLine: String {
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15

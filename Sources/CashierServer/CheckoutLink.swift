@@ -16,6 +16,14 @@ enum CheckoutLink {
         return String(secret[..<range.lowerBound])
     }
 
+    /// `path` as the access log may hold it: a short link's secret is the order's client secret
+    /// (whoever reads it can read the order, and the payer's contact details on it), so only the
+    /// order id it names is kept — `/c/ord_…_secret_…` — and anything else after `/c/` is left out.
+    static func loggable(path: String) -> String {
+        guard path.hasPrefix("/c/") else { return path }
+        return "/c/" + (orderID(inSecret: String(path.dropFirst(3))).map { $0 + "_secret_…" } ?? "…")
+    }
+
     /// `/pay/{id}?client_secret=…` (with `base` in front when given, `step` after the id: `/wechat`),
     /// plus `extra` query arguments.
     static func path(order: StoredOrder, extra: [(String, String)] = [], base: String = "", step: String = "") -> String {

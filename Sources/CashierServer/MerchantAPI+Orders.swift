@@ -106,6 +106,7 @@ extension MerchantAPI {
                     expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)), sheetJSON: try sheet?.json(), returnURL: returnURL,
                     merchant: merchant),
                 now: now)
+            audit?.secretFromLogs([order.clientSecret])
             // The app gets its client secret back, as it would from the merchant's backend.
             let created = OrderJSON(order, includeSecret: true, base: publicBase)
             orderCreated?(created)

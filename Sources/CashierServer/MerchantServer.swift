@@ -54,10 +54,12 @@ public final class MerchantServer: Sendable {
         CheckoutPage(api: api).register(on: &router)
         let routes = router
         audit?.secret(Self.secrets(of: configuration))
-        var logged = accessLog
-        if let audit {
+        // A checkout link's path is its order's client secret: logged without it.
+        var logged: (@Sendable (AccessLogEntry) -> Void)? = nil
+        if accessLog != nil || audit != nil {
             logged = { @Sendable entry in
-                audit.output(entry.jsonLine)
+                let entry = entry.with(path: CheckoutLink.loggable(path: entry.path))
+                audit?.log(entry.jsonLine)
                 accessLog?(entry)
             }
         }

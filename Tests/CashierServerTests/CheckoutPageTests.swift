@@ -3,6 +3,7 @@ import CashierCurl
 import CashierHTTP
 import CashierSandboxMode
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -94,6 +95,29 @@ import Testing
         let fixture = try await Fixture(clock: clock)
         let order = try await Self.order(fixture, extra)
         return (fixture, order, try #require(order["id"] as? String), try #require(order["client_secret"] as? String))
+    }
+
+    /// A short link's path is its order's client secret: the access log names the order, not
+    /// the secret (a log reader could otherwise read the order and the payer's details on it).
+    @Test func theAccessLogKeepsTheShortLinksSecretOut() async throws {
+        let lines = Mutex<[String]>([])
+        let fixture = try await Fixture(accessLog: { entry in lines.withLock { $0.append(entry.jsonLine) } })
+        let order = try await Self.order(fixture)
+        let secret = try #require(order["client_secret"] as? String)
+        let id = try #require(order["id"] as? String)
+        let base = fixture.server.baseURL.absoluteString
+        #expect(try await Browser(agent: Self.desktop).open(base + "/c/\(secret)").status == 200)
+        #expect(try await Browser(agent: Self.desktop).get(base + "/c/ord_x_secret_guess").status == 404)
+        #expect(try await Browser(agent: Self.desktop).get(base + "/c/\(secret.dropFirst(4))").status == 404)
+        #expect(await eventually { lines.withLock { $0.count } >= 5 })
+        let logged = lines.withLock { $0 }
+        #expect(!logged.contains { $0.contains(secret) || $0.contains(secret.dropFirst(4)) }, "\(logged)")
+        #expect(!logged.contains { $0.contains("guess") }, "\(logged)")
+        #expect(logged.contains { $0.contains(#""path":"/c/\#(id)_secret_…""#) && $0.contains(#""status":303"#) }, "\(logged)")
+        #expect(logged.contains { $0.contains(#""path":"/c/ord_x_secret_…""#) && $0.contains(#""status":404"#) }, "\(logged)")
+        #expect(logged.contains { $0.contains(#""path":"/c/…""#) }, "\(logged)")
+        #expect(logged.contains { $0.contains(#""path":"/pay/\#(id)""#) && $0.contains(#""status":200"#) }, "\(logged)")
+        await fixture.stop()
     }
 
     @Test func eachDeviceIsOfferedTheMethodsThatWorkThere() async throws {

@@ -1,4 +1,5 @@
 import Cashier
+import CashierHTTP
 import CashierSandbox
 import CashierSandboxMode
 import CashierStore
@@ -26,7 +27,7 @@ final class ServerFixture: Sendable {
         publicBaseURL: String? = nil, queryAfter: TimeInterval = 10, webhook: WebhookDispatcher.Endpoint? = nil,
         expiryInterval: Duration = .seconds(60), catalog: Catalog? = nil, breakerThreshold: Int = 5, breakerCooldown: TimeInterval = 30,
         clock: any WallClock = SystemClock(), sandboxHelpers: Bool = false, reportLines: Int = ReportLineLimit.defaultPerOrder,
-        configure: (inout MerchantConfiguration) -> Void = { _ in }
+        configure: (inout MerchantConfiguration) -> Void = { _ in }, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil
     ) async throws {
         self.clock = clock
         mode = try await SandboxMode.start(timeScale: 0.001)
@@ -47,7 +48,7 @@ final class ServerFixture: Sendable {
         databasePath = Scratch.url("server-\(UUID().uuidString).db").path
         store = try SQLiteOrderStore(path: databasePath, reportLinesPerOrder: reportLines)
         server = MerchantServer(
-            configuration: configuration, store: store, clock: clock, audit: SecretsAudit.fromEnvironment(),
+            configuration: configuration, store: store, clock: clock, audit: SecretsAudit.fromEnvironment(), accessLog: accessLog,
             sandboxPayer: sandboxHelpers ? mode : nil)
         try await server.start()
     }
