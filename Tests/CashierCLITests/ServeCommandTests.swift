@@ -157,7 +157,7 @@ import Testing
         let broken = await CapturedIO.run(["serve", "--config", file.path])
         #expect(broken.status == 2 && broken.stderr.contains("\(file.path): is not valid JSON: "), "\(broken.stderr)")
         let keys = await CapturedIO.run(["keys", "list", "--config", file.path])
-        #expect(keys.status == 2 && keys.stderr.contains("--config: \(file.path) is not valid JSON: "), "\(keys.stderr)")
+        #expect(keys.status == 2 && keys.stderr.contains("config: \(file.path): is not valid JSON: "), "\(keys.stderr)")
         let folder = await CapturedIO.run(["serve", "--sandbox", "--catalog", Scratch.folder.path])
         #expect(
             folder.status == 2 && folder.stderr.contains("--catalog: \(Scratch.folder.path) is a folder, not a file"), "\(folder.stderr)")
