@@ -119,6 +119,48 @@ import WeChatPay
         await sandbox.stop()
     }
 
+    /// An amount not written as a whole number of fen is refused as WeChat Pay refuses it — the
+    /// common mistake of a price in yuan (`0.01`), or a float (`110.00000000000001`) — never
+    /// rounded down and taken, which would hide the bug until the first real payment.
+    @Test func amountsThatAreNotWholeFenAreRefusedAsWeChatPayRefusesThem() async throws {
+        let sandbox = try Self.sandbox()
+        let client = WeChatPay.V3.Client(merchant: Self.merchant, keys: WeChatPay.V3.PlatformKeys(), baseURL: sandbox.wechatV3URL)
+        func prepay(_ total: Any, number: String = TradeNumber.generate()) async throws -> Data {
+            try await client.send(
+                "POST", "/v3/pay/transactions/native",
+                json: [
+                    "appid": "wxd678efh567hg6787", "mchid": Self.merchant.mchID, "description": "v3", "out_trade_no": number,
+                    "notify_url": "http://127.0.0.1:9/n", "amount": ["total": total, "currency": "CNY"],
+                ])
+        }
+        // (A Double 110.0 is not among them: Foundation writes it `110`, as it should be.)
+        for total in [0.01, 12.5, 110.00000000000001, "100", true] as [Any] {
+            let refused = await #expect(throws: PaymentError.self) { try await prepay(total) }
+            #expect(refused?.providerCode == "PARAM_ERROR", "\(total)")
+            #expect(refused?.providerMessage == "无法将 JSON 输入源“/body/amount/total”映射到目标字段“总金额”中，此字段需要一个合法的 64 位有符号整数", "\(total)")
+        }
+        let number = TradeNumber.generate()
+        _ = try await prepay(110, number: number)
+        #expect(await sandbox.wechatV3.pay(outTradeNo: number, outcome: .success) == "SUCCESS")
+        for (refund, total, field) in [(0.5, 110, "refund"), (10, "110", "total")] as [(Any, Any, String)] {
+            let refused = await #expect(throws: PaymentError.self) {
+                try await client.send(
+                    "POST", "/v3/refund/domestic/refunds",
+                    json: [
+                        "out_trade_no": number, "out_refund_no": "R" + number,
+                        "amount": ["refund": refund, "total": total, "currency": "CNY"],
+                    ])
+            }
+            #expect(refused?.providerCode == "PARAM_ERROR" && refused?.providerMessage?.contains("/body/amount/\(field)”") == true)
+        }
+        #expect(
+            try await client.refund(
+                outTradeNo: number, outRefundNo: "R" + number, total: Money(minorUnits: 110, currency: .cny),
+                refund: Money(minorUnits: 10, currency: .cny)
+            ).hasPrefix("50"))
+        await sandbox.stop()
+    }
+
     @Test func publicKeyModeAndWrongKeys() async throws {
         let sandbox = try Self.sandbox()
         await sandbox.wechatV3.setSigningMode(.publicKey)

@@ -211,6 +211,7 @@ public actor WeChatV3Sandbox {
     }
 
     private func prepay(_ kind: String, _ body: [String: Any], _ merchant: Merchant) -> HTTPServerResponse {
+        if let refused = amountProblem(body, [("total", "总金额")]) { return refused }
         let partner = body["sp_mchid"] != nil
         guard (partner ? body["sp_mchid"] : body["mchid"]) as? String == merchant.mchID else {
             return error(400, "PARAM_ERROR", "mchid与请求头中的商户号不一致")
@@ -219,7 +220,7 @@ public actor WeChatV3Sandbox {
         guard !partner || subMchID?.isEmpty == false else { return error(400, "PARAM_ERROR", "服务商模式下sub_mchid必填") }
         guard let appID = (partner ? body["sp_appid"] : body["appid"]) as? String, let description = body["description"] as? String,
             let outTradeNo = body["out_trade_no"] as? String, let notifyURL = body["notify_url"] as? String,
-            let amount = body["amount"] as? [String: Any], let total = (amount["total"] as? NSNumber)?.int64Value, total > 0
+            let amount = body["amount"] as? [String: Any], let total = amount["total"].flatMap(JSONNumber.writtenInteger), total > 0
         else { return error(400, "PARAM_ERROR", "缺少必要参数或参数格式错误") }
         let payer = body["payer"] as? [String: Any]
         let openID = (payer?["openid"] ?? payer?["sp_openid"] ?? payer?["sub_openid"]) as? String
@@ -333,6 +334,7 @@ public actor WeChatV3Sandbox {
     }
 
     private func refund(_ body: [String: Any]) -> HTTPServerResponse {
+        if let refused = amountProblem(body, [("refund", "退款金额"), ("total", "原订单金额")]) { return refused }
         guard
             let number = body["out_trade_no"] as? String
                 ?? (body["transaction_id"] as? String).flatMap({ id in orders.first { $0.value.transactionID == id }?.key }),
@@ -340,7 +342,9 @@ public actor WeChatV3Sandbox {
         else { return error(404, "RESOURCE_NOT_EXISTS", "订单不存在") }
         guard order.state == "SUCCESS" || order.state == "REFUND" else { return error(403, "NOT_ENOUGH", "订单未支付") }
         guard let outRefundNo = body["out_refund_no"] as? String, let amount = body["amount"] as? [String: Any],
-            let refund = (amount["refund"] as? NSNumber)?.int64Value, let total = (amount["total"] as? NSNumber)?.int64Value, refund > 0,
+            let refund = amount["refund"].flatMap(JSONNumber.writtenInteger),
+            let total = amount["total"].flatMap(JSONNumber.writtenInteger),
+            refund > 0,
             total == order.total
         else { return error(400, "PARAM_ERROR", "退款金额或订单金额与原订单不一致") }
         if let existing = order.refunds.first(where: { $0.outRefundNo == outRefundNo }) {
@@ -553,7 +557,22 @@ public actor WeChatV3Sandbox {
         return HTTPServerResponse(status: status, headers: headers, body: Array(body))
     }
 
-    private func error(_ status: Int, _ code: String, _ message: String) -> HTTPServerResponse {
-        signed(status, ["code": code, "message": message])
+    private func error(_ status: Int, _ code: String, _ message: String, detail: [String: Any]? = nil) -> HTTPServerResponse {
+        signed(status, ["code": code, "message": message].merging(detail.map { ["detail": $0] } ?? [:]) { $1 })
+    }
+
+    /// WeChat Pay's refusal of an amount that is not written as a whole number of fen — `0.01`
+    /// (yuan where fen were meant), `12.5`, `110.00000000000001`, `"100"`, `true` — naming the
+    /// field as it does: `nil` when every one of `fields` (`(key, its name in the message)`) under
+    /// `body.amount` that is given is a whole number.
+    private func amountProblem(_ body: [String: Any], _ fields: [(String, String)]) -> HTTPServerResponse? {
+        guard let amount = body["amount"] as? [String: Any] else { return nil }
+        for (key, name) in fields {
+            guard let value = amount[key], JSONNumber.writtenInteger(value) == nil else { continue }
+            return error(
+                400, "PARAM_ERROR", "无法将 JSON 输入源“/body/amount/\(key)”映射到目标字段“\(name)”中，此字段需要一个合法的 64 位有符号整数",
+                detail: ["location": "body", "value": value])
+        }
+        return nil
     }
 }

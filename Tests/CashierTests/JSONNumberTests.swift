@@ -1,10 +1,10 @@
+import Cashier
 import Foundation
 import Testing
 
-@testable import CashierServer
-
 /// On Linux `JSONSerialization`'s 0 and 1 pass `is Bool` and its `true` passes `as? Int`; the
-/// configuration's counter times refused 1 second, and a price of `true` minor units was 1.
+/// configuration's counter times refused 1 second, and a price of `true` minor units was 1. And
+/// a sandbox that took 12.5 fen as 12 was kinder than WeChat Pay, which refuses it.
 @Suite struct JSONNumberTests {
     func parsed(_ text: String) throws -> Any {
         let object = try JSONSerialization.jsonObject(with: Data(("{\"v\":" + text + "}").utf8)) as? [String: Any]
@@ -28,5 +28,14 @@ import Testing
         let fraction = try parsed("0.05")
         let text = try parsed(#""1""#)
         #expect(JSONNumber.number(fraction) == 0.05 && JSONNumber.number(text) == nil)
+    }
+
+    @Test func anIntegerAsWrittenIsNotAFractionAFloatOrABoolean() throws {
+        for (text, whole) in [("0", Int64(0)), ("1", 1), ("12", 12), ("-7", -7), ("9223372036854775807", .max)] {
+            #expect(JSONNumber.writtenInteger(try parsed(text)) == whole, "\(text)")
+        }
+        for text in ["110.0", "0.01", "12.5", "1e2", "110.00000000000001", "18446744073709551615", "true", "false", #""12""#, "null"] {
+            #expect(JSONNumber.writtenInteger(try parsed(text)) == nil, "\(text)")
+        }
     }
 }
