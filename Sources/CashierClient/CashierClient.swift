@@ -78,8 +78,11 @@ public struct CashierClient: Sendable {
     // MARK: Confirmation
 
     /// Asks the server until the order is paid or can no longer be (closed, failed, refunded), or
-    /// until `timeout`; waits grow from 0.5 s to 4 s. Network failures are retried until then.
-    /// - Throws: ``CashierClientError`` `confirmation_timeout` with the last status seen.
+    /// until `timeout`; waits grow from 0.5 s to 4 s. Network failures are retried until then. A
+    /// server that asks for a longer wait (429 with `Retry-After`: many payers behind one address)
+    /// gets it; when that wait would pass `timeout`, the confirmation ends at once.
+    /// - Throws: ``CashierClientError`` `confirmation_timeout` with the last status seen and the
+    ///   last error.
     public func confirm(orderID: String, clientSecret: String, timeout: Duration = .seconds(60), firstDelay: Duration = .milliseconds(500))
         async throws -> ClientOrder
     {
@@ -89,6 +92,7 @@ public struct CashierClient: Sendable {
         var lastSeen: ClientOrder?
         var lastError: (any Error)?
         while true {
+            var wait = delay
             do {
                 let order = try await order(id: orderID, clientSecret: clientSecret)
                 lastSeen = order
@@ -97,9 +101,11 @@ public struct CashierClient: Sendable {
                 throw error  // wrong id or keys: waiting will not help
             } catch {
                 lastError = error
+                // The server's own wait, when it asked for one: asking sooner is refused again.
+                if let asked = (error as? CashierClientError)?.retryAfter { wait = max(wait, asked) }
             }
-            guard clock.now.advanced(by: delay) < deadline else { break }
-            try await Task.sleep(for: delay)
+            guard clock.now.advanced(by: wait) < deadline else { break }
+            try await Task.sleep(for: wait)
             delay = min(delay * 2, .seconds(4))
         }
         throw CashierClientError(
@@ -160,10 +166,13 @@ public struct CashierClient: Sendable {
         let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         guard (200..<300).contains(status) else {
             let error = object["error"] as? [String: Any]
+            let wait = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Retry-After").flatMap {
+                Int($0.trimmingCharacters(in: .whitespaces))
+            }
             throw CashierClientError(
                 code: error?["code"] as? String ?? "http_\(status)",
                 message: error?["message"] as? String ?? "the server answered HTTP \(status)",
-                httpStatus: status)
+                httpStatus: status, retryAfter: wait.flatMap { $0 >= 0 ? .seconds($0) : nil })
         }
         return object
     }

@@ -5,11 +5,15 @@ public struct CashierClientError: Error, Sendable, Equatable, CustomStringConver
     public let message: String
     /// The HTTP status, when the server answered.
     public let httpStatus: Int?
+    /// How long the server asked to wait before trying again (its `Retry-After`, in seconds): a
+    /// 429 `rate_limited` when many payers share one address, a 409 `idempotency_key_in_use`.
+    public let retryAfter: Duration?
 
-    public init(code: String, message: String, httpStatus: Int? = nil) {
+    public init(code: String, message: String, httpStatus: Int? = nil, retryAfter: Duration? = nil) {
         self.code = code
         self.message = message
         self.httpStatus = httpStatus
+        self.retryAfter = retryAfter
     }
 
     public var description: String { "CashierClientError(\(code)): \(message)" }

@@ -2,12 +2,14 @@ import ApplePay
 import Cashier
 import CashierClient
 import CashierCrypto
+import CashierHTTP
 import CashierSandbox
 import CashierSandboxMode
 import CashierServer
 import CashierStore
 import ChildProcesses
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 import WeChatPay
@@ -22,7 +24,7 @@ import enum CashierClient.PaymentMethod
         let server: MerchantServer
         let keys: (secret: String, publishable: String)
 
-        init() async throws {
+        init(publishableRequestsPerMinute: Int = 0) async throws {
             let mode = try await SandboxMode.start(timeScale: 0.001)
             sandbox = mode.sandbox
             keys = (mode.configuration.secretKey, mode.configuration.publishableKey)
@@ -30,7 +32,9 @@ import enum CashierClient.PaymentMethod
                 path: Scratch.url("client-\(UUID().uuidString).db").path)
             // The sandbox's token minter reads the order's total from here.
             await mode.connect(to: store)
-            server = MerchantServer(configuration: mode.configuration, store: store, audit: SecretsAudit.fromEnvironment())
+            var configuration = mode.configuration
+            configuration.publishableRequestsPerMinute = publishableRequestsPerMinute
+            server = MerchantServer(configuration: configuration, store: store, audit: SecretsAudit.fromEnvironment())
             try await server.start()
         }
 
@@ -227,6 +231,62 @@ import enum CashierClient.PaymentMethod
         // The same 401 as for an order that does not exist: a guess learns nothing.
         #expect(refused?.httpStatus == 401 && refused?.code == "unauthorized")
         await world.stop()
+    }
+
+    /// Many payers behind one address (a carrier's NAT) use up the publishable key's requests:
+    /// the server answers 429 with `Retry-After`, and the error says how long to wait.
+    @Test func aRateLimitedRequestSaysHowLongToWait() async throws {
+        let world = try await World(publishableRequestsPerMinute: 2)
+        let order = try await world.order()
+        var refused: CashierClientError?
+        for _ in 0..<3 where refused == nil {
+            do {
+                _ = try await world.client.startPayment(orderID: order.id, clientSecret: order.secret, method: .wechatNative)
+            } catch let error as CashierClientError {
+                refused = error
+            }
+        }
+        #expect(refused?.httpStatus == 429 && refused?.code == "rate_limited", "\(String(describing: refused))")
+        let wait = try #require(refused?.retryAfter)
+        #expect(wait >= .seconds(1) && wait <= .seconds(60), "\(wait)")
+        await world.stop()
+    }
+
+    /// A confirmation waits as long as a 429's `Retry-After` asks (a proxy in front limiting the
+    /// polls) instead of asking again every few hundred milliseconds, and ends at once, naming
+    /// the limit, when the wait would pass its timeout.
+    @Test func aConfirmationWaitsAsARateLimitAsks() async throws {
+        let refusals = Atomic<Int>(0)
+        let firstAsked = Mutex<ContinuousClock.Instant?>(nil)
+        let retryAfter = Mutex("1")
+        let proxy = HTTPServer(configuration: .init()) { _ in
+            let now = ContinuousClock.now
+            let first = firstAsked.withLock { first in
+                if first == nil { first = now }
+                return first!
+            }
+            guard now - first >= .seconds(1) else {
+                refusals.add(1, ordering: .relaxed)
+                var limited = HTTPServerResponse.error(status: 429, code: "rate_limited", message: "slow down")
+                limited.headers.set("Retry-After", retryAfter.withLock { $0 })
+                return .now(limited)
+            }
+            return .now(
+                .json(object: ["id": "ord_1", "status": "paid", "amount": ["amount": "1.00", "amount_minor": 100, "currency": "CNY"]]))
+        }
+        try proxy.start()
+        let client = CashierClient(baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!, publishableKey: "pk_test")
+        let paid = try await client.confirm(orderID: "ord_1", clientSecret: "s", timeout: .seconds(20), firstDelay: .milliseconds(50))
+        #expect(paid.status == .paid && refusals.load(ordering: .relaxed) == 1)
+        // A wait past the timeout: ended at once, with the server's reason.
+        firstAsked.withLock { $0 = nil }
+        retryAfter.withLock { $0 = "30" }
+        let error = await #expect(throws: CashierClientError.self) {
+            try await client.confirm(orderID: "ord_1", clientSecret: "s", timeout: .seconds(5), firstDelay: .milliseconds(50))
+        }
+        #expect(error?.code == "confirmation_timeout" && error?.message.contains("slow down") == true, "\(String(describing: error))")
+        #expect(refusals.load(ordering: .relaxed) == 2)
+        await proxy.stop()
     }
 
     @Test func aServerThatCannotBeReachedNeverMeansPaid() async throws {
