@@ -71,6 +71,7 @@ extension ConfigurationFile {
                     Shape.keys([
                         "query_after_seconds", "query_interval_seconds", "expiry_interval_seconds", "webhook_interval_seconds",
                         "lease_seconds", "refund_interval_seconds", "refund_check_after_seconds", "idempotency_lease_seconds",
+                        "read_query_interval_seconds",
                     ])),
                 "http": .object(
                     Shape.keys([

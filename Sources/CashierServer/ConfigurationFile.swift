@@ -243,6 +243,7 @@ public struct ConfigurationFile: Sendable {
                 try reader.wholeNumber(jobs, key, "jobs.", of: "seconds", in: range)
             }
             if let value = try seconds("query_after_seconds", 0...86_400) { configuration.queryAfter = TimeInterval(value) }
+            if let value = try seconds("read_query_interval_seconds", 0...3_600) { configuration.readQueryInterval = TimeInterval(value) }
             if let value = try seconds("query_interval_seconds", 1...3_600) { configuration.queryInterval = .seconds(value) }
             if let value = try seconds("expiry_interval_seconds", 1...3_600) { configuration.expiryInterval = .seconds(value) }
             if let value = try seconds("webhook_interval_seconds", 1...3_600) { configuration.webhookInterval = .seconds(value) }

@@ -1,23 +1,67 @@
+import Cashier
 import CashierStore
+import Foundation
 import Synchronization
 
-/// One question to a provider at a time about each payment. An app polling an order whose
-/// payment is in doubt makes the server ask the provider (``MerchantAPI/queryIfInDoubt(_:)``),
-/// and a page that polls from many connections at once would ask as many times. A request that
-/// finds a question about the same payment under way waits for its answer instead of asking
-/// again. Requests one after another still ask each time.
+/// One question to a provider at a time about each payment, and not one after another. An app
+/// polling an order whose payment is in doubt makes the server ask the provider
+/// (``MerchantAPI/queryIfInDoubt(_:)``), and a page that polls from many connections at once
+/// would ask as many times: a request that finds a question about the same payment under way
+/// waits for its answer instead of asking again. And a question that left the payment in doubt
+/// (or got no answer) is not asked again until `interval` has passed: the reads in between answer
+/// what the store holds.
 final class InFlightQueries: Sendable {
-    private let running = Mutex<[String: Task<StoredOrder?, any Error>]>([:])
+    private struct State {
+        var running: [String: Task<StoredOrder?, any Error>] = [:]
+        /// When each payment's last question that decided nothing finished.
+        var asked: [String: Date] = [:]
+    }
 
-    /// `ask`'s answer for `paymentID`: the one under way, or a new one.
+    private let state = Mutex(State())
+    let interval: TimeInterval
+    private let clock: any WallClock
+
+    /// - Parameter interval: how long after a question that decided nothing the next one waits (`0`: none).
+    init(interval: TimeInterval = 0, clock: any WallClock = SystemClock()) {
+        self.interval = interval
+        self.clock = clock
+    }
+
+    /// `ask`'s answer for `paymentID`: the one under way, or a new one; `nil` without asking when
+    /// a question about it that decided nothing finished less than ``interval`` ago.
     func answer(for paymentID: String, _ ask: @escaping @Sendable () async throws -> StoredOrder?) async throws -> StoredOrder? {
-        let task = running.withLock { running in
-            if let underWay = running[paymentID] { return underWay }
+        let now = clock.now()
+        let task = state.withLock { state -> Task<StoredOrder?, any Error>? in
+            if let underWay = state.running[paymentID] { return underWay }
+            if let last = state.asked[paymentID], now.timeIntervalSince(last) < interval, now >= last { return nil }
             let task = Task { try await ask() }
-            running[paymentID] = task
+            state.running[paymentID] = task
             return task
         }
-        defer { running.withLock { if $0[paymentID] == task { $0[paymentID] = nil } } }
-        return try await task.value
+        guard let task else { return nil }
+        let answer: StoredOrder?
+        do {
+            answer = try await task.value
+        } catch {
+            finished(paymentID, task, decided: false)
+            throw error
+        }
+        finished(paymentID, task, decided: answer != nil)
+        return answer
+    }
+
+    private func finished(_ paymentID: String, _ task: Task<StoredOrder?, any Error>, decided: Bool) {
+        let now = clock.now()
+        state.withLock { state in
+            guard state.running[paymentID] == task else { return }
+            state.running[paymentID] = nil
+            if decided || interval <= 0 {
+                state.asked[paymentID] = nil
+            } else {
+                state.asked[paymentID] = now
+                // Forgotten once their interval is over: the map holds the payments asked about lately.
+                if state.asked.count > 1_024 { state.asked = state.asked.filter { now.timeIntervalSince($0.value) < interval } }
+            }
+        }
     }
 }

@@ -37,7 +37,7 @@ struct MerchantAPI: Sendable {
     /// The payer-side requests with the publishable key, per address; `nil` when not limited.
     let throttle: PublishableKeyThrottle?
     /// The provider questions under way about payments in doubt, shared by the requests that need them.
-    let queries = InFlightQueries()
+    let queries: InFlightQueries
 
     init(
         configuration: MerchantConfiguration, store: any OrderStore, listening: ListeningPort, metrics: ServerMetrics, instanceID: String,
@@ -54,6 +54,7 @@ struct MerchantAPI: Sendable {
         self.instanceID = instanceID
         self.clock = clock
         self.audit = audit
+        queries = InFlightQueries(interval: configuration.readQueryInterval, clock: clock)
         throttle =
             configuration.publishableRequestsPerMinute > 0
             ? PublishableKeyThrottle(perMinute: configuration.publishableRequestsPerMinute) : nil

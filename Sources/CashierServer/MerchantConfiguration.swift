@@ -276,6 +276,12 @@ public struct MerchantConfiguration: Sendable {
     /// When a payment has been pending this long, reading the order asks the provider first
     /// ("query when in doubt": the notification may be late or lost).
     public var queryAfter: TimeInterval = 10
+    /// Reading an order asks the provider about a payment in doubt at most once in this long
+    /// (per payment, per instance); reads in between answer what the store holds, which a
+    /// notification still updates at once. Without it, whoever holds one order's client secret
+    /// could make the server spend the merchant's query quota at the provider as fast as it can
+    /// read the order, one read after another. `0`: every read asks.
+    public var readQueryInterval: TimeInterval = 2
     /// How often the query-fallback job looks for pending payments to ask about (each one backs
     /// off from ``queryAfter``, doubling up to ten minutes).
     public var queryInterval: Duration = .seconds(5)

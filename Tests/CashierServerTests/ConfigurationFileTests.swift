@@ -320,6 +320,29 @@ import Testing
     }
 
     /// A merchant whose endpoint cannot take sixteen requests at once says how many it can.
+    /// How often reading an order may ask about a payment in doubt: 2 s unless said, 0 for every
+    /// read, at most an hour.
+    @Test func theReadQueryIntervalIsReadAndChecked() throws {
+        let folder = try Folder()
+        var root = try full(folder)
+        #expect(
+            try ConfigurationFile(contentsOf: try folder.config(root), environment: Self.environment).configuration.readQueryInterval == 2)
+        for seconds in [0, 30] {
+            root["jobs"] = ["read_query_interval_seconds": seconds]
+            let parsed = try ConfigurationFile(contentsOf: try folder.config(root), environment: Self.environment)
+            #expect(parsed.configuration.readQueryInterval == TimeInterval(seconds))
+        }
+        for wrong in [3_601, -1, 1.5, true] as [Any] {
+            root["jobs"] = ["read_query_interval_seconds": wrong]
+            let refused = #expect(throws: ConfigurationFile.Problem.self) {
+                try ConfigurationFile(contentsOf: try folder.config(root), environment: Self.environment)
+            }
+            #expect(
+                refused?.description == "config: jobs.read_query_interval_seconds: must be a whole number of seconds, 0 to 3600", "\(wrong)"
+            )
+        }
+    }
+
     @Test func theWebhookEndpointSetsHowManyDeliveriesAreInFlight() throws {
         let folder = try Folder()
         var root = try full(folder)

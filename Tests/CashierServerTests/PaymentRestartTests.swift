@@ -125,9 +125,10 @@ import Testing
 
     /// An app polling a payment in doubt from twenty connections at once, while the provider is
     /// slow to answer: the requests share one question to the provider instead of asking twenty
-    /// times, and every one gets the answer. A request after that asks again.
+    /// times, and every one gets the answer. A request after that asks again (here every read may
+    /// ask: `readQueryInterval` 0; InFlightQueriesTests has the interval).
     @Test func pollsAtOnceAboutAPaymentInDoubtShareOneQuestion() async throws {
-        let fixture = try await ServerFixture(queryAfter: 0)
+        let fixture = try await ServerFixture(queryAfter: 0) { $0.readQueryInterval = 0 }
         let id = try await fixture.createOrderID(amount: "7.70")
         #expect(try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"]).status == 200)
         let before = await fixture.sandbox.wechatV2.calls(to: "pay/orderquery")
@@ -156,6 +157,40 @@ import Testing
         fixture.sandbox.setFault(.none)
         _ = try await fixture.call("GET", "/v1/orders/\(id)")
         #expect(await fixture.sandbox.wechatV2.calls(to: "pay/orderquery") - before == asked + 1)
+        await fixture.stop()
+    }
+
+    /// Reads one after another about a payment in doubt ask the provider at most once in
+    /// `readQueryInterval`: whoever holds the client secret cannot spend the merchant's query
+    /// quota by reading as fast as it can. A payment made meanwhile (its notification lost) is
+    /// found by the first read after the interval; a notification shows at once, interval or not.
+    @Test func readsOneAfterAnotherAskAtMostOnceAnInterval() async throws {
+        let clock = ManualClock(Date())
+        let fixture = try await ServerFixture(publicBaseURL: "http://127.0.0.1:9", queryAfter: 0, clock: clock) {
+            $0.readQueryInterval = 5
+        }
+        let order = try await fixture.createOrder(amount: "6.60")
+        let id = try #require(order["id"] as? String)
+        #expect(try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "wechat.native"]).status == 200)
+        let before = await fixture.sandbox.wechatV2.calls(to: "pay/orderquery")
+        func asked() async -> Int { await fixture.sandbox.wechatV2.calls(to: "pay/orderquery") - before }
+        func status(key: String? = nil) async throws -> String? {
+            var path = "/v1/orders/\(id)"
+            if key != nil { path += "?client_secret=\(order["client_secret"] as? String ?? "")" }
+            return try await fixture.call("GET", path, key: key).object["status"] as? String
+        }
+        for _ in 0..<10 { #expect(try await status() == "pending") }
+        for _ in 0..<10 { #expect(try await status(key: fixture.keys.publishable) == "pending") }
+        #expect(await asked() == 1)
+        // Paid at WeChat, its notification lost (the notify URL answers nothing): in doubt until the interval ends.
+        await fixture.sandbox.wechatV2.pay(outTradeNo: order["out_trade_no"] as? String ?? "", outcome: .success)
+        clock.advance(by: 4)
+        #expect(try await status() == "pending")
+        #expect(await asked() == 1)
+        clock.advance(by: 1)
+        #expect(try await status(key: fixture.keys.publishable) == "paid")
+        #expect(await asked() == 2)
+        #expect(try await fixture.store.events(orderID: id).contains { $0.kind == .query && $0.to == .paid })
         await fixture.stop()
     }
 }
