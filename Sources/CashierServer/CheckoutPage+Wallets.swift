@@ -110,7 +110,10 @@ extension CheckoutPage {
         case "request":
             body = ["method": PaymentMethod.applePay.rawValue, "client_secret": secret]
             return await api.startPayment(appRequest("/v1/orders/\(id)/payments", body, for: visit), id: id)
-        case "session": return await api.applePaySession(appRequest("/v1/applepay/sessions", body, for: visit))
+        case "session":
+            // The page sends the client secret with every step; the session is the merchant's, not the order's.
+            body["client_secret"] = nil
+            return await api.applePaySession(appRequest("/v1/applepay/sessions", body, for: visit))
         case "update":
             return await api.updateApplePaySheet(appRequest("/v1/orders/\(id)/payments/applepay/update", body, for: visit), id: id)
         case "authorize":

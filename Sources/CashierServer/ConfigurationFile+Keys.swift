@@ -109,36 +109,14 @@ extension ConfigurationFile {
         }
     }
 
-    /// "is not a setting": with the known key closest in spelling (at most two edits away, or the
-    /// same ignoring case, `-` and `_`), else the keys this object takes when they are few.
+    /// "is not a setting": with the known key closest in spelling (``KeySuggestion``), else the
+    /// keys this object takes when they are few.
     static func unknownKeyReason(_ key: String, among known: Dictionary<String, Shape>.Keys) -> String {
         let comment = #"(a key starting with "_" is a comment)"#
-        func folded(_ text: String) -> String { text.lowercased().filter { $0 != "_" && $0 != "-" } }
-        let guesses = known.map { (name: $0, distance: folded($0) == folded(key) ? 0 : editDistance($0, key)) }
-            .filter { $0.distance <= 2 }
-            .sorted { ($0.distance, $0.name) < ($1.distance, $1.name) }
-        if let guess = guesses.first {
-            return "is not a setting: did you mean \(guess.name)? \(comment)"
+        if let guess = KeySuggestion.closest(to: key, among: known) {
+            return "is not a setting: did you mean \(guess)? \(comment)"
         }
         guard known.count <= 12 else { return "is not a setting: see the README's configuration \(comment)" }
         return "is not a setting: this object takes \(known.sorted().joined(separator: ", ")) \(comment)"
-    }
-
-    /// Levenshtein distance between two short keys, by characters.
-    static func editDistance(_ left: String, _ right: String) -> Int {
-        let a = Array(left)
-        let b = Array(right)
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var previous = Array(0...b.count)
-        var current = previous
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            swap(&previous, &current)
-        }
-        return previous[b.count]
     }
 }

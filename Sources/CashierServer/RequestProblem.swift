@@ -27,14 +27,21 @@ struct RequestProblem: Error, Sendable {
     static func unprocessable(_ message: String) -> RequestProblem { RequestProblem(message: message, status: 422) }
 
     /// A JSON body decoded as `type`; a body that does not decode is refused naming the field
-    /// (`items[0].amount_minor: expected a whole number that fits in 64 bits`) after `expected`.
+    /// (`items[0].amount_minor: expected a whole number that fits in 64 bits`) after `expected`,
+    /// and so is a field `type` does not read (``RequestFields``): a typo is named, not ignored.
     /// - Parameter emptyIsObject: an empty body reads as `{}` (a body whose every field is optional).
     static func decode<T: Decodable>(_ type: T.Type, from request: HTTPServerRequest, expected: String, emptyIsObject: Bool = false) throws
         -> T
     {
+        let body =
+            emptyIsObject && request.body.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) ? Array("{}".utf8) : request.body
+        // Checked first: a misspelt required field is named as the typo, not as missing.
+        if let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+            let unknown = try RequestFields.of(type).unknownField(in: object)
+        {
+            throw RequestProblem(unknown)
+        }
         do {
-            let body =
-                emptyIsObject && request.body.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) ? Array("{}".utf8) : request.body
             return try JSONDecoder().decode(type, from: Data(body))
         } catch let error as DecodingError {
             throw RequestProblem(explain(error).map { "\($0); expected \(expected)" } ?? "expected \(expected)")

@@ -105,9 +105,9 @@ import Testing
     }
 
     @Test func editDistanceCountsInsertionsDeletionsAndSubstitutions() {
-        #expect(ConfigurationFile.editDistance("webhook", "webhok") == 1)
-        #expect(ConfigurationFile.editDistance("kitten", "sitting") == 3)
-        #expect(ConfigurationFile.editDistance("", "abc") == 3 && ConfigurationFile.editDistance("abc", "") == 3)
-        #expect(ConfigurationFile.editDistance("same", "same") == 0)
+        #expect(KeySuggestion.editDistance("webhook", "webhok") == 1)
+        #expect(KeySuggestion.editDistance("kitten", "sitting") == 3)
+        #expect(KeySuggestion.editDistance("", "abc") == 3 && KeySuggestion.editDistance("abc", "") == 3)
+        #expect(KeySuggestion.editDistance("same", "same") == 0)
     }
 }

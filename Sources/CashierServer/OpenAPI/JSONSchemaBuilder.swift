@@ -171,6 +171,8 @@ final class SchemaShape {
         var schema: [String: Any] = ["type": "object", "properties": properties]
         let required = order.filter { !optional.contains($0) }
         if !required.isEmpty { schema["required"] = required }
+        // A request object takes only its fields: the server refuses any other (RequestFields).
+        if nullableOptionals { schema["additionalProperties"] = false }
         return schema
     }
 }

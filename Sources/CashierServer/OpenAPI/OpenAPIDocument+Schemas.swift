@@ -223,6 +223,10 @@ extension MerchantAPI.SheetUpdateBody: SchemaDocumented {
 
 extension MerchantAPI.RedactedContact: SchemaDocumented {
     static var schemaName: String { "ApplePayRedactedContact" }
+    static var schemaDescription: String? {
+        "Apple Pay JS's redacted shippingContact, passed as the sheet gives it: these fields are read, any other is ignored."
+    }
+    static var schemaExtra: [String: Any] { ["additionalProperties": true] }
 }
 
 extension MerchantAPI.SessionBody: SchemaDocumented {
