@@ -1,3 +1,5 @@
+import Cashier
+
 /// Routes requests by method and path pattern (`/v1/orders/{id}/events`).
 ///
 /// Unknown paths answer 404; a known path with another method answers 405 with `Allow`.
@@ -22,6 +24,16 @@ public struct Router: Sendable {
         let deciding: DecidingHandler?
         /// Added with ``addImmediate(_:_:_:)``: its answer is always ``HTTPServer/Answer/now(_:)``.
         let immediate: ImmediateHandler?
+        /// The query parameters it takes (``limitQuery(_:_:to:)``); `nil`: any.
+        var query: Set<String>? = nil
+
+        /// Why `request`'s query does not suit this route: the first parameter it does not take.
+        func refusal(_ request: HTTPServerRequest) -> String? {
+            guard let query, let unknown = request.query.first(where: { !query.contains($0.name) })?.name else { return nil }
+            let guess = KeySuggestion.closest(to: unknown, among: query).map { ": did you mean \($0)?" }
+            let takes = query.isEmpty ? ": it takes none" : query.count <= 12 ? ": it takes \(query.sorted().joined(separator: ", "))" : ""
+            return "\(unknown) is not a parameter of \(method) \(pattern)" + (guess ?? takes)
+        }
     }
 
     private enum Segment: Sendable, Equatable {
@@ -88,6 +100,18 @@ public struct Router: Sendable {
         routes.append(route)
     }
 
+    /// Limits the route `method pattern` to the query parameters `names`: a request naming another
+    /// is answered 400 before the handler runs, naming it and the one probably meant — a misspelt
+    /// filter (`?statuss=paid`) would otherwise be ignored and the whole list answered.
+    public mutating func limitQuery(_ method: String, _ pattern: String, to names: Set<String>) {
+        for index in routes.indices where routes[index].method == method && routes[index].pattern == pattern {
+            routes[index].query = names
+        }
+        for (path, route) in literals[method] ?? [:] where route.pattern == pattern {
+            literals[method]?[path]?.query = names
+        }
+    }
+
     /// Every route as (method, pattern), in the order added.
     public var table: [(method: String, pattern: String)] {
         routes.map { ($0.method, $0.pattern) }
@@ -115,6 +139,7 @@ public struct Router: Sendable {
             response.headers.set("Allow", allowed.joined(separator: ", "))
             return .now(response)
         case .notFound: return .now(.error(status: 404, code: "not_found", message: "no such endpoint"))
+        case .badQuery(let message): return .now(.error(status: 400, code: "invalid_request", message: message))
         }
     }
 
@@ -127,15 +152,20 @@ public struct Router: Sendable {
         case route(Route, RouteParameters)
         case notAllowed([String])
         case notFound
+        case badQuery(String)
     }
 
     private func lookup(_ request: HTTPServerRequest) -> Lookup {
-        if let route = literals[request.method]?[request.path] { return .route(route, RouteParameters(values: [:])) }
+        if let route = literals[request.method]?[request.path] {
+            if let refusal = route.refusal(request) { return .badQuery(refusal) }
+            return .route(route, RouteParameters(values: [:]))
+        }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
         var allowed: [String] = []
         for route in routes {
             guard let parameters = match(route.segments, parts) else { continue }
             if route.method == request.method || (route.method == "GET" && request.method == "HEAD") {
+                if let refusal = route.refusal(request) { return .badQuery(refusal) }
                 return .route(route, parameters)
             }
             allowed.append(route.method)

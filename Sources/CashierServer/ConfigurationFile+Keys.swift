@@ -1,3 +1,4 @@
+import Cashier
 import Foundation
 
 extension ConfigurationFile {

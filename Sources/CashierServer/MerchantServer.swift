@@ -52,6 +52,11 @@ public final class MerchantServer: Sendable {
         api.register(on: &router)
         Dashboard(api: api).register(on: &router)
         CheckoutPage(api: api).register(on: &router)
+        // The merchant API takes the query parameters its document lists, and no other.
+        for operation in OpenAPIDocument.operations where operation.path.hasPrefix("/v1/") {
+            router.limitQuery(
+                operation.method, operation.path, to: Set(operation.parameters.filter { $0.location == "query" }.map(\.name)))
+        }
         let routes = router
         audit?.secret(Self.secrets(of: configuration))
         // A checkout link's path is its order's client secret: logged without it.

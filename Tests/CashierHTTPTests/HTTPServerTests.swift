@@ -262,6 +262,35 @@ import Testing
         #expect(await answer("DELETE", "/v1/exports/today").hasPrefix("405 "))
     }
 
+    /// A route limited to its query parameters refuses another before its handler runs, naming
+    /// it and the one probably meant; literal and parameter routes alike; routes not limited take any.
+    @Test func aRouteLimitedToItsQueryRefusesAnyOther() async throws {
+        var router = Router()
+        let handled = Atomic<Int>(0)
+        router.add("GET", "/v1/orders") { _, _ in
+            handled.add(1, ordering: .relaxed)
+            return .text("list")
+        }
+        router.add("GET", "/v1/orders/{id}") { _, _ in .text("one") }
+        router.add("POST", "/notify") { _, _ in .text("free") }
+        router.limitQuery("GET", "/v1/orders", to: ["status", "limit", "starting_after"])
+        router.limitQuery("GET", "/v1/orders/{id}", to: [])
+        func answer(_ method: String, _ path: String, _ query: [(name: String, value: String)] = []) async -> String {
+            let response = await router.handle(HTTPServerRequest(method: method, path: path, query: query))
+            return "\(response.status) " + String(decoding: response.body, as: UTF8.self)
+        }
+        #expect(await answer("GET", "/v1/orders", [("status", "paid"), ("limit", "2")]) == "200 list")
+        let misspelt = await answer("GET", "/v1/orders", [("limit", "2"), ("statuss", "paid")])
+        #expect(
+            misspelt.hasPrefix("400 ") && misspelt.contains("statuss is not a parameter of GET /v1/orders: did you mean status?"),
+            "\(misspelt)")
+        #expect(await answer("HEAD", "/v1/orders", [("x", "1")]).hasPrefix("400 "))
+        #expect(handled.load(ordering: .relaxed) == 1)
+        let none = await answer("GET", "/v1/orders/ord_1", [("expand", "payments")])
+        #expect(none.hasPrefix("400 ") && none.contains("expand is not a parameter of GET /v1/orders/{id}: it takes none"), "\(none)")
+        #expect(await answer("POST", "/notify", [("anything", "1")]) == "200 free")
+    }
+
     @Test func absoluteFormTargetsRouteByTheirPath() async throws {
         #expect(HTTPServerRequest.path(ofTarget: "/a/b") == "/a/b")
         #expect(HTTPServerRequest.path(ofTarget: "http://127.0.0.1:8080/alipay/gateway.do") == "/alipay/gateway.do")

@@ -5,8 +5,8 @@ import Testing
 
 @testable import CashierServer
 
-/// A field a request body's type does not read is refused with a 400 that names it and the field
-/// probably meant, and nothing happens — where it used to be ignored: a refund of
+/// A field a request body's type does not read (or a query parameter an endpoint does not take)
+/// is refused with a 400 that names it and the one probably meant, and nothing happens — where it used to be ignored: a refund of
 /// `{"amout": "1.00"}` refunded the whole payment.
 @Suite struct RequestFieldsTests {
     static func message(_ answer: (status: Int, object: [String: Any], body: Data)) -> String {
@@ -51,6 +51,23 @@ import Testing
         }
         #expect(try await fixture.store.orders(status: nil, before: nil, limit: 100).count == orders)
         #expect(try await fixture.store.payments(orderID: id).count == 1)
+        await fixture.stop()
+    }
+
+    /// A query parameter the endpoint does not take is refused likewise: a misspelt filter would
+    /// answer the whole list (every payment, where only those owed a refund were asked for).
+    @Test func aMisspeltQueryParameterIsRefused() async throws {
+        let fixture = try await ServerFixture()
+        _ = try await RecordsAndExportsTests.paid(fixture, "2.00", "wechat.native")
+        let typo = try await fixture.call("GET", "/v1/payments?refund_requred=true")
+        #expect(
+            typo.status == 400
+                && Self.message(typo) == "refund_requred is not a parameter of GET /v1/payments: did you mean refund_required?")
+        #expect(typo.object["data"] == nil)
+        let right = try await fixture.call("GET", "/v1/payments?refund_required=true")
+        #expect(right.status == 200 && (right.object["data"] as? [Any])?.isEmpty == true)
+        #expect(try await fixture.call("GET", "/v1/orders?statuss=paid").status == 400)
+        #expect(try await fixture.call("GET", "/v1/orders?status=paid&limit=5").status == 200)
         await fixture.stop()
     }
 

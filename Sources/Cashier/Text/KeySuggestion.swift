@@ -1,9 +1,9 @@
 /// The known key a mistyped one was probably meant to be: the closest in spelling, at most two
-/// edits away, or the same ignoring case, `-` and `_`. Used for the configuration file's keys and
-/// the request bodies' fields alike.
-enum KeySuggestion {
+/// edits away, or the same ignoring case, `-` and `_`. Used for the configuration file's keys,
+/// the request bodies' fields and the query parameters alike.
+public enum KeySuggestion {
     /// The best guess among `known`, or `nil` when none is close.
-    static func closest(to key: String, among known: some Sequence<String>) -> String? {
+    public static func closest(to key: String, among known: some Sequence<String>) -> String? {
         func folded(_ text: String) -> String { text.lowercased().filter { $0 != "_" && $0 != "-" } }
         return known.map { (name: $0, distance: folded($0) == folded(key) ? 0 : editDistance($0, key)) }
             .filter { $0.distance <= 2 }
@@ -11,7 +11,7 @@ enum KeySuggestion {
     }
 
     /// Levenshtein distance between two short keys, by characters.
-    static func editDistance(_ left: String, _ right: String) -> Int {
+    public static func editDistance(_ left: String, _ right: String) -> Int {
         let a = Array(left)
         let b = Array(right)
         guard !a.isEmpty else { return b.count }
