@@ -77,7 +77,7 @@ struct RequestFields: Sendable {
                 guard let field = fields[key] else {
                     let guess = KeySuggestion.closest(to: key, among: fields.keys).map { ": did you mean \($0)?" }
                     let takes = fields.count <= 12 ? ": it takes \(fields.keys.sorted().joined(separator: ", "))" : ""
-                    return "\(at) is not a field of this request" + (guess ?? takes)
+                    return "\(KeySuggestion.quoted(at)) is not a field of this request" + (guess ?? takes)
                 }
                 if let problem = unknown(object[key] as Any, field, path: at) { return problem }
             }

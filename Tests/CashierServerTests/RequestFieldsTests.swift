@@ -54,6 +54,18 @@ import Testing
         await fixture.stop()
     }
 
+    /// A field name as long as the body allows is refused like any other, quoted short.
+    @Test func aHugeFieldNameIsQuotedShort() async throws {
+        let fixture = try await ServerFixture()
+        let key = String(repeating: "k", count: 200_000)
+        let answer = try await fixture.call(
+            "POST", "/v1/orders", json: ["items": [["label": "Latte", "amount": "1.00"]], "currency": "CNY", key: 1])
+        #expect(
+            answer.status == 400 && Self.message(answer).hasPrefix(String(repeating: "k", count: 64) + "… is not a field of this request"))
+        #expect(answer.body.count < 400)
+        await fixture.stop()
+    }
+
     /// A query parameter the endpoint does not take is refused likewise: a misspelt filter would
     /// answer the whole list (every payment, where only those owed a refund were asked for).
     @Test func aMisspeltQueryParameterIsRefused() async throws {

@@ -2,12 +2,27 @@
 /// edits away, or the same ignoring case, `-` and `_`. Used for the configuration file's keys,
 /// the request bodies' fields and the query parameters alike.
 public enum KeySuggestion {
-    /// The best guess among `known`, or `nil` when none is close.
+    /// The best guess among `known`, or `nil` when none is close. A key much longer than any known
+    /// one (a request's, up to the body's size) is not compared character by character: it costs
+    /// no more than a short one.
     public static func closest(to key: String, among known: some Sequence<String>) -> String? {
         func folded(_ text: String) -> String { text.lowercased().filter { $0 != "_" && $0 != "-" } }
-        return known.map { (name: $0, distance: folded($0) == folded(key) ? 0 : editDistance($0, key)) }
-            .filter { $0.distance <= 2 }
-            .min { ($0.distance, $0.name) < ($1.distance, $1.name) }?.name
+        let longest = known.reduce(0) { max($0, $1.count) }
+        guard key.utf8.count <= 4 * longest + 8 else { return nil }
+        let given = folded(key)
+        return known.compactMap { name -> (name: String, distance: Int)? in
+            if folded(name) == given { return (name, 0) }
+            // The distance is at least the difference in length: only near lengths are worth comparing.
+            guard abs(name.count - key.count) <= 2 else { return nil }
+            return (name, editDistance(name, key))
+        }
+        .filter { $0.distance <= 2 }
+        .min { ($0.distance, $0.name) < ($1.distance, $1.name) }?.name
+    }
+
+    /// `key` as a message may quote it: at most 64 characters (a request's key can be as long as its body).
+    public static func quoted(_ key: String) -> String {
+        key.count <= 64 ? key : key.prefix(64) + "…"
     }
 
     /// Levenshtein distance between two short keys, by characters.
