@@ -25,7 +25,8 @@ public enum CommandLineTool {
                 if command.subcommands.isEmpty {
                     return fail("'\(path.joined(separator: " "))' takes no argument '\(next)'", path: path, io: io)
                 }
-                return fail("unknown command '\(next)' for '\(path.joined(separator: " "))'", path: path, io: io)
+                let guess = KeySuggestion.closest(to: next, among: command.subcommands.map(\.name)).map { ": did you mean '\($0)'?" }
+                return fail("unknown command '\(next)' for '\(path.joined(separator: " "))'" + (guess ?? ""), path: path, io: io)
             }
             command = sub
             path.append(next)
@@ -90,7 +91,10 @@ public enum CommandLineTool {
             }
             let secretForm = command.options.first { $0.isSecret && (name == $0.name + "-file" || name == $0.name + "-env") }
             guard let option = secretForm ?? command.options.first(where: { $0.name == name && !$0.isSecret }) else {
-                throw UsageError(message: "unknown option '--\(name)'")
+                // Every name the command takes, a secret's -file and -env forms included.
+                let names = command.options.flatMap { $0.isSecret ? [$0.name + "-file", $0.name + "-env"] : [$0.name] }
+                let guess = KeySuggestion.closest(to: name, among: names).map { ": did you mean '--\($0)'?" }
+                throw UsageError(message: "unknown option '--\(name)'" + (guess ?? ""))
             }
             if option.valueName == nil {
                 guard inlineValue == nil else { throw UsageError(message: "'--\(name)' takes no value") }

@@ -68,6 +68,21 @@ import Testing
         #expect(stray.status == 2)
     }
 
+    /// A misspelt option or command is named with the one probably meant (a secret's -file and
+    /// -env forms among them); one nothing is close to is named alone.
+    @Test func aMisspeltOptionOrCommandSaysWhatWasMeant() async {
+        let option = await CapturedIO.run(["serve", "--prot", "8080"])
+        #expect(option.status == 2 && option.stderr.contains("unknown option '--prot': did you mean '--port'?"), "\(option.stderr)")
+        let secret = await CapturedIO.run(["wechat", "sign", "--key-evn", "X"])
+        #expect(secret.status == 2 && secret.stderr.contains("did you mean '--key-env'?"), "\(secret.stderr)")
+        let command = await CapturedIO.run(["reconcil"])
+        #expect(
+            command.status == 2 && command.stderr.contains("unknown command 'reconcil' for 'cashier': did you mean 'reconcile'?"),
+            "\(command.stderr)")
+        let far = await CapturedIO.run(["version", "--bogus"])
+        #expect(far.stderr.contains("unknown option '--bogus'") && !far.stderr.contains("did you mean"), "\(far.stderr)")
+    }
+
     @Test func parserHandlesValuesFlagsAndRequiredOptions() throws {
         let command = Command(
             name: "sign", summary: "s",
