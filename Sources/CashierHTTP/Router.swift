@@ -27,9 +27,17 @@ public struct Router: Sendable {
         /// The query parameters it takes (``limitQuery(_:_:to:)``); `nil`: any.
         var query: Set<String>? = nil
 
-        /// Why `request`'s query does not suit this route: the first parameter it does not take.
+        /// Why `request`'s query does not suit this route: the first parameter it does not take, or
+        /// one given twice (which of two values was meant cannot be told).
         func refusal(_ request: HTTPServerRequest) -> String? {
-            guard let query, let unknown = request.query.first(where: { !query.contains($0.name) })?.name else { return nil }
+            guard let query else { return nil }
+            if request.query.count > 1 {
+                var seen = Set<String>()
+                if let repeated = request.query.first(where: { !seen.insert($0.name).inserted }), query.contains(repeated.name) {
+                    return "\(repeated.name) is given more than once: give it once"
+                }
+            }
+            guard let unknown = request.query.first(where: { !query.contains($0.name) })?.name else { return nil }
             let guess = KeySuggestion.closest(to: unknown, among: query).map { ": did you mean \($0)?" }
             let takes = query.isEmpty ? ": it takes none" : query.count <= 12 ? ": it takes \(query.sorted().joined(separator: ", "))" : ""
             return "\(KeySuggestion.quoted(unknown)) is not a parameter of \(method) \(pattern)" + (guess ?? takes)
@@ -102,7 +110,8 @@ public struct Router: Sendable {
 
     /// Limits the route `method pattern` to the query parameters `names`: a request naming another
     /// is answered 400 before the handler runs, naming it and the one probably meant — a misspelt
-    /// filter (`?statuss=paid`) would otherwise be ignored and the whole list answered.
+    /// filter (`?statuss=paid`) would otherwise be ignored and the whole list answered — and so is
+    /// one naming a parameter twice (`?status=paid&status=closed` read only the first).
     public mutating func limitQuery(_ method: String, _ pattern: String, to names: Set<String>) {
         for index in routes.indices where routes[index].method == method && routes[index].pattern == pattern {
             routes[index].query = names

@@ -285,6 +285,8 @@ import Testing
             misspelt.hasPrefix("400 ") && misspelt.contains("statuss is not a parameter of GET /v1/orders: did you mean status?"),
             "\(misspelt)")
         #expect(await answer("HEAD", "/v1/orders", [("x", "1")]).hasPrefix("400 "))
+        let twice = await answer("GET", "/v1/orders", [("status", "paid"), ("limit", "2"), ("status", "closed")])
+        #expect(twice.hasPrefix("400 ") && twice.contains("status is given more than once"), "\(twice)")
         #expect(handled.load(ordering: .relaxed) == 1)
         let none = await answer("GET", "/v1/orders/ord_1", [("expand", "payments")])
         #expect(none.hasPrefix("400 ") && none.contains("expand is not a parameter of GET /v1/orders/{id}: it takes none"), "\(none)")
