@@ -1,5 +1,4 @@
 import Cashier
-import Foundation
 import Synchronization
 
 /// The fields a request body may carry, read from its `Decodable` type (the schema the OpenAPI
@@ -62,16 +61,13 @@ struct RequestFields: Sendable {
     /// The first field `body` carries that its type does not read, as a message naming where it
     /// is and the field probably meant (`items[1].qty is not a field of this request: did you mean
     /// quantity?`); `nil` when every field is known.
-    func unknownField(in body: Any) -> String? {
+    func unknownField(in body: JSONReader.Value) -> String? {
         Self.unknown(body, shape, path: "")
     }
 
-    private static func unknown(_ value: Any, _ shape: Shape, path: String) -> String? {
-        switch shape {
-        case .any:
-            return nil
-        case .object(let fields):
-            guard let object = value as? [String: Any] else { return nil }
+    private static func unknown(_ value: JSONReader.Value, _ shape: Shape, path: String) -> String? {
+        switch (shape, value) {
+        case (.object(let fields), .object(let object)):
             for key in object.keys.sorted() {
                 let at = path.isEmpty ? key : path + "." + key
                 guard let field = fields[key] else {
@@ -79,20 +75,23 @@ struct RequestFields: Sendable {
                     let takes = fields.count <= 12 ? ": it takes \(fields.keys.sorted().joined(separator: ", "))" : ""
                     return "\(KeySuggestion.quoted(at)) is not a field of this request" + (guess ?? takes)
                 }
-                if let problem = unknown(object[key] as Any, field, path: at) { return problem }
+                if let member = object[key], let problem = unknown(member, field, path: at) { return problem }
             }
             return nil
-        case .list(let element):
-            guard let list = value as? [Any] else { return nil }
+        case (.list(let element), .array(let list)):
             for (index, item) in list.enumerated() {
                 if let problem = unknown(item, element, path: "\(path)[\(index)]") { return problem }
             }
             return nil
-        case .map(let values):
-            guard let object = value as? [String: Any] else { return nil }
+        case (.map(let values), .object(let object)):
             for key in object.keys.sorted() {
-                if let problem = unknown(object[key] as Any, values, path: path.isEmpty ? key : path + "." + key) { return problem }
+                if let member = object[key], let problem = unknown(member, values, path: path.isEmpty ? key : path + "." + key) {
+                    return problem
+                }
             }
+            return nil
+        default:
+            // Anything goes here, or the value is not of the shape at all: the decoder names that.
             return nil
         }
     }

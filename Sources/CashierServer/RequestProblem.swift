@@ -1,3 +1,4 @@
+import Cashier
 import CashierHTTP
 import Foundation
 
@@ -35,11 +36,11 @@ struct RequestProblem: Error, Sendable {
     {
         let body =
             emptyIsObject && request.body.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) ? Array("{}".utf8) : request.body
-        // Checked first: a misspelt required field is named as the typo, not as missing.
-        if let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-            let unknown = try RequestFields.of(type).unknownField(in: object)
-        {
-            throw RequestProblem(unknown)
+        // Checked first: a misspelt required field is named as the typo, not as missing. (A body
+        // that is not JSON is left to the decoder, which says so.)
+        if let (value, repeated) = try? JSONReader.parseNamingRepeats(body) {
+            if let repeated { throw RequestProblem("\(KeySuggestion.quoted(repeated)) is given more than once: give it once") }
+            if let unknown = try RequestFields.of(type).unknownField(in: value) { throw RequestProblem(unknown) }
         }
         do {
             return try JSONDecoder().decode(type, from: Data(body))

@@ -1,4 +1,6 @@
 import Cashier
+import CashierCurl
+import CashierHTTP
 import Foundation
 import TestSupport
 import Testing
@@ -51,6 +53,24 @@ import Testing
         }
         #expect(try await fixture.store.orders(status: nil, before: nil, limit: 100).count == orders)
         #expect(try await fixture.store.payments(orderID: id).count == 1)
+        await fixture.stop()
+    }
+
+    /// A field given twice is refused: Foundation's decoder would read the first, most other
+    /// parsers (the merchant's checks, a proxy's) the last, so the body means two amounts.
+    @Test func aFieldGivenTwiceIsRefused() async throws {
+        let fixture = try await ServerFixture()
+        let paid = try await RecordsAndExportsTests.paid(fixture, "12.75", "wechat.native")
+        let id = try #require(paid["id"] as? String)
+        var headers = HTTPHeaders()
+        headers.add("Authorization", "Bearer \(fixture.keys.secret)")
+        headers.add("Content-Type", "application/json")
+        let twice = try await CurlTransport().send(
+            HTTPRequest(
+                method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/v1/orders/\(id)/refunds")!, headers: headers,
+                body: Data(#"{"amount":"1.00","reason":"x","amount":"12.75"}"#.utf8)))
+        #expect(twice.status == 400 && String(decoding: twice.body, as: UTF8.self).contains("amount is given more than once: give it once"))
+        #expect(try await fixture.store.refunds(orderID: id).isEmpty)
         await fixture.stop()
     }
 
@@ -160,9 +180,12 @@ import Testing
             let properties = try #require(schemas[name]?["properties"] as? [String: Any], "\(name)")
             #expect(schemas[name]?["additionalProperties"] as? Bool == false, "\(name)")
             let fields = try RequestFields.of(type)
-            let example = properties.mapValues { _ in "x" as Any }
-            #expect(fields.unknownField(in: example) == nil, "\(name): \(String(describing: fields.unknownField(in: example)))")
-            #expect(fields.unknownField(in: example.merging(["zzz_unknown": 1]) { $1 })?.hasPrefix("zzz_unknown is not a field") == true)
+            let example = properties.mapValues { _ in JSONReader.Value.string("x") }
+            #expect(
+                fields.unknownField(in: .object(example)) == nil,
+                "\(name): \(String(describing: fields.unknownField(in: .object(example))))")
+            let extra = JSONReader.Value.object(example.merging(["zzz_unknown": .number("1")]) { $1 })
+            #expect(fields.unknownField(in: extra)?.hasPrefix("zzz_unknown is not a field") == true)
         }
         #expect(schemas["ApplePayRedactedContact"]?["additionalProperties"] as? Bool == true)
     }

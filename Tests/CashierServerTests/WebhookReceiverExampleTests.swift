@@ -16,7 +16,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(2))) func thePythonExampleVerifiesAndActsOnceAnEvent() async throws {
         let log = Scratch.url("webhook-receiver-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let output = try FileHandle(forWritingTo: log)
         let receiver = try ChildProcess(
             "/usr/bin/python3", [packageRoot.appendingPathComponent("docs/examples/webhook_receiver.py").path, "0"],

@@ -37,6 +37,22 @@ import Testing
         }
     }
 
+    /// The first name an object gives twice, at any depth; none in a document that repeats none.
+    @Test func aRepeatedNameIsNamed() throws {
+        let cases: [(String, String?)] = [
+            (#"{"amount":"1.00","amount":"12.75"}"#, "amount"),
+            (#"{"items":[{"label":"a","label":"b"}],"x":1}"#, "label"),
+            (#"{"a":{"b":1},"c":{"b":2}}"#, nil),
+            (#"[{"a":1},{"a":2}]"#, nil),
+        ]
+        for (text, repeated) in cases {
+            let (value, name) = try JSONReader.parseNamingRepeats(Array(text.utf8))
+            #expect(name == repeated, "\(text)")
+            #expect(value == (try JSONReader.parse(Data(text.utf8))), "\(text)")
+        }
+        #expect(throws: JSONReader.Failure.self) { try JSONReader.parseNamingRepeats(Array(#"{"a":1,"a":"#.utf8)) }
+    }
+
     @Test func numbersStayExactAndLiteralsParse() throws {
         let parsed = try JSONReader.parse(Data(#"{"a":4600,"b":-0,"c":1.5e3,"d":true,"e":false,"f":null,"big":9223372036854775807}"#.utf8))
         #expect(parsed["a"]?.int64 == 4600 && parsed["b"]?.int64 == 0 && parsed["c"] == .number("1.5e3") && parsed["c"]?.int64 == nil)

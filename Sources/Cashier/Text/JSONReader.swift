@@ -41,17 +41,36 @@ public enum JSONReader {
         try bytes.withUnsafeBufferPointer(parse(buffer:))
     }
 
+    /// ``parse(_:)``, and the first name an object gives twice. Parsers disagree on which of the
+    /// two values counts (Foundation's `JSONDecoder` keeps the first, `JSONSerialization`,
+    /// Python and JavaScript the last), so a request that repeats a name is ambiguous: the
+    /// merchant's checks and Cashier could each read another amount.
+    public static func parseNamingRepeats(_ bytes: [UInt8]) throws -> (value: Value, repeatedName: String?) {
+        try bytes.withUnsafeBufferPointer { buffer in
+            var parser = Parser(bytes: buffer)
+            let value = try parser.document()
+            return (value, parser.repeatedName)
+        }
+    }
+
     private static func parse(buffer: UnsafeBufferPointer<UInt8>) throws -> Value {
         var parser = Parser(bytes: buffer)
-        let value = try parser.value(depth: 0)
-        parser.skipSpace()
-        guard parser.index == buffer.count else { throw Failure(offset: parser.index) }
-        return value
+        return try parser.document()
     }
 
     private struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
+        /// The first name an object gave twice.
+        var repeatedName: String?
+
+        /// One JSON text, with nothing after it but whitespace.
+        mutating func document() throws -> Value {
+            let value = try value(depth: 0)
+            skipSpace()
+            guard index == bytes.count else { throw Failure(offset: index) }
+            return value
+        }
 
         mutating func skipSpace() {
             while index < bytes.count {
@@ -103,7 +122,8 @@ public enum JSONReader {
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail() }
                 index += 1
-                members[key] = try value(depth: depth + 1)
+                let member = try value(depth: depth + 1)
+                if members.updateValue(member, forKey: key) != nil, repeatedName == nil { repeatedName = key }
                 skipSpace()
                 guard index < bytes.count else { throw fail() }
                 if bytes[index] == UInt8(ascii: ",") {
