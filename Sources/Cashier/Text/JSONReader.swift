@@ -41,10 +41,10 @@ public enum JSONReader {
         try bytes.withUnsafeBufferPointer(parse(buffer:))
     }
 
-    /// ``parse(_:)``, and the first name an object gives twice. Parsers disagree on which of the
-    /// two values counts (Foundation's `JSONDecoder` keeps the first, `JSONSerialization`,
-    /// Python and JavaScript the last), so a request that repeats a name is ambiguous: the
-    /// merchant's checks and Cashier could each read another amount.
+    /// Parses as `parse` does, and names the first name an object gives twice. Parsers disagree
+    /// on which of the two values counts (Foundation's `JSONDecoder` keeps the first,
+    /// `JSONSerialization`, Python and JavaScript the last), so a request that repeats a name is
+    /// ambiguous: the merchant's checks and Cashier could each read another amount.
     public static func parseNamingRepeats(_ bytes: [UInt8]) throws -> (value: Value, repeatedName: String?) {
         try bytes.withUnsafeBufferPointer { buffer in
             var parser = Parser(bytes: buffer)
