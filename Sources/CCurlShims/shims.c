@@ -36,6 +36,8 @@ CURLMcode cashier_curl_multi_set_callbacks(CURLM *multi, cashier_curl_socket_cal
     return curl_multi_setopt(multi, CURLMOPT_TIMERDATA, context);
 }
 
+CURLMcode cashier_curl_multi_set_max_connects(CURLM *multi, long count) { return curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, count); }
+
 int cashier_curl_message_done(CURLMsg *message, CURL **handle, CURLcode *result) {
     if (message == NULL || message->msg != CURLMSG_DONE) return 0;
     *handle = message->easy_handle;

@@ -1,9 +1,10 @@
 import Cashier
 import CashierCurl
-import CashierHTTP
 import Foundation
 import Synchronization
 import Testing
+
+@testable import CashierHTTP
 
 /// Many calls at once on a few threads: every call is driven by one of libcurl's loops (at most
 /// four threads, whatever the load), none waits for another, and a call to a server that does not
@@ -73,5 +74,41 @@ import Testing
         let timedOut = await #expect(throws: PaymentError.self) { try await slow.value }
         #expect(timedOut?.code == .transport)
         #expect(timedOut?.message.contains("/slow got no response") == true)
+    }
+
+    /// Calls that come in waves, as a busy server's do (many at once, then a few), reuse the
+    /// connections the last wave left open. libcurl's default keeps four open connections for each
+    /// transfer running when one ends, so as each wave drained it closed nearly all of them, and
+    /// every wave opened its connections again: to a provider, a TLS handshake each.
+    @Test func callsInWavesReuseTheirConnections() async throws {
+        let server = HTTPServer(configuration: .init(threads: 2)) { _ in .now(.text("ok")) }
+        try server.start()
+        defer { Task { await server.stop() } }
+        let url = URL(string: "http://127.0.0.1:\(server.port)/wave")!
+        let transport = CurlTransport()
+        let wave = 32
+        let waves = 6
+        let lull = 40
+        for _ in 0..<waves {
+            let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<wave {
+                    group.addTask { try await transport.send(HTTPRequest(method: "GET", url: url, timeout: .seconds(30))).status }
+                }
+                return try await group.reduce(into: 0) { $0 += $1 == 200 ? 1 : 0 }
+            }
+            #expect(answered == wave)
+            // The lull: one call at a time (with libcurl's default, each closed one more idle connection).
+            for _ in 0..<lull {
+                #expect(try await transport.send(HTTPRequest(method: "GET", url: url, timeout: .seconds(30))).status == 200)
+            }
+        }
+        // The loops share the waves' calls in turn, so their connections together come to about one
+        // wave's; twice that leaves room for other tests' calls skewing the turns. Without reuse
+        // every wave opened most of a wave again (143 here).
+        let bound = 2 * wave
+        #expect(
+            server.connectionsAccepted <= bound,
+            "\(server.connectionsAccepted) connections for \(waves * (wave + lull)) calls in \(waves) waves of \(wave): they were not reused"
+        )
     }
 }

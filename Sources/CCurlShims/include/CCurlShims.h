@@ -17,6 +17,8 @@ long cashier_curl_response_code(CURL *handle);
 typedef int (*cashier_curl_socket_callback)(CURL *easy, curl_socket_t socket, int what, void *context, void *socketContext);
 typedef int (*cashier_curl_timer_callback)(CURLM *multi, long timeoutMilliseconds, void *context);
 CURLMcode cashier_curl_multi_set_callbacks(CURLM *multi, cashier_curl_socket_callback socket, cashier_curl_timer_callback timer, void *context);
+// How many open connections the multi handle keeps for reuse (CURLMOPT_MAXCONNECTS).
+CURLMcode cashier_curl_multi_set_max_connects(CURLM *multi, long count);
 // 1 and the finished handle and its result when `message` says a transfer is done, else 0.
 int cashier_curl_message_done(CURLMsg *message, CURL **handle, CURLcode *result);
 

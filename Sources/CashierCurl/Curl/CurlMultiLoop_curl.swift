@@ -33,6 +33,14 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var watched: Set<Int32> = []
     private var timer: ContinuousClock.Instant?
 
+    /// How many open connections each loop keeps for later transfers. libcurl's own default is
+    /// four for each transfer running at that moment, so a loop whose transfers come and go closed
+    /// the connections it had just used whenever few were running — under load, about one new
+    /// TCP connection (and, to a provider, one TLS handshake) for every other call. A loop holds
+    /// only as many as its busiest moment used, so this bounds the descriptors the loops may keep
+    /// (four loops at most: 512).
+    static let maximumOpenConnections = 128
+
     /// The process's loops.
     static let shared: [CurlMultiLoop] = (0..<max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))).map { _ in
         CurlMultiLoop()
@@ -55,6 +63,9 @@ final class CurlMultiLoop: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()  // the loops live as long as the process
         guard cashier_curl_multi_set_callbacks(multi, Self.socketCallback, Self.timerCallback, context) == CURLM_OK else {
             fatalError("libcurl refused the multi handle's callbacks")
+        }
+        guard cashier_curl_multi_set_max_connects(multi, Self.maximumOpenConnections) == CURLM_OK else {
+            fatalError("libcurl refused the multi handle's connection limit")
         }
         let thread = Thread { [self] in run() }
         thread.stackSize = 1 << 20

@@ -182,6 +182,9 @@ public final class HTTPServer: Sendable {
     /// Connections the server holds now (for tests).
     var openConnections: Int { core.arrivals.openConnections }
 
+    /// Connections started since the server did (for tests).
+    var connectionsAccepted: Int { core.arrivals.accepted.load(ordering: .relaxed) }
+
     /// The port the server listens on (after `start`).
     public var port: UInt16 { boundPort.load(ordering: .acquiring) }
 

@@ -51,10 +51,16 @@ final class RequestArrivals: Sendable {
     /// Connections closed for taking too long, for tests and logs.
     let closedForDeadline = Atomic<Int>(0)
 
+    /// Connections started since the server did (for tests: how often clients reconnected).
+    let accepted = Atomic<Int>(0)
+
     /// A connection has started: it is timed from now.
     func opened(_ descriptor: Int32, address: String? = nil) -> Connection {
         let connection = Connection(descriptor: descriptor, address: address)
-        if descriptor >= 0 { open.withLock { $0[ObjectIdentifier(connection)] = connection } }
+        if descriptor >= 0 {
+            open.withLock { $0[ObjectIdentifier(connection)] = connection }
+            accepted.add(1, ordering: .relaxed)
+        }
         return connection
     }
 
