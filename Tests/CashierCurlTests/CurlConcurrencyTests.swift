@@ -2,6 +2,7 @@ import Cashier
 import CashierCurl
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import CashierHTTP
@@ -110,5 +111,35 @@ import Testing
             server.connectionsAccepted <= bound,
             "\(server.connectionsAccepted) connections for \(waves * (wave + lull)) calls in \(waves) waves of \(wave): they were not reused"
         )
+    }
+
+    /// Kept connections the server has since closed (its idle timeout, here one second) are not
+    /// used for the next calls: every call after the pause is answered, none fails on a dead socket.
+    @Test func connectionsTheServerClosedMeanwhileAreNotReused() async throws {
+        let server = HTTPServer(configuration: .init(threads: 2, connectionTimeoutSeconds: 1)) { request in
+            .now(.text(String(decoding: request.body, as: UTF8.self)))
+        }
+        try server.start()
+        defer { Task { await server.stop() } }
+        let url = URL(string: "http://127.0.0.1:\(server.port)/echo")!
+        let transport = CurlTransport()
+        func calls(_ round: String) async throws -> [String] {
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<16 {
+                    group.addTask {
+                        let body = Data("\(round)-\(index)".utf8)
+                        let response = try await transport.send(HTTPRequest(method: "POST", url: url, body: body, timeout: .seconds(30)))
+                        return String(decoding: response.body, as: UTF8.self)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }.sorted()
+            }
+        }
+        #expect(try await calls("first") == (0..<16).map { "first-\($0)" }.sorted())
+        let opened = server.connectionsAccepted
+        await eventually(timeout: .seconds(20), interval: .milliseconds(50)) { server.openConnections == 0 }
+        #expect(server.openConnections == 0, "the server closed the idle connections")
+        #expect(try await calls("second") == (0..<16).map { "second-\($0)" }.sorted())
+        #expect(server.connectionsAccepted > opened, "the second round connected again")
     }
 }
