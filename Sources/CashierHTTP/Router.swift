@@ -38,9 +38,8 @@ public struct Router: Sendable {
                 }
             }
             guard let unknown = request.query.first(where: { !query.contains($0.name) })?.name else { return nil }
-            let guess = KeySuggestion.closest(to: unknown, among: query).map { ": did you mean \($0)?" }
-            let takes = query.isEmpty ? ": it takes none" : query.count <= 12 ? ": it takes \(query.sorted().joined(separator: ", "))" : ""
-            return "\(KeySuggestion.quoted(unknown)) is not a parameter of \(method) \(pattern)" + (guess ?? takes)
+            return "\(KeySuggestion.quoted(unknown)) is not a parameter of \(method) \(pattern)"
+                + KeySuggestion.hint(for: unknown, among: query)
         }
     }
 

@@ -53,9 +53,8 @@ public final class MerchantServer: Sendable {
         Dashboard(api: api).register(on: &router)
         CheckoutPage(api: api).register(on: &router)
         // The merchant API takes the query parameters its document lists, and no other.
-        for operation in OpenAPIDocument.operations where operation.path.hasPrefix("/v1/") {
-            router.limitQuery(
-                operation.method, operation.path, to: Set(operation.parameters.filter { $0.location == "query" }.map(\.name)))
+        for operation in OpenAPIDocument.queryParameters {
+            router.limitQuery(operation.method, operation.path, to: operation.names)
         }
         let routes = router
         audit?.secret(Self.secrets(of: configuration))

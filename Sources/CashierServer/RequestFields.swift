@@ -71,9 +71,7 @@ struct RequestFields: Sendable {
             for key in object.keys.sorted() {
                 let at = path.isEmpty ? key : path + "." + key
                 guard let field = fields[key] else {
-                    let guess = KeySuggestion.closest(to: key, among: fields.keys).map { ": did you mean \($0)?" }
-                    let takes = fields.count <= 12 ? ": it takes \(fields.keys.sorted().joined(separator: ", "))" : ""
-                    return "\(KeySuggestion.quoted(at)) is not a field of this request" + (guess ?? takes)
+                    return "\(KeySuggestion.quoted(at)) is not a field of this request" + KeySuggestion.hint(for: key, among: fields.keys)
                 }
                 if let member = object[key], let problem = unknown(member, field, path: at) { return problem }
             }

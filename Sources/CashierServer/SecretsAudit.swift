@@ -43,12 +43,17 @@ public final class SecretsAudit: Sendable {
 
     /// Records what left the server.
     func output(_ text: String) {
-        append(text.replacingOccurrences(of: "\n", with: " ") + "\n", to: responses)
+        append(Self.line(text), to: responses)
     }
 
     /// Records an access-log line: checked against both kinds of secret.
     func log(_ line: String) {
-        append(line.replacingOccurrences(of: "\n", with: " ") + "\n", to: logs)
+        append(Self.line(line), to: logs)
+    }
+
+    /// `text` as one line of a record.
+    private static func line(_ text: String) -> String {
+        text.replacingOccurrences(of: "\n", with: " ") + "\n"
     }
 
     private static func lines(_ values: [String?]) -> String {

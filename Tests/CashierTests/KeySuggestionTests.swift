@@ -23,4 +23,13 @@ import Testing
         #expect(quoted.count == 65 && quoted.hasSuffix("…"))
         #expect(KeySuggestion.quoted("amout") == "amout")
     }
+
+    /// What a message adds after "… is not a field": the guess, else the few keys there are, or
+    /// that there are none; nothing when there are too many to list.
+    @Test func theHintNamesTheGuessOrTheFewKnownKeys() {
+        #expect(KeySuggestion.hint(for: "amout", among: ["amount", "reason"]) == ": did you mean amount?")
+        #expect(KeySuggestion.hint(for: "captured", among: ["reason", "amount"]) == ": it takes amount, reason")
+        #expect(KeySuggestion.hint(for: "captured", among: [String]()) == ": it takes none")
+        #expect(KeySuggestion.hint(for: "captured", among: (1...13).map { "key\($0)" }) == "")
+    }
 }

@@ -5,7 +5,7 @@ public enum KeySuggestion {
     /// The best guess among `known`, or `nil` when none is close. A key much longer than any known
     /// one (a request's, up to the body's size) is not compared character by character: it costs
     /// no more than a short one.
-    public static func closest(to key: String, among known: some Sequence<String>) -> String? {
+    public static func closest(to key: String, among known: some Collection<String>) -> String? {
         func folded(_ text: String) -> String { text.lowercased().filter { $0 != "_" && $0 != "-" } }
         let longest = known.reduce(0) { max($0, $1.count) }
         guard key.utf8.count <= 4 * longest + 8 else { return nil }
@@ -18,6 +18,15 @@ public enum KeySuggestion {
         }
         .filter { $0.distance <= 2 }
         .min { ($0.distance, $0.name) < ($1.distance, $1.name) }?.name
+    }
+
+    /// What follows "`key` is not a …" in a message: the known key probably meant
+    /// (`: did you mean amount?`), else the known ones when they are few (`: it takes limit,
+    /// status`, `: it takes none`), else nothing.
+    public static func hint(for key: String, among known: some Collection<String>) -> String {
+        if let guess = closest(to: key, among: known) { return ": did you mean \(guess)?" }
+        if known.isEmpty { return ": it takes none" }
+        return known.count <= 12 ? ": it takes \(known.sorted().joined(separator: ", "))" : ""
     }
 
     /// `key` as a message may quote it: at most 64 characters (a request's key can be as long as its body).

@@ -137,6 +137,13 @@ enum OpenAPIDocument {
         ]
     }
 
+    /// The query parameters each `/v1/` operation takes, and no other (the server refuses the rest),
+    /// read once from ``operations``.
+    static let queryParameters: [(method: String, path: String, names: Set<String>)] = operations.filter { $0.path.hasPrefix("/v1/") }
+        .map { operation in
+            (operation.method, operation.path, Set(operation.parameters.filter { $0.location == "query" }.map(\.name)))
+        }
+
     static var operations: [Operation] {
         [
             Operation(
