@@ -1,4 +1,5 @@
 #include "CCurlShims.h"
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -37,6 +38,36 @@ CURLMcode cashier_curl_multi_set_callbacks(CURLM *multi, cashier_curl_socket_cal
 }
 
 CURLMcode cashier_curl_multi_set_max_connects(CURLM *multi, long count) { return curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, count); }
+
+// One mutex for each kind of data a share can hold; libcurl asks for the one it needs.
+static pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
+
+static void share_lock(CURL *handle, curl_lock_data data, curl_lock_access access, void *context) {
+    (void)handle; (void)access; (void)context;
+    pthread_mutex_lock(&share_locks[data]);
+}
+
+static void share_unlock(CURL *handle, curl_lock_data data, void *context) {
+    (void)handle; (void)context;
+    pthread_mutex_unlock(&share_locks[data]);
+}
+
+CURLSH *cashier_curl_share_tls_sessions(void) {
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) {
+        if (pthread_mutex_init(&share_locks[i], NULL) != 0) return NULL;
+    }
+    CURLSH *share = curl_share_init();
+    if (share == NULL) return NULL;
+    if (curl_share_setopt(share, CURLSHOPT_LOCKFUNC, share_lock) != CURLSHE_OK
+        || curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, share_unlock) != CURLSHE_OK
+        || curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+        curl_share_cleanup(share);
+        return NULL;
+    }
+    return share;
+}
+
+CURLcode cashier_curl_set_share(CURL *handle, CURLSH *share) { return curl_easy_setopt(handle, CURLOPT_SHARE, share); }
 
 int cashier_curl_message_done(CURLMsg *message, CURL **handle, CURLcode *result) {
     if (message == NULL || message->msg != CURLMSG_DONE) return 0;

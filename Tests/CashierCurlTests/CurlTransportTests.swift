@@ -6,7 +6,9 @@ import TestSupport
 import Testing
 
 /// Mutual TLS against a local `openssl s_server` that demands a client certificate, with a CA
-/// and certificates made for the test by the `openssl` command.
+/// and certificates made for the test by the `openssl` command. With `-www` the server answers
+/// each connection once and closes it, so every call makes a handshake, and its page says
+/// whether the session was new or resumed and which client certificate it holds.
 @Suite struct CurlTransportTests {
     final class TLSServer: Sendable {
         let folder: URL
@@ -34,6 +36,14 @@ import Testing
                 ],
                 [
                     "x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "client.pem",
+                    "-days", "1",
+                ],
+                [
+                    "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "other.key", "-out", "other.csr", "-subj",
+                    "/CN=1900000109 merchant",
+                ],
+                [
+                    "x509", "-req", "-in", "other.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "other.pem",
                     "-days", "1",
                 ],
             ]
@@ -112,5 +122,52 @@ import Testing
         await #expect(throws: PaymentError.self) {
             try await untrusting.send(HTTPRequest(method: "GET", url: server.url, timeout: .seconds(10)))
         }
+    }
+
+    /// libcurl keeps a TLS session in the handle whose handshake made it; Cashier's handles share
+    /// theirs, so a connection from another transport, or from a handle made for a burst of
+    /// calls, resumes the last handshake with the host instead of making a full one. Another
+    /// merchant's certificate never resumes it: the server would take that merchant for the first.
+    @Test(.timeLimit(.minutes(3)))
+    func newConnectionsResumeAnEarlierHandshakesSessionOfTheSameMerchant() async throws {
+        let server = try await TLSServer()
+        func transport(_ name: String) -> CurlTransport {
+            CurlTransport(
+                clientCertificate: .init(certificatePath: server.path("\(name).pem"), keyPath: server.path("\(name).key")),
+                trustedCAPath: server.path("ca.pem"))
+        }
+        func page(_ transport: CurlTransport) async throws -> String {
+            let response = try await transport.send(HTTPRequest(method: "GET", url: server.url, timeout: .seconds(10)))
+            #expect(response.status == 200)
+            return String(decoding: response.body, as: UTF8.self)
+        }
+        // The first handshake with this server in the process is a full one.
+        let first = try await page(transport("client"))
+        #expect(first.contains("\nNew, "))
+        #expect(first.contains("1230000109 merchant"))
+
+        // Each new transport's first call (a handle of its own, on the next loop) resumes it.
+        for _ in 0..<6 {
+            let later = try await page(transport("client"))
+            #expect(later.contains("\nReused, "), "a new connection should have resumed the session")
+            #expect(later.contains("1230000109 merchant"))
+        }
+
+        // Calls at once, on handles made for the burst, find the session too. (Not always every
+        // one: the ClientHellos go out together, and a few in some runs make a full handshake.)
+        let burst = transport("client")
+        let pages = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<12 { group.addTask { try await page(burst) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(pages.count == 12)
+        #expect(pages.contains { $0.contains("\nReused, ") })
+        #expect(pages.allSatisfy { $0.contains("1230000109 merchant") })
+
+        // Another merchant's certificate makes a handshake of its own, and the server sees that merchant.
+        let other = try await page(transport("other"))
+        #expect(other.contains("\nNew, "))
+        #expect(other.contains("1900000109 merchant"))
+        #expect(!other.contains("1230000109 merchant"))
     }
 }

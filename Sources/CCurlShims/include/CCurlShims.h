@@ -19,6 +19,11 @@ typedef int (*cashier_curl_timer_callback)(CURLM *multi, long timeoutMillisecond
 CURLMcode cashier_curl_multi_set_callbacks(CURLM *multi, cashier_curl_socket_callback socket, cashier_curl_timer_callback timer, void *context);
 // How many open connections the multi handle keeps for reuse (CURLMOPT_MAXCONNECTS).
 CURLMcode cashier_curl_multi_set_max_connects(CURLM *multi, long count);
+// A share that holds the TLS sessions of every handle given it (CURLOPT_SHARE), guarded by
+// mutexes of its own, so a connection any loop opens can resume a session another loop's
+// handshake made; NULL if libcurl refused. Made once: the mutexes are static.
+CURLSH *cashier_curl_share_tls_sessions(void);
+CURLcode cashier_curl_set_share(CURL *handle, CURLSH *share);
 // 1 and the finished handle and its result when `message` says a transfer is done, else 0.
 int cashier_curl_message_done(CURLMsg *message, CURL **handle, CURLcode *result);
 

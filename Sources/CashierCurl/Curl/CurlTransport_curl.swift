@@ -13,7 +13,9 @@ import Synchronization
 /// must not risk. Calls run on a few threads of libcurl's own (one per core, up to four), never
 /// on Swift's cooperative pool: each drives its transfers together, waiting on their sockets in
 /// `epoll`, so calls waiting on slow servers hold no thread each and a slow one holds up no
-/// other. Connections stay open between calls to the same host.
+/// other. Connections stay open between calls to the same host, and a new one resumes the TLS
+/// session of the process's last handshake with that host and certificate, whichever transport
+/// made it.
 ///
 /// ```swift
 /// let transport = CurlTransport(clientCertificate: .init(certificatePath: "apiclient_cert.pem", keyPath: "apiclient_key.pem"))
@@ -145,6 +147,7 @@ public struct CurlTransport: HTTPTransport {
         code = code == CURLE_OK ? cashier_curl_set_long(handle, CURLOPT_NOSIGNAL, 1) : code
         code = code == CURLE_OK ? cashier_curl_set_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS)) : code
         code = code == CURLE_OK ? cashier_curl_set_headers(handle, headers) : code
+        code = code == CURLE_OK ? cashier_curl_set_share(handle, CurlTLSSessions.share) : code
         code =
             code == CURLE_OK
             ? cashier_curl_set_callbacks(handle, bodyCallback, headerCallback, Unmanaged.passUnretained(collected).toOpaque()) : code
