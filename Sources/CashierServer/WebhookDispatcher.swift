@@ -165,7 +165,7 @@ public struct WebhookDispatcher: Sendable {
             try await store.markDelivered(message.id, at: now)
         } else {
             let attempts = message.attempts + 1
-            let delay = attempts >= maximumAttempts ? 100 * 365 * 86_400 : min(3_600, backoff * pow(2, Double(attempts - 1)))
+            let delay = attempts >= maximumAttempts ? OutboxMessage.parkedDelay : min(3_600, backoff * pow(2, Double(attempts - 1)))
             try await store.reschedule(
                 message.id, attempts: attempts, nextAttemptAt: now.addingTimeInterval(delay), error: failure ?? status.map { "HTTP \($0)" })
         }

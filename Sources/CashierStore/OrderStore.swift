@@ -183,11 +183,14 @@ public protocol OrderStore: Sendable {
     /// Undelivered messages due at `now` in the order they were written (a look, nothing claimed).
     /// An order's messages are written in the order its changes commit, so they come out in
     /// that order — `order.paid` before the `order.refund_required` of a payment that arrived
-    /// after it — even when the later change's caller read the clock first.
+    /// after it — even when the later change's caller read the clock first. None comes out while
+    /// an earlier message of its order is claimed or waiting for a retry; one parked (tried
+    /// too often) holds nothing back.
     func dueOutbox(now: Date, limit: Int) async throws -> [OutboxMessage]
     /// Claims undelivered messages due at `now` for `lease` seconds: no other instance sharing
     /// the database gets them meanwhile; if this one dies, they come back when the lease ends.
-    /// In the order they were written, as ``dueOutbox(now:limit:)``.
+    /// In the order they were written, as ``dueOutbox(now:limit:)``: an order's messages leave
+    /// one sender at a time, in order, however many instances claim at once.
     func claimOutbox(now: Date, limit: Int, lease: TimeInterval) async throws -> [OutboxMessage]
     /// Gives back messages claimed by ``claimOutbox(now:limit:lease:)`` and not sent (the sender
     /// is stopping): due again at `now`, their attempts as they were. Only those still under that

@@ -102,15 +102,24 @@ import Testing
     }
 
     /// The webhook job's claim reads the due range of `outbox_due`, not every message ever
-    /// delivered in rowid order, whichever order it returns them in.
+    /// delivered in rowid order, whichever order it returns them in; and its check for an earlier
+    /// message of the same order reads that order's undelivered ones (`outbox_waiting`), not
+    /// every message claimed or waiting for a retry.
     @Test func theOutboxClaimReadsTheDueIndex() async throws {
         let store = try #require(try await Backend.sqlite.store() as? SQLiteOrderStore)
         let plan = try await store.withReading { session in
-            try session.connection.query("EXPLAIN QUERY PLAN " + SQLStatements.dueOutbox, [.integer(0), .integer(10)])
-                .compactMap { $0.last?.text }
+            try session.connection.query(
+                "EXPLAIN QUERY PLAN " + SQLStatements.dueOutbox, SQLStatements.dueOutboxParameters(now: Date(), limit: 10)
+            )
+            .compactMap { $0.last?.text }
         }
         #expect(plan.contains { $0.hasPrefix("SEARCH outbox USING INDEX outbox_due (delivered_at=? AND next_attempt_at<?)") }, "\(plan)")
-        #expect(!plan.contains { $0.hasPrefix("SCAN outbox") }, "\(plan)")
+        #expect(
+            plan.contains {
+                $0.hasPrefix("SEARCH earlier USING INDEX outbox_waiting (order_id=? AND next_attempt_at>? AND next_attempt_at<?)")
+            },
+            "\(plan)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN outbox") || $0.hasPrefix("SCAN earlier") }, "\(plan)")
     }
 
     /// What a key made with `--merchant` lists: its sub-merchant's orders, their payments and refunds.

@@ -107,5 +107,6 @@ extension PostgresOrderStore {
         ("015_access", SQLOrderStoreAccess.migration),
         ("016_merchants", SQLOrderStoreAccess.merchants),
         ("017_transitions_only", SQLStatements.transitionsOnly),
+        ("018_outbox_waiting", SQLStatements.outboxWaiting),
     ]
 }

@@ -254,7 +254,7 @@ extension SQLOrderStore {
 
     public func dueOutbox(now: Date, limit: Int) async throws -> [OutboxMessage] {
         try await withReading { session in
-            try session.connection.query(SQLStatements.dueOutbox, [.integer(SQLStatements.stamp(now)), .integer(Int64(limit))])
+            try session.connection.query(SQLStatements.dueOutbox, SQLStatements.dueOutboxParameters(now: now, limit: limit))
                 .map(SQLStatements.outboxMessage)
         }
     }
@@ -263,8 +263,9 @@ extension SQLOrderStore {
         try await withTransaction { session in
             let connection = session.connection
             let locking = connection.lockingClause.isEmpty ? "" : connection.lockingClause + " SKIP LOCKED"
-            let rows = try connection.query(
-                SQLStatements.dueOutbox + locking, [.integer(SQLStatements.stamp(now)), .integer(Int64(limit))])
+            let found = try connection.query(SQLStatements.dueOutbox + locking, SQLStatements.dueOutboxParameters(now: now, limit: limit))
+            // SQLite has one writer at a time; rows that can be locked may be another claim's, not committed yet.
+            let rows = connection.lockingClause.isEmpty ? found : try Self.unbrokenRuns(of: found, connection, now: now)
             // Leased: no other instance takes them until the lease runs out (a crashed one's come back).
             for row in rows {
                 try connection.query(
@@ -272,6 +273,38 @@ extension SQLOrderStore {
                     [.integer(SQLStatements.stamp(now.addingTimeInterval(lease))), row[0]])
             }
             return rows.map(SQLStatements.outboxMessage)
+        }
+    }
+
+    /// Of `rows` (due, locked by this claim, oldest first), each order's that begin at its first
+    /// undelivered message and follow on without a gap. Another instance's claim, not committed
+    /// yet, locks an order's first message and may stop short of its next: this claim skips the
+    /// locked one, still sees it due, and would send the next one beside it. Read again now, the
+    /// first one is still undelivered (claimed, or not yet committed), so the next one waits.
+    static func unbrokenRuns(of rows: [[SQLValue]], _ connection: any SQLConnection, now: Date) throws -> [[SQLValue]] {
+        var orders: [String] = []
+        for row in rows where !orders.contains(row[1].text ?? "") { orders.append(row[1].text ?? "") }
+        guard !orders.isEmpty else { return rows }
+        let waiting = try connection.query(
+            """
+            SELECT order_id, id FROM outbox
+            WHERE order_id IN (\(orders.map { _ in "?" }.joined(separator: ", "))) AND delivered_at IS NULL AND next_attempt_at < ?
+            ORDER BY rowid
+            """,
+            orders.map { .text($0) } + [.integer(SQLStatements.stamp(now.addingTimeInterval(OutboxMessage.parkedHorizon)))])
+        var queues: [String: [String]] = [:]
+        for row in waiting { queues[row[0].text ?? "", default: []].append(row[1].text ?? "") }
+        var next: [String: Int] = [:]
+        return rows.filter { row in
+            let order = row[1].text ?? ""
+            let queue = queues[order] ?? []
+            let index = next[order, default: 0]
+            guard index < queue.count, queue[index] == row[0].text else {
+                next[order] = queue.count  // a gap: nothing after it either
+                return false
+            }
+            next[order] = index + 1
+            return true
         }
     }
 

@@ -20,6 +20,12 @@ enum SQLStatements {
         CREATE INDEX events_transition ON events(to_status, created_at) WHERE to_status IS NOT NULL
         """
 
+    /// Migration `018_outbox_waiting`: each order's undelivered webhooks by due time, for the
+    /// claim's check that no earlier message of the order is claimed or waiting for a retry
+    /// (``dueOutbox``). Without it that check read every message claimed or waiting — all of them
+    /// while an endpoint is down — once for each message due.
+    static let outboxWaiting = "CREATE INDEX outbox_waiting ON outbox(order_id, next_attempt_at) WHERE delivered_at IS NULL"
+
     /// The lines that moved an order into one of `statuses` (that many `?`, then the window's
     /// `created_at >= ?` and `< ?`), oldest first: a range of `events_transition` per status.
     static func transitions(statuses: Int) -> String {
@@ -120,10 +126,26 @@ enum SQLStatements {
 
     /// Undelivered messages due at `?`, at most `?`, in the order they were written. Read from
     /// the `outbox_due` index's range, so its cost is what is due, not every message ever sent.
+    /// Undelivered messages due now, oldest first — but none behind an earlier message of its
+    /// order that is not due (claimed by a sender, or waiting to be tried again): an order's
+    /// webhooks leave in the order they were written, one sender at a time. A parked message
+    /// holds nothing back. Its parameters: ``dueOutboxParameters(now:limit:)``.
     static let dueOutbox = """
         SELECT \(outboxColumns) FROM outbox
-        WHERE delivered_at IS NULL AND next_attempt_at <= ? ORDER BY rowid LIMIT ?
+        WHERE delivered_at IS NULL AND next_attempt_at <= ?
+            AND NOT EXISTS (
+                SELECT 1 FROM outbox AS earlier
+                WHERE earlier.order_id = outbox.order_id AND earlier.rowid < outbox.rowid AND earlier.delivered_at IS NULL
+                    AND earlier.next_attempt_at > ? AND earlier.next_attempt_at < ?)
+        ORDER BY rowid LIMIT ?
         """
+
+    static func dueOutboxParameters(now: Date, limit: Int) -> [SQLValue] {
+        [
+            .integer(stamp(now)), .integer(stamp(now)), .integer(stamp(now.addingTimeInterval(OutboxMessage.parkedHorizon))),
+            .integer(Int64(limit)),
+        ]
+    }
 
     static func outboxMessage(_ row: [SQLValue]) -> OutboxMessage {
         OutboxMessage(
