@@ -118,7 +118,10 @@ public struct WebhookDispatcher: Sendable {
                         // next claim. Stopping: the send in flight finishes, nothing more starts.
                         guard self.clock.now() < sendBy, !Task.isCancelled else { break }
                         attempted += 1
-                        if try await self.deliver(message) { sent += 1 }
+                        // Not delivered: this order's next messages wait for its retry (given back
+                        // unsent, they stay behind it in the outbox).
+                        guard try await self.deliver(message) else { break }
+                        sent += 1
                     }
                     return (index, attempted, sent)
                 }

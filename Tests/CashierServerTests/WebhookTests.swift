@@ -65,6 +65,32 @@ import Testing
         await receiver.server.stop()
     }
 
+    /// An order's webhook that the endpoint refused holds the order's next one until its retry
+    /// is delivered: the merchant never hears `order.refund_required` before the `order.paid` it
+    /// follows. Other orders' webhooks go on meanwhile.
+    @Test func aRefusedWebhookHoldsItsOrdersNextOneUntilItsRetry() async throws {
+        let store = try await Self.store(withPaidOrders: 1, paymentsEach: 2)
+        let receiver = try WebhookReceiver(failures: 1)
+        let now = Date()
+        let clock = ManualClock(now)
+        let dispatcher = WebhookDispatcher(
+            endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store, backoff: 60, clock: clock)
+        #expect(try await dispatcher.deliverAllDue() == 0)  // order.paid refused: order.refund_required not sent
+        #expect(receiver.received.count == 1)
+        clock.advance(by: 30)
+        #expect(try await dispatcher.deliverAllDue() == 0)  // order.paid not due yet, so neither is the next
+        #expect(receiver.received.count == 1)
+        clock.advance(by: 31)
+        #expect(try await dispatcher.deliverAllDue() == 2)
+        let types = try receiver.received.map { delivery -> String in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any])
+            return try #require(object["type"] as? String)
+        }
+        #expect(types == ["order.paid", "order.paid", "order.refund_required"])
+        #expect(receiver.received.map(\.accepted) == [false, true, true])
+        await receiver.server.stop()
+    }
+
     /// A webhook leaves as soon as its order is paid, not on the job's next tick.
     @Test func aPaidOrdersWebhookIsSentWithoutWaitingForTheInterval() async throws {
         let receiver = try WebhookReceiver(failures: 0)
