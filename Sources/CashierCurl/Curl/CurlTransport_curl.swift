@@ -86,13 +86,19 @@ public struct CurlTransport: HTTPTransport {
         private let lock = NSLock()
         private var idle: [UnsafeMutableRawPointer] = []
 
-        /// An idle handle, reset, or a new one.
+        /// An idle handle, reset, or a new one. A new one joins the TLS sessions' share once:
+        /// `curl_easy_reset` keeps a handle's shares.
         func take() -> UnsafeMutableRawPointer? {
             if let handle = lock.withLock({ idle.popLast() }) {
                 curl_easy_reset(handle)
                 return handle
             }
-            return curl_easy_init()
+            guard let handle = curl_easy_init() else { return nil }
+            guard cashier_curl_set_share(handle, CurlTLSSessions.share) == CURLE_OK else {
+                curl_easy_cleanup(handle)
+                return nil
+            }
+            return handle
         }
 
         func give(back handle: UnsafeMutableRawPointer) {
@@ -147,7 +153,6 @@ public struct CurlTransport: HTTPTransport {
         code = code == CURLE_OK ? cashier_curl_set_long(handle, CURLOPT_NOSIGNAL, 1) : code
         code = code == CURLE_OK ? cashier_curl_set_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS)) : code
         code = code == CURLE_OK ? cashier_curl_set_headers(handle, headers) : code
-        code = code == CURLE_OK ? cashier_curl_set_share(handle, CurlTLSSessions.share) : code
         code =
             code == CURLE_OK
             ? cashier_curl_set_callbacks(handle, bodyCallback, headerCallback, Unmanaged.passUnretained(collected).toOpaque()) : code

@@ -282,8 +282,7 @@ extension SQLOrderStore {
     /// locked one, still sees it due, and would send the next one beside it. Read again now, the
     /// first one is still undelivered (claimed, or not yet committed), so the next one waits.
     static func unbrokenRuns(of rows: [[SQLValue]], _ connection: any SQLConnection, now: Date) throws -> [[SQLValue]] {
-        var orders: [String] = []
-        for row in rows where !orders.contains(row[1].text ?? "") { orders.append(row[1].text ?? "") }
+        let orders = Array(Set(rows.map { $0[1].text ?? "" }))
         guard !orders.isEmpty else { return rows }
         let waiting = try connection.query(
             """

@@ -124,12 +124,12 @@ enum SQLStatements {
 
     static let outboxColumns = "id, order_id, type, payload, attempts, next_attempt_at, delivered_at, created_at, last_error"
 
-    /// Undelivered messages due at `?`, at most `?`, in the order they were written. Read from
-    /// the `outbox_due` index's range, so its cost is what is due, not every message ever sent.
-    /// Undelivered messages due now, oldest first — but none behind an earlier message of its
-    /// order that is not due (claimed by a sender, or waiting to be tried again): an order's
-    /// webhooks leave in the order they were written, one sender at a time. A parked message
-    /// holds nothing back. Its parameters: ``dueOutboxParameters(now:limit:)``.
+    /// Undelivered messages due now, in the order they were written — but none behind an earlier
+    /// message of its order that is not due (claimed by a sender, or waiting to be tried again):
+    /// an order's webhooks leave in order, one sender at a time. A parked message holds nothing
+    /// back. Read from the `outbox_due` index's range, and each check from `outbox_waiting`'s, so
+    /// its cost is what is due and waiting, not every message ever sent. Its parameters:
+    /// ``dueOutboxParameters(now:limit:)``.
     static let dueOutbox = """
         SELECT \(outboxColumns) FROM outbox
         WHERE delivered_at IS NULL AND next_attempt_at <= ?
