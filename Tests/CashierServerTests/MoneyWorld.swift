@@ -29,20 +29,27 @@ final class MoneyWorld: Sendable {
     final class CountingProcessor: ApplePay.PaymentProcessor {
         let calls = Atomic<Int>(0)
         let base = Mutex<(any ApplePay.PaymentProcessor)?>(nil)
+        /// Each call that moves money, as `operation idempotency-key`, in the order made.
+        let keys = Mutex<[String]>([])
+        func note(_ operation: String, _ key: String) { keys.withLock { $0.append("\(operation) \(key)") } }
         var processor: any ApplePay.PaymentProcessor { base.withLock { $0! } }
         var tokenForm: ApplePay.TokenForm { processor.tokenForm }
         func authorize(_ authorization: ApplePay.ProcessorAuthorization) async throws -> ApplePay.ProcessorDecision {
             calls.add(1, ordering: .relaxed)
+            note("authorize", authorization.idempotencyKey)
             return try await processor.authorize(authorization)
         }
         func capture(_ reference: String, amount: Money, idempotencyKey: String) async throws -> ApplePay.ProcessorOperation {
-            try await processor.capture(reference, amount: amount, idempotencyKey: idempotencyKey)
+            note("capture", idempotencyKey)
+            return try await processor.capture(reference, amount: amount, idempotencyKey: idempotencyKey)
         }
         func void(_ reference: String, idempotencyKey: String) async throws -> ApplePay.ProcessorOperation {
-            try await processor.void(reference, idempotencyKey: idempotencyKey)
+            note("void", idempotencyKey)
+            return try await processor.void(reference, idempotencyKey: idempotencyKey)
         }
         func refund(_ reference: String, amount: Money, idempotencyKey: String) async throws -> ApplePay.ProcessorOperation {
-            try await processor.refund(reference, amount: amount, idempotencyKey: idempotencyKey)
+            note("refund", idempotencyKey)
+            return try await processor.refund(reference, amount: amount, idempotencyKey: idempotencyKey)
         }
         func payments(from: Date, to: Date) async throws -> [ApplePay.ProcessorPayment]? {
             try await processor.payments(from: from, to: to)
@@ -73,6 +80,8 @@ final class MoneyWorld: Sendable {
     let processor = CountingProcessor()
     let keys: (secret: String, publishable: String)
     let clock: ManualClock?
+    /// The SQLite store's file (`nil` on PostgreSQL).
+    let databasePath: String?
     private let turn = Atomic<Int>(0)
 
     var sandbox: SandboxServer { mode.sandbox }
@@ -100,10 +109,11 @@ final class MoneyWorld: Sendable {
         var stores: [any OrderStore] = []
         switch backend {
         case .sqlite:
-            stores.append(
-                try SQLiteOrderStore(
-                    path: Scratch.url("money-\(UUID().uuidString).db").path, reportLinesPerOrder: reportLines))
+            let path = Scratch.url("money-\(UUID().uuidString).db").path
+            databasePath = path
+            stores.append(try SQLiteOrderStore(path: path, reportLinesPerOrder: reportLines))
         case .postgres:
+            databasePath = nil
             let database = try await TestPostgres.freshDatabase()
             for _ in 0..<3 {
                 stores.append(try await PostgresOrderStore(url: database, poolSize: 3, reportLinesPerOrder: reportLines))

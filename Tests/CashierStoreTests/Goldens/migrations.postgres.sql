@@ -1,0 +1,137 @@
+-- 001_orders
+CREATE TABLE orders (
+    rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, out_trade_no TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
+    currency TEXT NOT NULL, total_minor BIGINT NOT NULL, refunded_minor BIGINT NOT NULL DEFAULT 0,
+    description TEXT NOT NULL, metadata TEXT NOT NULL, items TEXT NOT NULL, client_secret TEXT NOT NULL,
+    refund_required INTEGER NOT NULL DEFAULT 0, version BIGINT NOT NULL DEFAULT 1,
+    created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, expires_at BIGINT
+);
+CREATE INDEX orders_status ON orders(status, created_at);
+CREATE INDEX orders_expiry ON orders(status, expires_at);
+
+-- 002_events
+CREATE TABLE events (
+    sequence BIGSERIAL PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id),
+    kind TEXT NOT NULL, from_status TEXT, to_status TEXT, detail TEXT NOT NULL, body_sha256 TEXT,
+    created_at BIGINT NOT NULL
+);
+CREATE INDEX events_order ON events(order_id, sequence);
+CREATE FUNCTION cashier_events_append_only() RETURNS trigger LANGUAGE plpgsql AS
+    $$ BEGIN RAISE EXCEPTION 'the event log is append-only'; END $$;
+CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
+    FOR EACH ROW EXECUTE FUNCTION cashier_events_append_only();
+
+-- 003_idempotency_keys
+CREATE TABLE idempotency_keys (
+    key TEXT PRIMARY KEY, request_sha256 TEXT NOT NULL, status INTEGER NOT NULL, body BYTEA NOT NULL,
+    created_at BIGINT NOT NULL
+);
+
+-- 004_outbox
+CREATE TABLE outbox (
+    rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), type TEXT NOT NULL,
+    payload TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at BIGINT NOT NULL, delivered_at BIGINT,
+    created_at BIGINT NOT NULL
+);
+CREATE INDEX outbox_due ON outbox(delivered_at, next_attempt_at);
+
+-- 005_events_by_transition
+CREATE INDEX events_transition ON events(to_status, created_at);
+
+-- 006_job_leases
+CREATE TABLE job_leases (job TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at BIGINT NOT NULL);
+
+-- 007_payments
+CREATE TABLE payments (
+    rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), method TEXT NOT NULL,
+    provider TEXT NOT NULL, wallet TEXT NOT NULL, out_trade_no TEXT NOT NULL, app_id TEXT, merchant_id TEXT, payer TEXT,
+    transaction_id TEXT, wallet_token TEXT UNIQUE, currency TEXT NOT NULL, amount_minor BIGINT NOT NULL CHECK (amount_minor > 0),
+    refunded_minor BIGINT NOT NULL DEFAULT 0, reserved_minor BIGINT NOT NULL DEFAULT 0, status TEXT NOT NULL,
+    refund_required INTEGER NOT NULL DEFAULT 0, failure_reason TEXT,
+    created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, succeeded_at BIGINT,
+    UNIQUE (wallet, out_trade_no),
+    CHECK (refunded_minor >= 0 AND refunded_minor <= reserved_minor AND reserved_minor <= amount_minor)
+);
+CREATE INDEX payments_order ON payments(order_id, created_at);
+CREATE INDEX payments_status ON payments(status, created_at);
+CREATE INDEX payments_succeeded ON payments(succeeded_at);
+
+-- 008_refunds
+CREATE TABLE refunds (
+    rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id),
+    payment_id TEXT NOT NULL REFERENCES payments(id), out_refund_no TEXT NOT NULL UNIQUE, currency TEXT NOT NULL,
+    amount_minor BIGINT NOT NULL CHECK (amount_minor > 0), status TEXT NOT NULL, provider_refund_id TEXT, reason TEXT,
+    failure_reason TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, finished_at BIGINT,
+    confirmed_at BIGINT
+);
+CREATE INDEX refunds_order ON refunds(order_id, created_at);
+CREATE INDEX refunds_status ON refunds(status, created_at);
+CREATE INDEX refunds_finished ON refunds(finished_at);
+
+-- 009_orders_settled_payment
+ALTER TABLE orders ADD COLUMN settled_payment_id TEXT;
+
+-- 010_idempotency_reservations
+ALTER TABLE idempotency_keys ADD COLUMN holder TEXT; ALTER TABLE idempotency_keys ADD COLUMN locked_until BIGINT;
+
+-- 011_backfill_payments
+INSERT INTO payments (id, order_id, method, provider, wallet, out_trade_no, app_id, currency, amount_minor, refunded_minor,
+    reserved_minor, status, refund_required, created_at, updated_at, succeeded_at)
+SELECT 'pay_legacy_' || o.id, o.id, (e.detail::json ->> 'method'),
+    CASE WHEN (e.detail::json ->> 'method') LIKE 'wechat.%' THEN 'wechat.' || COALESCE((e.detail::json ->> 'api'), 'v2')
+         WHEN (e.detail::json ->> 'method') LIKE 'alipay.%' THEN 'alipay' ELSE 'applepay' END,
+    CASE WHEN (e.detail::json ->> 'method') LIKE 'wechat.%' THEN 'wechat' WHEN (e.detail::json ->> 'method') LIKE 'alipay.%' THEN 'alipay' ELSE 'applepay' END,
+    o.out_trade_no, (e.detail::json ->> 'appid'), o.currency, o.total_minor, o.refunded_minor, o.refunded_minor,
+    CASE WHEN o.status IN ('paid', 'partially_refunded', 'refunded') THEN 'succeeded' WHEN o.status = 'pending' THEN 'pending'
+         WHEN o.status = 'failed' THEN 'failed' ELSE 'closed' END,
+    o.refund_required, e.created_at, o.updated_at, CASE WHEN o.status IN ('paid', 'partially_refunded', 'refunded') THEN o.updated_at END
+FROM orders o JOIN events e ON e.sequence = (
+    SELECT MAX(sequence) FROM events WHERE order_id = o.id AND kind = 'payment_started')
+WHERE (e.detail::json ->> 'method') IS NOT NULL AND o.total_minor > 0;
+INSERT INTO refunds (id, order_id, payment_id, out_refund_no, currency, amount_minor, status, created_at, updated_at, finished_at,
+    confirmed_at)
+SELECT 're_legacy_' || o.id, o.id, p.id, 'legacy_' || o.id, o.currency, o.refunded_minor, 'succeeded', o.updated_at,
+    o.updated_at, o.updated_at, o.updated_at
+FROM orders o JOIN payments p ON p.id = 'pay_legacy_' || o.id WHERE o.refunded_minor > 0;
+UPDATE orders SET settled_payment_id = 'pay_legacy_' || id WHERE status IN ('paid', 'partially_refunded', 'refunded')
+    AND EXISTS (SELECT 1 FROM payments p WHERE p.id = 'pay_legacy_' || orders.id);
+
+-- 012_dashboard
+CREATE INDEX orders_created ON orders(created_at);
+CREATE INDEX payments_created ON payments(created_at);
+CREATE INDEX payments_number ON payments(out_trade_no);
+CREATE INDEX payments_transaction ON payments(transaction_id);
+CREATE INDEX outbox_created ON outbox(created_at);
+CREATE INDEX refunds_created ON refunds(created_at);
+CREATE INDEX refunds_provider_refund ON refunds(provider_refund_id);
+CREATE INDEX payments_refund_required ON payments(created_at) WHERE refund_required = 1;
+ALTER TABLE outbox ADD COLUMN last_error TEXT;
+ALTER TABLE refunds ADD COLUMN requested_by TEXT;
+
+-- 013_card_payments
+ALTER TABLE payments ADD COLUMN capture TEXT;
+ALTER TABLE payments ADD COLUMN contacts TEXT;
+ALTER TABLE orders ADD COLUMN sheet TEXT
+
+-- 014_checkout
+ALTER TABLE orders ADD COLUMN return_url TEXT
+
+-- 015_access
+CREATE TABLE dashboard_sessions (id_hash TEXT PRIMARY KEY, csrf TEXT NOT NULL, expires_at BIGINT NOT NULL);
+CREATE TABLE sign_in_failures (source TEXT NOT NULL, at BIGINT NOT NULL);
+CREATE INDEX sign_in_failures_by_source ON sign_in_failures (source, at);
+CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, prefix TEXT NOT NULL, label TEXT NOT NULL,
+    created_at BIGINT NOT NULL, revoked_at BIGINT, last_used_at BIGINT
+)
+
+-- 016_merchants
+ALTER TABLE orders ADD COLUMN merchant TEXT;
+ALTER TABLE api_keys ADD COLUMN merchant TEXT
+
+-- 017_transitions_only
+DROP INDEX events_transition;
+CREATE INDEX events_transition ON events(to_status, created_at) WHERE to_status IS NOT NULL
+
+-- 018_outbox_waiting
+CREATE INDEX outbox_waiting ON outbox(order_id, next_attempt_at) WHERE delivered_at IS NULL

@@ -1,0 +1,132 @@
+index events_order ON events
+CREATE INDEX events_order ON events(order_id, sequence)
+index events_transition ON events
+CREATE INDEX events_transition ON events(to_status, created_at) WHERE to_status IS NOT NULL
+index orders_created ON orders
+CREATE INDEX orders_created ON orders(created_at)
+index orders_expiry ON orders
+CREATE INDEX orders_expiry ON orders(status, expires_at)
+index orders_status ON orders
+CREATE INDEX orders_status ON orders(status, created_at)
+index outbox_created ON outbox
+CREATE INDEX outbox_created ON outbox(created_at)
+index outbox_due ON outbox
+CREATE INDEX outbox_due ON outbox(delivered_at, next_attempt_at)
+index outbox_waiting ON outbox
+CREATE INDEX outbox_waiting ON outbox(order_id, next_attempt_at) WHERE delivered_at IS NULL
+index payments_created ON payments
+CREATE INDEX payments_created ON payments(created_at)
+index payments_number ON payments
+CREATE INDEX payments_number ON payments(out_trade_no)
+index payments_order ON payments
+CREATE INDEX payments_order ON payments(order_id, created_at)
+index payments_refund_required ON payments
+CREATE INDEX payments_refund_required ON payments(created_at) WHERE refund_required = 1
+index payments_status ON payments
+CREATE INDEX payments_status ON payments(status, created_at)
+index payments_succeeded ON payments
+CREATE INDEX payments_succeeded ON payments(succeeded_at)
+index payments_transaction ON payments
+CREATE INDEX payments_transaction ON payments(transaction_id)
+index refunds_created ON refunds
+CREATE INDEX refunds_created ON refunds(created_at)
+index refunds_finished ON refunds
+CREATE INDEX refunds_finished ON refunds(finished_at)
+index refunds_order ON refunds
+CREATE INDEX refunds_order ON refunds(order_id, created_at)
+index refunds_provider_refund ON refunds
+CREATE INDEX refunds_provider_refund ON refunds(provider_refund_id)
+index refunds_status ON refunds
+CREATE INDEX refunds_status ON refunds(status, created_at)
+index sign_in_failures_by_source ON sign_in_failures
+CREATE INDEX sign_in_failures_by_source ON sign_in_failures (source, at)
+index sqlite_autoindex_api_keys_1 ON api_keys
+
+index sqlite_autoindex_api_keys_2 ON api_keys
+
+index sqlite_autoindex_dashboard_sessions_1 ON dashboard_sessions
+
+index sqlite_autoindex_idempotency_keys_1 ON idempotency_keys
+
+index sqlite_autoindex_job_leases_1 ON job_leases
+
+index sqlite_autoindex_orders_1 ON orders
+
+index sqlite_autoindex_orders_2 ON orders
+
+index sqlite_autoindex_outbox_1 ON outbox
+
+index sqlite_autoindex_payments_1 ON payments
+
+index sqlite_autoindex_payments_2 ON payments
+
+index sqlite_autoindex_payments_3 ON payments
+
+index sqlite_autoindex_refunds_1 ON refunds
+
+index sqlite_autoindex_refunds_2 ON refunds
+
+index sqlite_autoindex_schema_migrations_1 ON schema_migrations
+
+table api_keys ON api_keys
+CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, prefix TEXT NOT NULL, label TEXT NOT NULL,
+    created_at BIGINT NOT NULL, revoked_at BIGINT, last_used_at BIGINT
+, merchant TEXT)
+table dashboard_sessions ON dashboard_sessions
+CREATE TABLE dashboard_sessions (id_hash TEXT PRIMARY KEY, csrf TEXT NOT NULL, expires_at BIGINT NOT NULL)
+table events ON events
+CREATE TABLE events (
+    sequence INTEGER PRIMARY KEY AUTOINCREMENT, order_id TEXT NOT NULL REFERENCES orders(id),
+    kind TEXT NOT NULL, from_status TEXT, to_status TEXT, detail TEXT NOT NULL, body_sha256 TEXT,
+    created_at INTEGER NOT NULL
+)
+table idempotency_keys ON idempotency_keys
+CREATE TABLE idempotency_keys (
+    key TEXT PRIMARY KEY, request_sha256 TEXT NOT NULL, status INTEGER NOT NULL, body BLOB NOT NULL,
+    created_at INTEGER NOT NULL
+, holder TEXT, locked_until INTEGER)
+table job_leases ON job_leases
+CREATE TABLE job_leases (job TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL)
+table orders ON orders
+CREATE TABLE orders (
+    id TEXT PRIMARY KEY, out_trade_no TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
+    currency TEXT NOT NULL, total_minor INTEGER NOT NULL, refunded_minor INTEGER NOT NULL DEFAULT 0,
+    description TEXT NOT NULL, metadata TEXT NOT NULL, items TEXT NOT NULL, client_secret TEXT NOT NULL,
+    refund_required INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL DEFAULT 1,
+    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER
+, settled_payment_id TEXT, sheet TEXT, return_url TEXT, merchant TEXT)
+table outbox ON outbox
+CREATE TABLE outbox (
+    id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), type TEXT NOT NULL, payload TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, delivered_at INTEGER, created_at INTEGER NOT NULL
+, last_error TEXT)
+table payments ON payments
+CREATE TABLE payments (
+    id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), method TEXT NOT NULL, provider TEXT NOT NULL,
+    wallet TEXT NOT NULL, out_trade_no TEXT NOT NULL, app_id TEXT, merchant_id TEXT, payer TEXT, transaction_id TEXT,
+    wallet_token TEXT UNIQUE, currency TEXT NOT NULL, amount_minor INTEGER NOT NULL CHECK (amount_minor > 0),
+    refunded_minor INTEGER NOT NULL DEFAULT 0, reserved_minor INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL,
+    refund_required INTEGER NOT NULL DEFAULT 0, failure_reason TEXT,
+    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, succeeded_at INTEGER, capture TEXT, contacts TEXT,
+    UNIQUE (wallet, out_trade_no),
+    CHECK (refunded_minor >= 0 AND refunded_minor <= reserved_minor AND reserved_minor <= amount_minor)
+)
+table refunds ON refunds
+CREATE TABLE refunds (
+    id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), payment_id TEXT NOT NULL REFERENCES payments(id),
+    out_refund_no TEXT NOT NULL UNIQUE, currency TEXT NOT NULL, amount_minor INTEGER NOT NULL CHECK (amount_minor > 0),
+    status TEXT NOT NULL, provider_refund_id TEXT, reason TEXT, failure_reason TEXT,
+    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, finished_at INTEGER,
+    confirmed_at INTEGER
+, requested_by TEXT)
+table schema_migrations ON schema_migrations
+CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)
+table sign_in_failures ON sign_in_failures
+CREATE TABLE sign_in_failures (source TEXT NOT NULL, at BIGINT NOT NULL)
+table sqlite_sequence ON sqlite_sequence
+CREATE TABLE sqlite_sequence(name,seq)
+trigger events_no_delete ON events
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END
+trigger events_no_update ON events
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END
