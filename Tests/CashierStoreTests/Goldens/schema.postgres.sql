@@ -1,14 +1,6 @@
-
-\restrict 4TW3oE3FUpTIO7LXsUx1AibvljJHK3wYqeUp9xHaQ91m4HQfdWyBk8snSV2cG9t
-
-
-
 CREATE FUNCTION public.cashier_events_append_only() RETURNS trigger
     LANGUAGE plpgsql
     AS $$ BEGIN RAISE EXCEPTION 'the event log is append-only'; END $$;
-
-
-
 CREATE TABLE public.api_keys (
     id text NOT NULL,
     hash text NOT NULL,
@@ -19,15 +11,11 @@ CREATE TABLE public.api_keys (
     last_used_at bigint,
     merchant text
 );
-
-
 CREATE TABLE public.dashboard_sessions (
     id_hash text NOT NULL,
     csrf text NOT NULL,
     expires_at bigint NOT NULL
 );
-
-
 CREATE TABLE public.events (
     sequence bigint NOT NULL,
     order_id text NOT NULL,
@@ -38,19 +26,13 @@ CREATE TABLE public.events (
     body_sha256 text,
     created_at bigint NOT NULL
 );
-
-
 CREATE SEQUENCE public.events_sequence_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
     NO MAXVALUE
     CACHE 1;
-
-
 ALTER SEQUENCE public.events_sequence_seq OWNED BY public.events.sequence;
-
-
 CREATE TABLE public.idempotency_keys (
     key text NOT NULL,
     request_sha256 text NOT NULL,
@@ -60,15 +42,11 @@ CREATE TABLE public.idempotency_keys (
     holder text,
     locked_until bigint
 );
-
-
 CREATE TABLE public.job_leases (
     job text NOT NULL,
     holder text NOT NULL,
     expires_at bigint NOT NULL
 );
-
-
 CREATE TABLE public.orders (
     rowid bigint NOT NULL,
     id text NOT NULL,
@@ -91,19 +69,13 @@ CREATE TABLE public.orders (
     return_url text,
     merchant text
 );
-
-
 CREATE SEQUENCE public.orders_rowid_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
     NO MAXVALUE
     CACHE 1;
-
-
 ALTER SEQUENCE public.orders_rowid_seq OWNED BY public.orders.rowid;
-
-
 CREATE TABLE public.outbox (
     rowid bigint NOT NULL,
     id text NOT NULL,
@@ -116,19 +88,13 @@ CREATE TABLE public.outbox (
     created_at bigint NOT NULL,
     last_error text
 );
-
-
 CREATE SEQUENCE public.outbox_rowid_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
     NO MAXVALUE
     CACHE 1;
-
-
 ALTER SEQUENCE public.outbox_rowid_seq OWNED BY public.outbox.rowid;
-
-
 CREATE TABLE public.payments (
     rowid bigint NOT NULL,
     id text NOT NULL,
@@ -157,19 +123,13 @@ CREATE TABLE public.payments (
     CONSTRAINT payments_amount_minor_check CHECK ((amount_minor > 0)),
     CONSTRAINT payments_check CHECK (((refunded_minor >= 0) AND (refunded_minor <= reserved_minor) AND (reserved_minor <= amount_minor)))
 );
-
-
 CREATE SEQUENCE public.payments_rowid_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
     NO MAXVALUE
     CACHE 1;
-
-
 ALTER SEQUENCE public.payments_rowid_seq OWNED BY public.payments.rowid;
-
-
 CREATE TABLE public.refunds (
     rowid bigint NOT NULL,
     id text NOT NULL,
@@ -189,207 +149,93 @@ CREATE TABLE public.refunds (
     requested_by text,
     CONSTRAINT refunds_amount_minor_check CHECK ((amount_minor > 0))
 );
-
-
 CREATE SEQUENCE public.refunds_rowid_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
     NO MAXVALUE
     CACHE 1;
-
-
 ALTER SEQUENCE public.refunds_rowid_seq OWNED BY public.refunds.rowid;
-
-
 CREATE TABLE public.schema_migrations (
     name text NOT NULL,
     applied_at bigint NOT NULL
 );
-
-
 CREATE TABLE public.sign_in_failures (
     source text NOT NULL,
     at bigint NOT NULL
 );
-
-
 ALTER TABLE ONLY public.events ALTER COLUMN sequence SET DEFAULT nextval('public.events_sequence_seq'::regclass);
-
-
 ALTER TABLE ONLY public.orders ALTER COLUMN rowid SET DEFAULT nextval('public.orders_rowid_seq'::regclass);
-
-
 ALTER TABLE ONLY public.outbox ALTER COLUMN rowid SET DEFAULT nextval('public.outbox_rowid_seq'::regclass);
-
-
 ALTER TABLE ONLY public.payments ALTER COLUMN rowid SET DEFAULT nextval('public.payments_rowid_seq'::regclass);
-
-
 ALTER TABLE ONLY public.refunds ALTER COLUMN rowid SET DEFAULT nextval('public.refunds_rowid_seq'::regclass);
-
-
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_hash_key UNIQUE (hash);
-
-
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
-
-
 ALTER TABLE ONLY public.dashboard_sessions
     ADD CONSTRAINT dashboard_sessions_pkey PRIMARY KEY (id_hash);
-
-
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (sequence);
-
-
 ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (key);
-
-
 ALTER TABLE ONLY public.job_leases
     ADD CONSTRAINT job_leases_pkey PRIMARY KEY (job);
-
-
 ALTER TABLE ONLY public.orders
     ADD CONSTRAINT orders_out_trade_no_key UNIQUE (out_trade_no);
-
-
 ALTER TABLE ONLY public.orders
     ADD CONSTRAINT orders_pkey PRIMARY KEY (id);
-
-
 ALTER TABLE ONLY public.orders
     ADD CONSTRAINT orders_rowid_key UNIQUE (rowid);
-
-
 ALTER TABLE ONLY public.outbox
     ADD CONSTRAINT outbox_pkey PRIMARY KEY (id);
-
-
 ALTER TABLE ONLY public.outbox
     ADD CONSTRAINT outbox_rowid_key UNIQUE (rowid);
-
-
 ALTER TABLE ONLY public.payments
     ADD CONSTRAINT payments_pkey PRIMARY KEY (id);
-
-
 ALTER TABLE ONLY public.payments
     ADD CONSTRAINT payments_rowid_key UNIQUE (rowid);
-
-
 ALTER TABLE ONLY public.payments
     ADD CONSTRAINT payments_wallet_out_trade_no_key UNIQUE (wallet, out_trade_no);
-
-
 ALTER TABLE ONLY public.payments
     ADD CONSTRAINT payments_wallet_token_key UNIQUE (wallet_token);
-
-
 ALTER TABLE ONLY public.refunds
     ADD CONSTRAINT refunds_out_refund_no_key UNIQUE (out_refund_no);
-
-
 ALTER TABLE ONLY public.refunds
     ADD CONSTRAINT refunds_pkey PRIMARY KEY (id);
-
-
 ALTER TABLE ONLY public.refunds
     ADD CONSTRAINT refunds_rowid_key UNIQUE (rowid);
-
-
 ALTER TABLE ONLY public.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (name);
-
-
 CREATE INDEX events_order ON public.events USING btree (order_id, sequence);
-
-
 CREATE INDEX events_transition ON public.events USING btree (to_status, created_at) WHERE (to_status IS NOT NULL);
-
-
 CREATE INDEX orders_created ON public.orders USING btree (created_at);
-
-
 CREATE INDEX orders_expiry ON public.orders USING btree (status, expires_at);
-
-
 CREATE INDEX orders_status ON public.orders USING btree (status, created_at);
-
-
 CREATE INDEX outbox_created ON public.outbox USING btree (created_at);
-
-
 CREATE INDEX outbox_due ON public.outbox USING btree (delivered_at, next_attempt_at);
-
-
 CREATE INDEX outbox_waiting ON public.outbox USING btree (order_id, next_attempt_at) WHERE (delivered_at IS NULL);
-
-
 CREATE INDEX payments_created ON public.payments USING btree (created_at);
-
-
 CREATE INDEX payments_number ON public.payments USING btree (out_trade_no);
-
-
 CREATE INDEX payments_order ON public.payments USING btree (order_id, created_at);
-
-
 CREATE INDEX payments_refund_required ON public.payments USING btree (created_at) WHERE (refund_required = 1);
-
-
 CREATE INDEX payments_status ON public.payments USING btree (status, created_at);
-
-
 CREATE INDEX payments_succeeded ON public.payments USING btree (succeeded_at);
-
-
 CREATE INDEX payments_transaction ON public.payments USING btree (transaction_id);
-
-
 CREATE INDEX refunds_created ON public.refunds USING btree (created_at);
-
-
 CREATE INDEX refunds_finished ON public.refunds USING btree (finished_at);
-
-
 CREATE INDEX refunds_order ON public.refunds USING btree (order_id, created_at);
-
-
 CREATE INDEX refunds_provider_refund ON public.refunds USING btree (provider_refund_id);
-
-
 CREATE INDEX refunds_status ON public.refunds USING btree (status, created_at);
-
-
 CREATE INDEX sign_in_failures_by_source ON public.sign_in_failures USING btree (source, at);
-
-
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE ON public.events FOR EACH ROW EXECUTE FUNCTION public.cashier_events_append_only();
-
-
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
-
-
 ALTER TABLE ONLY public.outbox
     ADD CONSTRAINT outbox_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
-
-
 ALTER TABLE ONLY public.payments
     ADD CONSTRAINT payments_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
-
-
 ALTER TABLE ONLY public.refunds
     ADD CONSTRAINT refunds_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
-
-
 ALTER TABLE ONLY public.refunds
     ADD CONSTRAINT refunds_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.payments(id);
-
-
-\unrestrict 4TW3oE3FUpTIO7LXsUx1AibvljJHK3wYqeUp9xHaQ91m4HQfdWyBk8snSV2cG9t
-
