@@ -47,7 +47,7 @@ import Testing
         #expect(records.count == 1)
         let record = try #require(records.first)
         #expect(record.reason == "refunded at Adyen" && record.requestedBy == "adyen" && record.status == .succeeded, "\(record)")
-        #expect(record.outRefundNo == MerchantAPI.customerAreaRefundNumber(refund) && record.providerRefundID == refund)
+        #expect(record.outRefundNo == AdyenEvents.customerAreaRefundNumber(refund) && record.providerRefundID == refund)
 
         // Copies at every instance, a Cashier refund and another Customer Area refund, all at once.
         async let heard = Self.replay(world, "REFUND \(refund)", copies: 24)
@@ -60,12 +60,12 @@ import Testing
         records = try await world.store.refunds(orderID: id)
         #expect(
             records.filter { $0.reason == "refunded at Adyen" }.map(\.outRefundNo).sorted()
-                == [refund, another].map(MerchantAPI.customerAreaRefundNumber).sorted())
+                == [refund, another].map(AdyenEvents.customerAreaRefundNumber).sorted())
 
         // A refund that fails later: its REFUND and REFUND_FAILED race, and copies of both follow;
         // whichever comes first, nothing of it stays.
         let failing = try await Self.customerArea(world, "refund", psp, amount: "10.00", outcome: "fail_later")
-        let number = MerchantAPI.customerAreaRefundNumber(failing)
+        let number = AdyenEvents.customerAreaRefundNumber(failing)
         #expect(try await eventually { try await world.store.refund(outRefundNo: number)?.status == .failed })
         async let late = Self.replay(world, "REFUND \(failing)", copies: 6)
         async let failed = Self.replay(world, "REFUND_FAILED \(failing)", copies: 6)

@@ -33,7 +33,7 @@ import Testing
     /// The readers name their keys as string literals; each one is listed (or is one of the few
     /// values they compare with), so no setting the server reads is refused as unknown.
     @Test func everyKeyTheReadersNameIsKnown() throws {
-        let folder = packageRoot.appendingPathComponent("Sources/CashierServer")
+        let folder = packageRoot.appendingPathComponent("Sources/CashierServer/Configuration")
         let literal = try NSRegularExpression(pattern: #""([a-z][a-z0-9_]*)""#)
         let values: Set<String> = ["automatic", "manual", "live", "test", "sandbox", "https", "seconds", "pk_", "rk_", "sk_", "whsec_"]
         let known = Self.allKeys(ConfigurationFile.knownKeys)

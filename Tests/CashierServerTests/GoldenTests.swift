@@ -71,7 +71,7 @@ import Testing
             ("CocoaError", CocoaError(.fileNoSuchFile)),
         ]
         for (name, error) in thrown {
-            let response = MerchantAPI.failure(error)
+            let response = ErrorMapping<APIContext>.response(for: error)
             let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
             let code = (object?["error"] as? [String: Any])?["code"] as? String ?? "?"
             table += "\(name) → \(response.status) \(code)\n"

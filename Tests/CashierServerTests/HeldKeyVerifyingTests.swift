@@ -16,7 +16,7 @@ import WeChatPay
 @Suite struct HeldKeyVerifyingTests {
     @Test func wechatV2AndAlipayNotificationsAreVerifiedWhereTheyAreRead() async throws {
         let mode = try await SandboxMode.start(timeScale: 0.001)
-        let adapters = MerchantAPI.adapters(
+        let adapters = AdapterFactory.adapters(
             mode.configuration, breaker: ProviderBreaker(threshold: 5, cooldown: 30), listening: ListeningPort(), clock: SystemClock(),
             shared: CurlTransport())
         let merchant = mode.wechatMerchant
@@ -26,20 +26,20 @@ import WeChatPay
             ("total_fee", "5100"), ("fee_type", "CNY"), ("trade_type", "APP"), ("openid", "o1"), ("time_end", "20261204120000"),
         ]
         fields.append(("sign", merchant.signer.signature(for: fields, type: .md5)))
-        func posted(_ body: String) -> HTTPServerRequest {
-            HTTPServerRequest(method: "POST", path: "/notify", body: Array(body.utf8))
+        func posted(_ body: String) -> InboundMessage {
+            InboundMessage(headers: [:], body: Array(body.utf8))
         }
         let genuine = WeChatPay.V2.XMLDocument(fields).xmlString
         let tampered = genuine.replacingOccurrences(of: "<total_fee><![CDATA[5100]]>", with: "<total_fee><![CDATA[1]]>")
-        let wechat = try adapters.adapter(for: .wechatV2)
-        let alipay = try adapters.adapter(for: .alipay)
-        let verified = wechat.notificationNow(posted(genuine))
-        let refused = wechat.notificationNow(posted(tampered))
-        let badlySigned = alipay.notificationNow(posted("out_trade_no=C20261204A1&total_amount=51.00&sign_type=RSA2&sign=AAAA"))
+        let wechat = try #require(try adapters.adapter(for: .wechatV2) as? any NotificationSource)
+        let alipay = try #require(try adapters.adapter(for: .alipay) as? any NotificationSource)
+        let verified = wechat.verifyNow(posted(genuine))
+        let refused = wechat.verifyNow(posted(tampered))
+        let badlySigned = alipay.verifyNow(posted("out_trade_no=C20261204A1&total_amount=51.00&sign_type=RSA2&sign=AAAA"))
         await mode.sandbox.stop()
 
         #expect(tampered != genuine)
-        guard case .success(.payment(let report)) = verified else {
+        guard case .success(let events) = verified, case .payment(let report)? = events.first else {
             Issue.record("a signed API v2 notification is not verified where it is read: \(String(describing: verified))")
             return
         }

@@ -162,10 +162,10 @@ import Testing
         let document = try #require(try JSONSerialization.jsonObject(with: MerchantServer.openAPIDocument()) as? [String: Any])
         let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
         let types: [String: any Decodable.Type] = [
-            "ApplePayAuthorization": MerchantAPI.AuthorizeBody.self, "ApplePaySheetUpdate": MerchantAPI.SheetUpdateBody.self,
-            "ApplePaySessionRequest": MerchantAPI.SessionBody.self, "OrderRequest": OrderRequest.self,
-            "CaptureRequest": MerchantAPI.CaptureBody.self, "PaymentRequest": PaymentRequestBody.self,
-            "RefundRequest": MerchantAPI.RefundBody.self, "WebhookResendRequest": MerchantAPI.WebhookRangeBody.self,
+            "ApplePayAuthorization": AuthorizeBody.self, "ApplePaySheetUpdate": SheetUpdateBody.self,
+            "ApplePaySessionRequest": SessionBody.self, "OrderRequest": OrderRequest.self,
+            "CaptureRequest": CaptureBody.self, "PaymentRequest": PaymentRequestBody.self,
+            "RefundRequest": RefundBody.self, "WebhookResendRequest": WebhookRangeBody.self,
         ]
         let paths = try #require(document["paths"] as? [String: [String: [String: Any]]])
         let documented = Set(

@@ -153,7 +153,7 @@ public actor AlipaySandbox {
     }
 
     func handle(_ parameters: [String: String], host: String? = nil) -> String {
-        let method = parameters["method"] ?? ""
+        let method = parameters["method", default: ""]
         let nodeName = method.isEmpty ? "error_response" : method.replacingOccurrences(of: ".", with: "_") + "_response"
         guard let appID = parameters["app_id"], let appKey = apps[appID] else {
             return signed("error_response", failure("40002", "Invalid Arguments", "isv.invalid-app-id", "无效的AppID参数"))

@@ -198,7 +198,7 @@ public final class AdyenSandbox: Sendable {
             guard !(request.headers["X-API-Key"] ?? "").isEmpty else {
                 return Self.error(401, "000", "HTTP Status Response - Unauthorized", type: "security")
             }
-            return self.report(account: parameters["account"] ?? "", file: parameters["file"] ?? "")
+            return self.report(account: parameters["account"], file: parameters["file"])
         }
         router.add("POST", prefix + "/{version}/paymentMethods") { request, _ in
             guard !(request.headers["X-API-Key"] ?? "").isEmpty else {
@@ -266,7 +266,7 @@ public final class AdyenSandbox: Sendable {
         registerCustomerArea(on: &router)
         for (kind, name) in [("captures", "capture"), ("cancels", "cancel"), ("refunds", "refund"), ("reversals", "reversal")] {
             router.add("POST", prefix + "/{version}/payments/{psp}/\(kind)") { request, parameters in
-                await self.idempotent(request) { await self.modify(parameters["psp"] ?? "", name, request) }
+                await self.idempotent(request) { await self.modify(parameters["psp"], name, request) }
             }
         }
     }

@@ -83,18 +83,18 @@ public final class StripeSandbox: Sendable {
         }
         router.add("GET", prefix + "/v1/payment_intents") { request, _ in self.authorized(request) ?? self.list(request) }
         router.add("GET", prefix + "/v1/payment_intents/{id}") { request, parameters in
-            self.authorized(request) ?? self.retrieve(parameters["id"] ?? "")
+            self.authorized(request) ?? self.retrieve(parameters["id"])
         }
         router.add("POST", prefix + "/v1/payment_intents/{id}/capture") { request, parameters in
-            await self.idempotent(request) { await self.capture(parameters["id"] ?? "", request.formFields) }
+            await self.idempotent(request) { await self.capture(parameters["id"], request.formFields) }
         }
         router.add("POST", prefix + "/v1/payment_intents/{id}/cancel") { request, parameters in
-            await self.idempotent(request) { await self.cancel(parameters["id"] ?? "", reason: request.formFields["cancellation_reason"]) }
+            await self.idempotent(request) { await self.cancel(parameters["id"], reason: request.formFields["cancellation_reason"]) }
         }
         router.add("POST", prefix + "/v1/refunds") { request, _ in await self.idempotent(request) { await self.refund(request.formFields) }
         }
         router.add("POST", prefix + "/v1/payment_intents/{id}/confirm") { request, parameters in
-            await self.idempotent(request) { await self.confirm(parameters["id"] ?? "", request) }
+            await self.idempotent(request) { await self.confirm(parameters["id"], request) }
         }
         router.add("POST", prefix + "/v1/payment_methods") { request, _ in
             await self.idempotent(request) { self.createPaymentMethod(request.formFields) }
@@ -105,7 +105,7 @@ public final class StripeSandbox: Sendable {
         for (path, kind) in [("/v1/tokens/{id}", "token"), ("/v1/refunds/{id}", "refund"), ("/v1/payment_methods/{id}", "payment_method")] {
             router.add("GET", prefix + path) { request, parameters in
                 if let refusal = self.authorized(request) { return refusal }
-                let id = parameters["id"] ?? ""
+                let id = parameters["id"]
                 guard let object = self.objects.withLock({ $0[id] }) else {
                     return Self.error(404, "invalid_request_error", "resource_missing", "No such \(kind): '\(id)'", param: "id")
                 }

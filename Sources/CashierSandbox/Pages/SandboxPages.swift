@@ -31,10 +31,10 @@ struct SandboxPages: Sendable {
 
     func register(on router: inout Router) {
         router.add("GET", "/sandbox/wechat/native/{number}") { _, parameters in
-            await self.nativePage(parameters["number"] ?? "", paid: false)
+            await self.nativePage(parameters["number"], paid: false)
         }
         router.add("POST", "/sandbox/wechat/native/{number}") { _, parameters in
-            let number = parameters["number"] ?? ""
+            let number = parameters["number"]
             _ = await Self.payWeChat(number, .success, v2: self.wechatV2, v3: self.wechatV3)
             return await self.nativePage(number, paid: true)
         }

@@ -137,7 +137,7 @@ public actor WeChatV3Sandbox {
         ]
         for (method, pattern) in routes {
             router.add(method, prefix + pattern) { request, parameters in
-                await self.handle(request, route: pattern, number: parameters["number"], prefix: prefix)
+                await self.handle(request, route: pattern, number: parameters.value("number"), prefix: prefix)
             }
         }
     }

@@ -1,0 +1,199 @@
+import Cashier
+import CashierStore
+import Foundation
+
+/// Reconciliation: downloads each configured provider's trade bill for a day (Beijing time) and
+/// compares it with the payment and refund records here — every bill line with the payment that
+/// has its trade number at that wallet, refunds by their day's total per payment. A payment here
+/// that the bill lacks is queried at the provider before it is reported (one just before
+/// midnight is on the previous day's bill). A payment that paid an order a second time is on the
+/// bill and here: it is matched, and listed under `refund_required` until it is refunded.
+struct Reconciler {
+    let ledger: Ledger
+
+    private struct Key: Hashable {
+        let wallet: PaymentMethod.Wallet
+        let outTradeNo: String
+    }
+
+    func run(date: String, progress: @Sendable (String) -> Void) async throws -> ReconciliationReport {
+        let day = BeijingTime.formatter("yyyy-MM-dd")
+        guard date.utf8.count == 10, let year = Int(date.prefix(4)), (2000...2100).contains(year), let start = day.date(from: date),
+            day.string(from: start) == date
+        else {
+            throw RequestProblem("date '\(date)' is not a day as YYYY-MM-DD (2000 to 2100)")
+        }
+        let end = start.addingTimeInterval(86_400)
+        let (entries, billed) = try await bills(date: date, progress: progress)
+        var rows: [String: Int] = [:]
+        for entry in entries { rows[entry.wallet.rawValue, default: 0] += 1 }
+
+        var discrepancies: [ReconciliationReport.Discrepancy] = []
+        var flagged: [ReconciliationReport.RefundRequired] = []
+        var matched = 0
+        func say(_ status: String, _ money: Money) -> String { "\(status) \(money.decimalString) \(money.currency.code)" }
+        func discrepancy(_ kind: String, _ entry: BillEntry, order: String?, provider: String, here: String) {
+            discrepancies.append(
+                .init(
+                    kind: kind, provider: entry.wallet.rawValue, out_trade_no: entry.outTradeNo, order_id: order,
+                    provider_says: provider, here: here))
+        }
+
+        // The provider's payments against the payments here.
+        let payments = entries.filter { $0.kind == .payment }
+        var seen = Set<Key>()
+        for (index, entry) in payments.enumerated() {
+            progress("checking payments \(index + 1)/\(payments.count)")
+            seen.insert(Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo))
+            guard let payment = try await ledger.store.payment(wallet: entry.wallet, outTradeNo: entry.outTradeNo) else {
+                // Paid at the provider under an order's number that no payment here was placed with.
+                if let order = try await ledger.store.order(outTradeNo: entry.outTradeNo) {
+                    discrepancy(
+                        entry.amount == order.total ? "status_differs" : "amount_differs", entry, order: order.id,
+                        provider: say("paid", entry.amount), here: say(order.status.rawValue, order.total))
+                } else {
+                    discrepancy("missing_here", entry, order: nil, provider: say("paid", entry.amount), here: "no such order")
+                }
+                continue
+            }
+            let here = say(payment.status.rawValue, payment.amount)
+            if entry.amount != payment.amount {
+                discrepancy("amount_differs", entry, order: payment.orderID, provider: say("paid", entry.amount), here: here)
+            } else if payment.status != .succeeded {
+                discrepancy("status_differs", entry, order: payment.orderID, provider: say("paid", entry.amount), here: here)
+            } else {
+                matched += 1
+                if payment.refundRequired { flagged.append(.init(payment)) }
+            }
+        }
+
+        // Payments here the bills do not show: a query decides.
+        var notReconciled: [String: Int] = [:]
+        let paidHere = try await ledger.store.succeededPayments(from: start, until: end)
+        for (index, payment) in paidHere.enumerated() {
+            progress("checking payments made here \(index + 1)/\(paidHere.count)")
+            guard !seen.contains(Key(wallet: payment.method.wallet, outTradeNo: payment.outTradeNo)) else { continue }
+            guard billed.contains(payment.method.wallet) else {
+                notReconciled[payment.method.wallet.rawValue, default: 0] += 1
+                continue
+            }
+            if case .paid? = try? await ledger.adapters.adapter(for: payment).query(payment) {
+                matched += 1  // paid at the provider too, on another day's bill
+                if payment.refundRequired { flagged.append(.init(payment)) }
+            } else {
+                discrepancies.append(
+                    .init(
+                        kind: "missing_at_provider", provider: payment.method.wallet.rawValue, out_trade_no: payment.outTradeNo,
+                        order_id: payment.orderID, provider_says: "no payment", here: say("succeeded", payment.amount)))
+            }
+        }
+
+        // Refunds: the day's total per payment on each side.
+        var billedRefunds: [Key: Money] = [:]
+        for entry in entries where entry.kind == .refund {
+            let key = Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo)
+            billedRefunds[key] = Money(
+                minorUnits: (billedRefunds[key]?.minorUnits ?? 0) + entry.amount.minorUnits, currency: entry.amount.currency)
+        }
+        var refundedHere: [Key: (payment: StoredPayment, minor: Int64)] = [:]
+        for refund in try await ledger.store.succeededRefunds(from: start, until: end) {
+            guard let payment = try await ledger.store.payment(id: refund.paymentID), billed.contains(payment.method.wallet) else {
+                continue
+            }
+            refundedHere[Key(wallet: payment.method.wallet, outTradeNo: payment.outTradeNo), default: (payment, 0)].minor +=
+                refund.amount.minorUnits
+        }
+        for key in Set(billedRefunds.keys).union(refundedHere.keys).sorted(by: {
+            ($0.wallet.rawValue, $0.outTradeNo) < ($1.wallet.rawValue, $1.outTradeNo)
+        }) {
+            let here = refundedHere[key]
+            let currency = billedRefunds[key]?.currency ?? here?.payment.amount.currency ?? .cny
+            let there = billedRefunds[key] ?? Money(minorUnits: 0, currency: currency)
+            let hereMoney = Money(minorUnits: here?.minor ?? 0, currency: currency)
+            if there == hereMoney {
+                matched += 1
+            } else {
+                discrepancies.append(
+                    .init(
+                        kind: "refund_differs", provider: key.wallet.rawValue, out_trade_no: key.outTradeNo,
+                        order_id: here?.payment.orderID,
+                        provider_says: say("refunded", there), here: say("refunded", hereMoney)))
+            }
+        }
+        // Fees: the trade bills' against the fund-flow bills' (the balance the provider actually moved).
+        var fees: [String: Money] = [:]
+        for entry in entries {
+            guard let fee = entry.fee else { continue }
+            fees[entry.wallet.rawValue] = Money(
+                minorUnits: (fees[entry.wallet.rawValue]?.minorUnits ?? 0) + fee.minorUnits, currency: fee.currency)
+        }
+        let flows = try await fundFlows(date: date, progress: progress)
+        for (wallet, flow) in flows.sorted(by: { $0.key < $1.key }) {
+            let billed = fees[wallet] ?? .zero(.cny)
+            if flow.fees != billed.minorUnits {
+                discrepancies.append(
+                    .init(
+                        kind: "fees_differ", provider: wallet, out_trade_no: "", order_id: nil,
+                        provider_says: say("fund flow: fees", Money(minorUnits: flow.fees, currency: .cny)),
+                        here: say("trade bill: fees", billed)))
+            }
+        }
+        progress("done: \(matched) matched, \(discrepancies.count) discrepancies, \(flagged.count) to refund")
+        var report = ReconciliationReport(
+            date: date, bill_rows: rows, matched: matched, not_reconciled: notReconciled, discrepancies: discrepancies,
+            refund_required: flagged)
+        report.fees = fees.mapValues { "\($0.decimalString) \($0.currency.code)" }
+        report.fund_flow = flows.mapValues { flow in
+            func cny(_ minor: Int64) -> String { "\(Money(minorUnits: minor, currency: .cny).decimalString) CNY" }
+            return .init(rows: flow.rows, income: cny(flow.income), expense: cny(flow.expense), fees: cny(flow.fees))
+        }
+        return report
+    }
+
+    /// A wallet's fund-flow bill for the day, summed: what came in, what went out, the fees within.
+    struct FundFlowTotals {
+        var rows = 0
+        var income: Int64 = 0
+        var expense: Int64 = 0
+        /// Fees charged less fees returned.
+        var fees: Int64 = 0
+    }
+
+    /// Each wallet's fund-flow bills for the day, summed; a movement on two bills (WeChat Pay's v2
+    /// and v3 describe one account) counted once.
+    private func fundFlows(date: String, progress: @Sendable (String) -> Void) async throws -> [String: FundFlowTotals] {
+        var flows: [String: FundFlowTotals] = [:]
+        var seen = Set<FundFlowMovement>()
+        var accounts = Set<String>()
+        for adapter in ledger.adapters.reconciling where accounts.insert(adapter.billAccount.funds).inserted {
+            progress("\(adapter.provider.rawValue): downloading the fund-flow bill for \(date)")
+            guard let movements = try await adapter.fundFlow(date: date) else { continue }
+            let wallet = adapter.provider.wallet.rawValue
+            var totals = flows[wallet] ?? FundFlowTotals()
+            for movement in movements where seen.insert(movement).inserted {
+                totals.rows += 1
+                let minor = movement.amount.minorUnits
+                if minor >= 0 { totals.income += minor } else { totals.expense -= minor }
+                if movement.isFee { totals.fees -= minor }
+            }
+            flows[wallet] = totals
+        }
+        return flows
+    }
+
+    /// Every configured provider's bill for the day, as entries, and the wallets that keep bills;
+    /// identical lines from WeChat's v2 and v3 bills (one merchant, one bill) counted once.
+    private func bills(date: String, progress: @Sendable (String) -> Void) async throws -> ([BillEntry], Set<PaymentMethod.Wallet>) {
+        var entries: [BillEntry] = []
+        var billed = Set<PaymentMethod.Wallet>()
+        var accounts = Set<String>()
+        for adapter in ledger.adapters.reconciling where accounts.insert(adapter.billAccount.trades).inserted {
+            progress("\(adapter.provider.rawValue): downloading the bill for \(date)")
+            guard let bill = try await adapter.billEntries(date: date) else { continue }
+            billed.insert(adapter.provider.wallet)
+            entries += bill
+        }
+        var seen = Set<BillEntry>()
+        return (entries.filter { seen.insert($0).inserted }, billed)
+    }
+}

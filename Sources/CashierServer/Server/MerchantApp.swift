@@ -1,0 +1,179 @@
+import Alipay
+import ApplePay
+import Cashier
+import CashierCrypto
+import CashierCurl
+import CashierHTTP
+import CashierStore
+import Foundation
+import Synchronization
+import WeChatPay
+
+/// The merchant server without its sockets: the router with every route and its middleware, the
+/// ledger and its services, and the bells that follow a change (webhooks to send, order streams
+/// to wake). ``MerchantServer`` puts it behind libmicrohttpd; a test can call ``handle(_:)``
+/// directly, with no socket, and wait for ``settled()``.
+final class MerchantApp: Sendable {
+    let ledger: Ledger
+    let routes: Router
+    let watch: OrderWatch
+    /// Rung when a webhook may have been queued (a request that changes something, a job's run).
+    let webhooksDue: Doorbell
+    let metrics: ServerMetrics
+    let audit: SecretsAudit?
+    let instanceID: String
+    let keys: KeyRing
+    /// What every call to a provider goes through (libcurl, connections kept between calls, unless given).
+    let providerTransport: any HTTPTransport
+    /// Stops calling a provider that keeps failing (see ``ProviderBreaker``).
+    let breaker: ProviderBreaker
+    /// Requests whose answer is not sent yet.
+    private let inFlight = Atomic<Int>(0)
+    /// Rung when a request is answered or a job's run ends (``settled()``).
+    let activity = Doorbell()
+
+    init(
+        configuration: MerchantConfiguration, store: any OrderStore, clock: any WallClock, audit: SecretsAudit?,
+        listening: ListeningPort, providerTransport: (any HTTPTransport)?, orderCreated: (@Sendable (OrderJSON) -> Void)?,
+        sandboxPayer: (any SandboxPayer)?
+    ) {
+        let instanceID = "instance-" + UUID().uuidString.lowercased()
+        self.instanceID = instanceID
+        let metrics = ServerMetrics(unloggedReportLines: { store.unloggedReportLines })
+        self.metrics = metrics
+        self.audit = audit
+        let breaker = ProviderBreaker(threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldown, clock: clock)
+        self.breaker = breaker
+        let transport = providerTransport ?? CurlTransport()
+        self.providerTransport = transport
+        let adapters = AdapterFactory.adapters(configuration, breaker: breaker, listening: listening, clock: clock, shared: transport)
+        let ledger = Ledger(
+            configuration: configuration, store: store, clock: clock, metrics: metrics, adapters: adapters,
+            queries: InFlightQueries(interval: configuration.readQueryInterval, clock: clock), audit: audit, listening: listening,
+            orderCreated: orderCreated)
+        self.ledger = ledger
+        let watch = OrderWatch(store: store, reread: EventsController.streamReread)
+        self.watch = watch
+        webhooksDue = Doorbell()
+        let keys = KeyRing(configuration: configuration, store: store, clock: clock, apiKeys: APIKeys())
+        self.keys = keys
+
+        let builder = RouterBuilder()
+        SystemRoutes(configuration: configuration, metrics: metrics, instanceID: instanceID, sandbox: sandboxPayer != nil)
+            .register(on: &builder.router)
+        let throttle =
+            configuration.publishableRequestsPerMinute > 0
+            ? Throttle<APIContext>(
+                throttle: PublishableKeyThrottle(perMinute: configuration.publishableRequestsPerMinute),
+                proxies: configuration.trustedProxies,
+                clock: clock, metrics: metrics, counts: Throttle<APIContext>.publishableKey(configuration.publishableKey)) : nil
+        let middleware = APIMiddleware(
+            keys: keys, store: store, clock: clock, instanceID: instanceID, idempotencyLease: configuration.idempotencyLease,
+            throttle: throttle)
+        let api = RouteGroup<APIContext>(builder, errors: ErrorMapping<APIContext>.response(for:)).add(ErrorMapping<APIContext>())
+        api.register(OrdersController(ledger: ledger, middleware: middleware))
+        api.register(PaymentsController(ledger: ledger, middleware: middleware))
+        api.register(RefundsController(ledger: ledger, middleware: middleware))
+        api.register(OrderActionsController(ledger: ledger, middleware: middleware))
+        api.register(EventsController(ledger: ledger, middleware: middleware, watch: watch))
+        api.register(ReconciliationController(ledger: ledger, middleware: middleware))
+        api.register(RecordsController(ledger: ledger, middleware: middleware))
+        api.register(WebhooksController(ledger: ledger, middleware: middleware))
+        if let sandboxPayer {
+            api.register(TestHelpersController(ledger: ledger, middleware: middleware, payer: sandboxPayer, watch: watch))
+        }
+        NotifyController(
+            ledger: ledger, stripe: configuration.applePay?.stripeWebhookSecret.map { StripeEvents(secret: $0, clock: clock) },
+            adyen: configuration.applePay?.adyenHMACKey.map { AdyenEvents(hmacKey: $0) }
+        ).register(on: &builder.router)
+        Dashboard(ledger: ledger, keys: keys, clock: clock).register(builder)
+        CheckoutPage(ledger: ledger, breaker: breaker, providerTransport: transport).register(builder)
+        // The merchant API takes the query parameters its document lists, and no other.
+        for operation in OpenAPIDocument.queryParameters {
+            builder.router.limitQuery(operation.method, operation.path, to: operation.names)
+        }
+        routes = builder.router
+        audit?.secret(Self.secrets(of: configuration))
+    }
+
+    /// Every route, as `(method, pattern)`.
+    var routeTable: [(method: String, pattern: String)] { routes.table }
+
+    /// How a request is answered: at once for an immediate route, an unknown path or a method
+    /// not allowed; otherwise later, by its handler. A request that may have changed an order
+    /// rings the webhook and stream bells after its answer (``changed(_:_:)``); every answer is
+    /// counted, and read by the secrets audit when it runs.
+    func answer(_ request: HTTPServerRequest) -> HTTPServer.Answer {
+        switch routes.answer(request) {
+        case .now(let response): return .now(finished(request, response))
+        case .later(let work):
+            inFlight.add(1, ordering: .sequentiallyConsistent)
+            return .later { self.done(self.changed(request, await work())) }
+        case .handedOff(let work):
+            inFlight.add(1, ordering: .sequentiallyConsistent)
+            return .handedOff { answer in work { answer(self.done(self.changed(request, $0))) } }
+        }
+    }
+
+    /// Answers `request` in process, as the server would over a socket.
+    func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        await Router.response(answer(request))
+    }
+
+    private func done(_ response: HTTPServerResponse) -> HTTPServerResponse {
+        inFlight.subtract(1, ordering: .sequentiallyConsistent)
+        activity.ring()
+        return response
+    }
+
+    /// Counted, and read by the secrets audit when it runs (tests), whichever way it was answered.
+    private func finished(_ request: HTTPServerRequest, _ response: HTTPServerResponse) -> HTTPServerResponse {
+        metrics.countRequest(status: response.status)
+        if let audit {
+            // An export is a file: the audit reads it too (only when auditing, in tests).
+            let body = response.bodyFile.flatMap { FileManager.default.contents(atPath: $0) }.map(Array.init) ?? response.body
+            audit.output("\(response.status) \(request.path) " + String(decoding: body, as: UTF8.self))
+        }
+        return response
+    }
+
+    /// A request that may have changed an order may have queued a webhook: it is sent now, and
+    /// the order's streams look again.
+    private func changed(_ request: HTTPServerRequest, _ response: HTTPServerResponse) -> HTTPServerResponse {
+        if request.method != "GET" && request.method != "HEAD" && response.status < 500 {
+            webhooksDue.ring()
+            watch.ring()
+        }
+        return finished(request, response)
+    }
+
+    /// Waits until nothing is left to happen of its own accord: no request in flight, no job's run
+    /// under way, and no webhook due at the clock's time (when an endpoint is configured). A test
+    /// moves its clock, then waits for this instead of sleeping.
+    func settled(jobs: JobRunner? = nil) async {
+        while true {
+            let busy =
+                inFlight.load(ordering: .sequentiallyConsistent) > 0 || (jobs?.running.load(ordering: .sequentiallyConsistent) ?? 0) > 0
+            if !busy {
+                let due =
+                    ledger.configuration.webhook == nil
+                    ? [] : ((try? await ledger.store.dueOutbox(now: ledger.clock.now(), limit: 1)) ?? [])
+                if due.isEmpty { return }
+                webhooksDue.ring()
+            }
+            // Woken when a request is answered or a run ends; looked at again at least every 50 ms.
+            await activity.wait(upTo: .milliseconds(50))
+        }
+    }
+
+    /// What must never leave this server: its keys (a PEM key by one of its base64 lines).
+    static func secrets(of configuration: MerchantConfiguration) -> [String?] {
+        func pemLine(_ pem: String?) -> String? { pem?.split(separator: "\n").dropFirst(3).first.map(String.init) }
+        return [
+            configuration.secretKey, configuration.wechat?.merchant.apiKey, configuration.wechatV3?.merchant.apiV3Key,
+            pemLine(configuration.wechatV3?.merchant.privateKey.pemRepresentation), configuration.miniProgram?.secret,
+            pemLine(configuration.alipay?.privateKey.pemRepresentation), configuration.webhook?.secret,
+            configuration.applePay?.adyenHMACKey, configuration.applePay?.stripeWebhookSecret,
+        ]
+    }
+}

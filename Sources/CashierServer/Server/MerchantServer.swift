@@ -1,0 +1,213 @@
+public import Cashier
+public import CashierHTTP
+public import CashierStore
+public import Foundation
+import Synchronization
+
+/// The merchant server: the `/v1` API the merchant's backend and app call, and the notify
+/// endpoints the providers call. Notifications are verified before they touch an order; an order
+/// moves by compare-and-set, once; the answer a provider waits for is sent only after the change
+/// is on disk. This type owns the sockets and the jobs; what answers requests is ``MerchantApp``.
+///
+/// ```swift
+/// let server = MerchantServer(configuration: configuration, store: try SQLiteOrderStore(path: "cashier.db"))
+/// try await server.start()
+/// ```
+public final class MerchantServer: Sendable {
+    public let configuration: MerchantConfiguration
+    public let store: any OrderStore
+    private let server: HTTPServer
+    let app: MerchantApp
+
+    /// - Parameters:
+    ///   - clock: where every time the server uses comes from (tests move a ``ManualClock``).
+    ///   - audit: records responses, log lines and held secrets for the secrets check (tests).
+    ///   - accessLog: one entry per request: method, path (no query), status, sizes and time —
+    ///     never bodies, headers, keys or card data.
+    ///   - orderCreated: told of every order created, with its ``OrderJSON/checkout_url`` (which
+    ///     carries the order's client secret: print it only where that is fine, as in sandbox mode).
+    ///   - sandboxPayer: in sandbox mode, adds `POST /v1/test_helpers/orders/{id}/pay`.
+    ///   - providerTransport: what calls to the providers go through (default: libcurl, connections kept).
+    public init(
+        configuration: MerchantConfiguration, store: any OrderStore, host: String = "127.0.0.1", port: UInt16 = 0,
+        clock: any WallClock = SystemClock(), audit: SecretsAudit? = nil, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil,
+        orderCreated: (@Sendable (OrderJSON) -> Void)? = nil, sandboxPayer: (any SandboxPayer)? = nil,
+        providerTransport: (any HTTPTransport)? = nil
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.clock = clock
+        let listening = ListeningPort()
+        let app = MerchantApp(
+            configuration: configuration, store: store, clock: clock, audit: audit, listening: listening,
+            providerTransport: providerTransport, orderCreated: orderCreated, sandboxPayer: sandboxPayer)
+        self.app = app
+        // A checkout link's path is its order's client secret: logged without it.
+        var logged: (@Sendable (AccessLogEntry) -> Void)? = nil
+        if accessLog != nil || audit != nil {
+            logged = { @Sendable entry in
+                let entry = entry.with(path: CheckoutLink.loggable(path: entry.path))
+                audit?.log(entry.jsonLine)
+                accessLog?(entry)
+            }
+        }
+        let limits = HTTPServer.Configuration(
+            host: host, port: port, threads: 2, perIPConnectionLimit: configuration.perIPConnectionLimit,
+            requestDeadlineSeconds: configuration.requestDeadlineSeconds)
+        if let listen = configuration.metricsListen {
+            let health = HTTPServerResponse.json(HealthJSON(status: "ok", instance: app.instanceID)).prepared()
+            let metrics = app.metrics
+            metricsServer = HTTPServer(configuration: .init(host: listen.host, port: listen.port, threads: 1)) { request in
+                switch request.path {
+                case "/metrics": .now(.text(metrics.render(), contentType: "text/plain; version=0.0.4"))
+                case "/healthz": .now(health)
+                default: .now(.error(status: 404, code: "not_found", message: "this address serves /metrics and /healthz only"))
+                }
+            }
+        } else {
+            metricsServer = nil
+        }
+        server = HTTPServer(configuration: limits, accessLog: logged) { request in app.answer(request) }
+        self.listening = listening
+        jobRunner = JobRunner(
+            store: store, clock: clock, metrics: app.metrics, holder: app.instanceID, lease: configuration.jobLease, ended: app.activity
+        ) {
+            app.webhooksDue.ring()
+            app.watch.ring()
+        }
+    }
+
+    /// A new secret key for `cashier keys create`: the key (shown once) and the record the store
+    /// keeps (its hash, never the key).
+    /// - Parameter merchant: the sub-merchant the key acts for (its orders only); `nil` for every merchant.
+    public static func makeSecretKey(label: String, merchant: String? = nil, now: Date = Date()) -> (key: String, record: APIKeyRecord) {
+        APIKeys.make(label: label, merchant: merchant, now: now)
+    }
+
+    /// The OpenAPI 3.1 document `GET /openapi.json` serves (with the sandbox's test helpers when `sandbox`).
+    public static func openAPIDocument(sandbox: Bool = false) throws -> Data {
+        try OpenAPIDocument.served(sandbox: sandbox)
+    }
+
+    private let listening: ListeningPort
+    /// `metrics.listen`: `/metrics` on an address of its own.
+    private let metricsServer: HTTPServer?
+    private let clock: any WallClock
+    private let jobRunner: JobRunner
+    /// Every route, as `(method, pattern)`.
+    public var routeTable: [(method: String, pattern: String)] { app.routeTable }
+
+    private let jobs = Mutex<[Task<Void, Never>]>([])
+
+    /// Reconciles a day (`yyyy-MM-dd`, Beijing time): downloads each configured provider's bill and
+    /// reports every trade missing on either side or differing in amount or status. Works without
+    /// ``start()`` (`cashier reconcile --config`).
+    /// - Parameter progress: one line per step (downloads, then trades checked).
+    public func reconcile(date: String, progress: @Sendable (String) -> Void = { _ in }) async throws -> ReconciliationReport {
+        try await store.migrate()
+        return try await Reconciler(ledger: app.ledger).run(date: date, progress: progress)
+    }
+
+    /// How often the providers' keys are checked for age (a download happens only when needed).
+    static let providerKeysInterval: Duration = .seconds(300)
+
+    /// Applies the store's migrations, listens, and starts the jobs.
+    public func start() async throws {
+        try await store.migrate()
+        try server.start()
+        try metricsServer?.start()
+        listening.port.store(server.port, ordering: .releasing)
+        let app = self.app
+        let runner = jobRunner
+        let schedule = querySchedule
+        var tasks = [
+            runner.every(configuration.expiryInterval, "expiry") { _ = try? await app.ledger.closing.closeExpired() },
+            runner.every(configuration.queryInterval, "query_fallback") { _ = try? await app.ledger.jobs.queryPending(schedule: schedule) },
+            runner.every(configuration.refundInterval, "refunds") { _ = try? await app.ledger.jobs.settleRefunds() },
+        ]
+        let maintained = app.ledger.adapters.keyMaintaining
+        if configuration.wechatV3?.downloadsPlatformCertificates == true
+            || configuration.serviceProvider?.wechatV3?.downloadsPlatformCertificates == true
+        {
+            // Each instance keeps its own keys: WeChat Pay v3's platform certificates at start, then as they age.
+            tasks.append(
+                runner.every(Self.providerKeysInterval, "provider_keys", exclusive: false) {
+                    for adapter in maintained { await adapter.maintainKeys() }
+                })
+        }
+        if let endpoint = configuration.webhook {
+            let metrics = app.metrics
+            let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store, lease: configuration.jobLease, clock: clock) { delivered in
+                metrics.increment("cashier_webhook_deliveries_total", ["result": delivered ? "delivered" : "failed"])
+            }
+            // Messages are claimed one by one: every instance may deliver.
+            tasks.append(
+                runner.every(configuration.webhookInterval, "webhooks", exclusive: false, doorbell: app.webhooksDue) {
+                    _ = try? await dispatcher.deliverAllDue()
+                })
+        }
+        jobs.withLock { $0 += tasks }
+    }
+
+    private let querySchedule = QueryFallbackSchedule()
+    /// Who holds a job's lease in the store; `/healthz` names it.
+    public var instanceID: String { app.instanceID }
+
+    /// Asks the providers about pending payments whose turn has come (what the query-fallback job
+    /// runs every ``MerchantConfiguration/queryInterval``). - Returns: how many were found paid.
+    @discardableResult
+    public func queryPendingPayments() async throws -> Int {
+        try await app.ledger.jobs.queryPending(schedule: querySchedule)
+    }
+
+    /// Closes unpaid orders whose expiry has passed, at their providers and here (what the expiry
+    /// job runs every ``MerchantConfiguration/expiryInterval``). - Returns: how many.
+    @discardableResult
+    public func closeExpiredOrders() async throws -> Int {
+        try await app.ledger.closing.closeExpired()
+    }
+
+    /// Settles refunds whose answer was lost, and refunds duplicates when configured to (what the
+    /// refund job runs every ``MerchantConfiguration/refundInterval``). - Returns: how many.
+    @discardableResult
+    public func settleRefunds() async throws -> Int {
+        try await app.ledger.jobs.settleRefunds()
+    }
+
+    /// Waits until nothing is left to happen of its own accord: no request in flight, no job's
+    /// run under way, no webhook due at the clock's time. A test moves its clock, then waits for
+    /// this instead of sleeping.
+    public func settled() async {
+        await app.settled(jobs: jobRunner)
+    }
+
+    public var port: UInt16 { server.port }
+    /// The port of `metrics.listen`, when configured (after ``start()``).
+    public var metricsPort: UInt16? { metricsServer?.port }
+    /// `http://127.0.0.1:PORT`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
+
+    /// Answers `request` in process, as it would over a socket (no socket is opened).
+    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        await app.handle(request)
+    }
+
+    /// Stops listening, letting requests in progress finish, and stops the jobs, letting what each
+    /// has in flight finish: a webhook being sent is recorded as delivered or not (messages
+    /// claimed and not yet sent are given back, due at once), a provider being asked is heard
+    /// out, and nothing new starts. Each job's lease is given up, so another instance — or this
+    /// one, restarted — runs it at once. When this returns, nothing of this server uses the store
+    /// any more: it may be closed. What is in flight is bounded by its request timeout (10 s for a
+    /// provider or the webhook endpoint), and an item in hand may take a few such requests.
+    public func stop() async {
+        let stopping = jobs.withLock { tasks in
+            defer { tasks.removeAll() }
+            return tasks
+        }
+        for task in stopping { task.cancel() }
+        app.watch.stop()
+        await metricsServer?.stop()
+        await server.stop()
+        for task in stopping { await task.value }
+    }
+}
