@@ -5,7 +5,7 @@
 /// ```swift
 /// struct SecretKeyOnly: Middleware {
 ///     func handle(_ request: HTTPServerRequest, context: APIContext,
-///                 next: (HTTPServerRequest, APIContext) async throws -> HTTPServerResponse) async throws -> HTTPServerResponse {
+///                 next: @escaping @Sendable (HTTPServerRequest, APIContext) async throws -> HTTPServerResponse) async throws -> HTTPServerResponse {
 ///         guard context.identity?.caller == .secret else { return .error(status: 401, code: "unauthorized", message: "…") }
 ///         return try await next(request, context)
 ///     }
@@ -15,7 +15,7 @@ public protocol Middleware<Context>: Sendable {
     associatedtype Context: RequestContext
     func handle(
         _ request: HTTPServerRequest, context: Context,
-        next: (HTTPServerRequest, Context) async throws -> HTTPServerResponse
+        next: @escaping @Sendable (HTTPServerRequest, Context) async throws -> HTTPServerResponse
     ) async throws -> HTTPServerResponse
 }
 
@@ -31,7 +31,7 @@ public struct MiddlewareClosure<Context: RequestContext>: Middleware {
 
     public func handle(
         _ request: HTTPServerRequest, context: Context,
-        next: (HTTPServerRequest, Context) async throws -> HTTPServerResponse
+        next: @escaping @Sendable (HTTPServerRequest, Context) async throws -> HTTPServerResponse
     ) async throws -> HTTPServerResponse {
         try await body(request, context, next)
     }

@@ -70,11 +70,12 @@ public struct RouteGroup<Context: RequestContext>: Sendable {
     }
 
     private static func run(
-        _ chain: ArraySlice<any Middleware<Context>>, _ request: HTTPServerRequest, _ context: Context, _ handler: Handler
+        _ chain: ArraySlice<any Middleware<Context>>, _ request: HTTPServerRequest, _ context: Context, _ handler: @escaping Handler
     ) async throws -> HTTPServerResponse {
         guard let first = chain.first else { return try await handler(request, context) }
+        let rest = chain.dropFirst()
         return try await first.handle(request, context: context) { request, context in
-            try await run(chain.dropFirst(), request, context, handler)
+            try await run(rest, request, context, handler)
         }
     }
 

@@ -76,7 +76,8 @@ extension ConfigurationFile {
                     ])),
                 "http": .object(
                     Shape.keys([
-                        "per_ip_connection_limit", "request_deadline_seconds", "publishable_requests_per_minute", "trusted_proxies",
+                        "per_ip_connection_limit", "request_deadline_seconds", "handler_deadline_seconds",
+                        "publishable_requests_per_minute", "trusted_proxies",
                     ])),
                 "metrics": .object(Shape.keys(["listen"], secrets: ["token"])),
                 "barcode": .object(Shape.keys(["answer_within_seconds", "give_up_after_seconds", "query_interval_seconds"])),

@@ -294,7 +294,7 @@ public struct ConfigurationFile: Sendable {
         return (fields.location, fields.poolSize)
     }
 
-    /// `http`: the limits on what clients may hold (`per_ip_connection_limit`, `request_deadline_seconds`,
+    /// `http`: the limits on what clients may hold (`per_ip_connection_limit`, `request_deadline_seconds`, `handler_deadline_seconds`,
     /// `publishable_requests_per_minute`) and the proxies whose `X-Forwarded-For` is believed.
     static func http(_ root: [String: Any], into configuration: inout MerchantConfiguration) throws {
         guard let value = root["http"] else { return }
@@ -305,6 +305,9 @@ public struct ConfigurationFile: Sendable {
         if let limit = try number("per_ip_connection_limit", 0...65_535, zero: "no limit") { configuration.perIPConnectionLimit = limit }
         if let deadline = try number("request_deadline_seconds", 0...3600, zero: "no deadline") {
             configuration.requestDeadlineSeconds = deadline
+        }
+        if let deadline = try number("handler_deadline_seconds", 0...3600, zero: "no deadline") {
+            configuration.handlerDeadlineSeconds = deadline
         }
         if let rate = try number("publishable_requests_per_minute", 0...1_000_000, zero: "no limit") {
             configuration.publishableRequestsPerMinute = rate

@@ -314,6 +314,11 @@ public struct MerchantConfiguration: Sendable {
     public var perIPConnectionLimit = 256
     /// The longest a request may take to arrive (`http.request_deadline_seconds`; 0: no limit).
     public var requestDeadlineSeconds = 30
+    /// The longest an API handler may take before the caller is answered 503 `deadline_exceeded`
+    /// with `Retry-After` while the work goes on under its `Idempotency-Key`
+    /// (`http.handler_deadline_seconds`; 0, the default: no limit). Event streams and counter
+    /// payments, which wait for the payer, are not limited.
+    public var handlerDeadlineSeconds = 0
     /// Requests with the publishable key that make the server act, a minute from one payer
     /// address (`http.publishable_requests_per_minute`; 0, the default: no limit). See
     /// ``PublishableKeyThrottle``.

@@ -37,7 +37,7 @@ struct DashboardSession: Middleware {
 
     func handle(
         _ request: HTTPServerRequest, context: DashboardContext,
-        next: (HTTPServerRequest, DashboardContext) async throws -> HTTPServerResponse
+        next: @escaping @Sendable (HTTPServerRequest, DashboardContext) async throws -> HTTPServerResponse
     ) async throws -> HTTPServerResponse {
         guard let (id, session) = await sessions.session(cookieHeader: request.headers["Cookie"], now: clock.now()) else {
             return form

@@ -13,7 +13,8 @@ struct Authenticate: Middleware {
         message: "send Authorization: Bearer sk_… (your backend) or pk_… with the order's client_secret (the app)")
 
     func handle(
-        _ request: HTTPServerRequest, context: APIContext, next: (HTTPServerRequest, APIContext) async throws -> HTTPServerResponse
+        _ request: HTTPServerRequest, context: APIContext,
+        next: @escaping @Sendable (HTTPServerRequest, APIContext) async throws -> HTTPServerResponse
     ) async throws -> HTTPServerResponse {
         guard let identity = await keys.identify(request), !secretOnly || identity.caller == .secret else { return Self.unauthorized }
         var context = context
@@ -31,7 +32,8 @@ struct OwnOrder: Middleware {
     var parameter = "id"
 
     func handle(
-        _ request: HTTPServerRequest, context: APIContext, next: (HTTPServerRequest, APIContext) async throws -> HTTPServerResponse
+        _ request: HTTPServerRequest, context: APIContext,
+        next: @escaping @Sendable (HTTPServerRequest, APIContext) async throws -> HTTPServerResponse
     ) async throws -> HTTPServerResponse {
         if let bound = context.caller.merchant {
             let id = context.parameters[parameter]
@@ -48,7 +50,8 @@ struct OwnOrder: Middleware {
 /// and refunds only (403). Behind ``Authenticate``.
 struct PlatformOnly: Middleware {
     func handle(
-        _ request: HTTPServerRequest, context: APIContext, next: (HTTPServerRequest, APIContext) async throws -> HTTPServerResponse
+        _ request: HTTPServerRequest, context: APIContext,
+        next: @escaping @Sendable (HTTPServerRequest, APIContext) async throws -> HTTPServerResponse
     ) async throws -> HTTPServerResponse {
         if let merchant = context.caller.merchant {
             return .error(

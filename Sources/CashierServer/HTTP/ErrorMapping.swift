@@ -8,7 +8,8 @@ import CashierStore
 /// 500 with nothing said of its cause.
 struct ErrorMapping<Context: RequestContext>: Middleware {
     func handle(
-        _ request: HTTPServerRequest, context: Context, next: (HTTPServerRequest, Context) async throws -> HTTPServerResponse
+        _ request: HTTPServerRequest, context: Context,
+        next: @escaping @Sendable (HTTPServerRequest, Context) async throws -> HTTPServerResponse
     ) async throws -> HTTPServerResponse {
         do {
             return try await next(request, context)

@@ -21,7 +21,8 @@ struct Idempotent: Middleware {
     let scope: @Sendable (APIContext) -> String
 
     func handle(
-        _ request: HTTPServerRequest, context: APIContext, next: (HTTPServerRequest, APIContext) async throws -> HTTPServerResponse
+        _ request: HTTPServerRequest, context: APIContext,
+        next: @escaping @Sendable (HTTPServerRequest, APIContext) async throws -> HTTPServerResponse
     ) async throws -> HTTPServerResponse {
         guard let given = request.headers["Idempotency-Key"] else { return try await next(request, context) }
         // What the OpenAPI document says: 1 to 255 printable ASCII characters (a UUID, say).

@@ -14,7 +14,8 @@ struct Throttle<Context: RequestContext>: Middleware {
     let counts: @Sendable (HTTPServerRequest) -> Bool
 
     func handle(
-        _ request: HTTPServerRequest, context: Context, next: (HTTPServerRequest, Context) async throws -> HTTPServerResponse
+        _ request: HTTPServerRequest, context: Context,
+        next: @escaping @Sendable (HTTPServerRequest, Context) async throws -> HTTPServerResponse
     ) async throws -> HTTPServerResponse {
         if counts(request), let refused = refusal(request) { return refused }
         return try await next(request, context)

@@ -27,8 +27,16 @@ final class MerchantApp: Sendable {
     let providerTransport: any HTTPTransport
     /// Stops calling a provider that keeps failing (see ``ProviderBreaker``).
     let breaker: ProviderBreaker
-    /// Requests whose answer is not sent yet.
-    private let inFlight = Atomic<Int>(0)
+    /// Requests whose answer is not sent yet, and work going on past its handler deadline.
+    private let inFlight = Counter()
+
+    /// A count shared with the closures that move it.
+    final class Counter: Sendable {
+        private let value = Atomic<Int>(0)
+        func add() { value.add(1, ordering: .sequentiallyConsistent) }
+        func subtract() { value.subtract(1, ordering: .sequentiallyConsistent) }
+        var count: Int { value.load(ordering: .sequentiallyConsistent) }
+    }
     /// Rung when a request is answered or a job's run ends (``settled()``).
     let activity = Doorbell()
 
@@ -70,7 +78,24 @@ final class MerchantApp: Sendable {
         let middleware = APIMiddleware(
             keys: keys, store: store, clock: clock, instanceID: instanceID, idempotencyLease: configuration.idempotencyLease,
             throttle: throttle)
-        let api = RouteGroup<APIContext>(builder, errors: ErrorMapping<APIContext>.response(for:)).add(ErrorMapping<APIContext>())
+        var api = RouteGroup<APIContext>(builder, errors: ErrorMapping<APIContext>.response(for:)).add(ErrorMapping<APIContext>())
+        if configuration.handlerDeadlineSeconds > 0 {
+            let (webhooksDue, watch, inFlight, activity) = (webhooksDue, watch, inFlight, activity)
+            api = api.add(
+                Deadline<APIContext>(
+                    .seconds(configuration.handlerDeadlineSeconds), exempt: Self.waitsForThePayer,
+                    // Still in flight for ``settled()`` until it ends.
+                    startedLate: { inFlight.add() },
+                    finishedLate: { request, response in
+                        // What a late request changed is announced as an answered one's is.
+                        if request.method != "GET", (response?.status ?? 500) < 500 {
+                            webhooksDue.ring()
+                            watch.ring()
+                        }
+                        inFlight.subtract()
+                        activity.ring()
+                    }))
+        }
         api.register(OrdersController(ledger: ledger, middleware: middleware))
         api.register(PaymentsController(ledger: ledger, middleware: middleware))
         api.register(RefundsController(ledger: ledger, middleware: middleware))
@@ -96,6 +121,19 @@ final class MerchantApp: Sendable {
         audit?.secret(Self.secrets(of: configuration))
     }
 
+    /// The requests that wait for the payer, which no handler deadline limits: an order's event
+    /// stream, and a counter payment (its method a barcode one) waiting for the payer to confirm.
+    @Sendable static func waitsForThePayer(_ request: HTTPServerRequest, _ context: APIContext) -> Bool {
+        switch context.route.name {
+        case "stream": return true
+        case "start_payment":
+            struct Method: Decodable { let method: String? }
+            return (try? JSONDecoder().decode(Method.self, from: Data(request.body)))?.method.flatMap(PaymentMethod.init)?.isBarcode
+                ?? false
+        default: return false
+        }
+    }
+
     /// Every route, as `(method, pattern)`.
     var routeTable: [(method: String, pattern: String)] { routes.table }
 
@@ -107,10 +145,10 @@ final class MerchantApp: Sendable {
         switch routes.answer(request) {
         case .now(let response): return .now(finished(request, response))
         case .later(let work):
-            inFlight.add(1, ordering: .sequentiallyConsistent)
+            inFlight.add()
             return .later { self.done(self.changed(request, await work())) }
         case .handedOff(let work):
-            inFlight.add(1, ordering: .sequentiallyConsistent)
+            inFlight.add()
             return .handedOff { answer in work { answer(self.done(self.changed(request, $0))) } }
         }
     }
@@ -121,7 +159,7 @@ final class MerchantApp: Sendable {
     }
 
     private func done(_ response: HTTPServerResponse) -> HTTPServerResponse {
-        inFlight.subtract(1, ordering: .sequentiallyConsistent)
+        inFlight.subtract()
         activity.ring()
         return response
     }
@@ -153,7 +191,7 @@ final class MerchantApp: Sendable {
     func settled(jobs: JobRunner? = nil) async {
         while true {
             let busy =
-                inFlight.load(ordering: .sequentiallyConsistent) > 0 || (jobs?.running.load(ordering: .sequentiallyConsistent) ?? 0) > 0
+                inFlight.count > 0 || (jobs?.running.load(ordering: .sequentiallyConsistent) ?? 0) > 0
             if !busy {
                 let due =
                     ledger.configuration.webhook == nil
