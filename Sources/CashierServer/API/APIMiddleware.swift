@@ -33,7 +33,7 @@ struct APIMiddleware: Sendable {
     }
 
     /// `Idempotency-Key` under `scope` (``Idempotent``).
-    func idempotent(_ scope: @escaping @Sendable (APIContext) -> String) -> Idempotent {
+    func idempotent(_ scope: @escaping @Sendable (APIContext) -> String?) -> Idempotent {
         Idempotent(store: store, clock: clock, instanceID: instanceID, lease: idempotencyLease, scope: scope)
     }
 

@@ -8,10 +8,17 @@ struct OrdersController: RouteCollection {
     let ledger: Ledger
     let middleware: APIMiddleware
 
+    /// Where an order's `Idempotency-Key` lives: the platform's keys in the namespace they always
+    /// had (`""`), a merchant's own key in its merchant's (one merchant's key never replays another's
+    /// order); the app's publishable key sends none (`nil`: refused), since every payer holds it.
+    @Sendable static func creationScope(_ context: APIContext) -> String? {
+        let caller = context.caller
+        guard caller.caller == .secret else { return nil }
+        return caller.merchant.map { "merchant:\($0):" } ?? ""
+    }
+
     func boot(_ routes: RouteGroup<APIContext>) {
-        // The app's keys live apart from the backend's: an app cannot replay the backend's answers.
-        routes.add(middleware.payer).add(middleware.authenticate)
-            .add(middleware.idempotent { $0.caller.caller == .secret ? "" : "pk:" })
+        routes.add(middleware.payer).add(middleware.authenticate).add(middleware.idempotent(Self.creationScope))
             .post("/v1/orders", name: "create_order") { request, context in
                 let input = try request.decode(
                     OrderRequest.self,

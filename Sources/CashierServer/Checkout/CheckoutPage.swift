@@ -34,21 +34,31 @@ struct CheckoutPage: Sendable {
 
     var configuration: MerchantConfiguration { ledger.configuration }
 
-    func register(_ builder: RouterBuilder) {
+    /// - Parameter throttle: the payer's bucket the API's payer routes use too (every request that
+    ///   makes the server act or ask a provider takes one); `nil` when not limited.
+    func register(_ builder: RouterBuilder, throttle: Throttle<CheckoutContext>?) {
         let routes = RouteGroup<CheckoutContext>(builder, errors: ErrorMapping<CheckoutContext>.response(for:))
-        routes.get("/pay/{id}", name: "checkout") { request, context in
+        // Back from a wallet, the page asks the provider: that counts, as starting a payment does.
+        let throttled = throttle.map { routes.add($0) } ?? routes
+        let asking = throttle.map { throttle in
+            routes.add(
+                Throttle<CheckoutContext>(
+                    throttle: throttle.throttle, proxies: throttle.proxies, clock: throttle.clock, metrics: throttle.metrics,
+                    counts: { $0.queryValue("returned") != nil }))
+        } ?? routes
+        asking.get("/pay/{id}", name: "checkout") { request, context in
             await page(request, id: context.parameters["id"], fields: request.queryFields)
         }
-        routes.post("/pay/{id}", name: "checkout_choose") { request, context in
+        throttled.post("/pay/{id}", name: "checkout_choose") { request, context in
             await choose(request, id: context.parameters["id"], fields: request.formFields)
         }
         routes.get("/c/{secret}", name: "checkout_link") { request, context in
             await shortLink(request, secret: context.parameters["secret"])
         }
-        routes.get("/pay/{id}/wechat", name: "checkout_wechat") { request, context in
+        throttled.get("/pay/{id}/wechat", name: "checkout_wechat") { request, context in
             await wechatAuthorized(request, id: context.parameters["id"], fields: request.queryFields)
         }
-        routes.post("/pay/{id}/applepay/{step}", name: "checkout_applepay") { request, context in
+        throttled.post("/pay/{id}/applepay/{step}", name: "checkout_applepay") { request, context in
             await applePay(request, id: context.parameters["id"], step: context.parameters["step"])
         }
     }
@@ -165,12 +175,15 @@ struct CheckoutPage: Sendable {
         }
     }
 
-    /// The order after asking the provider about its newest open attempt (best effort).
+    /// The order after asking the provider about its newest open attempt (best effort): one
+    /// question at a time per payment, and not again within the read-query interval however often
+    /// the page is loaded (``InFlightQueries``).
     func latest(_ order: StoredOrder) async -> StoredOrder {
         guard let payments = try? await ledger.store.payments(orderID: order.id),
             let newest = payments.filter({ $0.status == .pending }).max(by: { $0.createdAt < $1.createdAt })
         else { return order }
-        if let answered = try? await ledger.payments.ask(newest) { return answered }
+        let ledger = ledger
+        if let answered = try? await ledger.queries.answer(for: newest.id, { try await ledger.payments.ask(newest) }) { return answered }
         return (try? await ledger.store.order(id: order.id)) ?? order
     }
 

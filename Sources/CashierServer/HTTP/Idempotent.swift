@@ -17,8 +17,9 @@ struct Idempotent: Middleware {
     /// How long a reservation holds before another request may take the key over (renewed while
     /// the work goes on).
     let lease: TimeInterval
-    /// What keeps keys of different endpoints (and of the app) apart: prefixed to the key.
-    let scope: @Sendable (APIContext) -> String
+    /// What keeps keys of different endpoints and merchants apart: prefixed to the key; `nil`
+    /// when the caller may not send one (the app's publishable key: see ``OrdersController``).
+    let scope: @Sendable (APIContext) -> String?
 
     func handle(
         _ request: HTTPServerRequest, context: APIContext,
@@ -31,7 +32,14 @@ struct Idempotent: Middleware {
             return .error(
                 status: 400, code: "invalid_request", message: "Idempotency-Key must be 1 to 255 printable ASCII characters (a UUID, say)")
         }
-        let key = scope(context) + given
+        guard let prefix = scope(context) else {
+            return .error(
+                status: 400, code: "invalid_request",
+                message:
+                    "Idempotency-Key is for your backend's secret key: with the publishable key, which ships in every copy of the app, "
+                    + "one payer's retry could be answered with another payer's order; send the request again without it")
+        }
+        let key = prefix + given
         // The same JSON whatever its key order or spacing.
         let canonical = (try? JSONSerialization.jsonObject(with: Data(request.body))).flatMap {
             try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys])

@@ -25,6 +25,12 @@ struct PaymentService: Sendable {
             throw RequestProblem("method '\(body.method)' is not one of \(PaymentMethod.names)")
         }
         try body.checkShape()
+        // A payer's payment code is collected at a counter, by the merchant's till: with the app's
+        // public key and one order's secret, anyone could charge whoever's code they have seen.
+        if method.isBarcode, identity.caller != .secret {
+            throw RequestProblem.forbidden(
+                "\(method.rawValue) collects a payer's payment code at your counter: your backend sends it with the secret key")
+        }
         let order = try await ledger.orders.require(identity, id: id, clientSecret: body.client_secret)
         guard !order.status.hasReceivedMoney, order.status != .closed else {
             throw APIError.invalidState("order \(id) is \(order.status.rawValue); it takes no new payment")

@@ -69,12 +69,14 @@ final class MerchantApp: Sendable {
         let builder = RouterBuilder()
         SystemRoutes(configuration: configuration, metrics: metrics, instanceID: instanceID, sandbox: sandboxPayer != nil)
             .register(on: &builder.router)
-        let throttle =
-            configuration.publishableRequestsPerMinute > 0
-            ? Throttle<APIContext>(
-                throttle: PublishableKeyThrottle(perMinute: configuration.publishableRequestsPerMinute),
-                proxies: configuration.trustedProxies,
-                clock: clock, metrics: metrics, counts: Throttle<APIContext>.publishableKey(configuration.publishableKey)) : nil
+        // One bucket per payer address for every payer-facing route: the API's with the publishable key, the checkout's.
+        let payerBucket =
+            configuration.publishableRequestsPerMinute > 0 ? PublishableKeyThrottle(perMinute: configuration.publishableRequestsPerMinute) : nil
+        let throttle = payerBucket.map {
+            Throttle<APIContext>(
+                throttle: $0, proxies: configuration.trustedProxies, clock: clock, metrics: metrics,
+                counts: Throttle<APIContext>.publishableKey(configuration.publishableKey))
+        }
         let middleware = APIMiddleware(
             keys: keys, store: store, clock: clock, instanceID: instanceID, idempotencyLease: configuration.idempotencyLease,
             throttle: throttle)
@@ -112,7 +114,11 @@ final class MerchantApp: Sendable {
             adyen: configuration.applePay?.adyenHMACKey.map { AdyenEvents(hmacKey: $0) }
         ).register(on: &builder.router)
         Dashboard(ledger: ledger, keys: keys, clock: clock).register(builder)
-        CheckoutPage(ledger: ledger, breaker: breaker, providerTransport: transport).register(builder)
+        CheckoutPage(ledger: ledger, breaker: breaker, providerTransport: transport).register(
+            builder,
+            throttle: payerBucket.map {
+                Throttle<CheckoutContext>(throttle: $0, proxies: configuration.trustedProxies, clock: clock, metrics: metrics) { _ in true }
+            })
         // The merchant API takes the query parameters its document lists, and no other.
         for operation in OpenAPIDocument.queryParameters {
             builder.router.limitQuery(operation.method, operation.path, to: operation.names)
