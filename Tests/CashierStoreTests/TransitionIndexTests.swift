@@ -84,9 +84,9 @@ import Testing
         let store = try #require(try await backend.store() as? any SQLOrderStore)
         _ = try await Self.history(store)
         let counts = try await store.withReading { session in
-            let logged = try session.connection.query("SELECT count(*) FROM events", []).first?.first?.integer ?? 0
+            let logged = try session.connection.query("SELECT count(*) AS n FROM events", []).first?.integer("n") ?? 0
             let moved =
-                try session.connection.query("SELECT count(*) FROM events WHERE to_status IS NOT NULL", []).first?.first?.integer ?? 0
+                try session.connection.query("SELECT count(*) AS n FROM events WHERE to_status IS NOT NULL", []).first?.integer("n") ?? 0
             return (logged, moved)
         }
         #expect(counts.0 == counts.1 + 15 && counts.1 == 7)
@@ -94,11 +94,11 @@ import Testing
         case .sqlite:
             let (partial, plan) = try await store.withReading { session in
                 let indexes = try session.connection.query("PRAGMA index_list(events)", [])
-                let partial = indexes.first { $0[1].text == "events_transition" }?[4].integer
+                let partial = try indexes.first { try $0.text("name") == "events_transition" }?.integer("partial")
                 let plan = try session.connection.query(
                     "EXPLAIN QUERY PLAN " + SQLStatements.transitions(statuses: 2),
                     [.text("paid"), .text("pending"), .integer(0), .integer(.max)]
-                ).compactMap { $0.last?.text }
+                ).compactMap { try $0.text("detail") }
                 return (partial, plan)
             }
             #expect(partial == 1)
@@ -108,7 +108,8 @@ import Testing
                 }, "\(plan)")
         case .postgres:
             let definition = try await store.withReading { session in
-                try session.connection.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'events_transition'", []).first?.first?.text
+                try session.connection.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'events_transition'", []).first?.text(
+                    "indexdef")
             }
             #expect(definition?.hasSuffix("WHERE (to_status IS NOT NULL)") == true, "\(definition ?? "no index")")
         }
