@@ -64,10 +64,10 @@ import Testing
     func aLogFromBeforeTheMigrationKeepsItsTransitions(backend: Backend) async throws {
         let location = try await backend.freshLocation()
         let store = try #require(try await backend.open(location, migrate: false) as? any SQLOrderStore)
-        let all = store is SQLiteOrderStore ? SQLiteOrderStore.migrations : PostgresOrderStore.migrations
-        let before = Array(all.prefix { $0.name != "017_transitions_only" })
-        #expect(before.count == all.count - 2)
-        try await store.withTransaction { _ = try SQLStatements.migrate($0.connection, before) }
+        let dialect: SQLDialect = store is SQLiteOrderStore ? .sqlite : .postgres
+        let before = Array(Migration.all.prefix { $0.name != "017_transitions_only" })
+        #expect(before.count == Migration.all.count - 2)
+        try await store.withTransaction { _ = try Migration.apply(before, as: dialect, on: $0.connection) }
         let paid = try await Self.history(store)
         let logged = try await store.events(orderID: paid[2].id)
         #expect(logged.filter { $0.kind == .notificationDuplicate }.count == 5)

@@ -47,22 +47,6 @@ enum SQLStatements {
     /// A date from a stored stamp.
     static func date(_ stamp: Int64) -> Date { Date(timeIntervalSince1970: Double(stamp) / 1000) }
 
-    /// Applies the named migrations not yet recorded in `schema_migrations`, in order (inside
-    /// the caller's transaction). - Returns: the names applied now.
-    static func migrate(_ connection: any SQLConnection, _ migrations: [(name: String, sql: String)]) throws -> [String] {
-        try connection.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
-        let applied = Set(try connection.query("SELECT name FROM schema_migrations").map { try $0.required("name", \.text) })
-        var now: [String] = []
-        for migration in migrations where !applied.contains(migration.name) {
-            try connection.execute(migration.sql)
-            try connection.query(
-                "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
-                [.text(migration.name), .integer(Int64(Date().timeIntervalSince1970))])
-            now.append(migration.name)
-        }
-        return now
-    }
-
     /// Durable single-row commits on `connection` — one `INSERT` into `table` per transaction
     /// opened with `begin`, one caller — for `duration`: the benchmarks' baseline, with each
     /// commit's time.
