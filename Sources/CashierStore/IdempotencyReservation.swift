@@ -2,7 +2,7 @@
 /// work starts, so two requests with one key never both do it).
 public enum IdempotencyReservation: Sendable, Equatable {
     /// The key is this caller's until its lease ends: do the work, then
-    /// ``OrderStore/completeIdempotencyKey(_:holder:status:body:now:)`` (or release it on failure).
+    /// ``IdempotencyKeys/completeIdempotencyKey(_:holder:status:body:now:)`` (or release it on failure).
     case reserved
     /// A request with this key and body finished: answer this again.
     case replay(status: Int, body: [UInt8])

@@ -1,7 +1,7 @@
 public import Cashier
 public import Foundation
 
-/// What ``OrderStore/create(_:)`` takes.
+/// What ``OrderRecords/create(_:)`` takes.
 public struct NewOrder: Sendable {
     public var id: String
     public var outTradeNo: String

@@ -1,6 +1,6 @@
 public import Cashier
 
-/// What ``OrderStore/beginPayment(_:now:)`` takes: one wallet launch for an order.
+/// What ``PaymentLedger/beginPayment(_:now:)`` takes: one wallet launch for an order.
 public struct NewPayment: Sendable {
     public var id: String
     public var orderID: String

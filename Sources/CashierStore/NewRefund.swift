@@ -1,6 +1,6 @@
 public import Cashier
 
-/// What ``OrderStore/reserveRefund(_:now:)`` takes.
+/// What ``RefundLedger/reserveRefund(_:now:)`` takes.
 public struct NewRefund: Sendable {
     public var id: String
     public var orderID: String
@@ -35,7 +35,7 @@ public struct NewRefund: Sendable {
 
 /// What reserving a refund did.
 public enum RefundReservation: Sendable, Equatable {
-    /// Reserved now: ask the provider, then ``OrderStore/finishRefund(_:outcome:now:)``.
+    /// Reserved now: ask the provider, then ``RefundLedger/finishRefund(_:outcome:now:)``.
     case reserved(StoredRefund, StoredPayment)
     /// A refund with this `out_refund_no` already exists (a retry): its state, nothing reserved again.
     case existing(StoredRefund, StoredPayment)

@@ -1,4 +1,4 @@
-/// What ``OrderStore/beginPayment(_:now:)`` did.
+/// What ``PaymentLedger/beginPayment(_:now:)`` did.
 public struct PaymentStart: Sendable, Equatable {
     /// The order afterwards.
     public let order: StoredOrder
@@ -8,6 +8,6 @@ public struct PaymentStart: Sendable, Equatable {
     /// `true` when ``payment`` is an attempt that already existed.
     public let reused: Bool
     /// The order's other open attempts: once this one is placed, close them at their providers so
-    /// the payer cannot pay twice, and record what the provider says (``OrderStore/recordPayment(_:of:record:duplicate:now:)``).
+    /// the payer cannot pay twice, and record what the provider says (``PaymentLedger/recordPayment(_:of:record:duplicate:now:)``).
     public let superseded: [StoredPayment]
 }

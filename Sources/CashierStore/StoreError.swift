@@ -15,6 +15,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case limitExceeded = "limit exceeded"
         /// Another operation holds what this one needs (an Apple Pay authorisation in flight).
         case inProgress = "in progress"
+        /// The database was migrated by a newer version of Cashier: it holds migrations this one
+        /// does not know, and nothing is done to it.
+        case newerSchema = "newer schema"
         /// Anything else the database refused.
         case failed
     }

@@ -120,7 +120,7 @@ import Testing
         func holders() throws -> [String: String] {
             var holders: [String: String] = [:]
             for row in try database.query("SELECT job, holder FROM job_leases") {
-                if let job = row[0].text, let holder = row[1].text { holders[job] = holder }
+                if let job = try row.text("job"), let holder = try row.text("holder") { holders[job] = holder }
             }
             return holders
         }

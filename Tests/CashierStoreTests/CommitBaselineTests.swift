@@ -25,7 +25,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("baseline.db").path
         let baseline = try SQLiteOrderStore.singleRowCommits(path: path, duration: .milliseconds(300))
-        let rows = try SQLiteConnection(path: path).query("SELECT count(*) FROM baseline").first?.first?.integer
+        let rows = try SQLiteConnection(path: path).query("SELECT count(*) AS n FROM baseline").first?.integer("n")
         check(baseline, rows: Int(rows ?? -1), duration: 0.3)
     }
 
@@ -36,8 +36,8 @@ import Testing
         #expect(baseline.commits > 0 && baseline.p50Milliseconds > 0 && baseline.p50Milliseconds <= baseline.p99Milliseconds)
         let measured = Double(baseline.commits) / baseline.rate
         #expect(measured >= 0.3 * 0.99 && measured < 5.3, "\(measured) s")
-        let left = try PostgresConnection(url: url).query("SELECT to_regclass('cashier_bench_baseline') IS NULL")
-        #expect(left.first?.first?.integer == 1, "the scratch table is dropped")
+        let left = try PostgresConnection(url: url).query("SELECT to_regclass('cashier_bench_baseline') IS NULL AS dropped")
+        #expect(try left.first?.integer("dropped") == 1, "the scratch table is dropped")
     }
 
     @Test func twoMeasurementsAreAveragedAndTheirCommitsAdded() {

@@ -80,7 +80,7 @@ import Testing
         let store = try #require(try await Backend.sqlite.store() as? SQLiteOrderStore)
         for statement in SQLOverview.all {
             let plan = try await store.withReading { session in
-                try session.connection.query("EXPLAIN QUERY PLAN " + statement, []).compactMap { $0.last?.text }
+                try session.connection.query("EXPLAIN QUERY PLAN " + statement, []).compactMap { try $0.text("detail") }
             }
             let reads = plan.filter { $0.hasPrefix("SCAN") || $0.hasPrefix("SEARCH") }
             #expect(!reads.isEmpty && reads.allSatisfy { $0.hasPrefix("SEARCH") && $0.contains("INDEX") }, "\(statement): \(plan)")
@@ -93,7 +93,7 @@ import Testing
                 let filter = try SQLFilter(table: "orders", alias: nil, query: query, session.connection)
                 return try session.connection.query(
                     "EXPLAIN QUERY PLAN SELECT id FROM \(table) \(filter.whereClause) \(filter.orderClause)", filter.parameters
-                ).compactMap { $0.last?.text }
+                ).compactMap { try $0.text("detail") }
             }
             #expect(
                 plan.contains { $0.hasPrefix("SEARCH \(table) USING INDEX \(table)_created (created_at>? AND created_at<?)") }
@@ -111,7 +111,7 @@ import Testing
             try session.connection.query(
                 "EXPLAIN QUERY PLAN " + SQLStatements.dueOutbox, SQLStatements.dueOutboxParameters(now: Date(), limit: 10)
             )
-            .compactMap { $0.last?.text }
+            .compactMap { try $0.text("detail") }
         }
         #expect(plan.contains { $0.hasPrefix("SEARCH outbox USING INDEX outbox_due (delivered_at=? AND next_attempt_at<?)") }, "\(plan)")
         #expect(

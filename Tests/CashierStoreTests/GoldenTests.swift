@@ -17,8 +17,8 @@ import Testing
     }
 
     @Test func migrationsRenderAsFrozen() {
-        #expect(Golden.mismatch(Self.rendered(SQLiteOrderStore.migrations), "migrations.sqlite.sql") == nil)
-        #expect(Golden.mismatch(Self.rendered(PostgresOrderStore.migrations), "migrations.postgres.sql") == nil)
+        #expect(Golden.mismatch(Self.rendered(Migration.all.rendered(for: .sqlite)), "migrations.sqlite.sql") == nil)
+        #expect(Golden.mismatch(Self.rendered(Migration.all.rendered(for: .postgres)), "migrations.postgres.sql") == nil)
     }
 
     @Test func aFreshSQLiteDatabaseHasTheFrozenSchema() async throws {

@@ -460,8 +460,9 @@ import Testing
         let location = try await backend.freshLocation()
         let store = try await backend.open(location, migrate: false)
         let sql = try #require(store as? any SQLOrderStore)
-        let old = backend == .sqlite ? SQLiteOrderStore.migrations : PostgresOrderStore.migrations
-        _ = try await sql.withTransaction { try SQLStatements.migrate($0.connection, Array(old.prefix(6))) }
+        let dialect: SQLDialect = backend == .sqlite ? .sqlite : .postgres
+        let old = Migration.all
+        _ = try await sql.withTransaction { try Migration.apply(Array(old.prefix(6)), as: dialect, on: $0.connection) }
         _ = try await sql.withTransaction { session in
             let connection = session.connection
             for (id, status, refunded) in [("ord_paid", "partially_refunded", 1000), ("ord_open", "pending", 0), ("ord_new", "created", 0)]

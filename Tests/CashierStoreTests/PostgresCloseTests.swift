@@ -14,8 +14,8 @@ struct PostgresCloseTests {
     /// Sessions on the store's database other than `observer`'s own.
     static func sessions(_ observer: PostgresConnection) throws -> Int64 {
         try observer.query(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        ).first?.first?.integer ?? -1
+            "SELECT count(*) AS sessions FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).first?.integer("sessions") ?? -1
     }
 
     @Test func closeEndsEverySessionAndRefusesWhatComesAfter() async throws {

@@ -15,13 +15,13 @@ struct PostgresConnectionTests {
         let url = try await TestPostgres.freshDatabase()
         let connection = try PostgresConnection(url: url)
         try connection.execute("CREATE TABLE t (id text PRIMARY KEY)")
-        let pid = try #require(try connection.query("SELECT pg_backend_pid()", []).first?.first?.integer)
+        let pid = try #require(try connection.query("SELECT pg_backend_pid() AS pid", []).first?.integer("pid"))
         return (connection, try PostgresConnection(url: url), pid)
     }
 
     /// The backend's state as PostgreSQL reports it: `idle`, `idle in transaction`, …
     func state(of pid: Int64, _ watcher: PostgresConnection) throws -> String? {
-        try watcher.query("SELECT state FROM pg_stat_activity WHERE pid = ?", [.integer(pid)]).first?.first?.text
+        try watcher.query("SELECT state FROM pg_stat_activity WHERE pid = ?", [.integer(pid)]).first?.text("state")
     }
 
     @Test func theFirstStatementRunsInsideTheTransactionBegunWithIt() async throws {
@@ -32,12 +32,12 @@ struct PostgresConnectionTests {
         #expect(try state(of: pid, watcher) == "idle in transaction")
         try connection.query("INSERT INTO t (id) VALUES (?)", [.text("b")])
         try connection.rollback()
-        #expect(try connection.query("SELECT count(*) FROM t", []).first?.first?.integer == 0, "both rows were in the transaction")
+        #expect(try connection.query("SELECT count(*) AS n FROM t", []).first?.integer("n") == 0, "both rows were in the transaction")
 
         connection.begin()
         try connection.query("INSERT INTO t (id) VALUES (?)", [.text("c")])
         try connection.commit()
-        #expect(try connection.query("SELECT id FROM t", []).map { $0.first?.text } == ["c"])
+        #expect(try connection.query("SELECT id FROM t", []).map { try $0.text("id") } == ["c"])
         #expect(try state(of: pid, watcher) == "idle")
     }
 
@@ -53,7 +53,7 @@ struct PostgresConnectionTests {
         try connection.execute("INSERT INTO t (id) VALUES ('x')")
         #expect(try state(of: pid, watcher) == "idle in transaction")
         try connection.rollback()
-        #expect(try connection.query("SELECT count(*) FROM t", []).first?.first?.integer == 0)
+        #expect(try connection.query("SELECT count(*) AS n FROM t", []).first?.integer("n") == 0)
     }
 
     @Test func aFailingFirstStatementLeavesATransactionToRollBack() async throws {
@@ -65,11 +65,11 @@ struct PostgresConnectionTests {
         #expect(try state(of: pid, watcher) == "idle in transaction (aborted)")
         try connection.rollback()
         // Out of the pipeline and the transaction: the next statements, and the next transaction, work.
-        #expect(try connection.query("SELECT count(*) FROM t", []).first?.first?.integer == 1)
+        #expect(try connection.query("SELECT count(*) AS n FROM t", []).first?.integer("n") == 1)
         connection.begin()
         try connection.query("INSERT INTO t (id) VALUES (?)", [.text("next")])
         try connection.commit()
-        #expect(try connection.query("SELECT count(*) FROM t", []).first?.first?.integer == 2)
+        #expect(try connection.query("SELECT count(*) AS n FROM t", []).first?.integer("n") == 2)
         #expect(connection.isHealthy)
     }
 
@@ -77,11 +77,11 @@ struct PostgresConnectionTests {
         let (connection, _, _) = try await connections()
         connection.begin()
         // New text: prepared (outside the transaction), then run in the pipeline with BEGIN.
-        #expect(try connection.query("SELECT ? || 'x'", [.text("new")]).first?.first?.text == "newx")
+        #expect(try connection.query("SELECT ? || 'x' AS joined", [.text("new")]).first?.text("joined") == "newx")
         try connection.commit()
         connection.begin()
         #expect(throws: StoreError.self) { try connection.query("SELECT * FROM no_such_table", []) }
         try connection.rollback()
-        #expect(try connection.query("SELECT ? || 'y'", [.text("still")]).first?.first?.text == "stilly")
+        #expect(try connection.query("SELECT ? || 'y' AS joined", [.text("still")]).first?.text("joined") == "stilly")
     }
 }

@@ -24,7 +24,7 @@ struct PostgresWriterTests {
     }
 
     static func rows(_ reader: PostgresConnection) throws -> [Int64] {
-        try reader.query("SELECT n FROM t ORDER BY n").compactMap { $0.first?.integer }
+        try reader.query("SELECT n FROM t ORDER BY n").compactMap { try $0.integer("n") }
     }
 
     @Test func transactionsQueuedDuringACommitShareTheNextOne() async throws {

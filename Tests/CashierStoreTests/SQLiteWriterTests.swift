@@ -16,7 +16,7 @@ import Testing
     }
 
     static func rows(_ path: String) throws -> [Int64] {
-        try SQLiteConnection(path: path).query("SELECT n FROM t ORDER BY n").compactMap { $0.first?.integer }
+        try SQLiteConnection(path: path).query("SELECT n FROM t ORDER BY n").compactMap { try $0.integer("n") }
     }
 
     @Test func transactionsQueuedDuringACommitShareTheNextOne() async throws {

@@ -64,10 +64,10 @@ import Testing
     func aLogFromBeforeTheMigrationKeepsItsTransitions(backend: Backend) async throws {
         let location = try await backend.freshLocation()
         let store = try #require(try await backend.open(location, migrate: false) as? any SQLOrderStore)
-        let all = store is SQLiteOrderStore ? SQLiteOrderStore.migrations : PostgresOrderStore.migrations
-        let before = Array(all.prefix { $0.name != "017_transitions_only" })
-        #expect(before.count == all.count - 2)
-        try await store.withTransaction { _ = try SQLStatements.migrate($0.connection, before) }
+        let dialect: SQLDialect = store is SQLiteOrderStore ? .sqlite : .postgres
+        let before = Array(Migration.all.prefix { $0.name != "017_transitions_only" })
+        #expect(before.count == Migration.all.count - 2)
+        try await store.withTransaction { _ = try Migration.apply(before, as: dialect, on: $0.connection) }
         let paid = try await Self.history(store)
         let logged = try await store.events(orderID: paid[2].id)
         #expect(logged.filter { $0.kind == .notificationDuplicate }.count == 5)
@@ -84,9 +84,9 @@ import Testing
         let store = try #require(try await backend.store() as? any SQLOrderStore)
         _ = try await Self.history(store)
         let counts = try await store.withReading { session in
-            let logged = try session.connection.query("SELECT count(*) FROM events", []).first?.first?.integer ?? 0
+            let logged = try session.connection.query("SELECT count(*) AS n FROM events", []).first?.integer("n") ?? 0
             let moved =
-                try session.connection.query("SELECT count(*) FROM events WHERE to_status IS NOT NULL", []).first?.first?.integer ?? 0
+                try session.connection.query("SELECT count(*) AS n FROM events WHERE to_status IS NOT NULL", []).first?.integer("n") ?? 0
             return (logged, moved)
         }
         #expect(counts.0 == counts.1 + 15 && counts.1 == 7)
@@ -94,11 +94,11 @@ import Testing
         case .sqlite:
             let (partial, plan) = try await store.withReading { session in
                 let indexes = try session.connection.query("PRAGMA index_list(events)", [])
-                let partial = indexes.first { $0[1].text == "events_transition" }?[4].integer
+                let partial = try indexes.first { try $0.text("name") == "events_transition" }?.integer("partial")
                 let plan = try session.connection.query(
                     "EXPLAIN QUERY PLAN " + SQLStatements.transitions(statuses: 2),
                     [.text("paid"), .text("pending"), .integer(0), .integer(.max)]
-                ).compactMap { $0.last?.text }
+                ).compactMap { try $0.text("detail") }
                 return (partial, plan)
             }
             #expect(partial == 1)
@@ -108,7 +108,8 @@ import Testing
                 }, "\(plan)")
         case .postgres:
             let definition = try await store.withReading { session in
-                try session.connection.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'events_transition'", []).first?.first?.text
+                try session.connection.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'events_transition'", []).first?.text(
+                    "indexdef")
             }
             #expect(definition?.hasSuffix("WHERE (to_status IS NOT NULL)") == true, "\(definition ?? "no index")")
         }

@@ -192,7 +192,13 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
 
     /// Statements prepared on this connection, by their text: the server parses and plans each
     /// once per connection instead of on every call.
-    private var prepared: [String: String] = [:]
+    private var prepared: [String: Prepared] = [:]
+    /// A statement's name on this connection and, once it has answered, the names of the columns
+    /// it returns (read from its first result, and shared by every row of every later one).
+    private struct Prepared {
+        let name: String
+        var columns: SQLColumnIndex?
+    }
     /// The number in the next statement's name: it only grows (until `DEALLOCATE ALL`), so a name
     /// is never prepared twice on a session even after the cache forgets an entry.
     private var nextStatement = 1
@@ -200,7 +206,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
 
     /// The name `sql` is prepared under on this connection (preparing it now if it is new).
     private func statementName(_ sql: String, text: String, types: [Oid]) throws -> String {
-        if let name = prepared[sql] { return name }
+        if let known = prepared[sql] { return known.name }
         if prepared.count >= Self.maximumPreparedStatements {
             try run("DEALLOCATE ALL")
             prepared.removeAll()
@@ -211,12 +217,22 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         guard let result = PQprepare(handle, name, text, Int32(types.count), types) else { throw failure(nil) }
         defer { PQclear(result) }
         guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw failure(result) }
-        prepared[sql] = name
+        prepared[sql] = Prepared(name: name)
         return name
     }
 
+    /// The columns `result` of statement `sql` returns: from the cache, or read from it now and kept.
+    private func columns(of result: OpaquePointer, _ sql: String) -> SQLColumnIndex {
+        if let known = prepared[sql]?.columns { return known }
+        let count = PQnfields(result)
+        let columns =
+            count == 0 ? SQLColumnIndex.none : SQLColumnIndex(names: (0..<count).map { String(cString: PQfname(result, $0)) })
+        prepared[sql]?.columns = columns
+        return columns
+    }
+
     @discardableResult
-    func query(_ sql: String, _ parameters: [SQLValue]) throws -> [[SQLValue]] {
+    func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow] {
         let text = prepared[sql] == nil ? Self.numbered(sql) : ""
         // Text parameters, except bytea, which goes binary (no escaping).
         var owned: [[UInt8]] = []
@@ -263,8 +279,9 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
         }
         changes = Int(String(cString: PQcmdTuples(result))) ?? 0
         let rows = PQntuples(result)
+        let index = self.columns(of: result, sql)
         let columns = PQnfields(result)
-        var values: [[SQLValue]] = []
+        var values: [SQLRow] = []
         values.reserveCapacity(Int(rows))
         for row in 0..<rows {
             var line: [SQLValue] = []
@@ -281,7 +298,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
                 default: line.append(.text(raw))
                 }
             }
-            values.append(line)
+            values.append(SQLRow(values: line, index: index))
         }
         return values
     }

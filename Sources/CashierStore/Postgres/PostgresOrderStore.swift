@@ -156,7 +156,7 @@ public final class PostgresOrderStore: SQLOrderStore {
         try await retrying {
             try await self.run(transaction: true) { session in
                 try session.connection.query("SELECT pg_advisory_xact_lock(?)", [.integer(0x4361_7368_6965_72)])  // "Cashier"
-                return try SQLStatements.migrate(session.connection, Self.migrations)
+                return try Migration.apply(Migration.all, as: .postgres, on: session.connection)
             }
         }
     }

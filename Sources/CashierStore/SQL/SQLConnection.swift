@@ -3,9 +3,10 @@
 protocol SQLConnection: AnyObject {
     /// Runs statements that return no rows.
     func execute(_ sql: String) throws
-    /// Runs one statement with `parameters`; returns its rows.
+    /// Runs one statement with `parameters`; returns its rows, each read by column name with
+    /// the statement's column index (built once per prepared statement, not once per row).
     @discardableResult
-    func query(_ sql: String, _ parameters: [SQLValue]) throws -> [[SQLValue]]
+    func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow]
     /// Rows changed by the last statement.
     var changes: Int { get }
     /// Appended to a `SELECT` that reads a row about to be changed: ` FOR UPDATE` where rows
@@ -15,5 +16,5 @@ protocol SQLConnection: AnyObject {
 
 extension SQLConnection {
     @discardableResult
-    func query(_ sql: String) throws -> [[SQLValue]] { try query(sql, []) }
+    func query(_ sql: String) throws -> [SQLRow] { try query(sql, []) }
 }

@@ -14,13 +14,15 @@ struct SQLCursor {
     ///   - merchant: only a record of this sub-merchant's orders is a place in its lists.
     /// - Throws: `StoreError.notFound` naming the id, when there is no such record (for `merchant`).
     init(_ id: String, table: String, merchant: String?, _ connection: any SQLConnection) throws {
-        var sql = "SELECT created_at, rowid FROM \(table) WHERE id = ?"
+        var sql = "SELECT created_at, rowid AS cursor_rowid FROM \(table) WHERE id = ?"
         var parameters: [SQLValue] = [.text(id)]
         if let merchant {
             sql += table == "orders" ? " AND merchant = ?" : " AND order_id IN (SELECT id FROM orders WHERE merchant = ?)"
             parameters.append(.text(merchant))
         }
-        guard let row = try connection.query(sql, parameters).first, let created = row[0].integer, let rowid = row[1].integer else {
+        guard let row = try connection.query(sql, parameters).first, let created = try row.integer("created_at"),
+            let rowid = try row.integer("cursor_rowid")
+        else {
             throw StoreError(
                 .notFound,
                 "starting_after: there is no \(Self.noun(table)) '\(id)' to continue after; pass the last id of the previous page")

@@ -5,50 +5,11 @@ import Foundation
 /// order's row first (every writer of an order's payments and refunds takes that lock, so on
 /// PostgreSQL concurrent instances take turns per order, and on SQLite the one writer does).
 enum SQLLedger {
-    static let paymentColumns = """
-        id, order_id, method, provider, out_trade_no, app_id, merchant_id, payer, transaction_id, wallet_token, currency, amount_minor,
-        refunded_minor, reserved_minor, status, refund_required, failure_reason, created_at, updated_at, succeeded_at, capture, contacts
-        """
+    /// A payment attempt's columns (``PaymentColumn``), in the order its rows are read back by name.
+    static let paymentColumns = PaymentColumn.list
 
-    static let refundColumns = """
-        id, order_id, payment_id, out_refund_no, currency, amount_minor, status, provider_refund_id, reason, failure_reason, created_at,
-        updated_at, finished_at, confirmed_at, requested_by
-        """
-
-    // MARK: Rows
-
-    static func payment(_ row: [SQLValue]) throws -> StoredPayment {
-        guard row.count == 22, let id = row[0].text, let orderID = row[1].text, let method = row[2].text.flatMap(PaymentMethod.init),
-            let provider = row[3].text.flatMap(PaymentProvider.init), let outTradeNo = row[4].text,
-            let currency = row[10].text.flatMap({ try? Currency(code: $0) }), let amount = row[11].integer, let refunded = row[12].integer,
-            let reserved = row[13].integer, let status = row[14].text.flatMap(PaymentAttemptStatus.init), let created = row[17].integer,
-            let updated = row[18].integer
-        else { throw StoreError(.failed, "a payments row does not have the expected columns") }
-        var stored = StoredPayment(
-            id: id, orderID: orderID, method: method, provider: provider, outTradeNo: outTradeNo, appID: row[5].text,
-            merchantID: row[6].text, payer: row[7].text, transactionID: row[8].text, walletToken: row[9].text,
-            amount: Money(minorUnits: amount, currency: currency), refunded: Money(minorUnits: refunded, currency: currency),
-            reserved: Money(minorUnits: reserved, currency: currency), status: status,
-            refundRequired: row[15].integer == 1 && refunded < amount,
-            failureReason: row[16].text, createdAt: SQLStatements.date(created), updatedAt: SQLStatements.date(updated),
-            succeededAt: row[19].integer.map(SQLStatements.date))
-        stored.capture = row[20].text.flatMap(CaptureState.init)
-        stored.contacts = row[21].text.flatMap { try? JSONDecoder().decode(PaymentContacts.self, from: Data($0.utf8)) }
-        return stored
-    }
-
-    static func refund(_ row: [SQLValue]) throws -> StoredRefund {
-        guard row.count == 15, let id = row[0].text, let orderID = row[1].text, let paymentID = row[2].text, let number = row[3].text,
-            let currency = row[4].text.flatMap({ try? Currency(code: $0) }), let amount = row[5].integer,
-            let status = row[6].text.flatMap(RefundStatus.init), let created = row[10].integer, let updated = row[11].integer
-        else { throw StoreError(.failed, "a refunds row does not have the expected columns") }
-        return StoredRefund(
-            id: id, orderID: orderID, paymentID: paymentID, outRefundNo: number, amount: Money(minorUnits: amount, currency: currency),
-            status: status, providerRefundID: row[7].text, reason: row[8].text, failureReason: row[9].text,
-            createdAt: SQLStatements.date(created), updatedAt: SQLStatements.date(updated),
-            finishedAt: row[12].integer.map(SQLStatements.date), confirmedAt: row[13].integer.map(SQLStatements.date),
-            requestedBy: row[14].text)
-    }
+    /// A refund's columns (``RefundColumn``).
+    static let refundColumns = RefundColumn.list
 
     // MARK: Reads
 
@@ -65,11 +26,11 @@ enum SQLLedger {
         return try connection.query(
             "SELECT \(paymentColumns) FROM payments WHERE order_id IN (\(placeholders(orderIDs.count))) ORDER BY created_at, rowid",
             orderIDs.map { .text($0) }
-        ).map(payment)
+        ).map(StoredPayment.init(row:))
     }
 
     static func payment(_ connection: any SQLConnection, where condition: String, _ values: [SQLValue]) throws -> StoredPayment? {
-        try connection.query("SELECT \(paymentColumns) FROM payments WHERE \(condition)", values).first.map(payment)
+        try connection.query("SELECT \(paymentColumns) FROM payments WHERE \(condition)", values).first.map(StoredPayment.init(row:))
     }
 
     /// A payment and its order in one statement (read, not locked): what a repeated
@@ -82,27 +43,26 @@ enum SQLLedger {
                 "SELECT \(joinedColumns) FROM payments p JOIN orders o ON o.id = p.order_id WHERE \(condition)", values
             ).first
         else { return nil }
-        return (try payment(Array(row.prefix(22))), try SQLStatements.order(Array(row.dropFirst(22))))
+        return (try StoredPayment(row: row), try StoredOrder(row: row, prefix: Self.joinedOrder))
     }
 
-    /// The payment's columns, then the order's, each qualified by its table's alias.
-    static let joinedColumns = qualified(paymentColumns, "p") + ", " + qualified(SQLStatements.orderColumns, "o")
+    /// The payment's columns, then the order's, named `order.id`, `order.status`, … apart from the payment's.
+    static let joinedColumns =
+        PaymentColumn.selectList(from: "p") + ", " + OrderColumn.selectList(from: "o", prefix: joinedOrder)
 
-    /// `a, b` as `alias.a, alias.b`.
-    static func qualified(_ columns: String, _ alias: String) -> String {
-        columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }.joined(separator: ", ")
-    }
+    /// Put before the order's column names in ``joinedColumns``.
+    static let joinedOrder = "order."
 
     static func refunds(_ connection: any SQLConnection, orderIDs: [String]) throws -> [StoredRefund] {
         guard !orderIDs.isEmpty else { return [] }
         return try connection.query(
             "SELECT \(refundColumns) FROM refunds WHERE order_id IN (\(placeholders(orderIDs.count))) ORDER BY created_at, rowid",
             orderIDs.map { .text($0) }
-        ).map(refund)
+        ).map(StoredRefund.init(row:))
     }
 
     static func refund(_ connection: any SQLConnection, where condition: String, _ values: [SQLValue]) throws -> StoredRefund? {
-        try connection.query("SELECT \(refundColumns) FROM refunds WHERE \(condition)", values).first.map(refund)
+        try connection.query("SELECT \(refundColumns) FROM refunds WHERE \(condition)", values).first.map(StoredRefund.init(row:))
     }
 
     static func placeholders(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }

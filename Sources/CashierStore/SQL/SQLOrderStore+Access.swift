@@ -17,9 +17,11 @@ extension SQLOrderStore {
     public func dashboardSession(idHash: String, now: Date) async throws -> DashboardSessionRecord? {
         try await withReading { session in
             let rows = try session.connection.query(
-                "SELECT csrf, expires_at FROM dashboard_sessions WHERE id_hash = ? AND expires_at > ?",
+                "SELECT \(DashboardSessionColumn.list) FROM dashboard_sessions WHERE id_hash = ? AND expires_at > ?",
                 [.text(idHash), .integer(SQLStatements.stamp(now))])
-            guard let row = rows.first, let csrf = row[0].text, let expires = row[1].integer else { return nil }
+            guard let row = rows.first?.fields(DashboardSessionColumn.self), let csrf = try row.text(.csrf),
+                let expires = try row.integer(.expiresAt)
+            else { return nil }
             return DashboardSessionRecord(idHash: idHash, csrf: csrf, expires: SQLStatements.date(expires))
         }
     }
@@ -38,28 +40,19 @@ extension SQLOrderStore {
             try connection.query(
                 "INSERT INTO sign_in_failures (source, at) VALUES (?, ?)", [.text(source), .integer(SQLStatements.stamp(now))])
             let rows = try connection.query(
-                "SELECT COUNT(*) FROM sign_in_failures WHERE source = ? AND at >= ?",
+                "SELECT COUNT(*) AS failures FROM sign_in_failures WHERE source = ? AND at >= ?",
                 [.text(source), .integer(SQLStatements.stamp(since))])
-            return Int(rows.first?.first?.integer ?? 0)
+            return Int(try rows.first?.integer("failures") ?? 0)
         }
     }
 
     public func signInFailures(source: String, since: Date) async throws -> Int {
         try await withReading { session in
             let rows = try session.connection.query(
-                "SELECT COUNT(*) FROM sign_in_failures WHERE source = ? AND at >= ?",
+                "SELECT COUNT(*) AS failures FROM sign_in_failures WHERE source = ? AND at >= ?",
                 [.text(source), .integer(SQLStatements.stamp(since))])
-            return Int(rows.first?.first?.integer ?? 0)
+            return Int(try rows.first?.integer("failures") ?? 0)
         }
-    }
-
-    static var apiKeyColumns: String { "id, hash, prefix, label, created_at, revoked_at, last_used_at, merchant" }
-
-    static func apiKey(_ row: [SQLValue]) -> APIKeyRecord {
-        APIKeyRecord(
-            id: row[0].text ?? "", hash: row[1].text ?? "", prefix: row[2].text ?? "", label: row[3].text ?? "",
-            createdAt: SQLStatements.date(row[4].integer ?? 0), revokedAt: row[5].integer.map(SQLStatements.date),
-            lastUsedAt: row[6].integer.map(SQLStatements.date), merchant: row[7].text)
     }
 
     public func createAPIKey(_ key: APIKeyRecord) async throws {
@@ -75,15 +68,16 @@ extension SQLOrderStore {
 
     public func apiKeys() async throws -> [APIKeyRecord] {
         try await withReading { session in
-            try session.connection.query("SELECT \(Self.apiKeyColumns) FROM api_keys ORDER BY created_at DESC, id DESC").map(Self.apiKey)
+            try session.connection.query("SELECT \(APIKeyColumn.list) FROM api_keys ORDER BY created_at DESC, id DESC").map(
+                APIKeyRecord.init(row:))
         }
     }
 
     public func activeAPIKey(hash: String) async throws -> APIKeyRecord? {
         try await withReading { session in
             try session.connection.query(
-                "SELECT \(Self.apiKeyColumns) FROM api_keys WHERE hash = ? AND revoked_at IS NULL", [.text(hash)]
-            ).first.map(Self.apiKey)
+                "SELECT \(APIKeyColumn.list) FROM api_keys WHERE hash = ? AND revoked_at IS NULL", [.text(hash)]
+            ).first.map(APIKeyRecord.init(row:))
         }
     }
 
@@ -92,7 +86,8 @@ extension SQLOrderStore {
             let connection = session.connection
             try connection.query(
                 "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [.integer(SQLStatements.stamp(now)), .text(id)])
-            return try connection.query("SELECT \(Self.apiKeyColumns) FROM api_keys WHERE id = ?", [.text(id)]).first.map(Self.apiKey)
+            return try connection.query("SELECT \(APIKeyColumn.list) FROM api_keys WHERE id = ?", [.text(id)]).first.map(
+                APIKeyRecord.init(row:))
         }
     }
 

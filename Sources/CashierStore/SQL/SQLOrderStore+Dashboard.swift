@@ -10,48 +10,48 @@ extension SQLOrderStore {
         let slice = max(1, Int64(bucket * 1000))
         return try await withReading { session in
             let connection = session.connection
-            func money(_ row: [SQLValue], _ currencyColumn: Int, _ amountColumn: Int) -> Money? {
-                guard let currency = row[currencyColumn].text.flatMap({ try? Currency(code: $0) }) else { return nil }
-                return Money(minorUnits: row[amountColumn].integer ?? 0, currency: currency)
+            /// The money in `row`: its `currency` and the sum in `amount` (`nil` for a currency this version does not know).
+            func money(_ row: SQLRow, _ amount: String) throws -> Money? {
+                guard let currency = try row.text("currency").flatMap({ try? Currency(code: $0) }) else { return nil }
+                return Money(minorUnits: try row.integer(amount) ?? 0, currency: currency)
             }
             let range: [SQLValue] = [.integer(start), .integer(end)]
             var totals: [String: (payments: Int, gross: Money, refunds: Int, refunded: Money)] = [:]
-            for row in try connection.query(
-                SQLOverview.gross, range)
-            {
-                guard let gross = money(row, 0, 2) else { continue }
-                totals[gross.currency.code] = (Int(row[1].integer ?? 0), gross, 0, Money(minorUnits: 0, currency: gross.currency))
+            for row in try connection.query(SQLOverview.gross, range) {
+                guard let gross = try money(row, "gross_minor") else { continue }
+                totals[gross.currency.code] = (
+                    Int(try row.integer("payments") ?? 0), gross, 0, Money(minorUnits: 0, currency: gross.currency)
+                )
             }
-            for row in try connection.query(
-                SQLOverview.refunded, range)
-            {
-                guard let refunded = money(row, 0, 2) else { continue }
+            for row in try connection.query(SQLOverview.refunded, range) {
+                guard let refunded = try money(row, "refunded_minor") else { continue }
                 var entry = totals[refunded.currency.code] ?? (0, Money(minorUnits: 0, currency: refunded.currency), 0, refunded)
-                entry.refunds = Int(row[1].integer ?? 0)
+                entry.refunds = Int(try row.integer("refunds") ?? 0)
                 entry.refunded = refunded
                 totals[refunded.currency.code] = entry
             }
-            let orders = try connection.query(SQLOverview.orders, range)
-            let attempts = try connection.query(SQLOverview.attempts, range)
-            let owed = try connection.query(SQLOverview.refundRequired)
+            let orders = try connection.query(SQLOverview.orders, range).first
+            let attempts = try connection.query(SQLOverview.attempts, range).first
+            let owed = try connection.query(SQLOverview.refundRequired).first
             let buckets = try connection.query(SQLOverview.buckets, [.integer(start), .integer(slice)] + range).compactMap {
                 row -> LedgerOverview.Bucket? in
-                guard let index = row[0].integer, let gross = money(row, 1, 3) else { return nil }
-                return .init(start: SQLStatements.date(start + index * slice), payments: Int(row[2].integer ?? 0), gross: gross)
+                guard let index = try row.integer("slice"), let gross = try money(row, "gross_minor") else { return nil }
+                return .init(
+                    start: SQLStatements.date(start + index * slice), payments: Int(try row.integer("payments") ?? 0), gross: gross)
             }
             let methods = try connection.query(SQLOverview.methods, range).compactMap { row -> LedgerOverview.MethodTotal? in
-                guard let method = row[0].text.flatMap(PaymentMethod.init), let provider = row[1].text.flatMap(PaymentProvider.init),
-                    let gross = money(row, 2, 4)
+                guard let method = try row.text("method").flatMap(PaymentMethod.init),
+                    let provider = try row.text("provider").flatMap(PaymentProvider.init), let gross = try money(row, "gross_minor")
                 else { return nil }
-                return .init(method: method, provider: provider, payments: Int(row[3].integer ?? 0), gross: gross)
+                return .init(method: method, provider: provider, payments: Int(try row.integer("payments") ?? 0), gross: gross)
             }
             return LedgerOverview(
                 from: from, until: until,
                 totals: totals.values.sorted { $0.gross.currency.code < $1.gross.currency.code }.map {
                     .init(currency: $0.gross.currency, payments: $0.payments, gross: $0.gross, refunds: $0.refunds, refunded: $0.refunded)
                 },
-                orders: Int(orders.first?.first?.integer ?? 0), paymentsStarted: Int(attempts.first?[0].integer ?? 0),
-                paymentsSucceeded: Int(attempts.first?[1].integer ?? 0), refundRequired: Int(owed.first?.first?.integer ?? 0),
+                orders: Int(try orders?.integer("orders") ?? 0), paymentsStarted: Int(try attempts?.integer("started") ?? 0),
+                paymentsSucceeded: Int(try attempts?.integer("succeeded") ?? 0), refundRequired: Int(try owed?.integer("owed") ?? 0),
                 buckets: buckets, bucket: bucket, byMethod: methods)
         }
     }
@@ -62,7 +62,7 @@ extension SQLOrderStore {
             if let search = query.search { filter.add("(id = ? OR out_trade_no = ?)", [.text(search), .text(search)]) }
             return try session.connection.query(
                 "SELECT \(SQLStatements.orderColumns) FROM orders \(filter.whereClause) \(filter.orderClause)", filter.parameters
-            ).map(SQLStatements.order)
+            ).map(StoredOrder.init(row:))
         }
     }
 
@@ -77,7 +77,7 @@ extension SQLOrderStore {
             }
             return try session.connection.query(
                 "SELECT \(SQLLedger.paymentColumns) FROM payments \(filter.whereClause) \(filter.orderClause)", filter.parameters
-            ).map(SQLLedger.payment)
+            ).map(StoredPayment.init(row:))
         }
     }
 
@@ -95,10 +95,10 @@ extension SQLOrderStore {
                     Array(repeating: .text(search), count: 5))
             }
             let sql = """
-                SELECT \(SQLLedger.qualified(SQLLedger.refundColumns, "r")) FROM refunds r JOIN payments p ON p.id = r.payment_id
+                SELECT \(RefundColumn.selectList(from: "r")) FROM refunds r JOIN payments p ON p.id = r.payment_id
                     \(filter.whereClause) \(filter.orderClause)
                 """
-            return try session.connection.query(sql, filter.parameters).map(SQLLedger.refund)
+            return try session.connection.query(sql, filter.parameters).map(StoredRefund.init(row:))
         }
     }
 
@@ -134,7 +134,7 @@ extension SQLOrderStore {
             let sql =
                 "SELECT \(SQLStatements.outboxColumns) FROM outbox "
                 + (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")) + " ORDER BY rowid DESC LIMIT ?"
-            return try session.connection.query(sql, parameters).map(SQLStatements.outboxMessage)
+            return try session.connection.query(sql, parameters).map(OutboxMessage.init(row:))
         }
     }
 
@@ -143,7 +143,7 @@ extension SQLOrderStore {
             try session.connection.query(
                 "UPDATE outbox SET delivered_at = NULL, next_attempt_at = ? WHERE id = ? RETURNING \(SQLStatements.outboxColumns)",
                 [.integer(SQLStatements.stamp(now)), .text(id)]
-            ).first.map(SQLStatements.outboxMessage)
+            ).first.map(OutboxMessage.init(row:))
         }
     }
 
@@ -155,7 +155,7 @@ extension SQLOrderStore {
                 RETURNING \(SQLStatements.outboxColumns)
                 """,
                 [.integer(SQLStatements.stamp(now)), .integer(SQLStatements.stamp(from)), .integer(SQLStatements.stamp(until))]
-            ).map(SQLStatements.outboxMessage)
+            ).map(OutboxMessage.init(row:))
         }
     }
 }

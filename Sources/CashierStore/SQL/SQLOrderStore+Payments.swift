@@ -303,8 +303,9 @@ extension SQLOrderStore {
             guard order.version == version else { return nil }
             // Counted under the order's lock, so instances sharing the database cannot pass it together.
             let changes = try connection.query(
-                "SELECT count(*) FROM events WHERE order_id = ? AND kind = ?", [.text(orderID), .text(EventKind.sheetUpdated.rawValue)])
-            let changed = Int(changes.first?.first?.integer ?? 0)
+                "SELECT count(*) AS changes FROM events WHERE order_id = ? AND kind = ?",
+                [.text(orderID), .text(EventKind.sheetUpdated.rawValue)])
+            let changed = Int(try changes.first?.integer("changes") ?? 0)
             guard changed < OrderStoreLimits.sheetChangesPerOrder else {
                 throw StoreError(
                     .illegalTransition,
@@ -392,7 +393,7 @@ extension SQLOrderStore {
             try session.connection.query(
                 "SELECT \(SQLLedger.paymentColumns) FROM payments WHERE status = 'pending' AND created_at <= ? ORDER BY created_at LIMIT ?",
                 [.integer(SQLStatements.stamp(date)), .integer(Int64(limit))]
-            ).map(SQLLedger.payment)
+            ).map(StoredPayment.init(row:))
         }
     }
 
@@ -401,7 +402,7 @@ extension SQLOrderStore {
             try session.connection.query(
                 "SELECT \(SQLLedger.paymentColumns) FROM payments WHERE succeeded_at >= ? AND succeeded_at < ? ORDER BY succeeded_at",
                 [.integer(SQLStatements.stamp(from)), .integer(SQLStatements.stamp(until))]
-            ).map(SQLLedger.payment)
+            ).map(StoredPayment.init(row:))
         }
     }
 
@@ -413,7 +414,7 @@ extension SQLOrderStore {
                     AND reserved_minor < amount_minor ORDER BY succeeded_at LIMIT ?
                 """,
                 [.integer(Int64(limit))]
-            ).map(SQLLedger.payment)
+            ).map(StoredPayment.init(row:))
         }
     }
 }

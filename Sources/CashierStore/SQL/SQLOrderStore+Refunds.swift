@@ -152,7 +152,7 @@ extension SQLOrderStore {
             try session.connection.query(
                 "SELECT \(SQLLedger.refundColumns) FROM refunds WHERE status = 'pending' AND created_at <= ? ORDER BY created_at LIMIT ?",
                 [.integer(SQLStatements.stamp(date)), .integer(Int64(limit))]
-            ).map(SQLLedger.refund)
+            ).map(StoredRefund.init(row:))
         }
     }
 
@@ -164,7 +164,7 @@ extension SQLOrderStore {
                     ORDER BY finished_at LIMIT ?
                 """,
                 [.integer(SQLStatements.stamp(date)), .integer(Int64(limit))]
-            ).map(SQLLedger.refund)
+            ).map(StoredRefund.init(row:))
         }
     }
 
@@ -176,7 +176,7 @@ extension SQLOrderStore {
                     ORDER BY finished_at
                 """,
                 [.integer(SQLStatements.stamp(from)), .integer(SQLStatements.stamp(until))]
-            ).map(SQLLedger.refund)
+            ).map(StoredRefund.init(row:))
         }
     }
 }

@@ -76,7 +76,7 @@ extension SQLOrderStore {
                 var batch = Array(ids[start..<min(start + size, ids.count)])
                 batch += Array(repeating: first, count: size - batch.count)
                 for row in try session.connection.query("SELECT id, version FROM orders WHERE id IN (\(marks))", batch.map { .text($0) }) {
-                    if let id = row[0].text, let version = row[1].integer { found[id] = version }
+                    found[try row.required("id", \.text)] = try row.required("version", \.integer)
                 }
             }
             return found
@@ -108,7 +108,7 @@ extension SQLOrderStore {
             parameters.append(.integer(Int64(limit)))
             return try session.connection.query(
                 "SELECT \(SQLStatements.orderColumns) FROM orders \(filter) ORDER BY rowid DESC LIMIT ?", parameters
-            ).map(SQLStatements.order)
+            ).map(StoredOrder.init(row:))
         }
     }
 
@@ -120,7 +120,7 @@ extension SQLOrderStore {
                     AND expires_at < ? ORDER BY expires_at LIMIT ?
                 """,
                 [.integer(Int64(date.timeIntervalSince1970 * 1000)), .integer(Int64(limit))]
-            ).map(SQLStatements.order)
+            ).map(StoredOrder.init(row:))
         }
     }
 
@@ -165,7 +165,7 @@ extension SQLOrderStore {
         try await withReading { session in
             try session.connection.query(
                 "SELECT \(SQLStatements.eventColumns) FROM events WHERE order_id = ? ORDER BY sequence", [.text(orderID)]
-            ).map(SQLStatements.event)
+            ).map(OrderEvent.init(row:))
         }
     }
 
@@ -176,7 +176,7 @@ extension SQLOrderStore {
             try session.connection.query(
                 SQLStatements.transitions(statuses: names.count),
                 names.map { .text($0) } + [.integer(SQLStatements.stamp(from)), .integer(SQLStatements.stamp(until))]
-            ).map(SQLStatements.event)
+            ).map(OrderEvent.init(row:))
         }
     }
 
@@ -190,7 +190,7 @@ extension SQLOrderStore {
                     ORDER BY sequence DESC LIMIT ?
                 """,
                 names.map { .text($0) } + [.integer(Int64(limit))]
-            ).map(SQLStatements.event)
+            ).map(OrderEvent.init(row:))
         }
     }
 
@@ -215,15 +215,16 @@ extension SQLOrderStore {
                     .text(key), .text(requestSHA256), .blob([0]), .integer(Int64(now.timeIntervalSince1970)), .text(holder),
                     .integer(SQLStatements.stamp(now.addingTimeInterval(lease))), .integer(SQLStatements.stamp(now)),
                 ])
-            if taken.first?.first?.text == holder { return .reserved }
+            if try taken.first?.text("holder") == holder { return .reserved }
             guard
-                let row = try connection.query(
-                    "SELECT request_sha256, status, body FROM idempotency_keys WHERE key = ?", [.text(key)]
+                let found = try connection.query(
+                    "SELECT \(IdempotencyKeyColumn.list) FROM idempotency_keys WHERE key = ?", [.text(key)]
                 ).first
             else { return .inProgress }
-            guard row[0].text == requestSHA256 else { return .conflict }
-            guard let status = row[1].integer, status > 0 else { return .inProgress }
-            return .replay(status: Int(status), body: row[2].blob ?? [])
+            let row = found.fields(IdempotencyKeyColumn.self)
+            guard try row.text(.requestSHA256) == requestSHA256 else { return .conflict }
+            guard let status = try row.integer(.status), status > 0 else { return .inProgress }
+            return .replay(status: Int(status), body: try row.value(.body).read(\.blob, column: "idempotency_keys.body") ?? [])
         }
     }
 
@@ -255,7 +256,7 @@ extension SQLOrderStore {
     public func dueOutbox(now: Date, limit: Int) async throws -> [OutboxMessage] {
         try await withReading { session in
             try session.connection.query(SQLStatements.dueOutbox, SQLStatements.dueOutboxParameters(now: now, limit: limit))
-                .map(SQLStatements.outboxMessage)
+                .map(OutboxMessage.init(row:))
         }
     }
 
@@ -264,26 +265,27 @@ extension SQLOrderStore {
             let connection = session.connection
             let locking = connection.lockingClause.isEmpty ? "" : connection.lockingClause + " SKIP LOCKED"
             let found = try connection.query(SQLStatements.dueOutbox + locking, SQLStatements.dueOutboxParameters(now: now, limit: limit))
+                .map(OutboxMessage.init(row:))
             // SQLite has one writer at a time; rows that can be locked may be another claim's, not committed yet.
-            let rows = connection.lockingClause.isEmpty ? found : try Self.unbrokenRuns(of: found, connection, now: now)
+            let messages = connection.lockingClause.isEmpty ? found : try Self.unbrokenRuns(of: found, connection, now: now)
             // Leased: no other instance takes them until the lease runs out (a crashed one's come back).
-            for row in rows {
+            for message in messages {
                 try connection.query(
                     "UPDATE outbox SET next_attempt_at = ? WHERE id = ?",
-                    [.integer(SQLStatements.stamp(now.addingTimeInterval(lease))), row[0]])
+                    [.integer(SQLStatements.stamp(now.addingTimeInterval(lease))), .text(message.id)])
             }
-            return rows.map(SQLStatements.outboxMessage)
+            return messages
         }
     }
 
-    /// Of `rows` (due, locked by this claim, oldest first), each order's that begin at its first
+    /// Of `messages` (due, locked by this claim, oldest first), each order's that begin at its first
     /// undelivered message and follow on without a gap. Another instance's claim, not committed
     /// yet, locks an order's first message and may stop short of its next: this claim skips the
     /// locked one, still sees it due, and would send the next one beside it. Read again now, the
     /// first one is still undelivered (claimed, or not yet committed), so the next one waits.
-    static func unbrokenRuns(of rows: [[SQLValue]], _ connection: any SQLConnection, now: Date) throws -> [[SQLValue]] {
-        let orders = Array(Set(rows.map { $0[1].text ?? "" }))
-        guard !orders.isEmpty else { return rows }
+    static func unbrokenRuns(of messages: [OutboxMessage], _ connection: any SQLConnection, now: Date) throws -> [OutboxMessage] {
+        let orders = Array(Set(messages.map(\.orderID)))
+        guard !orders.isEmpty else { return messages }
         let waiting = try connection.query(
             """
             SELECT order_id, id FROM outbox
@@ -292,13 +294,13 @@ extension SQLOrderStore {
             """,
             orders.map { .text($0) } + [.integer(SQLStatements.stamp(now.addingTimeInterval(OutboxMessage.parkedHorizon)))])
         var queues: [String: [String]] = [:]
-        for row in waiting { queues[row[0].text ?? "", default: []].append(row[1].text ?? "") }
+        for row in waiting { queues[try row.required("order_id", \.text), default: []].append(try row.required("id", \.text)) }
         var next: [String: Int] = [:]
-        return rows.filter { row in
-            let order = row[1].text ?? ""
+        return messages.filter { message in
+            let order = message.orderID
             let queue = queues[order] ?? []
             let index = next[order, default: 0]
-            guard index < queue.count, queue[index] == row[0].text else {
+            guard index < queue.count, queue[index] == message.id else {
                 next[order] = queue.count  // a gap: nothing after it either
                 return false
             }
@@ -326,7 +328,7 @@ extension SQLOrderStore {
                 WHERE order_id = ? ORDER BY rowid
                 """,
                 [.text(orderID)]
-            ).map(SQLStatements.outboxMessage)
+            ).map(OutboxMessage.init(row:))
         }
     }
 
@@ -361,7 +363,7 @@ extension SQLOrderStore {
                     .text(job), .text(holder), .integer(SQLStatements.stamp(now.addingTimeInterval(duration))),
                     .integer(SQLStatements.stamp(now)),
                 ])
-            return rows.first?.first?.text == holder
+            return try rows.first?.text("holder") == holder
         }
     }
 

@@ -1,4 +1,4 @@
-/// The statements behind ``OrderStore/overview(from:until:bucket:)``, one per figure. Each reads
+/// The statements behind ``Reports/overview(from:until:bucket:)``, one per figure. Each reads
 /// a range of one indexed column (`payments.succeeded_at`, `refunds.finished_at`,
 /// `orders.created_at`, `payments.created_at`) or the partial index of payments owed a refund, so
 /// the overview costs what the period holds, not what the database holds; a test asks SQLite's
@@ -9,35 +9,36 @@ enum SQLOverview {
 
     /// Per currency: payments that succeeded in the range, and their sum.
     static let gross = """
-        SELECT currency, COUNT(*), CAST(SUM(amount_minor) AS BIGINT) FROM payments WHERE succeeded_at >= ? AND succeeded_at < ?
-            GROUP BY currency
+        SELECT currency, COUNT(*) AS payments, CAST(SUM(amount_minor) AS BIGINT) AS gross_minor FROM payments
+            WHERE succeeded_at >= ? AND succeeded_at < ? GROUP BY currency
         """
 
     /// Per currency: refunds that went through in the range, and their sum.
     static let refunded = """
-        SELECT currency, COUNT(*), CAST(SUM(amount_minor) AS BIGINT) FROM refunds WHERE status = 'succeeded' AND finished_at >= ?
-            AND finished_at < ? GROUP BY currency
+        SELECT currency, COUNT(*) AS refunds, CAST(SUM(amount_minor) AS BIGINT) AS refunded_minor FROM refunds
+            WHERE status = 'succeeded' AND finished_at >= ? AND finished_at < ? GROUP BY currency
         """
 
-    static let orders = "SELECT COUNT(*) FROM orders WHERE created_at >= ? AND created_at < ?"
+    static let orders = "SELECT COUNT(*) AS orders FROM orders WHERE created_at >= ? AND created_at < ?"
 
     /// Payments started in the range (placed with a provider, not only reserved) and how many succeeded.
     static let attempts = """
-        SELECT COUNT(*), CAST(SUM(CASE WHEN status = 'succeeded' THEN 1 ELSE 0 END) AS BIGINT) FROM payments
+        SELECT COUNT(*) AS started, CAST(SUM(CASE WHEN status = 'succeeded' THEN 1 ELSE 0 END) AS BIGINT) AS succeeded FROM payments
             WHERE created_at >= ? AND created_at < ? AND status <> 'created'
         """
 
     /// Payments waiting for a refund, whenever they came.
-    static let refundRequired = "SELECT COUNT(*) FROM payments WHERE \(owed)"
+    static let refundRequired = "SELECT COUNT(*) AS owed FROM payments WHERE \(owed)"
 
     /// Volume per slice of time: parameters start, slice length (ms), start, end.
     static let buckets = """
-        SELECT (succeeded_at - ?) / ?, currency, COUNT(*), CAST(SUM(amount_minor) AS BIGINT) FROM payments
+        SELECT (succeeded_at - ?) / ? AS slice, currency, COUNT(*) AS payments, CAST(SUM(amount_minor) AS BIGINT) AS gross_minor
+            FROM payments
             WHERE succeeded_at >= ? AND succeeded_at < ? GROUP BY 1, 2 ORDER BY 1, 2
         """
 
     static let methods = """
-        SELECT method, provider, currency, COUNT(*), CAST(SUM(amount_minor) AS BIGINT) FROM payments
+        SELECT method, provider, currency, COUNT(*) AS payments, CAST(SUM(amount_minor) AS BIGINT) AS gross_minor FROM payments
             WHERE succeeded_at >= ? AND succeeded_at < ? GROUP BY method, provider, currency ORDER BY 5 DESC, 1
         """
 

@@ -3,15 +3,14 @@ import Foundation
 
 /// The statements inside ``SQLOrderStore``'s transactions, on any ``SQLConnection``.
 enum SQLStatements {
-    static let orderColumns = """
-        id, out_trade_no, status, currency, total_minor, refunded_minor, description, metadata, items, client_secret,
-        refund_required, version, created_at, expires_at, settled_payment_id, sheet, return_url, merchant
-        """
+    /// An order's columns (``OrderColumn``), in the order its rows are read back by name.
+    static let orderColumns = OrderColumn.list
 
-    static let eventColumns = "sequence, order_id, kind, from_status, to_status, detail, body_sha256, created_at"
+    /// A log line's columns (``EventColumn``).
+    static let eventColumns = EventColumn.list
 
     /// Migration `017_transitions_only`: `events_transition` holds only the lines that moved an
-    /// order, which ``OrderStore/transitions(into:from:until:)`` finds by status and time. Most
+    /// order, which ``EventLog/transitions(into:from:until:)`` finds by status and time. Most
     /// lines move nothing (a repeated notification, a refused one, a refund's later word), and
     /// each of those used to add an entry: about a tenth of what SQLite spends on a repeat's line
     /// (`scripts/bench/log_line_insert.py`).
@@ -48,22 +47,6 @@ enum SQLStatements {
     /// A date from a stored stamp.
     static func date(_ stamp: Int64) -> Date { Date(timeIntervalSince1970: Double(stamp) / 1000) }
 
-    /// Applies the named migrations not yet recorded in `schema_migrations`, in order (inside
-    /// the caller's transaction). - Returns: the names applied now.
-    static func migrate(_ connection: any SQLConnection, _ migrations: [(name: String, sql: String)]) throws -> [String] {
-        try connection.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
-        let applied = Set(try connection.query("SELECT name FROM schema_migrations").compactMap { $0.first?.text })
-        var now: [String] = []
-        for migration in migrations where !applied.contains(migration.name) {
-            try connection.execute(migration.sql)
-            try connection.query(
-                "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
-                [.text(migration.name), .integer(Int64(Date().timeIntervalSince1970))])
-            now.append(migration.name)
-        }
-        return now
-    }
-
     /// Durable single-row commits on `connection` — one `INSERT` into `table` per transaction
     /// opened with `begin`, one caller — for `duration`: the benchmarks' baseline, with each
     /// commit's time.
@@ -98,31 +81,11 @@ enum SQLStatements {
         guard let row = try connection.query("SELECT \(orderColumns) FROM orders WHERE \(condition)\(lock)", [value]).first else {
             return nil
         }
-        return try order(row)
+        return try StoredOrder(row: row)
     }
 
-    static func order(_ row: [SQLValue]) throws -> StoredOrder {
-        guard row.count == 18, let id = row[0].text, let outTradeNo = row[1].text, let status = row[2].text.flatMap(PaymentStatus.init),
-            let code = row[3].text, let currency = try? Currency(code: code), let total = row[4].integer, let refunded = row[5].integer,
-            let version = row[11].integer, let created = row[12].integer
-        else { throw StoreError(.failed, "an orders row does not have the expected columns") }
-        return StoredOrder(
-            id: id, outTradeNo: outTradeNo, status: status, total: Money(minorUnits: total, currency: currency),
-            refunded: Money(minorUnits: refunded, currency: currency), description: row[6].text ?? "", metadataJSON: row[7].text ?? "{}",
-            itemsJSON: row[8].text ?? "[]", clientSecret: row[9].text ?? "", refundRequired: row[10].integer == 1, version: version,
-            createdAt: Date(timeIntervalSince1970: Double(created) / 1000),
-            expiresAt: row[13].integer.map { Date(timeIntervalSince1970: Double($0) / 1000) }, settledPaymentID: row[14].text,
-            sheetJSON: row[15].text, returnURL: row[16].text, merchant: row[17].text)
-    }
-
-    static func event(_ row: [SQLValue]) -> OrderEvent {
-        OrderEvent(
-            sequence: row[0].integer ?? 0, orderID: row[1].text ?? "", kind: EventKind(rawValue: row[2].text ?? ""),
-            from: row[3].text.flatMap(PaymentStatus.init), to: row[4].text.flatMap(PaymentStatus.init), detail: row[5].text ?? "{}",
-            bodySHA256: row[6].text, createdAt: Date(timeIntervalSince1970: Double(row[7].integer ?? 0) / 1000))
-    }
-
-    static let outboxColumns = "id, order_id, type, payload, attempts, next_attempt_at, delivered_at, created_at, last_error"
+    /// A webhook message's columns (``OutboxColumn``).
+    static let outboxColumns = OutboxColumn.list
 
     /// Undelivered messages due now, in the order they were written — but none behind an earlier
     /// message of its order that is not due (claimed by a sender, or waiting to be tried again):
@@ -145,14 +108,6 @@ enum SQLStatements {
             .integer(stamp(now)), .integer(stamp(now)), .integer(stamp(now.addingTimeInterval(OutboxMessage.parkedHorizon))),
             .integer(Int64(limit)),
         ]
-    }
-
-    static func outboxMessage(_ row: [SQLValue]) -> OutboxMessage {
-        OutboxMessage(
-            id: row[0].text ?? "", orderID: row[1].text ?? "", type: row[2].text ?? "", payload: row[3].text ?? "",
-            attempts: Int(row[4].integer ?? 0), nextAttemptAt: Date(timeIntervalSince1970: Double(row[5].integer ?? 0) / 1000),
-            deliveredAt: row[6].integer.map { Date(timeIntervalSince1970: Double($0) / 1000) }, createdAt: row[7].integer.map(date),
-            lastError: row[8].text)
     }
 
     /// `evt_` and 32 random lowercase hex digits (128 bits, as the UUID it used to be, without
@@ -188,8 +143,8 @@ enum SQLStatements {
         if record.bodySHA256 != nil {
             let admitted = try limit.admit(orderID) {
                 let counted = try connection.query(
-                    "SELECT count(*) FROM events WHERE order_id = ? AND body_sha256 IS NOT NULL", [.text(orderID)])
-                return Int(counted.first?.first?.integer ?? 0)
+                    "SELECT count(*) AS reports FROM events WHERE order_id = ? AND body_sha256 IS NOT NULL", [.text(orderID)])
+                return Int(try counted.first?.integer("reports") ?? 0)
             }
             guard admitted else { return }
         }

@@ -9,9 +9,14 @@ import Foundation
 final class SQLiteConnection: SQLConnection {
 
     private let handle: OpaquePointer
-    /// Prepared statements by their text; statements built per call (lists of `?`) are few and
-    /// the cache is bounded.
-    private var statements: [String: OpaquePointer] = [:]
+    /// Prepared statements by their text, each with its result's column names; statements built
+    /// per call (lists of `?`) are few and the cache is bounded.
+    private var statements: [String: Statement] = [:]
+    /// A prepared statement and the names of the columns it returns (read once, when prepared).
+    private struct Statement {
+        let pointer: OpaquePointer
+        let columns: SQLColumnIndex
+    }
     static let maximumCachedStatements = 128
     /// What ``checkpointElsewhere(_:)`` hands the WAL's length to, kept alive with the connection.
     private var walObserver: SQLiteCheckpointer?
@@ -34,21 +39,28 @@ final class SQLiteConnection: SQLConnection {
     }
 
     deinit {
-        for statement in statements.values { sqlite3_finalize(statement) }
+        for statement in statements.values { sqlite3_finalize(statement.pointer) }
         sqlite3_close_v2(handle)
     }
 
-    /// The prepared statement for `sql`, from the cache or prepared now (and kept).
-    private func prepared(_ sql: String) throws -> OpaquePointer {
+    /// The prepared statement for `sql`, from the cache or prepared now (and kept, with the
+    /// names of its columns: every row it returns shares them).
+    private func prepared(_ sql: String) throws -> Statement {
         if let statement = statements[sql] { return statement }
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {
+        var pointer: OpaquePointer?
+        guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil) == SQLITE_OK, let pointer else {
             throw StoreError(.failed, "SQLite cannot prepare a statement: \(lastError)")
         }
         if statements.count >= Self.maximumCachedStatements {
-            for old in statements.values { sqlite3_finalize(old) }
+            for old in statements.values { sqlite3_finalize(old.pointer) }
             statements.removeAll()
         }
+        // A select list never says `*`, so a schema change (which makes SQLite prepare the
+        // statement again) cannot change these names.
+        let names = (0..<sqlite3_column_count(pointer)).map { column in
+            sqlite3_column_name(pointer, column).map { String(cString: $0) } ?? ""
+        }
+        let statement = Statement(pointer: pointer, columns: names.isEmpty ? .none : SQLColumnIndex(names: names))
         statements[sql] = statement
         return statement
     }
@@ -65,8 +77,9 @@ final class SQLiteConnection: SQLConnection {
 
     /// Runs one statement with `parameters` and returns its rows.
     @discardableResult
-    func query(_ sql: String, _ parameters: [SQLValue]) throws -> [[SQLValue]] {
-        let statement = try prepared(sql)
+    func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow] {
+        let prepared = try prepared(sql)
+        let statement = prepared.pointer
         // Ready for the next use whatever happens: rows read, bindings (and their copies) released.
         defer {
             sqlite3_reset(statement)
@@ -84,7 +97,7 @@ final class SQLiteConnection: SQLConnection {
             }
             guard status == SQLITE_OK else { throw StoreError(.failed, "SQLite cannot bind parameter \(index): \(lastError)") }
         }
-        var rows: [[SQLValue]] = []
+        var rows: [SQLRow] = []
         while true {
             let status = sqlite3_step(statement)
             if status == SQLITE_DONE { break }
@@ -93,18 +106,18 @@ final class SQLiteConnection: SQLConnection {
                     (status & 0xFF) == SQLITE_CONSTRAINT ? .conflict : ((status & 0xFF) == SQLITE_BUSY ? .busy : .failed)
                 throw StoreError(code, "SQLite: \(lastError)")
             }
-            rows.append(
-                (0..<sqlite3_column_count(statement)).map { column in
-                    switch sqlite3_column_type(statement, column) {
-                    case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
-                    case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, column)))
-                    case SQLITE_BLOB:
-                        let count = Int(sqlite3_column_bytes(statement, column))
-                        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob([]) }
-                        return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
-                    default: return .null
-                    }
-                })
+            let values: [SQLValue] = (0..<sqlite3_column_count(statement)).map { column in
+                switch sqlite3_column_type(statement, column) {
+                case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
+                case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, column)))
+                case SQLITE_BLOB:
+                    let count = Int(sqlite3_column_bytes(statement, column))
+                    guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob([]) }
+                    return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+                default: return .null
+                }
+            }
+            rows.append(SQLRow(values: values, index: prepared.columns))
         }
         return rows
     }

@@ -133,6 +133,6 @@ public final class SQLiteOrderStore: SQLOrderStore {
 
     @discardableResult
     public func migrate() async throws -> [String] {
-        try await withTransaction { try SQLStatements.migrate($0.connection, Self.migrations) }
+        try await withTransaction { try Migration.apply(Migration.all, as: .sqlite, on: $0.connection) }
     }
 }
