@@ -182,7 +182,9 @@ enum ServerDemo {
             return "order string signed RSA2, resultStatus \(answer["resultStatus"] as? String ?? "?"), the server's word"
         }
         await order("alipay.wap", "6.60", expect: "paid") { placed in
-            let pay = try await payments(placed.id, ["method": "alipay.wap", "return_url": "https://shop.example/return"])
+            // Alipay sends the browser back only to an origin the server lists (sandbox mode lists the sandbox's own).
+            let pay = try await payments(
+                placed.id, ["method": "alipay.wap", "return_url": session.sandbox.baseURL.absoluteString + "return"])
             // The payer's browser opens Alipay's cashier page, then the payer pays.
             let page = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: URL(string: pay["url"] as? String ?? "")!))
             guard page.status == 200 else { return "the cashier page answered HTTP \(page.status)" }

@@ -62,6 +62,9 @@ public struct EventKind: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let dispute = EventKind(rawValue: "dispute")
     /// The payer changed the payment sheet (a shipping method, a coupon): the order's lines and total changed.
     public static let sheetUpdated = EventKind(rawValue: "sheet_updated")
+    /// A coupon code the payment sheet sent that is not one of the merchant's (a guess, or a typo):
+    /// counted on the order, which takes no more codes after a few.
+    public static let couponRefused = EventKind(rawValue: "coupon_refused")
     /// An Apple Pay token failed verification, decryption or the amount check.
     public static let applePayRefused = EventKind(rawValue: "applepay_refused")
 }

@@ -68,7 +68,8 @@ import enum CashierClient.PaymentMethod
         let order = try await world.order()
         let result = try await world.client.pay(
             orderID: order.id, clientSecret: order.secret, method: method, launcher: SandboxLauncher(sandboxURL: world.sandbox.baseURL),
-            timeout: .seconds(10), returnURL: URL(string: "https://shop.example/return"))
+            // A return address on an origin the server lists (sandbox mode lists the sandbox's own).
+            timeout: .seconds(10), returnURL: world.sandbox.baseURL.appendingPathComponent("return"))
         guard case .paid(let paid) = result else {
             Issue.record("\(method.rawValue) ended as \(result)")
             return
@@ -104,7 +105,7 @@ import enum CashierClient.PaymentMethod
             let order = try #require(try JSONSerialization.jsonObject(with: created.body) as? [String: Any])
             let result = try await client.pay(
                 orderID: order["id"] as? String ?? "", clientSecret: order["client_secret"] as? String ?? "", method: method,
-                launcher: SandboxLauncher(sandboxURL: sandbox), timeout: .seconds(10), returnURL: URL(string: "https://shop.example/return")
+                launcher: SandboxLauncher(sandboxURL: sandbox), timeout: .seconds(10), returnURL: sandbox.appendingPathComponent("return")
             )
             guard case .paid(let paid) = result else {
                 Issue.record("\(method.rawValue) through cashier serve ended as \(result)")

@@ -59,7 +59,9 @@ import Testing
         #expect(ConstantTime.equals([1, 2, 3] as [UInt8], [1, 2, 3] as [UInt8]))
         #expect(!ConstantTime.equals([1, 2, 3] as [UInt8], [1, 2, 4] as [UInt8]))
         #expect(!ConstantTime.equals([1, 2, 3] as [UInt8], [1, 2] as [UInt8]))
-        #expect(ConstantTime.equals([UInt8](), [UInt8]()))
+        // An empty secret matches nothing, not even another empty one (a missing key is not a key).
+        #expect(!ConstantTime.equals([UInt8](), [UInt8]()))
+        #expect(!ConstantTime.equals("", ""))
         #expect(ConstantTime.equals("9A0A86", "9A0A86"))
         #expect(!ConstantTime.equals("9A0A86", "9a0a86"))
     }

@@ -145,7 +145,7 @@ import Testing
                 "001_orders", "002_events", "003_idempotency_keys", "004_outbox", "005_events_by_transition", "006_job_leases",
                 "007_payments", "008_refunds", "009_orders_settled_payment", "010_idempotency_reservations", "011_backfill_payments",
                 "012_dashboard", "013_card_payments", "014_checkout", "015_access", "016_merchants",
-                "017_transitions_only", "018_outbox_waiting",
+                "017_transitions_only", "018_outbox_waiting", "019_dashboard_session_key",
             ])
         #expect(try await store.migrate().isEmpty)
         #expect(try await backend.open(location, migrate: false).migrate().isEmpty)
@@ -178,7 +178,7 @@ import Testing
             for _ in 0..<4 { group.addTask { try await Backend.postgres.open(location, migrate: false).migrate() } }
             return try await group.reduce(into: [[String]]()) { $0.append($1) }
         }
-        #expect(applied.filter { !$0.isEmpty }.count == 1 && applied.flatMap { $0 }.count == 18)
+        #expect(applied.filter { !$0.isEmpty }.count == 1 && applied.flatMap { $0 }.count == 19)
     }
 
     /// Starts a payment attempt on `orderID` and records it paid: what a notification does.

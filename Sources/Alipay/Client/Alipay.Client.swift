@@ -146,8 +146,14 @@ extension Alipay {
         }
 
         /// Where a trade stands (`alipay.trade.query`).
+        /// - Throws: `malformedMessage` for an answer about another trade.
         public func query(outTradeNo: String) async throws -> Trade {
-            try Trade(try await call("alipay.trade.query", biz: ["out_trade_no": outTradeNo]))
+            let trade = try Trade(try await call("alipay.trade.query", biz: ["out_trade_no": outTradeNo]))
+            guard trade.outTradeNo == outTradeNo else {
+                throw PaymentError(
+                    .malformedMessage, provider: .alipay, "alipay.trade.query answered about \(trade.outTradeNo), not \(outTradeNo)")
+            }
+            return trade
         }
 
         /// Closes an unpaid trade (`alipay.trade.close`).

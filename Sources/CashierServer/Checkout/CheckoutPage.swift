@@ -40,12 +40,13 @@ struct CheckoutPage: Sendable {
         let routes = RouteGroup<CheckoutContext>(builder, errors: ErrorMapping<CheckoutContext>.response(for:))
         // Back from a wallet, the page asks the provider: that counts, as starting a payment does.
         let throttled = throttle.map { routes.add($0) } ?? routes
-        let asking = throttle.map { throttle in
-            routes.add(
-                Throttle<CheckoutContext>(
-                    throttle: throttle.throttle, proxies: throttle.proxies, clock: throttle.clock, metrics: throttle.metrics,
-                    counts: { $0.queryValue("returned") != nil }))
-        } ?? routes
+        let asking =
+            throttle.map { throttle in
+                routes.add(
+                    Throttle<CheckoutContext>(
+                        throttle: throttle.throttle, proxies: throttle.proxies, clock: throttle.clock, metrics: throttle.metrics,
+                        counts: { $0.queryValue("returned") != nil }))
+            } ?? routes
         asking.get("/pay/{id}", name: "checkout") { request, context in
             await page(request, id: context.parameters["id"], fields: request.queryFields)
         }

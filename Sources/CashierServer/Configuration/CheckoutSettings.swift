@@ -30,12 +30,14 @@ public struct CheckoutSettings: Sendable {
         return "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "")
     }
 
-    /// `url` when its origin is one of ``returnOrigins``.
+    /// `url` when its origin is one of ``returnOrigins`` (or `own`: this server's, where the
+    /// hosted checkout sends a payer back to itself).
     /// - Throws: a message saying what to configure, for anything else.
-    public func checkedReturnURL(_ url: String) throws -> String {
+    public func checkedReturnURL(_ url: String, own: String? = nil) throws -> String {
         guard let origin = Self.origin(of: url) else {
             throw RequestProblem.unprocessable("return_url '\(url)' is not an absolute http(s) URL")
         }
+        if let own, Self.origin(of: own) == origin { return url }
         guard returnOrigins.contains(origin) else {
             throw RequestProblem.unprocessable(
                 returnOrigins.isEmpty

@@ -100,19 +100,31 @@ struct Dashboard: Sendable {
         let now = clock.now()
         // The browser's address, through the trusted proxies as the payer's is found.
         let source = configuration.trustedProxies.clientAddress(of: request) ?? "unknown"
-        guard await sessions.signInAllowed(source: source, now: now) else {
+        // Counted before the key is read: attempts at once are counted one by one (across
+        // instances), and one past the limit is refused without its key being checked, so no
+        // answer says whether a guess was right. The right key forgets the address's count.
+        let admitted: Bool
+        do {
+            admitted = try await sessions.takeAttempt(source: source, now: now)
+        } catch {
+            return Self.notice(status: 503, "Not signed in", "The sign-in could not be counted; try again.")
+        }
+        guard admitted else {
             var refused = loginPage(
                 error: "Too many wrong keys from your address: try again in \(Int(DashboardSessions.failureWindow / 60)) minutes.",
                 status: 429)
             refused.headers.set("Retry-After", String(Int(DashboardSessions.failureWindow)))
             return refused
         }
-        guard let key = request.formFields["secret_key"], await keys.isPlatformSecretKey(key) else {
-            await sessions.recordFailure(source: source, now: now)
+        guard let key = request.formFields["secret_key"], let identity = await keys.identify(key: key), identity.caller == .secret,
+            identity.merchant == nil
+        else {
             return loginPage(error: "That is not this server's secret key (a key made for one merchant does not sign in here).")
         }
         do {
-            let (id, _) = try await sessions.create(now: now)
+            await sessions.forgetAttempts(source: source)
+            // A session lasts only while the key it signed in with does (a revoked key ends it).
+            let (id, _) = try await sessions.create(now: now, keyID: identity.keyID)
             return Self.redirect("/dashboard", cookie: DashboardSessions.cookie(id, secure: secure))
         } catch {
             return Self.notice(status: 503, "Not signed in", "The session could not be stored; try again.")

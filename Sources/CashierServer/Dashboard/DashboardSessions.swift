@@ -4,9 +4,10 @@ import Foundation
 
 /// Signed-in dashboard sessions, kept in the database so every instance sharing it knows them: a
 /// random id in an `HttpOnly; SameSite=Strict` cookie (the store keeps only its SHA-256), and a
-/// CSRF token every form must carry. Sessions end after eight hours or at sign-out. Sign-in is
-/// throttled per address: after ``maximumFailures`` wrong keys within ``failureWindow``, the
-/// address is refused (429) until the window has passed.
+/// CSRF token every form must carry. Sessions end after eight hours, at sign-out, or when the key
+/// they signed in with is revoked. Sign-in is throttled per address: after ``maximumFailures``
+/// wrong keys within ``failureWindow``, the address is refused (429) until the window has passed,
+/// before any key is read.
 struct DashboardSessions: Sendable {
     struct Session: Sendable {
         let csrf: String
@@ -18,13 +19,15 @@ struct DashboardSessions: Sendable {
     static let failureWindow: TimeInterval = 15 * 60
     static let maximumFailures = 5
 
-    let store: any OrderStore
+    let store: any AccessStore
 
     /// A new session. - Returns: its id (the cookie's value) and its CSRF token.
-    func create(now: Date) async throws -> (id: String, session: Session) {
+    /// - Parameter keyID: the key made with `cashier keys` it signed in with; revoking it ends the session.
+    func create(now: Date, keyID: String? = nil) async throws -> (id: String, session: Session) {
         let id = SecureRandom.alphanumeric(count: 43)
         let session = Session(csrf: SecureRandom.alphanumeric(count: 32), expires: now.addingTimeInterval(Self.lifetime))
-        try await store.createDashboardSession(.init(idHash: Self.hash(id), csrf: session.csrf, expires: session.expires), now: now)
+        try await store.createDashboardSession(
+            .init(idHash: Self.hash(id), csrf: session.csrf, expires: session.expires, keyID: keyID), now: now)
         return (id, session)
     }
 
@@ -40,14 +43,17 @@ struct DashboardSessions: Sendable {
         try? await store.endDashboardSession(idHash: Self.hash(id))
     }
 
-    /// Whether `source` may try to sign in now.
-    func signInAllowed(source: String, now: Date) async -> Bool {
-        let failures = (try? await store.signInFailures(source: source, since: now.addingTimeInterval(-Self.failureWindow))) ?? 0
-        return failures < Self.maximumFailures
+    /// Takes a sign-in attempt for `source`, counted as failed until its key proves right (then
+    /// ``forgetAttempts(source:)``). - Returns: `false` when ``maximumFailures`` failed within
+    /// ``failureWindow`` already: the attempt is refused unread.
+    func takeAttempt(source: String, now: Date) async throws -> Bool {
+        try await store.takeSignInAttempt(
+            source: source, now: now, since: now.addingTimeInterval(-Self.failureWindow), limit: Self.maximumFailures)
     }
 
-    func recordFailure(source: String, now: Date) async {
-        _ = try? await store.recordSignInFailure(source: source, now: now, since: now.addingTimeInterval(-Self.failureWindow))
+    /// Forgets `source`'s failed attempts: it signed in with the right key.
+    func forgetAttempts(source: String) async {
+        try? await store.clearSignInFailures(source: source)
     }
 
     /// What the store keeps of a session id.

@@ -25,7 +25,7 @@ final class APIKeys: Sendable {
     }
 
     /// The unrevoked secret key from the store that `key` is (its use noted), if any.
-    func active(_ key: String, store: any OrderStore, now: Date) async -> APIKeyRecord? {
+    func active(_ key: String, store: any AccessStore, now: Date) async -> APIKeyRecord? {
         guard key.hasPrefix("sk_"), key.utf8.count >= 24, key.utf8.count <= 128,
             let found = try? await store.activeAPIKey(hash: Self.hash(key))
         else { return nil }

@@ -27,7 +27,7 @@ struct Authenticate: Middleware {
 /// only: 404 for an order of another merchant — or none —, as for an order that does not exist,
 /// so the answer does not say which. The platform's keys pass. Behind ``Authenticate``.
 struct OwnOrder: Middleware {
-    let store: any OrderStore
+    let store: any OrderRecords
     /// The route's segment that names the order.
     var parameter = "id"
 

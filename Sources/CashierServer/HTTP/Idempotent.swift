@@ -10,7 +10,7 @@ import Foundation
 /// is refused. Only successful answers are kept: a failed request releases its key to be retried.
 /// A request without the header runs as it is.
 struct Idempotent: Middleware {
-    let store: any OrderStore
+    let store: any IdempotencyKeys
     let clock: any WallClock
     /// This instance, in the reservation's holder.
     let instanceID: String
@@ -33,8 +33,9 @@ struct Idempotent: Middleware {
                 status: 400, code: "invalid_request", message: "Idempotency-Key must be 1 to 255 printable ASCII characters (a UUID, say)")
         }
         guard let prefix = scope(context) else {
+            // 422: the document allows the header on the route; the key this caller holds refuses it.
             return .error(
-                status: 400, code: "invalid_request",
+                status: 422, code: "invalid_request",
                 message:
                     "Idempotency-Key is for your backend's secret key: with the publishable key, which ships in every copy of the app, "
                     + "one payer's retry could be answered with another payer's order; send the request again without it")

@@ -8,7 +8,7 @@ import Foundation
 /// made with `cashier keys` (in the store, as hashes). One lookup per request.
 struct KeyRing: Sendable {
     let configuration: MerchantConfiguration
-    let store: any OrderStore
+    let store: any AccessStore
     let clock: any WallClock
     let apiKeys: APIKeys
 
@@ -28,9 +28,12 @@ struct KeyRing: Sendable {
     func identify(key: String) async -> Identity? {
         if ConstantTime.equals(key, configuration.secretKey) { return .platform }
         if ConstantTime.equals(key, configuration.publishableKey) { return .app }
-        return await apiKeys.active(key, store: store, now: clock.now()).map {
-            Identity(caller: .secret, merchant: $0.merchant, keyID: $0.id)
-        }
+        guard let record = await apiKeys.active(key, store: store, now: clock.now()) else { return nil }
+        // A key for a merchant this server does not serve (made for one since removed from the
+        // configuration, or never in it) acts for no one: it would tag orders with a merchant
+        // that has no credentials, no notify path and no owner.
+        if let merchant = record.merchant, !configuration.subMerchants.contains(where: { $0.id == merchant }) { return nil }
+        return Identity(caller: .secret, merchant: record.merchant, keyID: record.id)
     }
 
     /// Whether `key` is one of the platform's secret keys: not publishable, and not a key made

@@ -8,7 +8,7 @@ import Synchronization
 /// when the holder dies). Waits go through the server's clock, so a test moves them on by hand.
 /// Counts the runs under way, for ``MerchantApp/settled()``.
 final class JobRunner: Sendable {
-    let store: any OrderStore
+    let store: any JobLeases
     let clock: any WallClock
     let metrics: ServerMetrics
     /// This instance, as it holds leases.
@@ -23,7 +23,7 @@ final class JobRunner: Sendable {
     let ended: Doorbell
 
     init(
-        store: any OrderStore, clock: any WallClock, metrics: ServerMetrics, holder: String, lease: TimeInterval, ended: Doorbell,
+        store: any JobLeases, clock: any WallClock, metrics: ServerMetrics, holder: String, lease: TimeInterval, ended: Doorbell,
         afterRun: @escaping @Sendable () -> Void
     ) {
         self.ended = ended

@@ -15,14 +15,14 @@ final class OrderWatch: Sendable {
         let bell: Doorbell
     }
 
-    private let store: any OrderStore
+    private let store: any OrderRecords
     private let reread: Duration
     private let watchers = Mutex<[ObjectIdentifier: Watcher]>([:])
     /// Rung when this instance may have changed an order.
     private let due = Doorbell()
     private let poller = Mutex<Task<Void, Never>?>(nil)
 
-    init(store: any OrderStore, reread: Duration) {
+    init(store: any OrderRecords, reread: Duration) {
         self.store = store
         self.reread = reread
     }

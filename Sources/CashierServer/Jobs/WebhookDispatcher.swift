@@ -26,7 +26,7 @@ public struct WebhookDispatcher: Sendable {
     }
 
     public let endpoint: Endpoint
-    let store: any OrderStore
+    let store: any WebhookOutbox
     let transport: any HTTPTransport
     /// The first retry's delay; each further one doubles, up to an hour.
     let backoff: TimeInterval
@@ -39,7 +39,7 @@ public struct WebhookDispatcher: Sendable {
     let clock: any WallClock
 
     public init(
-        endpoint: Endpoint, store: any OrderStore, transport: any HTTPTransport = CurlTransport(), backoff: TimeInterval = 5,
+        endpoint: Endpoint, store: any WebhookOutbox, transport: any HTTPTransport = CurlTransport(), backoff: TimeInterval = 5,
         maximumAttempts: Int = 30, lease: TimeInterval = 120, clock: any WallClock = SystemClock(),
         onAttempt: @escaping @Sendable (_ delivered: Bool) -> Void = { _ in }
     ) {

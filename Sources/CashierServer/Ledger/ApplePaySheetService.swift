@@ -10,6 +10,10 @@ import Foundation
 /// by compare-and-set, while it is unpaid — so the token that follows must carry the new total.
 struct ApplePaySheetService: Sendable {
     let ledger: Ledger
+
+    /// How many codes that are not the merchant's one order takes: past them, every coupon code is
+    /// refused, so codes cannot be guessed through one order (each order costs the payer-address throttle too).
+    static let maximumCouponGuesses = 5
     var store: any OrderStore { ledger.store }
 
     /// Applies one sheet event to order `id`. - Returns: the update's JSON (the sheet's new
@@ -29,6 +33,7 @@ struct ApplePaySheetService: Sendable {
             var sheet = before
             var errors: [ApplePay.SheetError] = []
             var methods: [ShippingMethod]?
+            var refused: String?
             if let identifier = body.shipping_method {
                 guard sheet.shippingMethods.contains(where: { $0.identifier == identifier }) else {
                     throw RequestProblem.unprocessable("shipping method '\(identifier)' is not offered for order \(id)")
@@ -51,6 +56,11 @@ struct ApplePaySheetService: Sendable {
                     methods = sheet.shippingMethods
                 }
             } else if let code = body.coupon_code {
+                guard (sheet.couponGuesses ?? 0) < Self.maximumCouponGuesses else {
+                    throw APIError.invalidState(
+                        "order \(id) was sent \(Self.maximumCouponGuesses) coupon codes that are not yours: it takes no more (create another order)"
+                    )
+                }
                 if code.isEmpty {
                     sheet.coupon = nil
                 } else if let coupon = ledger.configuration.coupons.first(where: { $0.code.caseInsensitiveCompare(code) == .orderedSame }) {
@@ -63,6 +73,9 @@ struct ApplePaySheetService: Sendable {
                     }
                 } else {
                     errors.append(ApplePay.SheetError(code: .couponCodeInvalid, message: "The code \(code) is not valid."))
+                    // Counted on the order by compare-and-set (guesses at once are each counted) and logged.
+                    sheet.couponGuesses = (sheet.couponGuesses ?? 0) + 1
+                    refused = code
                 }
             }
             var current = order
@@ -70,17 +83,25 @@ struct ApplePaySheetService: Sendable {
                 let total = try sheet.total(in: order.total.currency)
                 guard total.isPositive else { throw RequestProblem.unprocessable("the order's total would not be more than zero") }
                 let itemsJSON = String(decoding: try JSONEncoder().encode(try sheet.lines()), as: UTF8.self)
-                let record = EventRecord(
-                    kind: .sheetUpdated,
-                    detail: Ledger.detail([
-                        "total": total.decimalString, "shipping_method": sheet.selectedShipping ?? "", "coupon": sheet.coupon?.code ?? "",
-                    ]))
+                let record =
+                    refused.map {
+                        EventRecord(
+                            kind: .couponRefused,
+                            detail: Ledger.detail(["code": String($0.prefix(64)), "guesses": "\(sheet.couponGuesses ?? 0)"]))
+                    }
+                    ?? EventRecord(
+                        kind: .sheetUpdated,
+                        detail: Ledger.detail([
+                            "total": total.decimalString, "shipping_method": sheet.selectedShipping ?? "",
+                            "coupon": sheet.coupon?.code ?? "",
+                        ]))
                 guard
                     let repriced = try await store.reprice(
                         orderID: order.id, version: order.version, itemsJSON: itemsJSON, total: total, sheetJSON: try sheet.json(),
                         record: record, now: ledger.clock.now())
                 else { continue }  // changed meanwhile: read it again
                 current = repriced
+                if refused != nil { ledger.metrics.increment("cashier_coupon_codes_refused_total") }
             }
             let update = ApplePay.PaymentRequestUpdate(
                 summary: try ApplePaySheet(configuration: applePay).request(for: current).summary(),

@@ -21,6 +21,8 @@ struct OrderSheet: Codable, Equatable, Sendable {
     /// A recurring, deferred or automatic-reload commitment, as Apple Pay JS's
     /// `{"recurringPaymentRequest": {…}}` (validated when the order was created).
     var commitment: String?
+    /// Coupon codes sent that were not the merchant's (``ApplePaySheetService/maximumCouponGuesses``).
+    var couponGuesses: Int?
 
     /// The sheet of an order that has none yet: its items are the goods.
     init(goods: [LineItem], shippingMethods: [ShippingMethod] = []) {

@@ -31,6 +31,11 @@ struct PaymentService: Sendable {
             throw RequestProblem.forbidden(
                 "\(method.rawValue) collects a payer's payment code at your counter: your backend sends it with the secret key")
         }
+        // Where Alipay sends the browser back (and its back button, quit_url): only a site the
+        // merchant listed, never one a caller names — the signed form would carry anyone there.
+        if method == .alipayWap || method == .alipayPage, let url = body.return_url {
+            _ = try ledger.configuration.checkout.checkedReturnURL(url, own: ledger.publicBase)
+        }
         let order = try await ledger.orders.require(identity, id: id, clientSecret: body.client_secret)
         guard !order.status.hasReceivedMoney, order.status != .closed else {
             throw APIError.invalidState("order \(id) is \(order.status.rawValue); it takes no new payment")

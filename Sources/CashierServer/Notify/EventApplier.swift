@@ -61,15 +61,27 @@ struct EventApplier: Sendable {
         guard case .paid(let amount, let transactionID) = report.state else { return nil }
         let detail = Ledger.detail(report.fields)
         let check = report.check
+        let merchant = report.merchantID
         return ReportedSuccess(
             outcome: .succeeded(transactionID: transactionID, amount: amount),
             accept: { payment in
-                do { try PaymentService.accept(payment, amount: amount, check: check) } catch let error as PaymentError {
+                do {
+                    try Self.sameMerchant(payment, merchant)
+                    try PaymentService.accept(payment, amount: amount, check: check)
+                } catch let error as PaymentError {
                     throw Refusal(payment: payment, error: error)
                 }
             },
             record: EventRecord(kind: .notification, detail: detail, bodySHA256: bodyHash),
             duplicate: EventRecord(kind: .notificationDuplicate, detail: detail, bodySHA256: bodyHash))
+    }
+
+    /// - Throws: `merchantMismatch` when the payment is another merchant's than the one the
+    ///   verified message names (the service provider's key signs every sub-merchant's messages,
+    ///   so a genuine one of one sub-merchant's must never move another's payment).
+    static func sameMerchant(_ payment: StoredPayment, _ named: String?) throws {
+        guard let named, let own = payment.merchantID, own != named else { return }
+        throw PaymentError(.merchantMismatch, "the notification is for merchant \(named); payment \(payment.id) is merchant \(own)'s")
     }
 
     /// A body's SHA-256, as the event log keeps it.
@@ -94,6 +106,12 @@ struct EventApplier: Sendable {
         do {
             guard let payment = try await store.payment(wallet: wallet, outTradeNo: report.outTradeNo) else {
                 return try await refuseUnknown(report, bodySHA256: bodyHash)
+            }
+            do {
+                try Self.sameMerchant(payment, report.merchantID)
+            } catch let error as PaymentError {
+                try await ledger.payments.refuse(payment, error, bodySHA256: bodyHash)
+                return .refused
             }
             try await store.append(
                 EventRecord(kind: .notification, detail: Ledger.detail(report.fields), bodySHA256: bodyHash), to: payment.orderID,
@@ -161,6 +179,12 @@ struct EventApplier: Sendable {
     func record(_ report: RefundReport, wallet: PaymentMethod.Wallet, bodyHash: String) async -> NotificationOutcome {
         do {
             guard let payment = try await store.payment(wallet: wallet, outTradeNo: report.outTradeNo) else { return .refused }
+            do {
+                try Self.sameMerchant(payment, report.merchantID)
+            } catch let error as PaymentError {
+                try await ledger.payments.refuse(payment, error, bodySHA256: bodyHash)
+                return .refused
+            }
             var fields = report.fields
             if let minor = report.amountMinor {
                 fields["refund"] = Money(minorUnits: minor, currency: payment.amount.currency).decimalString

@@ -152,6 +152,11 @@ struct PaymentReport: Sendable {
     let outTradeNo: String
     /// `paid`, `unpaid` or `failed`, with the amount it reports when paid.
     let state: ProviderPaymentState
+    /// The merchant the signed content names, in the terms a payment records it
+    /// (``CashierStore/StoredPayment/merchantID``: WeChat Pay's `sub_mch_id`, else `mch_id`; an
+    /// Alipay ISV's merchant's app id, else the seller); `nil` when the message names none. A
+    /// payment of another merchant is never moved by it, whatever path it came to.
+    let merchantID: String?
     /// What the event log keeps of it.
     let fields: [String: String]
     /// The provider module's check of the notified amount (and currency) against the payment's.
@@ -163,6 +168,11 @@ struct RefundReport: Sendable {
     let outTradeNo: String
     let outRefundNo: String
     let state: ProviderRefundState
+    /// The merchant whose refund it is, as ``PaymentReport/merchantID``: what the signed content
+    /// names, or — where it names none (WeChat Pay v2's refund result, whose merchant fields sit
+    /// unsigned outside its encrypted `req_info`) — the merchant of the path it came to. Never an
+    /// unsigned field.
+    let merchantID: String?
     let fields: [String: String]
     /// The refunded amount in minor units, when the notification gives it without a currency
     /// (the log shows it in the payment's).

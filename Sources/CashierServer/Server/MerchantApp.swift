@@ -71,7 +71,8 @@ final class MerchantApp: Sendable {
             .register(on: &builder.router)
         // One bucket per payer address for every payer-facing route: the API's with the publishable key, the checkout's.
         let payerBucket =
-            configuration.publishableRequestsPerMinute > 0 ? PublishableKeyThrottle(perMinute: configuration.publishableRequestsPerMinute) : nil
+            configuration.publishableRequestsPerMinute > 0
+            ? PublishableKeyThrottle(perMinute: configuration.publishableRequestsPerMinute) : nil
         let throttle = payerBucket.map {
             Throttle<APIContext>(
                 throttle: $0, proxies: configuration.trustedProxies, clock: clock, metrics: metrics,

@@ -63,7 +63,10 @@ public final class SecretsAudit: Sendable {
     private func append(_ text: String, to path: String) {
         guard !text.isEmpty else { return }
         lock.withLock { _ in
-            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+            // Owner-only, whatever the umask: these files hold the server's secrets.
+            if !FileManager.default.fileExists(atPath: path) {
+                _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            }
             guard let handle = FileHandle(forWritingAtPath: path) else { return }
             handle.seekToEndOfFile()
             handle.write(Data(text.utf8))

@@ -36,11 +36,13 @@ final class ServerMetrics: Sendable {
     }
 
     static let help: [String: String] = [
+        "cashier_coupon_codes_refused_total": "Coupon codes the payment sheet sent that are not the merchant's (a guess or a typo).",
         "cashier_duplicate_payments_total": "Payments of an order that another payment had paid already (refund them), by provider.",
         "cashier_http_requests_total": "HTTP requests answered, by status class.",
         "cashier_job_runs_total": "Background job runs, by job (expiry, query_fallback, webhooks).",
         "cashier_notifications_total": "Provider notifications, by provider and outcome.",
-        "cashier_rate_limited_total": "Requests with the publishable key refused with 429: their address had used its requests a minute.",
+        "cashier_rate_limited_total":
+            "Payer requests (the publishable key's, the hosted checkout's) refused with 429: their address had used its requests a minute.",
         "cashier_refunds_total": "Refunds finished, by the status they reached.",
         "cashier_reports_not_applied_total":
             "Verified reports of money gone back that the books could not take (more than is left, no amount in the payment's currency), by provider and reason: settle them with the provider.",

@@ -11,6 +11,13 @@ public protocol AccessStore: Sendable {
     func endDashboardSession(idHash: String) async throws
     /// Records a failed sign-in from `source`. - Returns: how many failed from it since `since`.
     func recordSignInFailure(source: String, now: Date, since: Date) async throws -> Int
+    /// Takes a sign-in attempt for `source` before its key is checked, counted as failed until
+    /// ``clearSignInFailures(source:)``: when fewer than `limit` failed since `since`, records it
+    /// and returns `true`; otherwise records nothing and returns `false`. Attempts at once are
+    /// taken one by one, across instances: never more than `limit` get through.
+    func takeSignInAttempt(source: String, now: Date, since: Date, limit: Int) async throws -> Bool
+    /// Forgets `source`'s failed sign-ins (it signed in with the right key).
+    func clearSignInFailures(source: String) async throws
     /// How many sign-ins failed from `source` since `since`.
     func signInFailures(source: String, since: Date) async throws -> Int
 

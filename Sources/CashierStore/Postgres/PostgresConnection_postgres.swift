@@ -44,6 +44,8 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// it, so the pool closes it instead of handing it out again.
     private var stuckInPipeline = false
 
+    var dialect: SQLDialect { .postgres }
+
     var lockingClause: String { " FOR UPDATE" }
 
     /// Statements that return no rows, several separated by `;` — which a pipeline cannot carry,

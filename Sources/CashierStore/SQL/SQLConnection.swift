@@ -12,6 +12,8 @@ protocol SQLConnection: AnyObject {
     /// Appended to a `SELECT` that reads a row about to be changed: ` FOR UPDATE` where rows
     /// can be locked (PostgreSQL), empty where the whole database is (SQLite's `BEGIN IMMEDIATE`).
     var lockingClause: String { get }
+    /// Which database this is, for the few statements that differ.
+    var dialect: SQLDialect { get }
 }
 
 extension SQLConnection {

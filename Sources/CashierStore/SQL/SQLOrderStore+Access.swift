@@ -9,20 +9,25 @@ extension SQLOrderStore {
             let connection = transaction.connection
             try connection.query("DELETE FROM dashboard_sessions WHERE expires_at <= ?", [.integer(SQLStatements.stamp(now))])
             try connection.query(
-                "INSERT INTO dashboard_sessions (id_hash, csrf, expires_at) VALUES (?, ?, ?)",
-                [.text(session.idHash), .text(session.csrf), .integer(SQLStatements.stamp(session.expires))])
+                "INSERT INTO dashboard_sessions (id_hash, csrf, expires_at, key_id) VALUES (?, ?, ?, ?)",
+                [
+                    .text(session.idHash), .text(session.csrf), .integer(SQLStatements.stamp(session.expires)),
+                    session.keyID.map(SQLValue.text) ?? .null,
+                ])
         }
     }
 
     public func dashboardSession(idHash: String, now: Date) async throws -> DashboardSessionRecord? {
         try await withReading { session in
+            // A session signed in with a key made by `cashier keys` lasts only while the key does.
             let rows = try session.connection.query(
-                "SELECT \(DashboardSessionColumn.list) FROM dashboard_sessions WHERE id_hash = ? AND expires_at > ?",
+                "SELECT \(DashboardSessionColumn.list) FROM dashboard_sessions WHERE id_hash = ? AND expires_at > ? AND (key_id IS NULL "
+                    + "OR EXISTS (SELECT 1 FROM api_keys WHERE api_keys.id = dashboard_sessions.key_id AND api_keys.revoked_at IS NULL))",
                 [.text(idHash), .integer(SQLStatements.stamp(now))])
             guard let row = rows.first?.fields(DashboardSessionColumn.self), let csrf = try row.text(.csrf),
                 let expires = try row.integer(.expiresAt)
             else { return nil }
-            return DashboardSessionRecord(idHash: idHash, csrf: csrf, expires: SQLStatements.date(expires))
+            return DashboardSessionRecord(idHash: idHash, csrf: csrf, expires: SQLStatements.date(expires), keyID: try row.text(.keyID))
         }
     }
 
@@ -39,10 +44,37 @@ extension SQLOrderStore {
             try connection.query("DELETE FROM sign_in_failures WHERE at < ?", [.integer(SQLStatements.stamp(since))])
             try connection.query(
                 "INSERT INTO sign_in_failures (source, at) VALUES (?, ?)", [.text(source), .integer(SQLStatements.stamp(now))])
-            let rows = try connection.query(
-                "SELECT COUNT(*) AS failures FROM sign_in_failures WHERE source = ? AND at >= ?",
-                [.text(source), .integer(SQLStatements.stamp(since))])
-            return Int(try rows.first?.integer("failures") ?? 0)
+            return try Self.signInFailures(source: source, since: since, connection)
+        }
+    }
+
+    public func takeSignInAttempt(source: String, now: Date, since: Date, limit: Int) async throws -> Bool {
+        try await withTransaction { session in
+            let connection = session.connection
+            // One address's attempts taken one at a time, however many instances and connections
+            // take them at once: PostgreSQL holds a lock on the address until the transaction ends
+            // (SQLite's one writer does so already).
+            if connection.dialect == .postgres {
+                try connection.query("SELECT pg_advisory_xact_lock(?)", [.integer(Self.signInLock(source))])
+            }
+            try connection.query("DELETE FROM sign_in_failures WHERE at < ?", [.integer(SQLStatements.stamp(since))])
+            guard try Self.signInFailures(source: source, since: since, connection) < limit else { return false }
+            try connection.query(
+                "INSERT INTO sign_in_failures (source, at) VALUES (?, ?)", [.text(source), .integer(SQLStatements.stamp(now))])
+            return true
+        }
+    }
+
+    private static func signInFailures(source: String, since: Date, _ connection: any SQLConnection) throws -> Int {
+        let rows = try connection.query(
+            "SELECT COUNT(*) AS failures FROM sign_in_failures WHERE source = ? AND at >= ?",
+            [.text(source), .integer(SQLStatements.stamp(since))])
+        return Int(try rows.first?.integer("failures") ?? 0)
+    }
+
+    public func clearSignInFailures(source: String) async throws {
+        try await withTransaction { session in
+            try session.connection.query("DELETE FROM sign_in_failures WHERE source = ?", [.text(source)])
         }
     }
 
@@ -96,5 +128,16 @@ extension SQLOrderStore {
             try session.connection.query(
                 "UPDATE api_keys SET last_used_at = ? WHERE id = ?", [.integer(SQLStatements.stamp(at)), .text(id)])
         }
+    }
+
+    /// The advisory lock that counts `source`'s sign-ins: a 64-bit FNV-1a of it, apart from the
+    /// migrations' lock. (A lock shared by two addresses only makes them wait for each other.)
+    static func signInLock(_ source: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in ("sign-in " + source).utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        return Int64(bitPattern: hash)
     }
 }

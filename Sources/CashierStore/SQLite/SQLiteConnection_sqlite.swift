@@ -154,6 +154,8 @@ final class SQLiteConnection: SQLConnection {
     var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// SQLite locks the whole database for a writer (`BEGIN IMMEDIATE`): no row locks.
+    var dialect: SQLDialect { .sqlite }
+
     var lockingClause: String { "" }
 
     private var lastError: String { String(cString: sqlite3_errmsg(handle)) }

@@ -163,8 +163,18 @@ extension WeChatPay.V2 {
         }
 
         /// Asks where an order stands (`pay/orderquery`).
+        /// - Throws: `malformedMessage` for an answer about another trade, or one that says paid
+        ///   without naming the trade and its amount: nothing is taken as paid that the answer does not say.
         public func orderQuery(outTradeNo: String) async throws -> OrderStatus {
-            try OrderStatus(try await call("pay/orderquery", [("out_trade_no", outTradeNo)]))
+            let status = try OrderStatus(try await call("pay/orderquery", [("out_trade_no", outTradeNo)]))
+            if let echoed = status.outTradeNo, echoed != outTradeNo {
+                throw PaymentError(.malformedMessage, provider: .wechatV2, "pay/orderquery answered about \(echoed), not \(outTradeNo)")
+            }
+            if status.isPaid, status.outTradeNo == nil || status.amount == nil {
+                throw PaymentError(
+                    .malformedMessage, provider: .wechatV2, "pay/orderquery says \(status.tradeState) without out_trade_no and total_fee")
+            }
+            return status
         }
 
         /// Closes an unpaid order (`pay/closeorder`).
@@ -333,6 +343,8 @@ extension WeChatPay.V2 {
         /// The amount, once paid.
         public let amount: Money?
         public let transactionID: String?
+        /// The trade the answer is about.
+        public let outTradeNo: String?
         public let document: XMLDocument
 
         init(_ document: XMLDocument) throws {
@@ -342,6 +354,7 @@ extension WeChatPay.V2 {
             tradeState = state
             amount = document["total_fee"] == nil ? nil : try VerifiedDocument.money(document, amountField: "total_fee")
             transactionID = document["transaction_id"]
+            outTradeNo = document["out_trade_no"]
             self.document = document
         }
 

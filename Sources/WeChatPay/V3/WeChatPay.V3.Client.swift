@@ -202,8 +202,15 @@ extension WeChatPay.V3 {
         }
 
         /// Where an order stands, by the merchant's trade number.
+        /// - Throws: `malformedMessage` for an answer about another trade.
         public func transaction(outTradeNo: String) async throws -> Transaction {
-            try Transaction.decode(try await send("GET", "\(transactionsPath)/out-trade-no/\(outTradeNo)?\(merchantQuery)"))
+            let transaction = try Transaction.decode(
+                try await send("GET", "\(transactionsPath)/out-trade-no/\(outTradeNo)?\(merchantQuery)"))
+            guard transaction.outTradeNo == outTradeNo else {
+                throw PaymentError(
+                    .malformedMessage, provider: .wechatV3, "the query answered about \(transaction.outTradeNo), not \(outTradeNo)")
+            }
+            return transaction
         }
 
         /// Where an order stands, by WeChat's transaction id.

@@ -132,3 +132,6 @@ CREATE INDEX events_transition ON events(to_status, created_at) WHERE to_status 
 
 -- 018_outbox_waiting
 CREATE INDEX outbox_waiting ON outbox(order_id, next_attempt_at) WHERE delivered_at IS NULL
+
+-- 019_dashboard_session_key
+ALTER TABLE dashboard_sessions ADD COLUMN key_id TEXT;

@@ -14,7 +14,8 @@ CREATE TABLE public.api_keys (
 CREATE TABLE public.dashboard_sessions (
     id_hash text NOT NULL,
     csrf text NOT NULL,
-    expires_at bigint NOT NULL
+    expires_at bigint NOT NULL,
+    key_id text
 );
 CREATE TABLE public.events (
     sequence bigint NOT NULL,

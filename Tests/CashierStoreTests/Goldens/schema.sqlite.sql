@@ -74,7 +74,7 @@ CREATE TABLE api_keys (
     created_at BIGINT NOT NULL, revoked_at BIGINT, last_used_at BIGINT
 , merchant TEXT)
 table dashboard_sessions ON dashboard_sessions
-CREATE TABLE dashboard_sessions (id_hash TEXT PRIMARY KEY, csrf TEXT NOT NULL, expires_at BIGINT NOT NULL)
+CREATE TABLE dashboard_sessions (id_hash TEXT PRIMARY KEY, csrf TEXT NOT NULL, expires_at BIGINT NOT NULL, key_id TEXT)
 table events ON events
 CREATE TABLE events (
     sequence INTEGER PRIMARY KEY AUTOINCREMENT, order_id TEXT NOT NULL REFERENCES orders(id),

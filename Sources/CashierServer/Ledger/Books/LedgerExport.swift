@@ -38,7 +38,7 @@ enum LedgerExport: String, CaseIterable, Sendable {
     }
 
     /// Writes the export (of one sub-merchant's orders when `merchant` is set) to a file, for a download.
-    func export(_ range: ReportRange, merchant: String? = nil, store: any OrderStore, timeZone: TimeZone) async throws -> ExportFile {
+    func export(_ range: ReportRange, merchant: String? = nil, store: any Reports, timeZone: TimeZone) async throws -> ExportFile {
         var file = try CSVFile(header: header)
         let time = Date.ISO8601FormatStyle(timeZone: timeZone)
         func stamp(_ date: Date?) -> String { date.map { $0.formatted(time) } ?? "" }
@@ -54,7 +54,7 @@ enum LedgerExport: String, CaseIterable, Sendable {
     }
 
     /// Every record the query finds, a page at a time, oldest first.
-    private func write(to file: inout CSVFile, query: inout RecordQuery, store: any OrderStore, stamp: (Date?) -> String) async throws {
+    private func write(to file: inout CSVFile, query: inout RecordQuery, store: any Reports, stamp: (Date?) -> String) async throws {
         while true {
             let count: Int
             switch self {

@@ -113,6 +113,9 @@ struct AlipayAdapter: CounterCollector, HeldKeyVerifying, Refunding, Reconciling
         } catch let error as PaymentError where error.providerCode == "ACQ.TRADE_NOT_EXIST" {
             return .notFound
         }
+        guard trade.outTradeNo == payment.outTradeNo else {
+            throw PaymentError(.malformedMessage, provider: .alipay, "the query's answer is not about \(payment.outTradeNo)")
+        }
         if trade.isPaid { return .paid(amount: trade.totalAmount, transactionID: trade.tradeNo) }
         return trade.tradeStatus == "WAIT_BUYER_PAY" ? .unpaid : .failed("Alipay says \(trade.tradeStatus)")
     }
@@ -211,11 +214,15 @@ struct AlipayAdapter: CounterCollector, HeldKeyVerifying, Refunding, Reconciling
         guard authorizer == (subMerchant?.alipayAppID ?? configuration.appID) else {
             throw PaymentError(.merchantMismatch, provider: .alipay, "the notification is for app \(authorizer), not this path's merchant")
         }
+        // As payments record it: an ISV's merchant by its app id (the signed auth_app_id, checked
+        // above), a direct merchant by its seller id (the signed seller_id, checked when configured).
+        let merchant = subMerchant == nil ? configuration.sellerID.map { _ in notification.fields["seller_id"] ?? "" } : authorizer
         if let refund = notification.refund {
             return [
                 .refund(
                     RefundReport(
                         outTradeNo: notification.outTradeNo, outRefundNo: refund.outRequestNo, state: .succeeded(providerRefundID: nil),
+                        merchantID: merchant,
                         fields: [
                             "trade_no": notification.tradeNo, "trade_status": notification.tradeStatus, "out_biz_no": refund.outRequestNo,
                             "refund_fee": refund.refundedSoFar?.decimalString ?? "", "gmt_refund": refund.time ?? "",
@@ -227,6 +234,7 @@ struct AlipayAdapter: CounterCollector, HeldKeyVerifying, Refunding, Reconciling
                 PaymentReport(
                     outTradeNo: notification.outTradeNo,
                     state: notification.isPaid ? .paid(amount: notification.totalAmount, transactionID: notification.tradeNo) : .unpaid,
+                    merchantID: merchant,
                     fields: [
                         "trade_no": notification.tradeNo, "trade_status": notification.tradeStatus,
                         "total_amount": notification.totalAmount.decimalString,

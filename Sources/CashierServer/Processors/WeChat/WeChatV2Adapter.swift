@@ -130,7 +130,13 @@ struct WeChatV2Adapter: CounterCollector, Refunding, Reconciling, HeldKeyVerifyi
             return .notFound
         }
         switch status.tradeState {
-        case "SUCCESS", "REFUND": return .paid(amount: status.amount ?? payment.amount, transactionID: status.transactionID)
+        case "SUCCESS", "REFUND":
+            // What WeChat says, never what was asked: a paid answer names this trade and its amount.
+            guard status.outTradeNo == payment.outTradeNo, let amount = status.amount else {
+                throw PaymentError(
+                    .malformedMessage, provider: .wechatV2, "the query's answer does not name \(payment.outTradeNo) and its amount")
+            }
+            return .paid(amount: amount, transactionID: status.transactionID)
         case "PAYERROR" where payment.method == .wechatBarcode: return .failed("WeChat says PAYERROR: the payment did not go through")
         case "NOTPAY", "USERPAYING", "PAYERROR": return .unpaid
         default: return .failed("WeChat says \(status.tradeState)")
@@ -207,14 +213,15 @@ struct WeChatV2Adapter: CounterCollector, Refunding, Reconciling, HeldKeyVerifyi
 
     func verified(_ message: InboundMessage) throws -> [ProviderEvent] {
         if ByteSearch.contains(message.body, Self.refundMarker) {
-            // Refunds of a mini program's (or official account's) payments name its appid.
+            // Refunds of a mini program's (or official account's) payments name its appid. Its merchant
+            // fields sit outside the encrypted req_info, unsigned: they decide nothing. The refund is
+            // this path's merchant's, and the payment it names must be that merchant's (EventApplier).
             let refund = try WeChatPay.V2.RefundNotification.verify(message.body, merchants: merchants)
-            try checkSubMerchant(refund.subMchID)
             return [
                 .refund(
                     RefundReport(
                         outTradeNo: refund.outTradeNo, outRefundNo: refund.outRefundNo,
-                        state: WeChatPayer.refundState(refund.refundStatus, id: refund.refundID),
+                        state: WeChatPayer.refundState(refund.refundStatus, id: refund.refundID), merchantID: pathMerchant,
                         fields: [
                             "out_refund_no": refund.outRefundNo, "refund_id": refund.refundID, "refund_status": refund.refundStatus,
                             "refund_fee": refund.refundAmount.decimalString,
@@ -229,6 +236,7 @@ struct WeChatV2Adapter: CounterCollector, Refunding, Reconciling, HeldKeyVerifyi
                 PaymentReport(
                     outTradeNo: notification.outTradeNo,
                     state: notification.isSuccess ? .paid(amount: notification.amount, transactionID: notification.transactionID) : .unpaid,
+                    merchantID: notification.document["sub_mch_id"] ?? notification.document["mch_id"],
                     fields: [
                         "transaction_id": notification.transactionID, "total_fee": String(notification.amount.minorUnits),
                         "currency": notification.amount.currency.code,
@@ -245,6 +253,9 @@ struct WeChatV2Adapter: CounterCollector, Refunding, Reconciling, HeldKeyVerifyi
                 .merchantMismatch, provider: .wechatV2, "the notification is for sub_mch_id \(named ?? "none"), not this path's")
         }
     }
+
+    /// The merchant this path is for, as its payments record it: the sub-merchant's number, or the merchant's own.
+    var pathMerchant: String { subMerchant?.wechatSubMchID ?? configuration.merchant.mchID }
 
     /// What only a refund result carries (its encrypted `req_info`), as bytes.
     static let refundMarker = Array("<req_info>".utf8)

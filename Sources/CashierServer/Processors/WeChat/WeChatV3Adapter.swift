@@ -79,6 +79,9 @@ struct WeChatV3Adapter: Refunding, Reconciling, NotificationSource, KeyMaintaini
         }
         switch transaction.tradeState {
         case "SUCCESS", "REFUND":
+            guard transaction.outTradeNo == payment.outTradeNo else {
+                throw PaymentError(.malformedMessage, provider: .wechatV3, "the query's answer is not about \(payment.outTradeNo)")
+            }
             try transaction.check(
                 mchID: configuration.merchant.mchID, appIDs: appIDs, subMchID: subMerchant?.wechatSubMchID, amount: payment.amount)
             return .paid(amount: transaction.amount, transactionID: transaction.transactionID)
@@ -197,6 +200,7 @@ struct WeChatV3Adapter: Refunding, Reconciling, NotificationSource, KeyMaintaini
                 RefundReport(
                     outTradeNo: resource.out_trade_no, outRefundNo: resource.out_refund_no,
                     state: WeChatPayer.refundState(status, id: resource.refund_id),
+                    merchantID: resource.sub_mchid ?? configuration.merchant.mchID,
                     fields: [
                         "notification_id": notification.id, "out_refund_no": resource.out_refund_no,
                         "refund_id": resource.refund_id ?? "", "refund_status": status,
@@ -211,6 +215,7 @@ struct WeChatV3Adapter: Refunding, Reconciling, NotificationSource, KeyMaintaini
                 outTradeNo: transaction.outTradeNo,
                 state: transaction.tradeState == "SUCCESS"
                     ? .paid(amount: transaction.amount, transactionID: transaction.transactionID) : .unpaid,
+                merchantID: sub ?? merchant,
                 fields: [
                     "notification_id": notification.id, "event_type": notification.eventType,
                     "transaction_id": transaction.transactionID ?? "", "trade_state": transaction.tradeState,

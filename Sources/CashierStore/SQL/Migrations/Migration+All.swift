@@ -138,6 +138,8 @@ extension Migration {
         .same("016_merchants", SQLOrderStoreAccess.merchants),
         .same("017_transitions_only", SQLStatements.transitionsOnly),
         .same("018_outbox_waiting", SQLStatements.outboxWaiting),
+        // The key a dashboard session signed in with: revoking the key ends its sessions.
+        .same("019_dashboard_session_key", "ALTER TABLE dashboard_sessions ADD COLUMN key_id TEXT;"),
     ]
 
     /// Migration `002_events`'s guard on the event log: updates and deletes refused, by two

@@ -1,6 +1,6 @@
 /// The `dashboard_sessions` columns a dashboard session is read from (``DashboardSessionRecord``), in select-list order.
 enum DashboardSessionColumn: Int, SQLColumn {
-    case idHash, csrf, expiresAt
+    case idHash, csrf, expiresAt, keyID
 
     static let table = "dashboard_sessions"
 
@@ -12,6 +12,7 @@ enum DashboardSessionColumn: Int, SQLColumn {
         case .idHash: "id_hash"
         case .csrf: "csrf"
         case .expiresAt: "expires_at"
+        case .keyID: "key_id"
         }
     }
 }
