@@ -23,7 +23,7 @@ import Testing
 
     func problem(_ object: [String: Any]) -> String {
         do {
-            try ConfigurationFile.checkKeys(object, ConfigurationFile.knownKeys)
+            try ConfigurationFile.checkKeys(try ConfigurationFile.object(object), ConfigurationFile.knownKeys)
             return "accepted"
         } catch {
             return "\(error)"

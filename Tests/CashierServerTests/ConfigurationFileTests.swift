@@ -343,6 +343,40 @@ import Testing
         }
     }
 
+    /// The file is read as JSONSerialization reads it — a byte-order mark, UTF-16, a trailing
+    /// comma and `8.443e3` are accepted, as they always were — and `null` is a value given, not a
+    /// key left out.
+    @Test func theFileIsReadAsJSONSerializationReadsIt() throws {
+        let folder = try Folder()
+        let text = String(
+            decoding: try JSONSerialization.data(withJSONObject: try full(folder), options: [.sortedKeys, .withoutEscapingSlashes]),
+            as: UTF8.self)
+        let file = folder.url.appendingPathComponent("cashier.json")
+        func read(_ data: Data) throws -> String {
+            try data.write(to: file)
+            do {
+                return "port \(try ConfigurationFile(contentsOf: file, environment: Self.environment).port)"
+            } catch let problem as ConfigurationFile.Problem {
+                return problem.description
+            }
+        }
+        func read(replacing old: String, with new: String) throws -> String {
+            try #require(text.contains(old))
+            return try read(Data(text.replacingOccurrences(of: old, with: new).utf8))
+        }
+        #expect(try read(Data([0xEF, 0xBB, 0xBF]) + Data(text.utf8)) == "port 8443")
+        #expect(try read(try #require(text.data(using: .utf16))) == "port 8443")
+        #expect(try read(Data((text.dropLast() + ",}").utf8)) == "port 8443")
+        #expect(try read(replacing: #""port":8443"#, with: #""port":8.443e3"#) == "port 8443")
+        let huge = try read(replacing: #""port":8443"#, with: #""port":1e400"#)
+        #expect(huge.hasPrefix("config: \(file.path): is not valid JSON: "), "\(huge)")
+        #expect(try read(replacing: #""port":8443"#, with: #""port":null"#) == "config: port: must be 0 to 65535")
+        #expect(
+            try read(replacing: #""database":"/var/lib/cashier.db""#, with: #""database":null"#)
+                == "config: database: must be a non-empty string")
+        #expect(try read(replacing: #""wechat":{"#, with: #""wechat":null,"_wechat":{"#) == "config: wechat: must be an object")
+    }
+
     @Test func theWebhookEndpointSetsHowManyDeliveriesAreInFlight() throws {
         let folder = try Folder()
         var root = try full(folder)

@@ -21,6 +21,40 @@ public enum JSONReader {
 
         /// A whole number that fits in 64 bits, written without fraction or exponent.
         public var int64: Int64? { if case .number(let text) = self { Int64(text) } else { nil } }
+
+        /// The members, when this is an object.
+        public var object: [String: Value]? { if case .object(let members) = self { members } else { nil } }
+
+        /// The elements, when this is an array.
+        public var array: [Value]? { if case .array(let elements) = self { elements } else { nil } }
+
+        /// `true` or `false`, and nothing else (not 0 or 1).
+        public var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
+
+        /// The number, whole or not (`2.5`, `1e3`); not `true`, not `"8"`.
+        public var double: Double? { if case .number(let text) = self { Double(text) } else { nil } }
+
+        /// A number whose value is whole and fits in `Int`, however it is written — `8`, `8.0`,
+        /// `1e2` — as `as? Int` reads `JSONSerialization`'s numbers; not 2.5, `true` or `"8"`.
+        /// (``int64`` takes only a number written without fraction or exponent.)
+        public var wholeNumber: Int? {
+            guard case .number(let text) = self else { return nil }
+            return Int(text) ?? Double(text).flatMap { Int(exactly: $0) }
+        }
+
+        /// The strings of an array that holds nothing else (`["HKD", "USD"]`, or `[]`).
+        public var strings: [String]? {
+            guard case .array(let elements) = self else { return nil }
+            let strings = elements.compactMap(\.string)
+            return strings.count == elements.count ? strings : nil
+        }
+
+        /// The members of each element of an array that holds only objects.
+        public var objects: [[String: Value]]? {
+            guard case .array(let elements) = self else { return nil }
+            let objects = elements.compactMap(\.object)
+            return objects.count == elements.count ? objects : nil
+        }
     }
 
     public struct Failure: Error, Equatable, Sendable {

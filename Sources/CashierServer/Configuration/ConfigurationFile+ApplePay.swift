@@ -6,9 +6,9 @@ import Foundation
 
 extension ConfigurationFile {
     /// `["postalAddress", "name", "phone", "email", "phoneticName"]`.
-    static func contactFields(_ value: Any?, path: String) throws -> [ApplePay.PaymentRequest.ContactField] {
+    static func contactFields(_ value: JSONReader.Value?, path: String) throws -> [ApplePay.PaymentRequest.ContactField] {
         guard let value else { return [] }
-        guard let names = value as? [String] else { throw Problem(path: path, reason: "must be a list of contact field names") }
+        guard let names = value.strings else { throw Problem(path: path, reason: "must be a list of contact field names") }
         return try names.map { name in
             guard let field = ApplePay.PaymentRequest.ContactField(rawValue: name) else {
                 throw Problem(
@@ -20,7 +20,7 @@ extension ConfigurationFile {
         }
     }
 
-    static func applePay(_ object: [String: Any], _ reader: Reader) throws -> MerchantConfiguration.ApplePay {
+    static func applePay(_ object: Object, _ reader: Reader) throws -> MerchantConfiguration.ApplePay {
         let country: CountryCode
         do {
             country = try CountryCode(alpha2: try reader.string(object, "country_code", "applepay.")!)
@@ -29,7 +29,7 @@ extension ConfigurationFile {
         } catch {
             throw Problem(path: "applepay.country_code", reason: "is not an ISO 3166 alpha-2 code (e.g. CN)")
         }
-        let networks = try (object["supported_networks"] as? [String] ?? []).map { name in
+        let networks = try (object["supported_networks"]?.strings ?? []).map { name in
             guard let network = ApplePay.PaymentRequest.Network(rawValue: name) else {
                 throw Problem(path: "applepay.supported_networks", reason: "unknown network '\(name)'")
             }
@@ -68,7 +68,7 @@ extension ConfigurationFile {
         let transport = CurlTransport()
         switch try reader.string(object, "processor", "applepay.")! {
         case "stripe":
-            let stripe = object["stripe"] as? [String: Any] ?? [:]
+            let stripe = object["stripe"]?.object ?? [:]
             let key = try reader.secret(stripe, "secret_key", "applepay.stripe.")
             guard key.hasPrefix("sk_") || key.hasPrefix("rk_") else {
                 throw Problem(path: "applepay.stripe.secret_key", reason: "is not a Stripe secret key (sk_live_…, sk_test_… or rk_…)")
@@ -87,7 +87,7 @@ extension ConfigurationFile {
                 stripeWebhookSecret = secret
             }
         case "adyen":
-            let adyen = object["adyen"] as? [String: Any] ?? [:]
+            let adyen = object["adyen"]?.object ?? [:]
             let key = try reader.secret(adyen, "api_key", "applepay.adyen.")
             let account = try reader.string(adyen, "merchant_account", "applepay.adyen.")!
             var base = try reader.url(adyen, "base_url", "applepay.adyen.")
@@ -156,7 +156,7 @@ extension ConfigurationFile {
         if let file = try reader.string(object, "domain_association_file", "applepay.", required: false) {
             applePay.domainAssociation = try reader.contents(file, "applepay.domain_association_file")
         }
-        if let web = object["web"] as? [String: Any] {
+        if let web = object["web"]?.object {
             let certificate = try reader.string(web, "identity_certificate_file", "applepay.web.")!
             let key = try reader.string(web, "identity_key_file", "applepay.web.")!
             for (file, path) in [(certificate, "identity_certificate_file"), (key, "identity_key_file")] {
@@ -170,7 +170,7 @@ extension ConfigurationFile {
         }
         applePay.shippingMethods = try Self.shippingOptions(object["shipping_methods"], path: "applepay.shipping_methods")
         if let countries = object["shipping_countries"] {
-            guard let codes = countries as? [String], codes.allSatisfy({ (try? CountryCode(alpha2: $0)) != nil }) else {
+            guard let codes = countries.strings, codes.allSatisfy({ (try? CountryCode(alpha2: $0)) != nil }) else {
                 throw Problem(
                     path: "applepay.shipping_countries", reason: "must be a list of ISO 3166 alpha-2 codes (e.g. [\"US\", \"CN\"])")
             }
@@ -184,15 +184,15 @@ extension ConfigurationFile {
     }
 
     /// `[{"identifier", "label", "detail", "amount": "5.00"}]`, checked in CNY and USD (two decimals).
-    static func shippingOptions(_ value: Any?, path: String) throws -> [MerchantConfiguration.ApplePay.ShippingOption] {
+    static func shippingOptions(_ value: JSONReader.Value?, path: String) throws -> [MerchantConfiguration.ApplePay.ShippingOption] {
         guard let value else { return [] }
-        guard let list = value as? [[String: Any]] else { throw Problem(path: path, reason: "must be a list of objects") }
+        guard let list = value.objects else { throw Problem(path: path, reason: "must be a list of objects") }
         return try list.enumerated().map { index, object in
-            guard let identifier = object["identifier"] as? String, let label = object["label"] as? String,
-                let amount = object["amount"] as? String
+            guard let identifier = object["identifier"]?.string, let label = object["label"]?.string,
+                let amount = object["amount"]?.string
             else { throw Problem(path: "\(path)[\(index)]", reason: "needs identifier, label and amount (a decimal string)") }
             let option = MerchantConfiguration.ApplePay.ShippingOption(
-                identifier: identifier, label: label, detail: object["detail"] as? String ?? "", amount: amount)
+                identifier: identifier, label: label, detail: object["detail"]?.string ?? "", amount: amount)
             do {
                 _ = try option.method(in: try Currency(code: "USD"))
             } catch {

@@ -87,7 +87,7 @@ extension ConfigurationFile {
     /// Checks that `object` holds only keys `known` names, and that the keys holding objects or
     /// lists of objects do. - Throws: ``Problem`` naming the first key that is not a setting,
     /// with the one it was probably meant to be.
-    static func checkKeys(_ object: [String: Any], _ known: [String: Shape], path: String = "") throws {
+    static func checkKeys(_ object: Object, _ known: [String: Shape], path: String = "") throws {
         for key in object.keys.sorted() where !key.hasPrefix("_") {
             guard let shape = known[key] else {
                 throw Problem(path: path + key, reason: unknownKeyReason(key, among: known.keys))
@@ -95,14 +95,14 @@ extension ConfigurationFile {
             switch shape {
             case .value: break
             case .object(let keys):
-                guard let nested = object[key] as? [String: Any] else {
+                guard let nested = object[key]?.object else {
                     throw Problem(path: path + key, reason: "must be an object")
                 }
                 try checkKeys(nested, keys, path: path + key + ".")
             case .objects(let keys):
-                guard let list = object[key] as? [Any] else { throw Problem(path: path + key, reason: "must be a list of objects") }
+                guard let list = object[key]?.array else { throw Problem(path: path + key, reason: "must be a list of objects") }
                 for (index, element) in list.enumerated() {
-                    guard let nested = element as? [String: Any] else {
+                    guard let nested = element.object else {
                         throw Problem(path: "\(path)\(key)[\(index)]", reason: "must be an object")
                     }
                     try checkKeys(nested, keys, path: "\(path)\(key)[\(index)].")

@@ -7,7 +7,7 @@ import WeChatPay
 
 extension ConfigurationFile {
     /// WeChat Pay API v2 credentials at `path` (`wechat.`, `service_provider.wechat.`).
-    static func wechat(_ wechat: [String: Any], _ reader: Reader, path: String) throws -> MerchantConfiguration.WeChat {
+    static func wechat(_ wechat: Object, _ reader: Reader, path: String) throws -> MerchantConfiguration.WeChat {
         let apiKey = try reader.secret(wechat, "api_key", path)
         guard apiKey.utf8.count == 32 else {
             throw Problem(path: path + "api_key", reason: "must be the 32-character API key from the merchant platform")
@@ -37,7 +37,7 @@ extension ConfigurationFile {
             baseURL: try reader.url(wechat, "base_url", path) ?? WeChatPay.V2.Client.productionURL, mutualTLSTransport: mutualTLS)
         configuration.crossBorderCurrencies = try reader.currencies(wechat, "cross_border_currencies", path)
         if let site = wechat["h5_site"] {
-            guard let site = site as? [String: Any] else {
+            guard let site = site.object else {
                 throw Problem(path: path + "h5_site", reason: #"must be an object: {"url": "https://m.example.com", "name": "Example"}"#)
             }
             guard let url = try reader.url(site, "url", path + "h5_site.") else {
@@ -49,7 +49,7 @@ extension ConfigurationFile {
     }
 
     /// Alipay credentials at `path` (`alipay.`, `service_provider.alipay.`).
-    static func alipay(_ alipay: [String: Any], _ reader: Reader, path: String) throws -> MerchantConfiguration.Alipay {
+    static func alipay(_ alipay: Object, _ reader: Reader, path: String) throws -> MerchantConfiguration.Alipay {
         let privateKey = try reader.rsaPrivateKey(
             alipay, "private_key", path, reason: "is not an RSA private key (PKCS#1, PKCS#8 or the console's base64)")
         guard let publicFile = try reader.string(alipay, "alipay_public_key_file", path),
@@ -65,23 +65,23 @@ extension ConfigurationFile {
     /// shaped as `wechat`, `wechat_v3` and `alipay`) and `merchants` (the sub-merchants paid through
     /// them: `id`, `name`, `wechat_sub_mch_id`, `wechat_sub_appid`, `alipay_app_id`,
     /// `alipay_app_auth_token_env` / `_file`).
-    static func merchants(_ root: [String: Any], _ reader: Reader, into configuration: inout MerchantConfiguration) throws {
+    static func merchants(_ root: Object, _ reader: Reader, into configuration: inout MerchantConfiguration) throws {
         if let value = root["service_provider"] {
-            guard let object = value as? [String: Any] else { throw Problem(path: "service_provider", reason: "must be an object") }
+            guard let object = value.object else { throw Problem(path: "service_provider", reason: "must be an object") }
             var provider = MerchantConfiguration.ServiceProvider()
-            if let wechat = object["wechat"] as? [String: Any] {
+            if let wechat = object["wechat"]?.object {
                 provider.wechat = try Self.wechat(wechat, reader, path: "service_provider.wechat.")
             }
-            if let v3 = object["wechat_v3"] as? [String: Any] {
+            if let v3 = object["wechat_v3"]?.object {
                 provider.wechatV3 = try Self.wechatV3(v3, reader, path: "service_provider.wechat_v3.")
             }
-            if let alipay = object["alipay"] as? [String: Any] {
+            if let alipay = object["alipay"]?.object {
                 provider.alipay = try Self.alipay(alipay, reader, path: "service_provider.alipay.")
             }
             configuration.serviceProvider = provider
         }
         guard let value = root["merchants"] else { return }
-        guard let list = value as? [[String: Any]] else { throw Problem(path: "merchants", reason: "must be a list of objects") }
+        guard let list = value.objects else { throw Problem(path: "merchants", reason: "must be a list of objects") }
         guard configuration.serviceProvider != nil else {
             throw Problem(path: "merchants", reason: "sub-merchants are paid through service_provider: give its credentials")
         }
@@ -113,7 +113,7 @@ extension ConfigurationFile {
 
     /// `wechat_v3`: the merchant's API certificate serial and key, the APIv3 key, and either
     /// WeChat Pay's public key (public-key mode) or nothing (platform certificates are downloaded).
-    static func wechatV3(_ object: [String: Any], _ reader: Reader, path: String = "wechat_v3.") throws -> MerchantConfiguration.WeChatV3 {
+    static func wechatV3(_ object: Object, _ reader: Reader, path: String = "wechat_v3.") throws -> MerchantConfiguration.WeChatV3 {
         let privateKey = try reader.rsaPrivateKey(
             object, "private_key", path, reason: "is not the RSA private key of the API certificate (apiclient_key.pem)")
         let apiV3Key = try reader.secret(object, "api_v3_key", path)

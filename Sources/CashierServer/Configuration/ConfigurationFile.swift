@@ -70,33 +70,48 @@ public struct ConfigurationFile: Sendable {
         public var description: String { "config: \(path): \(reason)" }
     }
 
+    /// An object of the file: its members by name.
+    typealias Object = [String: JSONReader.Value]
+
     /// Reads and checks the file. - Throws: ``Problem`` naming the first wrong field.
     public init(contentsOf url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        let root: [String: Any]
+        let reader = Reader(folder: url.deletingLastPathComponent(), environment: environment)
+        try self.init(try Self.root(contentsOf: url), reader)
+    }
+
+    /// The file's object, read by `JSONSerialization` (``UserFile/jsonObject(_:)``: the files it
+    /// accepts — a trailing comma, a byte-order mark, UTF-16 — and its words for the others, with
+    /// the line and column, are what merchants have been given) and walked as a typed value.
+    /// - Throws: ``Problem`` naming the file when it cannot be read or is not a JSON object.
+    static func root(contentsOf url: URL) throws -> Object {
+        let parsed: JSONReader.Value?
         do {
-            root = try UserFile.jsonObject(url.path)
+            parsed = JSONReader.Value(jsonObject: try UserFile.jsonObject(url.path))
         } catch {
             throw Problem(path: url.path, reason: error.reason)
         }
-        let reader = Reader(folder: url.deletingLastPathComponent(), environment: environment)
-        try self.init(root, reader)
+        // JSONSerialization gives nothing a value cannot hold: this guard never refuses.
+        guard let root = parsed?.object else {
+            throw Problem(path: url.path, reason: "holds JSON that is not an object (it must start with {)")
+        }
+        return root
     }
 
     struct Reader {
         let folder: URL
         let environment: [String: String]
 
-        func string(_ object: [String: Any], _ key: String, _ path: String, required: Bool = true) throws -> String? {
+        func string(_ object: Object, _ key: String, _ path: String, required: Bool = true) throws -> String? {
             guard let value = object[key] else {
                 if required { throw Problem(path: path + key, reason: "is missing") }
                 return nil
             }
-            guard let text = value as? String, !text.isEmpty else { throw Problem(path: path + key, reason: "must be a non-empty string") }
+            guard let text = value.string, !text.isEmpty else { throw Problem(path: path + key, reason: "must be a non-empty string") }
             return text
         }
 
         /// A whole number within `range`, when given: "must be a whole number of `unit`, a to b" otherwise.
-        func wholeNumber(_ object: [String: Any], _ key: String, _ path: String, of unit: String, in range: ClosedRange<Int>) throws
+        func wholeNumber(_ object: Object, _ key: String, _ path: String, of unit: String, in range: ClosedRange<Int>) throws
             -> Int?
         {
             try Self.wholeNumber(
@@ -104,16 +119,16 @@ public struct ConfigurationFile: Sendable {
         }
 
         /// A whole number within `range`, when given (not `true`, 2.5 or "8"); `reason` otherwise.
-        static func wholeNumber(_ object: [String: Any], _ key: String, _ path: String, in range: ClosedRange<Int>, reason: String)
+        static func wholeNumber(_ object: Object, _ key: String, _ path: String, in range: ClosedRange<Int>, reason: String)
             throws -> Int?
         {
             guard let value = object[key] else { return nil }
-            guard let number = JSONNumber.integer(value), range.contains(number) else { throw Problem(path: path + key, reason: reason) }
+            guard let number = value.wholeNumber, range.contains(number) else { throw Problem(path: path + key, reason: reason) }
             return number
         }
 
         /// A secret from `<key>_env` (an environment variable) or `<key>_file` (a file).
-        func secret(_ object: [String: Any], _ key: String, _ path: String) throws -> String {
+        func secret(_ object: Object, _ key: String, _ path: String) throws -> String {
             if object[key] != nil {
                 throw Problem(path: path + key, reason: "secrets are not written in the file: use \(key)_env or \(key)_file")
             }
@@ -131,7 +146,7 @@ public struct ConfigurationFile: Sendable {
 
         /// An RSA private key given as the secret `key` (see ``secret(_:_:_:)``); `reason` says
         /// which key was expected when the secret is not one.
-        func rsaPrivateKey(_ object: [String: Any], _ key: String, _ path: String, reason: String) throws -> RSAPrivateKey {
+        func rsaPrivateKey(_ object: Object, _ key: String, _ path: String, reason: String) throws -> RSAPrivateKey {
             let text = try secret(object, key, path)
             guard let privateKey = try? RSAPrivateKey(pemRepresentation: text) else { throw Problem(path: path + key, reason: reason) }
             return privateKey
@@ -149,9 +164,9 @@ public struct ConfigurationFile: Sendable {
         }
 
         /// A list of ISO 4217 codes (`["HKD", "USD"]`), empty when absent.
-        func currencies(_ object: [String: Any], _ key: String, _ path: String) throws -> Set<Currency> {
+        func currencies(_ object: Object, _ key: String, _ path: String) throws -> Set<Currency> {
             guard let value = object[key] else { return [] }
-            guard let codes = value as? [String] else { throw Problem(path: path + key, reason: "must be a list of ISO 4217 codes") }
+            guard let codes = value.strings else { throw Problem(path: path + key, reason: "must be a list of ISO 4217 codes") }
             return Set(
                 try codes.map { code in
                     guard let currency = try? Currency(code: code) else {
@@ -161,7 +176,7 @@ public struct ConfigurationFile: Sendable {
                 })
         }
 
-        func url(_ object: [String: Any], _ key: String, _ path: String) throws -> URL? {
+        func url(_ object: Object, _ key: String, _ path: String) throws -> URL? {
             guard let text = try string(object, key, path, required: false) else { return nil }
             guard let url = URL(string: text), url.scheme == "https" || url.scheme == "http", url.host != nil else {
                 throw Problem(path: path + key, reason: "'\(text)' is not an http(s) URL")
@@ -170,7 +185,7 @@ public struct ConfigurationFile: Sendable {
         }
     }
 
-    init(_ root: [String: Any], _ reader: Reader) throws {
+    init(_ root: Object, _ reader: Reader) throws {
         try Self.checkKeys(root, Self.knownKeys)
         let secret = try reader.secret(root, "secret_key", "")
         guard secret.hasPrefix("sk_"), secret.count >= 24 else {
@@ -184,14 +199,14 @@ public struct ConfigurationFile: Sendable {
         var configuration = MerchantConfiguration(
             secretKey: secret, publishableKey: publishable,
             publicBaseURL: base.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
-        if let wechat = root["wechat"] as? [String: Any] { configuration.wechat = try Self.wechat(wechat, reader, path: "wechat.") }
-        if let v3 = root["wechat_v3"] as? [String: Any] { configuration.wechatV3 = try Self.wechatV3(v3, reader) }
-        if let mini = root["miniprogram"] as? [String: Any] {
+        if let wechat = root["wechat"]?.object { configuration.wechat = try Self.wechat(wechat, reader, path: "wechat.") }
+        if let v3 = root["wechat_v3"]?.object { configuration.wechatV3 = try Self.wechatV3(v3, reader) }
+        if let mini = root["miniprogram"]?.object {
             configuration.miniProgram = .init(
                 appID: try reader.string(mini, "appid", "miniprogram.")!, secret: try reader.secret(mini, "secret", "miniprogram."),
                 baseURL: try reader.url(mini, "base_url", "miniprogram.") ?? WeChatPay.MiniProgram.productionURL)
         }
-        if let account = root["official_account"] as? [String: Any] {
+        if let account = root["official_account"]?.object {
             guard
                 let appID = try reader.string(account, "appid", "official_account.", required: false) ?? configuration.wechatV3?.appID
                     ?? configuration.wechat?.merchant.appID
@@ -211,9 +226,9 @@ public struct ConfigurationFile: Sendable {
             }
             configuration.defaultWeChatAPI = parsed
         }
-        if let alipay = root["alipay"] as? [String: Any] { configuration.alipay = try Self.alipay(alipay, reader, path: "alipay.") }
+        if let alipay = root["alipay"]?.object { configuration.alipay = try Self.alipay(alipay, reader, path: "alipay.") }
         try Self.merchants(root, reader, into: &configuration)
-        if let applePay = root["applepay"] as? [String: Any] {
+        if let applePay = root["applepay"]?.object {
             configuration.applePay = try Self.applePay(applePay, reader)
         }
         configuration.coupons = try Self.coupons(root["coupons"])
@@ -224,7 +239,7 @@ public struct ConfigurationFile: Sendable {
                 throw Problem(path: "catalog_file", reason: error.message)
             }
         }
-        if let webhook = root["webhook"] as? [String: Any] {
+        if let webhook = root["webhook"]?.object {
             guard let url = try reader.url(webhook, "url", "webhook.") else { throw Problem(path: "webhook.url", reason: "is missing") }
             let concurrency = try reader.wholeNumber(
                 webhook, "concurrency", "webhook.", of: "webhooks in flight at once", in: WebhookDispatcher.concurrencyRange)
@@ -238,7 +253,7 @@ public struct ConfigurationFile: Sendable {
             }
             configuration.timeZone = timeZone
         }
-        if let jobs = root["jobs"] as? [String: Any] {
+        if let jobs = root["jobs"]?.object {
             func seconds(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
                 try reader.wholeNumber(jobs, key, "jobs.", of: "seconds", in: range)
             }
@@ -253,7 +268,7 @@ public struct ConfigurationFile: Sendable {
             if let value = try seconds("idempotency_lease_seconds", 1...3_600) { configuration.idempotencyLease = TimeInterval(value) }
         }
         if let value = root["refund_duplicates_automatically"] {
-            guard let flag = JSONNumber.boolean(value) else {
+            guard let flag = value.bool else {
                 throw Problem(path: "refund_duplicates_automatically", reason: "must be true or false")
             }
             configuration.refundDuplicatesAutomatically = flag
@@ -267,7 +282,7 @@ public struct ConfigurationFile: Sendable {
     }
 
     /// `database` (default `cashier.db`), `database_pool_size` (10) and `database_writers` (2).
-    static func databaseFields(_ root: [String: Any], _ reader: Reader) throws -> (location: String, poolSize: Int, writers: Int) {
+    static func databaseFields(_ root: Object, _ reader: Reader) throws -> (location: String, poolSize: Int, writers: Int) {
         func number(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
             try Reader.wholeNumber(root, key, "", in: range, reason: "must be \(range.lowerBound) to \(range.upperBound)")
         }
@@ -283,12 +298,7 @@ public struct ConfigurationFile: Sendable {
     /// `serve --config` would, never a default beside it because of a typo.
     /// - Throws: ``Problem`` naming the first wrong field.
     public static func database(contentsOf url: URL) throws -> (location: String, poolSize: Int) {
-        let root: [String: Any]
-        do {
-            root = try UserFile.jsonObject(url.path)
-        } catch {
-            throw Problem(path: url.path, reason: error.reason)
-        }
+        let root = try Self.root(contentsOf: url)
         try checkKeys(root, knownKeys)
         let fields = try databaseFields(root, Reader(folder: url.deletingLastPathComponent(), environment: [:]))
         return (fields.location, fields.poolSize)
@@ -296,9 +306,9 @@ public struct ConfigurationFile: Sendable {
 
     /// `http`: the limits on what clients may hold (`per_ip_connection_limit`, `request_deadline_seconds`, `handler_deadline_seconds`,
     /// `publishable_requests_per_minute`) and the proxies whose `X-Forwarded-For` is believed.
-    static func http(_ root: [String: Any], into configuration: inout MerchantConfiguration) throws {
+    static func http(_ root: Object, into configuration: inout MerchantConfiguration) throws {
         guard let value = root["http"] else { return }
-        guard let http = value as? [String: Any] else { throw Problem(path: "http", reason: "must be an object") }
+        guard let http = value.object else { throw Problem(path: "http", reason: "must be an object") }
         func number(_ key: String, _ range: ClosedRange<Int>, zero: String) throws -> Int? {
             try Reader.wholeNumber(http, key, "http.", in: range, reason: "must be 0 (\(zero)) to \(range.upperBound)")
         }
@@ -313,7 +323,7 @@ public struct ConfigurationFile: Sendable {
             configuration.publishableRequestsPerMinute = rate
         }
         if let proxies = http["trusted_proxies"] {
-            guard let list = proxies as? [String] else {
+            guard let list = proxies.strings else {
                 throw Problem(path: "http.trusted_proxies", reason: "must be a list of IP addresses or CIDR blocks")
             }
             do {
@@ -325,12 +335,12 @@ public struct ConfigurationFile: Sendable {
     }
 
     /// `barcode`: how long a counter payment (`wechat.barcode`, `alipay.barcode`) is waited for.
-    static func barcode(_ root: [String: Any], into configuration: inout MerchantConfiguration) throws {
+    static func barcode(_ root: Object, into configuration: inout MerchantConfiguration) throws {
         guard let value = root["barcode"] else { return }
-        guard let barcode = value as? [String: Any] else { throw Problem(path: "barcode", reason: "must be an object") }
+        guard let barcode = value.object else { throw Problem(path: "barcode", reason: "must be an object") }
         func seconds(_ key: String, _ range: ClosedRange<Double>) throws -> TimeInterval? {
             guard let given = barcode[key] else { return nil }
-            guard let number = JSONNumber.number(given), range.contains(number) else {
+            guard let number = given.double, range.contains(number) else {
                 throw Problem(path: "barcode." + key, reason: "must be a number of seconds from \(range.lowerBound) to \(range.upperBound)")
             }
             return number
@@ -348,9 +358,9 @@ public struct ConfigurationFile: Sendable {
     /// `metrics`: `token_env` / `token_file` (a bearer token for `/metrics` on the API's port)
     /// and/or `listen` (`host:port`, a second address serving `/metrics` alone). Without either,
     /// `/metrics` is not served: payment volumes are not for whoever the proxy forwards.
-    static func metrics(_ root: [String: Any], _ reader: Reader, into configuration: inout MerchantConfiguration) throws {
+    static func metrics(_ root: Object, _ reader: Reader, into configuration: inout MerchantConfiguration) throws {
         guard let value = root["metrics"] else { return }
-        guard let metrics = value as? [String: Any] else { throw Problem(path: "metrics", reason: "must be an object") }
+        guard let metrics = value.object else { throw Problem(path: "metrics", reason: "must be an object") }
         if metrics["token"] != nil || metrics["token_env"] != nil || metrics["token_file"] != nil {
             let token = try reader.secret(metrics, "token", "metrics.")
             guard token.count >= 16 else { throw Problem(path: "metrics.token", reason: "must have at least 16 characters") }
@@ -366,11 +376,11 @@ public struct ConfigurationFile: Sendable {
 
     /// `[{"code", "label", "percent_off": 1…100 | "amount_off": "5.00", "expires_at": "2027-01-01T00:00:00Z"}]`.
     /// `"checkout": {"return_origins": ["https://shop.example.com"], "methods": ["wechat.native", "alipay.page"]}`.
-    static func checkout(_ value: Any) throws -> CheckoutSettings {
-        guard let object = value as? [String: Any] else { throw Problem(path: "checkout", reason: "must be an object") }
+    static func checkout(_ value: JSONReader.Value) throws -> CheckoutSettings {
+        guard let object = value.object else { throw Problem(path: "checkout", reason: "must be an object") }
         var origins: [String] = []
         if let given = object["return_origins"] {
-            guard let list = given as? [String] else {
+            guard let list = given.strings else {
                 throw Problem(path: "checkout.return_origins", reason: "must be a list of origins such as \"https://shop.example.com\"")
             }
             origins = try list.map { text in
@@ -385,7 +395,7 @@ public struct ConfigurationFile: Sendable {
         var methods: Set<PaymentMethod>?
         if let given = object["methods"] {
             let names = CheckoutSettings.pageMethods.map(\.rawValue).joined(separator: ", ")
-            guard let list = given as? [String] else { throw Problem(path: "checkout.methods", reason: "must be a list of: \(names)") }
+            guard let list = given.strings else { throw Problem(path: "checkout.methods", reason: "must be a list of: \(names)") }
             methods = Set(
                 try list.map { name in
                     guard let method = PaymentMethod(rawValue: name), CheckoutSettings.pageMethods.contains(method) else {
@@ -397,16 +407,16 @@ public struct ConfigurationFile: Sendable {
         return CheckoutSettings(returnOrigins: origins, methods: methods)
     }
 
-    static func coupons(_ value: Any?) throws -> [Coupon] {
+    static func coupons(_ value: JSONReader.Value?) throws -> [Coupon] {
         guard let value else { return [] }
-        guard let list = value as? [[String: Any]] else { throw Problem(path: "coupons", reason: "must be a list of objects") }
+        guard let list = value.objects else { throw Problem(path: "coupons", reason: "must be a list of objects") }
         return try list.enumerated().map { index, object in
             let path = "coupons[\(index)]"
-            guard let code = object["code"] as? String, !code.isEmpty, let label = object["label"] as? String, !label.isEmpty else {
+            guard let code = object["code"]?.string, !code.isEmpty, let label = object["label"]?.string, !label.isEmpty else {
                 throw Problem(path: path, reason: "needs a code and a label")
             }
             let discount: Coupon.Discount
-            switch (object["percent_off"].flatMap(JSONNumber.integer), object["amount_off"] as? String) {
+            switch (object["percent_off"]?.wholeNumber, object["amount_off"]?.string) {
             case (let percent?, nil):
                 guard (1...100).contains(percent) else { throw Problem(path: path + ".percent_off", reason: "must be 1 to 100") }
                 discount = .percentOff(percent)
@@ -418,7 +428,7 @@ public struct ConfigurationFile: Sendable {
             default: throw Problem(path: path, reason: "give percent_off (1…100) or amount_off (\"5.00\"), not both")
             }
             var expiry: Date?
-            if let text = object["expires_at"] as? String {
+            if let text = object["expires_at"]?.string {
                 guard let date = ISO8601DateFormatter().date(from: text) else {
                     throw Problem(path: path + ".expires_at", reason: "'\(text)' is not an ISO 8601 time (2027-01-01T00:00:00Z)")
                 }
