@@ -1,17 +1,14 @@
-public import Cashier
-public import CashierStore
-import Foundation
-
 /// The JSON shape of an order in the merchant API: the order, every payment attempt it had (one
 /// per wallet launch; at most one settles it) and every refund.
-public struct OrderJSON: Encodable, Sendable {
+public struct OrderJSON: Codable, Sendable, Equatable {
     public let id: String
-    public let object = "order"
+    /// Always `order`.
+    public let object: String
     public let out_trade_no: String
     public let status: String
-    public let amount: Money
+    public let amount: Amount
     /// What succeeded refunds of the settling payment returned.
-    public let amount_refunded: Money
+    public let amount_refunded: Amount
     public let description: String
     public let metadata: [String: String]
     /// Only to the secret key and in the creation answer: the app uses it with the publishable key.
@@ -35,27 +32,28 @@ public struct OrderJSON: Encodable, Sendable {
     /// The sub-merchant the order is for; absent for the direct merchant.
     public let merchant: String?
 
-    /// - Parameter base: where the server is reached (`https://pay.example.com`), for ``checkout_url``.
     public init(
-        _ order: StoredOrder, payments: [StoredPayment] = [], refunds: [StoredRefund] = [], includeSecret: Bool, base: String,
-        includeCheckoutURL: Bool = true
+        id: String, out_trade_no: String, status: String, amount: Amount, amount_refunded: Amount, description: String,
+        metadata: [String: String], client_secret: String?, refund_required: Bool, payment_id: String?, payments: [PaymentJSON],
+        refunds: [RefundJSON], created: Int64, expires: Int64?, checkout_url: String?, return_url: String?, merchant: String?
     ) {
-        id = order.id
-        out_trade_no = order.outTradeNo
-        status = order.status.rawValue
-        amount = order.total
-        amount_refunded = order.refunded
-        description = order.description
-        metadata = order.metadata
-        client_secret = includeSecret ? order.clientSecret : nil
-        refund_required = order.refundRequired
-        payment_id = order.settledPaymentID
-        self.payments = payments.filter { $0.orderID == order.id }.map(PaymentJSON.init)
-        self.refunds = refunds.filter { $0.orderID == order.id }.map(RefundJSON.init)
-        created = Int64(order.createdAt.timeIntervalSince1970)
-        expires = order.expiresAt.map { Int64($0.timeIntervalSince1970) }
-        checkout_url = includeCheckoutURL ? CheckoutLink.short(base: base, order: order) : nil
-        return_url = order.returnURL
-        merchant = order.merchant
+        self.id = id
+        object = "order"
+        self.out_trade_no = out_trade_no
+        self.status = status
+        self.amount = amount
+        self.amount_refunded = amount_refunded
+        self.description = description
+        self.metadata = metadata
+        self.client_secret = client_secret
+        self.refund_required = refund_required
+        self.payment_id = payment_id
+        self.payments = payments
+        self.refunds = refunds
+        self.created = created
+        self.expires = expires
+        self.checkout_url = checkout_url
+        self.return_url = return_url
+        self.merchant = merchant
     }
 }

@@ -1,15 +1,14 @@
-public import Cashier
-
 /// A refund as the merchant API and webhooks show it.
-public struct RefundJSON: Encodable, Sendable, Equatable {
+public struct RefundJSON: Codable, Sendable, Equatable {
     public let id: String
-    public let object = "refund"
+    /// Always `refund`.
+    public let object: String
     public let order_id: String
     /// The payment whose money it returns.
     public let payment_id: String
     /// `pending`, `succeeded`, `failed`.
     public let status: String
-    public let amount: Money
+    public let amount: Amount
     public let out_refund_no: String
     public let provider_refund_id: String?
     public let reason: String?
@@ -24,18 +23,22 @@ public struct RefundJSON: Encodable, Sendable, Equatable {
     /// — it may still fail, and then comes back `failed` with `order.refund_failed`.
     public let confirmed: Int64?
 
-    public init(_ refund: StoredRefund) {
-        id = refund.id
-        order_id = refund.orderID
-        payment_id = refund.paymentID
-        status = refund.status.rawValue
-        amount = refund.amount
-        out_refund_no = refund.outRefundNo
-        provider_refund_id = refund.providerRefundID
-        reason = refund.reason
-        failure_reason = refund.failureReason
-        requested_by = refund.requestedBy
-        created = Int64(refund.createdAt.timeIntervalSince1970)
-        confirmed = refund.confirmedAt.map { Int64($0.timeIntervalSince1970) }
+    public init(
+        id: String, order_id: String, payment_id: String, status: String, amount: Amount, out_refund_no: String,
+        provider_refund_id: String?, reason: String?, failure_reason: String?, requested_by: String?, created: Int64, confirmed: Int64?
+    ) {
+        self.id = id
+        object = "refund"
+        self.order_id = order_id
+        self.payment_id = payment_id
+        self.status = status
+        self.amount = amount
+        self.out_refund_no = out_refund_no
+        self.provider_refund_id = provider_refund_id
+        self.reason = reason
+        self.failure_reason = failure_reason
+        self.requested_by = requested_by
+        self.created = created
+        self.confirmed = confirmed
     }
 }

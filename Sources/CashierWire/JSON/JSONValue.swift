@@ -1,28 +1,40 @@
-import Foundation
+public import Foundation
 
 /// Any JSON value, kept as it came: what the API passes through without reading it (Apple's
 /// payment token and merchant session, an Apple Pay payment request).
-struct JSONValue: Codable, Sendable, SchemaLeaf {
-    /// The value as `JSONSerialization` reads it, re-encoded when sent.
-    let data: Data
+///
+/// ```swift
+/// let request = JSONValue(["countryCode": "CN", "supportsCouponCode": true])
+/// let object = try JSONSerialization.jsonObject(with: request.data)
+/// ```
+public struct JSONValue: Codable, Sendable, Equatable {
+    /// The value as `JSONSerialization` writes it, re-encoded when sent.
+    public let data: Data
 
-    init(_ object: Any) { data = (try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed])) ?? Data("null".utf8) }
+    /// `object` as `JSONSerialization` writes it (`null` when it cannot).
+    public init(_ object: Any) {
+        data = (try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed])) ?? Data("null".utf8)
+    }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         data = try JSONEncoder().encode(try container.decode(Node.self))
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(try JSONDecoder().decode(Node.self, from: data))
     }
 
-    static var leafSchema: [String: Any] { [:] }
-    static var schemaExample: JSONValue { JSONValue([String: Any]()) }
+    /// The value as JSON text with its object keys sorted.
+    public var sortedData: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)) ?? data
+    }
 
     /// One JSON value, read and written recursively.
-    enum Node: Codable {
+    public enum Node: Codable, Sendable, Equatable {
         case null
         case bool(Bool)
         case number(Double)
@@ -30,7 +42,7 @@ struct JSONValue: Codable, Sendable, SchemaLeaf {
         case array([Node])
         case object([String: Node])
 
-        init(from decoder: any Decoder) throws {
+        public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if container.decodeNil() {
                 self = .null
@@ -47,7 +59,7 @@ struct JSONValue: Codable, Sendable, SchemaLeaf {
             }
         }
 
-        func encode(to encoder: any Encoder) throws {
+        public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
             case .null: try container.encodeNil()

@@ -1,4 +1,4 @@
-/// A payment provider and, for WeChat Pay, the API generation.
+/// A payment provider and, for WeChat Pay, the API generation. The JSON form is the raw value.
 public enum PaymentProvider: String, Hashable, Sendable, Codable, CaseIterable {
     /// WeChat Pay API v2 (XML, MD5 or HMAC-SHA256 with the API key).
     case wechatV2 = "wechat.v2"

@@ -1,9 +1,8 @@
-public import Cashier
-
 /// A payment attempt as the merchant API and webhooks show it.
-public struct PaymentJSON: Encodable, Sendable, Equatable {
+public struct PaymentJSON: Codable, Sendable, Equatable {
     public let id: String
-    public let object = "payment"
+    /// Always `payment`.
+    public let object: String
     public let order_id: String
     /// `wechat.native`, `alipay.qr`, `applepay`, …
     public let method: String
@@ -14,10 +13,10 @@ public struct PaymentJSON: Encodable, Sendable, Equatable {
     public let out_trade_no: String
     public let transaction_id: String?
     public let app_id: String?
-    public let amount: Money
-    public let amount_refunded: Money
+    public let amount: Amount
+    public let amount_refunded: Amount
     /// What pending and succeeded refunds hold (never more than `amount`).
-    public let amount_reserved: Money
+    public let amount_reserved: Amount
     /// This payment's money must go back (it paid a closed order, or another payment paid first).
     public let refund_required: Bool
     public let failure_reason: String?
@@ -32,24 +31,30 @@ public struct PaymentJSON: Encodable, Sendable, Equatable {
     public let billing_contact: PaymentContact?
     public let shipping_contact: PaymentContact?
 
-    public init(_ payment: StoredPayment) {
-        id = payment.id
-        order_id = payment.orderID
-        method = payment.method.rawValue
-        provider = payment.provider.rawValue
-        status = payment.status.rawValue
-        out_trade_no = payment.outTradeNo
-        transaction_id = payment.transactionID
-        app_id = payment.appID
-        amount = payment.amount
-        amount_refunded = payment.refunded
-        amount_reserved = payment.reserved
-        refund_required = payment.refundRequired
-        failure_reason = payment.failureReason
-        created = Int64(payment.createdAt.timeIntervalSince1970)
-        succeeded = payment.succeededAt.map { Int64($0.timeIntervalSince1970) }
-        capture = payment.capture?.rawValue
-        billing_contact = payment.contacts?.billing
-        shipping_contact = payment.contacts?.shipping
+    public init(
+        id: String, order_id: String, method: String, provider: String, status: String, out_trade_no: String, transaction_id: String?,
+        app_id: String?, amount: Amount, amount_refunded: Amount, amount_reserved: Amount, refund_required: Bool,
+        failure_reason: String?, created: Int64, succeeded: Int64?, capture: String?, billing_contact: PaymentContact?,
+        shipping_contact: PaymentContact?
+    ) {
+        self.id = id
+        object = "payment"
+        self.order_id = order_id
+        self.method = method
+        self.provider = provider
+        self.status = status
+        self.out_trade_no = out_trade_no
+        self.transaction_id = transaction_id
+        self.app_id = app_id
+        self.amount = amount
+        self.amount_refunded = amount_refunded
+        self.amount_reserved = amount_reserved
+        self.refund_required = refund_required
+        self.failure_reason = failure_reason
+        self.created = created
+        self.succeeded = succeeded
+        self.capture = capture
+        self.billing_contact = billing_contact
+        self.shipping_contact = shipping_contact
     }
 }

@@ -1,19 +1,37 @@
-public import Cashier
-
 /// What a webhook delivers: one event about an order — the order as it was when the event
 /// happened, and the payment or refund the event is about.
-public struct WebhookEventJSON: Encodable, Sendable {
-    public struct Data: Encodable, Sendable {
+///
+/// ```swift
+/// let event = try JSONDecoder().decode(WebhookEventJSON.self, from: body)  // after checking Cashier-Signature
+/// if event.type == "order.paid" { fulfil(event.data.order_id) }
+/// ```
+public struct WebhookEventJSON: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
         public let order_id: String
         public let out_trade_no: String
         public let status: String
-        public let amount: Money
-        public let amount_refunded: Money
+        public let amount: Amount
+        public let amount_refunded: Amount
         public let refund_required: Bool
         public let payment: PaymentJSON?
         public let refund: RefundJSON?
         /// `order.disputed`: the dispute.
         public let dispute: DisputeJSON?
+
+        public init(
+            order_id: String, out_trade_no: String, status: String, amount: Amount, amount_refunded: Amount, refund_required: Bool,
+            payment: PaymentJSON?, refund: RefundJSON?, dispute: DisputeJSON?
+        ) {
+            self.order_id = order_id
+            self.out_trade_no = out_trade_no
+            self.status = status
+            self.amount = amount
+            self.amount_refunded = amount_refunded
+            self.refund_required = refund_required
+            self.payment = payment
+            self.refund = refund
+            self.dispute = dispute
+        }
     }
 
     /// `evt_…`, also sent as `Cashier-Event-Id`: the same on every retry of this event.
@@ -25,18 +43,11 @@ public struct WebhookEventJSON: Encodable, Sendable {
     public let created: Int64
     public let data: Data
 
-    /// The event `type` about `order` (and `payment`, `refund` or `dispute`), created at `created` (Unix seconds).
-    public init(
-        id: String, type: String, created: Int64, order: StoredOrder, payment: StoredPayment? = nil, refund: StoredRefund? = nil,
-        dispute: DisputeJSON? = nil
-    ) {
+    public init(id: String, type: String, created: Int64, data: Data) {
         self.id = id
         self.type = type
         self.created = created
-        data = Data(
-            order_id: order.id, out_trade_no: order.outTradeNo, status: order.status.rawValue, amount: order.total,
-            amount_refunded: order.refunded, refund_required: order.refundRequired, payment: payment.map(PaymentJSON.init),
-            refund: refund.map(RefundJSON.init), dispute: dispute)
+        self.data = data
     }
 
     /// Every event type a webhook carries.
