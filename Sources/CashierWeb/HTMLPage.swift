@@ -1,5 +1,6 @@
 public import Cashier
 import CashierCrypto
+public import CashierHTTP
 
 /// A server-rendered page with a strict Content-Security-Policy: nothing loads from elsewhere;
 /// the one stylesheet and the page's script (if any) are inline and allowed by their SHA-256
