@@ -1,3 +1,4 @@
+public import ApplePay
 public import Cashier
 import CashierCrypto
 public import Foundation
@@ -24,7 +25,7 @@ extension ApplePay {
     /// | `99` | throws `PaymentError.transport` (processor unreachable) |
     ///
     /// Anything else is authorised. The amount checked is the token's, which must equal the
-    /// authorisation's. The Stripe and Adyen simulators of `cashier sandbox` are this processor
+    /// authorisation's. The Stripe and Adyen simulators of `cashier-sandbox gateways` are this processor
     /// behind their wire formats.
     public final class SandboxProcessor: PaymentProcessor {
         /// One authorisation as the processor keeps it.
