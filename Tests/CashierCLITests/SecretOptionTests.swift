@@ -55,7 +55,7 @@ import Testing
 
     @Test func aPostgresPasswordInTheURLIsRefused() async {
         for url in ["postgres://cashier:hunter2@127.0.0.1:1/cashier", "postgresql://127.0.0.1:1/cashier?password=hunter2"] {
-            let refused = await CapturedIO.run(["serve", "--sandbox", "--db", url, "--port", "0"])
+            let refused = await CapturedIO.runSandbox(["serve", "--db", url, "--port", "0"])
             #expect(refused.status == 2 && refused.stderr.contains("PGPASSWORD"), "\(url): \(refused.stderr)")
             #expect(!refused.stderr.contains("hunter2"))
         }

@@ -6,7 +6,7 @@ import Foundation
 import Synchronization
 import WeChatPay
 
-/// The WeChat Pay part of `cashier demo`: real clients against the in-process sandbox, with a
+/// The WeChat Pay part of `cashier-sandbox demo`: real clients against the in-process sandbox, with a
 /// merchant notify endpoint that verifies what arrives.
 enum WeChatDemo {
     typealias Step = (String, () async throws -> (String, Bool)) async -> Void

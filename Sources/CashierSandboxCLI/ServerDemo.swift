@@ -8,7 +8,7 @@ import CashierStore
 import Foundation
 import WeChatPay
 
-/// The merchant-server part of `cashier demo`: `cashier serve`'s server and the sandboxes in
+/// The merchant-server part of `cashier-sandbox demo`: `cashier serve`'s server and the sandboxes in
 /// process, driven over HTTP as a merchant's backend, an app and a payer would drive them — one
 /// order per payment method, a refund, a close, a replayed notification, an order paid twice
 /// (flagged and refunded to the payment that paid second), and the day reconciled.

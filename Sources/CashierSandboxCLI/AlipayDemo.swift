@@ -4,7 +4,7 @@ import CashierCrypto
 import CashierSandbox
 import Foundation
 
-/// The Alipay part of `cashier demo`: our client and an app-pay order string against the
+/// The Alipay part of `cashier-sandbox demo`: our client and an app-pay order string against the
 /// in-process Alipay sandbox.
 enum AlipayDemo {
     static func run(_ step: WeChatDemo.Step) async {

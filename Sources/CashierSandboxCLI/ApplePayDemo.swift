@@ -4,7 +4,7 @@ import CashierCrypto
 import CashierSandbox
 import Foundation
 
-/// The Apple Pay part of `cashier demo`: a request checked, a token minted by the sandbox's test
+/// The Apple Pay part of `cashier-sandbox demo`: a request checked, a token minted by the sandbox's test
 /// CA, verified, decrypted and authorised by the sandbox processor; a tampered one refused.
 enum ApplePayDemo {
     static func run(_ step: WeChatDemo.Step) async {

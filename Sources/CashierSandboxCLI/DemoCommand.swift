@@ -1,8 +1,9 @@
 import Cashier
+import CashierCLI
 import CashierCrypto
 import Foundation
 
-/// `cashier demo`: the end-to-end walk-through of what exists so far.
+/// `cashier-sandbox demo`: the end-to-end walk-through of what exists so far.
 ///
 /// It prices an order, walks it through the payment state machine, exercises the cryptography
 /// every provider needs, and takes WeChat Pay v2 and v3 orders through the in-process sandbox
@@ -103,7 +104,7 @@ enum DemoCommand {
                         + (row.status == row.expected ? "" : "   ← WRONG") + "\n")
             }
             io.write("\nEach order's hosted checkout page (checkout_url; the demo's server has stopped — run\n")
-            io.write("`cashier serve --sandbox` to open them live, where each new order's link is printed):\n\n")
+            io.write("`cashier-sandbox serve` to open them live, where each new order's link is printed):\n\n")
             for row in orders {
                 io.write("  " + row.method.padding(toLength: methodWidth + 2, withPad: " ", startingAt: 0) + row.checkout + "\n")
             }

@@ -1,4 +1,5 @@
 import Cashier
+import CashierCLI
 import CashierCrypto
 import CashierSandbox
 import CashierSandboxMode
@@ -6,10 +7,10 @@ import Dispatch
 import Foundation
 import WeChatPay
 
-/// `cashier sandbox`: the offline gateways on 127.0.0.1, until SIGINT or SIGTERM.
-enum SandboxCommand {
+/// `cashier-sandbox gateways`: the offline gateways on 127.0.0.1, until SIGINT or SIGTERM.
+enum GatewaysCommand {
     static let command = Command(
-        name: "sandbox",
+        name: "gateways",
         summary: "Run the offline WeChat Pay v2/v3 and Alipay gateways, the Apple Pay token minter and the payer API until interrupted.",
         discussion: """
             Without --wechat-key a test merchant is used and its key is printed (sandbox only).
