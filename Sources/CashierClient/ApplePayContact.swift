@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A contact from the payment sheet, in Apple Pay JS's `ApplePayPaymentContact` fields (what the
 /// PassKit glue reads from `PKContact`). The server keeps the ones that come with the token.

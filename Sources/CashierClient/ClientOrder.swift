@@ -1,4 +1,4 @@
-public import CashierWire
+import CashierWire
 
 /// An order as the app sees it (amounts in minor units, as the server sends them).
 public struct ClientOrder: Sendable, Equatable {

@@ -1,4 +1,4 @@
-public import Cashier
+import Cashier
 public import CashierWire
 
 extension PaymentJSON {
