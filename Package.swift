@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "WeChatPay", targets: ["WeChatPay"]),
         .library(name: "Alipay", targets: ["Alipay"]),
         .library(name: "ApplePay", targets: ["ApplePay"]),
+        .library(name: "UnionPay", targets: ["UnionPay"]),
         .library(name: "CashierStore", targets: ["CashierStore"]),
         .library(name: "CashierCurl", targets: ["CashierCurl"]),
         .library(name: "CashierHTTP", targets: ["CashierHTTP"]),
@@ -82,6 +83,7 @@ let package = Package(
         .target(name: "WeChatPay", dependencies: ["Cashier", "CashierCrypto", "CashierArchive"], swiftSettings: strictSettings),
         .target(name: "Alipay", dependencies: ["Cashier", "CashierCrypto", "CashierArchive"], swiftSettings: strictSettings),
         .target(name: "ApplePay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
+        .target(name: "UnionPay", dependencies: ["Cashier", "CashierCrypto", "CashierArchive"], swiftSettings: strictSettings),
         .target(
             name: "CashierSandbox",
             dependencies: ["Cashier", "CashierCrypto", "CashierCurl", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay", "CashierArchive"],
@@ -161,6 +163,12 @@ let package = Package(
         .testTarget(
             name: "CashierCLITests",
             dependencies: ["CashierCLI", "WeChatPay", "Alipay", "ApplePay", "CashierCrypto", "CashierStore", "TestSupport"],
+            resources: [.copy("Vectors")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "UnionPayTests",
+            dependencies: ["UnionPay", "CashierArchive", "ChildProcesses", "TestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
