@@ -86,7 +86,9 @@ let package = Package(
         .target(name: "UnionPay", dependencies: ["Cashier", "CashierCrypto", "CashierArchive"], swiftSettings: strictSettings),
         .target(
             name: "CashierSandbox",
-            dependencies: ["Cashier", "CashierCrypto", "CashierCurl", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay", "CashierArchive"],
+            dependencies: [
+                "Cashier", "CashierCrypto", "CashierCurl", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay", "UnionPay", "CashierArchive",
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -210,7 +212,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CashierSandboxTests",
-            dependencies: ["CashierSandbox", "WeChatPay", "Alipay", "CashierHTTP", "CashierCurl", "TestSupport"],
+            dependencies: ["CashierSandbox", "WeChatPay", "Alipay", "UnionPay", "CashierHTTP", "CashierCurl", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -112,7 +112,9 @@ extension UnionPay {
             if let merID = fields["merId"], merID != request["merId"] {
                 throw UnionPay.failure(.merchantMismatch, "the \(name) answer is for merchant \(merID.prefix(20)), not this one")
             }
-            for key in ["orderId", "txnTime", "txnType"] where request[key] != nil && fields[key] != nil && fields[key] != request[key] {
+            // A query's answer names the queried transaction's txnType (01, 04, 31), not the query's 00.
+            let echoed = request["txnType"] == "00" ? ["orderId", "txnTime"] : ["orderId", "txnTime", "txnType"]
+            for key in echoed where request[key] != nil && fields[key] != nil && fields[key] != request[key] {
                 throw UnionPay.failure(.replayed, "the \(name) answer's \(key) is not the request's: an answer to another call")
             }
             // A rejected request may come back without echo fields; an accepted one must have them.
