@@ -199,7 +199,7 @@ let package = Package(
             name: "CashierClientTests",
             dependencies: [
                 "CashierClient", "CashierServer", "CashierSandboxMode", "CashierStore", "CashierSandbox", "WeChatPay", "ApplePay",
-                "CashierCrypto", "TestSupport",
+                "UnionPay", "CashierCrypto", "TestSupport",
             ],
             swiftSettings: strictSettings
         ),
@@ -221,8 +221,9 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// The platform glue in CashierClient — PassKit (*+PassKit.swift), WeChat's WechatOpenSDK and
-// AlipaySDK (*Launcher+….swift) — cannot be compiled against those frameworks off Apple platforms.
+// The platform glue in CashierClient — PassKit (*+PassKit.swift), WeChat's WechatOpenSDK,
+// AlipaySDK (*Launcher+….swift) and UnionPay's plugins (UnionPay/*Wallet+….swift) — cannot be
+// compiled against those frameworks off Apple platforms.
 // On Linux it is compiled, and unit-tested, against test-only declarations of the surface it uses
 // (Tests/PlatformStubs: the SDKs' names and signatures as they import into Swift), so a wrong call
 // fails the build here. Never declared on Apple platforms, where the real ones exist.
@@ -232,11 +233,19 @@ let package = Package(
         .target(name: "PassKit", dependencies: ["Contacts"], path: "Tests/PlatformStubs/PassKit", swiftSettings: strictSettings),
         .target(name: "WechatOpenSDK", path: "Tests/PlatformStubs/WechatOpenSDK", swiftSettings: strictSettings),
         .target(name: "AlipaySDK", path: "Tests/PlatformStubs/AlipaySDK", swiftSettings: strictSettings),
+        // UnionPay's plugins (UPAPayPlugin for Apple Pay, UPPaymentControl for 云闪付) and the UIKit
+        // view controller they present from.
+        .target(name: "UIKit", path: "Tests/PlatformStubs/UIKit", swiftSettings: strictSettings),
+        .target(name: "UPAPayPlugin", dependencies: ["UIKit"], path: "Tests/PlatformStubs/UPAPayPlugin", swiftSettings: strictSettings),
+        .target(name: "UPPaymentControl", dependencies: ["UIKit"], path: "Tests/PlatformStubs/UPPaymentControl", swiftSettings: strictSettings),
         .target(
-            name: "CashierClientPlatformCheck", dependencies: ["CashierClient", "PassKit", "Contacts", "WechatOpenSDK", "AlipaySDK"],
+            name: "CashierClientPlatformCheck",
+            dependencies: ["CashierClient", "PassKit", "Contacts", "WechatOpenSDK", "AlipaySDK", "UIKit", "UPAPayPlugin", "UPPaymentControl"],
             path: "Tests/PlatformStubs/Glue", swiftSettings: strictSettings + [.define("PLATFORM_GLUE_CHECK")]),
     ]
     if let tests = package.targets.first(where: { $0.name == "CashierClientTests" }) {
-        tests.dependencies += ["CashierClientPlatformCheck", "PassKit", "Contacts", "WechatOpenSDK", "AlipaySDK"]
+        tests.dependencies += [
+            "CashierClientPlatformCheck", "PassKit", "Contacts", "WechatOpenSDK", "AlipaySDK", "UIKit", "UPAPayPlugin", "UPPaymentControl",
+        ]
     }
 #endif
