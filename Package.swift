@@ -237,10 +237,13 @@ let package = Package(
         // view controller they present from.
         .target(name: "UIKit", path: "Tests/PlatformStubs/UIKit", swiftSettings: strictSettings),
         .target(name: "UPAPayPlugin", dependencies: ["UIKit"], path: "Tests/PlatformStubs/UPAPayPlugin", swiftSettings: strictSettings),
-        .target(name: "UPPaymentControl", dependencies: ["UIKit"], path: "Tests/PlatformStubs/UPPaymentControl", swiftSettings: strictSettings),
+        .target(
+            name: "UPPaymentControl", dependencies: ["UIKit"], path: "Tests/PlatformStubs/UPPaymentControl", swiftSettings: strictSettings),
         .target(
             name: "CashierClientPlatformCheck",
-            dependencies: ["CashierClient", "PassKit", "Contacts", "WechatOpenSDK", "AlipaySDK", "UIKit", "UPAPayPlugin", "UPPaymentControl"],
+            dependencies: [
+                "CashierClient", "PassKit", "Contacts", "WechatOpenSDK", "AlipaySDK", "UIKit", "UPAPayPlugin", "UPPaymentControl",
+            ],
             path: "Tests/PlatformStubs/Glue", swiftSettings: strictSettings + [.define("PLATFORM_GLUE_CHECK")]),
     ]
     if let tests = package.targets.first(where: { $0.name == "CashierClientTests" }) {

@@ -122,7 +122,9 @@ enum SandboxCommand {
         io.write("Adyen webhooks         POST \(adyenWebhook) {\"url\":…,\"hmac_key\":…}  (signed webhooks from then on)\n")
         let stripeWebhook = sandbox.baseURL.appendingPathComponent("sandbox/stripe/webhook").absoluteString
         io.write("Stripe webhooks        POST \(stripeWebhook) {\"url\":…,\"secret\":\"whsec_…\"}  (signed events from then on)\n")
-        io.write("UnionPay gateway       \(sandbox.unionpayGatewayURL.absoluteString)  (merId \(sandbox.unionpay.ca.merchantID); files \(sandbox.unionpayFileURL.absoluteString))\n")
+        io.write(
+            "UnionPay gateway       \(sandbox.unionpayGatewayURL.absoluteString)  (merId \(sandbox.unionpay.ca.merchantID); files \(sandbox.unionpayFileURL.absoluteString))\n"
+        )
         io.write("payer API              POST \(payer)\n")
         try await readyFile?.write(
             [

@@ -24,7 +24,8 @@ import UnionPay
             try sandbox.start()
             let ca = sandbox.unionpay.ca
             let client = UnionPay.Client(
-                merchantID: ca.merchantID, signingKey: try UnionPay.SigningKey(privateKey: ca.merchantKey, certificate: ca.merchantCertificate),
+                merchantID: ca.merchantID,
+                signingKey: try UnionPay.SigningKey(privateKey: ca.merchantKey, certificate: ca.merchantCertificate),
                 verifier: try UnionPay.Verifier(root: ca.root, middle: ca.middle), endpoints: sandbox.unionpayEndpoints)
             let sandbox = self.sandbox
             let bodies = Box()
@@ -40,7 +41,8 @@ import UnionPay
                     guard
                         let answer = try? await client.consume(
                             UnionPay.ConsumeRequest(
-                                orderID: orderID, amount: Money(minorUnits: 1200, currency: .cny), backURL: URL(string: "http://127.0.0.1:9/n")!,
+                                orderID: orderID, amount: Money(minorUnits: 1200, currency: .cny),
+                                backURL: URL(string: "http://127.0.0.1:9/n")!,
                                 time: Date()))
                     else { return .error(status: 502, code: "provider_error", message: "no tn") }
                     return .json(object: ["unionpay": ["tn": answer.tn, "mode": "01"]])
@@ -105,7 +107,8 @@ import UnionPay
         #expect((world.lastBody["payer_wallets"] as? [String: Any])?["apple_pay_networks"] as? [String] == ["ChinaUnionPay"])
         // The plugin says success, but nothing was paid: not paid.
         let claimed = try await world.client.payWithUnionPay(
-            orderID: "o2", clientSecret: "cs", method: .app, wallet: UnionPaySandboxWallet(sandboxURL: world.sandbox.baseURL, behavior: .reportSuccessWithoutPaying),
+            orderID: "o2", clientSecret: "cs", method: .app,
+            wallet: UnionPaySandboxWallet(sandboxURL: world.sandbox.baseURL, behavior: .reportSuccessWithoutPaying),
             timeout: .seconds(2))
         #expect({ if case .notPaid(_, .unionPay(let result)) = claimed { result.status == .success } else { false } }(), "\(claimed)")
         #expect(world.lastBody["method"] as? String == "unionpay.app" && world.lastBody["payer_wallets"] == nil)
@@ -115,7 +118,8 @@ import UnionPay
         #expect(cancelled == .cancelled)
         // Declined: not paid, whatever the wallet adds.
         let declined = try await world.client.payWithUnionPay(
-            orderID: "o4", clientSecret: "cs", method: .applePay, wallet: UnionPaySandboxWallet(sandboxURL: world.sandbox.baseURL, behavior: .fail),
+            orderID: "o4", clientSecret: "cs", method: .applePay,
+            wallet: UnionPaySandboxWallet(sandboxURL: world.sandbox.baseURL, behavior: .fail),
             timeout: .seconds(2))
         #expect({ if case .notPaid = declined { true } else { false } }())
         await world.stop()
@@ -134,7 +138,10 @@ import UnionPay
     }
 
     @Test(arguments: [
-        ("shop://uppayresult?code=success&data=%7B%22sign%22%3A%22x%22%7D", UnionPayResult.Status.success, WalletOutcome.Interpretation.reportedSuccess),
+        (
+            "shop://uppayresult?code=success&data=%7B%22sign%22%3A%22x%22%7D", UnionPayResult.Status.success,
+            WalletOutcome.Interpretation.reportedSuccess
+        ),
         ("shop://uppayresult?code=cancel", .cancel, .cancelled),
         ("shop://uppayresult?code=fail", .failure, .reportedFailure),
     ])

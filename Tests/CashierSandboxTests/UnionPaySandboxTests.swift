@@ -32,7 +32,10 @@ import UnionPay
         /// The `count`th body, once it arrived.
         func body(_ count: Int) async -> [UInt8]? {
             var found: [UInt8]?
-            _ = await eventually { found = sink.bodies.withLock { $0.count >= count ? $0[count - 1] : nil }; return found != nil }
+            _ = await eventually {
+                found = sink.bodies.withLock { $0.count >= count ? $0[count - 1] : nil }
+                return found != nil
+            }
             return found
         }
 
@@ -53,7 +56,8 @@ import UnionPay
             verifier = try UnionPay.Verifier(
                 root: ca.root, middle: ca.middle, legacyCertificates: version == .v5_0_0 ? [ca.gatewayCertificate] : [])
             client = UnionPay.Client(
-                merchantID: ca.merchantID, signingKey: try UnionPay.SigningKey(privateKey: ca.merchantKey, certificate: ca.merchantCertificate),
+                merchantID: ca.merchantID,
+                signingKey: try UnionPay.SigningKey(privateKey: ca.merchantKey, certificate: ca.merchantCertificate),
                 verifier: verifier, endpoints: sandbox.unionpayEndpoints, transport: URLSessionTransport(), version: version)
         }
 
@@ -125,9 +129,13 @@ import UnionPay
         let refunded = try await world.notification(2)
         #expect(refunded.kind == .refund && refunded.originalQueryID == notification.queryID && refunded.amount.minorUnits == 500)
         // More than what is left, an undo after a refund, an unknown original: refused with UnionPay's codes.
-        let over = await rejection { _ = try await world.client.reverse(try world.reversal(.refund, Self.orderID("R2"), of: notification.queryID, 701)) }
+        let over = await rejection {
+            _ = try await world.client.reverse(try world.reversal(.refund, Self.orderID("R2"), of: notification.queryID, 701))
+        }
         #expect(over?.code == .providerRejected && over?.providerCode == "36")
-        let undo = await rejection { _ = try await world.client.reverse(try world.reversal(.undo, Self.orderID("U1"), of: notification.queryID, 1200)) }
+        let undo = await rejection {
+            _ = try await world.client.reverse(try world.reversal(.undo, Self.orderID("U1"), of: notification.queryID, 1200))
+        }
         #expect(undo?.providerCode == "35")
         let unknown = await rejection { _ = try await world.client.reverse(try world.reversal(.refund, Self.orderID("R3"), of: "999", 1)) }
         #expect(unknown?.providerCode == "35")
@@ -141,7 +149,8 @@ import UnionPay
         #expect(consumeLine.amount == request.amount && consumeLine.queryID == notification.queryID && consumeLine.transactionType == "01")
         #expect(consumeLine.fee.isNegative && consumeLine.reserved == "order=7")
         let refundLine = try #require(file.lines.first { $0.orderID == refund.orderID })
-        #expect(refundLine.transactionType == "04" && refundLine.originalQueryID == notification.queryID && refundLine.settleAmount.isNegative)
+        #expect(
+            refundLine.transactionType == "04" && refundLine.originalQueryID == notification.queryID && refundLine.settleAmount.isNegative)
         #expect(file.fileName.hasSuffix(".zip") && file.summary?.contains("汇总") == true)
         // A day with nothing settled: no file (98).
         let otherDay = notification.settleDate == "0101" ? "0102" : "0101"
@@ -161,12 +170,16 @@ import UnionPay
         await world.sandbox.unionpay.pay(tn: tn, outcome: .success)
         let paid = try await world.notification(1)
         // An undo must be for the whole amount.
-        #expect(await rejection { _ = try await world.client.reverse(try world.reversal(.undo, Self.orderID("U0"), of: paid.queryID, 700)) }?.providerCode == "36")
+        #expect(
+            await rejection { _ = try await world.client.reverse(try world.reversal(.undo, Self.orderID("U0"), of: paid.queryID, 700)) }?
+                .providerCode == "36")
         let undo = try world.reversal(.undo, Self.orderID("U1"), of: paid.queryID, 800)
         #expect(try await world.client.reverse(undo).state == .accepted)
         let undone = try await world.notification(2)
         #expect(undone.kind == .undo && undone.originalQueryID == paid.queryID)
-        #expect(await rejection { _ = try await world.client.reverse(try world.reversal(.refund, Self.orderID("R1"), of: paid.queryID, 1)) }?.providerCode == "35")
+        #expect(
+            await rejection { _ = try await world.client.reverse(try world.reversal(.refund, Self.orderID("R1"), of: paid.queryID, 1)) }?
+                .providerCode == "35")
         #expect(await world.sandbox.unionpay.ledger().first { $0.out_trade_no == request.orderID }?.paid == false)
 
         // A declined card: the consume failed, nothing is notified.
@@ -186,21 +199,29 @@ import UnionPay
         await world.sandbox.unionpay.pay(tn: try await world.client.consume(request).tn, outcome: .success)
         let paid = try await world.notification(1)
         await world.sandbox.unionpay.setRefundOutcome(.refuse)
-        #expect(await rejection { _ = try await world.client.reverse(try world.reversal(.refund, Self.orderID("R1"), of: paid.queryID, 100)) }?.providerCode == "01")
+        #expect(
+            await rejection { _ = try await world.client.reverse(try world.reversal(.refund, Self.orderID("R1"), of: paid.queryID, 100)) }?
+                .providerCode == "01")
         await world.sandbox.unionpay.setRefundOutcome(.failLater(status: "CLOSED"))
         let failing = try world.reversal(.refund, Self.orderID("R2"), of: paid.queryID, 100)
         #expect(try await world.client.reverse(failing).state == .accepted)
         #expect(
             try await eventually {
-                if case .failed = try await world.client.query(orderID: failing.orderID, transactionTime: failing.transactionTime).state { return true }
+                if case .failed = try await world.client.query(orderID: failing.orderID, transactionTime: failing.transactionTime).state {
+                    return true
+                }
                 return false
             })
         await world.sandbox.unionpay.setRefundOutcome(.succeed)
 
         // Faults hit the gateway and the file host: a forged signature, garbage, a 500.
         world.sandbox.setFault(.badSignature)
-        #expect(await rejection { _ = try await world.client.query(orderID: request.orderID, transactionTime: request.transactionTime) }?.code == .signatureMismatch)
-        #expect(await rejection { _ = try await world.client.reconciliationFile(settleDate: paid.settleDate ?? "0101", time: Date()) }?.code == .signatureMismatch)
+        #expect(
+            await rejection { _ = try await world.client.query(orderID: request.orderID, transactionTime: request.transactionTime) }?.code
+                == .signatureMismatch)
+        #expect(
+            await rejection { _ = try await world.client.reconciliationFile(settleDate: paid.settleDate ?? "0101", time: Date()) }?.code
+                == .signatureMismatch)
         world.sandbox.setFault(.garbage)
         #expect(await rejection { _ = try await world.client.consume(try world.consume(Self.orderID("G"))) }?.code == .malformedMessage)
         world.sandbox.setFault(.serverError)
@@ -223,8 +244,10 @@ import UnionPay
         let refused = await rejection { _ = try await stranger.consume(try world.consume(Self.orderID("X"))) }
         #expect(refused?.providerCode == "11" && refused?.providerMessage?.contains("9100004") == true)
         // Once registered, its requests are taken.
-        await world.sandbox.unionpay.register(merchantID: ca.merchantID, certificate: try ca.issueMerchantCertificate(
-            merchantID: ca.merchantID, key: TestKeys.rsa(5).publicKey, serial: 77))
+        await world.sandbox.unionpay.register(
+            merchantID: ca.merchantID,
+            certificate: try ca.issueMerchantCertificate(
+                merchantID: ca.merchantID, key: TestKeys.rsa(5).publicKey, serial: 77))
         #expect(try await stranger.consume(try world.consume(Self.orderID("Y"))).tn.count == 21)
         await world.stop()
 
@@ -244,7 +267,9 @@ import UnionPay
         let tn = try await world.client.consume(request).tn
         let transport = URLSessionTransport()
         let page = try await transport.send(
-            HTTPRequest(method: "GET", url: world.sandbox.unionpayGatewayURL.appendingPathComponent("pay").appending(queryItems: [.init(name: "tn", value: tn)])))
+            HTTPRequest(
+                method: "GET",
+                url: world.sandbox.unionpayGatewayURL.appendingPathComponent("pay").appending(queryItems: [.init(name: "tn", value: tn)])))
         let html = String(decoding: page.body, as: UTF8.self)
         #expect(page.status == 200 && html.contains("¥19.99") && html.contains(request.orderID))
         let posted = try await transport.send(
@@ -276,11 +301,14 @@ import UnionPay
         let entries = sandbox.unionpayReadyFileEntries
         #expect(
             Set(entries.keys) == [
-                "unionpay_gateway_url", "unionpay_file_url", "unionpay_mer_id", "unionpay_sign_key", "unionpay_sign_cert", "unionpay_root_cert",
+                "unionpay_gateway_url", "unionpay_file_url", "unionpay_mer_id", "unionpay_sign_key", "unionpay_sign_cert",
+                "unionpay_root_cert",
                 "unionpay_middle_cert",
             ])
-        let key = try UnionPay.SigningKey(privateKeyPEM: try #require(entries["unionpay_sign_key"]), certificatePEM: try #require(entries["unionpay_sign_cert"]))
-        let verifier = try UnionPay.Verifier(rootPEM: try #require(entries["unionpay_root_cert"]), middlePEM: try #require(entries["unionpay_middle_cert"]))
+        let key = try UnionPay.SigningKey(
+            privateKeyPEM: try #require(entries["unionpay_sign_key"]), certificatePEM: try #require(entries["unionpay_sign_cert"]))
+        let verifier = try UnionPay.Verifier(
+            rootPEM: try #require(entries["unionpay_root_cert"]), middlePEM: try #require(entries["unionpay_middle_cert"]))
         let client = UnionPay.Client(
             merchantID: try #require(entries["unionpay_mer_id"]), signingKey: key, verifier: verifier,
             endpoints: UnionPay.Endpoints(

@@ -1,8 +1,8 @@
 import Cashier
 import CashierCrypto
-import TestSupport
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import UnionPay
 
@@ -94,11 +94,10 @@ import UnionPay
         let otherTime = ScriptedGateway(pki: pki) { _ in ["respCode": "00", "txnTime": "20261206143001", "tn": "1"] }
         #expect(await code { _ = try await client(otherTime).consume(try consume()) }?.code == .replayed)
         // Signed by an impostor's key: refused before anything is read.
-        let forged = ScriptedGateway(pki: pki, sign: { try $0.signedByUnionPay($1, key: TestKeys.rsa(4)) }) { _ in
-            ["respCode": "00", "tn": "1"]
-        }
+        let forged = ScriptedGateway(
+            pki: pki, sign: { try $0.signedByUnionPay($1, key: TestKeys.rsa(4)) }, answer: { _ in ["respCode": "00", "tn": "1"] })
         #expect(await code { _ = try await client(forged).consume(try consume()) }?.code == .signatureMismatch)
-        let unsigned = ScriptedGateway(pki: pki, sign: { _, fields in fields }) { _ in ["respCode": "00", "tn": "1"] }
+        let unsigned = ScriptedGateway(pki: pki, sign: { _, fields in fields }, answer: { _ in ["respCode": "00", "tn": "1"] })
         #expect(await code { _ = try await client(unsigned).consume(try consume()) }?.code == .signatureMismatch)
     }
 
@@ -113,7 +112,8 @@ import UnionPay
             merchantID: TestPKI.merchantID,
             signingKey: try UnionPay.SigningKey(
                 privateKey: TestKeys.rsa(5),
-                certificate: try TestPKI.issue("041@x@\(TestPKI.merchantID):SIGN@1", key: TestKeys.rsa(5), serial: 5, by: (pki.middle, pki.middleKey))),
+                certificate: try TestPKI.issue(
+                    "041@x@\(TestPKI.merchantID):SIGN@1", key: TestKeys.rsa(5), serial: 5, by: (pki.middle, pki.middleKey))),
             verifier: try pki.verifier(), endpoints: endpoints, transport: ScriptedGateway(pki: pki) { _ in ["respCode": "00"] })
         #expect(await code { _ = try await strange.consume(try consume()) }?.providerCode == "11")
     }
@@ -165,7 +165,8 @@ import UnionPay
         }
         let undo = try await client(gateway).reverse(try reversal(.undo, 1200))
         #expect(undo.state == .accepted && undo.queryID == "201512061430009999999")
-        #expect(gateway.last["txnType"] == "31" && gateway.last["origQryId"] == "201512061430001234567" && gateway.last["txnSubType"] == "00")
+        #expect(
+            gateway.last["txnType"] == "31" && gateway.last["origQryId"] == "201512061430001234567" && gateway.last["txnSubType"] == "00")
         #expect(gateway.lastURL?.path == "/unionpay/gateway/api/backTransReq.do")
         #expect(try await client(gateway).reverse(try reversal(.refund, 600)).state == .inProcess)
         #expect(gateway.last["txnType"] == "04")
@@ -181,18 +182,34 @@ import UnionPay
         #expect(refused { _ = try UnionPay.ConsumeRequest(orderID: "C1234", amount: cny(1), backURL: url, time: Date()) })
         #expect(refused { _ = try UnionPay.ConsumeRequest(orderID: "C2026-1206-01", amount: cny(1), backURL: url, time: Date()) })
         #expect(refused { _ = try UnionPay.ConsumeRequest(orderID: "C2026_120601", amount: cny(1), backURL: url, time: Date()) })
-        #expect(refused { _ = try UnionPay.ConsumeRequest(orderID: String(repeating: "A", count: 41), amount: cny(1), backURL: url, time: Date()) })
-        #expect(!refused { _ = try UnionPay.ConsumeRequest(orderID: String(repeating: "A", count: 40), amount: cny(1), backURL: url, time: Date()) })
-        #expect(refused { _ = try UnionPay.ConsumeRequest(orderID: "C20261206", amount: cny(0), backURL: url, time: Date()) })
-        #expect(refused { _ = try UnionPay.ConsumeRequest(orderID: "C20261206", amount: cny(1_000_000_000_000), backURL: url, time: Date()) })
-        #expect(
-            refused { _ = try UnionPay.ConsumeRequest(orderID: "C20261206", amount: Money(minorUnits: 100, currency: .usd), backURL: url, time: Date()) })
-        #expect(refused { _ = try UnionPay.ConsumeRequest(orderID: "C20261206", amount: cny(1), backURL: URL(string: "ftp://x/")!, time: Date()) })
-        #expect(refused { _ = try UnionPay.ConsumeRequest(orderID: "C20261206", amount: cny(1), backURL: url, time: Date(), reserved: "a&b") })
-        #expect(refused { _ = try UnionPay.ConsumeRequest(orderID: "C20261206", amount: cny(1), backURL: url, time: Date(), reserved: "{a}") })
         #expect(
             refused {
-                _ = try UnionPay.ReversalRequest(kind: .refund, orderID: "R20261206", originalQueryID: "a&b", amount: cny(1), backURL: url, time: Date())
+                _ = try UnionPay.ConsumeRequest(orderID: String(repeating: "A", count: 41), amount: cny(1), backURL: url, time: Date())
+            })
+        #expect(
+            !refused {
+                _ = try UnionPay.ConsumeRequest(orderID: String(repeating: "A", count: 40), amount: cny(1), backURL: url, time: Date())
+            })
+        #expect(refused { _ = try UnionPay.ConsumeRequest(orderID: "C20261206", amount: cny(0), backURL: url, time: Date()) })
+        #expect(
+            refused { _ = try UnionPay.ConsumeRequest(orderID: "C20261206", amount: cny(1_000_000_000_000), backURL: url, time: Date()) })
+        #expect(
+            refused {
+                _ = try UnionPay.ConsumeRequest(
+                    orderID: "C20261206", amount: Money(minorUnits: 100, currency: .usd), backURL: url, time: Date())
+            })
+        #expect(
+            refused {
+                _ = try UnionPay.ConsumeRequest(orderID: "C20261206", amount: cny(1), backURL: URL(string: "ftp://x/")!, time: Date())
+            })
+        #expect(
+            refused { _ = try UnionPay.ConsumeRequest(orderID: "C20261206", amount: cny(1), backURL: url, time: Date(), reserved: "a&b") })
+        #expect(
+            refused { _ = try UnionPay.ConsumeRequest(orderID: "C20261206", amount: cny(1), backURL: url, time: Date(), reserved: "{a}") })
+        #expect(
+            refused {
+                _ = try UnionPay.ReversalRequest(
+                    kind: .refund, orderID: "R20261206", originalQueryID: "a&b", amount: cny(1), backURL: url, time: Date())
             })
         #expect(UnionPay.Identifiers.amount("000000001200") == cny(1200) && UnionPay.Identifiers.amount("12.00") == nil)
         #expect(UnionPay.Identifiers.amount("-1") == nil && UnionPay.Identifiers.amount("") == nil)

@@ -55,7 +55,10 @@ import UnionPay
 
     @Test func aRefundNotificationNamesTheConsume() throws {
         let refund = try verify(
-            try notification(["txnType": "04", "txnSubType": "00", "orderId": "R20261206150000B2", "origQryId": "201512061430001234567", "queryId": "201512061500002222222", "txnAmt": "600"]))
+            try notification([
+                "txnType": "04", "txnSubType": "00", "orderId": "R20261206150000B2", "origQryId": "201512061430001234567",
+                "queryId": "201512061500002222222", "txnAmt": "600",
+            ]))
         #expect(refund.kind == .refund && refund.originalQueryID == "201512061430001234567" && refund.amount.minorUnits == 600)
         #expect(code { _ = try verify(try notification(["txnType": "04"])) } == .malformedMessage)  // no origQryId
         #expect(code { _ = try verify(try notification(["txnType": "76"])) } == .malformedMessage)
@@ -73,11 +76,15 @@ import UnionPay
         #expect(code { _ = try verify(genuine, merchantID: "777290058110099") } == .merchantMismatch)
         #expect(code { _ = try verify(try notification(["currencyCode": "840"])) } == .currencyMismatch)
         // Signed by a certificate that is not UnionPay's (the merchant's own, which chains).
-        #expect(code { _ = try verify(try pki.signedByUnionPay(genuine, certificate: pki.merchant, key: pki.merchantKey)) } == .signatureMismatch)
+        #expect(
+            code { _ = try verify(try pki.signedByUnionPay(genuine, certificate: pki.merchant, key: pki.merchantKey)) }
+                == .signatureMismatch)
         // A backUrl query string mixed into the fields: the signature no longer covers them.
         var mixed = genuine
         mixed["shop"] = "1"
         #expect(code { _ = try verify(mixed) } == .signatureMismatch)
-        #expect(code { _ = try UnionPay.Notification.verify(Array("txnAmt=%ZZ".utf8), verifier: try pki.verifier(), merchantID: "x") } == .malformedMessage)
+        #expect(
+            code { _ = try UnionPay.Notification.verify(Array("txnAmt=%ZZ".utf8), verifier: try pki.verifier(), merchantID: "x") }
+                == .malformedMessage)
     }
 }

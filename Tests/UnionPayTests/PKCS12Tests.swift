@@ -26,7 +26,8 @@ import UnionPay
             ])
         try #require(made.status == 0, "\(made.stderr)")
         // The file really is RC2: OpenSSL 3's default provider cannot open it.
-        let plain = try await runSubprocess("/usr/bin/env", ["openssl", "pkcs12", "-in", pfx.path, "-passin", "pass:000000", "-info", "-nokeys"])
+        let plain = try await runSubprocess(
+            "/usr/bin/env", ["openssl", "pkcs12", "-in", pfx.path, "-passin", "pass:000000", "-info", "-nokeys"])
         #expect(plain.status != 0 && (plain.stderr.contains("unsupported") || plain.stderr.contains("RC2")), "\(plain.stderr)")
         let info = try await runSubprocess(
             "/usr/bin/env", ["openssl", "pkcs12", "-legacy", "-in", pfx.path, "-passin", "pass:000000", "-info", "-noout"])

@@ -1,11 +1,10 @@
+import Cashier
 import CashierArchive
 import CashierCrypto
 import Foundation
 import TestSupport
 import Testing
 import UnionPay
-
-import Cashier
 
 /// The reconciliation file: `fileContent` is base64 of zlib of a zip with fixed-width lines and a
 /// GBK summary. A file is generated here, read back, and read by Python's standard library
@@ -76,12 +75,15 @@ import Cashier
         let zip = try UnionPay.ReconciliationFile.zip(merchantID: "777290058110048", settleDate: "20261206", lines: Self.lines)
         let content = try UnionPay.ReconciliationFile.fileContent(zip: zip)
         #expect(throws: PaymentError.self) { try UnionPay.ReconciliationFile(fileContent: "not base64!", fileName: "") }
-        #expect(throws: PaymentError.self) { try UnionPay.ReconciliationFile(fileContent: Base64.encode(zip), fileName: "") }  // zip, not zlib
+        // A zip, not zlib around it.
+        #expect(throws: PaymentError.self) { try UnionPay.ReconciliationFile(fileContent: Base64.encode(zip), fileName: "") }
         let compressed = try Base64.decode(content)
         #expect(throws: PaymentError.self) {
             try UnionPay.ReconciliationFile(fileContent: Base64.encode(compressed.prefix(compressed.count / 2)), fileName: "")
         }
-        #expect(throws: PaymentError.self) { try UnionPay.ReconciliationFile(fileContent: Base64.encode(try Zlib.compress(Data("PK junk".utf8))), fileName: "") }
+        #expect(throws: PaymentError.self) {
+            try UnionPay.ReconciliationFile(fileContent: Base64.encode(try Zlib.compress(Data("PK junk".utf8))), fileName: "")
+        }
         // A line whose amount is not digits, and a short line.
         var bad = Self.lines[0].bytes
         bad[70] = UInt8(ascii: "x")  // inside txnAmt (bytes 66..<78)
@@ -101,7 +103,11 @@ import Cashier
         #expect(Zlib.isZlib(ours) && !Gzip.isGzip(ours) && ours.count < data.count)
         #expect(try Zlib.decompress(ours) == data)
         let python = try await runSubprocess(
-            "/usr/bin/env", ["python3", "-c", "import sys,zlib,base64; print(base64.b64encode(zlib.compress(base64.b64decode(sys.stdin.read()))).decode())"],
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import sys,zlib,base64; print(base64.b64encode(zlib.compress(base64.b64decode(sys.stdin.read()))).decode())",
+            ],
             stdin: Data(Base64.encode(data).utf8))
         #expect(try Zlib.decompress(try Base64.decode(python.stdout.trimmingCharacters(in: .whitespacesAndNewlines))) == data)
         #expect(throws: ArchiveError.self) { try Zlib.decompress(ours + Data([0])) }

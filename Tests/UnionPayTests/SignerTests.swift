@@ -100,7 +100,8 @@ import UnionPay
         #expect(!verifies(UnionPay.FormBody.encode(fields.filter { !$0.value.isEmpty && $0.key != "signature" })))
         // Signing drops blanks and sets certId, signMethod and version.
         let signed = try UnionPay.Signer(key: TestPKI().merchantSigningKey).sign(["merId": "1", "frontUrl": "", "signature": "x"])
-        #expect(signed["frontUrl"] == nil && signed["certId"] == "68759663125" && signed["signMethod"] == "01" && signed["version"] == "5.1.0")
+        #expect(
+            signed["frontUrl"] == nil && signed["certId"] == "68759663125" && signed["signMethod"] == "01" && signed["version"] == "5.1.0")
         #expect(UnionPay.Signer.isValidSignature(signed["signature"]!, for: signed, publicKey: key.publicKey, version: .v5_1_0))
     }
 

@@ -21,7 +21,8 @@ struct TestPKI: Sendable {
 
     init() throws {
         root = try CertificateBuilder(
-            subject: [("C", "CN"), ("O", "Cashier Test"), ("CN", "Cashier TEST UnionPay Root")], serialNumber: 1, isCertificateAuthority: true
+            subject: [("C", "CN"), ("O", "Cashier Test"), ("CN", "Cashier TEST UnionPay Root")], serialNumber: 1,
+            isCertificateAuthority: true
         ).issue(publicKey: .rsa(rootKey.publicKey), signedBy: .rsa(rootKey))
         middle = try CertificateBuilder(
             subject: [("C", "CN"), ("O", "Cashier Test"), ("CN", "Cashier TEST UnionPay Middle")], serialNumber: 2,

@@ -56,10 +56,14 @@ import UnionPay
     /// The impostor's own certificate, properly self-made: it does not chain to the configured root.
     @Test func aCertificateFromAnotherRootIsRefused() throws {
         let otherKey = TestKeys.rsa(4)
-        let otherRoot = try CertificateBuilder(subject: [("CN", "Cashier TEST UnionPay Root")], serialNumber: 1, isCertificateAuthority: true)
-            .issue(publicKey: .rsa(otherKey.publicKey), signedBy: .rsa(otherKey))
-        let otherMiddle = try CertificateBuilder(subject: [("CN", "Cashier TEST UnionPay Middle")], serialNumber: 2, isCertificateAuthority: true)
-            .issue(publicKey: .rsa(otherKey.publicKey), issuer: otherRoot, signedBy: .rsa(otherKey))
+        let otherRoot = try CertificateBuilder(
+            subject: [("CN", "Cashier TEST UnionPay Root")], serialNumber: 1, isCertificateAuthority: true
+        )
+        .issue(publicKey: .rsa(otherKey.publicKey), signedBy: .rsa(otherKey))
+        let otherMiddle = try CertificateBuilder(
+            subject: [("CN", "Cashier TEST UnionPay Middle")], serialNumber: 2, isCertificateAuthority: true
+        )
+        .issue(publicKey: .rsa(otherKey.publicKey), issuer: otherRoot, signedBy: .rsa(otherKey))
         let impostor = try TestPKI.issue(TestPKI.unionPayCN, key: TestKeys.rsa(5), serial: 7, by: (otherMiddle, otherKey))
         let forged = try pki.signedByUnionPay(answer, certificate: impostor, key: TestKeys.rsa(5))
         #expect(code { try pki.verifier().verify(forged) } == .signatureMismatch)

@@ -10,8 +10,11 @@ public enum UnionPayMethod: String, Sendable, CaseIterable {
 
 extension CashierClient {
     /// Starts a UnionPay payment: the server sends UnionPay's consume and answers the `tn`.
-    /// - Parameter wallets: what the device can pay with (``PayerWallets``), sent as `payer_wallets`
-    ///   when given.
+    /// - Parameters:
+    ///   - orderID: the order your backend created.
+    ///   - clientSecret: the order's client secret, from your backend.
+    ///   - method: Apple Pay through UnionPay, or 云闪付.
+    ///   - wallets: what the device can pay with (``PayerWallets``), sent as `payer_wallets` when given.
     public func startUnionPayPayment(orderID: String, clientSecret: String, method: UnionPayMethod, wallets: PayerWallets? = nil)
         async throws -> UnionPayPayment
     {

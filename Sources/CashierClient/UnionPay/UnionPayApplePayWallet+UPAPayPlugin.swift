@@ -46,7 +46,8 @@
                         return
                     }
                     let started = UPAPayPlugin.startPay(
-                        payment.tn, mode: payment.mode.rawValue, viewController: controller, delegate: self, andAPMechantID: self.merchantID)
+                        payment.tn, mode: payment.mode.rawValue, viewController: controller, delegate: self, andAPMechantID: self.merchantID
+                    )
                     if !started { self.deliver(UnionPayResult(status: .failure, errorDescription: "UPAPayPlugin could not start")) }
                 }
             }

@@ -24,7 +24,8 @@ extension UnionPaySandbox {
                 transactionCode: line.kind == .consume ? "S22" : (line.kind == .undo ? "S31" : "S30"), traceNo: line.traceNo,
                 traceTime: line.traceTime, maskedAccount: "625902******3629", amount: Money(minorUnits: line.amount, currency: .cny),
                 queryID: line.queryID, orderID: line.orderID,
-                fee: Money(minorUnits: line.kind == .consume ? -SandboxFees.fee(line.amount) : SandboxFees.fee(line.amount), currency: .cny),
+                fee: Money(
+                    minorUnits: line.kind == .consume ? -SandboxFees.fee(line.amount) : SandboxFees.fee(line.amount), currency: .cny),
                 transactionType: line.kind.rawValue, originalQueryID: line.originalQueryID ?? "", merchantID: merchantID,
                 reserved: String((line.reserved ?? "").prefix(32)))
         }

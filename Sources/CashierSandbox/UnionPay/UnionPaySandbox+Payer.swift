@@ -77,7 +77,8 @@ extension UnionPaySandbox {
         }
         guard transaction.state == .awaitingPayment else {
             return HTMLPage(
-                title: "订单已处理", body: "<main class=\"cashier\"><h1>订单已处理</h1><p id=\"state\">\(Self.stateName(transaction.state))</p></main>"
+                title: "订单已处理",
+                body: "<main class=\"cashier\"><h1>订单已处理</h1><p id=\"state\">\(Self.stateName(transaction.state))</p></main>"
             ).response()
         }
         let form = { (outcome: String, label: String, style: String) in

@@ -1,7 +1,7 @@
 import Cashier
 public import CashierCrypto
 public import CashierHTTP
-public import Foundation
+import Foundation
 import UnionPay
 
 /// An offline, stateful simulator of UnionPay's online gateway (全渠道), answering as UnionPay's do.
@@ -105,7 +105,8 @@ public actor UnionPaySandbox {
         router.add("POST", prefix + "/gateway/api/appTransReq.do") { request, _ in await self.answer(request, .consume) }
         router.add("POST", prefix + "/gateway/api/backTransReq.do") { request, _ in await self.answer(request, .reverse) }
         router.add("POST", prefix + "/gateway/api/queryTrans.do") { request, _ in await self.answer(request, .query) }
-        router.add("GET", prefix + "/pay") { request, _ in await self.payerPage(tn: request.queryValue("tn") ?? "", action: prefix + "/pay") }
+        router.add("GET", prefix + "/pay") { request, _ in await self.payerPage(tn: request.queryValue("tn") ?? "", action: prefix + "/pay")
+        }
         router.add("POST", prefix + "/pay") { request, _ in await self.payerAction((try? UnionPay.FormBody.parse(request.body)) ?? [:]) }
     }
 
@@ -189,7 +190,9 @@ public actor UnionPaySandbox {
         guard let amount = UnionPay.Identifiers.amount(fields["txnAmt"]), amount.isPositive,
             fields["txnAmt"]?.hasPrefix("0") == false
         else { throw Refusal(code: "10", message: "报文格式错误[1000010]: txnAmt") }
-        guard fields["currencyCode"] == UnionPay.currencyCodeCNY else { throw Refusal(code: "10", message: "报文格式错误[1000010]: currencyCode") }
+        guard fields["currencyCode"] == UnionPay.currencyCodeCNY else {
+            throw Refusal(code: "10", message: "报文格式错误[1000010]: currencyCode")
+        }
         return amount.minorUnits
     }
 
@@ -228,7 +231,9 @@ public actor UnionPaySandbox {
         guard transactions[key] == nil else { throw Refusal(code: "12", message: "重复交易[2000012]") }
         let tn = Self.digits(21)
         var sent: [String: String] = [:]
-        for name in ["payTimeout", "orderDesc", "frontUrl", "channelType", "reqReserved"] { if let value = fields[name] { sent[name] = value } }
+        for name in ["payTimeout", "orderDesc", "frontUrl", "channelType", "reqReserved"] {
+            if let value = fields[name] { sent[name] = value }
+        }
         transactions[key] = Transaction(
             kind: .consume, merchantID: merchantID, orderID: orderID, transactionTime: time, amount: amount, backURL: backURL,
             version: UnionPay.Version(rawValue: fields["version"] ?? "") ?? .v5_1_0, reserved: fields["reqReserved"], tn: tn, queryID: "",
@@ -276,7 +281,7 @@ public actor UnionPaySandbox {
         let delay = settleDelay
         Task {
             try? await Task.sleep(for: delay)
-            await self.settle(key, failed: failLater)
+            self.settle(key, failed: failLater)
         }
         return ["respCode": "00", "respMsg": "成功[0000000]", "queryId": queryID]
     }

@@ -44,9 +44,11 @@ public struct UnionPayTestCA: Sendable {
             subject: [("C", "CN"), ("O", "Cashier Sandbox"), ("CN", "Cashier Sandbox UnionPay TEST Middle")], serialNumber: 2,
             notValidBefore: now.addingTimeInterval(-86_400), notValidAfter: now.addingTimeInterval(10 * year), isCertificateAuthority: true
         ).issue(publicKey: .rsa(middleKey.publicKey), issuer: root, signedBy: .rsa(rootKey))
-        gatewayCertificate = try Self.leaf(Self.gatewayCN, gatewayKey, serial: 0x10_2030_4051, middle: middle, middleKey: middleKey, now: now)
+        gatewayCertificate = try Self.leaf(
+            Self.gatewayCN, gatewayKey, serial: 0x10_2030_4051, middle: middle, middleKey: middleKey, now: now)
         merchantCertificate = try Self.leaf(
-            "041@Z2026-01-01@\(merchantID):SIGN@00000006", merchantKey, serial: 0x10_0265_3215, middle: middle, middleKey: middleKey, now: now)
+            "041@Z2026-01-01@\(merchantID):SIGN@00000006", merchantKey, serial: 0x10_0265_3215, middle: middle, middleKey: middleKey,
+            now: now)
     }
 
     /// Issues a merchant signing certificate for `key` under the middle certificate, for another
@@ -54,7 +56,8 @@ public struct UnionPayTestCA: Sendable {
     public func issueMerchantCertificate(merchantID: String, key: RSAPublicKey, serial: UInt64) throws -> X509Certificate {
         try CertificateBuilder(
             subject: [("C", "CN"), ("O", "China UnionPay Sandbox"), ("CN", "041@Z2026-01-01@\(merchantID):SIGN@00000006")],
-            serialNumber: serial, notValidBefore: Date(timeIntervalSinceNow: -86_400), notValidAfter: Date(timeIntervalSinceNow: 2 * 365 * 86_400)
+            serialNumber: serial, notValidBefore: Date(timeIntervalSinceNow: -86_400),
+            notValidAfter: Date(timeIntervalSinceNow: 2 * 365 * 86_400)
         ).issue(publicKey: .rsa(key), issuer: middle, signedBy: .rsa(middleKey))
     }
 

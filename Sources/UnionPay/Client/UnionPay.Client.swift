@@ -64,7 +64,8 @@ extension UnionPay {
             let code = ResponseCode(rawValue: fields["respCode"] ?? "")
             if !code.isInProcess { try Self.requireSuccess(fields, name) }
             return ReversalAnswer(
-                state: code.isInProcess ? .inProcess : .accepted, queryID: fields["queryId"], respCode: code, respMsg: fields["respMsg"] ?? "",
+                state: code.isInProcess ? .inProcess : .accepted, queryID: fields["queryId"], respCode: code,
+                respMsg: fields["respMsg"] ?? "",
                 fields: fields)
         }
 

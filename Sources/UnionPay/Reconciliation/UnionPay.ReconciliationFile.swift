@@ -86,7 +86,10 @@ extension UnionPay {
         // MARK: Writing (the sandbox serves its files so)
 
         /// The zip for a day: `INN<yyMMdd>88ZM_<merId>` with `lines`, and a GBK summary.
-        /// - Parameter settleDate: the day, `yyyyMMdd`.
+        /// - Parameters:
+        ///   - merchantID: the merchant's `merId`, in the files' names.
+        ///   - settleDate: the day, `yyyyMMdd`.
+        ///   - lines: the day's transactions.
         public static func zip(merchantID: String, settleDate: String, lines: [ReconciliationLine]) throws -> Data {
             let short = String(settleDate.dropFirst(2))
             var detail: [UInt8] = []
@@ -95,7 +98,8 @@ extension UnionPay {
             do {
                 return try ZipArchive.make([
                     .init(rawName: Array("INN\(short)88ZM_\(merchantID)".utf8), data: Data(detail)),
-                    .init(rawName: Array("RD2010\(short)01_\(merchantID)".utf8), data: summaryText.data(using: gbk) ?? Data(summaryText.utf8)),
+                    .init(
+                        rawName: Array("RD2010\(short)01_\(merchantID)".utf8), data: summaryText.data(using: gbk) ?? Data(summaryText.utf8)),
                 ])
             } catch let error as ArchiveError {
                 throw UnionPay.failure(.malformedMessage, "the reconciliation file could not be zipped: \(error.message)")
@@ -124,7 +128,8 @@ extension UnionPay {
                 let fee = rows.reduce(Int64(0)) { $0 + $1.fee.minorUnits }
                 let net = rows.reduce(Int64(0)) { $0 + $1.settleAmount.minorUnits }
                 let count = String(rows.count)
-                return label + String(repeating: " ", count: max(0, 24 - label.count * 2)) + String(repeating: " ", count: max(0, 8 - count.count))
+                return label + String(repeating: " ", count: max(0, 24 - label.count * 2))
+                    + String(repeating: " ", count: max(0, 8 - count.count))
                     + count + yuan(debit ? amount : 0) + yuan(debit ? 0 : amount) + yuan(max(0, -fee)) + yuan(max(0, fee))
                     + yuan(max(0, -net)) + yuan(max(0, net))
             }
@@ -132,8 +137,10 @@ extension UnionPay {
             return [
                 String(repeating: " ", count: 73) + "中国银联全渠道商户交易汇总表", "",
                 "商户代码:\(merchantID)" + String(repeating: " ", count: 40) + "清算币种:人民币",
-                "清算日期:\(settleDate)", "", "交易类型            交易笔数               交易金额                         费用                              资金清算差额",
-                String(repeating: " ", count: 41) + "借              贷              借              贷               借                  贷", rule,
+                "清算日期:\(settleDate)", "",
+                "交易类型            交易笔数               交易金额                         费用                              资金清算差额",
+                String(repeating: " ", count: 41) + "借              贷              借              贷               借                  贷",
+                rule,
                 row("消费", consumes, debit: false), row("退货", reversals, debit: true), rule, row("总计", lines, debit: false), "",
             ].joined(separator: "\r\n")
         }

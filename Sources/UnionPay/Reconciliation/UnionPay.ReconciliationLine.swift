@@ -77,7 +77,8 @@ extension UnionPay {
                 throw UnionPay.failure(.malformedMessage, "a reconciliation line's txnAmt '\(columns[6].prefix(12))' is not 12 digits")
             }
             for index in [15, 16, 32] where !Self.isSignedAmount(columns[index]) {
-                throw UnionPay.failure(.malformedMessage, "a reconciliation line's field \(index + 1) '\(columns[index].prefix(13))' is not an amount")
+                throw UnionPay.failure(
+                    .malformedMessage, "a reconciliation line's field \(index + 1) '\(columns[index].prefix(13))' is not an amount")
             }
             self.columns = columns
         }

@@ -34,7 +34,8 @@ extension UnionPay {
         /// - Throws: `PaymentError.invalidRequest` for an `orderId`, amount or URL that breaks
         ///   UnionPay's rules.
         public init(
-            orderID: String, amount: Money, backURL: URL, time: Date, frontURL: URL? = nil, payTimeout: Date? = nil, reserved: String? = nil,
+            orderID: String, amount: Money, backURL: URL, time: Date, frontURL: URL? = nil, payTimeout: Date? = nil,
+            reserved: String? = nil,
             orderDescription: String? = nil
         ) throws {
             try Identifiers.checkOrderID(orderID)

@@ -44,7 +44,8 @@ extension UnionPay {
 
         /// The amount of a `txnAmt` (or `settleAmt`) field: fen, digits only.
         public static func amount(_ text: String?) -> Money? {
-            guard let text, (1...12).contains(text.utf8.count), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            guard let text, (1...12).contains(text.utf8.count),
+                text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
                 let fen = Int64(text)
             else { return nil }
             return Money(minorUnits: fen, currency: .cny)

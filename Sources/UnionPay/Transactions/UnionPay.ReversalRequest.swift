@@ -40,7 +40,8 @@ extension UnionPay {
             try Identifiers.checkOrderID(orderID)
             _ = try Identifiers.amountText(amount)
             try Identifiers.checkURL(backURL, "backUrl")
-            guard (1...64).contains(originalQueryID.utf8.count), originalQueryID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "&") })
+            guard (1...64).contains(originalQueryID.utf8.count),
+                originalQueryID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "&") })
             else { throw UnionPay.failure(.invalidRequest, "origQryId must be the consume's queryId") }
             if let reserved { try Identifiers.checkEchoed(reserved, "reqReserved") }
             self.kind = kind
