@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "WeChatPay", targets: ["WeChatPay"]),
         .library(name: "Alipay", targets: ["Alipay"]),
         .library(name: "ApplePay", targets: ["ApplePay"]),
+        .library(name: "UnionPay", targets: ["UnionPay"]),
         .library(name: "CashierStore", targets: ["CashierStore"]),
         .library(name: "CashierCurl", targets: ["CashierCurl"]),
         .library(name: "CashierHTTP", targets: ["CashierHTTP"]),
@@ -88,10 +89,12 @@ let package = Package(
         .target(name: "WeChatPay", dependencies: ["Cashier", "CashierCrypto", "CashierArchive"], swiftSettings: strictSettings),
         .target(name: "Alipay", dependencies: ["Cashier", "CashierCrypto", "CashierArchive"], swiftSettings: strictSettings),
         .target(name: "ApplePay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
+        .target(name: "UnionPay", dependencies: ["Cashier", "CashierCrypto", "CashierArchive"], swiftSettings: strictSettings),
         .target(
             name: "CashierSandbox",
             dependencies: [
-                "Cashier", "CashierCrypto", "CashierCurl", "CashierHTTP", "CashierWeb", "WeChatPay", "Alipay", "ApplePay", "CashierArchive",
+                "Cashier", "CashierCrypto", "CashierCurl", "CashierHTTP", "CashierWeb", "WeChatPay", "Alipay", "ApplePay", "UnionPay",
+                "CashierArchive",
             ],
             swiftSettings: strictSettings
         ),
@@ -186,6 +189,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "UnionPayTests",
+            dependencies: ["UnionPay", "CashierArchive", "ChildProcesses", "TestSupport"],
+            resources: [.copy("Vectors")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "AlipayTests",
             dependencies: ["Alipay", "CashierArchive", "TestSupport"],
             resources: [.copy("Vectors")],
@@ -210,7 +219,7 @@ let package = Package(
             name: "CashierClientTests",
             dependencies: [
                 "CashierClient", "CashierServer", "CashierSandboxMode", "CashierStore", "CashierSandbox", "WeChatPay", "ApplePay",
-                "CashierCrypto", "TestSupport",
+                "UnionPay", "CashierCrypto", "TestSupport",
             ],
             swiftSettings: strictSettings
         ),
@@ -223,7 +232,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CashierSandboxTests",
-            dependencies: ["CashierSandbox", "WeChatPay", "Alipay", "CashierHTTP", "CashierCurl", "TestSupport"],
+            dependencies: ["CashierSandbox", "WeChatPay", "Alipay", "UnionPay", "CashierHTTP", "CashierCurl", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -232,8 +241,9 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// The platform glue in CashierClient — PassKit (*+PassKit.swift), WeChat's WechatOpenSDK and
-// AlipaySDK (*Launcher+….swift) — cannot be compiled against those frameworks off Apple platforms.
+// The platform glue in CashierClient — PassKit (*+PassKit.swift), WeChat's WechatOpenSDK,
+// AlipaySDK (*Launcher+….swift) and UnionPay's plugins (UnionPay/*Wallet+….swift) — cannot be
+// compiled against those frameworks off Apple platforms.
 // On Linux it is compiled, and unit-tested, against test-only declarations of the surface it uses
 // (Tests/PlatformStubs: the SDKs' names and signatures as they import into Swift), so a wrong call
 // fails the build here. Never declared on Apple platforms, where the real ones exist.
@@ -243,11 +253,22 @@ let package = Package(
         .target(name: "PassKit", dependencies: ["Contacts"], path: "Tests/PlatformStubs/PassKit", swiftSettings: strictSettings),
         .target(name: "WechatOpenSDK", path: "Tests/PlatformStubs/WechatOpenSDK", swiftSettings: strictSettings),
         .target(name: "AlipaySDK", path: "Tests/PlatformStubs/AlipaySDK", swiftSettings: strictSettings),
+        // UnionPay's plugins (UPAPayPlugin for Apple Pay, UPPaymentControl for 云闪付) and the UIKit
+        // view controller they present from.
+        .target(name: "UIKit", path: "Tests/PlatformStubs/UIKit", swiftSettings: strictSettings),
+        .target(name: "UPAPayPlugin", dependencies: ["UIKit"], path: "Tests/PlatformStubs/UPAPayPlugin", swiftSettings: strictSettings),
         .target(
-            name: "CashierClientPlatformCheck", dependencies: ["CashierClient", "PassKit", "Contacts", "WechatOpenSDK", "AlipaySDK"],
+            name: "UPPaymentControl", dependencies: ["UIKit"], path: "Tests/PlatformStubs/UPPaymentControl", swiftSettings: strictSettings),
+        .target(
+            name: "CashierClientPlatformCheck",
+            dependencies: [
+                "CashierClient", "PassKit", "Contacts", "WechatOpenSDK", "AlipaySDK", "UIKit", "UPAPayPlugin", "UPPaymentControl",
+            ],
             path: "Tests/PlatformStubs/Glue", swiftSettings: strictSettings + [.define("PLATFORM_GLUE_CHECK")]),
     ]
     if let tests = package.targets.first(where: { $0.name == "CashierClientTests" }) {
-        tests.dependencies += ["CashierClientPlatformCheck", "PassKit", "Contacts", "WechatOpenSDK", "AlipaySDK"]
+        tests.dependencies += [
+            "CashierClientPlatformCheck", "PassKit", "Contacts", "WechatOpenSDK", "AlipaySDK", "UIKit", "UPAPayPlugin", "UPPaymentControl",
+        ]
     }
 #endif

@@ -17,6 +17,8 @@ public enum WalletOutcome: Sendable, Equatable {
     case applePayDismissed
     /// The payer was shown a QR code (Native/precreate) or a web page: only the server knows.
     case qrCodeShown
+    /// UnionPay's plugin returned (`UPAPayPlugin`, `UPPaymentControl`).
+    case unionPay(UnionPayResult)
 
     /// How to treat it.
     public enum Interpretation: Sendable, Equatable {
@@ -43,6 +45,7 @@ public enum WalletOutcome: Sendable, Equatable {
         case .applePayCompleted(let answer): answer.status == 0 ? .reportedSuccess : .reportedFailure
         case .applePayDismissed: .cancelled
         case .qrCodeShown: .unknown
+        case .unionPay(let result): result.interpretation
         }
     }
 }

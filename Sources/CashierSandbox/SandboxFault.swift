@@ -14,7 +14,7 @@ public enum SandboxFault: Sendable, Equatable {
     /// Answer HTTP 200 with bytes that are not the provider's format.
     case garbage
     /// Answer as usual, but with the signature changed: WeChat v2's `sign`, v3's
-    /// `Wechatpay-Signature`, Alipay's `sign` — as an impostor or a broken proxy would.
+    /// `Wechatpay-Signature`, Alipay's `sign`, UnionPay's `signature` — as an impostor or a broken proxy would.
     case badSignature
     /// Act on the next `count` calls, then answer each 502 Bad Gateway as a proxy that lost the
     /// reply would: the provider did the work, the caller does not know (a retry with the same
@@ -60,6 +60,11 @@ public enum SandboxFault: Sendable, Equatable {
                 response.headers.set("Wechatpay-Signature", "Zm9yZ2VkIHNpZ25hdHVyZQ==")
             }
             var text = String(decoding: response.body, as: UTF8.self)
+            // UnionPay's raw answers end the signature at the next '&' (or the body's end).
+            if text.contains("signMethod=01"), let start = text.range(of: "signature=") {
+                let end = text.range(of: "&", range: start.upperBound..<text.endIndex)?.lowerBound ?? text.endIndex
+                text.replaceSubrange(start.upperBound..<end, with: String(text[start.upperBound..<end].map { $0 == "A" ? "B" : "A" }))
+            }
             for (open, close) in [("<sign><![CDATA[", "]]></sign>"), ("\"sign\":\"", "\"")] {
                 if let start = text.range(of: open), let end = text.range(of: close, range: start.upperBound..<text.endIndex) {
                     // Another valid-looking signature: the same length, other letters.

@@ -8,7 +8,8 @@ import Synchronization
 public import WeChatPay
 
 /// The sandboxes on one HTTP server on 127.0.0.1: the WeChat Pay v2 and v3 gateways under
-/// `/wechat/`, Alipay's `gateway.do` under `/alipay/`, the Apple Pay token minter under
+/// `/wechat/`, Alipay's `gateway.do` under `/alipay/`, UnionPay's gateway under `/unionpay/`
+/// (its file-download host on a second port), the Apple Pay token minter under
 /// `/sandbox/applepay/`, and the payer API `POST /sandbox/pay`.
 ///
 /// ```swift
@@ -29,6 +30,9 @@ public final class SandboxServer: Sendable {
     public let stripe: StripeSandbox
     /// Adyen's Checkout API for Apple Pay, under `/adyen/v72/…`.
     public let adyen: AdyenSandbox
+    /// UnionPay's gateway, under `/unionpay/gateway/api/…`, and its file-download host (a listener of its own).
+    public let unionpay: UnionPaySandbox
+    public let unionpayFiles: UnionPayFileHost
     /// Every notification the sandboxes sent, with each attempt.
     public let delivery: NotificationDelivery
     private let server: HTTPServer
@@ -81,6 +85,9 @@ public final class SandboxServer: Sendable {
             merchants: wechatMerchants, boundAppIDs: Set(miniProgramSecrets.keys), delivery: delivery, address: address)
         wechatV3 = WeChatV3Sandbox(merchants: wechatV3Merchants, delivery: delivery, address: address)
         var router = Router()
+        unionpay = UnionPaySandbox(delivery: delivery, address: address)
+        unionpay.register(on: &router, prefix: "/unionpay")
+        let unionpaySandbox = unionpay
         wechatV2.register(on: &router, prefix: "/wechat")
         wechatV3.register(on: &router, prefix: "/wechat")
         wechatV2.registerConsole(on: &router, v3: wechatV3)
@@ -101,6 +108,7 @@ public final class SandboxServer: Sendable {
         let adyenSandbox = adyen
         let stripeSandbox = stripe
         router.add("POST", "/sandbox/pay") { request, _ in
+            if let answer = await UnionPaySandbox.payerAPI(request, sandbox: unionpaySandbox) { return answer }
             struct Pay: Decodable {
                 let provider: String
                 let out_trade_no: String?
@@ -159,6 +167,7 @@ public final class SandboxServer: Sendable {
             await alipaySandbox.setRefundOutcome(outcome)
             adyenSandbox.setRefundOutcome(outcome)
             stripeSandbox.setRefundOutcome(outcome)
+            await unionpaySandbox.setRefundOutcome(outcome)
             return .json(["outcome": object["outcome"] as? String ?? ""])
         }
         // The merchant's side of Alipay's ISV authorisation, and the payer's password time at the counter.
@@ -184,13 +193,14 @@ public final class SandboxServer: Sendable {
         }
         router.add("GET", "/sandbox/ledger") { request, _ in
             let number = request.queryValue("out_trade_no")
-            let entries = (await wechat.ledger() + wechatV3.ledger() + alipaySandbox.ledger()).filter {
+            let entries = (await wechat.ledger() + wechatV3.ledger() + alipaySandbox.ledger() + unionpaySandbox.ledger()).filter {
                 number == nil || $0.out_trade_no == number
             }
             return .json(["data": entries])
         }
         let faults = FaultSwitch()
         self.faults = faults
+        unionpayFiles = UnionPayFileHost(sandbox: unionpay, host: host) { answer in await faults.take().apply(answer) }
         router.add("POST", "/sandbox/faults") { request, _ in
             guard let object = SandboxControl.object(request),
                 let fault = SandboxFault(json: object)
@@ -219,12 +229,14 @@ public final class SandboxServer: Sendable {
     /// Starts listening.
     public func start() throws {
         try server.start()
+        try unionpayFiles.start()
         address.set(baseURL.absoluteString)
     }
 
     /// Stops listening, letting calls in progress finish.
     public func stop() async {
         await server.stop()
+        await unionpayFiles.stop()
     }
 
     /// Lets the Stripe and Adyen simulators decrypt Apple Pay tokens for the merchant with this

@@ -123,6 +123,9 @@ enum GatewaysCommand {
         io.write("Adyen webhooks         POST \(adyenWebhook) {\"url\":…,\"hmac_key\":…}  (signed webhooks from then on)\n")
         let stripeWebhook = sandbox.baseURL.appendingPathComponent("sandbox/stripe/webhook").absoluteString
         io.write("Stripe webhooks        POST \(stripeWebhook) {\"url\":…,\"secret\":\"whsec_…\"}  (signed events from then on)\n")
+        io.write(
+            "UnionPay gateway       \(sandbox.unionpayGatewayURL.absoluteString)  (merId \(sandbox.unionpay.ca.merchantID); files \(sandbox.unionpayFileURL.absoluteString))\n"
+        )
         io.write("payer API              POST \(payer)\n")
         try await readyFile?.write(
             [
@@ -132,7 +135,7 @@ enum GatewaysCommand {
                 "alipay_public_key": sandbox.alipay.alipayPublicKey.pemRepresentation, "applepay_token_url": applePayToken,
                 "applepay_root_url": applePayRoot, "stripe_api_base": sandbox.stripeURL.absoluteString,
                 "adyen_checkout_url": sandbox.adyenURL.absoluteString,
-            ], orStop: sandbox.stop)
+            ].merging(sandbox.unionpayReadyFileEntries) { $1 }, orStop: sandbox.stop)
         await TerminationSignals.wait()
         await sandbox.stop()
         io.write("sandbox stopped\n")

@@ -72,6 +72,9 @@ import Testing
         #expect(text.split(separator: "\n").allSatisfy { $0.count <= 64 })
         #expect(try PEMDocument.parseAll("junk\n" + text + "more junk\n" + text) == [document, document])
         #expect(throws: CryptoError.self) { try PEMDocument.parseAll("-----BEGIN X-----\nAAAA\n") }
+        // CRLF lines (UnionPay's signPubKeyCert), and old Mac CR lines: one Character each in Swift.
+        #expect(try PEMDocument.parseAll(text.replacingOccurrences(of: "\n", with: "\r\n")) == [document])
+        #expect(try PEMDocument.parseAll(text.replacingOccurrences(of: "\n", with: "\r")) == [document])
         let encrypted =
             "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00\n\nAAAA\n-----END RSA PRIVATE KEY-----\n"
         let error = #expect(throws: CryptoError.self) { try PEMDocument.parseAll(encrypted) }

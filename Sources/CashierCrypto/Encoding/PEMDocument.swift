@@ -27,7 +27,8 @@ public struct PEMDocument: Hashable, Sendable {
         var documents: [PEMDocument] = []
         var label: String?
         var body = ""
-        for rawLine in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+        // `isNewline`, not `== "\n"`: CRLF is one Character ("\r\n"), as in UnionPay's `signPubKeyCert`.
+        for rawLine in text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if let current = label {
                 if line == "-----END \(current)-----" {

@@ -289,6 +289,13 @@ open class PKPaymentAuthorizationController: NSObject, @unchecked Sendable {
 
     open class func canMakePayments() -> Bool { true }
 
+    /// TEST HOOK (not in PassKit): the networks this "device" has a card for; every one when `nil`.
+    nonisolated(unsafe) public static var cardNetworks: Set<PKPaymentNetwork>?
+
+    open class func canMakePayments(usingNetworks supportedNetworks: [PKPaymentNetwork]) -> Bool {
+        supportedNetworks.contains { cardNetworks?.contains($0) ?? true }
+    }
+
     open func present(completion: ((Bool) -> Void)? = nil) {
         completion?(Self.presenter?(self) ?? false)
     }

@@ -1,0 +1,1 @@
+../../../Sources/CashierClient/UnionPay/PayerWallets+PassKit.swift
