@@ -38,6 +38,9 @@ import Testing
         let order = try await RecordsAndExportsTests.paid(fixture, "12.75", "wechat.native")
         let id = try #require(order["id"] as? String)
         #expect(await eventually { lines().contains { $0.hasPrefix("acted order.paid ") && $0.hasSuffix(" \(id) 1275") } }, "\(lines())")
+        // The receiver logs as it reads the delivery, before it answers: the delivery is marked
+        // delivered once its answer is back and the job's run has ended.
+        await fixture.server.settled()
         let delivery = try #require(try await fixture.call("GET", "/v1/webhooks?order_id=\(id)").object["data"] as? [[String: Any]]).first
         let eventID = try #require(delivery?["id"] as? String)
         #expect(delivery?["state"] as? String == "delivered")
