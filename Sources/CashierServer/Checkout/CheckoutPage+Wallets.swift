@@ -41,23 +41,23 @@ extension CheckoutPage {
         let returning = link(visit, absolute: true, [("returned", "1")])
         let started = await start(
             visit, PaymentRequestBody(method: method.rawValue, return_url: method.wallet == .alipay ? returning : nil))
-        guard case .success(let parameters) = started else { return failed(visit, started) }
-        switch method {
-        case .wechatNative:
-            guard let code = parameters["code_url"] as? String, let svg = QRCodeSVG.svg(for: code) else { return failed(visit, started) }
+        guard case .success(let wallet) = started else { return failed(visit, started) }
+        switch (method, wallet) {
+        case (.wechatNative, .wechatQRCode(let code)?):
+            guard let svg = QRCodeSVG.svg(for: code) else { return failed(visit, started) }
             return render(
                 visit,
                 content: """
                     <div id="native"><p>\(HTMLText.escape(visit.text.scan))</p><div class="qr" id="qr">\(svg)</div>\
                     <p><a id="other" href="\(HTMLText.escape(link(visit)))">\(HTMLText.escape(visit.text.otherMethod))</a></p></div>
                     """)
-        case .wechatH5:
-            guard let url = parameters["mweb_url"] as? String else { return failed(visit, started) }
+        case (.wechatH5, .wechatH5(let url)?):
             // WeChat sends the browser back here when the payer is done (or gave up).
             return handoff(visit, to: url + (url.contains("?") ? "&" : "?") + "redirect_url=" + FormEncoding.escape(returning))
-        default:
-            guard let url = parameters["url"] as? String else { return failed(visit, started) }
+        case (_, .alipayPage(let url, _)?):
             return handoff(visit, to: url)
+        default:
+            return failed(visit, started)
         }
     }
 
@@ -84,9 +84,11 @@ extension CheckoutPage {
             return render(visit, note: visit.text.failed, status: 502)
         }
         let started = await start(visit, PaymentRequestBody(method: PaymentMethod.wechatJSAPI.rawValue, openid: openID))
-        guard case .success(let parameters) = started, let invocation = parameters["wechat"],
-            let json = try? JSONSerialization.data(withJSONObject: invocation, options: [.sortedKeys])
-        else { return failed(visit, started) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard case .success(.wechat(let invocation)?) = started, let json = try? encoder.encode(invocation) else {
+            return failed(visit, started)
+        }
         return render(
             visit,
             content: """
@@ -143,7 +145,7 @@ extension CheckoutPage {
     }
 
     enum Started {
-        case success([String: Any])
+        case success(WalletParameters?)
         case failure(status: Int, message: String)
     }
 
@@ -153,14 +155,10 @@ extension CheckoutPage {
             method: body.method, client_secret: visit.order.clientSecret, client_ip: body.client_ip, api: body.api, openid: body.openid,
             js_code: body.js_code, return_url: body.return_url, auth_code: body.auth_code)
         do {
-            let started = try await ledger.payments.start(visit.order.id, payerBody(request, for: visit), by: .app)
-            let encoded = HTTPServerResponse.json(started.json).body
-            return .success((try? JSONSerialization.jsonObject(with: Data(encoded))) as? [String: Any] ?? [:])
+            return .success(try await ledger.payments.start(visit.order.id, payerBody(request, for: visit), by: .app).json.wallet)
         } catch {
-            let response = ErrorMapping<CheckoutContext>.response(for: error)
-            let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
-            let message = (object["error"] as? [String: Any])?["message"] as? String ?? "HTTP \(response.status)"
-            return .failure(status: response.status, message: message)
+            let refusal = ErrorMapping<CheckoutContext>.refusal(for: error)
+            return .failure(status: refusal.status, message: refusal.message)
         }
     }
 

@@ -149,11 +149,7 @@ struct Dashboard: Sendable {
         do {
             message = try await action()
         } catch {
-            let response = ErrorMapping<DashboardContext>.response(for: error)
-            let said =
-                ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: [String: Any]])?["error"]?["message"]
-                as? String
-            message = "Not done: \(said ?? "HTTP \(response.status)")"
+            message = "Not done: \(ErrorMapping<DashboardContext>.refusal(for: error).message)"
         }
         return Self.redirect(back + "?message=" + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
     }

@@ -19,31 +19,36 @@ struct ErrorMapping<Context: RequestContext>: Middleware {
     }
 
     static func response(for error: any Error) -> HTTPServerResponse {
+        let refusal = Self.refusal(for: error)
+        var response = HTTPServerResponse.error(status: refusal.status, code: refusal.code, message: refusal.message)
+        if let wait = refusal.retryAfter { response.headers.set("Retry-After", String(wait)) }
+        return response
+    }
+
+    /// What the API answers `error` with: its status, code, message and the seconds to wait.
+    static func refusal(for error: any Error) -> APIError {
         switch error {
-        case let error as APIError:
-            var response = HTTPServerResponse.error(status: error.status, code: error.code, message: error.message)
-            if let wait = error.retryAfter { response.headers.set("Retry-After", String(wait)) }
-            return response
+        case let error as APIError: error
         case let error as RequestProblem:
-            return .error(status: error.status, code: error.status == 403 ? "forbidden" : "invalid_request", message: error.message)
+            APIError(status: error.status, code: error.status == 403 ? "forbidden" : "invalid_request", message: error.message)
         // Found past the request's shape (a price the currency cannot hold, a method not configured,
         // a provider's own refusal of a field): the document allows it, a rule refuses it.
         case let error as PaymentError where error.code == .invalidRequest:
-            return .error(status: 422, code: "invalid_request", message: error.message)
+            APIError(status: 422, code: "invalid_request", message: error.message)
         case let error as PaymentError where error.code == .transport:
             // The provider did not answer (or its calls are paused): nothing happened here; retry later.
-            return .error(status: 503, code: "provider_unavailable", message: error.message)
-        case let error as PaymentError: return .error(status: 502, code: "provider_error", message: error.message)
+            APIError(status: 503, code: "provider_unavailable", message: error.message)
+        case let error as PaymentError: APIError(status: 502, code: "provider_error", message: error.message)
         case let error as StoreError where error.code == .illegalTransition:
-            return .error(status: 409, code: "invalid_state", message: error.message)
+            APIError(status: 409, code: "invalid_state", message: error.message)
         case let error as StoreError where error.code == .inProgress:
-            return .error(status: 409, code: "payment_in_progress", message: error.message)
+            APIError(status: 409, code: "payment_in_progress", message: error.message)
         // More than what is left of the payment: the request is well formed; the payment's state refuses it.
         case let error as StoreError where error.code == .limitExceeded:
-            return .error(status: 409, code: "refund_too_large", message: error.message)
-        case let error as StoreError where error.code == .notFound: return .error(status: 404, code: "not_found", message: error.message)
-        case let error as StoreError where error.code == .conflict: return .error(status: 409, code: "conflict", message: error.message)
-        default: return .error(status: 500, code: "internal_error", message: "the request could not be completed; it is safe to retry")
+            APIError(status: 409, code: "refund_too_large", message: error.message)
+        case let error as StoreError where error.code == .notFound: APIError(status: 404, code: "not_found", message: error.message)
+        case let error as StoreError where error.code == .conflict: APIError(status: 409, code: "conflict", message: error.message)
+        default: APIError(status: 500, code: "internal_error", message: "the request could not be completed; it is safe to retry")
         }
     }
 }
