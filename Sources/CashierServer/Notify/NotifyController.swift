@@ -87,6 +87,7 @@ struct NotifyController: Sendable {
     /// How a wallet's notification is answered, decided on the worker thread that read it.
     private func answer(_ request: HTTPServerRequest, provider: PaymentProvider, source: Answers?, merchant: String?) -> HTTPServer.Answer {
         guard let source else { return .now(Self.unconfigured(provider, merchant)) }
+        guard !request.body.isEmpty else { return .now(Self.noBody) }
         let message = InboundMessage(headers: request.headers, body: request.body)
         guard let verified = source.source.verifyNow(message) else {
             return .later {
@@ -130,6 +131,7 @@ struct NotifyController: Sendable {
     /// A card processor's webhook (Stripe's, Adyen's): verified, every event applied in order,
     /// answered in the processor's words.
     private func processorWebhook(_ request: HTTPServerRequest, source: any NotificationSource) async -> HTTPServerResponse {
+        guard !request.body.isEmpty else { return Self.noBody }
         let events: [ProviderEvent]
         do {
             events = try await source.verify(InboundMessage(headers: request.headers, body: request.body))
@@ -152,6 +154,10 @@ struct NotifyController: Sendable {
         ledger.metrics.increment(
             "cashier_notifications_total", ["provider": source.metricName(refund: refund), "outcome": outcome.rawValue])
     }
+
+    /// A request with no body is no provider's notification: refused before anything is read.
+    static let noBody = HTTPServerResponse.error(
+        status: 400, code: "invalid_request", message: "a notification carries the provider's message in its body; this one has none")
 
     private static func unconfigured(_ provider: PaymentProvider, _ merchant: String?) -> HTTPServerResponse {
         .error(

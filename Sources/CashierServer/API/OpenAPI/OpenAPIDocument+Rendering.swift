@@ -109,7 +109,9 @@ extension OpenAPIDocument {
             if let example { media["example"] = example }
             entry["requestBody"] = ["required": !optional, "content": ["application/json": media]]
         case .provider(let contentType, let description)?:
-            let schema: [String: Any] = contentType.hasSuffix("urlencoded") ? ["type": "object"] : ["type": "string"]
+            // JSON notifications are objects; XML is text; a form is fields.
+            let schema: [String: Any] =
+                contentType.hasSuffix("urlencoded") || contentType == "application/json" ? ["type": "object"] : ["type": "string", "minLength": 1]
             entry["requestBody"] = ["required": true, "description": description, "content": [contentType: ["schema": schema]]]
         case nil: break
         }

@@ -53,6 +53,12 @@ extension OpenAPIDocument {
         ]
     }
 
+    /// An https URL on one of Apple's merchant-validation hosts (``ApplePay/MerchantValidator/appleHosts``).
+    static var appleValidationURL: String {
+        let hosts = ApplePay.MerchantValidator.appleHosts.sorted().map { $0.replacingOccurrences(of: ".", with: "\\.") }
+        return "^https://(" + hosts.joined(separator: "|") + ")(/[!-~]*)?$"
+    }
+
     static func note(_ description: String, _ extra: [String: Any] = [:]) -> [String: Any] {
         extra.merging(["description": description]) { kept, _ in kept }
     }
@@ -112,6 +118,15 @@ extension OrderRequest: SchemaDocumented {
             "shipping_methods": OpenAPIDocument.note("Ways to ship it, offered on the Apple Pay sheet (secret key only)."),
         ]
     }
+    /// A currency, unless every item is a catalog SKU (the catalog's currency prices them).
+    static var schemaExtra: [String: Any] {
+        [
+            "anyOf": [
+                ["required": ["currency"], "properties": ["currency": OpenAPIDocument.ref("Currency")]],
+                ["properties": ["items": ["items": ["required": ["sku"]]]]],
+            ]
+        ]
+    }
 }
 
 extension OrderRequest.Item: SchemaDocumented {
@@ -161,6 +176,30 @@ extension OrderRequest.ShippingOptionBody: SchemaDocumented {
 
 extension PaymentRequestBody: SchemaDocumented {
     static var schemaName: String { "PaymentRequest" }
+    static var schemaDescription: String? {
+        "By method: wechat.jsapi needs openid, wechat.miniprogram js_code, alipay.wap and alipay.page return_url, "
+            + "wechat.barcode and alipay.barcode auth_code (with the secret key)."
+    }
+    /// What each method needs beside it, one branch per group of methods (`method` decides).
+    static var schemaExtra: [String: Any] {
+        func branch(_ methods: [PaymentMethod], needs field: String? = nil, _ schema: [String: Any] = ["type": "string", "minLength": 1])
+            -> [String: Any]
+        {
+            var properties: [String: Any] = ["method": ["type": "string", "enum": methods.map(\.rawValue)]]
+            if let field { properties[field] = schema }
+            return ["required": ["method"] + (field.map { [$0] } ?? []), "properties": properties]
+        }
+        let needing: Set<PaymentMethod> = [.wechatJSAPI, .wechatMiniProgram, .alipayWap, .alipayPage, .wechatBarcode, .alipayBarcode]
+        return [
+            "oneOf": [
+                branch([.wechatJSAPI], needs: "openid"), branch([.wechatMiniProgram], needs: "js_code"),
+                branch([.alipayWap, .alipayPage], needs: "return_url", ["type": "string", "format": "uri", "pattern": OpenAPIDocument.webURL]),
+                branch([.wechatBarcode, .alipayBarcode], needs: "auth_code", ["type": "string", "pattern": "^[0-9]{16,24}$"]),
+                branch(PaymentMethod.allCases.filter { !needing.contains($0) }),
+            ],
+            "discriminator": ["propertyName": "method"],
+        ]
+    }
     static var schemaNotes: [String: [String: Any]] {
         [
             "method": OpenAPIDocument.note("The wallet and flow.", OpenAPIDocument.ref("PaymentMethod")),
@@ -217,7 +256,7 @@ extension SheetUpdateBody: SchemaDocumented {
     static var schemaDescription: String? { "Exactly one of shipping_method, shipping_contact and coupon_code." }
     static var schemaExtra: [String: Any] {
         OpenAPIDocument.exactlyOne([
-            "shipping_method": ["type": "string"], "shipping_contact": OpenAPIDocument.ref("ApplePayRedactedContact"),
+            "shipping_method": ["type": "string", "minLength": 1], "shipping_contact": OpenAPIDocument.ref("ApplePayRedactedContact"),
             "coupon_code": ["type": "string"],
         ])
     }
@@ -234,7 +273,11 @@ extension SheetUpdateBody.RedactedContact: SchemaDocumented {
 extension SessionBody: SchemaDocumented {
     static var schemaName: String { "ApplePaySessionRequest" }
     static var schemaNotes: [String: [String: Any]] {
-        ["validation_url": OpenAPIDocument.note("The validationURL Apple Pay JS gave the page (Apple's hosts only).", ["format": "uri"])]
+        [
+            "validation_url": OpenAPIDocument.note(
+                "The validationURL Apple Pay JS gave the page: an https URL on one of Apple's merchant-validation hosts.",
+                ["format": "uri", "pattern": OpenAPIDocument.appleValidationURL])
+        ]
     }
 }
 

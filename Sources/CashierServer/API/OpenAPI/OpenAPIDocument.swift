@@ -59,6 +59,11 @@ enum OpenAPIDocument {
         static func query(_ name: String, _ schema: [String: Any], _ description: String) -> Parameter {
             Parameter(name: name, location: "query", schema: schema, description: description)
         }
+
+        /// A header the request must carry (a provider's signature).
+        static func requiredHeader(_ name: String, _ description: String) -> Parameter {
+            Parameter(name: name, location: "header", schema: ["type": "string", "minLength": 1], description: description, required: true)
+        }
     }
 
     struct Operation {
@@ -97,8 +102,8 @@ enum OpenAPIDocument {
         [
             .query(
                 "from", ["type": "string", "format": "date", "pattern": day],
-                "First day (YYYY-MM-DD, the merchant's time zone), included; with to."),
-            .query("to", ["type": "string", "format": "date", "pattern": day], "Last day (YYYY-MM-DD), included; with from."),
+                "First day (YYYY-MM-DD, the merchant's time zone), included; alone, that day on. A to before it is refused (422)."),
+            .query("to", ["type": "string", "format": "date", "pattern": day], "Last day (YYYY-MM-DD), included; alone, up to that day."),
         ]
     }
 
@@ -304,9 +309,7 @@ enum OpenAPIDocument {
             Operation(
                 method: "GET", path: "/v1/exports/{file}", id: "exportRecords", tag: "books",
                 summary: "What was created from `from` to `to`, as CSV (UTF-8 with a byte-order mark).", access: .secret,
-                parameters: dayRange.map {
-                    Parameter(name: $0.name, location: $0.location, schema: $0.schema, description: $0.description, required: true)
-                },
+                parameters: dayRange,
                 responses: [.init(status: "200", description: "CSV", content: .text(contentType: "text/csv"))]),
             Operation(
                 method: "GET", path: "/v1/webhooks", id: "listWebhooks", tag: "webhooks", summary: "Webhook deliveries, newest first.",
@@ -351,6 +354,12 @@ enum OpenAPIDocument {
                 status: "200", description: "`success` (recorded, or a repeat) or `failure` (Alipay sends again)",
                 content: .text(contentType: "text/plain"))
         ]
+        // Every notify path: a request with no body is no notification (400), and a provider, or a
+        // sub-merchant, not configured here has no path (404).
+        let noBody = Response(status: "400", description: "No body: not a notification; nothing was read", content: .json(HTTPErrorBody.self))
+        func notConfigured(_ what: String) -> Response {
+            Response(status: "404", description: "\(what) not configured on this server", content: .json(HTTPErrorBody.self))
+        }
         let adyen = Operation(
             method: "POST", path: "/notify/adyen", id: "notifyAdyen", tag: "notifications",
             summary: "Adyen standard webhooks (every item HMAC-signed): refunds' outcomes, captures' failures and recaptures, "
@@ -359,16 +368,16 @@ enum OpenAPIDocument {
             access: .provider, body: .provider(contentType: "application/json", description: "As Adyen sends it."),
             responses: [
                 Response(status: "200", description: "`[accepted]`: recorded, or a repeat", content: .text(contentType: "text/plain")),
+                noBody,
                 Response(
                     status: "401", description: "`[refused] …`: an item's signature does not verify; nothing was read",
                     content: .text(contentType: "text/plain")),
-                Response(
-                    status: "404", description: "Adyen webhooks are not configured on this server", content: .json(HTTPErrorBody.self)),
+                notConfigured("Adyen webhooks are"),
                 Response(
                     status: "500", description: "`[retry] …`: not recorded yet; Adyen sends again",
                     content: .text(contentType: "text/plain")),
             ])
-        let stripe = Operation(
+        var stripe = Operation(
             method: "POST", path: "/notify/stripe", id: "notifyStripe", tag: "notifications",
             summary: "Stripe webhook events (Stripe-Signature): refunds' outcomes, disputes and lapsed authorisations. "
                 + "Verified before anything is read, "
@@ -378,38 +387,49 @@ enum OpenAPIDocument {
                 Response(
                     status: "200", description: "`{\"received\":true}`: recorded, or a repeat", content: .anyObject("{\"received\":true}")),
                 Response(
-                    status: "400", description: "The signature does not verify, or is too old; nothing was read",
+                    status: "400", description: "No body, or the signature does not verify or is too old; nothing was read",
                     content: .json(HTTPErrorBody.self)),
-                Response(
-                    status: "404", description: "Stripe webhooks are not configured on this server", content: .json(HTTPErrorBody.self)),
+                notConfigured("Stripe webhooks are"),
                 Response(status: "500", description: "Not recorded yet; Stripe sends again", content: .json(HTTPErrorBody.self)),
             ])
+        stripe.parameters = [.requiredHeader("Stripe-Signature", "`t=…,v1=…`: Stripe's signature over the body.")]
+        let v3Headers: [Parameter] = [
+            .requiredHeader("Wechatpay-Signature", "WeChat Pay's signature over the timestamp, nonce and body."),
+            .requiredHeader("Wechatpay-Timestamp", "Unix seconds: refused more than five minutes from this server's clock."),
+            .requiredHeader("Wechatpay-Nonce", "The nonce the signature covers."),
+            .requiredHeader("Wechatpay-Serial", "The serial of the platform certificate (or public key) that signed it."),
+        ]
         return [adyen, stripe]
             + [
-                ("/notify/wechat/v2", "notifyWeChatV2", xml, "WeChat Pay API v2 payment notifications (signed XML).", v2),
-                ("/notify/wechat/v2/refund", "notifyWeChatV2Refund", xml, "WeChat Pay API v2 refund results (encrypted req_info).", v2),
+                ("/notify/wechat/v2", "notifyWeChatV2", xml, "WeChat Pay API v2 payment notifications (signed XML).", v2, [Parameter]()),
+                ("/notify/wechat/v2/refund", "notifyWeChatV2Refund", xml, "WeChat Pay API v2 refund results (encrypted req_info).", v2, []),
                 (
                     "/notify/wechat/v3", "notifyWeChatV3", "application/json",
-                    "WeChat Pay API v3 notifications (signed JSON, AES-256-GCM resource).", v3
+                    "WeChat Pay API v3 notifications (signed JSON, AES-256-GCM resource).", v3, v3Headers
                 ),
                 (
                     "/notify/alipay", "notifyAlipay", "application/x-www-form-urlencoded",
-                    "Alipay asynchronous notifications (RSA2-signed form).", alipay
+                    "Alipay asynchronous notifications (RSA2-signed form).", alipay, []
                 ),
-            ].flatMap { path, id, contentType, summary, responses in
+            ].flatMap { path, id, contentType, summary, responses, headers in
                 // Each sub-merchant's come to a path of its own, through the service provider.
                 let merchantPath = path.hasSuffix("/refund") ? String(path.dropLast(7)) + "/m/{merchant}/refund" : path + "/m/{merchant}"
-                return [
-                    Operation(
-                        method: "POST", path: path, id: id, tag: "notifications", summary: summary + " Verified before anything is read.",
-                        access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."),
-                        responses: responses),
-                    Operation(
-                        method: "POST", path: merchantPath, id: id + "ForMerchant", tag: "notifications",
-                        summary: summary + " For a sub-merchant, through the service provider: one naming another merchant is refused.",
-                        access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."),
-                        responses: responses),
-                ]
+                var direct = Operation(
+                    method: "POST", path: path, id: id, tag: "notifications", summary: summary + " Verified before anything is read.",
+                    access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."),
+                    responses: responses + [noBody, notConfigured("The provider is")].filter { added in
+                        !responses.contains { $0.status == added.status }
+                    })
+                direct.parameters = headers
+                var merchant = Operation(
+                    method: "POST", path: merchantPath, id: id + "ForMerchant", tag: "notifications",
+                    summary: summary + " For a sub-merchant, through the service provider: one naming another merchant is refused.",
+                    access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."),
+                    responses: responses + [noBody, notConfigured("The provider, or this sub-merchant, is")].filter { added in
+                        !responses.contains { $0.status == added.status }
+                    })
+                merchant.parameters = headers
+                return [direct, merchant]
             }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Whole days in the merchant's time zone, `from` to `to` inclusive (`YYYY-MM-DD` each), as the
-/// exports and the dashboard's filters take them.
+/// lists, the exports and the dashboard's filters take them.
 struct ReportRange: Sendable, Equatable {
     let from: String
     let to: String
@@ -10,12 +10,14 @@ struct ReportRange: Sendable, Equatable {
     /// Where the day after the last one starts.
     let end: Date
 
-    /// The most days one range may cover.
-    static let maximumDays = 366
+    /// The first and last days a range may name; a side left out reaches to it.
+    static let (firstDay, lastDay) = ("2000-01-01", "2100-12-31")
 
-    /// - Throws: ``RequestProblem`` naming the parameter that is wrong.
-    init(from: String?, to: String?, timeZone: TimeZone) throws {
-        guard let from, let to else { throw RequestProblem.unprocessable("give from and to, as YYYY-MM-DD (both included)") }
+    /// Days `from` to `to`, both included; a side left out is open (`from` alone: that day on;
+    /// `to` alone: up to that day). Any length: what reads a range reads it a page at a time.
+    /// - Throws: ``RequestProblem`` naming the parameter that is wrong (400), or 422 when `to` is
+    ///   before `from`.
+    init(from given: String?, to last: String?, timeZone: TimeZone) throws {
         let calendar = Calendar.gregorian(in: timeZone)
         func day(_ text: String, _ name: String) throws -> Date {
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
@@ -26,20 +28,19 @@ struct ReportRange: Sendable, Equatable {
             else { throw RequestProblem("\(name) '\(text)' is not a day as YYYY-MM-DD (2000 to 2100)") }
             return date
         }
+        let from = given ?? Self.firstDay
+        let to = last ?? Self.lastDay
         start = try day(from, "from")
-        let last = try day(to, "to")
-        guard last >= start else { throw RequestProblem.unprocessable("to (\(to)) is before from (\(from))") }
-        guard let end = calendar.date(byAdding: .day, value: 1, to: last) else { throw RequestProblem("to '\(to)' has no day after it") }
-        guard let days = calendar.dateComponents([.day], from: start, to: end).day, days <= Self.maximumDays else {
-            throw RequestProblem.unprocessable("a range covers at most \(Self.maximumDays) days")
-        }
+        let final = try day(to, "to")
+        guard final >= start else { throw RequestProblem.unprocessable("to (\(to)) is before from (\(from))") }
+        guard let end = calendar.date(byAdding: .day, value: 1, to: final) else { throw RequestProblem("to '\(to)' has no day after it") }
         self.from = from
         self.to = to
         self.end = end
     }
 
     /// The range a list was asked for, or `nil` when it names no days (neither `from` nor `to`).
-    /// - Throws: ``RequestProblem`` when only one is given or either is wrong.
+    /// - Throws: ``RequestProblem`` when either is wrong.
     static func given(from: String?, to: String?, timeZone: TimeZone) throws -> ReportRange? {
         guard from != nil || to != nil else { return nil }
         return try ReportRange(from: from, to: to, timeZone: timeZone)
