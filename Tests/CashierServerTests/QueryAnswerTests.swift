@@ -24,11 +24,14 @@ import WeChatPay
         /// Asked-about trade number → the one the provider is asked about instead.
         let instead = Mutex<[String: String]>([:])
         let configuration = Mutex<MerchantConfiguration?>(nil)
+        /// Questions asked about another trade that the provider answered (200).
+        let misdirected = Atomic<Int>(0)
 
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             let table = instead.withLock { $0 }
             guard !table.isEmpty, let configuration = configuration.withLock({ $0 }) else { return try await base.send(request) }
             var request = request
+            let original = request
             let path = request.url.path
             if path.hasSuffix("pay/orderquery"), let merchant = configuration.wechat?.merchant {
                 // v2: the XML body's out_trade_no, signed again with the merchant's key.
@@ -46,7 +49,9 @@ import WeChatPay
                 let asked = String(path[range.upperBound...])
                 if let other = table[asked] {
                     let query = request.url.query.map { "?" + $0 } ?? ""
-                    let canonical = path.replacingOccurrences(of: asked, with: other) + query
+                    // Signed as the client signs it: from /v3/, whatever the gateway's base path.
+                    let v3Path = String(path[(path.range(of: "/v3/")?.lowerBound ?? path.startIndex)...])
+                    let canonical = v3Path.replacingOccurrences(of: asked, with: other) + query
                     var headers = request.headers
                     headers.set(
                         "Authorization",
@@ -71,7 +76,9 @@ import WeChatPay
                     body: Data(Alipay.FormBody.encode(fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }).utf8),
                     timeout: request.timeout)
             }
-            return try await base.send(request)
+            let answer = try await base.send(request)
+            if request != original, answer.status == 200 { misdirected.add(1, ordering: .relaxed) }
+            return answer
         }
     }
 
@@ -113,6 +120,7 @@ import WeChatPay
         // The query job asks about A and hears about B; a read of A asks too.
         _ = try await fixture.server.queryPendingPayments()
         let read = try await fixture.call("GET", "/v1/orders/\(unpaid.id)")
+        #expect(transport.misdirected.load(ordering: .relaxed) > 0, "the provider was asked about B in A's place and answered")
         #expect(read.status == 200 && read.object["status"] as? String == "pending", "\(read.object)")
         #expect(try await fixture.store.order(id: unpaid.id)?.status == .pending)
         #expect(try await fixture.store.payments(orderID: unpaid.id).allSatisfy { $0.status == .pending && $0.transactionID == nil })
