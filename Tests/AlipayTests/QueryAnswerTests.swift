@@ -41,4 +41,32 @@ import Testing
             #expect(refused?.code == .malformedMessage, "\(String(describing: refused))")
         }
     }
+
+    /// `alipay.trade.pay` (the counter) answers about a trade too; an answer about another one
+    /// should not be this payment's. Today it is used whatever trade it names (reported with issue 58).
+    @Test func aCounterAnswerAboutAnotherTradeIsNotThisOnesPayment() async throws {
+        let alipayKey = TestKeys.rsa(1)
+        let node =
+            #"{"code":"10000","msg":"Success","out_trade_no":"\#(Self.other)","trade_no":"2026120722001400000000000002","total_amount":"6.00"}"#
+        let client = Alipay.Client(
+            appID: "2021000000000001", signer: Alipay.Signer(privateKey: TestKeys.rsa(0)), alipayPublicKey: alipayKey.publicKey,
+            transport: PayGateway(node: node, alipayKey: alipayKey))
+        await withKnownIssue("issue 58: alipay.trade.pay's answer is not compared with the trade asked about") {
+            await #expect(throws: PaymentError.self) {
+                try await client.pay(
+                    outTradeNo: Self.asked, total: Money(minorUnits: 600, currency: .cny), subject: "Latte", authCode: "286543210987650000")
+            }
+        }
+    }
+
+    struct PayGateway: HTTPTransport {
+        let node: String
+        let alipayKey: RSAPrivateKey
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            let signature = try alipayKey.signature(for: node, scheme: Alipay.SignType.rsa2.scheme)
+            let body = #"{"alipay_trade_pay_response":\#(node),"sign":"\#(Base64.encode(signature))"}"#
+            return HTTPResponse(status: 200, body: Data(body.utf8))
+        }
+    }
 }
