@@ -128,4 +128,60 @@ import WeChatPay
         #expect(try await world.store.order(id: north.id)?.refunded.minorUnits == 500)
         try await world.expectBooksAgreeThenStop()
     }
+
+    /// WeChat Pay v3: every sub-merchant's notifications are encrypted with the service provider's
+    /// APIv3 key and signed with WeChat's one platform key. One naming south, carrying north's trade
+    /// number, posted to south's path, never pays north.
+    @Test(.timeLimit(.minutes(2)), arguments: MoneyWorld.Backend.available)
+    func southsV3ResultNeverPaysNorthsPayment(backend: MoneyWorld.Backend) async throws {
+        let world = try await MoneyWorld(backend) { $0.subMerchants.append(IdempotencyScopeTests.south) }
+        let sp = try #require(world.mode.configuration.serviceProvider?.wechatV3)
+        // Signed as WeChat signs: a platform key the server holds (registered here under an id of its own).
+        let platformKey = TestKeys.rsa(2)
+        sp.platformKeys.add(publicKey: platformKey.publicKey, id: "PUB_KEY_ID_0100000000000000000000000058")
+        let created = try await world.call(
+            "POST", "/v1/orders",
+            json: ["items": [["label": "Latte", "amount": "8.00"]], "currency": "CNY", "description": "Latte", "merchant": "north"])
+        let id = try #require(created.object["id"] as? String)
+        let number = try #require(try await world.start(id, "wechat.native", api: "v3")["out_trade_no"] as? String)
+        func notification(subMchID: String) throws -> (body: [UInt8], headers: [String: String]) {
+            let transaction =
+                #"{"sp_appid":"\#(sp.appID)","sp_mchid":"\#(sp.merchant.mchID)","sub_mchid":"\#(subMchID)","out_trade_no":"\#(number)","#
+                + #""transaction_id":"4200000000202612070000003","trade_type":"NATIVE","trade_state":"SUCCESS","#
+                + #""amount":{"total":800,"currency":"CNY"},"payer":{"sp_openid":"oForged"}}"#
+            let nonce = "n0nce0n0nce0"
+            let sealed = try AESGCMKey(Array(sp.merchant.apiV3Key.utf8)).seal(
+                Array(transaction.utf8), iv: Array(nonce.utf8), authenticating: Array("transaction".utf8))
+            let body = Array(
+                (#"{"id":"EV-\#(subMchID)","create_time":"2026-12-07T12:00:00+08:00","event_type":"TRANSACTION.SUCCESS","#
+                    + #""resource_type":"encrypt-resource","summary":"支付成功","resource":{"algorithm":"AEAD_AES_256_GCM","#
+                    + #""ciphertext":"\#(Base64.encode(sealed.combined))","associated_data":"transaction","original_type":"transaction","#
+                    + #""nonce":"\#(nonce)"}}"#).utf8)
+            let timestamp = String(Int(Date().timeIntervalSince1970))
+            let signature = try platformKey.signature(
+                for: Array("\(timestamp)\nn0nce\n".utf8) + body + [0x0A], scheme: .insecurePKCS1v1_5SHA256)
+            return (
+                body,
+                [
+                    "Content-Type": "application/json", "Wechatpay-Timestamp": timestamp, "Wechatpay-Nonce": "n0nce",
+                    "Wechatpay-Signature": Base64.encode(signature), "Wechatpay-Serial": "PUB_KEY_ID_0100000000000000000000000058",
+                ]
+            )
+        }
+        let forged = try notification(subMchID: Self.southSubMchID)
+        for server in world.servers {
+            let answer = await server.handle(
+                InProcess.request("POST", "/notify/wechat/v3/m/south", headers: forged.headers, body: forged.body))
+            #expect(!(200..<300).contains(answer.status), "\(answer.status) \(answer.text)")
+        }
+        #expect(try await world.store.order(id: id)?.status == .pending)
+        #expect(try await Self.refusedForMerchant(world, id))
+        // The same, naming north, on north's path: paid.
+        let genuine = try notification(subMchID: SandboxMode.subMerchantWeChatID)
+        let paid = await world.servers[0].handle(
+            InProcess.request("POST", "/notify/wechat/v3/m/north", headers: genuine.headers, body: genuine.body))
+        #expect((200..<300).contains(paid.status), "\(paid.status) \(paid.text)")
+        #expect(try await world.store.order(id: id)?.status == .paid)
+        await world.stop()
+    }
 }
