@@ -207,7 +207,7 @@ import WeChatPay
             made.secret = stranger.secret
             let request = MatrixCell(world: world, route: route, credential: .clientSecret, made: made, session: ("", ""))
                 .request(address: "10.1.0.1")
-            let answer = await world.server.handle(request)
+            let answer = await world.server.respond(request)
             #expect([400, 401, 404].contains(answer.status), "\(route): \(answer.status)")
             #expect(!answer.text.contains(made.secret) && !answer.text.contains(stranger.secret))
         }

@@ -55,7 +55,19 @@ extension MerchantServer {
         _ method: String, _ target: String, headers: [String: String] = [:], json: Any? = nil, form: [(String, String)]? = nil,
         from address: String = "127.0.0.1"
     ) async -> HTTPServerResponse {
-        await handle(InProcess.request(method, target, headers: headers, json: json, form: form, from: address))
+        await respond(InProcess.request(method, target, headers: headers, json: json, form: form, from: address))
+    }
+
+    /// ``handle(_:)``, with a file answer (an export) read into the body and its file removed, as
+    /// sending it over a socket would: nothing is left in the temporary folder.
+    func respond(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        var response = await handle(request)
+        if let path = response.bodyFile {
+            response.body = FileManager.default.contents(atPath: path).map(Array.init) ?? []
+            try? FileManager.default.removeItem(atPath: path)
+            response.bodyFile = nil
+        }
+        return response
     }
 }
 

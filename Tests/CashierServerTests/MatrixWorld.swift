@@ -160,7 +160,7 @@ final class MatrixWorld: Sendable {
                 let session = try await session(expired: credential == .expiredSession)
                 let request = MatrixCell(world: self, route: route, credential: credential, made: made, session: session)
                     .request(address: "10.0.\(index).\(credential.rawValue + 1)")
-                let response = await server.handle(request)
+                let response = await server.respond(request)
                 var moved = false
                 if route.hasPrefix("POST /notify/") {
                     moved = try await fixture.store.order(id: made.orderID)?.status != .pending

@@ -58,7 +58,7 @@ import WeChatPay
 
     /// Posts a notification to `path` on instance `index`: WeChat's answer (`SUCCESS` or `FAIL`).
     static func post(_ world: MoneyWorld, _ path: String, _ body: [UInt8], via index: Int = 0) async -> String {
-        let answer = await world.servers[index % world.servers.count].handle(
+        let answer = await world.servers[index % world.servers.count].respond(
             InProcess.request("POST", path, headers: ["Content-Type": "text/xml"], body: body))
         return (try? WeChatPay.V2.XMLDocument(parsing: answer.body))?["return_code"] ?? "status \(answer.status)"
     }
@@ -170,7 +170,7 @@ import WeChatPay
         }
         let forged = try notification(subMchID: Self.southSubMchID)
         for server in world.servers {
-            let answer = await server.handle(
+            let answer = await server.respond(
                 InProcess.request("POST", "/notify/wechat/v3/m/south", headers: forged.headers, body: forged.body))
             #expect(!(200..<300).contains(answer.status), "\(answer.status) \(answer.text)")
         }
@@ -178,7 +178,7 @@ import WeChatPay
         #expect(try await Self.refusedForMerchant(world, id))
         // The same, naming north, on north's path: paid.
         let genuine = try notification(subMchID: SandboxMode.subMerchantWeChatID)
-        let paid = await world.servers[0].handle(
+        let paid = await world.servers[0].respond(
             InProcess.request("POST", "/notify/wechat/v3/m/north", headers: genuine.headers, body: genuine.body))
         #expect((200..<300).contains(paid.status), "\(paid.status) \(paid.text)")
         #expect(try await world.store.order(id: id)?.status == .paid)
