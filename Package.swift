@@ -10,6 +10,8 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
     name: "Cashier",
     products: [
+        // The JSON the server sends and the app reads: Foundation only, shared with the app SDK.
+        .library(name: "CashierWire", targets: ["CashierWire"]),
         .library(name: "Cashier", targets: ["Cashier"]),
         .library(name: "CashierCrypto", targets: ["CashierCrypto"]),
         .library(name: "WeChatPay", targets: ["WeChatPay"]),
@@ -20,7 +22,10 @@ let package = Package(
         .library(name: "CashierHTTP", targets: ["CashierHTTP"]),
         // The app-side SDK: Foundation only, so an iOS app builds no C code.
         .library(name: "CashierClient", targets: ["CashierClient"]),
+        // Production only: links no simulator (PackageManifestTests checks its symbol table).
         .executable(name: "cashier", targets: ["cashier"]),
+        // Sandbox mode, the offline gateways, the demo and the Apple Pay token minter.
+        .executable(name: "cashier-sandbox", targets: ["cashier-sandbox"]),
     ],
     targets: [
         // MARK: System libraries (Debian packages; see scripts/install-deps)
@@ -76,7 +81,8 @@ let package = Package(
             dependencies: ["COpenSSL", "COpenSSLShims"],
             swiftSettings: strictSettings
         ),
-        .target(name: "Cashier", swiftSettings: strictSettings),
+        .target(name: "CashierWire", swiftSettings: strictSettings),
+        .target(name: "Cashier", dependencies: ["CashierWire"], swiftSettings: strictSettings),
         // gzip (zlib) and zip archives (libzip): the providers' bills as they ship them.
         .target(name: "CashierArchive", dependencies: ["CZlib", "CZip"], swiftSettings: strictSettings),
         .target(name: "WeChatPay", dependencies: ["Cashier", "CashierCrypto", "CashierArchive"], swiftSettings: strictSettings),
@@ -84,7 +90,9 @@ let package = Package(
         .target(name: "ApplePay", dependencies: ["Cashier", "CashierCrypto"], swiftSettings: strictSettings),
         .target(
             name: "CashierSandbox",
-            dependencies: ["Cashier", "CashierCrypto", "CashierCurl", "CashierHTTP", "WeChatPay", "Alipay", "ApplePay", "CashierArchive"],
+            dependencies: [
+                "Cashier", "CashierCrypto", "CashierCurl", "CashierHTTP", "CashierWeb", "WeChatPay", "Alipay", "ApplePay", "CashierArchive",
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -94,14 +102,17 @@ let package = Package(
         ),
         .target(
             name: "CashierHTTP",
-            dependencies: ["Cashier", "CashierCrypto", "CMicroHTTPD", "CMicroHTTPDShims", "CQREncode"],
+            dependencies: ["Cashier", "CashierWire", "CMicroHTTPD", "CMicroHTTPDShims"],
             swiftSettings: strictSettings
         ),
-        .target(name: "CashierClient", swiftSettings: strictSettings),
+        // Pages with a strict Content-Security-Policy, and QR codes as SVG.
+        .target(name: "CashierWeb", dependencies: ["Cashier", "CashierHTTP", "CashierCrypto", "CQREncode"], swiftSettings: strictSettings),
+        .target(name: "CashierClient", dependencies: ["CashierWire"], swiftSettings: strictSettings),
         .target(
             name: "CashierServer",
             dependencies: [
-                "Cashier", "CashierCrypto", "CashierStore", "CashierHTTP", "CashierCurl", "WeChatPay", "Alipay", "ApplePay",
+                "Cashier", "CashierWire", "CashierCrypto", "CashierStore", "CashierHTTP", "CashierWeb", "CashierCurl",
+                "WeChatPay", "Alipay", "ApplePay",
             ],
             swiftSettings: strictSettings
         ),
@@ -114,22 +125,30 @@ let package = Package(
         ),
         .target(
             name: "CashierStore",
-            dependencies: ["Cashier", "CSQLite", "CSQLiteShims", "CPostgres"],
+            dependencies: ["Cashier", "CashierWire", "CSQLite", "CSQLiteShims", "CPostgres"],
             swiftSettings: strictSettings
         ),
 
         // MARK: Executables
+        // The production commands and the command machinery; never a simulator.
         .target(
             name: "CashierCLI",
+            dependencies: ["Cashier", "CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierHTTP", "CashierServer", "CashierStore"],
+            swiftSettings: strictSettings
+        ),
+        // `cashier-sandbox`'s commands: sandbox mode, the gateways, the demo, the token minter.
+        .target(
+            name: "CashierSandboxCLI",
             dependencies: [
-                "Cashier", "CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierSandbox", "CashierHTTP", "CashierServer",
-                "CashierSandboxMode", "CashierStore",
+                "CashierCLI", "CashierSandbox", "CashierSandboxMode", "Cashier", "CashierCrypto", "CashierHTTP",
+                "CashierServer", "CashierStore", "WeChatPay", "Alipay", "ApplePay",
             ],
             swiftSettings: strictSettings
         ),
         // Starting programs (posix_spawn) for the tests and the bench; Cashier itself starts none.
         .target(name: "ChildProcesses", dependencies: ["CSpawnShims"], swiftSettings: strictSettings),
         .executableTarget(name: "cashier", dependencies: ["CashierCLI"], swiftSettings: strictSettings),
+        .executableTarget(name: "cashier-sandbox", dependencies: ["CashierSandboxCLI"], swiftSettings: strictSettings),
         .executableTarget(
             name: "cashier-bench",
             dependencies: [
@@ -160,7 +179,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CashierCLITests",
-            dependencies: ["CashierCLI", "WeChatPay", "Alipay", "ApplePay", "CashierCrypto", "CashierStore", "TestSupport"],
+            dependencies: [
+                "CashierCLI", "CashierSandboxCLI", "WeChatPay", "Alipay", "ApplePay", "CashierCrypto", "CashierStore", "TestSupport",
+            ],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),

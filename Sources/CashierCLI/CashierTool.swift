@@ -2,17 +2,24 @@ import Cashier
 import CashierCrypto
 import CashierServer
 
-/// The `cashier` command tree. Each topic adds its commands here.
+/// The `cashier` command tree: production only. Sandbox mode, the offline gateways, the demo and
+/// the token minter are `cashier-sandbox`; their old names here say so and exit 2.
 public enum CashierTool {
     /// The root command.
     public static let root = Command(
         name: "cashier",
         summary: "Cashier: take WeChat Pay, Alipay and Apple Pay payments with the keys on your server.",
         subcommands: [
-            version, ServeCommand.command, WeChatCommands.command, AlipayCommands.command, ApplePayCommands.command, SandboxCommand.command,
-            DemoCommand.command, ReconcileCommand.command, KeysCommand.command, openapi,
+            version, ServeCommand.command, WeChatCommands.command, AlipayCommands.command, ApplePayCommands.command, sandbox, demo,
+            ReconcileCommand.command, KeysCommand.command, openapi,
         ]
     )
+
+    /// Moved to `cashier-sandbox gateways`.
+    static let sandbox = Command.moved("sandbox", to: "the offline gateways are now 'cashier-sandbox gateways'")
+
+    /// Moved to `cashier-sandbox demo`.
+    static let demo = Command.moved("demo", to: "the demo is now 'cashier-sandbox demo'")
 
     static let version = Command(
         name: "version",
@@ -30,7 +37,7 @@ public enum CashierTool {
     static let openapi = Command(
         name: "openapi",
         summary: "Print the merchant API's OpenAPI 3.1 document (what GET /openapi.json serves; docs/openapi.json is a copy).",
-        options: [.flag("sandbox", "Include what `cashier serve --sandbox` adds (/v1/test_helpers/…).")]
+        options: [.flag("sandbox", "Include what `cashier-sandbox serve` adds (/v1/test_helpers/…).")]
     ) { arguments, io in
         do {
             io.write(String(decoding: try MerchantServer.openAPIDocument(sandbox: arguments.flag("sandbox")), as: UTF8.self))
@@ -40,6 +47,9 @@ public enum CashierTool {
             return 1
         }
     }
+
+    /// `version`, shared with `cashier-sandbox`.
+    package static var versionCommand: Command { version }
 
     /// Runs the tool with `arguments` (without the program name).
     public static func main(arguments: [String], io: CommandIO = .standard) async -> Int32 {

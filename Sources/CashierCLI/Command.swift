@@ -49,6 +49,9 @@ public struct Command: Sendable {
     public let options: [Option]
     public let subcommands: [Command]
     public let action: Action?
+    /// A command that moved: what runs it now (`the gateways are now 'cashier-sandbox gateways'`),
+    /// said in one line with exit status 2 whatever options come with it. Its help still shows.
+    package let movedTo: String?
 
     public init(
         name: String,
@@ -64,6 +67,23 @@ public struct Command: Sendable {
         self.options = options
         self.subcommands = subcommands
         self.action = action
+        movedTo = nil
+    }
+
+    private init(name: String, summary: String, movedTo: String) {
+        self.name = name
+        self.summary = summary
+        discussion = ""
+        options = []
+        subcommands = []
+        action = { _, _ in CommandLineTool.usageError }
+        self.movedTo = movedTo
+    }
+
+    /// A command that moved to another executable: `cashier NAME …` says where it went, in one
+    /// line on stderr, and exits 2.
+    package static func moved(_ name: String, to movedTo: String) -> Command {
+        Command(name: name, summary: "Moved: \(movedTo).", movedTo: movedTo)
     }
 
     /// The help text for this command, reached by `path` (e.g. `["cashier", "wechat", "sign"]`).

@@ -2,21 +2,21 @@ import Cashier
 import Foundation
 
 /// Helpers the provider commands share: reading stdin, key arguments and printing JSON.
-enum CommandInput {
+package enum CommandInput {
     /// Standard input as text, without a trailing newline.
-    static func text(_ io: CommandIO) -> String {
+    package static func text(_ io: CommandIO) -> String {
         var text = String(decoding: io.readInput(), as: UTF8.self)
         while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
         return text
     }
 
     /// Standard input as bytes, exactly as given.
-    static func bytes(_ io: CommandIO) -> [UInt8] {
+    package static func bytes(_ io: CommandIO) -> [UInt8] {
         Array(io.readInput())
     }
 
     /// A PEM argument: inline PEM text, or the path of a file holding it.
-    static func pem(_ argument: String, option: String) throws -> String {
+    package static func pem(_ argument: String, option: String) throws -> String {
         if argument.contains("-----BEGIN") { return argument }
         let contents: Data
         do {
@@ -28,7 +28,7 @@ enum CommandInput {
     }
 
     /// A key argument: PEM text, the path of a PEM file, or bare base64 DER (the Alipay console's form).
-    static func keyText(_ argument: String, option: String) throws -> String {
+    package static func keyText(_ argument: String, option: String) throws -> String {
         guard !argument.contains("-----BEGIN"), FileManager.default.fileExists(atPath: argument) else { return argument }
         return try pem(argument, option: option)
     }
@@ -36,7 +36,7 @@ enum CommandInput {
     /// A `--db` argument: a SQLite path, or a PostgreSQL URL without a password — one on the
     /// command line is visible to every user (`ps`); libpq reads it from `PGPASSWORD` or a
     /// password file (`~/.pgpass`, `PGPASSFILE`) instead.
-    static func database(_ argument: String?) throws -> String? {
+    package static func database(_ argument: String?) throws -> String? {
         guard let argument, argument.hasPrefix("postgres://") || argument.hasPrefix("postgresql://") else { return argument }
         if let components = URLComponents(string: argument), components.password != nil {
             throw CommandFailure(
@@ -52,7 +52,7 @@ enum CommandInput {
     /// A JSON object of parameters whose values are strings, integers or booleans. A refusal
     /// names what to fix: empty input, input that is not JSON (with the parser's position), JSON
     /// that is not an object, or the parameters whose values are of another kind.
-    static func parameters(_ io: CommandIO) throws -> [String: String] {
+    package static func parameters(_ io: CommandIO) throws -> [String: String] {
         struct Scalar: Decodable {
             let text: String?
             let kind: String
@@ -98,7 +98,7 @@ enum CommandInput {
     }
 
     /// Prints a JSON object with sorted keys.
-    static func printJSON(_ object: Any, _ io: CommandIO) throws {
+    package static func printJSON(_ object: Any, _ io: CommandIO) throws {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         io.write(String(decoding: data, as: UTF8.self) + "\n")
     }

@@ -36,6 +36,10 @@ public enum CommandLineTool {
             io.write(command.help(path: path))
             return 0
         }
+        if let movedTo = command.movedTo {
+            io.writeError("\(path.joined(separator: " ")): \(movedTo)\n")
+            return usageError
+        }
         guard let action = command.action else {
             // A group named without one of its commands is a usage error: a script that left the
             // command out must not read success. The help goes to stderr so stdout stays empty.

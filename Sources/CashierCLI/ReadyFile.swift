@@ -3,13 +3,13 @@ import Foundation
 
 /// `--ready-file FILE`: where a long-running command (`serve`, `sandbox`) writes its URLs — and in
 /// sandbox mode its keys — as one JSON object once it accepts requests, for a script or a test.
-struct ReadyFile {
-    let path: String
+package struct ReadyFile {
+    package let path: String
 
     /// The file `--ready-file` names, or `nil`. Checked before anything starts, so a mistyped
     /// folder stops the command at once with what to fix, not after its servers are up.
     /// - Throws: ``CommandFailure`` (status 2) saying why the file could not be written.
-    init?(_ arguments: ParsedArguments) throws {
+    package init?(_ arguments: ParsedArguments) throws {
         guard let path = arguments.value("ready-file") else { return nil }
         if let reason = UserFile.whyUnwritable(path) { throw CommandFailure("--ready-file: \(path) \(reason)", status: 2) }
         self.path = path
@@ -19,7 +19,7 @@ struct ReadyFile {
     /// SIGTERM are caught (``TerminationSignals/install()``): whoever reads the file may signal at
     /// once. When the write fails (the disk filled up since the check, say), `stop` runs first:
     /// a command that gives up stops its servers rather than exiting under their threads.
-    func write(_ fields: [String: String], orStop stop: () async -> Void) async throws {
+    package func write(_ fields: [String: String], orStop stop: () async -> Void) async throws {
         TerminationSignals.install()
         do {
             let data = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])

@@ -12,7 +12,7 @@ import Synchronization
 /// With `CASHIER_EXIT_WITH_PARENT=1` in the environment (as `make test` sets it), the process that
 /// started the command going away counts as the first signal: a test run that crashes must not
 /// leave servers behind holding its output open.
-enum TerminationSignals {
+package enum TerminationSignals {
     /// Whether the first signal came, and who waits for it.
     private static let state = Mutex<(signalled: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
     /// The signal sources while installed (kept alive: a released source stops delivering).
@@ -27,7 +27,7 @@ enum TerminationSignals {
 
     /// Catches SIGINT and SIGTERM from now on (again only once). The ready file is written after
     /// this, so whoever reads it may signal at once and the command still stops cleanly.
-    static func install() {
+    package static func install() {
         sources.withLock { sources in
             guard sources.isEmpty else { return }
             for number in [SIGINT, SIGTERM] {
@@ -57,7 +57,7 @@ enum TerminationSignals {
 
     /// Back to the signals' defaults (the command gave up before it was up), and forgets a
     /// signal that came meanwhile.
-    static func uninstall() {
+    package static func uninstall() {
         sources.withLock { sources in
             for installed in sources {
                 installed.source.cancel()
@@ -69,7 +69,7 @@ enum TerminationSignals {
     }
 
     /// Returns once the first signal has come (at once if it came already), installing first.
-    static func wait() async {
+    package static func wait() async {
         install()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let came = state.withLock { state in

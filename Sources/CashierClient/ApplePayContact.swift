@@ -1,6 +1,8 @@
+import Foundation
+
 /// A contact from the payment sheet, in Apple Pay JS's `ApplePayPaymentContact` fields (what the
 /// PassKit glue reads from `PKContact`). The server keeps the ones that come with the token.
-public struct ApplePayContact: Sendable, Equatable {
+public struct ApplePayContact: Sendable, Equatable, Codable {
     public var givenName: String?
     public var familyName: String?
     public var emailAddress: String?
@@ -34,16 +36,26 @@ public struct ApplePayContact: Sendable, Equatable {
         self.countryCode = countryCode
     }
 
-    /// The fields that are set, as Apple Pay JS names them.
-    public var jsonObject: [String: Any] {
-        var object: [String: Any] = [:]
-        let fields: [(String, String?)] = [
-            ("givenName", givenName), ("familyName", familyName), ("emailAddress", emailAddress), ("phoneNumber", phoneNumber),
-            ("subLocality", subLocality), ("locality", locality), ("subAdministrativeArea", subAdministrativeArea),
-            ("administrativeArea", administrativeArea), ("postalCode", postalCode), ("country", country), ("countryCode", countryCode),
+    enum CodingKeys: String, CodingKey {
+        case givenName, familyName, emailAddress, phoneNumber, addressLines, subLocality, locality, subAdministrativeArea
+        case administrativeArea, postalCode, country, countryCode
+    }
+
+    /// The fields that are set (an empty text or list is left out), as Apple Pay JS names them.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        let fields: [(CodingKeys, String?)] = [
+            (.givenName, givenName), (.familyName, familyName), (.emailAddress, emailAddress), (.phoneNumber, phoneNumber),
+            (.subLocality, subLocality), (.locality, locality), (.subAdministrativeArea, subAdministrativeArea),
+            (.administrativeArea, administrativeArea), (.postalCode, postalCode), (.country, country), (.countryCode, countryCode),
         ]
-        for (name, value) in fields { if let value, !value.isEmpty { object[name] = value } }
-        if let addressLines, !addressLines.isEmpty { object["addressLines"] = addressLines }
-        return object
+        for (key, value) in fields { if let value, !value.isEmpty { try container.encode(value, forKey: key) } }
+        if let addressLines, !addressLines.isEmpty { try container.encode(addressLines, forKey: .addressLines) }
+    }
+
+    /// The fields that are set, as Apple Pay JS names them (what ``encode(to:)`` writes).
+    public var jsonObject: [String: Any] {
+        let data = (try? JSONEncoder().encode(self)) ?? Data()
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
     }
 }

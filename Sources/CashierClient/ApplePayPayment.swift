@@ -1,3 +1,4 @@
+import CashierWire
 public import Foundation
 
 /// The authorised payment as the server takes it — a `PKPayment` as JSON (`token.paymentData`,
@@ -17,19 +18,35 @@ public enum ApplePayPayment {
         paymentData: Data, displayName: String?, network: String?, type: String, transactionIdentifier: String,
         billingContact: ApplePayContact? = nil, shippingContact: ApplePayContact? = nil
     ) throws -> Data {
-        guard let data = try? JSONSerialization.jsonObject(with: paymentData) else {
+        guard let data = try? JSONDecoder().decode(JSONValue.self, from: paymentData) else {
             throw CashierClientError(
                 code: "invalid_token",
                 message: "the payment has no token data (the simulator's sheet gives none: test on a device, or with the sandbox)")
         }
-        var method: [String: Any] = ["type": type]
-        if let displayName { method["displayName"] = displayName }
-        if let network { method["network"] = network }
-        var payment: [String: Any] = [
-            "token": ["paymentData": data, "paymentMethod": method, "transactionIdentifier": transactionIdentifier]
-        ]
-        if let billingContact { payment["billingContact"] = billingContact.jsonObject }
-        if let shippingContact { payment["shippingContact"] = shippingContact.jsonObject }
-        return try JSONSerialization.data(withJSONObject: payment, options: [.sortedKeys])
+        let payment = Payment(
+            token: .init(
+                paymentData: data, paymentMethod: .init(type: type, displayName: displayName, network: network),
+                transactionIdentifier: transactionIdentifier),
+            billingContact: billingContact, shippingContact: shippingContact)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(payment)
+    }
+
+    /// A `PKPayment` as Apple Pay JS writes it.
+    struct Payment: Encodable {
+        struct Token: Encodable {
+            struct Method: Encodable {
+                let type: String
+                let displayName: String?
+                let network: String?
+            }
+            let paymentData: JSONValue
+            let paymentMethod: Method
+            let transactionIdentifier: String
+        }
+        let token: Token
+        let billingContact: ApplePayContact?
+        let shippingContact: ApplePayContact?
     }
 }

@@ -11,14 +11,19 @@ public struct ApplePayPaymentRequest: Sendable, Equatable {
         /// `true` for a `pending` amount (not yet known).
         public let isPending: Bool
 
-        /// `{"label", "amount", "type"}` as the server sends it; `nil` unless the amount is a plain decimal.
-        init?(json: Any?) {
-            guard let item = json as? [String: Any], let label = item["label"] as? String, let amount = item["amount"] as? String,
-                ApplePayPaymentRequest.isDecimal(amount)
-            else { return nil }
+        /// `{"label", "amount", "type"}` as the server sends it, each field read if present.
+        struct JSON: Decodable {
+            let label: String?
+            let amount: String?
+            let type: String?
+        }
+
+        /// `nil` unless it has a label and a plain decimal amount.
+        init?(_ item: JSON) {
+            guard let label = item.label, let amount = item.amount, ApplePayPaymentRequest.isDecimal(amount) else { return nil }
             self.label = label
             self.amount = amount
-            self.isPending = item["type"] as? String == "pending"
+            self.isPending = item.type == "pending"
         }
     }
 
@@ -28,13 +33,22 @@ public struct ApplePayPaymentRequest: Sendable, Equatable {
         public let detail: String
         public let amount: String
 
-        init?(json: Any?) {
-            guard let method = json as? [String: Any], let identifier = method["identifier"] as? String,
-                let label = method["label"] as? String, let amount = method["amount"] as? String, ApplePayPaymentRequest.isDecimal(amount)
+        /// `{"identifier", "label", "detail", "amount"}` as the server sends it, each field read if present.
+        struct JSON: Decodable {
+            let identifier: String?
+            let label: String?
+            let detail: String?
+            let amount: String?
+        }
+
+        /// `nil` unless it has an identifier, a label and a plain decimal amount.
+        init?(_ method: JSON) {
+            guard let identifier = method.identifier, let label = method.label, let amount = method.amount,
+                ApplePayPaymentRequest.isDecimal(amount)
             else { return nil }
             self.identifier = identifier
             self.label = label
-            self.detail = method["detail"] as? String ?? ""
+            self.detail = method.detail ?? ""
             self.amount = amount
         }
     }
@@ -62,41 +76,65 @@ public struct ApplePayPaymentRequest: Sendable, Equatable {
     /// A subscription, deferred charge or automatic reload the order asked for.
     public let commitment: ApplePayCommitment?
 
+    /// Apple Pay JS's request as the server writes it, each field read if present.
+    struct JSON: Decodable {
+        let merchantIdentifier: String?
+        let countryCode: String?
+        let currencyCode: String?
+        let supportedNetworks: [String]?
+        let merchantCapabilities: [String]?
+        let lineItems: [SummaryItem.JSON]?
+        let total: SummaryItem.JSON?
+        let shippingMethods: [ShippingMethod.JSON]?
+        let requiredBillingContactFields: [String]?
+        let requiredShippingContactFields: [String]?
+        let supportsCouponCode: Bool?
+        let applicationData: String?
+        let recurringPaymentRequest: ApplePayCommitment.Recurring?
+        let deferredPaymentRequest: ApplePayCommitment.Deferred?
+        let automaticReloadPaymentRequest: ApplePayCommitment.AutomaticReload?
+    }
+
     /// Reads the server's JSON (``WalletParameters/applePayRequest(_:)``).
     /// - Throws: ``CashierClientError`` naming the field that is missing.
     public init(json: Data) throws {
         func invalid(_ field: String) -> CashierClientError {
             CashierClientError(code: "invalid_response", message: "the Apple Pay request has no valid \(field)")
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else { throw invalid("JSON object") }
-        func string(_ key: String) throws -> String {
-            guard let value = object[key] as? String, !value.isEmpty else { throw invalid(key) }
+        let object: JSON
+        do {
+            object = try JSONDecoder().decode(JSON.self, from: json)
+        } catch {
+            throw invalid("JSON object (\(error))")
+        }
+        func string(_ value: String?, _ key: String) throws -> String {
+            guard let value, !value.isEmpty else { throw invalid(key) }
             return value
         }
-        func item(_ value: Any?, _ field: String) throws -> SummaryItem {
-            guard let item = SummaryItem(json: value) else { throw invalid(field) }
+        func item(_ value: SummaryItem.JSON?, _ field: String) throws -> SummaryItem {
+            guard let item = value.flatMap(SummaryItem.init) else { throw invalid(field) }
             return item
         }
-        merchantIdentifier = try string("merchantIdentifier")
-        countryCode = try string("countryCode")
-        currencyCode = try string("currencyCode")
-        supportedNetworks = object["supportedNetworks"] as? [String] ?? []
-        merchantCapabilities = object["merchantCapabilities"] as? [String] ?? []
+        merchantIdentifier = try string(object.merchantIdentifier, "merchantIdentifier")
+        countryCode = try string(object.countryCode, "countryCode")
+        currencyCode = try string(object.currencyCode, "currencyCode")
+        supportedNetworks = object.supportedNetworks ?? []
+        merchantCapabilities = object.merchantCapabilities ?? []
         guard !supportedNetworks.isEmpty else { throw invalid("supportedNetworks") }
         guard merchantCapabilities.contains("supports3DS") || merchantCapabilities.contains("supportsEMV") else {
             throw invalid("merchantCapabilities (supports3DS or supportsEMV)")
         }
-        lineItems = try (object["lineItems"] as? [Any] ?? []).enumerated().map { try item($1, "lineItems[\($0)]") }
-        total = try item(object["total"], "total")
-        shippingMethods = try (object["shippingMethods"] as? [Any] ?? []).enumerated().map { index, method in
-            guard let method = ShippingMethod(json: method) else { throw invalid("shippingMethods[\(index)]") }
+        lineItems = try (object.lineItems ?? []).enumerated().map { try item($1, "lineItems[\($0)]") }
+        total = try item(object.total, "total")
+        shippingMethods = try (object.shippingMethods ?? []).enumerated().map { index, method in
+            guard let method = ShippingMethod(method) else { throw invalid("shippingMethods[\(index)]") }
             return method
         }
-        requiredBillingContactFields = object["requiredBillingContactFields"] as? [String] ?? []
-        requiredShippingContactFields = object["requiredShippingContactFields"] as? [String] ?? []
-        supportsCouponCode = object["supportsCouponCode"] as? Bool ?? false
+        requiredBillingContactFields = object.requiredBillingContactFields ?? []
+        requiredShippingContactFields = object.requiredShippingContactFields ?? []
+        supportsCouponCode = object.supportsCouponCode ?? false
         commitment = try ApplePayCommitment(request: object)
-        if let encoded = object["applicationData"] as? String {
+        if let encoded = object.applicationData {
             guard let data = Data(base64Encoded: encoded) else { throw invalid("applicationData") }
             applicationData = data
         } else {

@@ -28,26 +28,52 @@ public struct ApplePaySheetUpdate: Sendable, Equatable {
         self.orderTotal = orderTotal
     }
 
-    /// Reads Apple Pay JS's update shape (`newLineItems`, `newTotal`, `newShippingMethods`, `errors`).
-    init(json object: [String: Any]) throws {
+    /// `POST /v1/orders/{id}/payments/applepay/update`'s body: the client secret and the change.
+    struct Request: Encodable {
+        let client_secret: String
+        var shipping_method: String?
+        var shipping_contact: ApplePayContact?
+        var coupon_code: String?
+
+        init(_ change: Change, clientSecret: String) {
+            client_secret = clientSecret
+            switch change {
+            case .shippingMethod(let identifier): shipping_method = identifier
+            case .shippingContact(let contact): shipping_contact = contact
+            case .couponCode(let code): coupon_code = code
+            }
+        }
+    }
+
+    /// The answer in Apple Pay JS's update shape (`newLineItems`, `newTotal`, `newShippingMethods`,
+    /// `errors`) and the order's total.
+    struct Answer: Decodable {
+        let newLineItems: [ApplePayPaymentRequest.SummaryItem.JSON]?
+        let newTotal: ApplePayPaymentRequest.SummaryItem.JSON?
+        let newShippingMethods: [ApplePayPaymentRequest.ShippingMethod.JSON]?
+        let errors: [ApplePaySheetError]?
+        let order_total: String?
+    }
+
+    /// Reads the server's answer, each amount checked to be a plain decimal.
+    /// - Throws: ``CashierClientError`` `invalid_response` naming the field.
+    init(_ answer: Answer) throws {
         func invalid(_ field: String) -> CashierClientError {
             CashierClientError(code: "invalid_response", message: "the sheet update has no valid \(field)")
         }
-        let items = try (object["newLineItems"] as? [Any] ?? []).enumerated().map { index, item in
-            guard let item = ApplePayPaymentRequest.SummaryItem(json: item) else { throw invalid("newLineItems[\(index)]") }
+        let items = try (answer.newLineItems ?? []).enumerated().map { index, item in
+            guard let item = ApplePayPaymentRequest.SummaryItem(item) else { throw invalid("newLineItems[\(index)]") }
             return item
         }
-        guard let total = ApplePayPaymentRequest.SummaryItem(json: object["newTotal"]) else { throw invalid("newTotal") }
+        guard let total = answer.newTotal.flatMap(ApplePayPaymentRequest.SummaryItem.init) else { throw invalid("newTotal") }
         summaryItems = items + [total]
-        shippingMethods = try (object["newShippingMethods"] as? [Any]).map { list in
+        shippingMethods = try answer.newShippingMethods.map { list in
             try list.enumerated().map { index, method in
-                guard let method = ApplePayPaymentRequest.ShippingMethod(json: method) else {
-                    throw invalid("newShippingMethods[\(index)]")
-                }
+                guard let method = ApplePayPaymentRequest.ShippingMethod(method) else { throw invalid("newShippingMethods[\(index)]") }
                 return method
             }
         }
-        errors = (object["errors"] as? [Any] ?? []).compactMap(ApplePaySheetError.init(json:))
-        orderTotal = object["order_total"] as? String ?? total.amount
+        errors = answer.errors ?? []
+        orderTotal = answer.order_total ?? total.amount
     }
 }

@@ -1,3 +1,4 @@
+public import CashierWire
 public import Foundation
 
 #if canImport(FoundationNetworking)
@@ -29,7 +30,7 @@ public struct CashierClient: Sendable {
     /// The order as the server knows it.
     public func order(id: String, clientSecret: String) async throws -> ClientOrder {
         let query = clientSecret.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? clientSecret
-        return try ClientOrder(json: try await send("GET", "/v1/orders/\(id)?client_secret=\(query)"))
+        return try Self.decode(ClientOrder.self, from: try await send("GET", "/v1/orders/\(id)?client_secret=\(query)"), "order")
     }
 
     /// Starts a payment and returns what the wallet needs.
@@ -41,24 +42,24 @@ public struct CashierClient: Sendable {
     public func startPayment(orderID: String, clientSecret: String, method: PaymentMethod, returnURL: URL? = nil) async throws
         -> WalletParameters
     {
-        var body = ["method": method.rawValue, "client_secret": clientSecret]
-        if let returnURL { body["return_url"] = returnURL.absoluteString }
-        let object = try await send("POST", "/v1/orders/\(orderID)/payments", body)
-        return try WalletParameters(json: object, method: method)
+        guard PaymentMethod.startedFromApps.contains(method) else { throw WalletParameters.notFromTheApp(method) }
+        let body = PaymentRequestBody(method: method.rawValue, client_secret: clientSecret, return_url: returnURL?.absoluteString)
+        let answer = try await send("POST", "/v1/orders/\(orderID)/payments", body)
+        return try WalletParameters(Self.decode(PaymentStartJSON.self, from: answer, "\(method.rawValue) parameters"), method: method)
     }
 
     /// Sends an Apple Pay token (the `PKPayment` as JSON) for the server to verify, decrypt and
     /// authorise. - Returns: the status to complete the sheet with (`PKPaymentAuthorizationStatus`).
     public func authorizeApplePay(orderID: String, clientSecret: String, paymentJSON: Data) async throws -> ApplePayAuthorization {
-        guard let token = try? JSONSerialization.jsonObject(with: paymentJSON) else {
-            throw CashierClientError(code: "invalid_token", message: "the Apple Pay payment is not JSON")
+        guard let token = try? JSONDecoder().decode(JSONObject.self, from: paymentJSON) else {
+            throw CashierClientError(code: "invalid_token", message: "the Apple Pay payment is not a JSON object")
         }
-        let object = try await send(
-            "POST", "/v1/orders/\(orderID)/payments/applepay/authorize", ["token": token, "client_secret": clientSecret])
+        let answer = try await send(
+            "POST", "/v1/orders/\(orderID)/payments/applepay/authorize", ApplePayAuthorizeBody(token: token, client_secret: clientSecret))
+        let authorization = try Self.decode(ApplePayAuthorizationAnswer.self, from: answer, "Apple Pay authorisation")
         return ApplePayAuthorization(
-            status: object["status"] as? Int ?? 1,
-            orderStatus: ClientOrder.Status(rawValue: object["order_status"] as? String ?? "") ?? .unknown,
-            errors: (object["errors"] as? [Any] ?? []).compactMap(ApplePaySheetError.init(json:)))
+            status: authorization.status, orderStatus: ClientOrder.Status(rawValue: authorization.order_status) ?? .unknown,
+            errors: authorization.errors ?? [])
     }
 
     /// Tells the server what the payer changed on the sheet (a shipping method, a shipping
@@ -66,13 +67,9 @@ public struct CashierClient: Sendable {
     public func updateApplePaySheet(orderID: String, clientSecret: String, change: ApplePaySheetUpdate.Change) async throws
         -> ApplePaySheetUpdate
     {
-        var body: [String: Any] = ["client_secret": clientSecret]
-        switch change {
-        case .shippingMethod(let identifier): body["shipping_method"] = identifier
-        case .shippingContact(let contact): body["shipping_contact"] = contact.jsonObject
-        case .couponCode(let code): body["coupon_code"] = code
-        }
-        return try ApplePaySheetUpdate(json: try await send("POST", "/v1/orders/\(orderID)/payments/applepay/update", body))
+        let body = ApplePaySheetUpdate.Request(change, clientSecret: clientSecret)
+        let answer = try await send("POST", "/v1/orders/\(orderID)/payments/applepay/update", body)
+        return try ApplePaySheetUpdate(Self.decode(ApplePaySheetUpdate.Answer.self, from: answer, "sheet update"))
     }
 
     // MARK: Confirmation
@@ -150,7 +147,14 @@ public struct CashierClient: Sendable {
 
     // MARK: Transport
 
-    func send(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
+    /// The body of the server's 2xx answer to `method` `path` with `body` as JSON.
+    func send(_ method: String, _ path: String, _ body: some Encodable) async throws -> Data {
+        try await send(method, path, json: try JSONEncoder().encode(body))
+    }
+
+    /// The body of the server's 2xx answer to `method` `path` (with `json` as the body, when given).
+    /// - Throws: ``CashierClientError`` with the server's code and message for any other status.
+    func send(_ method: String, _ path: String, json body: Data? = nil) async throws -> Data {
         guard let url = URL(string: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path) else {
             throw CashierClientError(code: "invalid_request", message: "cannot form a URL for \(path)")
         }
@@ -159,21 +163,30 @@ public struct CashierClient: Sendable {
         request.setValue("Bearer \(publishableKey)", forHTTPHeaderField: "Authorization")
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+            request.httpBody = body
         }
         let (data, response) = try await session.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         guard (200..<300).contains(status) else {
-            let error = object["error"] as? [String: Any]
+            let error = (try? JSONDecoder().decode(HTTPErrorBody.self, from: data))?.error
             let wait = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Retry-After").flatMap {
                 Int($0.trimmingCharacters(in: .whitespaces))
             }
             throw CashierClientError(
-                code: error?["code"] as? String ?? "http_\(status)",
-                message: error?["message"] as? String ?? "the server answered HTTP \(status)",
+                code: error?.code ?? "http_\(status)", message: error?.message ?? "the server answered HTTP \(status)",
                 httpStatus: status, retryAfter: wait.flatMap { $0 >= 0 ? .seconds($0) : nil })
         }
-        return object
+        return data
+    }
+
+    /// `data` read as `type`. - Throws: ``CashierClientError`` `invalid_response` naming `what`.
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data, _ what: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch let error as CashierClientError {
+            throw error
+        } catch {
+            throw CashierClientError(code: "invalid_response", message: "the server's \(what) cannot be read: \(error)")
+        }
     }
 }

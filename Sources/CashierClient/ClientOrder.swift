@@ -1,4 +1,4 @@
-import Foundation
+import CashierWire
 
 /// An order as the app sees it (amounts in minor units, as the server sends them).
 public struct ClientOrder: Sendable, Equatable {
@@ -17,16 +17,21 @@ public struct ClientOrder: Sendable, Equatable {
     public let amount: String
     public let amountMinor: Int64
     public let currency: String
+}
 
-    init(json: [String: Any]) throws {
-        guard let id = json["id"] as? String, let amount = json["amount"] as? [String: Any] else {
-            throw CashierClientError(code: "invalid_response", message: "the server's order has no id or amount")
-        }
-        self.id = id
-        outTradeNo = json["out_trade_no"] as? String ?? ""
-        status = Status(rawValue: json["status"] as? String ?? "") ?? .unknown
-        self.amount = amount["amount"] as? String ?? ""
-        amountMinor = (amount["amount_minor"] as? NSNumber)?.int64Value ?? 0
-        currency = amount["currency"] as? String ?? ""
+extension ClientOrder: Decodable {
+    enum Key: String, CodingKey { case id, out_trade_no, status, amount }
+
+    /// Reads the server's order (`OrderJSON`): its id and amount are required; a status this SDK
+    /// does not know reads as `unknown`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        id = try container.decode(String.self, forKey: .id)
+        let amount = try container.decode(Amount.self, forKey: .amount)
+        outTradeNo = try container.decodeIfPresent(String.self, forKey: .out_trade_no) ?? ""
+        status = Status(rawValue: try container.decodeIfPresent(String.self, forKey: .status) ?? "") ?? .unknown
+        self.amount = amount.amount
+        amountMinor = amount.amount_minor
+        currency = amount.currency
     }
 }

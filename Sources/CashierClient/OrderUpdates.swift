@@ -1,3 +1,4 @@
+import CashierWire
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -86,12 +87,11 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, @unchecked Send
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if let failure = lock.withLock({ failure }) {
-            let object = (try? JSONSerialization.jsonObject(with: Data(failure.body))) as? [String: Any]
-            let detail = object?["error"] as? [String: Any]
+            let detail = (try? JSONDecoder().decode(HTTPErrorBody.self, from: Data(failure.body)))?.error
             continuation.finish(
                 throwing: CashierClientError(
-                    code: detail?["code"] as? String ?? "http_\(failure.status)",
-                    message: detail?["message"] as? String ?? "the stream answered HTTP \(failure.status)", httpStatus: failure.status))
+                    code: detail?.code ?? "http_\(failure.status)",
+                    message: detail?.message ?? "the stream answered HTTP \(failure.status)", httpStatus: failure.status))
         } else if let error, (error as? URLError)?.code != .cancelled {
             continuation.finish(throwing: error)
         } else {
@@ -119,9 +119,7 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, @unchecked Send
             default: continue
             }
         }
-        guard name == "order", let object = try? JSONSerialization.jsonObject(with: Data(data.joined(separator: "\n").utf8)),
-            let json = object as? [String: Any]
-        else { return nil }
-        return try? ClientOrder(json: json)
+        guard name == "order" else { return nil }
+        return try? JSONDecoder().decode(ClientOrder.self, from: Data(data.joined(separator: "\n").utf8))
     }
 }

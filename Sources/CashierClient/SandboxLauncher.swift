@@ -41,10 +41,9 @@ public struct SandboxLauncher: PaymentLauncher {
             return .wechat(errCode: behavior == .pay ? 0 : (behavior == .cancel ? -2 : -1))
         case .alipayOrderString(let orderString):
             if behavior == .reportSuccessWithoutPaying { return .alipay(resultStatus: "9000", memo: "", result: "{}") }
-            let answer = try await post("sandbox/pay", ["provider": "alipay", "order_string": orderString, "outcome": outcome])
-            return .alipay(
-                resultStatus: answer["resultStatus"] as? String ?? "6004", memo: answer["memo"] as? String ?? "",
-                result: answer["result"] as? String ?? "")
+            let data = try await post("sandbox/pay", ["provider": "alipay", "order_string": orderString, "outcome": outcome])
+            let answer = try? JSONDecoder().decode(AlipayAnswer.self, from: data)
+            return .alipay(resultStatus: answer?.resultStatus ?? "6004", memo: answer?.memo ?? "", result: answer?.result ?? "")
         case .webPage(let url):
             // The browser: opening Alipay's cashier creates its trade; then the payer acts.
             if url.absoluteString.contains("/alipay/") { _ = try await session.data(from: url) }
@@ -64,31 +63,45 @@ public struct SandboxLauncher: PaymentLauncher {
             case .cancel: return .applePayDismissed
             case .reportSuccessWithoutPaying: return .applePayAuthorized(paymentJSON: Data(#"{"token":{"paymentData":{}}}"#.utf8))
             case .pay, .fail:
-                let object = (try? JSONSerialization.jsonObject(with: request)) as? [String: Any] ?? [:]
-                let total = object["total"] as? [String: Any]
-                var mint: [String: Any] = [
-                    "amount": total?["amount"] as? String ?? order.amount, "currency": object["currencyCode"] as? String ?? order.currency,
+                let object = try? JSONDecoder().decode(ApplePayRequest.self, from: request)
+                var mint = [
+                    "amount": object?.total?.amount ?? order.amount, "currency": object?.currencyCode ?? order.currency,
                 ]
-                if let applicationData = (object["applicationData"] as? String).flatMap({ Data(base64Encoded: $0) }) {
+                if let applicationData = object?.applicationData.flatMap({ Data(base64Encoded: $0) }) {
                     mint["application_data"] = applicationData.map { String(format: "%02x", $0) }.joined()
                 }
                 if behavior == .fail { mint["card"] = "4000000000000002" }  // the sandbox processor declines it
-                let payment = try await post("sandbox/applepay/token", mint)
-                return .applePayAuthorized(paymentJSON: try JSONSerialization.data(withJSONObject: payment))
+                return .applePayAuthorized(paymentJSON: try await post("sandbox/applepay/token", mint))
             }
         }
     }
 
-    private func post(_ path: String, _ body: [String: Any]) async throws -> [String: Any] {
+    /// The Alipay app's answer as the sandbox plays it.
+    private struct AlipayAnswer: Decodable {
+        let resultStatus: String?
+        let memo: String?
+        let result: String?
+    }
+
+    /// What the token minter needs of the server's Apple Pay request.
+    private struct ApplePayRequest: Decodable {
+        struct Total: Decodable { let amount: String? }
+        let total: Total?
+        let currencyCode: String?
+        let applicationData: String?
+    }
+
+    /// The sandbox's answer to `path` with `body`.
+    private func post(_ path: String, _ body: [String: String]) async throws -> Data {
         var request = URLRequest(url: sandboxURL.appendingPathComponent(path), timeoutInterval: 30)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        request.httpBody = try JSONEncoder().encode(body)
         let (data, response) = try await session.data(for: request)
         guard let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) else {
             throw CashierClientError(
                 code: "sandbox_error", message: "the sandbox refused \(path): \(String(decoding: data, as: UTF8.self))")
         }
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return data
     }
 }

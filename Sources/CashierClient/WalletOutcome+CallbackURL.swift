@@ -11,11 +11,21 @@ extension WalletOutcome {
         guard url.host == "safepay",
             let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery,
             let json = query.removingPercentEncoding,  // '+' stays '+': the JSON may carry base64
-            let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any],
-            let memo = object["memo"] as? [String: Any],
-            let status = (memo["ResultStatus"] ?? memo["resultStatus"]) as? String
+            let memo = (try? JSONDecoder().decode(AlipayCallback.self, from: Data(json.utf8)))?.memo,
+            let status = memo.ResultStatus ?? memo.resultStatus
         else { return nil }
-        self = .alipay(resultStatus: status, memo: memo["memo"] as? String ?? "", result: memo["result"] as? String ?? "")
+        self = .alipay(resultStatus: status, memo: memo.memo ?? "", result: memo.result ?? "")
+    }
+
+    /// The JSON in Alipay's return URL: `{"memo":{"ResultStatus":…,"memo":…,"result":…}}`.
+    private struct AlipayCallback: Decodable {
+        struct Memo: Decodable {
+            let ResultStatus: String?
+            let resultStatus: String?
+            let memo: String?
+            let result: String?
+        }
+        let memo: Memo?
     }
 
     /// WeChat's return URL after a payment, `wx<appid>://pay/?returnKey=…&ret=0` (`ret` is

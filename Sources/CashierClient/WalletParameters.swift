@@ -1,3 +1,4 @@
+import CashierWire
 public import Foundation
 
 /// What the app hands to the wallet.
@@ -12,36 +13,46 @@ public enum WalletParameters: Sendable, Equatable {
     case alipayQRCode(String)
     /// The payment request as Apple Pay JS / a `PKPaymentRequest` mapping takes it (JSON).
     case applePayRequest(Data)
-    /// A page to open in a browser or web view (WeChat H5, Alipay's web cashier).
+    /// A page to open in a browser or web view (WeChat H5, Alipay's web cashiers).
     case webPage(URL)
 
-    init(json: [String: Any], method: PaymentMethod) throws {
+    /// What the server's answer (`PaymentStartJSON`) tells the app's wallet to do for `method`.
+    /// - Throws: ``CashierClientError`` `invalid_response` when the answer lacks what `method` needs.
+    init(_ start: PaymentStartJSON, method: PaymentMethod) throws {
         func missing(_ field: String) -> CashierClientError {
             CashierClientError(code: "invalid_response", message: "the server's \(method.rawValue) parameters have no \(field)")
         }
-        switch method {
-        case .wechatApp:
-            guard let object = json["wechat"] as? [String: String] else { throw missing("wechat") }
-            self = .wechat(try WeChatPayRequest(object))
-        case .wechatNative:
-            guard let code = json["code_url"] as? String else { throw missing("code_url") }
-            self = .wechatQRCode(code)
-        case .alipayApp:
-            guard let text = json["order_string"] as? String else { throw missing("order_string") }
-            self = .alipayOrderString(text)
-        case .alipayQR:
-            guard let code = json["qr_code"] as? String else { throw missing("qr_code") }
-            self = .alipayQRCode(code)
-        case .wechatH5, .alipayWap:
-            guard let text = json[method == .wechatH5 ? "mweb_url" : "url"] as? String, let url = URL(string: text) else {
-                throw missing(method == .wechatH5 ? "mweb_url" : "url")
-            }
+        switch (method, start.wallet) {
+        case (.wechatApp, .wechat(let fields)?): self = .wechat(try WeChatPayRequest(fields))
+        case (.wechatApp, _): throw missing("wechat")
+        case (.wechatNative, .wechatQRCode(let code)?): self = .wechatQRCode(code)
+        case (.wechatNative, _): throw missing("code_url")
+        case (.alipayApp, .alipayOrderString(let text)?): self = .alipayOrderString(text)
+        case (.alipayApp, _): throw missing("order_string")
+        case (.alipayQR, .alipayQRCode(let code)?): self = .alipayQRCode(code)
+        case (.alipayQR, _): throw missing("qr_code")
+        case (.wechatH5, .wechatH5(let text)?):
+            guard let url = URL(string: text) else { throw missing("mweb_url") }
             self = .webPage(url)
-        case .applePay:
-            guard let request = json["payment_request"],
-                let data = try? JSONSerialization.data(withJSONObject: request, options: [.sortedKeys])
-            else { throw missing("payment_request") }
-            self = .applePayRequest(data)
+        case (.wechatH5, _): throw missing("mweb_url")
+        case (.alipayWap, .alipayPage(let text, _)?), (.alipayPage, .alipayPage(let text, _)?):
+            guard let url = URL(string: text) else { throw missing("url") }
+            self = .webPage(url)
+        case (.alipayWap, _), (.alipayPage, _): throw missing("url")
+        case (.applePay, .applePayRequest(let request)?): self = .applePayRequest(request.sortedData)
+        case (.applePay, _): throw missing("payment_request")
+        case (.wechatJSAPI, _), (.wechatMiniProgram, _), (.wechatBarcode, _), (.alipayBarcode, _):
+            throw Self.notFromTheApp(method)
         }
+    }
+
+    /// `method` is not one an app starts: WeChat's browser and mini programs pay through their own
+    /// JavaScript, and the counter methods are the merchant's till collecting a payer's code.
+    static func notFromTheApp(_ method: PaymentMethod) -> CashierClientError {
+        CashierClientError(
+            code: "invalid_request",
+            message: "\(method.rawValue) is not started from an app (it is paid in WeChat's browser or a mini program, "
+                + "or collected at the counter): use wechat.app, wechat.native, wechat.h5, alipay.app, alipay.qr, "
+                + "alipay.wap, alipay.page or applepay")
     }
 }

@@ -1,4 +1,5 @@
 public import Cashier
+import CashierWire
 import Foundation
 
 /// A response to send. Header values containing CR or LF are dropped, never sent.

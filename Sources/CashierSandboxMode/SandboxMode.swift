@@ -9,7 +9,7 @@ public import WeChatPay
 
 /// Sandbox mode: the provider sandboxes on loopback with a WeChat Pay merchant, an Alipay app and
 /// an Apple Pay processing certificate of their own, and the merchant configuration that uses
-/// them — what `cashier serve --sandbox`, `cashier demo` and the end-to-end tests run.
+/// them — what `cashier-sandbox serve`, `cashier-sandbox demo` and the end-to-end tests run.
 public struct SandboxMode: Sendable {
     public let sandbox: SandboxServer
     public let configuration: MerchantConfiguration

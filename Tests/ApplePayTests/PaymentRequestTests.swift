@@ -1,5 +1,6 @@
 import ApplePay
 import Cashier
+import CashierSandbox
 import Foundation
 import Testing
 

@@ -32,7 +32,7 @@ import Testing
     func mintThenDecrypt(rsa: Bool) async throws {
         let folder = Scratch.url("applepay-mint-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let minted = await CapturedIO.run(
+        let minted = await CapturedIO.runSandbox(
             ["applepay", "mint", "--out", folder, "--amount", "12.75", "--currency", "USD", "--application-data", "6f72646572"]
                 + (rsa ? ["--rsa"] : []))
         #expect(minted.status == 0, "\(minted.stderr)")
@@ -53,7 +53,7 @@ import Testing
     @Test func mintRefusesANegativeAmountAndWritesNothing() async throws {
         let folder = Scratch.url("applepay-mint-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let minted = await CapturedIO.run(["applepay", "mint", "--out", folder, "--amount", "-1.00"])
+        let minted = await CapturedIO.runSandbox(["applepay", "mint", "--out", folder, "--amount", "-1.00"])
         #expect(minted.status == 2)
         #expect(minted.stderr.contains("--amount must not be negative"))
         #expect(!FileManager.default.fileExists(atPath: folder))

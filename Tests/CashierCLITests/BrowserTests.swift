@@ -40,9 +40,9 @@ import Testing
         let receiver = try WebhookReceiver(failures: 0, down: true)
         let ready = folder.appendingPathComponent("ready.json")
         let server = try ChildProcess(
-            SandboxCommandTests.binary.path,
+            SandboxCommandTests.sandboxBinary.path,
             [
-                "serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path, "--webhook-url",
+                "serve", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path, "--webhook-url",
                 receiver.url.absoluteString,
             ],
             stdout: .null)
@@ -68,8 +68,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let ready = folder.appendingPathComponent("ready.json")
         let server = try ChildProcess(
-            SandboxCommandTests.binary.path,
-            ["serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path], stdout: .null)
+            SandboxCommandTests.sandboxBinary.path,
+            ["serve", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path], stdout: .null)
         defer { server.stopForGood() }
         let urls = try #require(try await readyFile(ready))
         let result = try await runSubprocess(

@@ -1,4 +1,5 @@
 import CashierCLI
+import CashierSandboxCLI
 import Foundation
 import Synchronization
 import TestSupport
@@ -29,12 +30,21 @@ final class CapturedIO: Sendable {
     var stdout: String { output.withLock { $0 } }
     var stderr: String { errors.withLock { $0 } }
 
-    /// Runs the tool and returns (status, stdout, stderr).
+    /// Runs the tool (`cashier`) and returns (status, stdout, stderr).
     static func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) async -> (
         status: Int32, stdout: String, stderr: String
     ) {
         let captured = CapturedIO(stdin: stdin, environment: environment)
         let status = await CashierTool.main(arguments: arguments, io: captured.io)
+        return (status, captured.stdout, captured.stderr)
+    }
+
+    /// Runs `cashier-sandbox` and returns (status, stdout, stderr).
+    static func runSandbox(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) async -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
+        let captured = CapturedIO(stdin: stdin, environment: environment)
+        let status = await CashierSandboxTool.main(arguments: arguments, io: captured.io)
         return (status, captured.stdout, captured.stderr)
     }
 }

@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func demoPassesEveryStep() async {
-        let result = await CapturedIO.run(["demo"])
+        let result = await CapturedIO.runSandbox(["demo"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("51.00 CNY"))
         #expect(!result.stdout.contains("FAIL"))

@@ -15,9 +15,11 @@ import WeChatPay
     static let wechatKey = "192006250b4c09247ec02edce69f6a2d"  // the sandbox's test merchant (TEST KEY)
     static let secretKey = "sk_test_" + String(repeating: "m", count: 24)
 
-    static func start(_ arguments: [String], environment: [String: String] = [:], output: Pipe = Pipe()) throws -> ChildProcess {
+    static func start(
+        _ arguments: [String], binary: URL = SandboxCommandTests.binary, environment: [String: String] = [:], output: Pipe = Pipe()
+    ) throws -> ChildProcess {
         try ChildProcess(
-            SandboxCommandTests.binary.path, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            binary.path, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
             stdout: .pipe(output), stderr: .pipe(output))
     }
 
@@ -56,13 +58,15 @@ import WeChatPay
         ///   - sqlite: a SQLite file instead of a fresh PostgreSQL database (one instance).
         init(instances count: Int, publicPort: Int? = nil, ports: [Int], sqlite: Bool = false) async throws {
             try #require(
-                FileManager.default.isExecutableFile(atPath: SandboxCommandTests.binary.path), "build the cashier executable first")
+                FileManager.default.isExecutableFile(atPath: SandboxCommandTests.sandboxBinary.path), "build the executables first")
             folder = Scratch.url("cashier-multi-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             database = sqlite ? folder.appendingPathComponent("cashier.db").path : try await TestPostgres.freshDatabase()
             self.ports = ports
             let sandboxReady = folder.appendingPathComponent("sandbox.json")
-            processes.append(try MultiInstanceTests.start(["sandbox", "--ready-file", sandboxReady.path, "--time-scale", "0.001"]))
+            processes.append(
+                try MultiInstanceTests.start(
+                    ["gateways", "--ready-file", sandboxReady.path, "--time-scale", "0.001"], binary: SandboxCommandTests.sandboxBinary))
             let providers = try #require(try await readyFile(sandboxReady))
             sandboxURL = try #require(providers["sandbox_url"])
             wechatV2URL = try #require(providers["wechat_v2_url"].flatMap(URL.init(string:)))

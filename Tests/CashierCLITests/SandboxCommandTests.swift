@@ -8,13 +8,16 @@ import TestSupport
 import Testing
 import WeChatPay
 
-/// `cashier sandbox` as a user runs it: a separate process, a ready file, SIGTERM to stop.
+/// `cashier-sandbox gateways` as a user runs it: a separate process, a ready file, SIGTERM to stop.
 @Suite struct SandboxCommandTests {
     static let binary = packageRoot.appendingPathComponent(".build/debug/cashier")
+    static let sandboxBinary = packageRoot.appendingPathComponent(".build/debug/cashier-sandbox")
 
-    /// A fresh folder for one run's files, once the executable is known to be built.
+    /// A fresh folder for one run's files, once the executables are known to be built.
     static func scratchFolder() throws -> URL {
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the cashier executable first (swift build)")
+        for binary in [binary, sandboxBinary] {
+            try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the executables first (swift build)")
+        }
         let folder = Scratch.url("cashier-sandbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
@@ -27,13 +30,13 @@ import WeChatPay
         let ready = folder.appendingPathComponent("ready.json")
         let v3Key = TestKeys.rsa(0)
         let arguments = [
-            "sandbox", "--ready-file", ready.path, "--time-scale", "0.001", "--wechat-v3-mchid", "1230000109", "--wechat-v3-serial", "ABC",
+            "gateways", "--ready-file", ready.path, "--time-scale", "0.001", "--wechat-v3-mchid", "1230000109", "--wechat-v3-serial", "ABC",
             "--wechat-v3-public-key", v3Key.publicKey.pemRepresentation, "--wechat-api-v3-key-file",
             CapturedIO.secretFile("0123456789abcdefABCDEF0123456789"),
             "--alipay-app-id", "2021000000000009", "--alipay-app-public-key", Base64.encode(v3Key.publicKey.derRepresentation),
         ]
         let output = Pipe()
-        let process = try ChildProcess(Self.binary.path, arguments, stdout: .pipe(output))
+        let process = try ChildProcess(Self.sandboxBinary.path, arguments, stdout: .pipe(output))
         defer { process.stopForGood() }
 
         let urls = try await readyFile(ready)
@@ -106,7 +109,7 @@ import WeChatPay
         let ready = folder.appendingPathComponent("ready.json")
         let log = folder.appendingPathComponent("sandbox.log")
         let script = """
-            CASHIER_EXIT_WITH_PARENT=1 '\(Self.binary.path)' sandbox --ready-file '\(ready.path)' > '\(log.path)' 2>&1 &
+            CASHIER_EXIT_WITH_PARENT=1 '\(Self.sandboxBinary.path)' gateways --ready-file '\(ready.path)' > '\(log.path)' 2>&1 &
             echo $!
             while [ ! -s '\(ready.path)' ]; do sleep 0.05; done
             """

@@ -1,10 +1,12 @@
 import CashierCLI
+import CashierSandboxCLI
 import Foundation
 import TestSupport
 import Testing
 
-/// No secret on the command line: every option of every command is walked, and each one that
-/// takes a secret reads it from a file or the environment only.
+/// No secret on the command line: every option of every command of both tools (`cashier`,
+/// `cashier-sandbox`) is walked, and each one that takes a secret reads it from a file or the
+/// environment only.
 @Suite struct SecretOptionTests {
     /// Options with a value whose name sounds secret but whose value is not one (public material).
     static let notSecret: Set<String> = ["public-key", "wechat-v3-public-key", "alipay-app-public-key", "token"]
@@ -14,7 +16,7 @@ import Testing
     }
 
     @Test func everyOptionThatTakesASecretReadsAFileOrTheEnvironment() {
-        let options = Self.walk(CashierTool.root)
+        let options = Self.walk(CashierTool.root) + Self.walk(CashierSandboxTool.root)
         #expect(options.count > 40, "the walk reached \(options.count) options")
         let secretWords = ["key", "secret", "password", "passwd", "credential"]
         for (path, option) in options where option.valueName != nil && !Self.notSecret.contains(option.name) {
@@ -55,7 +57,7 @@ import Testing
 
     @Test func aPostgresPasswordInTheURLIsRefused() async {
         for url in ["postgres://cashier:hunter2@127.0.0.1:1/cashier", "postgresql://127.0.0.1:1/cashier?password=hunter2"] {
-            let refused = await CapturedIO.run(["serve", "--sandbox", "--db", url, "--port", "0"])
+            let refused = await CapturedIO.runSandbox(["serve", "--db", url, "--port", "0"])
             #expect(refused.status == 2 && refused.stderr.contains("PGPASSWORD"), "\(url): \(refused.stderr)")
             #expect(!refused.stderr.contains("hunter2"))
         }

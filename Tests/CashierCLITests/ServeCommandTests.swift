@@ -4,13 +4,17 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `cashier serve` as a user runs it in sandbox mode: a separate process, a ready file, an order
-/// paid through the sandbox's payer API, SIGTERM to stop; the order survives in the database.
+/// `cashier-sandbox serve` as a user runs it: a separate process, a ready file, an order paid
+/// through the sandbox's payer API, SIGTERM to stop; the order survives in the database. And
+/// `cashier serve --config`'s refusals.
 @Suite struct ServeCommandTests {
     @Test(.timeLimit(.minutes(3)))
     func sandboxModeTakesAnOrderToPaid() async throws {
         let binary = SandboxCommandTests.binary
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the cashier executable first (swift build)")
+        let sandboxBinary = SandboxCommandTests.sandboxBinary
+        for binary in [binary, sandboxBinary] {
+            try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the executables first (swift build)")
+        }
         let folder = Scratch.url("cashier-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -18,8 +22,8 @@ import Testing
         let output = Pipe()
         let log = Pipe()
         let process = try ChildProcess(
-            binary.path,
-            ["serve", "--sandbox", "--access-log", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path],
+            sandboxBinary.path,
+            ["serve", "--access-log", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path],
             stdout: .pipe(output), stderr: .pipe(log))
         defer { process.stopForGood() }
         let urls = try await readyFile(ready)
@@ -108,11 +112,14 @@ import Testing
     @Test(.timeLimit(.minutes(2)))
     func aReadyFileThatCannotBeWrittenStopsCleanly() async throws {
         let binary = SandboxCommandTests.binary.path
+        let sandboxBinary = SandboxCommandTests.sandboxBinary.path
         let folder = try SandboxCommandTests.scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = folder.appendingPathComponent("cashier.db").path
         let nowhere = "/nonexistent-\(UUID().uuidString)"
-        for arguments in [["serve", "--sandbox", "--db", database], ["sandbox"], ["serve", "--config", "/dev/null"]] {
+        for (binary, arguments) in [
+            (sandboxBinary, ["serve", "--db", database]), (sandboxBinary, ["gateways"]), (binary, ["serve", "--config", "/dev/null"]),
+        ] {
             let missing = try await runSubprocess(binary, arguments + ["--ready-file", nowhere + "/ready.json"])
             #expect(
                 missing.status == 2 && missing.stdout.isEmpty
@@ -125,15 +132,15 @@ import Testing
         let long = folder.appendingPathComponent(String(repeating: "r", count: 250)).path
         // Several times over: the process used to die of signal 11 in about one exit in ten, when
         // `exit` ran OpenSSL's clean-up under a thread still inside it.
-        let serve = ["serve", "--sandbox", "--db", database]
-        for arguments in Array(repeating: serve, count: 8) + [["sandbox"], ["sandbox"]] {
-            let failed = try await runSubprocess(binary, arguments + ["--ready-file", long])
+        let serve = ["serve", "--db", database]
+        for arguments in Array(repeating: serve, count: 8) + [["gateways"], ["gateways"]] {
+            let failed = try await runSubprocess(sandboxBinary, arguments + ["--ready-file", long])
             #expect(
                 failed.status == 1 && failed.stderr.contains("--ready-file: cannot write \(long): File name too long")
                     && !failed.stderr.contains("crashed"), "\(arguments): \(failed.status) \(failed.stderr)")
         }
         // In this process: the ports the banner printed are closed by the time the command returns.
-        let inProcess = await CapturedIO.run(["serve", "--sandbox", "--db", database, "--ready-file", long])
+        let inProcess = await CapturedIO.runSandbox(["serve", "--db", database, "--ready-file", long])
         let ports = inProcess.stdout.split(separator: "\n").compactMap { line -> UInt16? in
             guard line.hasPrefix("merchant API") || line.hasPrefix("sandbox "),
                 let port = line.split(separator: "127.0.0.1:").last?.prefix(while: \.isNumber)
@@ -158,7 +165,7 @@ import Testing
         #expect(broken.status == 2 && broken.stderr.contains("\(file.path): is not valid JSON: "), "\(broken.stderr)")
         let keys = await CapturedIO.run(["keys", "list", "--config", file.path])
         #expect(keys.status == 2 && keys.stderr.contains("config: \(file.path): is not valid JSON: "), "\(keys.stderr)")
-        let folder = await CapturedIO.run(["serve", "--sandbox", "--catalog", Scratch.folder.path])
+        let folder = await CapturedIO.runSandbox(["serve", "--catalog", Scratch.folder.path])
         #expect(
             folder.status == 2 && folder.stderr.contains("--catalog: \(Scratch.folder.path) is a folder, not a file"), "\(folder.stderr)")
         try Data(#"{"secret_key":"sk_inline_is_refused_000000000"}"#.utf8).write(to: file)

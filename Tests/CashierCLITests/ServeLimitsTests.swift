@@ -13,8 +13,8 @@ import Testing
     static func serve(in folder: URL, _ options: [String]) throws -> (ChildProcess, URL) {
         let ready = folder.appendingPathComponent("ready.json")
         let process = try ChildProcess(
-            SandboxCommandTests.binary.path,
-            ["serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path] + options,
+            SandboxCommandTests.sandboxBinary.path,
+            ["serve", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path] + options,
             stdout: .null, stderr: .null)
         return (process, ready)
     }
@@ -62,7 +62,7 @@ import Testing
     @Test(.timeLimit(.minutes(3)))
     func publishableRequestsFromOneAddressAreLimited() async throws {
         let wrong = try await runSubprocess(
-            SandboxCommandTests.binary.path, ["serve", "--sandbox", "--publishable-requests-per-minute", "lots"])
+            SandboxCommandTests.sandboxBinary.path, ["serve", "--publishable-requests-per-minute", "lots"])
         #expect(wrong.status == 2)
         #expect(wrong.stderr.contains("--publishable-requests-per-minute must be 0 (no limit) to 1000000"), "\(wrong.stderr)")
 

@@ -23,8 +23,9 @@ import Testing
             endpoint = HeldEndpoint()
             receiver = endpoint.httpServer()
             try receiver.start()
-            let binary = SandboxCommandTests.binary
-            try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the cashier executable first (swift build)")
+            let binary = SandboxCommandTests.sandboxBinary
+            try #require(
+                FileManager.default.isExecutableFile(atPath: binary.path), "build the cashier-sandbox executable first (swift build)")
             folder = Scratch.url("cashier-stop-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let ready = folder.appendingPathComponent("ready.json")
@@ -32,7 +33,7 @@ import Testing
             process = try ChildProcess(
                 binary.path,
                 [
-                    "serve", "--sandbox", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path,
+                    "serve", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path,
                     "--webhook-url", "http://127.0.0.1:\(receiver.port)/hooks",
                 ],
                 stdout: .pipe(output), stderr: .pipe(output))

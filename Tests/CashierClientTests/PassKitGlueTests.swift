@@ -9,7 +9,7 @@
     import Synchronization
     import Testing
 
-    import enum CashierClient.PaymentMethod
+    import typealias CashierClient.PaymentMethod
 
     /// The PassKit glue the README shows, compiled on Linux against a declaration of PassKit's
     /// surface (Tests/PlatformStubs) and driven the way PassKit drives it — shipping method, coupon,

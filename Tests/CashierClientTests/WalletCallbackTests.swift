@@ -4,6 +4,8 @@ import CashierClient
 import Foundation
 import Testing
 
+import typealias CashierClient.PaymentMethod
+
 /// What the app reads without a wallet SDK's help: Alipay's `safepay` and WeChat's `pay` return
 /// URLs, and the server's Apple Pay request typed for the PassKit mapping.
 @Suite struct WalletCallbackTests {
@@ -87,5 +89,20 @@ import Testing
         #expect(try refused { $0["lineItems"] = [["label": "Latte", "amount": "1e3"]] })
         #expect(try refused { $0["shippingMethods"] = [["identifier": "x", "label": "X", "amount": "1,000.00"]] })
         #expect(try !refused { _ in })
+    }
+}
+
+/// The methods an app does not start (WeChat's browser and mini programs pay through their own
+/// JavaScript; the counter methods are the merchant's till) are refused before the server is asked.
+@Suite struct ClientMethodTests {
+    @Test(arguments: PaymentMethod.allCases.filter { !PaymentMethod.startedFromApps.contains($0) })
+    func aMethodNoAppStartsIsRefusedHere(method: PaymentMethod) async {
+        #expect(PaymentMethod.allCases.count == 12 && PaymentMethod.startedFromApps.count == 8)
+        // Nothing listens on port 9: an attempt to reach the server would fail otherwise.
+        let client = CashierClient(baseURL: URL(string: "http://127.0.0.1:9")!, publishableKey: "pk_test")
+        let error = await #expect(throws: CashierClientError.self) {
+            try await client.startPayment(orderID: "ord_1", clientSecret: "s", method: method)
+        }
+        #expect(error?.code == "invalid_request" && error?.message.contains(method.rawValue) == true, "\(String(describing: error))")
     }
 }

@@ -53,15 +53,26 @@ import Testing
         #expect(unlisted.isEmpty, "read by the configuration but not in ConfigurationFile.knownKeys: \(unlisted)")
     }
 
-    /// The README's complete example has no key the server would refuse.
-    @Test func theReadmesExampleIsAccepted() throws {
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "### With real credentials"))
-        let start = try #require(readme.range(of: "```json\n", range: section.upperBound..<readme.endIndex))
-        let end = try #require(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
-        let example = try #require(
-            try JSONSerialization.jsonObject(with: Data(readme[start.upperBound..<end.lowerBound].utf8)) as? [String: Any])
+    /// The first JSON block after the heading containing `heading` in the document at `path`.
+    func example(in path: String, under heading: String) throws -> [String: Any] {
+        let text = try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8)
+        let section = try #require(text.range(of: heading), "\(path) has no '\(heading)'")
+        let start = try #require(text.range(of: "```json\n", range: section.upperBound..<text.endIndex))
+        let end = try #require(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
+        return try #require(try JSONSerialization.jsonObject(with: Data(text[start.upperBound..<end.lowerBound].utf8)) as? [String: Any])
+    }
+
+    /// The complete example in docs/configuration.md has no key the server would refuse.
+    @Test func theCompleteExampleIsAccepted() throws {
+        let example = try example(in: "docs/configuration.md", under: "## A complete example")
         #expect(example["applepay"] != nil && example["jobs"] != nil)
+        #expect(problem(example) == "accepted")
+    }
+
+    /// Nor has the README's minimal one, under "Going live".
+    @Test func theReadmesMinimalExampleIsAccepted() throws {
+        let example = try example(in: "README.md", under: "## Going live")
+        #expect(example["public_base_url"] != nil && example["secret_key_env"] != nil && example["webhook"] != nil)
         #expect(problem(example) == "accepted")
     }
 

@@ -162,7 +162,7 @@ import Testing
         let document = try #require(try JSONSerialization.jsonObject(with: MerchantServer.openAPIDocument()) as? [String: Any])
         let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
         let types: [String: any Decodable.Type] = [
-            "ApplePayAuthorization": AuthorizeBody.self, "ApplePaySheetUpdate": SheetUpdateBody.self,
+            "ApplePayAuthorization": ApplePayAuthorizeBody.self, "ApplePaySheetUpdate": SheetUpdateBody.self,
             "ApplePaySessionRequest": SessionBody.self, "OrderRequest": OrderRequest.self,
             "CaptureRequest": CaptureBody.self, "PaymentRequest": PaymentRequestBody.self,
             "RefundRequest": RefundBody.self, "WebhookResendRequest": WebhookRangeBody.self,

@@ -71,15 +71,6 @@ import Testing
         return seen
     }
 
-    /// The production server never links the simulators: sandbox mode is assembled outside it.
-    @Test func theServerDoesNotLinkTheSandboxes() async throws {
-        let description = try await Self.describe()
-        let byName = Dictionary(uniqueKeysWithValues: description.targets.map { ($0.name, $0) })
-        #expect(!Self.reach("CashierServer", in: byName).contains("CashierSandbox"))
-        // The check itself can fail: sandbox mode does link them.
-        #expect(Self.reach("CashierSandboxMode", in: byName).contains("CashierSandbox"))
-    }
-
     @Test func cashierClientDependsOnNoCModule() async throws {
         let description = try await Self.describe()
         let byName = Dictionary(uniqueKeysWithValues: description.targets.map { ($0.name, $0) })

@@ -1,7 +1,7 @@
 """What open checkout pages cost the server: order creations with no stream open, then with N
-order streams (GET /v1/orders/{id}/stream) open, against one `cashier serve --sandbox`.
+order streams (GET /v1/orders/{id}/stream) open, against one `cashier-sandbox serve`.
 
-    python3 scripts/bench/order_streams.py [STREAMS] [CASHIER_BINARY]
+    python3 scripts/bench/order_streams.py [STREAMS] [CASHIER_SANDBOX_BINARY]
 
 Prints the server's CPU for 200 order creations without and with the streams (and their ratio,
 measured in the same run), its RSS, and how long a paid order takes to reach its stream.
@@ -18,10 +18,10 @@ import time
 import urllib.request
 
 streams = int(sys.argv[1]) if len(sys.argv) > 1 else 500
-binary = sys.argv[2] if len(sys.argv) > 2 else ".build/debug/cashier"
+binary = sys.argv[2] if len(sys.argv) > 2 else ".build/debug/cashier-sandbox"
 folder = tempfile.mkdtemp(prefix="cashier-streams-")
 ready_file = os.path.join(folder, "ready.json")
-server = subprocess.Popen([binary, "serve", "--sandbox", "--db", os.path.join(folder, "cashier.db"), "--ready-file", ready_file,
+server = subprocess.Popen([binary, "serve", "--db", os.path.join(folder, "cashier.db"), "--ready-file", ready_file,
                            # every stream comes from 127.0.0.1: the per-address limit (256) would refuse the rest
                            "--per-ip-connection-limit", "0"],
                           stdout=subprocess.DEVNULL)

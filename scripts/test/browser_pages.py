@@ -3,7 +3,7 @@ Selenium through Debian's chromedriver; nothing is downloaded at run time).
 
     browser_pages.py API_URL SANDBOX_URL SECRET_KEY PUBLISHABLE_KEY SCREENSHOT_DIR RECEIVER_URL DOWNLOAD_DIR
 
-Run by Tests/CashierCLITests/BrowserTests.swift against `cashier serve --sandbox --webhook-url …`,
+Run by Tests/CashierCLITests/BrowserTests.swift against `cashier-sandbox serve --webhook-url …`,
 whose webhook receiver (RECEIVER_URL: POST /up, POST /down, GET /received) starts down. Prints
 one line per check and exits 1 if any failed.
 """

@@ -4,7 +4,7 @@ with a stand-in ApplePaySession), driven by Selenium through Debian's chromedriv
 
     checkout_pages.py API_URL SANDBOX_URL SECRET_KEY SCREENSHOT_DIR
 
-Run by Tests/CashierCLITests/BrowserTests.swift against `cashier serve --sandbox`. Each payer sees
+Run by Tests/CashierCLITests/BrowserTests.swift against `cashier-sandbox serve`. Each payer sees
 the right methods, pays through the sandbox, watches the page turn paid without reloading and
 lands on return_url; a foreign return_url is refused; an expired order offers nothing; a
 cancelled wallet returns to the choice. Prints one line per check; exits 1 if any failed.

@@ -14,7 +14,12 @@ public struct Deadline<Context: RequestContext>: Middleware {
     let startedLate: @Sendable () -> Void
     let finishedLate: @Sendable (HTTPServerRequest, HTTPServerResponse?) -> Void
 
-    /// - Parameter finishedLate: the late work's response (`nil` when it threw).
+    /// - Parameters:
+    ///   - limit: how long the handler may take before the caller is answered.
+    ///   - retryAfter: the seconds `Retry-After` suggests.
+    ///   - exempt: the requests not limited (they wait for someone on purpose).
+    ///   - startedLate: told when the caller is answered and the work goes on.
+    ///   - finishedLate: the late work's response (`nil` when it threw).
     public init(
         _ limit: Duration, retryAfter: Int = 1, exempt: @escaping @Sendable (HTTPServerRequest, Context) -> Bool = { _, _ in false },
         startedLate: @escaping @Sendable () -> Void = {},

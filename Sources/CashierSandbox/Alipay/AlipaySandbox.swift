@@ -2,6 +2,7 @@ import Alipay
 import Cashier
 public import CashierCrypto
 public import CashierHTTP
+import CashierWeb
 import Foundation
 
 /// An offline, stateful simulator of Alipay's `gateway.do`.

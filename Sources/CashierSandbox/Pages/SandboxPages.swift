@@ -1,6 +1,7 @@
 import ApplePay
 import Cashier
 import CashierHTTP
+import CashierWeb
 import Foundation
 import WeChatPay
 

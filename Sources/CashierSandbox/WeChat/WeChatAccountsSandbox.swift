@@ -1,6 +1,7 @@
 import Cashier
 import CashierCrypto
 import CashierHTTP
+import CashierWeb
 import Foundation
 
 /// WeChat's account APIs that give a server the payer's openid, as the sandbox plays them:

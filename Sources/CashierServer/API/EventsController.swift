@@ -40,7 +40,7 @@ struct EventsController: RouteCollection {
         routes.add(middleware.secretKey).add(middleware.ownOrder).get("/v1/orders/{id}/events", name: "events") { _, context in
             let id = context.parameters["id"]
             guard try await ledger.store.order(id: id) != nil else { throw APIError.noOrder(id, forTheseCredentials: false) }
-            return .json(EventPage(data: try await ledger.store.events(orderID: id).map(EventJSON.init)))
+            return .json(OrderEventPage(data: try await ledger.store.events(orderID: id).map(OrderEventJSON.init)))
         }
         routes.get("/v1/orders/{id}/stream", name: "stream") { request, context in
             try await stream(request, id: context.parameters["id"])

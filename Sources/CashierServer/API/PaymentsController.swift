@@ -60,7 +60,7 @@ struct PaymentsController: RouteCollection {
     /// (Foundation's writer traps on a bare string or number: a schema-driven fuzzer's first find).
     static func presented(_ raw: [UInt8]) throws -> ApplePayAuthorizer.Presented {
         let expected = #"{"token": <the PKPayment or its token as JSON>}"#
-        _ = try RequestProblem.decode(AuthorizeBody.self, from: raw, expected: expected)
+        _ = try RequestProblem.decode(ApplePayAuthorizeBody.self, from: raw, expected: expected)
         guard let body = (try? JSONSerialization.jsonObject(with: Data(raw))) as? [String: Any],
             let token = body["token"] as? [String: Any], let tokenJSON = try? JSONSerialization.data(withJSONObject: token)
         else {

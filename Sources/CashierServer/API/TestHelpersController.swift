@@ -17,7 +17,7 @@ struct TestHelpersController: RouteCollection {
         // The order's newest open WeChat Pay or Alipay attempt is paid in the sandbox, which
         // notifies this server as the provider would; answers the order once that notification is
         // recorded (up to 10 s).
-        routes.add(middleware.secretKey).post("/v1/test_helpers/orders/{id}/pay", name: "test_pay") { _, context in
+        routes.add(middleware.secretKey).add(middleware.ownOrder).post("/v1/test_helpers/orders/{id}/pay", name: "test_pay") { _, context in
             let id = context.parameters["id"]
             guard let order = try await ledger.store.order(id: id) else { throw APIError.noOrder(id, forTheseCredentials: false) }
             let open = try await ledger.store.payments(orderID: id).filter {

@@ -34,7 +34,7 @@ struct WebhooksController: RouteCollection {
             let body = try request.decode(WebhookRangeBody.self, expected: #"{"from":"2026-12-01","to":"2026-12-01"}"#)
             let range = try ReportRange(from: body.from, to: body.to, timeZone: ledger.configuration.timeZone)
             let messages = try await ledger.webhooks.resendFailed(in: range, by: context.actor)
-            return .json(ResendAnswer(resent: messages.count, data: messages.map(WebhookJSON.init)))
+            return .json(WebhookResendAnswer(resent: messages.count, data: messages.map(WebhookJSON.init)))
         }
         // Sent again at the webhook job's next run.
         platform.post("/v1/webhooks/{id}/resend", name: "resend_webhook") { _, context in

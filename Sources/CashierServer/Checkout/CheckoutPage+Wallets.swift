@@ -1,6 +1,7 @@
 import Cashier
 import CashierHTTP
 import CashierStore
+import CashierWeb
 import Foundation
 import WeChatPay
 

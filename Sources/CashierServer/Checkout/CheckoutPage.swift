@@ -2,6 +2,7 @@ import Cashier
 import CashierCrypto
 import CashierHTTP
 import CashierStore
+import CashierWeb
 import Foundation
 import WeChatPay
 

@@ -131,7 +131,7 @@ extension ConfigurationFile {
             throw Problem(
                 path: "applepay.processor",
                 reason: "\"sandbox\" authorises every token without moving money, so it runs only in sandbox mode "
-                    + "(`cashier serve --sandbox`); configure \"stripe\" (with applepay.stripe.secret_key_env) or \"adyen\" "
+                    + "(`cashier-sandbox serve`); configure \"stripe\" (with applepay.stripe.secret_key_env) or \"adyen\" "
                     + "(with applepay.adyen.api_key_env and merchant_account), or connect another processor by implementing ApplePay.PaymentProcessor"
             )
         case let other:

@@ -2,6 +2,7 @@ import Cashier
 import CashierCrypto
 import CashierHTTP
 import CashierStore
+import CashierWeb
 import Foundation
 
 /// The merchant dashboard at `/dashboard`: sign in with the secret key; an overview of the day,

@@ -29,14 +29,14 @@ struct ApplePayAuthorizer: Sendable {
     static func answer(
         _ status: ApplePay.AuthorizationStatus, _ order: StoredOrder, _ message: String, payment: String? = nil,
         errors: [ApplePay.SheetError] = []
-    ) -> AuthorizationAnswer {
-        AuthorizationAnswer(
+    ) -> ApplePayAuthorizationAnswer {
+        ApplePayAuthorizationAnswer(
             status: status.rawValue, order_status: order.status.rawValue, message: message, payment_id: payment,
-            errors: errors.isEmpty ? nil : errors)
+            errors: errors.isEmpty ? nil : errors.map(ApplePaySheetError.init))
     }
 
     /// Authorises `presented` for order `id`.
-    func authorize(_ id: String, _ presented: Presented, by identity: Identity) async throws -> AuthorizationAnswer {
+    func authorize(_ id: String, _ presented: Presented, by identity: Identity) async throws -> ApplePayAuthorizationAnswer {
         guard let applePay = ledger.configuration.applePay, let adapter = ledger.adapters.applePay else { throw Self.notConfigured }
         let order = try await ledger.orders.require(identity, id: id, clientSecret: presented.clientSecret)
         let parsed: ApplePay.PaymentToken
@@ -123,7 +123,7 @@ struct ApplePayAuthorizer: Sendable {
     }
 
     private func recordAuthorized(_ payment: StoredPayment, reference: String, card: String, order: StoredOrder) async throws
-        -> AuthorizationAnswer
+        -> ApplePayAuthorizationAnswer
     {
         let record = EventRecord(
             kind: .applePayAuthorized,
@@ -143,7 +143,7 @@ struct ApplePayAuthorizer: Sendable {
     /// attempt waits, `pending` with the processor's id, and nothing is paid until the processor's
     /// word (``applyDecision(_:reference:amount:authorized:status:by:fields:bodyHash:)``) or the
     /// query fallback says so. The sheet completes with success; the app waits for the order to say paid.
-    private func recordUndecided(_ payment: StoredPayment, reference: String, card: String) async throws -> AuthorizationAnswer {
+    private func recordUndecided(_ payment: StoredPayment, reference: String, card: String) async throws -> ApplePayAuthorizationAnswer {
         let recorded = try await store.recordPayment(
             .accepted(transactionID: reference), of: payment.id,
             record: EventRecord(kind: .applePayProcessing, detail: Ledger.detail(["card": card, "processor_reference": reference])),
@@ -186,7 +186,7 @@ struct ApplePayAuthorizer: Sendable {
     /// of payments (when it has one) decides; without one the attempt is recorded failed and
     /// reconciliation against the processor shows any charge that was made after all.
     private func unknownOutcome(_ payment: StoredPayment, adapter: ApplePayAdapter, order: StoredOrder, error: PaymentError) async throws
-        -> AuthorizationAnswer
+        -> ApplePayAuthorizationAnswer
     {
         let now = clock.now()
         if let listed = try? await adapter.processorPayments(

@@ -214,9 +214,3 @@ struct OrderService: Sendable {
             has_more: hasMore)
     }
 }
-
-/// `GET /v1/orders`'s answer.
-struct OrderPage: Encodable, Sendable {
-    let data: [OrderJSON]
-    let has_more: Bool
-}

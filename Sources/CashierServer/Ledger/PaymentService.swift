@@ -65,7 +65,7 @@ struct PaymentService: Sendable {
         if let counter {
             return try await ledger.counter.collect(start, with: counter, request: body)
         }
-        let parameters: [String: Any]
+        let parameters: WalletParameters
         do {
             parameters = try await place(start, with: adapter, request: body)
         } catch let error as PaymentError where ProviderAnswer.needsNewTradeNumber(error) {
@@ -103,12 +103,14 @@ struct PaymentService: Sendable {
         return Started(
             json: PaymentStartJSON(
                 method: method, paymentID: start.payment.id, outTradeNo: start.payment.outTradeNo,
-                api: method.wallet == .wechat ? (adapter.provider == .wechatV3 ? "v3" : "v2") : nil, parameters: parameters))
+                api: method.wallet == .wechat ? (adapter.provider == .wechatV3 ? "v3" : "v2") : nil, wallet: parameters))
     }
 
     /// The wallet's parameters for a reserved attempt. A refusal is recorded as the attempt's
     /// failure; no answer leaves it reserved and unpayable, and a retry places it again under its number.
-    private func place(_ start: PaymentStart, with adapter: any PaymentAdapter, request: PaymentRequestBody) async throws -> [String: Any] {
+    private func place(_ start: PaymentStart, with adapter: any PaymentAdapter, request: PaymentRequestBody) async throws
+        -> WalletParameters
+    {
         do {
             return try await adapter.place(start.payment, order: start.order, request: request)
         } catch let error as PaymentError

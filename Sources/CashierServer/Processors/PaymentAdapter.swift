@@ -21,8 +21,8 @@ protocol PaymentAdapter: Sendable {
     func prepare(_ request: PaymentRequestBody, method: PaymentMethod) async throws -> PreparedAttempt
 
     /// Places the reserved attempt with the provider (idempotent by its trade number) and signs
-    /// what the wallet needs. - Returns: the JSON for the app.
-    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any]
+    /// what the wallet needs. - Returns: what the app hands its wallet.
+    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> WalletParameters
 
     /// Asks where the attempt stands ("query when in doubt").
     func query(_ payment: StoredPayment) async throws -> ProviderPaymentState

@@ -2,6 +2,7 @@ import ApplePay
 import Cashier
 import CashierHTTP
 import CashierStore
+import CashierWire
 import Foundation
 
 // What the OpenAPI document says about the API's types beyond their `Codable` shape: the
@@ -57,7 +58,8 @@ extension OpenAPIDocument {
     }
 }
 
-extension Money: SchemaDocumented {
+extension Amount: SchemaDocumented {
+    static var schemaName: String { "Money" }
     static var schemaDescription: String? {
         "An amount: a decimal string and the same in minor units (fen, cents; never a float), and its ISO 4217 currency."
     }
@@ -236,7 +238,7 @@ extension SessionBody: SchemaDocumented {
     }
 }
 
-extension AuthorizeBody: SchemaDocumented {
+extension ApplePayAuthorizeBody: SchemaDocumented {
     static var schemaName: String { "ApplePayAuthorization" }
     static var schemaNotes: [String: [String: Any]] {
         [
@@ -358,13 +360,13 @@ extension WebhookJSON: SchemaExample, SchemaDocumented {
     }
 }
 
-extension ResendAnswer: SchemaExample, SchemaDocumented {
-    static var schemaExample: ResendAnswer { .init(resent: 1, data: [.schemaExample]) }
+extension WebhookResendAnswer: SchemaExample, SchemaDocumented {
+    static var schemaExample: WebhookResendAnswer { .init(resent: 1, data: [.schemaExample]) }
     static var schemaName: String { "WebhookResend" }
 }
 
-extension EventJSON: SchemaExample, SchemaDocumented {
-    static var schemaExample: EventJSON {
+extension OrderEventJSON: SchemaExample, SchemaDocumented {
+    static var schemaExample: OrderEventJSON {
         .init(
             sequence: 3, kind: "transition", from: "created", to: "paid", detail: #"{"transaction_id":"4200001234202612011234567890"}"#,
             body_sha256: nil, created: 1_796_113_830)
@@ -373,8 +375,8 @@ extension EventJSON: SchemaExample, SchemaDocumented {
     static var schemaNotes: [String: [String: Any]] { ["detail": OpenAPIDocument.note("A JSON object, as text.")] }
 }
 
-extension EventPage: SchemaExample, SchemaDocumented {
-    static var schemaExample: EventPage { .init(data: [.schemaExample]) }
+extension OrderEventPage: SchemaExample, SchemaDocumented {
+    static var schemaExample: OrderEventPage { .init(data: [.schemaExample]) }
     static var schemaName: String { "OrderEventList" }
 }
 
@@ -384,8 +386,8 @@ extension RefundAnswer: SchemaExample, SchemaDocumented {
     static var schemaDescription: String? { "The order's fields, and the refund just made beside them." }
 }
 
-extension AuthorizationAnswer: SchemaExample, SchemaDocumented {
-    static var schemaExample: AuthorizationAnswer {
+extension ApplePayAuthorizationAnswer: SchemaExample, SchemaDocumented {
+    static var schemaExample: ApplePayAuthorizationAnswer {
         .init(status: 0, order_status: "paid", message: "paid", payment_id: StoredPayment.example.id, errors: nil)
     }
     static var schemaName: String { "ApplePayAuthorizationResult" }
@@ -399,9 +401,9 @@ extension AuthorizationAnswer: SchemaExample, SchemaDocumented {
     }
 }
 
-extension ApplePay.SheetError: SchemaExample, SchemaDocumented {
-    static var schemaExample: ApplePay.SheetError {
-        ApplePay.SheetError(code: .shippingContactInvalid, contactField: "postalCode", message: "…")
+extension ApplePaySheetError: SchemaExample, SchemaDocumented {
+    static var schemaExample: ApplePaySheetError {
+        ApplePaySheetError(ApplePay.SheetError(code: .shippingContactInvalid, contactField: "postalCode", message: "…"))
     }
     static var schemaName: String { "ApplePayError" }
 }
@@ -410,7 +412,7 @@ extension PaymentStartJSON: SchemaExample, SchemaDocumented {
     static var schemaExample: PaymentStartJSON {
         PaymentStartJSON(
             method: .wechatNative, paymentID: StoredPayment.example.id, outTradeNo: StoredPayment.example.outTradeNo, api: "v2",
-            parameters: ["code_url": "weixin://wxpay/bizpayurl?pr=8Xw2yQ1"])
+            wallet: .wechatQRCode("weixin://wxpay/bizpayurl?pr=8Xw2yQ1"))
     }
     static var schemaName: String { "PaymentStart" }
     static var schemaNotes: [String: [String: Any]] {

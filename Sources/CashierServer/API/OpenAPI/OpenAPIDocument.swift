@@ -220,7 +220,7 @@ enum OpenAPIDocument {
                 method: "POST", path: "/v1/orders/{id}/payments/applepay/authorize", id: "authorizeApplePay", tag: "applepay",
                 summary:
                     "Verify an Apple Pay token (decrypt it when the server holds the processing key) and authorise it at the processor.",
-                access: .either, body: .json(AuthorizeBody.self), responses: [ok(AuthorizationAnswer.self)],
+                access: .either, body: .json(ApplePayAuthorizeBody.self), responses: [ok(ApplePayAuthorizationAnswer.self)],
                 callsProvider: true, conflicts: true),
             Operation(
                 method: "POST", path: "/v1/orders/{id}/payments/applepay/update", id: "updateApplePaySheet", tag: "applepay",
@@ -276,7 +276,7 @@ enum OpenAPIDocument {
                 callsProvider: true, conflicts: true),
             Operation(
                 method: "GET", path: "/v1/orders/{id}/events", id: "listOrderEvents", tag: "orders",
-                summary: "The order's append-only event log, oldest first.", access: .secret, responses: [ok(EventPage.self)]),
+                summary: "The order's append-only event log, oldest first.", access: .secret, responses: [ok(OrderEventPage.self)]),
             Operation(
                 method: "GET", path: "/v1/orders/{id}/stream", id: "streamOrder", tag: "orders",
                 summary: "The order as Server-Sent Events: an `order` event (data: the order) at once and at every change, id = the "
@@ -323,7 +323,7 @@ enum OpenAPIDocument {
                 method: "POST", path: "/v1/webhooks/resend", id: "resendFailedWebhooks", tag: "webhooks",
                 summary: "Send again every failed delivery queued from `from` to `to`.", access: .secret,
                 body: .json(WebhookRangeBody.self, example: ["from": "2026-12-01", "to": "2026-12-01"]),
-                responses: [ok(ResendAnswer.self)], conflicts: true),
+                responses: [ok(WebhookResendAnswer.self)], conflicts: true),
         ] + notificationOperations
     }
 

@@ -46,7 +46,7 @@ struct AlipayAdapter: CounterCollector, HeldKeyVerifying, Refunding, Reconciling
             goods: OrderFieldsForProviders.goods(order))
     }
 
-    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any] {
+    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> WalletParameters {
         let extras = extras(order)
         switch payment.method {
         case .alipayWap, .alipayPage:
@@ -61,7 +61,7 @@ struct AlipayAdapter: CounterCollector, HeldKeyVerifying, Refunding, Reconciling
             let form = try client.paymentPageForm(
                 method: apiMethod, outTradeNo: payment.outTradeNo, total: payment.amount, subject: order.description,
                 notifyURL: notifyURL, returnURL: returnURL, extras: extras)
-            return ["url": url.absoluteString, "form": form]
+            return .alipayPage(url: url.absoluteString, form: form)
         case .alipayApp:
             let fields: [String: Any] = [
                 "out_trade_no": payment.outTradeNo, "total_amount": payment.amount.decimalString, "subject": order.description,
@@ -74,11 +74,11 @@ struct AlipayAdapter: CounterCollector, HeldKeyVerifying, Refunding, Reconciling
             let orderString = try Alipay.OrderString.make(
                 appID: configuration.appID, signer: Alipay.Signer(privateKey: configuration.privateKey), notifyURL: notifyURL,
                 bizContent: biz, appAuthToken: subMerchant?.alipayAppAuthToken)
-            return ["order_string": orderString]
+            return .alipayOrderString(orderString)
         default:
             let qr = try await client.precreate(
                 outTradeNo: payment.outTradeNo, total: payment.amount, subject: order.description, notifyURL: notifyURL, extras: extras)
-            return ["qr_code": qr]
+            return .alipayQRCode(qr)
         }
     }
 

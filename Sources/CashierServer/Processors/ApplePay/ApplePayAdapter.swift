@@ -24,10 +24,10 @@ struct ApplePayAdapter: Refunding, Capturing, Reconciling {
         PreparedAttempt(appID: configuration.merchantIdentifier, merchantID: nil, payer: nil)
     }
 
-    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any] {
+    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> WalletParameters {
         var request = try ApplePaySheet(configuration: configuration).request(for: order).jsonObject()
         if takesCoupons { request["supportsCouponCode"] = true }
-        return ["payment_request": request]
+        return .applePayRequest(JSONValue(request))
     }
 
     /// An authorisation the processor accepted without deciding (Stripe's `processing`: the only

@@ -57,7 +57,7 @@ struct WeChatV2Adapter: CounterCollector, Refunding, Reconciling, HeldKeyVerifyi
         return prepared
     }
 
-    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any] {
+    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> WalletParameters {
         let client = client(appID: payment.appID)
         let tradeType: WeChatPay.V2.UnifiedOrder.TradeType =
             switch payment.method {
@@ -74,16 +74,12 @@ struct WeChatV2Adapter: CounterCollector, Refunding, Reconciling, HeldKeyVerifyi
                 goods: OrderFieldsForProviders.goods(order), expiresAt: OrderFieldsForProviders.expiry(order, now: clock.now()),
                 h5Site: tradeType == .mweb ? h5Site : nil))
         switch tradeType {
-        case .native: return ["code_url": result.codeURL ?? ""]
-        case .mweb: return ["mweb_url": result.mwebURL ?? ""]
+        case .native: return .wechatQRCode(result.codeURL ?? "")
+        case .mweb: return .wechatH5(result.mwebURL ?? "")
         case .jsapi:
-            return [
-                "wechat": try WalletJSON.object(WeChatPay.V2.JSAPIParameters(prepayID: result.prepayID, merchant: walletMerchant(client)))
-            ]
+            return try .wechat(WeChatPay.V2.JSAPIParameters(prepayID: result.prepayID, merchant: walletMerchant(client)))
         case .app:
-            return [
-                "wechat": try WalletJSON.object(WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: walletMerchant(client)))
-            ]
+            return try .wechat(WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: walletMerchant(client)))
         }
     }
 

@@ -37,7 +37,7 @@ struct WeChatV3Adapter: Refunding, Reconciling, NotificationSource, KeyMaintaini
         return prepared
     }
 
-    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> [String: Any] {
+    func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> WalletParameters {
         let client = client
         let appID = payment.appID ?? configuration.appID
         let kind: WeChatPay.V3.Client.PrepayKind =
@@ -53,20 +53,15 @@ struct WeChatV3Adapter: Refunding, Reconciling, NotificationSource, KeyMaintaini
             attach: OrderFieldsForProviders.metadata(order, limit: Self.attachLimit), goods: OrderFieldsForProviders.goods(order),
             expiresAt: OrderFieldsForProviders.expiry(order, now: clock.now()))
         switch kind {
-        case .native: return ["code_url": prepay.codeURL ?? ""]
-        case .h5: return ["mweb_url": prepay.h5URL ?? ""]
+        case .native: return .wechatQRCode(prepay.codeURL ?? "")
+        case .h5: return .wechatH5(prepay.h5URL ?? "")
         case .jsapi:
-            return [
-                "wechat": try WalletJSON.object(
-                    try WeChatPay.JSAPIParameters(appID: appID, prepayID: prepay.prepayID ?? "", merchant: client.merchant))
-            ]
+            return try .wechat(try WeChatPay.JSAPIParameters(appID: appID, prepayID: prepay.prepayID ?? "", merchant: client.merchant))
         case .app:
-            return [
-                "wechat": try WalletJSON.object(
-                    try WeChatPay.AppPayParameters(
-                        appID: client.partner?.subAppID ?? appID, prepayID: prepay.prepayID ?? "", merchant: client.merchant,
-                        partnerID: client.partner?.subMchID))
-            ]
+            return try .wechat(
+                try WeChatPay.AppPayParameters(
+                    appID: client.partner?.subAppID ?? appID, prepayID: prepay.prepayID ?? "", merchant: client.merchant,
+                    partnerID: client.partner?.subMchID))
         }
     }
 

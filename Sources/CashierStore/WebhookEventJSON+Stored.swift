@@ -1,0 +1,16 @@
+public import CashierWire
+
+extension WebhookEventJSON {
+    /// The event `type` about `order` (and `payment`, `refund` or `dispute`), created at `created` (Unix seconds).
+    public init(
+        id: String, type: String, created: Int64, order: StoredOrder, payment: StoredPayment? = nil, refund: StoredRefund? = nil,
+        dispute: DisputeJSON? = nil
+    ) {
+        self.init(
+            id: id, type: type, created: created,
+            data: Data(
+                order_id: order.id, out_trade_no: order.outTradeNo, status: order.status.rawValue, amount: Amount(order.total),
+                amount_refunded: Amount(order.refunded), refund_required: order.refundRequired, payment: payment.map(PaymentJSON.init),
+                refund: refund.map(RefundJSON.init), dispute: dispute))
+    }
+}
