@@ -139,7 +139,7 @@ import WeChatPay
     /// A route as the table names it.
     static func key(_ method: String, _ pattern: String) -> String { "\(method) \(pattern)" }
 
-    @Test(.timeLimit(.minutes(3))) func everyRouteTimesEveryCredential() async throws {
+    @Test(.timeLimit(.minutes(5))) func everyRouteTimesEveryCredential() async throws {
         let world = try await MatrixWorld()
         let routes = world.fixture.server.routeTable.map { Self.key($0.method, $0.pattern) }
         let missing = routes.filter { Self.expected[$0] == nil }
