@@ -27,7 +27,8 @@ final class ServerFixture: Sendable {
         publicBaseURL: String? = nil, queryAfter: TimeInterval = 10, webhook: WebhookDispatcher.Endpoint? = nil,
         expiryInterval: Duration = .seconds(60), catalog: Catalog? = nil, breakerThreshold: Int = 5, breakerCooldown: TimeInterval = 30,
         clock: any WallClock = SystemClock(), sandboxHelpers: Bool = false, reportLines: Int = ReportLineLimit.defaultPerOrder,
-        configure: (inout MerchantConfiguration) -> Void = { _ in }, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil
+        configure: (inout MerchantConfiguration) -> Void = { _ in }, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil,
+        providerTransport: (any HTTPTransport)? = nil
     ) async throws {
         self.clock = clock
         mode = try await SandboxMode.start(timeScale: 0.001)
@@ -49,7 +50,7 @@ final class ServerFixture: Sendable {
         store = try SQLiteOrderStore(path: databasePath, reportLinesPerOrder: reportLines)
         server = MerchantServer(
             configuration: configuration, store: store, clock: clock, audit: SecretsAudit.fromEnvironment(), accessLog: accessLog,
-            sandboxPayer: sandboxHelpers ? mode : nil)
+            sandboxPayer: sandboxHelpers ? mode : nil, providerTransport: providerTransport)
         try await server.start()
     }
 

@@ -1,0 +1,179 @@
+import Cashier
+import CashierCrypto
+import CashierCurl
+import CashierHTTP
+import CashierSandboxMode
+import CashierStore
+import Foundation
+import TestSupport
+import Testing
+import WeChatPay
+
+@testable import CashierServer
+
+/// The authorisation matrix's server and what each of its cells needs: a sandbox-mode server with
+/// the test helpers, two sub-merchants (`north`, `south`) and a key for each, a revoked key, a
+/// webhook endpoint, Apple Pay held for capture, and `/metrics` behind a token of its own.
+final class MatrixWorld: Sendable {
+    typealias Credential = AuthorizationMatrixTests.Credential
+
+    let fixture: ServerFixture
+    let receiver: WebhookReceiver
+    let northKey: String
+    let southKey: String
+    let revokedKey: String
+    let metricsToken = "mt_" + SecureRandom.alphanumeric(count: 32)
+    let today = BeijingTime.formatter("yyyy-MM-dd").string(from: Date())
+
+    init() async throws {
+        receiver = try WebhookReceiver(failures: 0)
+        let token = metricsToken
+        fixture = try await ServerFixture(webhook: .init(url: receiver.url, secret: "whsec_matrix"), sandboxHelpers: true) {
+            $0.subMerchants.append(IdempotencyScopeTests.south)
+            $0.applePay?.capture = .manual
+            $0.metricsAccess = .token(token)
+            $0.applePay?.adyenHMACKey = String(repeating: "0A", count: 32)
+        }
+        var keys: [String] = []
+        for (label, merchant) in [("north", "north"), ("south", "south"), ("rotated", nil)] as [(String, String?)] {
+            let (key, record) = MerchantServer.makeSecretKey(label: label, merchant: merchant)
+            try await fixture.store.createAPIKey(record)
+            if merchant == nil { _ = try await fixture.store.revokeAPIKey(id: record.id, now: Date()) }
+            keys.append(key)
+        }
+        (northKey, southKey, revokedKey) = (keys[0], keys[1], keys[2])
+        // The one credential /metrics takes: not any of the matrix's.
+        let metrics = await fixture.server.call("GET", "/metrics", headers: InProcess.bearer(token))
+        #expect(metrics.status == 200)
+    }
+
+    func stop() async {
+        await fixture.stop()
+        await receiver.server.stop()
+    }
+
+    var server: MerchantServer { fixture.server }
+
+    // MARK: State
+
+    /// What a cell's request names: a fresh order of `north`'s — the direct merchant's for Apple
+    /// Pay's held and authorised states —, in the state its route needs.
+    struct Made: Sendable {
+        var orderID = "ord_00000000000000000000none"
+        var secret = "ord_00000000000000000000none_secret_000000000000000000000000"
+        var outTradeNo = ""
+        var paymentID = "pay_none"
+        var webhookID = "whk_none"
+        /// An Apple Pay token for the order (a PKPayment's JSON).
+        var token: [String: Any]? {
+            tokenJSON.flatMap { (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any] }
+        }
+        var tokenJSON: Data?
+    }
+
+    enum Needs {
+        case nothing, order, pending, paid, held, applePayStarted, webhook
+    }
+
+    static func needs(_ route: String) -> Needs {
+        switch route {
+        case "POST /v1/orders/{id}/refunds", "POST /dashboard/orders/{id}/refund", "POST /dashboard/payments/{id}/refund": .paid
+        case "POST /v1/orders/{id}/capture", "POST /v1/orders/{id}/void", "POST /dashboard/orders/{id}/capture",
+            "POST /dashboard/orders/{id}/void":
+            .held
+        case "POST /v1/orders/{id}/payments/applepay/authorize": .applePayStarted
+        case "POST /v1/webhooks/{id}/resend", "POST /dashboard/webhooks/{id}/resend": .webhook
+        case "POST /v1/test_helpers/orders/{id}/pay": .pending
+        default:
+            route.hasPrefix("POST /notify/") ? .pending : route.contains("{id}") || route.contains("{secret}") ? .order : .nothing
+        }
+    }
+
+    /// The platform's call, in process; its JSON.
+    func platform(_ method: String, _ path: String, json: Any? = nil) async throws -> [String: Any] {
+        let answer = await server.call(method, path, headers: InProcess.bearer(fixture.keys.secret), json: json)
+        try #require((200..<300).contains(answer.status), "\(method) \(path): \(answer.status) \(answer.text)")
+        return answer.object
+    }
+
+    func make(_ needs: Needs) async throws -> Made {
+        var made = Made()
+        guard needs != .nothing else { return made }
+        // Apple Pay is the direct merchant's alone (a sub-merchant has no processor of its own).
+        var body: [String: Any] = ["items": [["label": "Latte", "amount": "6.00"]], "currency": "CNY", "description": "Latte"]
+        if needs != .held && needs != .applePayStarted { body["merchant"] = "north" }
+        let order = try await platform("POST", "/v1/orders", json: body)
+        made.orderID = order["id"] as? String ?? ""
+        made.secret = order["client_secret"] as? String ?? ""
+        switch needs {
+        case .nothing, .order: break
+        case .pending:
+            let started = try await platform("POST", "/v1/orders/\(made.orderID)/payments", json: ["method": "wechat.native", "api": "v2"])
+            made.outTradeNo = started["out_trade_no"] as? String ?? ""
+            made.paymentID = started["payment_id"] as? String ?? ""
+        case .paid, .webhook:
+            let paid = try await platform(
+                "POST", "/v1/orders/\(made.orderID)/payments", json: ["method": "wechat.barcode", "auth_code": "134567890123450000"])
+            try #require(paid["status"] as? String == "paid", "\(paid)")
+            made.paymentID = try await fixture.store.payments(orderID: made.orderID).first { $0.status == .succeeded }?.id ?? ""
+            if needs == .webhook {
+                let listed = try await platform("GET", "/v1/webhooks?order_id=\(made.orderID)")
+                made.webhookID = ((listed["data"] as? [[String: Any]])?.first?["id"] as? String) ?? ""
+                try #require(!made.webhookID.isEmpty, "\(listed)")
+            }
+        case .held, .applePayStarted:
+            _ = try await platform("POST", "/v1/orders/\(made.orderID)/payments", json: ["method": "applepay"])
+            let minted = try await CurlTransport().send(
+                HTTPRequest(
+                    method: "POST", url: fixture.sandbox.baseURL.appendingPathComponent("sandbox/applepay/token"),
+                    body: try JSONSerialization.data(withJSONObject: ["order_id": made.orderID, "amount": "6.00"])))
+            try #require(minted.status == 200, "\(String(decoding: minted.body, as: UTF8.self))")
+            made.tokenJSON = minted.body
+            if needs == .held {
+                let held = try await platform(
+                    "POST", "/v1/orders/\(made.orderID)/payments/applepay/authorize", json: ["token": made.token ?? [:]])
+                try #require(held["status"] as? Int == 0, "\(held)")
+            }
+        }
+        return made
+    }
+
+    /// A dashboard session, signed in with the configured key (or one already over): its cookie value and CSRF token.
+    func session(expired: Bool) async throws -> (id: String, csrf: String) {
+        let id = SecureRandom.alphanumeric(count: 43)
+        let csrf = SecureRandom.alphanumeric(count: 32)
+        let now = Date()
+        try await fixture.store.createDashboardSession(
+            DashboardSessionRecord(idHash: DashboardSessions.hash(id), csrf: csrf, expires: now.addingTimeInterval(expired ? -60 : 3600)),
+            now: now)
+        return (id, csrf)
+    }
+
+    // MARK: Cells
+
+    /// Every credential's request to `route`, each on state of its own.
+    func row(_ route: String, index: Int) async -> [MatrixCell.Outcome] {
+        var outcomes: [MatrixCell.Outcome] = []
+        for credential in Credential.allCases {
+            do {
+                let made = try await make(Self.needs(route))
+                let session = try await session(expired: credential == .expiredSession)
+                let request = MatrixCell(world: self, route: route, credential: credential, made: made, session: session)
+                    .request(address: "10.0.\(index).\(credential.rawValue + 1)")
+                let response = await server.respond(request)
+                var moved = false
+                if route.hasPrefix("POST /notify/") {
+                    moved = try await fixture.store.order(id: made.orderID)?.status != .pending
+                }
+                outcomes.append(
+                    .init(
+                        credential: credential, status: response.status, body: response.body, moved: moved,
+                        location: response.headers["Location"]))
+            } catch {
+                Issue.record("\(route) as \(credential): \(error)")
+                outcomes.append(.init(credential: credential, status: 0, body: [], moved: false))
+            }
+        }
+        return outcomes
+    }
+}
