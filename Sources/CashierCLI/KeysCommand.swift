@@ -26,11 +26,11 @@ enum KeysCommand {
                 "A sub-merchant's key: its orders are that merchant's, and it reads no other's (no lists or reports)."),
         ] + databaseOptions
     ) { arguments, io in
-        let store = try await open(arguments)
         let merchant = arguments.value("merchant")
-        if let merchant, !MerchantConfiguration.SubMerchant.isValidID(merchant) {
-            throw CommandFailure("--merchant '\(merchant)' is not a merchant id (1 to 32 of a-z, 0-9, - and _)", status: 2)
+        if let merchant {
+            try checkMerchant(merchant, arguments)
         }
+        let store = try await open(arguments)
         let (key, record) = MerchantServer.makeSecretKey(label: arguments.value("label") ?? "", merchant: merchant)
         try await store.createAPIKey(record)
         io.write("\(key)\n")
@@ -81,6 +81,29 @@ enum KeysCommand {
         }
         io.write("revoked \(key.id) \(key.prefix)\n")
         return 0
+    }
+
+    /// A key for a merchant the server does not serve would act for no one (the server refuses it):
+    /// `--merchant` must name one of `--config`'s `merchants`, so the file is needed to check it.
+    static func checkMerchant(_ merchant: String, _ arguments: ParsedArguments) throws {
+        guard MerchantConfiguration.SubMerchant.isValidID(merchant) else {
+            throw CommandFailure("--merchant '\(merchant)' is not a merchant id (1 to 32 of a-z, 0-9, - and _)", status: 2)
+        }
+        guard let file = arguments.value("config") else {
+            throw CommandFailure(
+                "--merchant needs --config FILE: the merchant is checked against the file's merchants (--db alone cannot say)",
+                status: 2)
+        }
+        let known: [String]
+        do {
+            known = try ConfigurationFile.merchantIDs(contentsOf: URL(fileURLWithPath: file))
+        } catch let problem as ConfigurationFile.Problem {
+            throw CommandFailure(problem.description, status: 2)
+        }
+        guard known.contains(merchant) else {
+            let listed = known.isEmpty ? "it has no merchants" : "its merchants are " + known.joined(separator: ", ")
+            throw CommandFailure("--merchant '\(merchant)' is not a merchant of \(file) (\(listed)): nothing was created", status: 2)
+        }
     }
 
     /// The database `--db` names, or the one `--config`'s file names; migrated.

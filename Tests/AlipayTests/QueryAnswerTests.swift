@@ -42,20 +42,25 @@ import Testing
         }
     }
 
-    /// `alipay.trade.pay` (the counter) answers about a trade too; an answer about another one
-    /// should not be this payment's. Today it is used whatever trade it names (reported with issue 58).
-    @Test func aCounterAnswerAboutAnotherTradeIsNotThisOnesPayment() async throws {
+    /// `alipay.trade.pay` (the counter) answers about a trade too: an answer about another one is
+    /// not this payment's (issue 58), one about this trade is.
+    @Test(arguments: [false, true]) func aCounterAnswerCountsForTheTradeItNames(aboutThisTrade: Bool) async throws {
         let alipayKey = TestKeys.rsa(1)
+        let named = aboutThisTrade ? Self.asked : Self.other
         let node =
-            #"{"code":"10000","msg":"Success","out_trade_no":"\#(Self.other)","trade_no":"2026120722001400000000000002","total_amount":"6.00"}"#
+            #"{"code":"10000","msg":"Success","out_trade_no":"\#(named)","trade_no":"2026120722001400000000000002","total_amount":"6.00"}"#
         let client = Alipay.Client(
             appID: "2021000000000001", signer: Alipay.Signer(privateKey: TestKeys.rsa(0)), alipayPublicKey: alipayKey.publicKey,
             transport: PayGateway(node: node, alipayKey: alipayKey))
-        await withKnownIssue("issue 58: alipay.trade.pay's answer is not compared with the trade asked about") {
-            await #expect(throws: PaymentError.self) {
-                try await client.pay(
-                    outTradeNo: Self.asked, total: Money(minorUnits: 600, currency: .cny), subject: "Latte", authCode: "286543210987650000")
-            }
+        let pay = {
+            try await client.pay(
+                outTradeNo: Self.asked, total: Money(minorUnits: 600, currency: .cny), subject: "Latte", authCode: "286543210987650000")
+        }
+        if aboutThisTrade {
+            #expect(try await pay() == .paid(amount: Money(minorUnits: 600, currency: .cny), tradeNo: "2026120722001400000000000002"))
+        } else {
+            let refused = await #expect(throws: PaymentError.self) { try await pay() }
+            #expect(refused?.code == .malformedMessage && refused?.message.contains(Self.other) == true)
         }
     }
 

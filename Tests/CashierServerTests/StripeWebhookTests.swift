@@ -208,8 +208,8 @@ import Testing
             #"{"id":"evt_forged","object":"event","type":"\#(type)","data":{"object":{"id":"dp_forged","object":"dispute","amount":\#(amount),"currency":"\#(currency)","payment_intent":"\#(intent)","status":"needs_response","metadata":{}}}}"#
         }
         // Not signed with the endpoint's secret, or signed too long ago: 400, nothing read.
-        #expect(try await Self.post(dispute(intent), to: world, secret: "whsec_someone_else") == 400)
-        #expect(try await Self.post(dispute(intent), to: world, time: Date().addingTimeInterval(-600)) == 400)
+        #expect(try await Self.post(dispute(intent), to: world, secret: "whsec_someone_else") == 401)
+        #expect(try await Self.post(dispute(intent), to: world, time: Date().addingTimeInterval(-600)) == 401)
         // Another PaymentIntent, another currency, more than is left: acknowledged, not applied.
         #expect(try await Self.post(dispute("pi_someoneelse"), to: world) == 200)
         #expect(try await Self.post(dispute(intent, currency: "usd"), to: world) == 200)

@@ -107,16 +107,21 @@ struct AnsweringGateway: HTTPTransport {
     }
 
     /// The counter's answer is of the same kind: `pay/micropay` says "paid" about a trade, and only
-    /// an answer about this one should count. Today it is used whatever trade it names (reported
-    /// with issue 58: not a query answer, so outside item 10 as written).
-    @Test func aMicropayAnswerAboutAnotherTradeIsNotThisOnesPayment() async throws {
-        let answer = Self.v2Answer([("out_trade_no", Self.other), ("total_fee", "600"), ("transaction_id", "4200000003")])
+    /// an answer about this one counts (issue 58); one about this trade is a payment.
+    @Test(arguments: [false, true]) func aMicropayAnswerCountsForTheTradeItNames(aboutThisTrade: Bool) async throws {
+        let answer = Self.v2Answer([
+            ("out_trade_no", aboutThisTrade ? Self.asked : Self.other), ("total_fee", "600"), ("transaction_id", "4200000003"),
+        ])
         let client = WeChatPay.V2.Client(merchant: Self.v2Merchant, transport: AnsweringGateway { _ in answer })
         let request = WeChatPay.V2.Micropay(
             body: "Latte", outTradeNo: Self.asked, total: Money(minorUnits: 600, currency: .cny), clientIP: "127.0.0.1",
             authCode: "134567890123450000")
-        await withKnownIssue("issue 58: pay/micropay's answer is not compared with the trade asked about") {
-            await #expect(throws: PaymentError.self) { try await client.micropay(request) }
+        if aboutThisTrade {
+            #expect(
+                try await client.micropay(request) == .paid(amount: Money(minorUnits: 600, currency: .cny), transactionID: "4200000003"))
+        } else {
+            let refused = await #expect(throws: PaymentError.self) { try await client.micropay(request) }
+            #expect(refused?.code == .malformedMessage && refused?.message.contains(Self.other) == true)
         }
     }
 }

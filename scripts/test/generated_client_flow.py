@@ -21,10 +21,12 @@ from cashier_client.models import (
     OrderRequestItemType1,
     OrderStatus,
     OrderWithRefund,
-    PaymentMethod,
-    PaymentRequest,
     PaymentStart,
+    RedirectPaymentRequest,
+    RedirectPaymentRequestMethod,
     RefundRequest,
+    WalletPaymentRequest,
+    WalletPaymentRequestMethod,
 )
 
 url, secret = sys.argv[1], sys.argv[2]
@@ -52,12 +54,19 @@ check("its amount is exact", order.amount.amount == "25.50" and order.amount.amo
 again = create_order.sync(client=client, body=body, idempotency_key=key)
 check("the same Idempotency-Key answers the same order", isinstance(again, Order) and again.id == order.id, again)
 
-started = start_payment.sync(order.id, client=client, body=PaymentRequest(method=PaymentMethod.WECHAT_NATIVE))
+started = start_payment.sync(order.id, client=client, body=WalletPaymentRequest(method=WalletPaymentRequestMethod.WECHAT_NATIVE))
 check(
     "a WeChat Pay native payment starts",
     isinstance(started, PaymentStart) and started.code_url.startswith("weixin://"),
     started,
 )
+
+# The document's branch per method: Alipay's redirect methods cannot be built without return_url.
+try:
+    RedirectPaymentRequest(method=RedirectPaymentRequestMethod.ALIPAY_PAGE)
+    check("a redirect payment needs its return_url in the client's types", False, "built without one")
+except TypeError:
+    check("a redirect payment needs its return_url in the client's types", True)
 
 paid = sandbox_pay_order.sync(order.id, client=client)
 check("the sandbox pays it and the notification lands", isinstance(paid, Order) and paid.status == OrderStatus.PAID, paid)

@@ -104,7 +104,8 @@ raw_v2 = {"xxe": xxe, "billion-laughs": laughs, "external-dtd": '<!DOCTYPE xml S
           "cdata-open": "<xml><a><![CDATA[x</a></xml>", "two-roots": "<xml></xml><xml></xml>", "comment-bomb": repeat("<xml><!--", "-", 100000, "--></xml>"),
           "oversize": repeat("<xml>", "<a>x</a>", 20000, "</xml>")}
 for name, body in raw_v2.items():
-    case(f"wechat-v2-raw-{name}", "wechat_v2", {"reply_contains": "FAIL"}, raw=body)
+    # No body is no notification (400, in JSON); anything else is answered FAIL.
+    case(f"wechat-v2-raw-{name}", "wechat_v2", {"status": 400} if not body else {"reply_contains": "FAIL"}, raw=body)
 case("wechat-v2-non-utf8", "wechat_v2", {"reply_contains": "FAIL"}, raw_base64="PHhtbD48cmV0dXJuX2NvZGU+/wD+PC9yZXR1cm5fY29kZT48L3htbD4=")
 for field in ["appid", "mch_id", "out_trade_no", "total_fee", "result_code", "return_code", "sign"]:
     case(f"wechat-v2-missing-{field}", "wechat_v2", {"reply_contains": "FAIL"}, set={field: None}, sign="valid" if field != "sign" else "none")
@@ -123,7 +124,7 @@ case("wechat-v2-duplicate-total-fee", "wechat_v2", {"reply_contains": "FAIL"}, s
 
 # WeChat Pay v2 refund results (req_info is AES-256-ECB under MD5 of the API key).
 for name, body in {"xxe": xxe, "billion-laughs": laughs, "not-xml": "refund", "empty": ""}.items():
-    case(f"wechat-v2-refund-raw-{name}", "wechat_v2_refund", {"reply_contains": "FAIL"}, raw=body)
+    case(f"wechat-v2-refund-raw-{name}", "wechat_v2_refund", {"status": 400} if not body else {"reply_contains": "FAIL"}, raw=body)
 for name, req_info in {"garbage": "garbage", "not-base64": "%%%%", "other-key": "other_key", "missing": "absent", "empty": ""}.items():
     case(f"wechat-v2-refund-req-info-{name}", "wechat_v2_refund", {"reply_contains": "FAIL"}, req_info=req_info)
 case("wechat-v2-refund-other-appid", "wechat_v2_refund", {"reply_contains": "FAIL"}, req_info="valid", set={"appid": "wx0000000000000000"})
@@ -149,7 +150,8 @@ case("alipay-signed-then-tampered", "alipay", {"reply": "failure"}, sign="valid"
 case("alipay-duplicate-amount", "alipay", {"reply": "failure"}, sign="valid", duplicate={"total_amount": "0.01"})
 for name, body in {"empty": "", "garbage": "%%%%%", "non-form": '{"trade_status":"TRADE_SUCCESS"}', "oversize": repeat("a=", "b", 200000, ""),
                    "many-fields": repeat("", "f=v&", 5000, "x=1"), "bad-percent": "sign=%zz&out_trade_no=%"}.items():
-    case(f"alipay-raw-{name}", "alipay", {"reply_in": ["failure"], "status_in": [200, 413]}, raw=body)
+    # No body: 400; a body that does not verify: `failure` with 401 (413 when too large to read).
+    case(f"alipay-raw-{name}", "alipay", {"status": 400} if not body else {"reply_in": ["failure"], "status_in": [401, 413]}, raw=body)
 case("alipay-non-utf8", "alipay", {"reply_in": ["failure"]}, raw_base64="dG90YWxfYW1vdW50Pf8A/iZzaWduPXg=")
 
 # WeChat Pay v3 notifications.
@@ -181,8 +183,9 @@ stripe_refund = stripe_event("refund", "refund.created", amount=5100, currency="
                              metadata={})
 for name, sign in {"wrong-secret": "wrong_secret", "no-header": "none", "empty-header": "empty", "v0-only": "v0_only",
                    "stale": "stale", "garbage-header": "garbage"}.items():
-    case(f"stripe-{name}", "stripe", {"status": 400}, body=stripe_refund, sign=sign)
-case("stripe-tampered-amount", "stripe", {"status": 400}, body=stripe_refund, sign="valid",
+    # A header that is not t=…,v1=…: 400; a signature that does not verify, or too old: 401.
+    case(f"stripe-{name}", "stripe", {"status": 401 if sign in ("wrong_secret", "stale") else 400}, body=stripe_refund, sign=sign)
+case("stripe-tampered-amount", "stripe", {"status": 401}, body=stripe_refund, sign="valid",
      body_override=stripe_refund.replace("5100", "1"))
 # Signed, but not an event Cashier can read: refused as such.
 for name, text in {"empty": "", "not-json": "refund", "array": "[]", "null": "null", "deep": repeat("", "[", 5000, "]" * 5000),
@@ -219,7 +222,7 @@ case("adyen-signed-huge-amount", "adyen", {"status": 401, "reply_contains": "not
 for name, text in {"empty": "", "garbage": "[accepted]", "array": "[]", "no-items": '{"live":"false"}',
                    "items-not-array": '{"live":"false","notificationItems":{}}', "deep": repeat("", "[", 5000, "]" * 5000),
                    "unsigned-item": '{"live":"false","notificationItems":[{"NotificationRequestItem":{"eventCode":"REFUND","success":"true","pspReference":"M","merchantAccountCode":"C","merchantReference":"R"}}]}'}.items():
-    case(f"adyen-raw-{name}", "adyen", {"status": 401}, raw=text)
+    case(f"adyen-raw-{name}", "adyen", {"status": 401 if text else 400}, raw=text)
 # Verified, naming the WeChat order or its payment every way Adyen's items name an Apple Pay payment: accepted, nothing moves.
 for name, fields in {
     "refund-by-payment-id": adyen_refund,

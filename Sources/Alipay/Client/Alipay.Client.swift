@@ -136,6 +136,12 @@ extension Alipay {
                 throw PaymentError(
                     .malformedMessage, provider: .alipay, "alipay.trade.pay answered 10000 without trade_no and total_amount")
             }
+            // "Paid" counts for this trade only: an answer naming another is no payment of this one.
+            guard node["out_trade_no"] as? String == outTradeNo else {
+                throw PaymentError(
+                    .malformedMessage, provider: .alipay,
+                    "alipay.trade.pay answered about \(node["out_trade_no"] as? String ?? "no trade"), not \(outTradeNo)")
+            }
             return .paid(amount: amount, tradeNo: tradeNo)
         }
 

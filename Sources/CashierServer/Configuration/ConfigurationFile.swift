@@ -297,6 +297,16 @@ public struct ConfigurationFile: Sendable {
     /// command that only needs the database (`cashier keys --config`) opens — the one
     /// `serve --config` would, never a default beside it because of a typo.
     /// - Throws: ``Problem`` naming the first wrong field.
+    /// The ids of the file's sub-merchants (`merchants[].id`), read without its secrets: what
+    /// `cashier keys create --merchant` is checked against.
+    public static func merchantIDs(contentsOf url: URL) throws -> [String] {
+        let root = try Self.root(contentsOf: url)
+        try checkKeys(root, knownKeys)
+        guard let value = root["merchants"] else { return [] }
+        guard let list = value.objects else { throw Problem(path: "merchants", reason: "must be a list of objects") }
+        return list.compactMap { $0["id"]?.string }
+    }
+
     public static func database(contentsOf url: URL) throws -> (location: String, poolSize: Int) {
         let root = try Self.root(contentsOf: url)
         try checkKeys(root, knownKeys)

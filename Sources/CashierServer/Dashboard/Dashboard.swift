@@ -17,7 +17,9 @@ struct Dashboard: Sendable {
     let ledger: Ledger
     let keys: KeyRing
     let clock: any WallClock
-    var sessions: DashboardSessions { DashboardSessions(store: ledger.store) }
+    var sessions: DashboardSessions {
+        DashboardSessions(store: ledger.store, configuredKey: DashboardSessions.configuredKeyMark(ledger.configuration.secretKey))
+    }
 
     var configuration: MerchantConfiguration { ledger.configuration }
     var store: any OrderStore { ledger.store }

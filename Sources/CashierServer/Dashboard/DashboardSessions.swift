@@ -4,8 +4,9 @@ import Foundation
 
 /// Signed-in dashboard sessions, kept in the database so every instance sharing it knows them: a
 /// random id in an `HttpOnly; SameSite=Strict` cookie (the store keeps only its SHA-256), and a
-/// CSRF token every form must carry. Sessions end after eight hours, at sign-out, or when the key
-/// they signed in with is revoked. Sign-in is throttled per address: after ``maximumFailures``
+/// CSRF token every form must carry. Sessions end after eight hours, at sign-out, when the key
+/// they signed in with is revoked, or — signed in with the configured secret key — when the
+/// configuration names another one (the session keeps the key's fingerprint). Sign-in is throttled per address: after ``maximumFailures``
 /// wrong keys within ``failureWindow``, the address is refused (429) until the window has passed,
 /// before any key is read.
 struct DashboardSessions: Sendable {
@@ -20,14 +21,23 @@ struct DashboardSessions: Sendable {
     static let maximumFailures = 5
 
     let store: any AccessStore
+    /// ``configuredKeyMark(_:)`` of the configured secret key in force.
+    let configuredKey: String
+
+    /// How a session signed in with the configured secret key names it: `configured:` and the
+    /// first 16 hex digits of its SHA-256 — enough to tell a rotated key, useless to sign in with.
+    static func configuredKeyMark(_ secretKey: String) -> String {
+        "configured:" + Hex.encode(DigestAlgorithm.sha256.hash(secretKey)).prefix(16)
+    }
 
     /// A new session. - Returns: its id (the cookie's value) and its CSRF token.
-    /// - Parameter keyID: the key made with `cashier keys` it signed in with; revoking it ends the session.
+    /// - Parameter keyID: the key made with `cashier keys` it signed in with (revoking it ends the
+    ///   session); `nil` for the configured secret key, whose mark is kept instead.
     func create(now: Date, keyID: String? = nil) async throws -> (id: String, session: Session) {
         let id = SecureRandom.alphanumeric(count: 43)
         let session = Session(csrf: SecureRandom.alphanumeric(count: 32), expires: now.addingTimeInterval(Self.lifetime))
         try await store.createDashboardSession(
-            .init(idHash: Self.hash(id), csrf: session.csrf, expires: session.expires, keyID: keyID), now: now)
+            .init(idHash: Self.hash(id), csrf: session.csrf, expires: session.expires, keyID: keyID ?? configuredKey), now: now)
         return (id, session)
     }
 
@@ -36,6 +46,11 @@ struct DashboardSessions: Sendable {
         guard let id = Self.cookieValue(cookieHeader),
             let record = try? await store.dashboardSession(idHash: Self.hash(id), now: now)
         else { return nil }
+        // Signed in with a configured secret key that is no longer the configured one: ended.
+        if let keyID = record.keyID, keyID.hasPrefix("configured:"), keyID != configuredKey {
+            await end(id)
+            return nil
+        }
         return (id, Session(csrf: record.csrf, expires: record.expires))
     }
 

@@ -19,10 +19,11 @@ extension SQLOrderStore {
 
     public func dashboardSession(idHash: String, now: Date) async throws -> DashboardSessionRecord? {
         try await withReading { session in
-            // A session signed in with a key made by `cashier keys` lasts only while the key does.
+            // A session signed in with a key made by `cashier keys` lasts only while the key does;
+            // one signed in with the configured key (`configured:…`) is judged by the server.
             let rows = try session.connection.query(
                 "SELECT \(DashboardSessionColumn.list) FROM dashboard_sessions WHERE id_hash = ? AND expires_at > ? AND (key_id IS NULL "
-                    + "OR EXISTS (SELECT 1 FROM api_keys WHERE api_keys.id = dashboard_sessions.key_id AND api_keys.revoked_at IS NULL))",
+                    + "OR key_id LIKE 'configured:%' OR EXISTS (SELECT 1 FROM api_keys WHERE api_keys.id = dashboard_sessions.key_id AND api_keys.revoked_at IS NULL))",
                 [.text(idHash), .integer(SQLStatements.stamp(now))])
             guard let row = rows.first?.fields(DashboardSessionColumn.self), let csrf = try row.text(.csrf),
                 let expires = try row.integer(.expiresAt)

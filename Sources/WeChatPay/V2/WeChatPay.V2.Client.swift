@@ -213,6 +213,13 @@ extension WeChatPay.V2 {
             guard let transactionID = document["transaction_id"], !transactionID.isEmpty else {
                 throw PaymentError(.malformedMessage, provider: .wechatV2, "pay/micropay answered SUCCESS without transaction_id")
             }
+            // "Paid" counts for this trade only: an answer naming another (a mixed-up proxy, a
+            // replayed answer) is no payment of this one.
+            guard document["out_trade_no"] == request.outTradeNo else {
+                throw PaymentError(
+                    .malformedMessage, provider: .wechatV2,
+                    "pay/micropay answered about \(document["out_trade_no"] ?? "no trade"), not \(request.outTradeNo)")
+            }
             return .paid(amount: try VerifiedDocument.money(document, amountField: "total_fee"), transactionID: transactionID)
         }
 

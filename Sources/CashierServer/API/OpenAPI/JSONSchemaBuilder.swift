@@ -93,6 +93,7 @@ final class JSONSchemaBuilder {
                 branch["type"] = "object"
                 return branch
             }
+            if component["discriminator"] != nil { try hoistBranches(of: &component, name: name) }
         }
         if let owner = owners[name], owner != ObjectIdentifier(type) {
             throw Problem(description: "two types are both named \(name) in the document: give one a schemaName")
@@ -100,6 +101,31 @@ final class JSONSchemaBuilder {
         owners[name] = ObjectIdentifier(type)
         components[name] = component
         return ["$ref": "#/components/schemas/\(name)"]
+    }
+
+    /// A discriminated `oneOf`'s branches become components of their own, named by their `title`,
+    /// and the discriminator maps each value of its property to its branch: what OpenAPI's
+    /// discriminator expects, and a generated client gets one named model per branch.
+    private func hoistBranches(of component: inout [String: Any], name: String) throws {
+        guard var discriminator = component["discriminator"] as? [String: Any],
+            let property = discriminator["propertyName"] as? String, let branches = component["oneOf"] as? [[String: Any]]
+        else { return }
+        var mapping: [String: String] = [:]
+        component["oneOf"] = try branches.map { branch -> [String: Any] in
+            guard let title = branch["title"] as? String else {
+                throw Problem(description: "\(name): a discriminated branch has no title to name it by")
+            }
+            var hoisted = branch.filter { $0.key != "title" }
+            hoisted["additionalProperties"] = component["additionalProperties"]
+            let values = ((branch["properties"] as? [String: Any])?[property] as? [String: Any])?["enum"] as? [String] ?? []
+            guard !values.isEmpty else { throw Problem(description: "\(name).\(title): \(property) has no enum to map") }
+            let reference = "#/components/schemas/\(title)"
+            for value in values { mapping[value] = reference }
+            components[title] = hoisted
+            return ["$ref": reference]
+        }
+        discriminator["mapping"] = mapping
+        component["discriminator"] = discriminator
     }
 
     /// `schema`, or `null` (what an optional request field takes: the decoder reads `null` as

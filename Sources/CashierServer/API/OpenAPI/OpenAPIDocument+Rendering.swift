@@ -108,10 +108,19 @@ extension OpenAPIDocument {
             var media: [String: Any] = ["schema": try builder.schema(decoding: type)]
             if let example { media["example"] = example }
             entry["requestBody"] = ["required": !optional, "content": ["application/json": media]]
-        case .provider(let contentType, let description)?:
-            // JSON notifications are objects; XML is text; a form is fields.
-            let schema: [String: Any] =
-                contentType.hasSuffix("urlencoded") || contentType == "application/json" ? ["type": "object"] : ["type": "string", "minLength": 1]
+        case .provider(let contentType, let description, let fields)?:
+            // JSON notifications are objects and a form is fields, each with what it always carries;
+            // XML is text.
+            var schema: [String: Any] = ["type": "string", "minLength": 1]
+            if contentType.hasSuffix("urlencoded") || contentType == "application/json" {
+                schema = ["type": "object"]
+                if !fields.isEmpty {
+                    schema["required"] = fields
+                    if contentType.hasSuffix("urlencoded") {
+                        schema["properties"] = Dictionary(uniqueKeysWithValues: fields.map { ($0, ["type": "string", "minLength": 1]) })
+                    }
+                }
+            }
             entry["requestBody"] = ["required": true, "description": description, "content": [contentType: ["schema": schema]]]
         case nil: break
         }

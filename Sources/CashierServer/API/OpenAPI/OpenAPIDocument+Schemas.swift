@@ -121,10 +121,8 @@ extension OrderRequest: SchemaDocumented {
     /// A currency, unless every item is a catalog SKU (the catalog's currency prices them).
     static var schemaExtra: [String: Any] {
         [
-            "anyOf": [
-                ["required": ["currency"], "properties": ["currency": OpenAPIDocument.ref("Currency")]],
-                ["properties": ["items": ["items": ["required": ["sku"]]]]],
-            ]
+            "if": ["properties": ["items": ["items": ["required": ["sku"]]]]],
+            "else": ["required": ["currency"], "properties": ["currency": OpenAPIDocument.ref("Currency")]],
         ]
     }
 }
@@ -182,20 +180,26 @@ extension PaymentRequestBody: SchemaDocumented {
     }
     /// What each method needs beside it, one branch per group of methods (`method` decides).
     static var schemaExtra: [String: Any] {
-        func branch(_ methods: [PaymentMethod], needs field: String? = nil, _ schema: [String: Any] = ["type": "string", "minLength": 1])
-            -> [String: Any]
-        {
+        func branch(
+            _ title: String, _ methods: [PaymentMethod], needs field: String? = nil,
+            _ schema: [String: Any] = ["type": "string", "minLength": 1]
+        ) -> [String: Any] {
             var properties: [String: Any] = ["method": ["type": "string", "enum": methods.map(\.rawValue)]]
             if let field { properties[field] = schema }
-            return ["required": ["method"] + (field.map { [$0] } ?? []), "properties": properties]
+            return ["title": title, "required": ["method"] + (field.map { [$0] } ?? []), "properties": properties]
         }
         let needing: Set<PaymentMethod> = [.wechatJSAPI, .wechatMiniProgram, .alipayWap, .alipayPage, .wechatBarcode, .alipayBarcode]
         return [
             "oneOf": [
-                branch([.wechatJSAPI], needs: "openid"), branch([.wechatMiniProgram], needs: "js_code"),
-                branch([.alipayWap, .alipayPage], needs: "return_url", ["type": "string", "format": "uri", "pattern": OpenAPIDocument.webURL]),
-                branch([.wechatBarcode, .alipayBarcode], needs: "auth_code", ["type": "string", "pattern": "^[0-9]{16,24}$"]),
-                branch(PaymentMethod.allCases.filter { !needing.contains($0) }),
+                branch("JSAPIPaymentRequest", [.wechatJSAPI], needs: "openid"),
+                branch("MiniProgramPaymentRequest", [.wechatMiniProgram], needs: "js_code"),
+                branch(
+                    "RedirectPaymentRequest", [.alipayWap, .alipayPage], needs: "return_url",
+                    ["type": "string", "format": "uri", "pattern": OpenAPIDocument.webURL]),
+                branch(
+                    "BarcodePaymentRequest", [.wechatBarcode, .alipayBarcode], needs: "auth_code",
+                    ["type": "string", "pattern": "^[0-9]{16,24}$"]),
+                branch("WalletPaymentRequest", PaymentMethod.allCases.filter { !needing.contains($0) }),
             ],
             "discriminator": ["propertyName": "method"],
         ]
@@ -483,7 +487,8 @@ extension ReconciliationReport: SchemaExample, SchemaDocumented {
 }
 
 extension ReconciliationReport.FundFlow: SchemaDocumented {
-    static var schemaName: String { "ReconciliationFundFlow" }
+    static var schemaName: String { "FundFlowSummary" }
+    static var schemaDescription: String? { "One provider's fund-flow bill for the day: its rows and totals." }
 }
 
 extension ReconciliationReport.Discrepancy: SchemaDocumented {

@@ -26,8 +26,9 @@ enum OpenAPIDocument {
     enum Body {
         /// JSON read as `type`; `optional` when an empty body is fine; an example to show.
         case json(any Decodable.Type, optional: Bool = false, example: [String: Any]? = nil)
-        /// A provider's notification: its own format.
-        case provider(contentType: String, description: String)
+        /// A provider's notification: its own format; `fields`, what every one of them carries (form
+        /// fields, JSON members; an XML document is text).
+        case provider(contentType: String, description: String, fields: [String] = [])
     }
 
     /// What a response carries.
@@ -61,8 +62,10 @@ enum OpenAPIDocument {
         }
 
         /// A header the request must carry (a provider's signature).
-        static func requiredHeader(_ name: String, _ description: String) -> Parameter {
-            Parameter(name: name, location: "header", schema: ["type": "string", "minLength": 1], description: description, required: true)
+        static func requiredHeader(_ name: String, _ description: String, pattern: String? = nil) -> Parameter {
+            var schema: [String: Any] = ["type": "string", "minLength": 1]
+            if let pattern { schema["pattern"] = pattern }
+            return Parameter(name: name, location: "header", schema: schema, description: description, required: true)
         }
     }
 
@@ -337,7 +340,10 @@ enum OpenAPIDocument {
         let v2 = [
             Response(
                 status: "200", description: "SUCCESS (recorded, or a repeat) or FAIL (refused or not recorded yet: WeChat Pay sends again)",
-                content: .text(contentType: xml))
+                content: .text(contentType: xml)),
+            Response(
+                status: "401", description: "FAIL: the signature, or the merchant it names, does not verify; nothing was read",
+                content: .text(contentType: xml)),
         ]
         let v3 = [
             Response(status: "204", description: "Recorded, or a repeat", content: .empty),
@@ -352,11 +358,15 @@ enum OpenAPIDocument {
         let alipay = [
             Response(
                 status: "200", description: "`success` (recorded, or a repeat) or `failure` (Alipay sends again)",
-                content: .text(contentType: "text/plain"))
+                content: .text(contentType: "text/plain")),
+            Response(
+                status: "401", description: "`failure`: the signature, or the merchant it names, does not verify; nothing was read",
+                content: .text(contentType: "text/plain")),
         ]
         // Every notify path: a request with no body is no notification (400), and a provider, or a
         // sub-merchant, not configured here has no path (404).
-        let noBody = Response(status: "400", description: "No body: not a notification; nothing was read", content: .json(HTTPErrorBody.self))
+        let noBody = Response(
+            status: "400", description: "No body: not a notification; nothing was read", content: .json(HTTPErrorBody.self))
         func notConfigured(_ what: String) -> Response {
             Response(status: "404", description: "\(what) not configured on this server", content: .json(HTTPErrorBody.self))
         }
@@ -365,7 +375,8 @@ enum OpenAPIDocument {
             summary: "Adyen standard webhooks (every item HMAC-signed): refunds' outcomes, captures' failures and recaptures, "
                 + "chargebacks and expired authorisations. Verified before anything is read; "
                 + "configured by applepay.adyen.hmac_key_env or _file.",
-            access: .provider, body: .provider(contentType: "application/json", description: "As Adyen sends it."),
+            access: .provider,
+            body: .provider(contentType: "application/json", description: "As Adyen sends it.", fields: ["live", "notificationItems"]),
             responses: [
                 Response(status: "200", description: "`[accepted]`: recorded, or a repeat", content: .text(contentType: "text/plain")),
                 noBody,
@@ -382,17 +393,27 @@ enum OpenAPIDocument {
             summary: "Stripe webhook events (Stripe-Signature): refunds' outcomes, disputes and lapsed authorisations. "
                 + "Verified before anything is read, "
                 + "refused when older than five minutes; configured by applepay.stripe.webhook_secret_env or _file.",
-            access: .provider, body: .provider(contentType: "application/json", description: "As Stripe sends it."),
+            access: .provider,
+            body: .provider(contentType: "application/json", description: "As Stripe sends it.", fields: ["id", "object", "type", "data"]),
             responses: [
                 Response(
                     status: "200", description: "`{\"received\":true}`: recorded, or a repeat", content: .anyObject("{\"received\":true}")),
                 Response(
-                    status: "400", description: "No body, or the signature does not verify or is too old; nothing was read",
+                    status: "400",
+                    description: "`invalid_signature`: no body, a Stripe-Signature that is not `t=…,v1=…`, or a signed body "
+                        + "that is no Stripe event; nothing was recorded",
+                    content: .json(HTTPErrorBody.self)),
+                Response(
+                    status: "401", description: "`invalid_signature`: the signature does not verify or is too old; nothing was read",
                     content: .json(HTTPErrorBody.self)),
                 notConfigured("Stripe webhooks are"),
                 Response(status: "500", description: "Not recorded yet; Stripe sends again", content: .json(HTTPErrorBody.self)),
             ])
-        stripe.parameters = [.requiredHeader("Stripe-Signature", "`t=…,v1=…`: Stripe's signature over the body.")]
+        stripe.parameters = [
+            .requiredHeader(
+                "Stripe-Signature", "`t=…,v1=…`: Stripe's signature over the body (v0 too in test mode).",
+                pattern: "^t=[0-9]{1,18}(,v[01]=[0-9a-f]{64})*,v1=[0-9a-f]{64}(,v[01]=[0-9a-f]{64})*$")
+        ]
         let v3Headers: [Parameter] = [
             .requiredHeader("Wechatpay-Signature", "WeChat Pay's signature over the timestamp, nonce and body."),
             .requiredHeader("Wechatpay-Timestamp", "Unix seconds: refused more than five minutes from this server's clock."),
@@ -401,33 +422,42 @@ enum OpenAPIDocument {
         ]
         return [adyen, stripe]
             + [
-                ("/notify/wechat/v2", "notifyWeChatV2", xml, "WeChat Pay API v2 payment notifications (signed XML).", v2, [Parameter]()),
-                ("/notify/wechat/v2/refund", "notifyWeChatV2Refund", xml, "WeChat Pay API v2 refund results (encrypted req_info).", v2, []),
+                (
+                    "/notify/wechat/v2", "notifyWeChatV2", xml, "WeChat Pay API v2 payment notifications (signed XML).", v2, [Parameter](),
+                    [String]()
+                ),
+                (
+                    "/notify/wechat/v2/refund", "notifyWeChatV2Refund", xml, "WeChat Pay API v2 refund results (encrypted req_info).", v2,
+                    [], []
+                ),
                 (
                     "/notify/wechat/v3", "notifyWeChatV3", "application/json",
-                    "WeChat Pay API v3 notifications (signed JSON, AES-256-GCM resource).", v3, v3Headers
+                    "WeChat Pay API v3 notifications (signed JSON, AES-256-GCM resource).", v3, v3Headers,
+                    ["id", "create_time", "event_type", "resource_type", "resource"]
                 ),
                 (
                     "/notify/alipay", "notifyAlipay", "application/x-www-form-urlencoded",
-                    "Alipay asynchronous notifications (RSA2-signed form).", alipay, []
+                    "Alipay asynchronous notifications (RSA2-signed form).", alipay, [], ["notify_id", "sign_type", "sign"]
                 ),
-            ].flatMap { path, id, contentType, summary, responses, headers in
+            ].flatMap { path, id, contentType, summary, responses, headers, fields in
                 // Each sub-merchant's come to a path of its own, through the service provider.
                 let merchantPath = path.hasSuffix("/refund") ? String(path.dropLast(7)) + "/m/{merchant}/refund" : path + "/m/{merchant}"
                 var direct = Operation(
                     method: "POST", path: path, id: id, tag: "notifications", summary: summary + " Verified before anything is read.",
-                    access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."),
-                    responses: responses + [noBody, notConfigured("The provider is")].filter { added in
-                        !responses.contains { $0.status == added.status }
-                    })
+                    access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it.", fields: fields),
+                    responses: responses
+                        + [noBody, notConfigured("The provider is")].filter { added in
+                            !responses.contains { $0.status == added.status }
+                        })
                 direct.parameters = headers
                 var merchant = Operation(
                     method: "POST", path: merchantPath, id: id + "ForMerchant", tag: "notifications",
                     summary: summary + " For a sub-merchant, through the service provider: one naming another merchant is refused.",
-                    access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it."),
-                    responses: responses + [noBody, notConfigured("The provider, or this sub-merchant, is")].filter { added in
-                        !responses.contains { $0.status == added.status }
-                    })
+                    access: .provider, body: .provider(contentType: contentType, description: "As the provider sends it.", fields: fields),
+                    responses: responses
+                        + [noBody, notConfigured("The provider, or this sub-merchant, is")].filter { added in
+                            !responses.contains { $0.status == added.status }
+                        })
                 merchant.parameters = headers
                 return [direct, merchant]
             }

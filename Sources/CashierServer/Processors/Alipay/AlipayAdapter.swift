@@ -243,9 +243,12 @@ struct AlipayAdapter: CounterCollector, HeldKeyVerifying, Refunding, Reconciling
         ]
     }
 
+    /// Alipay reads the body (anything but `success` makes it send again); a message that does not
+    /// verify is also refused in HTTP's words (401).
     func reply(_ outcome: NotificationOutcome) -> NotificationReply {
         NotificationReply(
-            contentType: "text/plain; charset=utf-8", body: outcome == .acknowledged ? Alipay.Notification.successReply : "failure")
+            status: outcome == .unverified ? 401 : 200, contentType: "text/plain; charset=utf-8",
+            body: outcome == .acknowledged ? Alipay.Notification.successReply : "failure")
     }
 
     func metricName(refund: Bool) -> String { refund ? "alipay_refund" : "alipay" }

@@ -127,10 +127,15 @@ struct StripeEvents: NotificationSource {
         }
     }
 
-    /// 400 `invalid_signature`, saying why.
+    /// `invalid_signature`, saying why: 401 for a signature that does not verify (or is too old),
+    /// 400 for a header or a signed body that is not Stripe's shape. Stripe sends again after
+    /// anything but 2xx.
     func refusal(_ error: any Error) -> NotificationReply {
         let message = (error as? PaymentError)?.message ?? "not a Stripe webhook event"
-        return .error(status: 400, code: "invalid_signature", message: message)
+        if (error as? PaymentError)?.code == .malformedMessage {
+            return .error(status: 400, code: "invalid_signature", message: message)
+        }
+        return .error(status: 401, code: "invalid_signature", message: message)
     }
 
     func metricName(refund: Bool) -> String { "stripe" }

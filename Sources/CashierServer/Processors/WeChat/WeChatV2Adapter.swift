@@ -261,12 +261,14 @@ struct WeChatV2Adapter: CounterCollector, Refunding, Reconciling, HeldKeyVerifyi
         case .acknowledged: Self.reply(.success)
         case .refused: Self.reply(.failure("refused: unknown order or another amount"))
         case .retry: Self.reply(.failure("temporarily unavailable"))
-        case .unverified: Self.reply(.failure("signature or merchant check failed"))
+        case .unverified: Self.reply(.failure("signature or merchant check failed"), status: 401)
         }
     }
 
-    static func reply(_ answer: WeChatPay.V2.NotificationReply) -> NotificationReply {
-        NotificationReply(contentType: "application/xml; charset=utf-8", body: answer.xmlString)
+    /// WeChat Pay reads the XML (FAIL makes it send again); a message that does not verify is
+    /// also refused in HTTP's words (401).
+    static func reply(_ answer: WeChatPay.V2.NotificationReply, status: Int = 200) -> NotificationReply {
+        NotificationReply(status: status, contentType: "application/xml; charset=utf-8", body: answer.xmlString)
     }
 
     func metricName(refund: Bool) -> String { refund ? "wechat_refund" : "wechat" }
