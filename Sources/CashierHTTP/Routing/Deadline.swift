@@ -14,7 +14,12 @@ public struct Deadline<Context: RequestContext>: Middleware {
     let startedLate: @Sendable () -> Void
     let finishedLate: @Sendable (HTTPServerRequest, HTTPServerResponse?) -> Void
 
-    /// - Parameter finishedLate: the late work's response (`nil` when it threw).
+    /// - Parameters:
+    ///   - limit: how long the handler has before the caller is answered 503.
+    ///   - retryAfter: the `Retry-After` seconds sent with that 503.
+    ///   - exempt: the requests no deadline limits.
+    ///   - startedLate: told when the caller is answered and the work goes on.
+    ///   - finishedLate: the late work's response (`nil` when it threw).
     public init(
         _ limit: Duration, retryAfter: Int = 1, exempt: @escaping @Sendable (HTTPServerRequest, Context) -> Bool = { _, _ in false },
         startedLate: @escaping @Sendable () -> Void = {},
