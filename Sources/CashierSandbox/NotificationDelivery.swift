@@ -1,5 +1,6 @@
 public import Cashier
 public import Foundation
+import Synchronization
 
 /// Delivers a provider's notification to a merchant's `notify_url`, retrying on the provider's
 /// schedule until the merchant acknowledges it, and remembers every attempt.
@@ -23,6 +24,9 @@ public actor NotificationDelivery {
     private var attempts: [Attempt] = []
     /// The last notification filed under each key, for ``replay(key:copies:to:)``.
     private var last: [String: (body: Data, headers: HTTPHeaders, acknowledged: @Sendable (HTTPResponse) -> Bool)] = [:]
+    /// Deliveries making an attempt (from ``deliver(key:url:body:contentType:headers:schedule:acknowledged:)``
+    /// until the attempt's answer is recorded), and who waits for there to be none (``settled()``).
+    private let sending = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
 
     /// - Parameters:
     ///   - transport: how notifications travel.
@@ -43,6 +47,7 @@ public actor NotificationDelivery {
         var headers = headers
         headers.set("Content-Type", contentType)
         let allHeaders = headers
+        enter()  // counted before the task starts: a wait for ``settled()`` just after this sees it
         Task { await self.run(key: key, url: url, body: body, headers: allHeaders, schedule: schedule, acknowledged: acknowledged) }
     }
 
@@ -50,13 +55,18 @@ public actor NotificationDelivery {
         key: String, url: String, body: Data, headers: HTTPHeaders, schedule: [Duration],
         acknowledged: @escaping @Sendable (HTTPResponse) -> Bool
     ) async {
+        defer { leave() }
         last[key] = (body, headers, acknowledged)
         guard let target = URL(string: url), target.scheme == "http" || target.scheme == "https" else {
             attempts.append(Attempt(key: key, url: url, status: nil, acknowledged: false))
             return
         }
         for delay in [Duration.zero] + schedule {
-            if delay > .zero { try? await Task.sleep(for: delay * timeScale) }
+            if delay > .zero {
+                leave()
+                try? await Task.sleep(for: delay * timeScale)
+                enter()
+            }
             let request = HTTPRequest(method: "POST", url: target, headers: headers, body: body, timeout: .seconds(5))
             let response = try? await transport.send(request)
             let done = response.map(acknowledged) ?? false
@@ -82,6 +92,40 @@ public actor NotificationDelivery {
         }
         for url in urls { attempts.append(Attempt(key: key, url: url.absoluteString, status: nil, acknowledged: false)) }
         return (copies, acknowledged)
+    }
+
+    /// Waits until no notification is being sent: every delivery started so far has been
+    /// acknowledged, has run out of attempts, or is waiting out its next retry interval (a retry
+    /// due later is not waited for). A test that has made the sandbox notify waits for this, then
+    /// reads what the merchant made of it, instead of sleeping.
+    ///
+    /// ```swift
+    /// await sandbox.wechatV2.pay(outTradeNo: number, outcome: .success)
+    /// await sandbox.delivery.settled()   // the notification has been answered
+    /// ```
+    public nonisolated func settled() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = sending.withLock { sending -> Bool in
+                if sending.count == 0 { return true }
+                sending.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    private nonisolated func enter() {
+        sending.withLock { $0.count += 1 }
+    }
+
+    private nonisolated func leave() {
+        let waiters = sending.withLock { sending -> [CheckedContinuation<Void, Never>] in
+            sending.count -= 1
+            guard sending.count == 0 else { return [] }
+            defer { sending.waiters = [] }
+            return sending.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Every attempt so far for `key`.
