@@ -24,7 +24,8 @@ import Testing
             configure(&configuration)
             guard let port = configuration.wechat?.baseURL.port else { return }
             configuration.applePay?.processor = ApplePay.AdyenProcessor(
-                apiKey: "AQE_world", merchantAccount: "CashierWorld", baseURL: URL(string: "http://127.0.0.1:\(port)/adyen/v72")!)
+                apiKey: "AQE_world", merchantAccount: "CashierWorld", baseURL: URL(string: "http://127.0.0.1:\(port)/adyen/v72")!,
+                transport: ServerFixture.transport)
             configuration.applePay?.adyenHMACKey = hmacKey
             configuration.refundCheckAfter = 0  // the refund job (run by hand) looks at every refund at once
         }
@@ -116,7 +117,7 @@ import Testing
                 + #""amount":{"value":1e400,"currency":"CNY"}}}]}"#,
         ]
         for body in hostile {
-            let response = try await CurlTransport().send(
+            let response = try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: "POST", url: URL(string: world.base(0) + "/notify/adyen")!, headers: ["Content-Type": "application/json"],
                     body: Data(body.utf8)))

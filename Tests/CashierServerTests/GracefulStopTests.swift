@@ -48,7 +48,7 @@ import Testing
     /// payment of its total and one `order.paid` — the books add up whatever the stop cut off.
     @Test(.timeLimit(.minutes(5)), arguments: MoneyWorld.Backend.available)
     func stoppingAnInstanceMidStormLosesNothingAcknowledged(backend: MoneyWorld.Backend) async throws {
-        let world = try await MoneyWorld(backend)
+        let world = try await MoneyWorld(backend, listening: true)  // what stopping does to connections arriving
         let merchant = world.mode.wechatMerchant
         var orders: [(id: String, number: String)] = []
         for _ in 0..<8 {

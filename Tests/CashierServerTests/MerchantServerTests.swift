@@ -64,7 +64,7 @@ import WeChatPay
             fields.append(("sign", fixture.wechatMerchant.signer.signature(for: fields, type: .md5)))
             return Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8)
         }
-        let forged = try await URLSessionTransport().send(
+        let forged = try await ServerFixture.transport.send(
             HTTPRequest(method: "POST", url: URL(string: notifyURL)!, body: notification(totalFee: 5099)))
         #expect(String(decoding: forged.body, as: UTF8.self).contains("FAIL"))
         #expect(try await fixture.call("GET", "/v1/orders/\(id)").object["status"] as? String == "pending")
@@ -75,7 +75,7 @@ import WeChatPay
             for _ in 0..<50 {
                 group.addTask {
                     String(
-                        decoding: try await URLSessionTransport().send(
+                        decoding: try await ServerFixture.transport.send(
                             HTTPRequest(method: "POST", url: URL(string: notifyURL)!, body: genuine)
                         ).body, as: UTF8.self)
                 }
@@ -168,7 +168,7 @@ import WeChatPay
                 ("return_code", "SUCCESS"), ("appid", fixture.wechatMerchant.appID), ("mch_id", fixture.wechatMerchant.mchID),
                 ("req_info", "bm90IGVuY3J5cHRlZA=="),
             ]).xmlString.utf8)
-        let answer = try await URLSessionTransport().send(
+        let answer = try await ServerFixture.transport.send(
             HTTPRequest(method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/notify/wechat/v2/refund")!, body: forged)
         )
         #expect(String(decoding: answer.body, as: UTF8.self).contains("FAIL"))
@@ -312,7 +312,7 @@ import WeChatPay
             json: ["method": "alipay.wap", "return_url": fixture.sandbox.baseURL.absoluteString + "return"])
         let url = try #require((wapPay.object["url"] as? String).flatMap(URL.init(string:)))
         #expect((wapPay.object["form"] as? String)?.contains("alipaysubmit") == true)
-        #expect(try await URLSessionTransport().send(HTTPRequest(method: "GET", url: url)).status == 200)  // the cashier page opens
+        #expect(try await ServerFixture.transport.send(HTTPRequest(method: "GET", url: url)).status == 200)  // the cashier page opens
         await fixture.sandbox.alipay.pay(outTradeNo: wap["out_trade_no"] as? String ?? "", outcome: .success)
         #expect(try await fixture.waitForStatus(wapID, "paid"))
         await fixture.stop()
@@ -373,7 +373,8 @@ import WeChatPay
         let short = try await fixture.createOrder(amount: "5.00")
         let shortID = try #require(short["id"] as? String)
         let number = try #require(short["out_trade_no"] as? String)
-        let direct = WeChatPay.V3.Client(merchant: v3.merchant, keys: v3.platformKeys, baseURL: v3.baseURL)
+        let direct = WeChatPay.V3.Client(
+            merchant: v3.merchant, keys: v3.platformKeys, transport: ServerFixture.transport, baseURL: v3.baseURL)
         _ = try await direct.prepay(
             .native, appID: v3.appID, description: "short", outTradeNo: number, total: try Money(decimal: "4.99", currency: .cny),
             notifyURL: fixture.server.baseURL.absoluteString + "/notify/wechat/v3")
@@ -387,7 +388,7 @@ import WeChatPay
         let timestamp = String(Int(Date().timeIntervalSince1970))
         let signature = try forger.signature(
             for: "\(timestamp)\nnonce\n\(String(decoding: body, as: UTF8.self))\n", scheme: .insecurePKCS1v1_5SHA256)
-        let forged = try await URLSessionTransport().send(
+        let forged = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/notify/wechat/v3")!,
                 headers: [
@@ -438,7 +439,7 @@ import WeChatPay
         let id = try await fixture.createOrderID(amount: "46.00")
         _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "applepay"])
         func mint(_ body: [String: Any]) async throws -> (status: Int, token: Any?) {
-            let response = try await URLSessionTransport().send(
+            let response = try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: "POST", url: URL(string: fixture.sandbox.baseURL.absoluteString + "sandbox/applepay/token")!,
                     body: try JSONSerialization.data(withJSONObject: body)))
@@ -470,7 +471,7 @@ import WeChatPay
             if let cookie { headers.add("Cookie", "cashier_session=\(cookie)") }
             if form != nil { headers.add("Content-Type", "application/x-www-form-urlencoded") }
             // libcurl, which (unlike URLSession) does not follow redirects: the 303s are what is checked.
-            return try await CurlTransport().send(
+            return try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: method, url: URL(string: fixture.server.baseURL.absoluteString + path)!, headers: headers,
                     body: Data((form ?? "").utf8)))

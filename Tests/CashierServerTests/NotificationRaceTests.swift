@@ -56,7 +56,7 @@ import WeChatPay
                     let body = Self.notification(merchant, order.number, fen: forged ? order.fen + 100 : order.fen)
                     let url = URL(string: world.base() + "/notify/wechat/v2")!
                     group.addTask {
-                        let reply = try await CurlTransport().send(
+                        let reply = try await ServerFixture.transport.send(
                             HTTPRequest(method: "POST", url: url, body: body, timeout: .seconds(60)))
                         let text = "\(reply.status) \(String(decoding: reply.body, as: UTF8.self))"
                         return forged ? .forged(text) : .genuine(text)

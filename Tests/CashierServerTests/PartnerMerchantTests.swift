@@ -110,7 +110,7 @@ import WeChatPay
         }
         func post(_ path: String, _ body: Data) async throws -> String {
             String(
-                decoding: try await URLSessionTransport().send(
+                decoding: try await ServerFixture.transport.send(
                     HTTPRequest(method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + path)!, body: body)
                 ).body, as: UTF8.self)
         }
@@ -177,7 +177,7 @@ import WeChatPay
             let refused = try await fixture.call("GET", path, key: northKey)
             #expect(refused.status == 403, "\(path): \(refused.status)")
         }
-        let signIn = try await CurlTransport().send(
+        let signIn = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/dashboard/login")!,
                 headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data("secret_key=\(northKey)".utf8)))

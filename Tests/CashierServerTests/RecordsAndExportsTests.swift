@@ -49,7 +49,7 @@ import Testing
 
     /// A dashboard session's cookie (`cashier_session=…`), signed in with the secret key.
     static func signIn(_ base: String, secret: String) async throws -> String {
-        let login = try await CurlTransport().send(
+        let login = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "POST", url: URL(string: base + "/dashboard/login")!,
                 headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data("secret_key=\(secret)".utf8),
@@ -58,7 +58,7 @@ import Testing
     }
 
     static func get(_ url: String, cookie: String) async throws -> HTTPResponse {
-        try await CurlTransport().send(
+        try await ServerFixture.transport.send(
             HTTPRequest(method: "GET", url: URL(string: url)!, headers: ["Cookie": cookie], timeout: ServerFixture.patience))
     }
 

@@ -43,7 +43,7 @@ import Testing
         ]
         fields["sign"] = Base64.encode(try impostor.signature(for: Alipay.Signer.content(fields), scheme: .insecurePKCS1v1_5SHA256))
         fields["sign_type"] = "RSA2"
-        let forged = try await URLSessionTransport().send(
+        let forged = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/notify/alipay")!,
                 headers: ["Content-Type": "application/x-www-form-urlencoded"],

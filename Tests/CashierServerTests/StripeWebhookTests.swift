@@ -43,7 +43,7 @@ import Testing
     /// Posts `body` to instance 0's `/notify/stripe`, signed with `secret` at `time`.
     static func post(_ body: String, to world: MoneyWorld, secret: String = secret, time: Date = Date()) async throws -> Int {
         let data = Data(body.utf8)
-        let response = try await CurlTransport().send(
+        let response = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "POST", url: URL(string: world.base(0) + "/notify/stripe")!,
                 headers: [
@@ -55,7 +55,7 @@ import Testing
 
     /// The sandbox Stripe's refunds, newest first (`GET /v1/refunds`).
     static func refundIDs(_ world: MoneyWorld) async throws -> [String] {
-        let response = try await CurlTransport().send(
+        let response = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "GET", url: URL(string: world.sandbox.baseURL.absoluteString + "/stripe/v1/refunds")!,
                 headers: ["Authorization": "Bearer sk_test_world"]))
