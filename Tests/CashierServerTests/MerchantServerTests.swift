@@ -223,7 +223,7 @@ import WeChatPay
     }
 
     @Test func theMerchantHearsOfThePaymentByWebhook() async throws {
-        let receiver = try WebhookReceiver(failures: 0)
+        let receiver = try ServerFixture.receiver(failures: 0)
         let fixture = try await ServerFixture(webhook: .init(url: receiver.url, secret: "whsec_e2e"))
         let order = try await fixture.createOrder(amount: "7.00")
         let id = try #require(order["id"] as? String)

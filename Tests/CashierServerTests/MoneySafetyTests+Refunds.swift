@@ -157,7 +157,7 @@ extension MoneySafetyTests {
         #expect(atProvider.count == 5 && atProvider.reduce(0) { $0 + $1.amount_minor } == 5000)
         #expect(try await world.disagreements().isEmpty)
         // Every refund's event reached the merchant once (retries carry the same id).
-        try await Task.sleep(for: .seconds(1))
+        await world.settled()
         let ids = world.webhooks("order.refunded", order: order.id).compactMap { $0["id"] as? String }
         #expect(Set(ids).count == 5, "\(ids)")
         #expect(try await world.store.apiKeys().allSatisfy { $0.lastUsedAt != nil })

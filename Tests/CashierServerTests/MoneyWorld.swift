@@ -286,9 +286,11 @@ final class MoneyWorld: Sendable {
 
     func status(_ id: String) async throws -> String? { try await orderJSON(id)["status"] as? String }
 
-    /// Waits until the order (read from the store, without a query) has `status`.
+    /// Whether the order (read from the store, without a query) has `status` once the sandbox's
+    /// notifications under way have been answered (an instance answers one once its change is on disk).
     func waitFor(_ id: String, _ status: PaymentStatus) async throws -> Bool {
-        try await eventually { try await self.store.order(id: id)?.status == status }
+        await sandbox.delivery.settled()
+        return try await store.order(id: id)?.status == status
     }
 
     /// The sandbox's books: every trade it keeps, with its refunds.

@@ -219,14 +219,15 @@ import Testing
     /// A page after an id that names no record is a 404 naming `starting_after`, in each list and
     /// in the dashboard's pages, never an empty page (which a client reads as the end of the list).
     @Test func anUnknownCursorIsRefusedNotAnEmptyPage() async throws {
-        let receiver = try WebhookReceiver(failures: 0)
+        let receiver = try ServerFixture.receiver(failures: 0)
         let fixture = try await Fixture(webhook: .init(url: receiver.url, secret: "whsec_cursor"))
         let paid = try await Self.paid(fixture, "2.00", "wechat.native")
         let orderID = try #require(paid["id"] as? String)
         func first(_ list: String) async throws -> Any? {
             (try await fixture.call("GET", list).object["data"] as? [[String: Any]])?.first?["id"]
         }
-        #expect(try await eventually { try await first("/v1/webhooks") != nil })
+        await fixture.settled()
+        #expect(try await first("/v1/webhooks") != nil)
         let known: [String: Any?] = [
             "/v1/orders": orderID, "/v1/payments": try await first("/v1/payments"), "/v1/webhooks": try await first("/v1/webhooks"),
         ]
@@ -256,22 +257,24 @@ import Testing
     }
 
     @Test func webhooksAreSentAgainOnceTheEndpointIsBack() async throws {
-        let receiver = try WebhookReceiver(failures: 0, down: true)
+        let receiver = try ServerFixture.receiver(failures: 0, down: true)
         let clock = ManualClock(Date())
         let fixture = try await Fixture(webhook: .init(url: receiver.url, secret: "whsec_replay"), clock: clock)
         let first = try await Self.paid(fixture, "2.00", "wechat.native")
         let second = try await Self.paid(fixture, "3.00", "alipay.qr")
-        // Down: each tried once, failed with the reason, not due again for a while.
-        #expect(await eventually { receiver.received.count == 2 })
+        // Down: each tried once, failed with the reason, not due again for a while (the clock
+        // stands still: settled, nothing more is sent).
+        await fixture.settled()
+        #expect(receiver.received.count == 2)
         func deliveries(_ query: String) async throws -> [[String: Any]] {
             try await fixture.call("GET", "/v1/webhooks\(query)").object["data"] as? [[String: Any]] ?? []
         }
-        #expect(try await eventually { try await deliveries("?state=failed").count == 2 })
+        #expect(try await deliveries("?state=failed").count == 2)
         let failed = try await deliveries("?state=failed")
         #expect(failed.allSatisfy { $0["attempts"] as? Int == 1 && $0["last_error"] as? String == "HTTP 503" })
         let firstDelivery = try #require(failed.first { $0["order_id"] as? String == first["id"] as? String })
         let eventID = try #require(firstDelivery["id"] as? String)
-        try await Task.sleep(for: .milliseconds(300))
+        await fixture.settled()
         #expect(receiver.received.count == 2)
 
         // Back, two seconds later (the retry is due after five): one re-sent by id — the same
@@ -280,20 +283,22 @@ import Testing
         clock.advance(by: 2)
         let resent = try await fixture.call("POST", "/v1/webhooks/\(eventID)/resend")
         #expect(resent.status == 200 && resent.object["id"] as? String == eventID)
-        #expect(await eventually { receiver.received.count == 3 })
+        await fixture.settled()
+        #expect(receiver.received.count == 3)
         let again = try #require(receiver.received.last)
         let original = try #require(receiver.received.first { $0.eventID == eventID })
         #expect(again.eventID == eventID && again.body == original.body && again.signature != original.signature)
         #expect(WebhookSignature.verify(header: again.signature, body: again.body, secret: "whsec_replay", now: clock.now()))
-        #expect(try await eventually { try await deliveries("?state=delivered").map { $0["id"] as? String } == [eventID] })
+        #expect(try await deliveries("?state=delivered").map { $0["id"] as? String } == [eventID])
 
         // The rest of the day's failures in one call; then nothing is left failed.
         let today = Self.day(clock.now())
         let all = try await fixture.call("POST", "/v1/webhooks/resend", json: ["from": today, "to": today])
         #expect(all.status == 200 && all.object["resent"] as? Int == 1)
-        #expect(await eventually { receiver.received.count == 4 })
+        await fixture.settled()
+        #expect(receiver.received.count == 4)
         #expect(receiver.received.last?.body == receiver.received.first { $0.eventID != eventID }?.body)
-        #expect(try await eventually { try await deliveries("?state=failed").isEmpty })
+        #expect(try await deliveries("?state=failed").isEmpty)
         #expect(try await deliveries("?order_id=\(second["id"] as? String ?? "")").first?["state"] as? String == "delivered")
         // Who re-sent it is in the order's log.
         let events = try await fixture.store.events(orderID: first["id"] as? String ?? "")

@@ -162,7 +162,11 @@ final class ServerFixture: Sendable {
         try #require(try await createOrder(amount: amount)["id"] as? String)
     }
 
+    /// Whether the order has `status` once the sandbox's notifications under way have been
+    /// answered (``NotificationDelivery/settled()``: the server answers one once its change is on
+    /// disk). Not ``settled()``, which also waits for the jobs — and a test may be holding one.
     func waitForStatus(_ id: String, _ status: String) async throws -> Bool {
-        try await eventually { try await call("GET", "/v1/orders/\(id)").object["status"] as? String == status }
+        await sandbox.delivery.settled()
+        return try await call("GET", "/v1/orders/\(id)").object["status"] as? String == status
     }
 }

@@ -89,7 +89,7 @@ import Testing
         let replayed = await world.sandbox.delivery.replay(key: "charge.refund.updated \(reference)", copies: 24, to: Self.urls(world))
         #expect(replayed?.sent == 24 && replayed?.acknowledged == 24, "\(String(describing: replayed))")
         #expect(try await world.store.refunds(orderID: id).map(\.status) == [.failed])
-        try await Task.sleep(for: .milliseconds(200))
+        await world.settled()  // a second `order.refund_failed` would have been sent by now
         #expect(world.webhooks("order.refund_failed", order: id).count == 1)
         // The 7.00 is refundable again, and the books agree with Stripe's.
         #expect(try await world.sandboxCall("POST", "/sandbox/refund_outcome", json: ["outcome": "succeed"]).status == 200)

@@ -27,13 +27,16 @@ public final class HeldEndpoint: HTTPTransport {
         return HTTPResponse(status: 200)
     }
 
+    /// Answers as a server would: held, then 200 (for an ``InProcessTransport``).
+    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        arrivals.add()
+        await hold()
+        return .text("ok")
+    }
+
     /// A loopback server (not started) answering every request so.
     public func httpServer() -> HTTPServer {
-        HTTPServer(configuration: .init(threads: 1)) { [self] _ in
-            arrivals.add()
-            await hold()
-            return .text("ok")
-        }
+        HTTPServer(configuration: .init(threads: 1)) { [self] in await handle($0) }
     }
 
     /// Runs `run` until a run is conclusive, at most `attempts` times. A sender gives up on a held
