@@ -85,6 +85,23 @@ public final class Tally: Sendable {
         }
     }
 
+    /// What `find` finds, looked for again each time the count moves (a fake adds to it as
+    /// things arrive), for at most `bound`. - Returns: `nil` when nothing was found in time.
+    ///
+    /// ```swift
+    /// let body = await sink.arrivals.first { sink.bodies.withLock { $0.first } }
+    /// ```
+    public func first<T>(within bound: Duration = .seconds(60), _ find: () -> T?) async -> T? {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: bound)
+        while true {
+            let seen = value
+            if let found = find() { return found }
+            let left = deadline - clock.now
+            guard left > .zero, await wait(atLeast: seen + 1, within: left) else { return find() }
+        }
+    }
+
     /// ``wait(atLeast:within:)`` for a thread that is not a task's (a handler handed to a thread of
     /// its own, a database writer's): blocks the thread.
     @discardableResult
