@@ -25,8 +25,33 @@ public actor NotificationDelivery {
     /// The last notification filed under each key, for ``replay(key:copies:to:)``.
     private var last: [String: (body: Data, headers: HTTPHeaders, acknowledged: @Sendable (HTTPResponse) -> Bool)] = [:]
     /// Deliveries making an attempt (from ``deliver(key:url:body:contentType:headers:schedule:acknowledged:)``
-    /// until the attempt's answer is recorded), and who waits for there to be none (``settled()``).
-    private let sending = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
+    /// until the attempt's answer is recorded), those waiting for their next attempt (and when it
+    /// is due), and who waits for quiet (``settled(within:)``).
+    private let sending = Mutex(Sending())
+
+    private struct Sending {
+        var count = 0
+        var retrying: [Int: ContinuousClock.Instant] = [:]
+        var nextID = 0
+        var waiters: [(horizon: Duration, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Whether nothing is being sent and no retry is due within `horizon`.
+        func quiet(within horizon: Duration) -> Bool {
+            let limit = ContinuousClock.now.advanced(by: horizon)
+            return count == 0 && retrying.values.allSatisfy { $0 > limit }
+        }
+
+        /// The waiters whose quiet has come, taken out.
+        mutating func woken() -> [CheckedContinuation<Void, Never>] {
+            var ready: [CheckedContinuation<Void, Never>] = []
+            var waiting: [(horizon: Duration, continuation: CheckedContinuation<Void, Never>)] = []
+            for waiter in waiters {
+                if quiet(within: waiter.horizon) { ready.append(waiter.continuation) } else { waiting.append(waiter) }
+            }
+            waiters = waiting
+            return ready
+        }
+    }
 
     /// - Parameters:
     ///   - transport: how notifications travel.
@@ -63,9 +88,9 @@ public actor NotificationDelivery {
         }
         for delay in [Duration.zero] + schedule {
             if delay > .zero {
-                leave()
+                let retry = waitForRetry(at: ContinuousClock.now.advanced(by: delay * timeScale))
                 try? await Task.sleep(for: delay * timeScale)
-                enter()
+                retrying(retry)
             }
             let request = HTTPRequest(method: "POST", url: target, headers: headers, body: body, timeout: .seconds(5))
             let response = try? await transport.send(request)
@@ -94,20 +119,21 @@ public actor NotificationDelivery {
         return (copies, acknowledged)
     }
 
-    /// Waits until no notification is being sent: every delivery started so far has been
-    /// acknowledged, has run out of attempts, or is waiting out its next retry interval (a retry
-    /// due later is not waited for). A test that has made the sandbox notify waits for this, then
+    /// Waits until no notification is being sent and none is due again within `horizon`: every
+    /// delivery started so far has been acknowledged, has run out of attempts, or waits for a
+    /// retry due later than that (a retry sooner — the merchant refused, or was not ready — is
+    /// waited for, and its answer). A test that has made the sandbox notify waits for this, then
     /// reads what the merchant made of it, instead of sleeping.
     ///
     /// ```swift
     /// await sandbox.wechatV2.pay(outTradeNo: number, outcome: .success)
-    /// await sandbox.delivery.settled()   // the notification has been answered
+    /// await sandbox.delivery.settled(within: .seconds(1))   // answered, and nothing retried within a second
     /// ```
-    public nonisolated func settled() async {
+    public nonisolated func settled(within horizon: Duration = .zero) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = sending.withLock { sending -> Bool in
-                if sending.count == 0 { return true }
-                sending.waiters.append(continuation)
+                if sending.quiet(within: horizon) { return true }
+                sending.waiters.append((horizon, continuation))
                 return false
             }
             if now { continuation.resume() }
@@ -119,13 +145,31 @@ public actor NotificationDelivery {
     }
 
     private nonisolated func leave() {
-        let waiters = sending.withLock { sending -> [CheckedContinuation<Void, Never>] in
+        let woken = sending.withLock { sending in
             sending.count -= 1
-            guard sending.count == 0 else { return [] }
-            defer { sending.waiters = [] }
-            return sending.waiters
+            return sending.woken()
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in woken { waiter.resume() }
+    }
+
+    /// An attempt is over and the next is due `at`. - Returns: the retry's number.
+    private nonisolated func waitForRetry(at due: ContinuousClock.Instant) -> Int {
+        let (id, woken) = sending.withLock { sending in
+            sending.count -= 1
+            sending.nextID += 1
+            sending.retrying[sending.nextID] = due
+            return (sending.nextID, sending.woken())
+        }
+        for waiter in woken { waiter.resume() }
+        return id
+    }
+
+    /// Retry `id` is being made.
+    private nonisolated func retrying(_ id: Int) {
+        sending.withLock { sending in
+            sending.retrying[id] = nil
+            sending.count += 1
+        }
     }
 
     /// Every attempt so far for `key`.

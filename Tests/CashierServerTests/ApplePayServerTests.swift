@@ -91,11 +91,7 @@ import Testing
             #expect(payment.reserved.minorUnits <= payment.amount.minorUnits)
         }
         // Adyen's webhooks have all arrived: nothing it refused is counted.
-        #expect(
-            await eventually {
-                let disagreements = (try? await world.disagreements()) ?? ["unreadable"]
-                return disagreements.isEmpty
-            })
+        await world.settled()
         let disagreements = try await world.disagreements()
         #expect(disagreements.isEmpty, "\(disagreements)")
     }

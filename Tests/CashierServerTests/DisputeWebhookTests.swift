@@ -29,7 +29,8 @@ import Testing
                 : try await world.sandboxCall("POST", "/sandbox/adyen/dispute", json: ["psp_reference": reference, "event": step])
             try #require(answer.status == 200, "\(answer.object)")
         }
-        #expect(try await eventually { try await world.status(id) == "refunded" })
+        await world.settled()
+        #expect(try await world.status(id) == "refunded")
         let path = processor == .stripe ? "/notify/stripe" : "/notify/adyen"
         let urls = world.servers.map { URL(string: $0.baseURL.absoluteString + path)! }
         async let first = world.sandbox.delivery.replay(key: opening, copies: 12, to: urls)

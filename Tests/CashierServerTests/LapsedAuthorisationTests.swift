@@ -52,7 +52,8 @@ import Testing
         let world = try await Self.world(processor, backend)
         let (id, payment) = try await Self.held(world, "25.00")
         #expect(try await Self.expire(world, processor, try #require(payment.transactionID)) == 200)
-        #expect(try await eventually { try await world.status(id) == "refunded" }, "the lapse's word gives the 25.00 back")
+        await world.settled()
+        #expect(try await world.status(id) == "refunded", "the lapse's word gives the 25.00 back")
         let record = try #require(try await world.store.refunds(orderID: id).first)
         #expect(record.reason == "authorisation lapsed" && record.requestedBy == processor.rawValue, "\(record)")
         #expect(record.amount.minorUnits == 2500 && record.status == .succeeded)
@@ -84,7 +85,8 @@ import Testing
             }
         }
         for order in orders {
-            #expect(try await eventually { try await world.status(order.id) == "refunded" }, "\(order.id)")
+            await world.settled()
+            #expect(try await world.status(order.id) == "refunded", "\(order.id)")
             let all = try await world.store.refunds(orderID: order.id)
             let back = all.filter { $0.status == .succeeded }
             let events = try await world.store.events(orderID: order.id).map { "\($0.kind.rawValue) \($0.detail)" }

@@ -155,10 +155,8 @@ import WeChatPay
         #expect(
             try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "4.00"]).object["status"] as? String
                 == "partially_refunded")
-        #expect(
-            try await eventually {
-                try await fixture.store.events(orderID: id).contains { $0.kind == .refundNotification && $0.detail.contains("4.00") }
-            })
+        await fixture.settled()
+        #expect(try await fixture.store.events(orderID: id).contains { $0.kind == .refundNotification && $0.detail.contains("4.00") })
         // /metrics counts the refund by the status it reached.
         let metrics = String(decoding: try await fixture.call("GET", "/metrics").body, as: UTF8.self)
         #expect(metrics.contains(#"cashier_refunds_total{status="succeeded"} 1"#), "\(metrics)")
@@ -203,13 +201,12 @@ import WeChatPay
             try await fixture.call("POST", "/v1/orders/\(id)/refunds", key: fixture.keys.publishable, json: ["amount": "1.00"]).status
                 == 401)
         // Each refund is confirmed by Alipay's refund notification (logged as it arrives, before or after the refund's line).
+        await fixture.settled()
+        let events = try await fixture.call("GET", "/v1/orders/\(id)/events")
+        let kinds = (events.object["data"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } ?? []
         #expect(
-            try await eventually {
-                let events = try await fixture.call("GET", "/v1/orders/\(id)/events")
-                let kinds = (events.object["data"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } ?? []
-                return kinds.filter { $0 != "refund_notification" } == ["payment_started", "notification", "refund", "refund"]
-                    && kinds.filter { $0 == "refund_notification" }.count == 2
-            })
+            kinds.filter { $0 != "refund_notification" } == ["payment_started", "notification", "refund", "refund"]
+                && kinds.filter { $0 == "refund_notification" }.count == 2, "\(kinds)")
 
         // An unpaid order closes at the provider and here; a paid one cannot be closed.
         let unpaid = try await fixture.createOrder(amount: "5.00")
@@ -230,7 +227,8 @@ import WeChatPay
         _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "alipay.qr"])
         await fixture.sandbox.alipay.pay(outTradeNo: order["out_trade_no"] as? String ?? "", outcome: .success)
         #expect(try await fixture.waitForStatus(id, "paid"))
-        #expect(await eventually { !receiver.received.isEmpty })
+        await fixture.settled()
+        #expect(!receiver.received.isEmpty)
         let delivery = try #require(receiver.received.first)
         #expect(WebhookSignature.verify(header: delivery.signature, body: delivery.body, secret: "whsec_e2e"))
         let event = try JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any]
@@ -339,10 +337,8 @@ import WeChatPay
         #expect(
             try await fixture.call("POST", "/v1/orders/\(appID)/refunds", json: ["amount": "2.75"]).object["status"] as? String
                 == "partially_refunded")
-        #expect(
-            try await eventually {
-                try await fixture.store.events(orderID: appID).contains { $0.kind == .refundNotification && $0.detail.contains("2.75") }
-            })
+        await fixture.settled()
+        #expect(try await fixture.store.events(orderID: appID).contains { $0.kind == .refundNotification && $0.detail.contains("2.75") })
 
         // A mini program: js_code is exchanged for the openid on the server; the parameters are for the mini program's appid.
         for api in ["v2", "v3"] {
@@ -379,7 +375,8 @@ import WeChatPay
             .native, appID: v3.appID, description: "short", outTradeNo: number, total: try Money(decimal: "4.99", currency: .cny),
             notifyURL: fixture.server.baseURL.absoluteString + "/notify/wechat/v3")
         await fixture.sandbox.wechatV3.pay(outTradeNo: number, outcome: .success)
-        #expect(try await eventually { try await fixture.store.events(orderID: shortID).contains { $0.kind == .notificationRefused } })
+        await fixture.settled()
+        #expect(try await fixture.store.events(orderID: shortID).contains { $0.kind == .notificationRefused })
         #expect(try await fixture.store.order(id: shortID)?.status == .created)
 
         // Signed by someone else (the platform's serial, another key): 401, nothing recorded.

@@ -176,7 +176,7 @@ final class MoneyWorld: Sendable {
     /// arrived by now") has happened when this returns.
     func settled() async {
         for _ in 0..<2 {
-            await sandbox.delivery.settled()
+            await sandbox.delivery.settled(within: ServerFixture.sandboxRetries)
             for server in servers { await server.settled() }
         }
     }
@@ -289,7 +289,7 @@ final class MoneyWorld: Sendable {
     /// Whether the order (read from the store, without a query) has `status` once the sandbox's
     /// notifications under way have been answered (an instance answers one once its change is on disk).
     func waitFor(_ id: String, _ status: PaymentStatus) async throws -> Bool {
-        await sandbox.delivery.settled()
+        await sandbox.delivery.settled(within: ServerFixture.sandboxRetries)
         return try await store.order(id: id)?.status == status
     }
 

@@ -79,7 +79,8 @@ import WeChatPay
             let refunded = try await fixture.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "5.00"])
             #expect(refunded.status == 200, "\(order.method): \(String(decoding: refunded.body, as: UTF8.self))")
             let number = try #require((refunded.object["refund"] as? [String: Any])?["out_refund_no"] as? String)
-            #expect(try await eventually { try await fixture.store.refund(outRefundNo: number)?.confirmedAt != nil }, "\(order.method)")
+            await fixture.settled()
+            #expect(try await fixture.store.refund(outRefundNo: number)?.confirmedAt != nil, "\(order.method)")
         }
         let refundedBooks = await books()
         for order in paid { #expect(refundedBooks.first { $0.out_trade_no == order.number }?.refunded_minor == 500) }

@@ -92,7 +92,8 @@ import WeChatPay
         #expect((limit - 1)...(world.stores.count * limit - 1) ~= logged)
         #expect(events.filter { $0.to == .paid }.count == 1)
         #expect(try await world.store.payments(orderID: order.id).map(\.status) == [.succeeded])
-        #expect(await eventually { world.webhooks("order.paid", order: order.id).count == 1 })
+        await world.settled()
+        #expect(world.webhooks("order.paid", order: order.id).count == 1)
         await world.stop()
     }
 

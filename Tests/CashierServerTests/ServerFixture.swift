@@ -102,14 +102,22 @@ final class ServerFixture: Sendable {
         return receiver
     }
 
+    /// How far ahead a settled sandbox has no notification due: its schedules run a thousand
+    /// times faster (`timeScale: 0.001`), so this covers a provider's first retries (WeChat's 15 s,
+    /// 15 s, 30 s, 3 min, 10 min; Alipay's 4 min and 10 min; Stripe's and Adyen's first ones) —
+    /// a notification the server refused, or took before it was ready for it, is sent again and
+    /// answered before a test reads the outcome.
+    static let sandboxRetries: Duration = .seconds(1)
+
     /// Waits until nothing is left to happen of its own accord: the sandbox is sending no
-    /// notification (``NotificationDelivery/settled()``) and the server has no request in flight,
-    /// no job running and no webhook due (``MerchantServer/settled()``). What a test would have
-    /// slept for ("a late duplicate would have arrived by now") has happened when this returns.
+    /// notification and has none due again soon (``NotificationDelivery/settled(within:)``,
+    /// ``sandboxRetries``), and the server has no request in flight, no job running and no webhook
+    /// due (``MerchantServer/settled()``). What a test would have slept for ("a late duplicate
+    /// would have arrived by now") has happened when this returns.
     func settled() async {
-        await sandbox.delivery.settled()
+        await sandbox.delivery.settled(within: Self.sandboxRetries)
         await server.settled()
-        await sandbox.delivery.settled()  // anything the server's last work set off at the sandbox
+        await sandbox.delivery.settled(within: Self.sandboxRetries)  // anything the server's last work set off at the sandbox
         await server.settled()
     }
 
@@ -166,7 +174,7 @@ final class ServerFixture: Sendable {
     /// answered (``NotificationDelivery/settled()``: the server answers one once its change is on
     /// disk). Not ``settled()``, which also waits for the jobs — and a test may be holding one.
     func waitForStatus(_ id: String, _ status: String) async throws -> Bool {
-        await sandbox.delivery.settled()
+        await sandbox.delivery.settled(within: Self.sandboxRetries)
         return try await call("GET", "/v1/orders/\(id)").object["status"] as? String == status
     }
 }

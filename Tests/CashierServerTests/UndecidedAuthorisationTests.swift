@@ -127,7 +127,8 @@ import Testing
         let world = try await Self.world(processor, backend)
         let (id, payment) = try await Self.undecided(world, "21.56")
         try await Self.decide(world, processor, payment, "failed")
-        #expect(try await eventually { try await world.store.payment(id: payment.id)?.status == .failed })
+        await world.settled()
+        #expect(try await world.store.payment(id: payment.id)?.status == .failed)
         let replayed = await Self.replay(world, processor, payment, succeeded: false, copies: 12)
         #expect(replayed?.acknowledged == 12)
         let failed = try #require(try await world.store.payment(id: payment.id))
@@ -141,7 +142,8 @@ import Testing
         try await Self.decide(world, processor, second, "succeeded")
         #expect(try await world.waitFor(id, .paid))
         #expect(try await world.store.order(id: id)?.settledPaymentID == second.id)
-        #expect(await eventually { world.webhooks("order.paid", order: id).count == 1 })
+        await world.settled()
+        #expect(world.webhooks("order.paid", order: id).count == 1)
         try await world.expectBooksAgreeThenStop()
     }
 
@@ -170,7 +172,8 @@ import Testing
             #expect(try await world.store.order(id: order.id)?.status == .paid)
             #expect(try await Self.transitions(world, order.id, to: .paid) == 1)
             #expect(try await world.store.payment(id: order.payment.id)?.capture == .uncaptured, "held for the manual capture")
-            #expect(await eventually { world.webhooks("order.paid", order: order.id).count == 1 })
+            await world.settled()
+            #expect(world.webhooks("order.paid", order: order.id).count == 1)
         }
         let failed = try #require(try await world.store.payment(id: orders[2].payment.id))
         #expect(failed.status == .failed && failed.failureReason?.contains("requires_payment_method") == true, "\(failed)")
