@@ -9,10 +9,10 @@ import Testing
 
 @testable import CashierServer
 
-/// The hosted checkout page (`/pay/{id}`) and the order stream it follows, driven over HTTP as
-/// browsers on different devices would (the Chromium suite in BrowserTests runs its script). One
-/// at a time: each test holds a server and the sandboxes, and the whole run has a descriptor budget.
-@Suite(.serialized) struct CheckoutPageTests {
+/// The hosted checkout page (`/pay/{id}`) and the order stream it follows, driven as browsers on
+/// different devices would (the Chromium suite in BrowserTests runs its script), answered in
+/// process: each test holds a server and the sandboxes, and no socket.
+@Suite struct CheckoutPageTests {
     typealias Fixture = ServerFixture
 
     static let desktop = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"

@@ -8,7 +8,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The refund scenarios of the money-safety suite (its `.serialized` trait covers them): refunds
+/// The refund scenarios of the money-safety suite: refunds
 /// raced on one order, across instances and across a platform and its sub-merchant, refunds of a
 /// duplicate payment, and a refund the provider fails after accepting it.
 extension MoneySafetyTests {

@@ -13,9 +13,9 @@ import Testing
 /// presented twice or together, a foreign currency, a refund that fails after it was accepted —
 /// run on SQLite and on three instances sharing PostgreSQL, and checked against the sandbox's
 /// books, the processor's count and the day's reconciliation: nothing lost, nothing doubled,
-/// every answer the caller got true. The scenarios run one after another (each fires its own
-/// requests at once): together they would hold more sockets than the test process may open.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct MoneySafetyTests {
+/// every answer the caller got true. Each scenario fires its own requests at once; answered in
+/// process (``MoneyWorld``), the scenarios hold no sockets and run beside each other.
+@Suite(.timeLimit(.minutes(3))) struct MoneySafetyTests {
     typealias Backend = MoneyWorld.Backend
 
     /// Finding 1: an order's WeChat QR, then an Alipay QR. Starting Alipay closes the WeChat
