@@ -19,8 +19,23 @@ public final class HTTPStreamWriter: Sendable {
         var producer: Task<Void, Never>?
     }
     let state = Mutex(State())
+    /// Where the chunks go when no connection takes them (``init(deliver:)``).
+    private let deliver: (@Sendable ([UInt8]?) -> Void)?
 
-    init() {}
+    init() { deliver = nil }
+
+    /// A writer that hands each chunk to `deliver` as it is written, and `nil` once when the body
+    /// ends, instead of sending it on a connection: how a streamed response is read in process,
+    /// with no socket (a test's client reading an order's event stream). ``run(_:)`` starts the
+    /// producer; ``hangUp()`` is the client leaving.
+    ///
+    /// ```swift
+    /// let writer = HTTPStreamWriter { chunk in received.append(contentsOf: chunk ?? []) }
+    /// if let produce = response.stream { writer.run(produce) }
+    /// ```
+    public init(deliver: @escaping @Sendable ([UInt8]?) -> Void) {
+        self.deliver = deliver
+    }
 
     /// Sends `bytes` as soon as the connection can take them. - Returns: false when the client
     /// is gone (nothing more will be sent).
@@ -29,6 +44,10 @@ public final class HTTPStreamWriter: Sendable {
         guard !bytes.isEmpty else { return isOpen }
         let (open, wake) = state.withLock { state -> (Bool, SuspendedConnection?) in
             guard !state.closed, !state.finished else { return (false, nil) }
+            if let deliver {
+                deliver(bytes)  // under the lock: chunks arrive in the order written
+                return (true, nil)
+            }
             state.buffered += bytes
             defer { state.suspended = nil }
             return (true, state.suspended)
@@ -47,6 +66,7 @@ public final class HTTPStreamWriter: Sendable {
     /// Ends the body once what was written has been sent. Called for you when the producer returns.
     public func finish() {
         let wake = state.withLock { state -> SuspendedConnection? in
+            if let deliver, !state.finished, !state.closed { deliver(nil) }
             state.finished = true
             defer { state.suspended = nil }
             return state.suspended
@@ -63,6 +83,18 @@ public final class HTTPStreamWriter: Sendable {
             return state.producer
         }
         producer?.cancel()
+    }
+
+    /// Starts `produce` in a task of its own, writing to this writer; the body ends when it
+    /// returns. For a writer made with ``init(deliver:)``: the server starts its own.
+    public func run(_ produce: @escaping @Sendable (HTTPStreamWriter) async -> Void) {
+        start(produce)
+    }
+
+    /// The client has left: the producer is cancelled and later writes are dropped (for a
+    /// writer made with ``init(deliver:)``, which no connection ends).
+    public func hangUp() {
+        close()
     }
 
     /// Starts the producer in a task of its own; the body ends when it returns.

@@ -1,5 +1,6 @@
 public import Cashier
 public import Foundation
+import Synchronization
 
 /// Delivers a provider's notification to a merchant's `notify_url`, retrying on the provider's
 /// schedule until the merchant acknowledges it, and remembers every attempt.
@@ -23,6 +24,34 @@ public actor NotificationDelivery {
     private var attempts: [Attempt] = []
     /// The last notification filed under each key, for ``replay(key:copies:to:)``.
     private var last: [String: (body: Data, headers: HTTPHeaders, acknowledged: @Sendable (HTTPResponse) -> Bool)] = [:]
+    /// Deliveries making an attempt (from ``deliver(key:url:body:contentType:headers:schedule:acknowledged:)``
+    /// until the attempt's answer is recorded), those waiting for their next attempt (and when it
+    /// is due), and who waits for quiet (``settled(within:)``).
+    private let sending = Mutex(Sending())
+
+    private struct Sending {
+        var count = 0
+        var retrying: [Int: ContinuousClock.Instant] = [:]
+        var nextID = 0
+        var waiters: [(horizon: Duration, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Whether nothing is being sent and no retry is due within `horizon`.
+        func quiet(within horizon: Duration) -> Bool {
+            let limit = ContinuousClock.now.advanced(by: horizon)
+            return count == 0 && retrying.values.allSatisfy { $0 > limit }
+        }
+
+        /// The waiters whose quiet has come, taken out.
+        mutating func woken() -> [CheckedContinuation<Void, Never>] {
+            var ready: [CheckedContinuation<Void, Never>] = []
+            var waiting: [(horizon: Duration, continuation: CheckedContinuation<Void, Never>)] = []
+            for waiter in waiters {
+                if quiet(within: waiter.horizon) { ready.append(waiter.continuation) } else { waiting.append(waiter) }
+            }
+            waiters = waiting
+            return ready
+        }
+    }
 
     /// - Parameters:
     ///   - transport: how notifications travel.
@@ -43,6 +72,7 @@ public actor NotificationDelivery {
         var headers = headers
         headers.set("Content-Type", contentType)
         let allHeaders = headers
+        enter()  // counted before the task starts: a wait for ``settled()`` just after this sees it
         Task { await self.run(key: key, url: url, body: body, headers: allHeaders, schedule: schedule, acknowledged: acknowledged) }
     }
 
@@ -50,13 +80,18 @@ public actor NotificationDelivery {
         key: String, url: String, body: Data, headers: HTTPHeaders, schedule: [Duration],
         acknowledged: @escaping @Sendable (HTTPResponse) -> Bool
     ) async {
+        defer { leave() }
         last[key] = (body, headers, acknowledged)
         guard let target = URL(string: url), target.scheme == "http" || target.scheme == "https" else {
             attempts.append(Attempt(key: key, url: url, status: nil, acknowledged: false))
             return
         }
         for delay in [Duration.zero] + schedule {
-            if delay > .zero { try? await Task.sleep(for: delay * timeScale) }
+            if delay > .zero {
+                let retry = waitForRetry(at: ContinuousClock.now.advanced(by: delay * timeScale))
+                try? await Task.sleep(for: delay * timeScale)
+                retrying(retry)
+            }
             let request = HTTPRequest(method: "POST", url: target, headers: headers, body: body, timeout: .seconds(5))
             let response = try? await transport.send(request)
             let done = response.map(acknowledged) ?? false
@@ -82,6 +117,59 @@ public actor NotificationDelivery {
         }
         for url in urls { attempts.append(Attempt(key: key, url: url.absoluteString, status: nil, acknowledged: false)) }
         return (copies, acknowledged)
+    }
+
+    /// Waits until no notification is being sent and none is due again within `horizon`: every
+    /// delivery started so far has been acknowledged, has run out of attempts, or waits for a
+    /// retry due later than that (a retry sooner — the merchant refused, or was not ready — is
+    /// waited for, and its answer). A test that has made the sandbox notify waits for this, then
+    /// reads what the merchant made of it, instead of sleeping.
+    ///
+    /// ```swift
+    /// await sandbox.wechatV2.pay(outTradeNo: number, outcome: .success)
+    /// await sandbox.delivery.settled(within: .seconds(1))   // answered, and nothing retried within a second
+    /// ```
+    public nonisolated func settled(within horizon: Duration = .zero) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = sending.withLock { sending -> Bool in
+                if sending.quiet(within: horizon) { return true }
+                sending.waiters.append((horizon, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    private nonisolated func enter() {
+        sending.withLock { $0.count += 1 }
+    }
+
+    private nonisolated func leave() {
+        let woken = sending.withLock { sending in
+            sending.count -= 1
+            return sending.woken()
+        }
+        for waiter in woken { waiter.resume() }
+    }
+
+    /// An attempt is over and the next is due `at`. - Returns: the retry's number.
+    private nonisolated func waitForRetry(at due: ContinuousClock.Instant) -> Int {
+        let (id, woken) = sending.withLock { sending in
+            sending.count -= 1
+            sending.nextID += 1
+            sending.retrying[sending.nextID] = due
+            return (sending.nextID, sending.woken())
+        }
+        for waiter in woken { waiter.resume() }
+        return id
+    }
+
+    /// Retry `id` is being made.
+    private nonisolated func retrying(_ id: Int) {
+        sending.withLock { sending in
+            sending.retrying[id] = nil
+            sending.count += 1
+        }
     }
 
     /// Every attempt so far for `key`.

@@ -1,8 +1,8 @@
 public import ApplePay
 public import Cashier
 public import CashierCrypto
-public import CashierCurl
-import CashierHTTP
+import CashierCurl
+public import CashierHTTP
 public import Foundation
 import Synchronization
 public import WeChatPay
@@ -37,6 +37,10 @@ public final class SandboxServer: Sendable {
     public let delivery: NotificationDelivery
     private let server: HTTPServer
     private let faults: FaultSwitch
+    /// The port given to `init`: where a sandbox started with `start(listening: false)` says it is.
+    private let givenPort: UInt16
+    /// Whether ``start(listening:)`` opened the socket.
+    private let onSocket = Atomic<Bool>(false)
     /// Where this sandbox listens, shared with the simulators for their payer-page links.
     private let address: SandboxAddress
 
@@ -63,9 +67,10 @@ public final class SandboxServer: Sendable {
     ///   - host: where to listen (loopback).
     ///   - port: 0 for any free port.
     ///   - timeScale: multiplies notification retry intervals (1 = WeChat's real schedule).
-    ///   - transport: how notifications are sent: libcurl, as the merchant server sends its calls
-    ///     (FoundationNetworking's `URLSession` waits on its own queue from Swift's cooperative
-    ///     threads, and under a loaded test run held deliveries for seconds).
+    ///   - transport: how notifications are sent; `nil` for libcurl, as the merchant server sends
+    ///     its calls (FoundationNetworking's `URLSession` waits on its own queue from Swift's
+    ///     cooperative threads, and under a loaded test run held deliveries for seconds). A test
+    ///     gives an in-process transport to a sandbox that does not listen (``start(listening:)``).
     public init(
         wechatMerchants: [WeChatPay.V2.Merchant],
         wechatV3Merchants: [WeChatV3Sandbox.Merchant] = [],
@@ -76,9 +81,11 @@ public final class SandboxServer: Sendable {
         host: String = "127.0.0.1",
         port: UInt16 = 0,
         timeScale: Double = 1,
-        transport: any HTTPTransport = CurlTransport()
+        transport: (any HTTPTransport)? = nil
     ) {
+        let transport = transport ?? CurlTransport()
         delivery = NotificationDelivery(transport: transport, timeScale: timeScale)
+        givenPort = port
         let address = SandboxAddress()
         self.address = address
         wechatV2 = WeChatV2Sandbox(
@@ -227,11 +234,28 @@ public final class SandboxServer: Sendable {
     }
 
     /// Starts listening.
-    public func start() throws {
-        try server.start()
+    ///
+    /// With `listening: false` no socket is opened: ``handle(_:)`` answers, and the sandbox says
+    /// it is at the `port` given to `init` (every URL here, and the payer pages' links), which
+    /// should not be 0 — a test's in-process transport answers there by calling ``handle(_:)``,
+    /// and the notifications go out through the `transport` given to `init`.
+    public func start(listening socket: Bool = true) throws {
+        if socket {
+            try server.start()
+            onSocket.store(true, ordering: .releasing)
+        }
+        // UnionPay's file host is a listener of its own (a port of its own), in process or not.
         try unionpayFiles.start()
         address.set(baseURL.absoluteString)
     }
+
+    /// Answers `request` in process as it would over its socket (faults included), with no socket opened.
+    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        await server.handle(request)
+    }
+
+    /// The port it listens on (after ``start(listening:)``; without a socket, the one given to `init`).
+    public var port: UInt16 { onSocket.load(ordering: .acquiring) ? server.port : givenPort }
 
     /// Stops listening, letting calls in progress finish.
     public func stop() async {
@@ -247,29 +271,29 @@ public final class SandboxServer: Sendable {
     }
 
     /// Stripe's API base, for `ApplePay.StripeProcessor(baseURL:)` and `stripe.api_base`.
-    public var stripeURL: URL { URL(string: "http://127.0.0.1:\(server.port)/stripe")! }
+    public var stripeURL: URL { URL(string: "http://127.0.0.1:\(port)/stripe")! }
 
     /// Where the sandbox's Adyen serves its Payment accounting reports (`ApplePay.AdyenProcessor.ReportAccess(baseURL:)`).
-    public var adyenReportsURL: URL { URL(string: "http://127.0.0.1:\(server.port)/adyen/reports/download/MerchantAccount/")! }
+    public var adyenReportsURL: URL { URL(string: "http://127.0.0.1:\(port)/adyen/reports/download/MerchantAccount/")! }
 
     /// Adyen's Checkout API base, for `ApplePay.AdyenProcessor(baseURL:)` and the Adyen SDK's `baseUrl`.
-    public var adyenURL: URL { URL(string: "http://127.0.0.1:\(server.port)/adyen/\(ApplePay.AdyenProcessor.apiVersion)")! }
+    public var adyenURL: URL { URL(string: "http://127.0.0.1:\(port)/adyen/\(ApplePay.AdyenProcessor.apiVersion)")! }
 
     /// `http://127.0.0.1:PORT/`.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(server.port)/")! }
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
 
     /// The WeChat Pay v3 gateway, for `WeChatPay.V3.Client(baseURL:)` and wechatpayv3's gateway.
-    public var wechatV3URL: URL { URL(string: "http://127.0.0.1:\(server.port)/wechat")! }
+    public var wechatV3URL: URL { URL(string: "http://127.0.0.1:\(port)/wechat")! }
 
     /// Alipay's `gateway.do`, for `Alipay.Client(gateway:)` and other SDKs.
-    public var alipayGatewayURL: URL { URL(string: "http://127.0.0.1:\(server.port)/alipay/gateway.do")! }
+    public var alipayGatewayURL: URL { URL(string: "http://127.0.0.1:\(port)/alipay/gateway.do")! }
 
     /// The host for `WeChatPay.OfficialAccount(baseURL:authorizeURL:)` (both: `/connect/oauth2/authorize`
     /// and `/sns/oauth2/access_token`).
-    public var officialAccountURL: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
+    public var officialAccountURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
     /// The host for `WeChatPay.MiniProgram(baseURL:)` (`/sns/jscode2session`).
-    public var miniProgramURL: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
+    public var miniProgramURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// The WeChat Pay v2 gateway, for `WeChatPay.V2.Client(baseURL:)` and wechatpy's `API_BASE_URL`.
-    public var wechatV2URL: URL { URL(string: "http://127.0.0.1:\(server.port)/wechat/")! }
+    public var wechatV2URL: URL { URL(string: "http://127.0.0.1:\(port)/wechat/")! }
 }

@@ -10,7 +10,7 @@ extension SandboxMode: SandboxPayer {
         var headers = HTTPHeaders()
         headers.add("Content-Type", "application/json")
         let body = try JSONSerialization.data(withJSONObject: ["provider": wallet, "out_trade_no": outTradeNo, "outcome": "success"])
-        let response = try await URLSessionTransport().send(
+        let response = try await payerTransport.send(
             HTTPRequest(
                 method: "POST", url: sandbox.baseURL.appendingPathComponent("sandbox/pay"), headers: headers, body: body))
         return (200..<300).contains(response.status)

@@ -1,5 +1,5 @@
 import ApplePay
-import Cashier
+public import Cashier
 import CashierCrypto
 public import CashierSandbox
 public import CashierServer
@@ -15,6 +15,8 @@ public struct SandboxMode: Sendable {
     public let configuration: MerchantConfiguration
     /// The WeChat merchant (its API key signs the sandbox's notifications).
     public let wechatMerchant: WeChatPay.V2.Merchant
+    /// What the payer's side calls the sandbox through (``pay(provider:outTradeNo:)``).
+    let payerTransport: any HTTPTransport
 
     public static let alipayAppID = "2021000000000001"
     /// The platform's Alipay app as an ISV (third-party app), through which sub-merchants are paid.
@@ -53,7 +55,19 @@ public struct SandboxMode: Sendable {
     }
 
     /// Starts the sandbox (on `port`, 0 for any) and returns the configuration for a server.
-    public static func start(port: UInt16 = 0, timeScale: Double = 1) async throws -> SandboxMode {
+    ///
+    /// With `listening: false` the sandbox opens no socket (``SandboxServer/start(listening:)``)
+    /// and says it is at `port`; `transport` then carries everything that would have crossed the
+    /// network — the sandbox's notifications, the configured Stripe processor's calls, Apple Pay
+    /// merchant validation and the payer's calls — to handlers in this process (a test's
+    /// in-process transport). Give the server the same transport (`MerchantServer(providerTransport:)`).
+    /// - Parameters:
+    ///   - listening: whether the sandbox listens on `port`.
+    ///   - transport: what those calls go through (by default: libcurl for the sandbox's
+    ///     notifications, `URLSession` for the rest, as before).
+    public static func start(
+        port: UInt16 = 0, timeScale: Double = 1, listening: Bool = true, transport: (any HTTPTransport)? = nil
+    ) async throws -> SandboxMode {
         let wechat = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: SecureRandom.alphanumeric(count: 32))
         // Made on a thread of their own the first time, never on one of Swift's few cooperative
         // threads, where they would hold up every handler.
@@ -82,9 +96,9 @@ public struct SandboxMode: Sendable {
                 },
                 miniProgramSecrets: miniProgramSecrets, officialAccountSecrets: [wechat.appID: officialAccountSecret],
                 alipayApps: [alipayAppID: alipayKey.publicKey, isvAlipayAppID: alipayKey.publicKey], port: port,
-                timeScale: timeScale)
+                timeScale: timeScale, transport: transport)
         }
-        try sandbox.start()  // first: the configuration needs its port
+        try sandbox.start(listening: listening)  // first: the configuration needs its port
         await sandbox.alipay.grantAppAuthToken(appAuthToken, merchantAppID: subMerchantAlipayAppID)
         let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: appleMerchantIdentifier)
         try await sandbox.applePay.register(merchantCertificate: processing.certificate)
@@ -106,10 +120,11 @@ public struct SandboxMode: Sendable {
                 decrypter: ApplePay.TokenDecrypter(
                     merchantKeys: [processing], verifier: try ApplePay.TokenVerifier(trustAnchors: [sandbox.applePay.ca.root])),
                 processor: ApplePay.StripeProcessor(
-                    secretKey: stripeSecretKey, baseURL: sandbox.stripeURL, backoff: .milliseconds(20))))
+                    secretKey: stripeSecretKey, baseURL: sandbox.stripeURL, transport: transport ?? URLSessionTransport(),
+                    backoff: .milliseconds(20))))
         configuration.applePay?.webSession = ApplePay.MerchantValidator(
             merchantIdentifier: appleMerchantIdentifier, displayName: "Cashier Sandbox", domain: "127.0.0.1",
-            transport: URLSessionTransport(), allowedHosts: [], loopbackHosts: ["127.0.0.1:\(sandbox.baseURL.port ?? 0)"])
+            transport: transport ?? URLSessionTransport(), allowedHosts: [], loopbackHosts: ["127.0.0.1:\(sandbox.baseURL.port ?? 0)"])
         // The sandbox's Stripe sends its events (refunds failing later, disputes) once the server is up (connectStripeEvents(to:)).
         configuration.applePay?.stripeWebhookSecret = "whsec_" + SecureRandom.alphanumeric(count: 32)
         configuration.applePay?.domainAssociation = "cashier-sandbox-domain-association \(appleMerchantIdentifier)\n"
@@ -139,6 +154,7 @@ public struct SandboxMode: Sendable {
         configuration.checkout = CheckoutSettings(returnOrigins: [sandbox.baseURL.absoluteString])
         // Everything on loopback, for one developer: /metrics open on the API's port.
         configuration.metricsAccess = .open
-        return SandboxMode(sandbox: sandbox, configuration: configuration, wechatMerchant: wechat)
+        return SandboxMode(
+            sandbox: sandbox, configuration: configuration, wechatMerchant: wechat, payerTransport: transport ?? URLSessionTransport())
     }
 }

@@ -44,19 +44,23 @@ final class ConnectionPool<Connection: Sendable>: Sendable {
     /// Runs after a caller found nothing free and before it joins the queue: a test gives a
     /// connection back there, the moment a two-step wait would lose it.
     private let beforeWaiting: (@Sendable () async -> Void)?
+    /// Told each time a caller has joined the queue: a test waits for that instead of polling ``counts``.
+    private let joined: (@Sendable () -> Void)?
 
     /// - Parameters:
     ///   - size: the most connections open at once (at least 1).
     ///   - connect: opens one (off Swift's cooperative threads if it blocks).
     ///   - isHealthy: whether a connection given back can be used again.
+    ///   - joined: told each time a caller has joined the queue (tests).
     init(
         size: Int, connect: @escaping @Sendable () async throws -> Connection, isHealthy: @escaping @Sendable (Connection) -> Bool,
-        beforeWaiting: (@Sendable () async -> Void)? = nil
+        beforeWaiting: (@Sendable () async -> Void)? = nil, joined: (@Sendable () -> Void)? = nil
     ) {
         self.size = max(1, size)
         self.connect = connect
         self.isHealthy = isHealthy
         self.beforeWaiting = beforeWaiting
+        self.joined = joined
     }
 
     /// A connection for this caller alone until ``release(_:)``.
@@ -73,7 +77,7 @@ final class ConnectionPool<Connection: Sendable>: Sendable {
                     state.waiting.append(continuation)
                     return nil
                 }
-                if let now { continuation.resume(returning: now) }
+                if let now { continuation.resume(returning: now) } else { joined?() }
             }
         }
         switch turn {

@@ -35,6 +35,8 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
         let exit = OneTimeEvent()
         /// Batches committed so far.
         let commits = Atomic<Int>(0)
+        /// Told the number waiting each time a transaction is queued (``GroupCommitWriter/onQueued``).
+        let queued = Mutex<(@Sendable (Int) -> Void)?>(nil)
         let maximumBatch: Int
         let connect: @Sendable () throws -> Connection
 
@@ -83,6 +85,13 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
     /// Transactions waiting for a writer.
     var queuedCount: Int { shared.queue.withLock { $0.jobs.count } }
 
+    /// Told how many transactions wait each time one is queued, on the caller's thread: a test
+    /// waits for this instead of polling ``queuedCount``.
+    var onQueued: (@Sendable (Int) -> Void)? {
+        get { shared.queued.withLock { $0 } }
+        set { shared.queued.withLock { $0 = newValue } }
+    }
+
     deinit { askToStop() }
 
     /// Takes no more transactions, commits those already queued, and returns once every caller
@@ -126,15 +135,16 @@ final class GroupCommitWriter<Connection: GroupCommitConnection & SendableMetaty
                 return { commitError in done(commitError.map { .failure($0) } ?? outcome) }
             },
             fail: { done(.failure($0)) })
-        let accepted = shared.queue.withLock { queue in
-            guard !queue.stopped else { return false }
+        let waiting = shared.queue.withLock { queue -> Int? in
+            guard !queue.stopped else { return nil }
             queue.jobs.append(job)
-            return true
+            return queue.jobs.count
         }
-        guard accepted else {
+        guard let waiting else {
             job.fail(StoreError(.unavailable, "the store is closed"))
             return
         }
+        shared.queued.withLock { $0 }?(waiting)
         shared.wake.signal()
     }
 

@@ -71,7 +71,14 @@
         final class Box<Value>: @unchecked Sendable {
             private let lock = NSLock()
             private var value: Value?
-            func set(_ value: Value) { lock.withLock { self.value = value } }
+            /// Keeps `value`. - Returns: whether it is the first given.
+            @discardableResult
+            func set(_ value: Value) -> Bool {
+                lock.withLock {
+                    defer { self.value = value }
+                    return self.value == nil
+                }
+            }
             func get() -> Value? { lock.withLock { value } }
         }
 
@@ -85,11 +92,10 @@
         /// Calls a delegate method and waits for its handler.
         static func ask<Value>(_ call: (@escaping (Value) -> Void) -> Void) async -> Value {
             let box = Box<Value>()
-            call { box.set($0) }
-            while true {
-                if let value = box.get() { return value }
-                try? await Task.sleep(for: .milliseconds(5))
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                call { if box.set($0) { continuation.resume() } }  // resumed by the handler's first call
             }
+            return box.get()!
         }
 
         @Test(.timeLimit(.minutes(3))) func theSheetIsDrivenByTheServerFromShippingToAuthorisation() async throws {

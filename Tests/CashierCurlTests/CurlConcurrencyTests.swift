@@ -24,12 +24,12 @@ import Testing
     /// for ever), and they were, on no more than four threads.
     @Test func twoHundredCallsAreInFlightTogetherOnAFewThreads() async throws {
         let calls = 200
-        let arrived = Atomic<Int>(0)
+        let arrived = Tally()
         let threadsSeen = Atomic<Int>(0)
         let server = HTTPServer(configuration: .init(threads: 2)) { _ in
-            if arrived.add(1, ordering: .relaxed).newValue == calls { threadsSeen.store(Self.loopThreads(), ordering: .relaxed) }
+            if arrived.add() == calls { threadsSeen.store(Self.loopThreads(), ordering: .relaxed) }
             return .later {
-                while arrived.load(ordering: .relaxed) < calls { try? await Task.sleep(for: .milliseconds(5)) }
+                await arrived.wait(atLeast: calls)  // woken by the last to arrive
                 return .text("together")
             }
         }
@@ -53,10 +53,11 @@ import Testing
     /// A call to a server that answers too late fails with its own timeout as a transport error;
     /// calls made meanwhile to the same server are answered.
     @Test func aSlowServerTimesOutOneCallAndHoldsUpNoOther() async throws {
+        let answerSlow = Signal()  // the slow answer comes once the test is done with it
         let server = HTTPServer(configuration: .init(threads: 2)) { request in
             guard request.path == "/slow" else { return .now(.text("fast")) }
             return .later {
-                try? await Task.sleep(for: .seconds(2))
+                await answerSlow.wait()
                 return .text("too late")
             }
         }
@@ -75,6 +76,7 @@ import Testing
         let timedOut = await #expect(throws: PaymentError.self) { try await slow.value }
         #expect(timedOut?.code == .transport)
         #expect(timedOut?.message.contains("/slow got no response") == true)
+        answerSlow.fire()
     }
 
     /// Calls that come in waves, as a busy server's do (many at once, then a few), reuse the

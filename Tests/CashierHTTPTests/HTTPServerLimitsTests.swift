@@ -26,22 +26,19 @@ import Testing
         _ = arrivals.opened(trickling)
         let handledConnection = arrivals.opened(handled)
         handledConnection.stopTiming()  // its handler is running
-        Thread.sleep(forTimeInterval: 0.05)
-        arrivals.sweep(deadline: .milliseconds(10))
+        arrivals.sweep(deadline: .milliseconds(10), now: RequestArrivals.now() + 50_000_000)  // 50 ms on
         #expect(closedAtOtherEnd(tricklingPeer), "a request still arriving past the deadline is shut down")
         #expect(!closedAtOtherEnd(handledPeer), "a request whose handler runs is not timed")
         #expect(arrivals.closedForDeadline.load(ordering: .relaxed) == 1)
         // Answered: the next request on the connection is timed again.
         handledConnection.waiting()
-        Thread.sleep(forTimeInterval: 0.05)
-        arrivals.sweep(deadline: .milliseconds(10))
+        arrivals.sweep(deadline: .milliseconds(10), now: RequestArrivals.now() + 50_000_000)  // 50 ms on
         #expect(closedAtOtherEnd(handledPeer))
         #expect(arrivals.closedForDeadline.load(ordering: .relaxed) == 2)
         // A connection that has ended is no longer swept.
         let (ended, endedPeer) = pair()
         arrivals.closed(arrivals.opened(ended))
-        Thread.sleep(forTimeInterval: 0.05)
-        arrivals.sweep(deadline: .milliseconds(10))
+        arrivals.sweep(deadline: .milliseconds(10), now: RequestArrivals.now() + 50_000_000)  // 50 ms on
         #expect(!closedAtOtherEnd(endedPeer))
         #expect(arrivals.closedForDeadline.load(ordering: .relaxed) == 2)
         for fd in [ended, endedPeer] { close(fd) }

@@ -16,13 +16,17 @@ import Testing
     /// A server with a few routes on 127.0.0.1 and a free port, and its access log.
     final class LogSink: Sendable {
         let lines = Mutex<[String]>([])
-        let slowStarted = Atomic<Bool>(false)
-        /// `/held` answers only once this is opened (or after 30 s).
-        let released = Atomic<Bool>(false)
-        let heldStarted = Atomic<Bool>(false)
+        let slowStarted = Signal()
+        /// `/slow` answers once this fires (or after a minute).
+        let slowReleased = Signal()
+        /// `/held` and `/handed-held` answer only once this fires (or after 30 s).
+        let released = Signal()
+        let heldStarted = Signal()
+        /// Fired once `/held` or `/handed-held` has given its late answer.
+        let heldFinished = Signal()
         let streamsStarted = Atomic<Int>(0)
-        let gate = Atomic<Bool>(false)
-        let streamsEnded = Atomic<Int>(0)
+        let gate = Signal()
+        let streamsEnded = Tally()
     }
 
     final class Fixture: Sendable {
@@ -69,13 +73,14 @@ import Testing
             router.add("GET", "/missing-file") { _, _ in .file("/nonexistent/cashier-\(UUID().uuidString)", headers: [:]) }
             let sink = log
             router.add("GET", "/slow") { _, _ in
-                sink.slowStarted.store(true, ordering: .releasing)
-                try? await Task.sleep(for: .milliseconds(300))
+                sink.slowStarted.fire()
+                await sink.slowReleased.wait()
                 return .text("done")
             }
             router.add("GET", "/held") { _, _ in
-                sink.heldStarted.store(true, ordering: .releasing)
-                for _ in 0..<3000 where !sink.released.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(10)) }
+                sink.heldStarted.fire()
+                await sink.released.wait(within: .seconds(30))
+                defer { sink.heldFinished.fire() }
                 return .text("done")
             }
             router.add("GET", "/ticks") { request, _ in
@@ -92,7 +97,7 @@ import Testing
                 .stream(headers: ["Content-Type": "text/event-stream"]) { writer in
                     writer.write("data: first\n\n")
                     // Nothing more until the test opens the gate: the connection waits, suspended.
-                    while !sink.gate.load(ordering: .acquiring) && !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
+                    await sink.gate.wait()  // (at once when the producer is cancelled)
                     writer.write("data: second\n\n")
                 }
             }
@@ -102,7 +107,7 @@ import Testing
                     writer.write(": open\n\n")
                     // A heartbeat, as an event stream sends: how a client that left is noticed.
                     while !Task.isCancelled && writer.write(": beat\n\n") { try? await Task.sleep(for: .milliseconds(50)) }
-                    sink.streamsEnded.add(1, ordering: .relaxed)
+                    sink.streamsEnded.add()
                 }
             }
             // Handed to a thread of its own, which answers when done: later (the usual case), at
@@ -119,9 +124,10 @@ import Testing
             router.addDeciding("GET", "/handed-held") { _, _ in
                 .handedOff { answer in
                     handOff.async {
-                        sink.heldStarted.store(true, ordering: .releasing)
-                        while !sink.released.load(ordering: .acquiring) { usleep(5_000) }
+                        sink.heldStarted.fire()
+                        sink.released.waitBlocking(within: .seconds(30))
                         answer(.text("done"))
+                        sink.heldFinished.fire()
                     }
                 }
             }
@@ -417,10 +423,13 @@ import Testing
     @Test func stopWaitsForRequestsInProgressThenRefusesConnections() async throws {
         let fixture = try Fixture()
         async let slow = fixture.send("GET", "/slow")
-        await eventually(timeout: .seconds(90), interval: .milliseconds(10)) { fixture.log.slowStarted.load(ordering: .acquiring) }
-        let started = fixture.log.slowStarted.load(ordering: .acquiring)
+        let started = await fixture.log.slowStarted.wait(within: .seconds(90))
         #expect(started)
-        await fixture.server.stop(grace: .seconds(60))  // generous: the whole suite competes for two cores
+        // Started at once, up to its first wait: no new connection is taken from here on, while /slow
+        // is still in progress; then /slow finishes. (A minute's grace: the whole suite competes for two cores.)
+        let stopping = Task.immediate { await fixture.server.stop(grace: .seconds(60)) }
+        fixture.log.slowReleased.fire()
+        await stopping.value
         let finished = try await slow
         #expect(finished.0 == 200)
         #expect(String(decoding: finished.1, as: UTF8.self) == "done")
@@ -449,7 +458,8 @@ import Testing
                     }
                 }
             }
-            try await Task.sleep(for: .milliseconds(5))
+            // Stopped once connections have begun to arrive (the callers go on arriving).
+            await eventually(interval: .milliseconds(1)) { server.connectionsAccepted > 0 }
             await server.stop(grace: .milliseconds(200))
             callers.cancel()
             await callers.value
@@ -465,7 +475,7 @@ import Testing
         let slow = Task { () -> Result<(Int, Data, HTTPURLResponse), any Error> in
             do { return .success(try await fixture.send("GET", path)) } catch { return .failure(error) }
         }
-        await eventually(timeout: .seconds(90), interval: .milliseconds(10)) { fixture.log.heldStarted.load(ordering: .acquiring) }
+        await fixture.log.heldStarted.wait(within: .seconds(90))
         await fixture.server.stop(grace: .milliseconds(20))
         switch await slow.value {
         case .success(let (status, body, _)):
@@ -474,8 +484,8 @@ import Testing
             // Stopping closes the connection it just answered; the client may see only that.
             #expect(error is URLError)
         }
-        fixture.log.released.store(true, ordering: .releasing)  // the handler finishes after the stop
-        try await Task.sleep(for: .milliseconds(100))
+        fixture.log.released.fire()  // the handler finishes after the stop
+        #expect(await fixture.log.heldFinished.wait())  // its late answer given (to a server that is gone: nothing is sent or logged)
         #expect(fixture.log.lines.withLock { $0 }.allSatisfy { !($0.contains(#""status":200"#) && $0.contains(path)) })
     }
 
@@ -485,13 +495,12 @@ import Testing
         let log = try #require(fixture?.log)
         let url = try #require(fixture?.url("/held"))
         let slow = Task { try? await URLSession.shared.data(from: url) }
-        await eventually(timeout: .seconds(90), interval: .milliseconds(10)) { log.heldStarted.load(ordering: .acquiring) }
+        await log.heldStarted.wait(within: .seconds(90))
         fixture = nil
         _ = await slow.value
-        log.released.store(true, ordering: .releasing)  // the handler finishes after the server is gone
-        try await Task.sleep(for: .milliseconds(100))
-        let started = log.heldStarted.load(ordering: .acquiring)
-        #expect(started)
+        log.released.fire()  // the handler finishes after the server is gone
+        #expect(await log.heldFinished.wait())
+        #expect(log.heldStarted.fired)
     }
 
     /// A streamed body goes out chunk by chunk as it is written, not at the end.
@@ -505,7 +514,7 @@ import Testing
         #expect(connection.receivedText.contains("Transfer-Encoding: chunked"))
         let early = try await onOwnThread { connection.read(until: "second", timeout: 0.3) }
         #expect(!early)  // the producer waits at the gate; what it wrote went out already
-        fixture.log.gate.store(true, ordering: .releasing)
+        fixture.log.gate.fire()
         let rest = try await onOwnThread { connection.read(until: "\r\n0\r\n\r\n", timeout: 90) }
         #expect(rest && connection.receivedText.contains("data: second"))
         // Many at once, through a client that reads the whole body.
@@ -526,8 +535,8 @@ import Testing
         leaving = nil
         // Generous, as above: the producer notices at its next write, and in a full run on two
         // cores its task can wait seconds for a thread (the bound here is not what is tested).
-        await eventually(timeout: .seconds(60), interval: .milliseconds(20)) { fixture.log.streamsEnded.load(ordering: .acquiring) == 1 }
-        #expect(fixture.log.streamsEnded.load(ordering: .acquiring) == 1)
+        await fixture.log.streamsEnded.wait(atLeast: 1)
+        #expect(fixture.log.streamsEnded.value == 1)
         let staying = try RawHTTPConnection(port: fixture.server.port)
         staying.get("/forever")
         let stayed = try await onOwnThread { staying.read(until: ": open", timeout: 30) }
@@ -539,8 +548,8 @@ import Testing
         let closed = try await onOwnThread { staying.closedByServer(within: 10) }
         #expect(closed)
         #expect(staying.receivedText.hasSuffix("\r\n0\r\n\r\n"))  // ended as a chunked body ends, not cut off
-        await eventually(timeout: .seconds(60), interval: .milliseconds(20)) { fixture.log.streamsEnded.load(ordering: .acquiring) == 2 }
-        #expect(fixture.log.streamsEnded.load(ordering: .acquiring) == 2)
+        await fixture.log.streamsEnded.wait(atLeast: 2)
+        #expect(fixture.log.streamsEnded.value == 2)
     }
 
     @Test func badAddressOrTakenPortSaysWhich() throws {

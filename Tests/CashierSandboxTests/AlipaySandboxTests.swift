@@ -24,20 +24,20 @@ import Testing
             let sink = Sink()
             server = HTTPServer(configuration: .init()) { request in
                 sink.bodies.withLock { $0.append(request.body) }
+                sink.arrivals.add()
                 return .text(Alipay.Notification.successReply)
             }
             self.sink = sink
             try server.start()
         }
-        final class Sink: Sendable { let bodies = Mutex<[[UInt8]]>([]) }
+        final class Sink: Sendable {
+            let bodies = Mutex<[[UInt8]]>([])
+            let arrivals = Tally()
+        }
         let sink: Sink
         var url: String { "http://127.0.0.1:\(server.port)/notify/alipay" }
         func first() async throws -> [UInt8]? {
-            for _ in 0..<500 {
-                if let body = sink.bodies.withLock({ $0.first }) { return body }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            return nil
+            await sink.arrivals.first(within: .seconds(30)) { sink.bodies.withLock { $0.first } }
         }
     }
 

@@ -4,6 +4,7 @@ import CashierHTTP
 import CashierSandbox
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import WeChatPay
 
@@ -18,6 +19,7 @@ import WeChatPay
             let box = Storage()
             server = HTTPServer(configuration: .init()) { request in
                 box.items.withLock { $0.append((request.path, request.headers, request.body)) }
+                box.arrivals.add()
                 return reply(request.path)
             }
             storage = box
@@ -26,17 +28,14 @@ import WeChatPay
 
         final class Storage: Sendable {
             let items = Mutex<[(String, HTTPHeaders, [UInt8])]>([])
+            let arrivals = Tally()
         }
 
         let storage: Storage
         func url(_ path: String) -> String { "http://127.0.0.1:\(server.port)\(path)" }
 
         func wait(_ path: String) async throws -> (HTTPHeaders, [UInt8])? {
-            for _ in 0..<500 {
-                if let found = storage.items.withLock({ $0.first { $0.0 == path } }) { return (found.1, found.2) }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            return nil
+            await storage.arrivals.first(within: .seconds(30)) { storage.items.withLock { $0.first { $0.0 == path } }.map { ($0.1, $0.2) } }
         }
     }
 

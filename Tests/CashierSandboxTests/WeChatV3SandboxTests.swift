@@ -40,6 +40,7 @@ import WeChatPay
                         body: request.body, headers: WeChatPay.V3.SignatureHeaders(headers: request.headers), keys: keys,
                         apiV3Key: WeChatV3SandboxTests.apiV3Key)
                     sink.transactions.withLock { $0.append(try! WeChatPay.V3.Transaction.decode(notification.plaintext)) }
+                    sink.arrivals.add()
                     return HTTPServerResponse(status: 204)
                 } catch {
                     return .error(status: 401, code: "FAIL", message: "\(error)")
@@ -51,17 +52,14 @@ import WeChatPay
 
         final class Sink: Sendable {
             let transactions = Mutex<[WeChatPay.V3.Transaction]>([])
+            let arrivals = Tally()
         }
 
         let sink: Sink
         var url: String { "http://127.0.0.1:\(server.port)/notify/wechat/v3" }
 
         func wait(for number: String) async throws -> WeChatPay.V3.Transaction? {
-            for _ in 0..<500 {
-                if let found = sink.transactions.withLock({ $0.first { $0.outTradeNo == number } }) { return found }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            return nil
+            await sink.arrivals.first(within: .seconds(30)) { sink.transactions.withLock { $0.first { $0.outTradeNo == number } } }
         }
     }
 

@@ -12,7 +12,8 @@ import Testing
 /// another), sign-in throttled per address, and secret keys made and revoked with `cashier keys`
 /// (a revoked key refused at once, on every instance).
 @Suite struct AccessTests {
-    /// Two merchant servers sharing one database, as instances behind a load balancer would.
+    /// Two merchant servers sharing one database, as instances behind a load balancer would,
+    /// answered in process (``ServerFixture/transport``).
     struct TwoInstances {
         let mode: SandboxMode
         let first: MerchantServer
@@ -20,13 +21,22 @@ import Testing
         let store: any OrderStore
 
         init() async throws {
-            mode = try await SandboxMode.start(timeScale: 0.001)
+            let transport = ServerFixture.transport
+            let sandboxPort = InProcessTransport.reservePort()
+            let mode = try await SandboxMode.start(port: sandboxPort, timeScale: 0.001, listening: false, transport: transport)
+            self.mode = mode
+            transport.register(port: sandboxPort) { await mode.sandbox.handle($0) }
             let path = Scratch.url("access-\(UUID().uuidString).db").path
             store = try SQLiteOrderStore(path: path)
-            first = MerchantServer(configuration: mode.configuration, store: store)
-            second = MerchantServer(configuration: mode.configuration, store: try SQLiteOrderStore(path: path))
-            try await first.start()
-            try await second.start()
+            first = MerchantServer(
+                configuration: mode.configuration, store: store, port: InProcessTransport.reservePort(), providerTransport: transport)
+            second = MerchantServer(
+                configuration: mode.configuration, store: try SQLiteOrderStore(path: path), port: InProcessTransport.reservePort(),
+                providerTransport: transport)
+            for server in [first, second] {
+                try await server.start(listening: false)
+                transport.register(port: server.port) { await server.handle($0) }
+            }
         }
 
         func stop() async {
@@ -47,7 +57,7 @@ import Testing
             var headers = HTTPHeaders()
             if let cookie { headers.add("Cookie", "cashier_session=\(cookie)") }
             if form != nil { headers.add("Content-Type", "application/x-www-form-urlencoded") }
-            return try await CurlTransport().send(
+            return try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: method, url: URL(string: server.baseURL.absoluteString + path)!, headers: headers,
                     body: Data((form ?? "").utf8), timeout: Self.patience))
@@ -56,7 +66,7 @@ import Testing
         func api(_ server: MerchantServer, _ path: String, key: String) async throws -> Int {
             var headers = HTTPHeaders()
             headers.add("Authorization", "Bearer \(key)")
-            return try await URLSessionTransport().send(
+            return try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: "GET", url: URL(string: server.baseURL.absoluteString + path)!, headers: headers, timeout: Self.patience)
             ).status
@@ -107,7 +117,7 @@ import Testing
             var headers = HTTPHeaders()
             headers.add("Content-Type", "application/x-www-form-urlencoded")
             headers.add("X-Forwarded-For", address)
-            return try await CurlTransport().send(
+            return try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/dashboard/login")!, headers: headers,
                     body: Data("secret_key=\(key)".utf8), timeout: ServerFixture.patience)

@@ -27,7 +27,7 @@ import WeChatPay
         fields.append(("sign", fixture.wechatMerchant.signer.signature(for: fields, type: .md5)))
         let notification = Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8)
         func notify() async throws -> [String: String] {
-            let response = try await CurlTransport().send(
+            let response = try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/notify/wechat/v2")!,
                     body: notification))

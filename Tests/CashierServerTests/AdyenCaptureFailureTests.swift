@@ -27,9 +27,9 @@ import Testing
         // Adyen accepts both captures; the card scheme rejects them afterwards.
         #expect(try await world.call("POST", "/v1/orders/\(whole)/capture", json: [:]).status == 200)
         #expect(try await world.call("POST", "/v1/orders/\(part)/capture", json: ["amount": "15.00"]).status == 200)
+        await world.settled()
         for id in [whole, part] {
-            #expect(
-                try await eventually { try await world.status(id) == "refunded" }, "\(id): the CAPTURE_FAILED webhook gives it all back")
+            #expect(try await world.status(id) == "refunded", "\(id): the CAPTURE_FAILED webhook gives it all back")
         }
         let (wholePayment, wholeBack) = try await Self.failure(world, whole)
         #expect(wholePayment.capture == .failed)
@@ -38,7 +38,8 @@ import Testing
         let (partPayment, partBack) = try await Self.failure(world, part)
         #expect(partPayment.capture == .failed && partBack?.amount.minorUnits == 1500)
         #expect(try await world.store.order(id: part)?.refunded.minorUnits == 2000, "5.00 released at capture, 15.00 never taken")
-        #expect(await eventually { world.webhooks("order.refunded", order: whole).count == 1 })
+        await world.settled()
+        #expect(world.webhooks("order.refunded", order: whole).count == 1)
         let events = try await world.store.events(orderID: whole).filter { $0.kind == .applePayCaptureFailed }
         #expect(events.count == 1 && events.first?.detail.contains("technical issue") == true)
 
@@ -68,11 +69,13 @@ import Testing
         // Adyen captures the whole one again by itself: the money is taken after all, announced once.
         let psp = try #require(wholePayment.transactionID)
         #expect(try await world.sandboxCall("POST", "/sandbox/adyen/recapture", json: ["psp_reference": psp]).status == 200)
-        #expect(try await eventually { try await world.status(whole) == "paid" }, "the recapture takes the money again")
+        await world.settled()
+        #expect(try await world.status(whole) == "paid", "the recapture takes the money again")
         let (recaptured, undone) = try await Self.failure(world, whole)
         #expect(recaptured.capture == .captured && undone?.status == .failed)
         #expect(try await world.store.order(id: whole)?.refunded.minorUnits == 0)
-        #expect(await eventually { world.webhooks("order.refund_failed", order: whole).count == 1 })
+        await world.settled()
+        #expect(world.webhooks("order.refund_failed", order: whole).count == 1)
         // The recapture again, and a late copy of the failure it mends, at once: nothing moves.
         let delivery = world.sandbox.delivery
         async let lateFailure = delivery.replay(key: wholeKey, copies: 12, to: urls)
@@ -114,7 +117,8 @@ import Testing
         // With captures failing, a payment captured as it is authorised fails after the fact.
         #expect(try await world.sandboxCall("POST", "/sandbox/adyen/capture_outcome", json: ["outcome": "fail_later"]).status == 200)
         let failed = try await world.paidByApplePay("8.00")
-        #expect(try await eventually { try await world.status(failed) == "refunded" })
+        await world.settled()
+        #expect(try await world.status(failed) == "refunded")
         let (payment, back) = try await Self.failure(world, failed)
         #expect(payment.capture == .failed && back?.amount.minorUnits == 800)
         try await world.expectBooksAgreeThenStop()
@@ -152,9 +156,9 @@ import Testing
         #expect(try await world.sandboxCall("POST", "/sandbox/faults", json: ["mode": "lost_reply", "count": 3]).status == 200)
         let lost = try await world.call("POST", "/v1/orders/\(whole)/capture", json: [:])
         #expect(lost.status >= 500, "\(lost.object)")
+        await world.settled()
         #expect(
-            try await eventually { try await world.store.payments(orderID: whole).contains { $0.capture == .captured } },
-            "the CAPTURE webhook records the capture")
+            try await world.store.payments(orderID: whole).contains { $0.capture == .captured }, "the CAPTURE webhook records the capture")
         let again = try await world.call("POST", "/v1/orders/\(whole)/capture", json: [:])
         #expect(again.status == 409 && again.errorMessage.contains("is captured"), "\(again.object)")
         #expect(try await world.status(whole) == "paid")
@@ -162,9 +166,8 @@ import Testing
         #expect(try await world.sandboxCall("POST", "/sandbox/faults", json: ["mode": "lost_reply", "count": 3]).status == 200)
         let lostPart = try await world.call("POST", "/v1/orders/\(part)/capture", json: ["amount": "20.00"])
         #expect(lostPart.status >= 500, "\(lostPart.object)")
-        #expect(
-            try await eventually { try await world.store.refunds(orderID: part).first?.status == .succeeded },
-            "the CAPTURE webhook finishes the release")
+        await world.settled()
+        #expect(try await world.store.refunds(orderID: part).first?.status == .succeeded, "the CAPTURE webhook finishes the release")
         #expect(try await world.store.payments(orderID: part).contains { $0.capture == .captured })
         #expect(try await world.store.order(id: part)?.refunded.minorUnits == 200)
         try await world.expectBooksAgreeThenStop()

@@ -32,12 +32,14 @@ import Testing
 
         // Announced: logged, nothing moves.
         try await Self.dispute(world, psp, "NOTIFICATION_OF_CHARGEBACK")
-        #expect(try await eventually { try await world.store.events(orderID: id).contains { $0.kind == .dispute } })
+        await world.settled()
+        #expect(try await world.store.events(orderID: id).contains { $0.kind == .dispute })
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 500)
 
         // Charged back: all that was left goes back, announced once.
         try await Self.dispute(world, psp, "CHARGEBACK")
-        #expect(try await eventually { try await world.status(id) == "refunded" }, "the CHARGEBACK webhook takes 35.00 back")
+        await world.settled()
+        #expect(try await world.status(id) == "refunded", "the CHARGEBACK webhook takes 35.00 back")
         let chargeback = try #require(try await Self.chargebacks(world, id).first)
         #expect(chargeback.amount.minorUnits == 3500 && chargeback.status == .succeeded && chargeback.requestedBy == "adyen")
         let urls = world.servers.map { URL(string: $0.baseURL.absoluteString + "/notify/adyen")! }
@@ -45,7 +47,8 @@ import Testing
         #expect(replayed?.sent == 24 && replayed?.acknowledged == 24, "\(String(describing: replayed))")
         #expect(try await Self.chargebacks(world, id).count == 1)
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 4000)
-        #expect(await eventually { world.webhooks("order.refunded", order: id).count == 2 })
+        await world.settled()
+        #expect(world.webhooks("order.refunded", order: id).count == 2)
         // Nothing is left to refund, and the books agree with Adyen's.
         #expect(try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "1.00"]).status >= 400)
         var disagreements = try await world.disagreements()
@@ -53,7 +56,8 @@ import Testing
 
         // Won: the money is the merchant's again — and late copies of the chargeback and the reversal move nothing.
         try await Self.dispute(world, psp, "CHARGEBACK_REVERSED")
-        #expect(try await eventually { try await world.status(id) == "partially_refunded" })
+        await world.settled()
+        #expect(try await world.status(id) == "partially_refunded")
         #expect(try await Self.chargebacks(world, id).first?.status == .failed)
         let delivery = world.sandbox.delivery
         async let lateChargeback = delivery.replay(key: "CHARGEBACK \(payment.outTradeNo)", copies: 12, to: urls)
@@ -61,12 +65,14 @@ import Testing
         let (late, again) = await (lateChargeback, reversalAgain)
         #expect(late?.acknowledged == 12 && again?.acknowledged == 12)
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 500)
-        #expect(await eventually { world.webhooks("order.refund_failed", order: id).count == 1 })
+        await world.settled()
+        #expect(world.webhooks("order.refund_failed", order: id).count == 1)
         #expect(world.webhooks("order.refund_failed", order: id).count == 1)
 
         // A second chargeback, for part: recorded beside the first.
         try await Self.dispute(world, psp, "SECOND_CHARGEBACK", "10.00")
-        #expect(try await eventually { try await world.store.order(id: id)?.refunded.minorUnits == 1500 })
+        await world.settled()
+        #expect(try await world.store.order(id: id)?.refunded.minorUnits == 1500)
         #expect(try await Self.chargebacks(world, id).compactMap(\.reason).sorted() == ["chargeback", "second chargeback"])
         disagreements = try await world.disagreements()
         #expect(disagreements.isEmpty, "\(disagreements)")

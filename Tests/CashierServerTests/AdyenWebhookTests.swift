@@ -24,7 +24,8 @@ import Testing
             configure(&configuration)
             guard let port = configuration.wechat?.baseURL.port else { return }
             configuration.applePay?.processor = ApplePay.AdyenProcessor(
-                apiKey: "AQE_world", merchantAccount: "CashierWorld", baseURL: URL(string: "http://127.0.0.1:\(port)/adyen/v72")!)
+                apiKey: "AQE_world", merchantAccount: "CashierWorld", baseURL: URL(string: "http://127.0.0.1:\(port)/adyen/v72")!,
+                transport: ServerFixture.transport)
             configuration.applePay?.adyenHMACKey = hmacKey
             configuration.refundCheckAfter = 0  // the refund job (run by hand) looks at every refund at once
         }
@@ -43,9 +44,8 @@ import Testing
         let first = try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "5.00"])
         #expect(first.status == 200, "\(first.object)")
         #expect(first.object["status"] as? String == "partially_refunded")
-        #expect(
-            try await eventually { try await world.store.refunds(orderID: id).first?.confirmedAt != nil },
-            "the REFUND webhook confirms the refund")
+        await world.settled()
+        #expect(try await world.store.refunds(orderID: id).first?.confirmedAt != nil, "the REFUND webhook confirms the refund")
         let confirmed = try #require(try await world.store.refunds(orderID: id).first)
         #expect(confirmed.status == .succeeded && confirmed.providerRefundID?.hasPrefix("MOD") == true)
 
@@ -54,13 +54,13 @@ import Testing
         let second = try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "7.00"])
         // Adyen's webhook may land before the API's own answer is recorded: then the call already says it failed.
         #expect(second.status == 200 || (second.status == 502 && second.errorCode == "refund_failed"), "\(second.object)")
-        #expect(
-            try await eventually { try await world.store.refunds(orderID: id).contains { $0.status == .failed } },
-            "the failing REFUND webhook fails the refund")
+        await world.settled()
+        #expect(try await world.store.refunds(orderID: id).contains { $0.status == .failed }, "the failing REFUND webhook fails the refund")
         let failed = try #require(try await world.store.refunds(orderID: id).first { $0.status == .failed })
         #expect(failed.failureReason?.contains("Adyen REFUND") == true, "\(failed.failureReason ?? "")")
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 500)
-        #expect(await eventually { world.webhooks("order.refund_failed", order: id).count == 1 })
+        await world.settled()
+        #expect(world.webhooks("order.refund_failed", order: id).count == 1)
 
         // Every copy of both webhooks at once, across the instances: acknowledged, nothing moves again.
         let urls = world.servers.map { URL(string: $0.baseURL.absoluteString + "/notify/adyen")! }
@@ -76,9 +76,8 @@ import Testing
         // The 7.00 is refundable again, and the books agree with Adyen's.
         #expect(try await world.sandboxCall("POST", "/sandbox/refund_outcome", json: ["outcome": "succeed"]).status == 200)
         #expect(try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "25.00"]).status == 200)
-        #expect(
-            try await eventually { try await world.store.refunds(orderID: id).allSatisfy { $0.status == .failed || $0.confirmedAt != nil } }
-        )
+        await world.settled()
+        #expect(try await world.store.refunds(orderID: id).allSatisfy { $0.status == .failed || $0.confirmedAt != nil })
         try await world.expectBooksAgreeThenStop()
     }
 
@@ -116,7 +115,7 @@ import Testing
                 + #""amount":{"value":1e400,"currency":"CNY"}}}]}"#,
         ]
         for body in hostile {
-            let response = try await CurlTransport().send(
+            let response = try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: "POST", url: URL(string: world.base(0) + "/notify/adyen")!, headers: ["Content-Type": "application/json"],
                     body: Data(body.utf8)))
@@ -154,9 +153,9 @@ import Testing
         let keys =
             ["cashier_\(payment.id)_capture"] + (try await world.store.refunds(orderID: voided).map { "cashier_\($0.outRefundNo)_void" })
         #expect(keys.count == 2)
+        await world.settled()
         for key in keys {
-            #expect(
-                await eventually { await world.sandbox.delivery.attempts(for: key).contains { $0.acknowledged } }, "\(key) acknowledged")
+            #expect(await world.sandbox.delivery.attempts(for: key).contains { $0.acknowledged }, "\(key) acknowledged")
         }
         let after = [try await world.orderJSON(captured), try await world.orderJSON(voided)].map { "\($0["status"] ?? "")" }
         #expect(after == before)

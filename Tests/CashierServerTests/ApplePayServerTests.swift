@@ -91,11 +91,7 @@ import Testing
             #expect(payment.reserved.minorUnits <= payment.amount.minorUnits)
         }
         // Adyen's webhooks have all arrived: nothing it refused is counted.
-        #expect(
-            await eventually {
-                let disagreements = (try? await world.disagreements()) ?? ["unreadable"]
-                return disagreements.isEmpty
-            })
+        await world.settled()
         let disagreements = try await world.disagreements()
         #expect(disagreements.isEmpty, "\(disagreements)")
     }
@@ -380,7 +376,7 @@ import Testing
                     base + path.components(separatedBy: "/capture")[0].components(separatedBy: "/void")[0], cookie: cookie
                 ).body, as: UTF8.self)
             let token = try #require(page.range(of: #"name="csrf" value=""#).map { String(page[$0.upperBound...].prefix(32)) })
-            return try await CurlTransport().send(
+            return try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: "POST", url: URL(string: base + path)!,
                     headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"],
@@ -412,7 +408,8 @@ import Testing
             let base = "http://127.0.0.1:\(port)/adyen"
             configuration.applePay?.processor = ApplePay.AdyenProcessor(
                 apiKey: "AQE_world", merchantAccount: "CashierWorld", baseURL: URL(string: base + "/v72")!,
-                reports: .init(baseURL: URL(string: base + "/reports/download/MerchantAccount/")!, apiKey: "AQE_reports"))
+                reports: .init(baseURL: URL(string: base + "/reports/download/MerchantAccount/")!, apiKey: "AQE_reports"),
+                transport: ServerFixture.transport)
         }
         let first = try await paid(world, "30.00")
         _ = try await paid(world, "12.00")

@@ -9,10 +9,10 @@ import Testing
 
 @testable import CashierServer
 
-/// The hosted checkout page (`/pay/{id}`) and the order stream it follows, driven over HTTP as
-/// browsers on different devices would (the Chromium suite in BrowserTests runs its script). One
-/// at a time: each test holds a server and the sandboxes, and the whole run has a descriptor budget.
-@Suite(.serialized) struct CheckoutPageTests {
+/// The hosted checkout page (`/pay/{id}`) and the order stream it follows, driven as browsers on
+/// different devices would (the Chromium suite in BrowserTests runs its script), answered in
+/// process: each test holds a server and the sandboxes, and no socket.
+@Suite struct CheckoutPageTests {
     typealias Fixture = ServerFixture
 
     static let desktop = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
@@ -27,7 +27,7 @@ import Testing
         "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36 AlipayClient/10.6.0"
 
     /// One libcurl transport for every page request (each keeps its connections a while).
-    static let transport = CurlTransport()
+    static let transport = ServerFixture.transport
 
     /// A browser without redirects followed or cookies kept: every hop is the test's to check.
     struct Browser {
@@ -109,7 +109,8 @@ import Testing
         #expect(try await Browser(agent: Self.desktop).open(base + "/c/\(secret)").status == 200)
         #expect(try await Browser(agent: Self.desktop).get(base + "/c/ord_x_secret_guess").status == 404)
         #expect(try await Browser(agent: Self.desktop).get(base + "/c/\(secret.dropFirst(4))").status == 404)
-        #expect(await eventually { lines.withLock { $0.count } >= 5 })
+        await fixture.settled()
+        #expect(lines.withLock { $0.count } >= 5)
         let logged = lines.withLock { $0 }
         #expect(!logged.contains { $0.contains(secret) || $0.contains(secret.dropFirst(4)) }, "\(logged)")
         #expect(!logged.contains { $0.contains("guess") }, "\(logged)")
@@ -195,35 +196,36 @@ import Testing
     /// Desktop: the QR code, paid from the phone; the stream announces it without the page asking.
     @Test(.timeLimit(.minutes(3))) func aDesktopPayerPaysTheQRCodeAndTheStreamAnnouncesIt() async throws {
         let (fixture, order, id, secret) = try await Self.placed()
-        let stream = try RawHTTPConnection(port: fixture.server.port)
-        stream.get("/v1/orders/\(id)/stream?client_secret=\(secret)")
-        let opened = try await onOwnThread { stream.read(until: "\"status\":\"created\"", timeout: 10) }
-        #expect(opened && stream.receivedText.contains("text/event-stream") && stream.receivedText.contains("event: order"))
+        let (_, streamHeaders, stream) = try await fixture.open("/v1/orders/\(id)/stream?client_secret=\(secret)")
+        let opened = await stream.read(until: "\"status\":\"created\"", within: .seconds(10))
+        #expect(
+            opened && streamHeaders["Content-Type"]?.contains("text/event-stream") == true && stream.receivedText.contains("event: order"))
         #expect(!stream.receivedText.contains(secret))  // the events never repeat the secret
 
         let page = try await Browser(agent: Self.desktop).post(
             fixture.server.baseURL.absoluteString + "/pay/\(id)", form: ["client_secret": secret, "method": "wechat.native"])
         #expect(page.status == 200 && Self.text(page).contains("<svg") && Self.text(page).contains("id=\"qr\""))
-        let started = try await onOwnThread { stream.read(until: "\"status\":\"pending\"", timeout: 10) }
+        let started = await stream.read(until: "\"status\":\"pending\"", within: .seconds(10))
         #expect(started)
         let payments = try await fixture.call("GET", "/v1/orders/\(id)").object["payments"] as? [[String: Any]] ?? []
         let number = try #require(payments.first?["out_trade_no"] as? String)
-        let paid = try await URLSessionTransport().send(
+        let paid = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "POST", url: URL(string: fixture.sandbox.baseURL.absoluteString + "sandbox/pay")!,
                 body: try JSONSerialization.data(withJSONObject: ["provider": "wechat", "out_trade_no": number, "outcome": "success"])))
         #expect(paid.status == 200)
-        let announced = try await onOwnThread { stream.read(until: "\"status\":\"paid\"", timeout: 20) }
+        let announced = await stream.read(until: "\"status\":\"paid\"", within: .seconds(20))
         #expect(announced)
+        stream.hangUp()
         // Paid: the page offers nothing more.
         let after = Self.text(try await Browser(agent: Self.desktop).open(try #require(order["checkout_url"] as? String)))
         #expect(Self.data(after, "status") == "paid" && !after.contains("id=\"methods\""))
         // Without the secret there is no stream; the secret key opens it too.
         #expect(try await fixture.call("GET", "/v1/orders/\(id)/stream?client_secret=guess", key: "").status == 401)
-        let backend = try RawHTTPConnection(port: fixture.server.port)
-        backend.get("/v1/orders/\(id)/stream", headers: ["Authorization": "Bearer \(fixture.keys.secret)"])
-        let read = try await onOwnThread { backend.read(until: "\"status\":\"paid\"", timeout: 10) }
+        let backend = try await fixture.open("/v1/orders/\(id)/stream", headers: ["Authorization": "Bearer \(fixture.keys.secret)"]).stream
+        let read = await backend.read(until: "\"status\":\"paid\"", within: .seconds(10))
         #expect(read)
+        backend.hangUp()
         await fixture.stop()
     }
 
@@ -336,7 +338,7 @@ import Testing
         #expect(Self.data(reused, "jsapi") == nil)
         // WeChat refuses tampered parameters, then the payer pays.
         func bridge(_ body: [String: Any]) async throws -> String {
-            let answer = try await URLSessionTransport().send(
+            let answer = try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: "POST", url: URL(string: fixture.sandbox.baseURL.absoluteString + "sandbox/wechat/jsapi")!,
                     body: try JSONSerialization.data(withJSONObject: body)))
@@ -362,9 +364,8 @@ import Testing
             "POST", "/v1/orders", json: ["items": [["label": "Tea", "amount": "3.00"]], "currency": "CNY"], via: 0)
         let id = try #require(created.object["id"] as? String)
         let secret = try #require(created.object["client_secret"] as? String)
-        let stream = try RawHTTPConnection(port: world.servers[0].port)
-        stream.get("/v1/orders/\(id)/stream?client_secret=\(secret)")
-        let opened = try await onOwnThread { stream.read(until: "\"status\":\"created\"", timeout: 30) }
+        let stream = try await world.open("/v1/orders/\(id)/stream?client_secret=\(secret)", via: 0).stream
+        let opened = await stream.read(until: "\"status\":\"created\"", within: .seconds(30))
         #expect(opened)
         // Started and notified on the last instance (its notify URL is its own address).
         let last = world.servers.count - 1
@@ -372,8 +373,9 @@ import Testing
         #expect(started.status == 200)
         let number = try #require(started.object["out_trade_no"] as? String)
         _ = try await world.sandboxCall("POST", "/sandbox/pay", json: ["provider": "wechat", "out_trade_no": number, "outcome": "success"])
-        let announced = try await onOwnThread { stream.read(until: "\"status\":\"paid\"", timeout: 30) }
+        let announced = await stream.read(until: "\"status\":\"paid\"", within: .seconds(30))
         #expect(announced, "\(stream.receivedText.suffix(300))")
+        stream.hangUp()
         await world.stop()
     }
 
@@ -398,17 +400,14 @@ import Testing
         let closed = Self.text(try await Browser(agent: Self.desktop).open(link))
         #expect(Self.data(closed, "status") == "closed" && !closed.contains("id=\"methods\""))
         // The stream of a closed order: its last state once, then the end; a reconnect that saw it gets 204.
-        let stream = try RawHTTPConnection(port: fixture.server.port)
-        stream.get("/v1/orders/\(id)/stream?client_secret=\(secret)")
-        let ended = try await onOwnThread { stream.read(until: "\r\n0\r\n\r\n", timeout: 30) }
+        let stream = try await fixture.open("/v1/orders/\(id)/stream?client_secret=\(secret)").stream
+        let ended = await stream.ended.wait(within: .seconds(30))
         #expect(ended && stream.receivedText.contains("\"status\":\"closed\""))
-        // The last `id:` line, read by scalars: "\r\n" (the chunks' framing) is one Character to Swift.
+        // The last `id:` line, read by scalars.
         let lines = stream.receivedText.unicodeScalars.split(separator: "\n").map { String(String.UnicodeScalarView($0)) }
         let version = try #require(lines.last { $0.hasPrefix("id: ") }).dropFirst(4).trimmingCharacters(in: .whitespacesAndNewlines)
-        let again = try RawHTTPConnection(port: fixture.server.port)
-        again.get("/v1/orders/\(id)/stream?client_secret=\(secret)", headers: ["Last-Event-ID": version])
-        let answered = try await onOwnThread { again.read(until: "\r\n\r\n", timeout: 30) }
-        #expect(answered && again.receivedText.hasPrefix("HTTP/1.1 204"), "\(again.receivedText)")
+        let again = try await fixture.open("/v1/orders/\(id)/stream?client_secret=\(secret)", headers: ["Last-Event-ID": version])
+        #expect(again.status == 204, "\(again.status) \(again.stream.receivedText)")
         await fixture.stop()
     }
 }

@@ -17,7 +17,7 @@ import Testing
 @Suite struct CheckoutThrottleTests {
     /// Provider calls made through the server's transport, by URL path.
     final class CountingTransport: HTTPTransport {
-        let base = CurlTransport()
+        let base = ServerFixture.transport  // the sandbox, in process
         let paths = Mutex<[String]>([])
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             paths.withLock { $0.append(request.url.path) }

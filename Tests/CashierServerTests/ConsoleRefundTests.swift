@@ -82,11 +82,13 @@ import Testing
         let world = try await MoneyWorld(backend) { $0.refundCheckAfter = 0 }  // the refund job (run by hand) looks at every refund
         let (id, number) = try await Self.paid(world, "60.00", provider)
         let first = try await Self.consoleRefund(world, provider, number, "25.00")
-        #expect(try await eventually { try await world.store.order(id: id)?.refunded.minorUnits == 2500 })
+        await world.settled()
+        #expect(try await world.store.order(id: id)?.refunded.minorUnits == 2500)
         let record = try #require(try await world.store.refund(outRefundNo: first))
         #expect(record.reason == provider.reason && record.requestedBy == provider.actor && record.status == .succeeded, "\(record)")
         #expect(record.amount.minorUnits == 2500)
-        #expect(await eventually { world.webhooks("order.refunded", order: id).count == 1 })
+        await world.settled()
+        #expect(world.webhooks("order.refunded", order: id).count == 1)
 
         // Copies at every instance, Cashier's own refund and another console refund, all at once.
         async let heard = Self.replay(world, provider, first, copies: 24)
@@ -95,14 +97,16 @@ import Testing
         let (copies, mine, second) = try await (heard, ours, more)
         #expect(copies?.sent == 24 && copies?.acknowledged == 24, "\(String(describing: copies))")
         #expect(mine.status == 200 || mine.status == 201, "\(mine.object)")
-        #expect(try await eventually { try await world.store.order(id: id)?.refunded.minorUnits == 4000 })
+        await world.settled()
+        #expect(try await world.store.order(id: id)?.refunded.minorUnits == 4000)
         let console = try await world.store.refunds(orderID: id).filter { $0.requestedBy == provider.actor }
         #expect(console.map(\.outRefundNo).sorted() == [first, second].sorted(), "\(console)")
 
         // A refund WeChat closed: nothing moves, and its number stays failed whatever copies follow.
         if let closedStatus = provider.closed {
             let closed = try await Self.consoleRefund(world, provider, number, "7.00", status: closedStatus)
-            #expect(try await eventually { try await world.store.refund(outRefundNo: closed)?.status == .failed })
+            await world.settled()
+            #expect(try await world.store.refund(outRefundNo: closed)?.status == .failed)
             _ = await Self.replay(world, provider, closed, copies: 6)
             #expect(try await world.store.order(id: id)?.refunded.minorUnits == 4000)
         }

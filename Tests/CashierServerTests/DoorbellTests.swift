@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import CashierServer
@@ -19,19 +20,21 @@ import Testing
     }
 
     @Test func aRingWakesTheWaiterAndATimerNeverEndsALaterWait() async throws {
-        let doorbell = Doorbell()
+        let waits = Tally()
+        let doorbell = Doorbell { waits.add() }
         // A first wait that times out leaves nothing behind for the next one.
         #expect(await doorbell.wait(upTo: .milliseconds(1)) == .timedOut)
         let waiter = Task { await doorbell.wait(upTo: .seconds(600)) }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await waits.wait(atLeast: 2))  // the second wait has begun: the ring wakes it, it is not kept for it
         doorbell.ring()
         #expect(await waiter.value == .rung)
     }
 
     @Test func cancellingTheWaiterEndsTheWait() async throws {
-        let doorbell = Doorbell()
+        let waiting = Signal()
+        let doorbell = Doorbell { waiting.fire() }
         let waiter = Task { await doorbell.wait(upTo: .seconds(600)) }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await waiting.wait())  // cancelled while it waits, not before
         waiter.cancel()
         #expect(await waiter.value == .cancelled)
         // Cancelled before it began waiting: it does not wait either.

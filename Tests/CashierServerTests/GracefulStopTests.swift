@@ -29,7 +29,7 @@ import Testing
             endpoint: .init(url: URL(string: "http://127.0.0.1:9/hooks")!, secret: "whsec_stop", concurrency: 1), store: store,
             transport: endpoint)
         let run = Task { try await dispatcher.deliverAllDue() }
-        #expect(await eventually { endpoint.arrived == 1 })
+        #expect(await endpoint.arrived(1))
         run.cancel()
         endpoint.open()
         #expect(try await run.value == 1)
@@ -48,7 +48,7 @@ import Testing
     /// payment of its total and one `order.paid` — the books add up whatever the stop cut off.
     @Test(.timeLimit(.minutes(5)), arguments: MoneyWorld.Backend.available)
     func stoppingAnInstanceMidStormLosesNothingAcknowledged(backend: MoneyWorld.Backend) async throws {
-        let world = try await MoneyWorld(backend)
+        let world = try await MoneyWorld(backend, listening: true)  // what stopping does to connections arriving
         let merchant = world.mode.wechatMerchant
         var orders: [(id: String, number: String)] = []
         for _ in 0..<8 {
@@ -57,13 +57,19 @@ import Testing
             orders.append((order.id, try #require(started["out_trade_no"] as? String)))
         }
         let copies = 25
+        // The first half of the copies at once; the stop once a quarter of all are answered; the
+        // second half as it begins: the stop lands among them, however fast the machine.
+        let answered = Tally()
+        let stopping = Signal()
+        let stopAfter = orders.count * copies / 4
         let acknowledged = try await withThrowingTaskGroup(of: String?.self) { group in
             for order in orders {
                 for copy in 0..<copies {
                     let url = URL(string: world.base() + "/notify/wechat/v2")!  // each instance in turn
                     let body = NotificationRaceTests.notification(merchant, order.number, fen: 1230)
                     group.addTask {
-                        try await Task.sleep(for: .milliseconds(2 * copy))  // spread over 50 ms, the stop among them
+                        if copy >= copies / 2 { await stopping.wait() }
+                        defer { answered.add() }
                         // Refused at the door once its instance has stopped: not acknowledged.
                         guard
                             let reply = try? await CurlTransport().send(
@@ -75,7 +81,8 @@ import Testing
                 }
             }
             group.addTask {
-                try await Task.sleep(for: .milliseconds(20))
+                await answered.wait(atLeast: stopAfter)
+                stopping.fire()
                 await world.servers[0].stop()
                 return nil
             }
@@ -111,10 +118,11 @@ import Testing
     /// One run of the test above. - Returns: whether it was conclusive (and checked).
     static func stopWhileAWebhookIsHeld() async throws -> Bool {
         let held = HeldEndpoint()
-        let receiver = held.httpServer()
-        try receiver.start()
+        let port = InProcessTransport.reservePort()
+        ServerFixture.transport.register(port: port) { await held.handle($0) }
+        defer { ServerFixture.transport.unregister(port: port) }
         let fixture = try await ServerFixture(
-            webhook: .init(url: URL(string: "http://127.0.0.1:\(receiver.port)/hooks")!, secret: "whsec_stop", concurrency: 1))
+            webhook: .init(url: URL(string: "http://127.0.0.1:\(port)/hooks")!, secret: "whsec_stop", concurrency: 1))
         defer { held.open() }
         let database = try SQLiteConnection(path: fixture.databasePath)
         func holders() throws -> [String: String] {
@@ -129,7 +137,7 @@ import Testing
 
         let id = try #require(try await RecordsAndExportsTests.paid(fixture, "51.00", "wechat.native")["id"] as? String)
         // Minutes, not seconds: in `make test`'s first minute this path once took over 20 s.
-        try #require(await eventually(timeout: .seconds(180)) { held.arrived == 1 })
+        try #require(await held.arrived(1, within: .seconds(180)))
 
         let stopped = Stopped()
         let stopping = Task {
@@ -149,7 +157,6 @@ import Testing
             #expect(try holders().isEmpty, "the jobs' leases are given up")
         }
         await fixture.sandbox.stop()
-        await receiver.stop()
         return conclusive
     }
 }

@@ -203,7 +203,7 @@ import WeChatPay
             }
             let response: HTTPResponse
             do {
-                response = try await CurlTransport().send(
+                response = try await ServerFixture.transport.send(
                     HTTPRequest(
                         method: method, url: URL(string: base + path) ?? URL(string: base + "/invalid")!, headers: headers, body: body,
                         timeout: .seconds(20)))

@@ -2,6 +2,7 @@ import Cashier
 import CashierStore
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import CashierServer
@@ -81,13 +82,15 @@ import Testing
         let clock = ManualClock(Date())
         let queries = InFlightQueries(interval: 10, clock: clock)
         let counts = Counts()
+        let readers = Tally()  // readers come to ask
         try await withThrowingTaskGroup(of: Void.self) { group in
             for reader in 0..<64 {
                 group.addTask {
                     let payment = "pay_\(reader % 4)"
+                    readers.add()
                     _ = try await queries.answer(for: payment) {
                         counts.asked.withLock { $0[payment, default: 0] += 1 }
-                        try await Task.sleep(for: .milliseconds(5))
+                        await readers.wait(atLeast: 64)  // asking until every reader has come: they find it in flight
                         return nil
                     }
                 }

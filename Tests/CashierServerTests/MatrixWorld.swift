@@ -123,7 +123,7 @@ final class MatrixWorld: Sendable {
             }
         case .held, .applePayStarted:
             _ = try await platform("POST", "/v1/orders/\(made.orderID)/payments", json: ["method": "applepay"])
-            let minted = try await CurlTransport().send(
+            let minted = try await fixture.transport.send(
                 HTTPRequest(
                     method: "POST", url: fixture.sandbox.baseURL.appendingPathComponent("sandbox/applepay/token"),
                     body: try JSONSerialization.data(withJSONObject: ["order_id": made.orderID, "amount": "6.00"])))

@@ -64,7 +64,7 @@ import WeChatPay
             fields.append(("sign", fixture.wechatMerchant.signer.signature(for: fields, type: .md5)))
             return Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8)
         }
-        let forged = try await URLSessionTransport().send(
+        let forged = try await ServerFixture.transport.send(
             HTTPRequest(method: "POST", url: URL(string: notifyURL)!, body: notification(totalFee: 5099)))
         #expect(String(decoding: forged.body, as: UTF8.self).contains("FAIL"))
         #expect(try await fixture.call("GET", "/v1/orders/\(id)").object["status"] as? String == "pending")
@@ -75,7 +75,7 @@ import WeChatPay
             for _ in 0..<50 {
                 group.addTask {
                     String(
-                        decoding: try await URLSessionTransport().send(
+                        decoding: try await ServerFixture.transport.send(
                             HTTPRequest(method: "POST", url: URL(string: notifyURL)!, body: genuine)
                         ).body, as: UTF8.self)
                 }
@@ -155,10 +155,8 @@ import WeChatPay
         #expect(
             try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "4.00"]).object["status"] as? String
                 == "partially_refunded")
-        #expect(
-            try await eventually {
-                try await fixture.store.events(orderID: id).contains { $0.kind == .refundNotification && $0.detail.contains("4.00") }
-            })
+        await fixture.settled()
+        #expect(try await fixture.store.events(orderID: id).contains { $0.kind == .refundNotification && $0.detail.contains("4.00") })
         // /metrics counts the refund by the status it reached.
         let metrics = String(decoding: try await fixture.call("GET", "/metrics").body, as: UTF8.self)
         #expect(metrics.contains(#"cashier_refunds_total{status="succeeded"} 1"#), "\(metrics)")
@@ -168,7 +166,7 @@ import WeChatPay
                 ("return_code", "SUCCESS"), ("appid", fixture.wechatMerchant.appID), ("mch_id", fixture.wechatMerchant.mchID),
                 ("req_info", "bm90IGVuY3J5cHRlZA=="),
             ]).xmlString.utf8)
-        let answer = try await URLSessionTransport().send(
+        let answer = try await ServerFixture.transport.send(
             HTTPRequest(method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/notify/wechat/v2/refund")!, body: forged)
         )
         #expect(String(decoding: answer.body, as: UTF8.self).contains("FAIL"))
@@ -203,13 +201,12 @@ import WeChatPay
             try await fixture.call("POST", "/v1/orders/\(id)/refunds", key: fixture.keys.publishable, json: ["amount": "1.00"]).status
                 == 401)
         // Each refund is confirmed by Alipay's refund notification (logged as it arrives, before or after the refund's line).
+        await fixture.settled()
+        let events = try await fixture.call("GET", "/v1/orders/\(id)/events")
+        let kinds = (events.object["data"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } ?? []
         #expect(
-            try await eventually {
-                let events = try await fixture.call("GET", "/v1/orders/\(id)/events")
-                let kinds = (events.object["data"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } ?? []
-                return kinds.filter { $0 != "refund_notification" } == ["payment_started", "notification", "refund", "refund"]
-                    && kinds.filter { $0 == "refund_notification" }.count == 2
-            })
+            kinds.filter { $0 != "refund_notification" } == ["payment_started", "notification", "refund", "refund"]
+                && kinds.filter { $0 == "refund_notification" }.count == 2, "\(kinds)")
 
         // An unpaid order closes at the provider and here; a paid one cannot be closed.
         let unpaid = try await fixture.createOrder(amount: "5.00")
@@ -223,14 +220,15 @@ import WeChatPay
     }
 
     @Test func theMerchantHearsOfThePaymentByWebhook() async throws {
-        let receiver = try WebhookReceiver(failures: 0)
+        let receiver = try ServerFixture.receiver(failures: 0)
         let fixture = try await ServerFixture(webhook: .init(url: receiver.url, secret: "whsec_e2e"))
         let order = try await fixture.createOrder(amount: "7.00")
         let id = try #require(order["id"] as? String)
         _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "alipay.qr"])
         await fixture.sandbox.alipay.pay(outTradeNo: order["out_trade_no"] as? String ?? "", outcome: .success)
         #expect(try await fixture.waitForStatus(id, "paid"))
-        #expect(await eventually { !receiver.received.isEmpty })
+        await fixture.settled()
+        #expect(!receiver.received.isEmpty)
         let delivery = try #require(receiver.received.first)
         #expect(WebhookSignature.verify(header: delivery.signature, body: delivery.body, secret: "whsec_e2e"))
         let event = try JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any]
@@ -312,7 +310,7 @@ import WeChatPay
             json: ["method": "alipay.wap", "return_url": fixture.sandbox.baseURL.absoluteString + "return"])
         let url = try #require((wapPay.object["url"] as? String).flatMap(URL.init(string:)))
         #expect((wapPay.object["form"] as? String)?.contains("alipaysubmit") == true)
-        #expect(try await URLSessionTransport().send(HTTPRequest(method: "GET", url: url)).status == 200)  // the cashier page opens
+        #expect(try await ServerFixture.transport.send(HTTPRequest(method: "GET", url: url)).status == 200)  // the cashier page opens
         await fixture.sandbox.alipay.pay(outTradeNo: wap["out_trade_no"] as? String ?? "", outcome: .success)
         #expect(try await fixture.waitForStatus(wapID, "paid"))
         await fixture.stop()
@@ -339,10 +337,8 @@ import WeChatPay
         #expect(
             try await fixture.call("POST", "/v1/orders/\(appID)/refunds", json: ["amount": "2.75"]).object["status"] as? String
                 == "partially_refunded")
-        #expect(
-            try await eventually {
-                try await fixture.store.events(orderID: appID).contains { $0.kind == .refundNotification && $0.detail.contains("2.75") }
-            })
+        await fixture.settled()
+        #expect(try await fixture.store.events(orderID: appID).contains { $0.kind == .refundNotification && $0.detail.contains("2.75") })
 
         // A mini program: js_code is exchanged for the openid on the server; the parameters are for the mini program's appid.
         for api in ["v2", "v3"] {
@@ -373,12 +369,14 @@ import WeChatPay
         let short = try await fixture.createOrder(amount: "5.00")
         let shortID = try #require(short["id"] as? String)
         let number = try #require(short["out_trade_no"] as? String)
-        let direct = WeChatPay.V3.Client(merchant: v3.merchant, keys: v3.platformKeys, baseURL: v3.baseURL)
+        let direct = WeChatPay.V3.Client(
+            merchant: v3.merchant, keys: v3.platformKeys, transport: ServerFixture.transport, baseURL: v3.baseURL)
         _ = try await direct.prepay(
             .native, appID: v3.appID, description: "short", outTradeNo: number, total: try Money(decimal: "4.99", currency: .cny),
             notifyURL: fixture.server.baseURL.absoluteString + "/notify/wechat/v3")
         await fixture.sandbox.wechatV3.pay(outTradeNo: number, outcome: .success)
-        #expect(try await eventually { try await fixture.store.events(orderID: shortID).contains { $0.kind == .notificationRefused } })
+        await fixture.settled()
+        #expect(try await fixture.store.events(orderID: shortID).contains { $0.kind == .notificationRefused })
         #expect(try await fixture.store.order(id: shortID)?.status == .created)
 
         // Signed by someone else (the platform's serial, another key): 401, nothing recorded.
@@ -387,7 +385,7 @@ import WeChatPay
         let timestamp = String(Int(Date().timeIntervalSince1970))
         let signature = try forger.signature(
             for: "\(timestamp)\nnonce\n\(String(decoding: body, as: UTF8.self))\n", scheme: .insecurePKCS1v1_5SHA256)
-        let forged = try await URLSessionTransport().send(
+        let forged = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/notify/wechat/v3")!,
                 headers: [
@@ -438,7 +436,7 @@ import WeChatPay
         let id = try await fixture.createOrderID(amount: "46.00")
         _ = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": "applepay"])
         func mint(_ body: [String: Any]) async throws -> (status: Int, token: Any?) {
-            let response = try await URLSessionTransport().send(
+            let response = try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: "POST", url: URL(string: fixture.sandbox.baseURL.absoluteString + "sandbox/applepay/token")!,
                     body: try JSONSerialization.data(withJSONObject: body)))
@@ -470,7 +468,7 @@ import WeChatPay
             if let cookie { headers.add("Cookie", "cashier_session=\(cookie)") }
             if form != nil { headers.add("Content-Type", "application/x-www-form-urlencoded") }
             // libcurl, which (unlike URLSession) does not follow redirects: the 303s are what is checked.
-            return try await CurlTransport().send(
+            return try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: method, url: URL(string: fixture.server.baseURL.absoluteString + path)!, headers: headers,
                     body: Data((form ?? "").utf8)))

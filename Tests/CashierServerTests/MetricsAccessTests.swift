@@ -21,7 +21,7 @@ import Testing
         #expect(read.status == 200 && String(decoding: read.body, as: UTF8.self).contains("cashier_http_requests_total"))
         await guarded.stop()
 
-        let apart = try await ServerFixture {
+        let apart = try await ServerFixture(listening: true) {  // `metrics.listen` is a socket of its own
             $0.metricsAccess = .closed
             $0.metricsListen = ("127.0.0.1", UInt16.random(in: 20_000...32_000))
         }

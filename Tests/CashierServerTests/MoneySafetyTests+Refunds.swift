@@ -8,7 +8,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The refund scenarios of the money-safety suite (its `.serialized` trait covers them): refunds
+/// The refund scenarios of the money-safety suite: refunds
 /// raced on one order, across instances and across a platform and its sub-merchant, refunds of a
 /// duplicate payment, and a refund the provider fails after accepting it.
 extension MoneySafetyTests {
@@ -41,7 +41,8 @@ extension MoneySafetyTests {
             #expect(refunds.filter { $0.status == 200 }.count == 5, "\(refunds.map(\.status))")
             #expect(refunds.filter { $0.status == 409 }.count == 7)
             #expect(try await world.orderJSON(id)["status"] as? String == "refunded")
-            #expect(await eventually { world.webhooks("order.paid", order: id).count == 1 })
+            await world.settled()
+            #expect(world.webhooks("order.paid", order: id).count == 1)
         }
         let books = try await world.ledger()
         #expect(books.filter { $0.paid }.allSatisfy { $0.refunded_minor == 1000 }, "\(books)")
@@ -109,7 +110,8 @@ extension MoneySafetyTests {
         try await world.pay("wechat", number: order.number)
         #expect(try await world.waitFor(order.id, .paid))
         try await world.pay("alipay", orderString: stale["order_string"] as? String)
-        #expect(try await eventually { try await world.store.order(id: order.id)?.refundRequired == true })
+        await world.settled()
+        #expect(try await world.store.order(id: order.id)?.refundRequired == true)
         // Every instance runs the job at once: the duplicate's refund number is reserved once.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for server in world.servers { group.addTask { _ = try await server.settleRefunds() } }
@@ -157,7 +159,7 @@ extension MoneySafetyTests {
         #expect(atProvider.count == 5 && atProvider.reduce(0) { $0 + $1.amount_minor } == 5000)
         #expect(try await world.disagreements().isEmpty)
         // Every refund's event reached the merchant once (retries carry the same id).
-        try await Task.sleep(for: .seconds(1))
+        await world.settled()
         let ids = world.webhooks("order.refunded", order: order.id).compactMap { $0["id"] as? String }
         #expect(Set(ids).count == 5, "\(ids)")
         #expect(try await world.store.apiKeys().allSatisfy { $0.lastUsedAt != nil })
@@ -250,10 +252,12 @@ extension MoneySafetyTests {
                 clock.advance(by: 60)
                 _ = try await world.servers[0].settleRefunds()
             }
-            #expect(try await eventually { try await world.store.order(id: order.id)?.status == .paid }, "\(method) \(api ?? "")")
+            await world.settled()
+            #expect(try await world.store.order(id: order.id)?.status == .paid, "\(method) \(api ?? "")")
             let refund = try #require(try await world.store.refunds(orderID: order.id).first)
             #expect(refund.status == .failed && refund.failureReason?.isEmpty == false)
-            #expect(await eventually { !world.webhooks("order.refund_failed", order: order.id).isEmpty })
+            await world.settled()
+            #expect(!world.webhooks("order.refund_failed", order: order.id).isEmpty)
             // The money was never refunded, so it can be: the merchant tries again, and it goes through.
             let again = try await world.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "10.00"])
             #expect(
@@ -269,7 +273,8 @@ extension MoneySafetyTests {
         let refused = try await world.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "6.00"])
         #expect(refused.status == 502 && refused.errorCode == "refund_failed" && refused.errorMessage.contains("NOTENOUGH"))
         #expect(try await world.store.payments(orderID: order.id).first?.reserved.minorUnits == 0)
-        #expect(await eventually { !world.webhooks("order.refund_failed", order: order.id).isEmpty })
+        await world.settled()
+        #expect(!world.webhooks("order.refund_failed", order: order.id).isEmpty)
         _ = try await world.sandboxCall("POST", "sandbox/refund_outcome", json: ["outcome": "succeed"])
         #expect(try await world.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "6.00"]).status == 200)
         try await world.expectBooksAgreeThenStop()

@@ -13,9 +13,9 @@ import Testing
 /// presented twice or together, a foreign currency, a refund that fails after it was accepted —
 /// run on SQLite and on three instances sharing PostgreSQL, and checked against the sandbox's
 /// books, the processor's count and the day's reconciliation: nothing lost, nothing doubled,
-/// every answer the caller got true. The scenarios run one after another (each fires its own
-/// requests at once): together they would hold more sockets than the test process may open.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct MoneySafetyTests {
+/// every answer the caller got true. Each scenario fires its own requests at once; answered in
+/// process (``MoneyWorld``), the scenarios hold no sockets and run beside each other.
+@Suite(.timeLimit(.minutes(3))) struct MoneySafetyTests {
     typealias Backend = MoneyWorld.Backend
 
     /// Finding 1: an order's WeChat QR, then an Alipay QR. Starting Alipay closes the WeChat
@@ -41,7 +41,8 @@ import Testing
         try await world.pay("wechat", number: native["out_trade_no"] as? String)
         #expect(try await world.waitFor(twice.id, .paid))
         #expect(try await world.pay("alipay", orderString: stale["order_string"] as? String) == "9000")
-        #expect(try await eventually { try await world.store.order(id: twice.id)?.refundRequired == true })
+        await world.settled()
+        #expect(try await world.store.order(id: twice.id)?.refundRequired == true)
         let order = try await world.orderJSON(twice.id)
         let payments = try #require(order["payments"] as? [[String: Any]])
         let duplicate = try #require(payments.first { $0["method"] as? String == "alipay.app" })
@@ -50,11 +51,10 @@ import Testing
         #expect(duplicate["status"] as? String == "succeeded" && duplicate["refund_required"] as? Bool == true)
         #expect(settling["refund_required"] as? Bool == false)
         // Announced, naming the payment.
+        await world.settled()
         #expect(
-            await eventually {
-                world.webhooks("order.refund_required", order: twice.id).contains {
-                    (($0["data"] as? [String: Any])?["payment"] as? [String: Any])?["id"] as? String == duplicate["id"] as? String
-                }
+            world.webhooks("order.refund_required", order: twice.id).contains {
+                (($0["data"] as? [String: Any])?["payment"] as? [String: Any])?["id"] as? String == duplicate["id"] as? String
             })
         // Shown in the dashboard.
         let page = try await Self.dashboardPage(world, "/dashboard/orders/\(twice.id)")
@@ -127,15 +127,15 @@ import Testing
             }
             _ = try await payQR
             #expect(answers.allSatisfy { [200, 402, 409].contains($0.status) }, "round \(round): \(answers.map(\.status))")
-            #expect(try await eventually { try await world.status(order.id) == "paid" })
+            await world.settled()
+            #expect(try await world.status(order.id) == "paid")
             #expect(try await world.store.order(id: order.id)?.refundRequired == false)
         }
+        await world.settled()  // a late duplicate webhook would have arrived by now
         for id in orders {
-            #expect(await eventually { world.webhooks("order.paid", order: id).count == 1 })
             let payments = try await world.store.payments(orderID: id).filter { $0.status == .succeeded }
             #expect(payments.count == 1, "\(id): \(payments.map(\.id))")
         }
-        try await Task.sleep(for: .milliseconds(300))  // a late duplicate webhook would have arrived by now
         for id in orders { #expect(world.webhooks("order.paid", order: id).count == 1) }
         try await world.expectBooksAgreeThenStop()
     }
@@ -163,7 +163,8 @@ import Testing
             }
             #expect(try await world.waitFor(order.id, .paid), "\(method)")
             try await world.pay("alipay", orderString: stale["order_string"] as? String)
-            #expect(try await eventually { try await world.store.order(id: order.id)?.refundRequired == true }, "\(method)")
+            await world.settled()
+            #expect(try await world.store.order(id: order.id)?.refundRequired == true, "\(method)")
             #expect(try await world.store.payments(orderID: order.id).filter { $0.status == .succeeded }.count == 2)
         }
         // WeChat v2 then v3 for one order: one number each, the first closed when the second starts.
@@ -331,7 +332,8 @@ import Testing
         #expect(stored.refunded.minorUnits == Int64(500 * made))
         #expect(try await world.store.events(orderID: order.id).filter { $0.to == .paid }.count == 1)
         #expect(try await world.ledger().first { $0.out_trade_no == order.number }?.refunds.count == made)
-        #expect(await eventually { world.webhooks("order.paid", order: order.id).count == 1 })
+        await world.settled()
+        #expect(world.webhooks("order.paid", order: order.id).count == 1)
         try await world.expectBooksAgreeThenStop()
     }
 

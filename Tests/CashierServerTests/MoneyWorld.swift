@@ -16,6 +16,11 @@ import Testing
 /// one PostgreSQL database (each its own connection pool, as three processes would have), all
 /// against one in-process sandbox, with a webhook receiver and an Apple Pay processor that
 /// counts its calls. Requests are spread over the instances in turn.
+///
+/// By default nothing listens: the instances, the sandbox and the receiver are answered in process
+/// through ``transport`` (``ServerFixture/transport``), each at an address of its own. With
+/// `listening: true` they are on real sockets, for a test whose subject is the socket (stopping
+/// an instance while connections arrive).
 final class MoneyWorld: Sendable {
     enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case sqlite, postgres
@@ -83,16 +88,29 @@ final class MoneyWorld: Sendable {
     /// The SQLite store's file (`nil` on PostgreSQL).
     let databasePath: String?
     private let turn = Atomic<Int>(0)
+    /// Whether the instances, the sandbox and the receiver are on real sockets.
+    let listening: Bool
+    /// What reaches them: in process, or libcurl when `listening`.
+    let transport: any HTTPTransport
 
     var sandbox: SandboxServer { mode.sandbox }
     var store: any OrderStore { stores[0] }
 
     init(
         _ backend: Backend, clock: ManualClock? = nil, reportLines: Int = ReportLineLimit.defaultPerOrder,
-        configure: (inout MerchantConfiguration) -> Void = { _ in }
+        listening: Bool = false, configure: (inout MerchantConfiguration) -> Void = { _ in }
     ) async throws {
-        mode = try await SandboxMode.start(timeScale: 0.001)
-        receiver = try WebhookReceiver(failures: 0)
+        self.listening = listening
+        let inProcess = ServerFixture.transport
+        transport = listening ? CurlTransport() : inProcess
+        let sandboxPort = listening ? 0 : InProcessTransport.reservePort()
+        let mode =
+            listening
+            ? try await SandboxMode.start(timeScale: 0.001)
+            : try await SandboxMode.start(port: sandboxPort, timeScale: 0.001, listening: false, transport: inProcess)
+        self.mode = mode
+        if !listening { inProcess.register(port: sandboxPort) { await mode.sandbox.handle($0) } }
+        receiver = try ServerFixture.receiver(failures: 0, listening: listening)
         self.clock = clock
         var configuration = mode.configuration
         configuration.webhook = .init(url: receiver.url, secret: "whsec_money")
@@ -123,9 +141,13 @@ final class MoneyWorld: Sendable {
         await mode.connect(to: stores[0])
         var servers: [MerchantServer] = []
         for store in stores {
+            let port = listening ? 0 : InProcessTransport.reservePort()
             let server = MerchantServer(
-                configuration: configuration, store: store, clock: clock ?? SystemClock(), audit: SecretsAudit.fromEnvironment())
-            try await server.start()
+                configuration: configuration, store: store, port: port, clock: clock ?? SystemClock(),
+                audit: SecretsAudit.fromEnvironment(),
+                providerTransport: listening ? nil : inProcess, webhookTransport: listening ? nil : inProcess)
+            try await server.start(listening: listening)
+            if !listening { inProcess.register(port: port) { await server.handle($0) } }
             servers.append(server)
         }
         self.servers = servers
@@ -142,6 +164,21 @@ final class MoneyWorld: Sendable {
         for server in servers { await server.stop() }
         await sandbox.stop()
         await receiver.server.stop()
+        if !listening {
+            for port in servers.map(\.port) + [sandbox.port, receiver.port] { ServerFixture.transport.unregister(port: port) }
+        }
+    }
+
+    /// Waits until nothing is left to happen of its own accord: the sandbox sends no notification,
+    /// and no instance has a request in flight, a job running or a webhook due — each instance
+    /// asked twice round, since one instance's last work can leave another something to do (a
+    /// webhook another claims). What a test would have slept for ("a late duplicate would have
+    /// arrived by now") has happened when this returns.
+    func settled() async {
+        for _ in 0..<2 {
+            await sandbox.delivery.settled(within: ServerFixture.sandboxRetries)
+            for server in servers { await server.settled() }
+        }
     }
 
     /// The next instance's address (round robin), or instance `index`'s.
@@ -166,16 +203,26 @@ final class MoneyWorld: Sendable {
         all.add("Authorization", "Bearer \(key ?? keys.secret)")
         all.add("Content-Type", "application/json")
         for (name, value) in headers { all.add(name, value) }
-        let response = try await CurlTransport().send(
+        let response = try await transport.send(
             HTTPRequest(
                 method: method, url: URL(string: base(via) + path)!, headers: all,
                 body: try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data(), timeout: .seconds(30)))
         return Answer(status: response.status, body: response.body)
     }
 
+    /// Opens `path` on instance `via` as a browser opens an event stream, in process (see ``ServerFixture/open(_:headers:)``).
+    func open(_ path: String, headers: HTTPHeaders = [:], via: Int) async throws -> (
+        status: Int, headers: HTTPHeaders, stream: InProcessStream
+    ) {
+        try #require(!listening, "a stream is read in process")
+        let server = servers[via % servers.count]
+        return try await InProcessClient(base: server.baseURL, timeout: .seconds(30)) { await server.handle($0) }.open(
+            path, headers: headers)
+    }
+
     /// A call to the sandbox (the payer's side, and its books).
     func sandboxCall(_ method: String, _ path: String, json: Any? = nil) async throws -> Answer {
-        let response = try await CurlTransport().send(
+        let response = try await transport.send(
             HTTPRequest(
                 method: method, url: URL(string: sandbox.baseURL.absoluteString + path)!,
                 body: try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()))
@@ -239,9 +286,11 @@ final class MoneyWorld: Sendable {
 
     func status(_ id: String) async throws -> String? { try await orderJSON(id)["status"] as? String }
 
-    /// Waits until the order (read from the store, without a query) has `status`.
+    /// Whether the order (read from the store, without a query) has `status` once the sandbox's
+    /// notifications under way have been answered (an instance answers one once its change is on disk).
     func waitFor(_ id: String, _ status: PaymentStatus) async throws -> Bool {
-        try await eventually { try await self.store.order(id: id)?.status == status }
+        await sandbox.delivery.settled(within: ServerFixture.sandboxRetries)
+        return try await store.order(id: id)?.status == status
     }
 
     /// The sandbox's books: every trade it keeps, with its refunds.

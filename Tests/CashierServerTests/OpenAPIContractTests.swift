@@ -48,8 +48,9 @@ import Testing
 
     @Test(arguments: ["secret", "publishable"])
     func schemathesisFindsNothing(key: String) async throws {
+        // Schemathesis is another process: on sockets.
         let fixture = try await ServerFixture(
-            webhook: .init(url: URL(string: "http://127.0.0.1:9/hooks")!, secret: "whsec_st"), sandboxHelpers: true)
+            webhook: .init(url: URL(string: "http://127.0.0.1:9/hooks")!, secret: "whsec_st"), sandboxHelpers: true, listening: true)
         let reports = Scratch.url("schemathesis-\(key)-\(UUID().uuidString)")
         let seconds = ProcessInfo.processInfo.environment["CASHIER_SCHEMATHESIS_SECONDS"] ?? "40"
         let result = try await runSubprocess(
@@ -83,7 +84,8 @@ import Testing
     @Test func aListAskedWithHundredsOfParametersIsAnswered() async throws {
         // `GET /v1/refunds?to=…&limit=…&limit=…` with a few hundred `limit`s (10 KB) had the
         // connection reset without an answer: libmicrohttpd ran out of header memory parsing them.
-        let fixture = try await ServerFixture()
+        // (Its limit, over a socket.)
+        let fixture = try await ServerFixture(listening: true)
         let query = (0..<300).map { "limit=\($0)" }.joined(separator: "&")
         let answer = try await fixture.call("GET", "/v1/refunds?to=2070-10-11&" + query)
         #expect(answer.status == 400)
@@ -229,7 +231,7 @@ import Testing
 /// the money flow against a sandbox server: what a merchant in another language would do.
 @Suite struct GeneratedClientTests {
     @Test func aGeneratedPythonClientTakesAnOrderFromCreationToRefund() async throws {
-        let fixture = try await ServerFixture(sandboxHelpers: true)
+        let fixture = try await ServerFixture(sandboxHelpers: true, listening: true)  // the client is another process
         let work = Scratch.url("generated-client-\(UUID().uuidString)")
         let result = try await runSubprocess(
             packageRoot.appendingPathComponent("scripts/test/generated_client").path,

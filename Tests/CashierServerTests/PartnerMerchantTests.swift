@@ -79,7 +79,8 @@ import WeChatPay
             let refunded = try await fixture.call("POST", "/v1/orders/\(order.id)/refunds", json: ["amount": "5.00"])
             #expect(refunded.status == 200, "\(order.method): \(String(decoding: refunded.body, as: UTF8.self))")
             let number = try #require((refunded.object["refund"] as? [String: Any])?["out_refund_no"] as? String)
-            #expect(try await eventually { try await fixture.store.refund(outRefundNo: number)?.confirmedAt != nil }, "\(order.method)")
+            await fixture.settled()
+            #expect(try await fixture.store.refund(outRefundNo: number)?.confirmedAt != nil, "\(order.method)")
         }
         let refundedBooks = await books()
         for order in paid { #expect(refundedBooks.first { $0.out_trade_no == order.number }?.refunded_minor == 500) }
@@ -110,7 +111,7 @@ import WeChatPay
         }
         func post(_ path: String, _ body: Data) async throws -> String {
             String(
-                decoding: try await URLSessionTransport().send(
+                decoding: try await ServerFixture.transport.send(
                     HTTPRequest(method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + path)!, body: body)
                 ).body, as: UTF8.self)
         }
@@ -177,7 +178,7 @@ import WeChatPay
             let refused = try await fixture.call("GET", path, key: northKey)
             #expect(refused.status == 403, "\(path): \(refused.status)")
         }
-        let signIn = try await CurlTransport().send(
+        let signIn = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/dashboard/login")!,
                 headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data("secret_key=\(northKey)".utf8)))

@@ -144,7 +144,7 @@ import Testing
         let statuses = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    let answer = try await CurlTransport().send(poll)
+                    let answer = try await ServerFixture.transport.send(poll)
                     return (try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["status"] as? String
                         ?? "\(answer.status)"
                 }

@@ -16,7 +16,7 @@ import WeChatPay
 @Suite struct PlatformCertificateTests {
     /// Counts the certificate downloads that pass through.
     final class CountingTransport: HTTPTransport {
-        let base = CurlTransport()
+        let base = ServerFixture.transport
         let downloads = Atomic<Int>(0)
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             if request.url.path.hasSuffix("/v3/certificates") { downloads.add(1, ordering: .relaxed) }
@@ -49,7 +49,7 @@ import WeChatPay
         let v3 = try #require(fixture.mode.configuration.wechatV3)
         // A trade the server never placed, paid: its notification verifies (then is refused as unknown: 400, not 401).
         let outside = WeChatPay.V3.Client(
-            merchant: v3.merchant, keys: WeChatPay.V3.PlatformKeys(), transport: CurlTransport(), baseURL: v3.baseURL)
+            merchant: v3.merchant, keys: WeChatPay.V3.PlatformKeys(), transport: ServerFixture.transport, baseURL: v3.baseURL)
         let number = "CERT\(Int(Date().timeIntervalSince1970))"
         _ = try await outside.prepay(
             .native, appID: v3.appID, description: "certificates", outTradeNo: number, total: Money(minorUnits: 100, currency: .cny),
@@ -71,8 +71,10 @@ import WeChatPay
                         "Wechatpay-Timestamp": String(Int(Date().timeIntervalSince1970)),
                         "Wechatpay-Nonce": "n\(index)", "Wechatpay-Signature": "AAAA", "Content-Type": "application/json",
                     ]
-                    return try await CurlTransport().send(HTTPRequest(method: "POST", url: notify, headers: headers, body: Data("{}".utf8)))
-                        .status
+                    return try await ServerFixture.transport.send(
+                        HTTPRequest(method: "POST", url: notify, headers: headers, body: Data("{}".utf8))
+                    )
+                    .status
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }

@@ -64,7 +64,7 @@ import Testing
             headers.add("Authorization", "Bearer \(key ?? fixture.keys.publishable)")
             headers.add("X-Forwarded-For", address)
             headers.add("Content-Type", "application/json")
-            return try await CurlTransport().send(
+            return try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/v1/orders/\(id)/payments")!,
                     headers: headers, body: Data(#"{"method":"wechat.native","client_secret":"\#(secret)"}"#.utf8),
@@ -142,7 +142,7 @@ import Testing
         func post(_ path: String) async throws -> Int {
             var headers = HTTPHeaders()
             headers.add("Authorization", "Bearer \(fixture.keys.publishable)")
-            return try await CurlTransport().send(
+            return try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + path)!, headers: headers,
                     body: Data("{}".utf8))

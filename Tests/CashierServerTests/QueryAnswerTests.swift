@@ -20,7 +20,7 @@ import WeChatPay
     /// Re-asks each order query about one trade as a query about another, signed anew with the
     /// merchant's own credentials, so the provider's answer is genuine — and about the wrong trade.
     final class MisdirectingTransport: HTTPTransport {
-        let base = CurlTransport()
+        let base = ServerFixture.transport  // the sandbox, in process
         /// Asked-about trade number → the one the provider is asked about instead.
         let instead = Mutex<[String: String]>([:])
         let configuration = Mutex<MerchantConfiguration?>(nil)

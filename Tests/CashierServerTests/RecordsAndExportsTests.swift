@@ -49,7 +49,7 @@ import Testing
 
     /// A dashboard session's cookie (`cashier_session=…`), signed in with the secret key.
     static func signIn(_ base: String, secret: String) async throws -> String {
-        let login = try await CurlTransport().send(
+        let login = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "POST", url: URL(string: base + "/dashboard/login")!,
                 headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data("secret_key=\(secret)".utf8),
@@ -58,7 +58,7 @@ import Testing
     }
 
     static func get(_ url: String, cookie: String) async throws -> HTTPResponse {
-        try await CurlTransport().send(
+        try await ServerFixture.transport.send(
             HTTPRequest(method: "GET", url: URL(string: url)!, headers: ["Cookie": cookie], timeout: ServerFixture.patience))
     }
 
@@ -204,7 +204,8 @@ import Testing
         await fixture.sandbox.wechatV2.pay(outTradeNo: twice["out_trade_no"] as? String ?? "", outcome: .success)
         #expect(try await fixture.waitForStatus(twiceID, "paid"))
         _ = await fixture.sandbox.alipay.payOrderString(stale.object["order_string"] as? String ?? "", outcome: .success)
-        #expect(try await eventually { try await list("/v1/payments?refund_required=true").count == 1 })
+        await fixture.settled()
+        #expect(try await list("/v1/payments?refund_required=true").count == 1)
         let owed = try #require(try await list("/v1/payments?refund_required=true").first)
         #expect(owed["method"] as? String == "alipay.app" && owed["order_id"] as? String == twiceID)
         _ = try await fixture.call("POST", "/v1/orders/\(twiceID)/refunds", json: ["payment": owed["id"] as? String ?? ""])
@@ -222,14 +223,15 @@ import Testing
     /// A page after an id that names no record is a 404 naming `starting_after`, in each list and
     /// in the dashboard's pages, never an empty page (which a client reads as the end of the list).
     @Test func anUnknownCursorIsRefusedNotAnEmptyPage() async throws {
-        let receiver = try WebhookReceiver(failures: 0)
+        let receiver = try ServerFixture.receiver(failures: 0)
         let fixture = try await Fixture(webhook: .init(url: receiver.url, secret: "whsec_cursor"))
         let paid = try await Self.paid(fixture, "2.00", "wechat.native")
         let orderID = try #require(paid["id"] as? String)
         func first(_ list: String) async throws -> Any? {
             (try await fixture.call("GET", list).object["data"] as? [[String: Any]])?.first?["id"]
         }
-        #expect(try await eventually { try await first("/v1/webhooks") != nil })
+        await fixture.settled()
+        #expect(try await first("/v1/webhooks") != nil)
         let known: [String: Any?] = [
             "/v1/orders": orderID, "/v1/payments": try await first("/v1/payments"), "/v1/webhooks": try await first("/v1/webhooks"),
         ]
@@ -259,22 +261,24 @@ import Testing
     }
 
     @Test func webhooksAreSentAgainOnceTheEndpointIsBack() async throws {
-        let receiver = try WebhookReceiver(failures: 0, down: true)
+        let receiver = try ServerFixture.receiver(failures: 0, down: true)
         let clock = ManualClock(Date())
         let fixture = try await Fixture(webhook: .init(url: receiver.url, secret: "whsec_replay"), clock: clock)
         let first = try await Self.paid(fixture, "2.00", "wechat.native")
         let second = try await Self.paid(fixture, "3.00", "alipay.qr")
-        // Down: each tried once, failed with the reason, not due again for a while.
-        #expect(await eventually { receiver.received.count == 2 })
+        // Down: each tried once, failed with the reason, not due again for a while (the clock
+        // stands still: settled, nothing more is sent).
+        await fixture.settled()
+        #expect(receiver.received.count == 2)
         func deliveries(_ query: String) async throws -> [[String: Any]] {
             try await fixture.call("GET", "/v1/webhooks\(query)").object["data"] as? [[String: Any]] ?? []
         }
-        #expect(try await eventually { try await deliveries("?state=failed").count == 2 })
+        #expect(try await deliveries("?state=failed").count == 2)
         let failed = try await deliveries("?state=failed")
         #expect(failed.allSatisfy { $0["attempts"] as? Int == 1 && $0["last_error"] as? String == "HTTP 503" })
         let firstDelivery = try #require(failed.first { $0["order_id"] as? String == first["id"] as? String })
         let eventID = try #require(firstDelivery["id"] as? String)
-        try await Task.sleep(for: .milliseconds(300))
+        await fixture.settled()
         #expect(receiver.received.count == 2)
 
         // Back, two seconds later (the retry is due after five): one re-sent by id — the same
@@ -283,20 +287,22 @@ import Testing
         clock.advance(by: 2)
         let resent = try await fixture.call("POST", "/v1/webhooks/\(eventID)/resend")
         #expect(resent.status == 200 && resent.object["id"] as? String == eventID)
-        #expect(await eventually { receiver.received.count == 3 })
+        await fixture.settled()
+        #expect(receiver.received.count == 3)
         let again = try #require(receiver.received.last)
         let original = try #require(receiver.received.first { $0.eventID == eventID })
         #expect(again.eventID == eventID && again.body == original.body && again.signature != original.signature)
         #expect(WebhookSignature.verify(header: again.signature, body: again.body, secret: "whsec_replay", now: clock.now()))
-        #expect(try await eventually { try await deliveries("?state=delivered").map { $0["id"] as? String } == [eventID] })
+        #expect(try await deliveries("?state=delivered").map { $0["id"] as? String } == [eventID])
 
         // The rest of the day's failures in one call; then nothing is left failed.
         let today = Self.day(clock.now())
         let all = try await fixture.call("POST", "/v1/webhooks/resend", json: ["from": today, "to": today])
         #expect(all.status == 200 && all.object["resent"] as? Int == 1)
-        #expect(await eventually { receiver.received.count == 4 })
+        await fixture.settled()
+        #expect(receiver.received.count == 4)
         #expect(receiver.received.last?.body == receiver.received.first { $0.eventID != eventID }?.body)
-        #expect(try await eventually { try await deliveries("?state=failed").isEmpty })
+        #expect(try await deliveries("?state=failed").isEmpty)
         #expect(try await deliveries("?order_id=\(second["id"] as? String ?? "")").first?["state"] as? String == "delivered")
         // Who re-sent it is in the order's log.
         let events = try await fixture.store.events(orderID: first["id"] as? String ?? "")

@@ -111,7 +111,8 @@ import WeChatPay
         #expect(flows["alipay"]?["expense"] as? String == "1.02 CNY")
 
         // Money at WeChat for an order this server never made.
-        let direct = WeChatPay.V3.Client(merchant: v3.merchant, keys: v3.platformKeys, baseURL: v3.baseURL)
+        let direct = WeChatPay.V3.Client(
+            merchant: v3.merchant, keys: v3.platformKeys, transport: ServerFixture.transport, baseURL: v3.baseURL)
         func payAtWeChatDirectly(_ outTradeNo: String, fen: Int64) async throws {
             _ = try await direct.prepay(
                 .native, appID: v3.appID, description: "direct", outTradeNo: outTradeNo, total: Money(minorUnits: fen, currency: .cny),
@@ -260,8 +261,10 @@ import WeChatPay
         let retried = try await fixture.call(
             "POST", "/v1/orders/\(id)/refunds", headers: ["Idempotency-Key": "r-1"], json: ["amount": "3.00"])
         #expect(retried.status == 200 && retried.object["status"] as? String == "partially_refunded")
-        let ledger = try await WeChatPay.V2.Client(merchant: fixture.wechatMerchant, baseURL: fixture.sandbox.wechatV2URL)
-            .call("pay/refundquery", [("out_trade_no", order["out_trade_no"] as? String ?? "")])
+        let ledger = try await WeChatPay.V2.Client(
+            merchant: fixture.wechatMerchant, transport: ServerFixture.transport, baseURL: fixture.sandbox.wechatV2URL
+        )
+        .call("pay/refundquery", [("out_trade_no", order["out_trade_no"] as? String ?? "")])
         #expect(ledger["refund_count"] == "1" && ledger["refund_fee_0"] == "300")
         await fixture.stop()
     }

@@ -24,10 +24,8 @@ import Testing
         #expect(refunded.status == 200)
         let refundNumber = try #require((refunded.object["refund"] as? [String: Any])?["out_refund_no"] as? String)
         // Alipay's answer accepted it; its notification confirms it.
-        #expect(
-            try await eventually {
-                try await fixture.store.refund(outRefundNo: refundNumber)?.confirmedAt != nil
-            })
+        await fixture.settled()
+        #expect(try await fixture.store.refund(outRefundNo: refundNumber)?.confirmedAt != nil)
         let events = try await fixture.store.events(orderID: id)
         #expect(events.contains { $0.kind == .refundNotification && $0.detail.contains(refundNumber) && $0.detail.contains("3.00") })
         // Not mistaken for the payment's notification arriving again.
@@ -43,7 +41,7 @@ import Testing
         ]
         fields["sign"] = Base64.encode(try impostor.signature(for: Alipay.Signer.content(fields), scheme: .insecurePKCS1v1_5SHA256))
         fields["sign_type"] = "RSA2"
-        let forged = try await URLSessionTransport().send(
+        let forged = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/notify/alipay")!,
                 headers: ["Content-Type": "application/x-www-form-urlencoded"],
@@ -65,10 +63,11 @@ import Testing
         let refunded = try await fixture.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "1.60"])
         let refundNumber = try #require((refunded.object["refund"] as? [String: Any])?["out_refund_no"] as? String)
         // The notification names the mini program's appid; it confirms the refund at its first delivery.
-        #expect(try await eventually { try await fixture.store.refund(outRefundNo: refundNumber)?.confirmedAt != nil })
+        await fixture.settled()
+        #expect(try await fixture.store.refund(outRefundNo: refundNumber)?.confirmedAt != nil)
         // Acknowledged at the first delivery: WeChat does not send it again.
-        #expect(await eventually { await fixture.sandbox.delivery.attempts(for: refundNumber).first?.acknowledged == true })
-        try await Task.sleep(for: .milliseconds(200))  // a refused one is retried within milliseconds at this time scale
+        await fixture.settled()
+        #expect(await fixture.sandbox.delivery.attempts(for: refundNumber).first?.acknowledged == true)
         let deliveries = await fixture.sandbox.delivery.attempts(for: refundNumber)
         #expect(deliveries.count == 1, "\(deliveries)")
         await fixture.stop()

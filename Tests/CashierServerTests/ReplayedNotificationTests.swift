@@ -31,7 +31,7 @@ import WeChatPay
             return Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8)
         }
         @Sendable func post(_ body: Data) async throws -> String {
-            let reply = try await CurlTransport().send(
+            let reply = try await ServerFixture.transport.send(
                 HTTPRequest(method: "POST", url: notifyURL, body: body, timeout: ServerFixture.patience))
             return String(decoding: reply.body, as: UTF8.self)
         }
@@ -71,7 +71,7 @@ import WeChatPay
         let number = try #require(try await world.start(order.id, "wechat.native")["out_trade_no"] as? String)
         let genuine = NotificationRaceTests.notification(world.mode.wechatMerchant, number, fen: 1230)
         @Sendable func post() async throws -> String {
-            let reply = try await CurlTransport().send(
+            let reply = try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: "POST", url: URL(string: world.base() + "/notify/wechat/v2")!, body: genuine,
                     timeout: ServerFixture.patience))
@@ -92,7 +92,8 @@ import WeChatPay
         #expect((limit - 1)...(world.stores.count * limit - 1) ~= logged)
         #expect(events.filter { $0.to == .paid }.count == 1)
         #expect(try await world.store.payments(orderID: order.id).map(\.status) == [.succeeded])
-        #expect(await eventually { world.webhooks("order.paid", order: order.id).count == 1 })
+        await world.settled()
+        #expect(world.webhooks("order.paid", order: order.id).count == 1)
         await world.stop()
     }
 

@@ -99,7 +99,7 @@ import Testing
             var headers = HTTPHeaders()
             headers.add("Authorization", "Bearer \(item.publishable ? fixture.keys.publishable : fixture.keys.secret)")
             headers.add("Content-Type", "application/json")
-            let response = try await URLSessionTransport().send(
+            let response = try await ServerFixture.transport.send(
                 HTTPRequest(
                     method: item.method, url: URL(string: fixture.server.baseURL.absoluteString + item.path)!, headers: headers,
                     body: Data((item.body ?? "").utf8)))

@@ -65,7 +65,7 @@ import Testing
         var headers = HTTPHeaders()
         headers.add("Authorization", "Bearer \(fixture.keys.secret)")
         headers.add("Content-Type", "application/json")
-        let twice = try await CurlTransport().send(
+        let twice = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "POST", url: URL(string: fixture.server.baseURL.absoluteString + "/v1/orders/\(id)/refunds")!, headers: headers,
                 body: Data(#"{"amount":"1.00","reason":"x","amount":"12.75"}"#.utf8)))

@@ -43,7 +43,7 @@ import Testing
     /// Posts `body` to instance 0's `/notify/stripe`, signed with `secret` at `time`.
     static func post(_ body: String, to world: MoneyWorld, secret: String = secret, time: Date = Date()) async throws -> Int {
         let data = Data(body.utf8)
-        let response = try await CurlTransport().send(
+        let response = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "POST", url: URL(string: world.base(0) + "/notify/stripe")!,
                 headers: [
@@ -55,7 +55,7 @@ import Testing
 
     /// The sandbox Stripe's refunds, newest first (`GET /v1/refunds`).
     static func refundIDs(_ world: MoneyWorld) async throws -> [String] {
-        let response = try await CurlTransport().send(
+        let response = try await ServerFixture.transport.send(
             HTTPRequest(
                 method: "GET", url: URL(string: world.sandbox.baseURL.absoluteString + "/stripe/v1/refunds")!,
                 headers: ["Authorization": "Bearer sk_test_world"]))
@@ -76,20 +76,20 @@ import Testing
         // The event may land before the API's own answer is recorded: then the call already says it failed.
         #expect(refund.status == 200 || (refund.status == 502 && refund.errorCode == "refund_failed"), "\(refund.object)")
         // No refund job runs here: the event alone fails it.
-        #expect(
-            try await eventually { try await world.store.refunds(orderID: id).first?.status == .failed },
-            "charge.refund.updated fails the refund")
+        await world.settled()
+        #expect(try await world.store.refunds(orderID: id).first?.status == .failed, "charge.refund.updated fails the refund")
         let failed = try #require(try await world.store.refunds(orderID: id).first)
         #expect(failed.failureReason == "expired_or_canceled_card", "\(failed)")
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 0)
-        #expect(await eventually { world.webhooks("order.refund_failed", order: id).count == 1 })
+        await world.settled()
+        #expect(world.webhooks("order.refund_failed", order: id).count == 1)
 
         // Every copy at once, across the instances: acknowledged, nothing moves again.
         let reference = try #require(try await Self.refundIDs(world).first)
         let replayed = await world.sandbox.delivery.replay(key: "charge.refund.updated \(reference)", copies: 24, to: Self.urls(world))
         #expect(replayed?.sent == 24 && replayed?.acknowledged == 24, "\(String(describing: replayed))")
         #expect(try await world.store.refunds(orderID: id).map(\.status) == [.failed])
-        try await Task.sleep(for: .milliseconds(200))
+        await world.settled()  // a second `order.refund_failed` would have been sent by now
         #expect(world.webhooks("order.refund_failed", order: id).count == 1)
         // The 7.00 is refundable again, and the books agree with Stripe's.
         #expect(try await world.sandboxCall("POST", "/sandbox/refund_outcome", json: ["outcome": "succeed"]).status == 200)
@@ -107,12 +107,14 @@ import Testing
 
         // Opened: logged, nothing moves.
         try await Self.dispute(world, intent, "created")
-        #expect(try await eventually { try await world.store.events(orderID: id).contains { $0.kind == .dispute } })
+        await world.settled()
+        #expect(try await world.store.events(orderID: id).contains { $0.kind == .dispute })
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 500)
 
         // Funds withdrawn: all that was left goes back, announced once, however many copies arrive.
         try await Self.dispute(world, intent, "funds_withdrawn")
-        #expect(try await eventually { try await world.status(id) == "refunded" }, "funds_withdrawn takes 35.00 back")
+        await world.settled()
+        #expect(try await world.status(id) == "refunded", "funds_withdrawn takes 35.00 back")
         let chargeback = try #require(try await world.store.refunds(orderID: id).first { $0.reason == "chargeback" })
         #expect(chargeback.amount.minorUnits == 3500 && chargeback.status == .succeeded && chargeback.requestedBy == "stripe")
         #expect(chargeback.providerRefundID?.hasPrefix("dp_") == true)
@@ -121,7 +123,8 @@ import Testing
         #expect(replayed?.sent == 24 && replayed?.acknowledged == 24, "\(String(describing: replayed))")
         #expect(try await world.store.refunds(orderID: id).filter { $0.reason == "chargeback" }.count == 1)
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 4000)
-        #expect(await eventually { world.webhooks("order.refunded", order: id).count == 2 })
+        await world.settled()
+        #expect(world.webhooks("order.refunded", order: id).count == 2)
         #expect(try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "1.00"]).status >= 400)
         var disagreements = try await world.disagreements()
         #expect(disagreements.isEmpty, "\(disagreements)")
@@ -131,15 +134,17 @@ import Testing
 
         // Won: the money is the merchant's again; late copies of both events at once move nothing.
         try await Self.dispute(world, intent, "funds_reinstated")
-        #expect(try await eventually { try await world.status(id) == "partially_refunded" })
+        await world.settled()
+        #expect(try await world.status(id) == "partially_refunded")
         #expect(try await world.store.refunds(orderID: id).first { $0.reason == "chargeback" }?.status == .failed)
         async let late = delivery.replay(key: "charge.dispute.funds_withdrawn \(intent)", copies: 12, to: Self.urls(world))
         async let again = delivery.replay(key: "charge.dispute.funds_reinstated \(intent)", copies: 12, to: Self.urls(world))
         let (lateCopies, reinstatedAgain) = await (late, again)
         #expect(lateCopies?.acknowledged == 12 && reinstatedAgain?.acknowledged == 12)
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 500)
-        #expect(await eventually { world.webhooks("order.refund_failed", order: id).count == 1 })
-        #expect(try await eventually { try await world.store.events(orderID: id).filter { $0.kind == .dispute }.count >= 2 })
+        await world.settled()
+        #expect(world.webhooks("order.refund_failed", order: id).count == 1)
+        #expect(try await world.store.events(orderID: id).filter { $0.kind == .dispute }.count >= 2)
         disagreements = try await world.disagreements()
         #expect(disagreements.isEmpty, "\(disagreements)")
         report = try await world.reconcile()
@@ -161,7 +166,8 @@ import Testing
             try #require(answer.status == 200, "\(answer.object)")
         }
         try await dashboard("8.00")
-        #expect(try await eventually { try await world.store.order(id: id)?.refunded.minorUnits == 800 }, "refund.created records it")
+        await world.settled()
+        #expect(try await world.store.order(id: id)?.refunded.minorUnits == 800, "refund.created records it")
         let outside = try #require(try await world.store.refunds(orderID: id).first)
         #expect(
             outside.reason == "refunded at Stripe" && outside.requestedBy == "stripe" && outside.providerRefundID?.hasPrefix("re_") == true)
@@ -170,15 +176,14 @@ import Testing
             key: "refund.created \(outside.providerRefundID ?? "")", copies: 24, to: Self.urls(world))
         #expect(replayed?.acknowledged == 24, "\(String(describing: replayed))")
         #expect(try await world.store.refunds(orderID: id).count == 1)
-        #expect(await eventually { world.webhooks("order.refunded", order: id).count == 1 })
+        await world.settled()
+        #expect(world.webhooks("order.refunded", order: id).count == 1)
 
         // Pending, then failed (the events race): counted while pending at most, and given back.
         #expect(try await world.sandboxCall("POST", "/sandbox/refund_outcome", json: ["outcome": "fail_later"]).status == 200)
         try await dashboard("5.00")
-        #expect(
-            try await eventually {
-                try await world.store.refunds(orderID: id).contains { $0.status == .failed && $0.amount.minorUnits == 500 }
-            })
+        await world.settled()
+        #expect(try await world.store.refunds(orderID: id).contains { $0.status == .failed && $0.amount.minorUnits == 500 })
         #expect(try await world.store.order(id: id)?.refunded.minorUnits == 800)
         let failed = try #require(try await world.store.refunds(orderID: id).first { $0.status == .failed })
         for key in ["refund.created", "charge.refund.updated"] {

@@ -17,11 +17,12 @@ import Testing
         let attempt = try await store.beginPayment(NewPayment(orderID: order.id, method: .wechatNative, provider: .wechatV2), now: Date())
         _ = try await store.recordPayment(
             .succeeded(transactionID: "42", amount: order.total), of: attempt.payment.id, record: .init(kind: .notification), now: Date())
-        let receiver = try WebhookReceiver(failures: 1)
+        let receiver = try ServerFixture.receiver(failures: 1)
         let now = Date()
         let clock = ManualClock(now)
         let dispatcher = WebhookDispatcher(
-            endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store, backoff: 60, clock: clock)
+            endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store, transport: ServerFixture.transport, backoff: 60,
+            clock: clock)
         #expect(try await dispatcher.deliverDue() == 0)  // 503: rescheduled a minute later
         clock.advance(by: 30)
         #expect(try await dispatcher.deliverDue() == 0)  // not due yet: not sent
@@ -49,8 +50,9 @@ import Testing
     @Test func aBacklogDrainsAtOnceWithEachOrdersEventsInOrder() async throws {
         // Two attempts of each order both paid: order.paid, then order.refund_required for the second.
         let store = try await Self.store(withPaidOrders: 60, paymentsEach: 2)
-        let receiver = try WebhookReceiver(failures: 0)
-        let dispatcher = WebhookDispatcher(endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store)
+        let receiver = try ServerFixture.receiver(failures: 0)
+        let dispatcher = WebhookDispatcher(
+            endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store, transport: ServerFixture.transport)
         #expect(try await dispatcher.deliverAllDue(limit: 50) == 120)
         #expect(try await dispatcher.deliverAllDue(limit: 50) == 0)
         var seen: [String: [String]] = [:]
@@ -70,11 +72,12 @@ import Testing
     /// follows. Other orders' webhooks go on meanwhile.
     @Test func aRefusedWebhookHoldsItsOrdersNextOneUntilItsRetry() async throws {
         let store = try await Self.store(withPaidOrders: 1, paymentsEach: 2)
-        let receiver = try WebhookReceiver(failures: 1)
+        let receiver = try ServerFixture.receiver(failures: 1)
         let now = Date()
         let clock = ManualClock(now)
         let dispatcher = WebhookDispatcher(
-            endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store, backoff: 60, clock: clock)
+            endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store, transport: ServerFixture.transport, backoff: 60,
+            clock: clock)
         #expect(try await dispatcher.deliverAllDue() == 0)  // order.paid refused: order.refund_required not sent
         #expect(receiver.received.count == 1)
         clock.advance(by: 30)
@@ -93,7 +96,7 @@ import Testing
 
     /// A webhook leaves as soon as its order is paid, not on the job's next tick.
     @Test func aPaidOrdersWebhookIsSentWithoutWaitingForTheInterval() async throws {
-        let receiver = try WebhookReceiver(failures: 0)
+        let receiver = try ServerFixture.receiver(failures: 0)
         let fixture = try await ServerFixture(webhook: .init(url: receiver.url, secret: "whsec_test")) {
             $0.webhookInterval = .seconds(3600)
         }
@@ -109,8 +112,9 @@ import Testing
         } else {
             await fixture.sandbox.wechatV2.pay(outTradeNo: outTradeNo, outcome: .success)
         }
-        // Without the ring it would wait for the hour; the bound only ends a broken test.
-        while receiver.received.isEmpty && clock.now - start < .seconds(300) { try await Task.sleep(for: .milliseconds(20)) }
+        // Without the ring it would wait for the hour; the bound only ends a broken test. (Not
+        // `settled()`: that rings the job itself when a webhook is due.)
+        await receiver.arrivals.wait(atLeast: 1, within: .seconds(300) - (clock.now - start))
         #expect(receiver.received.map { String(decoding: $0.body, as: UTF8.self).contains(#""type":"order.paid""#) } == [true])
         await fixture.stop()
         await receiver.server.stop()
@@ -150,7 +154,7 @@ import Testing
         let dispatcher = WebhookDispatcher(
             endpoint: .init(url: URL(string: "http://127.0.0.1:9/webhooks")!, secret: "whsec_test"), store: store, transport: endpoint)
         #expect(try await dispatcher.deliverAllDue(limit: 50) == 40)
-        #expect(endpoint.most.load(ordering: .relaxed) == 16)
+        #expect(endpoint.most == 16)
     }
 
     /// An endpoint configured for two at a time never has a third: the endpoint holds each
@@ -162,7 +166,7 @@ import Testing
             endpoint: .init(url: URL(string: "http://127.0.0.1:9/webhooks")!, secret: "whsec_test", concurrency: 2), store: store,
             transport: endpoint)
         #expect(try await dispatcher.deliverAllDue(limit: 50) == 6)
-        #expect(endpoint.most.load(ordering: .relaxed) == 2)
+        #expect(endpoint.most == 2)
         #expect(WebhookDispatcher.Endpoint(url: URL(string: "http://127.0.0.1:9")!, secret: "s", concurrency: 0).concurrency == 1)
         #expect(WebhookDispatcher.Endpoint(url: URL(string: "http://127.0.0.1:9")!, secret: "s", concurrency: 500).concurrency == 64)
     }
@@ -173,7 +177,8 @@ import Testing
     /// the first delivery before the last one starts.
     final class SlowEndpoint: HTTPTransport {
         let inFlight = Atomic<Int>(0)
-        let most = Atomic<Int>(0)
+        /// The most in flight at once, which each arrival raises (and so wakes the held ones).
+        let held = Tally()
         let holdUntil: Int
         let atMost: Duration
 
@@ -182,14 +187,11 @@ import Testing
             self.atMost = atMost
         }
 
+        var most: Int { held.value }
+
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-            let now = inFlight.add(1, ordering: .relaxed).newValue
-            most.max(now, ordering: .relaxed)
-            let clock = ContinuousClock()
-            let start = clock.now
-            while most.load(ordering: .relaxed) < holdUntil && clock.now - start < atMost {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            held.raise(to: inFlight.add(1, ordering: .relaxed).newValue)
+            await held.wait(atLeast: holdUntil, within: atMost)
             inFlight.subtract(1, ordering: .relaxed)
             return HTTPResponse(status: 200)
         }
@@ -224,9 +226,10 @@ import Testing
                 return base.now()
             }
         }
-        let receiver = try WebhookReceiver(failures: 0)
+        let receiver = try ServerFixture.receiver(failures: 0)
         let dispatcher = WebhookDispatcher(
-            endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store, lease: 30, clock: Slow())
+            endpoint: .init(url: receiver.url, secret: "whsec_test"), store: store, transport: ServerFixture.transport, lease: 30,
+            clock: Slow())
         // Claimed at t; sending must start before t + 30 - 10: the first goes, the second waits.
         // (A lease shorter than the 10 s timeout halves the timeout instead: sends still happen.)
         #expect(try await dispatcher.deliverDue() == 1)

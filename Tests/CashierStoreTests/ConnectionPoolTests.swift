@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import CashierStore
@@ -33,14 +34,10 @@ import Testing
         func open() -> Fake { Fake(number: opened.wrappingAdd(1, ordering: .relaxed).newValue) }
     }
 
-    private func pool(size: Int, _ opener: Opener) -> ConnectionPool<Fake> {
-        ConnectionPool(size: size, connect: { opener.open() }, isHealthy: { $0.healthy.load(ordering: .relaxed) })
-    }
-
-    /// Waits (briefly yielding) until `condition` holds.
-    private func until(_ condition: () -> Bool) async throws {
-        for _ in 0..<20_000 where !condition() { try await Task.sleep(for: .microseconds(500)) }
-        #expect(condition())
+    /// A pool of `size` opened by `opener`; `joined` counts the callers that have joined its queue.
+    private func pool(size: Int, _ opener: Opener, joined: Tally = Tally()) -> ConnectionPool<Fake> {
+        ConnectionPool(
+            size: size, connect: { opener.open() }, isHealthy: { $0.healthy.load(ordering: .relaxed) }, joined: { joined.add() })
     }
 
     @Test(.timeLimit(.minutes(2))) func manyCallersAtOnceNeverHoldMoreThanTheSizeAndNoConnectionIdlesWhileOneWaits() async throws {
@@ -100,24 +97,23 @@ import Testing
         box.pool = pool
         let held = try await pool.acquire()
         holder.withLock { $0 = held }
-        let caller = Task { try await pool.acquire() }
-        let answered = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { (try? await caller.value) != nil }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(10))
-                return false
-            }
-            let first = await group.next() ?? false
-            if !first { pool.release(Fake(number: 0)) }  // lets the stuck caller end
-            group.cancelAll()
-            return first
+        let served = Signal()
+        let caller = Task {
+            let connection = try await pool.acquire()
+            served.fire()
+            return connection
         }
+        // Served at once; ten seconds bound only a caller left waiting.
+        let answered = await served.wait(within: .seconds(10))
+        if !answered { pool.release(Fake(number: 0)) }  // lets the stuck caller end
+        _ = try? await caller.value
         #expect(answered, "the caller was left waiting with the connection idle")
         #expect(!answered || pool.counts == (open: 1, idle: 0, waiting: 0))
     }
 
     @Test(.timeLimit(.minutes(1))) func waitersAreServedInTheOrderTheyCame() async throws {
-        let pool = pool(size: 1, Opener())
+        let joined = Tally()
+        let pool = pool(size: 1, Opener(), joined: joined)
         let held = try await pool.acquire()
         let shared = Shared()
         var waiters: [Task<Void, any Error>] = []
@@ -128,7 +124,8 @@ import Testing
                     shared.served.withLock { $0.append(number) }
                     pool.release(connection)
                 })
-            try await until { pool.counts.waiting == number }
+            #expect(await joined.wait(atLeast: number))
+            #expect(pool.counts.waiting == number)
         }
         pool.release(held)
         for waiter in waiters { try await waiter.value }
@@ -138,10 +135,12 @@ import Testing
 
     @Test(.timeLimit(.minutes(1))) func aBrokenConnectionIsDroppedAndTheNextCallerOpensAnother() async throws {
         let opener = Opener()
-        let pool = pool(size: 1, opener)
+        let joined = Tally()
+        let pool = pool(size: 1, opener, joined: joined)
         let first = try await pool.acquire()
         let waiter = Task { try await pool.acquire() }
-        try await until { pool.counts.waiting == 1 }
+        #expect(await joined.wait(atLeast: 1))
+        #expect(pool.counts.waiting == 1)
         first.healthy.store(false, ordering: .relaxed)
         pool.release(first)
         let second = try await waiter.value
@@ -157,20 +156,25 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func aFailedOpenPassesItsTurnToTheCallerWaiting() async throws {
         let (gate, opening) = AsyncStream<Void>.makeStream()
         let shared = Shared()
+        let firstOpening = Signal()
+        let joined = Tally()
         let pool = ConnectionPool<Fake>(
             size: 1,
             connect: {
                 let number = shared.attempts.wrappingAdd(1, ordering: .relaxed).newValue
                 if number == 1 {
+                    firstOpening.fire()
                     for await _ in gate { break }  // held open until the second caller waits
                     throw CocoaError(.fileReadUnknown)
                 }
                 return Fake(number: number)
-            }, isHealthy: { $0.healthy.load(ordering: .relaxed) })
+            }, isHealthy: { $0.healthy.load(ordering: .relaxed) }, joined: { joined.add() })
         let first = Task { try await pool.acquire() }
-        try await until { pool.counts.open == 1 }
+        #expect(await firstOpening.wait())
+        #expect(pool.counts.open == 1)
         let second = Task { try await pool.acquire() }
-        try await until { pool.counts.waiting == 1 }
+        #expect(await joined.wait(atLeast: 1))
+        #expect(pool.counts.waiting == 1)
         opening.yield()
         await #expect(throws: CocoaError.self) { try await first.value }
         #expect(try await second.value.number == 2)
@@ -182,11 +186,13 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func closeFailsWaitersAndWaitsForTheConnectionsInUseThenDropsThem() async throws {
-        let pool = pool(size: 2, Opener())
+        let joined = Tally()
+        let pool = pool(size: 2, Opener(), joined: joined)
         let first = try await pool.acquire()
         var second: Fake? = try await pool.acquire()
         let waiter = Task { try await pool.acquire() }
-        try await until { pool.counts.waiting == 1 }
+        #expect(await joined.wait(atLeast: 1))
+        #expect(pool.counts.waiting == 1)
         let closed = Atomic<Bool>(false)
         let closing = Task {
             await pool.close()

@@ -303,16 +303,19 @@ import Testing
         /// How many times each message was sent.
         final class Sends: Sendable { let times = Mutex<[String: Int]>([:]) }
         let sent = Sends()
+        // Messages delivered or given back: a sender with nothing to claim waits for the next (others hold the rest).
+        let changes = Tally()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for sender in 0..<6 {
                 let store = instances[sender % 2]
                 group.addTask {
                     for round in 0..<2_000 {
                         let now = Date()
+                        let seen = changes.value
                         let claimed = try await store.claimOutbox(now: now, limit: 3, lease: 60)
                         if claimed.isEmpty {
                             if try await store.webhooks(matching: WebhookQuery(state: .delivered, limit: 100)).count == count { return }
-                            try await Task.sleep(for: .milliseconds(2))
+                            await changes.wait(atLeast: seen + 1, within: .seconds(10))
                             continue
                         }
                         try await store.releaseOutbox(claimed.map(\.id), claimedUntil: now.addingTimeInterval(-60), now: now)
@@ -323,6 +326,7 @@ import Testing
                             } else {
                                 try await store.releaseOutbox([message.id], claimedUntil: now.addingTimeInterval(60), now: Date())
                             }
+                            changes.add()
                         }
                     }
                     Issue.record("sender \(sender) gave up after 2,000 rounds")

@@ -2,6 +2,7 @@ import Cashier
 import CashierStore
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// An order's webhooks leave in the order they were written, one sender at a time, however many
@@ -80,15 +81,18 @@ import Testing
             func end(_ message: OutboxMessage) { _ = state.withLock { $0.inFlight.remove(message.orderID) } }
         }
         let endpoint = Endpoint()
+        // Deliveries made: a sender with nothing to claim waits for the next one (others hold the rest).
+        let delivered = Tally()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for sender in 0..<6 {
                 let store = instances[sender % instances.count]
                 group.addTask {
                     for _ in 0..<4_000 {
+                        let seen = delivered.value
                         let claimed = try await store.claimOutbox(now: Date(), limit: 3, lease: 60)
                         if claimed.isEmpty {
                             if try await store.dueOutbox(now: Date().addingTimeInterval(120), limit: 1).isEmpty { return }
-                            try await Task.sleep(for: .milliseconds(1))
+                            await delivered.wait(atLeast: seen + 1, within: .seconds(10))
                             continue
                         }
                         for message in claimed {
@@ -96,6 +100,7 @@ import Testing
                             try await Task.sleep(for: .microseconds(200))  // the endpoint's answer
                             endpoint.end(message)
                             try await store.markDelivered(message.id, at: Date())
+                            delivered.add()
                         }
                     }
                     Issue.record("sender \(sender) gave up after 4,000 rounds")

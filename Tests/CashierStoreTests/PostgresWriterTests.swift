@@ -48,7 +48,7 @@ struct PostgresWriterTests {
         let good1 = Task { try await writer.write { _ = try $0.query("INSERT INTO t (n) VALUES (1)") } }
         // Queued first, so that its row is there when `conflicting` inserts it again (tasks start
         // in no promised order: under load `conflicting` had gone first and good1 failed).
-        while writer.queuedCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(await holder.queued.wait(atLeast: 1))
         let refused = Task {
             try await writer.write { connection in
                 try connection.query("INSERT INTO t (n) VALUES (2)")
@@ -131,9 +131,8 @@ struct PostgresWriterTests {
         reader.begin()
         try reader.query("SELECT n FROM t WHERE n = ? FOR UPDATE", [.integer(7)])
         let update = Task { try await store.withTransaction { _ = try $0.connection.query("UPDATE t SET n = 70 WHERE n = 7") } }
-        // Its first attempt waits out the lock timeout; the lock is let go once it has been tried again.
-        for _ in 0..<400 where store.retryCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(store.retryCount >= 1)
+        // Its first attempt waits out PostgreSQL's lock timeout; the lock is let go once it has been tried again.
+        #expect(await eventually { store.retryCount >= 1 })
         try reader.rollback()
         try await update.value
         #expect(try Self.rows(reader) == [70])

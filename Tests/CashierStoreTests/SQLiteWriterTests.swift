@@ -77,7 +77,7 @@ import Testing
     /// Every caller hears how its transaction went, including those queued just before the
     /// writer is dropped: the finisher stops only after the writer's last batch.
     @Test func everyCallerIsToldWhenTheWriterIsDropped() async throws {
-        let told = Atomic<Int>(0)
+        let told = Tally()
         let path: String
         do {
             let (writer, scratch) = try Self.writer()
@@ -86,11 +86,12 @@ import Testing
                 writer.submit(
                     { _ = try $0.query("INSERT INTO t (n) VALUES (?)", [.integer(Int64(n))]) },
                     then: { result in
-                        if case .success = result { told.add(1, ordering: .relaxed) }
+                        if case .success = result { told.add() }
                     })
             }
         }
-        #expect(await eventually(timeout: .seconds(10)) { told.load(ordering: .relaxed) == 200 })
+        #expect(await told.wait(atLeast: 200, within: .seconds(10)))
+        #expect(told.value == 200)
         #expect(try Self.rows(path) == Array(1...200))
     }
 

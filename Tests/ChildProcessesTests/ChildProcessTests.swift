@@ -65,6 +65,7 @@ import Testing
     /// A child started from a thread that blocks SIGTERM still stops on SIGTERM.
     @Test func aChildDoesNotInheritTheThreadsBlockedSignals() throws {
         let started = Mutex<Result<ChildProcess, any Error>?>(nil)
+        let made = DispatchSemaphore(value: 0)
         let thread = Thread {
             var blocked = sigset_t()
             sigemptyset(&blocked)
@@ -72,14 +73,20 @@ import Testing
             pthread_sigmask(SIG_BLOCK, &blocked, nil)
             let result = Result { try ChildProcess("/bin/sleep", ["30"]) }
             started.withLock { $0 = result }
+            made.signal()
         }
         thread.start()
-        while started.withLock({ $0 == nil }) { usleep(1_000) }
+        made.wait()
         let child = try #require(try started.withLock { $0 }?.get())
         defer { child.stopForGood() }
         child.terminate()
-        let deadline = Date().addingTimeInterval(10)
-        while child.isRunning && Date() < deadline { usleep(10_000) }
+        // Woken when it ends (reaped on a thread of its own), or after 10 s.
+        let ended = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            child.waitUntilExit()
+            ended.signal()
+        }
+        _ = ended.wait(timeout: .now() + 10)
         #expect(!child.isRunning, "SIGTERM was ignored: the child kept its parent thread's mask")
         #expect(child.wasSignalled && child.terminationStatus == SIGTERM)
     }

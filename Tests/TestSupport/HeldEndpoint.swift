@@ -7,29 +7,36 @@ import Synchronization
 /// ``HTTPTransport`` for a dispatcher in the test process, or over loopback (``httpServer()``) for
 /// a server in another. Like libcurl, it is not cut short when the sending task is cancelled.
 public final class HeldEndpoint: HTTPTransport {
-    private let arrivals = Atomic<Int>(0)
-    private let isOpen = Atomic<Bool>(false)
+    private let arrivals = Tally()
+    private let opened = Signal()
 
     public init() {}
 
     /// Requests received so far.
-    public var arrived: Int { arrivals.load(ordering: .acquiring) }
+    public var arrived: Int { arrivals.value }
+    /// Waits until `count` requests have arrived (at most `bound`). - Returns: whether they did.
+    public func arrived(_ count: Int, within bound: Duration = .seconds(60)) async -> Bool {
+        await arrivals.wait(atLeast: count, within: bound)
+    }
     /// Lets every held request, and every later one, through with 200.
-    public func open() { isOpen.store(true, ordering: .releasing) }
+    public func open() { opened.fire() }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        arrivals.add(1, ordering: .releasing)
+        arrivals.add()
         await hold()
         return HTTPResponse(status: 200)
     }
 
+    /// Answers as a server would: held, then 200 (for an ``InProcessTransport``).
+    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        arrivals.add()
+        await hold()
+        return .text("ok")
+    }
+
     /// A loopback server (not started) answering every request so.
     public func httpServer() -> HTTPServer {
-        HTTPServer(configuration: .init(threads: 1)) { [self] _ in
-            arrivals.add(1, ordering: .releasing)
-            await hold()
-            return .text("ok")
-        }
+        HTTPServer(configuration: .init(threads: 1)) { [self] in await handle($0) }
     }
 
     /// Runs `run` until a run is conclusive, at most `attempts` times. A sender gives up on a held
@@ -45,12 +52,7 @@ public final class HeldEndpoint: HTTPTransport {
     /// Until opened (at most a minute, so a broken test fails rather than hangs), whether or not
     /// the caller's task is cancelled: the wait runs in a task of its own.
     private func hold() async {
-        await Task {
-            let clock = ContinuousClock()
-            let start = clock.now
-            while !isOpen.load(ordering: .acquiring) && clock.now - start < .seconds(60) {
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-        }.value
+        let opened = self.opened
+        _ = await Task { await opened.wait(within: .seconds(60)) }.value
     }
 }

@@ -5,7 +5,8 @@ import Synchronization
 /// A merchant's webhook endpoint on loopback that fails the first `failures` deliveries (and every
 /// one while it is ``isDown``) and keeps every one it received. A test in another process drives
 /// it over HTTP: `POST /down` and `POST /up` switch it, `GET /received` lists what came
-/// (`[{"event_id": …, "accepted": true|false}]`).
+/// (`[{"event_id": …, "accepted": true|false}]`). Made with `listening: false` it opens no
+/// socket: an ``InProcessTransport`` answers its ``url`` with ``handle(_:)``.
 
 public final class WebhookReceiver: Sendable {
     public struct Delivery: Sendable {
@@ -17,9 +18,15 @@ public final class WebhookReceiver: Sendable {
     }
 
     public let server: HTTPServer
+    /// Deliveries received so far (each kept in ``received``): a test waits on it.
+    public let arrivals: Tally
+    /// The port it answers at: its socket's, or a reserved one when it does not listen.
+    public let port: UInt16
 
-    public init(failures: Int, down: Bool = false) throws {
+    public init(failures: Int, down: Bool = false, listening: Bool = true) throws {
         let box = Box()
+        let arrivals = Tally()
+        self.arrivals = arrivals
         box.down.store(down, ordering: .releasing)
         server = HTTPServer(configuration: .init(threads: 1)) { request in
             switch request.path {
@@ -33,18 +40,30 @@ public final class WebhookReceiver: Sendable {
                 }
                 return .json(box.deliveries.withLock { $0.map { Row(event_id: $0.eventID, accepted: $0.accepted) } })
             default:
-                return box.deliveries.withLock { list in
+                let accepted = box.deliveries.withLock { list in
                     let accepted = list.count >= failures && !box.down.load(ordering: .acquiring)
                     list.append(
                         Delivery(
                             body: request.body, signature: request.headers["Cashier-Signature"] ?? "",
                             eventID: request.headers["Cashier-Event-Id"] ?? "", accepted: accepted))
-                    return accepted ? .text("ok") : .text("down", status: 503)
+                    return accepted
                 }
+                arrivals.add()
+                return accepted ? .text("ok") : .text("down", status: 503)
             }
         }
         self.box = box
-        try server.start()
+        if listening {
+            try server.start()
+            port = server.port
+        } else {
+            port = InProcessTransport.reservePort()
+        }
+    }
+
+    /// Answers `request` as it would over its socket.
+    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        await server.handle(request)
     }
 
     final class Box: Sendable {
@@ -58,5 +77,5 @@ public final class WebhookReceiver: Sendable {
         get { box.down.load(ordering: .acquiring) }
         set { box.down.store(newValue, ordering: .releasing) }
     }
-    public var url: URL { URL(string: "http://127.0.0.1:\(server.port)/hooks")! }
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)/hooks")! }
 }

@@ -213,6 +213,26 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Answers `request` as a request that arrived on a connection is answered — the responder,
+    /// then the access log — without a socket, whether or not the server listens: for a test, or
+    /// an in-process transport, that wants the server's answer without the network. Limits a
+    /// connection enforces before the responder (body and header sizes, the request deadline)
+    /// do not apply. A streamed body (``HTTPServerResponse/stream``) comes back unstarted, for
+    /// the caller to run (``HTTPStreamWriter/init(deliver:)``).
+    ///
+    /// ```swift
+    /// let response = await server.handle(HTTPServerRequest(method: "GET", path: "/healthz"))
+    /// ```
+    public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        let started = ContinuousClock.now
+        let response = await Router.response(core.responder(request))
+        core.accessLog?(
+            AccessLogEntry(
+                method: request.method, path: request.path, status: response.status, responseBytes: response.body.count,
+                requestBytes: request.body.count, duration: ContinuousClock.now - started))
+        return response
+    }
+
     /// Stops accepting connections, lets requests in progress finish (up to `grace`), then stops.
     ///
     /// It never blocks a thread of Swift's cooperative pool: the wait is a `Task.sleep`, and

@@ -87,9 +87,9 @@ final class RequestArrivals: Sendable {
     func stopSweeping() { sweeping.store(false, ordering: .releasing) }
 
     /// Shuts down every connection whose request has been arriving for longer than `deadline`.
-    func sweep(deadline: Duration) {
+    /// - Parameter now: monotonic nanoseconds (``now()``; a test passes a later time instead of waiting).
+    func sweep(deadline: Duration, now: Int64 = RequestArrivals.now()) {
         let limit = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
-        let now = Self.now()
         // Under the lock, so a connection that ends meanwhile still owns its descriptor here.
         open.withLock { open in
             for connection in open.values {

@@ -15,9 +15,9 @@ public struct Deadline<Context: RequestContext>: Middleware {
     let finishedLate: @Sendable (HTTPServerRequest, HTTPServerResponse?) -> Void
 
     /// - Parameters:
-    ///   - limit: how long the handler may take before the caller is answered.
-    ///   - retryAfter: the seconds `Retry-After` suggests.
-    ///   - exempt: the requests not limited (they wait for someone on purpose).
+    ///   - limit: how long the handler has before the caller is answered 503.
+    ///   - retryAfter: the `Retry-After` seconds sent with that 503.
+    ///   - exempt: the requests no deadline limits.
     ///   - startedLate: told when the caller is answered and the work goes on.
     ///   - finishedLate: the late work's response (`nil` when it threw).
     public init(

@@ -17,6 +17,13 @@ final class Doorbell: Sendable {
         var waits: UInt64 = 0
     }
     private let state = Mutex(State())
+    /// Told each time a waiter starts waiting (tests: a ring after it wakes that waiter).
+    private let waiting: (@Sendable () -> Void)?
+
+    /// - Parameter waiting: told each time a waiter has started waiting (a test rings only then).
+    init(waiting: (@Sendable () -> Void)? = nil) {
+        self.waiting = waiting
+    }
 
     /// Wakes the waiter, or the next one to wait.
     func ring() {
@@ -48,7 +55,7 @@ final class Doorbell: Sendable {
                     state.waiter = (id, continuation)
                     return nil
                 }
-                if let ready { continuation.resume(returning: ready) }
+                if let ready { continuation.resume(returning: ready) } else { waiting?() }
             }
         } onCancel: {
             wake(.cancelled, waiter: id)  // a stopping job does not wait out its interval

@@ -1,4 +1,5 @@
 public import Cashier
+import CashierCurl
 public import CashierHTTP
 public import CashierStore
 public import Foundation
@@ -28,15 +29,19 @@ public final class MerchantServer: Sendable {
     ///     carries the order's client secret: print it only where that is fine, as in sandbox mode).
     ///   - sandboxPayer: in sandbox mode, adds `POST /v1/test_helpers/orders/{id}/pay`.
     ///   - providerTransport: what calls to the providers go through (default: libcurl, connections kept).
+    ///   - webhookTransport: what webhook deliveries to `configuration.webhook` go through (default:
+    ///     libcurl); a test gives an in-process transport to a server that does not listen.
     public init(
         configuration: MerchantConfiguration, store: any OrderStore, host: String = "127.0.0.1", port: UInt16 = 0,
         clock: any WallClock = SystemClock(), audit: SecretsAudit? = nil, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil,
         orderCreated: (@Sendable (OrderJSON) -> Void)? = nil, sandboxPayer: (any SandboxPayer)? = nil,
-        providerTransport: (any HTTPTransport)? = nil
+        providerTransport: (any HTTPTransport)? = nil, webhookTransport: (any HTTPTransport)? = nil
     ) {
+        self.webhookTransport = webhookTransport
         self.configuration = configuration
         self.store = store
         self.clock = clock
+        givenPort = port
         let listening = ListeningPort()
         let app = MerchantApp(
             configuration: configuration, store: store, clock: clock, audit: audit, listening: listening,
@@ -90,10 +95,15 @@ public final class MerchantServer: Sendable {
     }
 
     private let listening: ListeningPort
+    /// The port given to `init`: where a server started with `start(listening: false)` says it is.
+    private let givenPort: UInt16
+    /// Whether ``start(listening:)`` opened the sockets.
+    private let onSocket = Atomic<Bool>(false)
     /// `metrics.listen`: `/metrics` on an address of its own.
     private let metricsServer: HTTPServer?
     private let clock: any WallClock
     private let jobRunner: JobRunner
+    private let webhookTransport: (any HTTPTransport)?
     /// Every route, as `(method, pattern)`.
     public var routeTable: [(method: String, pattern: String)] { app.routeTable }
 
@@ -112,11 +122,27 @@ public final class MerchantServer: Sendable {
     static let providerKeysInterval: Duration = .seconds(300)
 
     /// Applies the store's migrations, listens, and starts the jobs.
-    public func start() async throws {
+    ///
+    /// With `listening: false` no socket is opened (not the API's, not `metrics.listen`): the
+    /// jobs run, and ``handle(_:)`` answers. The server then says it is at the `port` given to
+    /// `init` (``port``, ``baseURL``, the notify URLs it gives the providers when no public base URL
+    /// is configured), which should not be 0: a test's in-process transport answers there by
+    /// calling ``handle(_:)``, so the server, its sandboxes and their notifications meet without
+    /// the network.
+    ///
+    /// ```swift
+    /// let server = MerchantServer(configuration: configuration, store: store, port: 20_001, providerTransport: inProcess)
+    /// try await server.start(listening: false)
+    /// let answer = await server.handle(HTTPServerRequest(method: "GET", path: "/healthz"))
+    /// ```
+    public func start(listening socket: Bool = true) async throws {
         try await store.migrate()
-        try server.start()
-        try metricsServer?.start()
-        listening.port.store(server.port, ordering: .releasing)
+        if socket {
+            try server.start()
+            try metricsServer?.start()
+            onSocket.store(true, ordering: .releasing)
+        }
+        listening.port.store(socket ? server.port : givenPort, ordering: .releasing)
         let app = self.app
         let runner = jobRunner
         let schedule = querySchedule
@@ -137,7 +163,10 @@ public final class MerchantServer: Sendable {
         }
         if let endpoint = configuration.webhook {
             let metrics = app.metrics
-            let dispatcher = WebhookDispatcher(endpoint: endpoint, store: store, lease: configuration.jobLease, clock: clock) { delivered in
+            let dispatcher = WebhookDispatcher(
+                endpoint: endpoint, store: store, transport: webhookTransport ?? CurlTransport(), lease: configuration.jobLease,
+                clock: clock
+            ) { delivered in
                 metrics.increment("cashier_webhook_deliveries_total", ["result": delivered ? "delivered" : "failed"])
             }
             // Messages are claimed one by one: every instance may deliver.
@@ -181,15 +210,17 @@ public final class MerchantServer: Sendable {
         await app.settled(jobs: jobRunner)
     }
 
-    public var port: UInt16 { server.port }
+    /// The port the API listens on (after ``start(listening:)``; without a socket, the one given to `init`).
+    public var port: UInt16 { onSocket.load(ordering: .acquiring) ? server.port : givenPort }
     /// The port of `metrics.listen`, when configured (after ``start()``).
     public var metricsPort: UInt16? { metricsServer?.port }
     /// `http://127.0.0.1:PORT`.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    /// Answers `request` in process, as it would over a socket (no socket is opened).
+    /// Answers `request` in process, as it would over a socket — the access log included — with
+    /// no socket opened, whether or not the server listens.
     public func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
-        await app.handle(request)
+        await server.handle(request)
     }
 
     /// Stops listening, letting requests in progress finish, and stops the jobs, letting what each
