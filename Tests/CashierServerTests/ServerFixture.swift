@@ -80,7 +80,8 @@ final class ServerFixture: Sendable {
         let serverPort = listening ? 0 : InProcessTransport.reservePort()
         let server = MerchantServer(
             configuration: configuration, store: store, port: serverPort, clock: clock, audit: SecretsAudit.fromEnvironment(),
-            accessLog: accessLog, sandboxPayer: sandboxHelpers ? mode : nil, providerTransport: providerTransport ?? (listening ? nil : inProcess),
+            accessLog: accessLog, sandboxPayer: sandboxHelpers ? mode : nil,
+            providerTransport: providerTransport ?? (listening ? nil : inProcess),
             webhookTransport: listening ? nil : inProcess)
         self.server = server
         if listening {
