@@ -55,6 +55,15 @@ extension CheckoutPage {
             guard let url = parameters["mweb_url"] as? String else { return failed(visit, started) }
             // WeChat sends the browser back here when the payer is done (or gave up).
             return handoff(visit, to: url + (url.contains("?") ? "&" : "?") + "redirect_url=" + FormEncoding.escape(returning))
+        case .unionpayApplePay:
+            // The page that stands in for UnionPay's plugin (the sandbox's payer page, or a link into
+            // the merchant's app, which hands the tn to UPAPayPlugin), and back here to ask.
+            guard let unionpay = parameters["unionpay"] as? [String: Any], let tn = unionpay["tn"] as? String,
+                let page = configuration.unionpay?.checkoutPayURL?.absoluteString
+            else { return failed(visit, started) }
+            let query = [("tn", tn), ("mode", unionpay["mode"] as? String ?? "00"), ("return_url", returning)]
+                .map { $0.0 + "=" + FormEncoding.escape($0.1) }.joined(separator: "&")
+            return handoff(visit, to: page + (page.contains("?") ? "&" : "?") + query)
         default:
             guard let url = parameters["url"] as? String else { return failed(visit, started) }
             return handoff(visit, to: url)
