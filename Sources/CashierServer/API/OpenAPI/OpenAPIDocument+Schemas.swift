@@ -175,6 +175,9 @@ extension PaymentRequestBody: SchemaDocumented {
             "auth_code": OpenAPIDocument.note(
                 "wechat.barcode / alipay.barcode: the payment code the till scanned from the payer's phone (WeChat Pay: 18 digits "
                     + "beginning 10–15; Alipay: 16–24 digits beginning 25–30).", ["pattern": "^[0-9]{16,24}$"]),
+            "payer_wallets": OpenAPIDocument.note(
+                "What the payer's device can pay with: {\"apple_pay_networks\": [\"ChinaUnionPay\", …]} (PassKit's names from "
+                    + "canMakePayments(usingNetworks:)). unionpay.applepay is refused (422) when the list has no ChinaUnionPay."),
         ]
     }
 }

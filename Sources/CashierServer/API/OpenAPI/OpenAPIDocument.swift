@@ -384,7 +384,21 @@ enum OpenAPIDocument {
                     status: "404", description: "Stripe webhooks are not configured on this server", content: .json(HTTPErrorBody.self)),
                 Response(status: "500", description: "Not recorded yet; Stripe sends again", content: .json(HTTPErrorBody.self)),
             ])
-        return [adyen, stripe]
+        let unionpay = Operation(
+            method: "POST", path: "/notify/unionpay", id: "notifyUnionPay", tag: "notifications",
+            summary: "UnionPay back notifications (5.1.0, signed with the certificate they carry, which must chain to "
+                + "unionpay.root_cert_file and middle_cert_file). Verified before anything is read; merId, currency and amount checked.",
+            access: .provider,
+            body: .provider(contentType: "application/x-www-form-urlencoded", description: "As UnionPay sends it (the raw body is verified)."),
+            responses: [
+                Response(status: "200", description: "`ok`: recorded, or a repeat", content: .text(contentType: "text/plain")),
+                Response(
+                    status: "400", description: "It does not verify, or names another merchant, order, amount or currency: UnionPay sends again",
+                    content: .text(contentType: "text/plain")),
+                Response(status: "404", description: "UnionPay is not configured on this server", content: .json(HTTPErrorBody.self)),
+                Response(status: "503", description: "Not recorded yet: UnionPay sends again", content: .text(contentType: "text/plain")),
+            ])
+        return [adyen, stripe, unionpay]
             + [
                 ("/notify/wechat/v2", "notifyWeChatV2", xml, "WeChat Pay API v2 payment notifications (signed XML).", v2),
                 ("/notify/wechat/v2/refund", "notifyWeChatV2Refund", xml, "WeChat Pay API v2 refund results (encrypted req_info).", v2),
