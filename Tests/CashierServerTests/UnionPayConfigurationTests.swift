@@ -36,7 +36,10 @@ import Testing
     static func read(_ folder: Folder, _ unionpay: [String: Any], environment: [String: String] = environment) throws -> Result<
         ConfigurationFile, ConfigurationFile.Problem
     > {
-        let object: [String: Any] = ["secret_key_env": "CASHIER_SECRET_KEY", "publishable_key": "pk_live_1", "unionpay": unionpay]
+        let object: [String: Any] = [
+            "public_base_url": "https://pay.example.com", "secret_key_env": "CASHIER_SECRET_KEY", "publishable_key": "pk_live_1",
+            "unionpay": unionpay,
+        ]
         do {
             return .success(try ConfigurationFile(contentsOf: try folder.config(object), environment: environment))
         } catch let problem as ConfigurationFile.Problem {

@@ -32,10 +32,17 @@ public enum WalletParameters: Sendable, Equatable {
         case code_url, mweb_url, wechat, url, form, order_string, qr_code, payment_request, unionpay
     }
 
-    /// What `unionpay` holds.
-    struct UnionPayFields: Codable, Equatable {
-        let tn: String
-        let mode: String
+    /// What `unionpay` holds: UnionPay's order number for the plugin and the plugin's mode.
+    public struct UnionPayFields: Codable, Sendable, Equatable {
+        /// 银联受理订单号 (21 digits).
+        public let tn: String
+        /// `00` production, `01` UnionPay's test environment.
+        public let mode: String
+
+        public init(tn: String, mode: String) {
+            self.tn = tn
+            self.mode = mode
+        }
     }
 
     /// Writes every key, each case's present and the others absent (`encodeIfPresent` with `nil`),

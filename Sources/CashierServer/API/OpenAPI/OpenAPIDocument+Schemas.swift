@@ -479,3 +479,17 @@ struct HealthJSON: Encodable, Sendable, SchemaExample, SchemaDocumented {
     static var schemaExample: HealthJSON { HealthJSON(status: "ok", instance: "a1b2c3") }
     static var schemaName: String { "Health" }
 }
+
+extension WalletParameters.UnionPayFields: SchemaExample, SchemaDocumented {
+    static var schemaExample: WalletParameters.UnionPayFields { .init(tn: "694830182746201935061", mode: "00") }
+    static var schemaName: String { "UnionPayParameters" }
+    static var schemaDescription: String? {
+        "unionpay.applepay / unionpay.app: UnionPay's order number for UPAPayPlugin or UPPaymentControl, and the plugin's mode."
+    }
+    static var schemaNotes: [String: [String: Any]] {
+        [
+            "tn": OpenAPIDocument.note("银联受理订单号: hand it to the plugin as it is.", ["pattern": "^[0-9]{1,64}$"]),
+            "mode": OpenAPIDocument.note("00 UnionPay's production, 01 its test environment.", ["enum": ["00", "01"]]),
+        ]
+    }
+}
