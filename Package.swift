@@ -115,7 +115,7 @@ let package = Package(
             name: "CashierServer",
             dependencies: [
                 "Cashier", "CashierWire", "CashierCrypto", "CashierStore", "CashierHTTP", "CashierWeb", "CashierCurl",
-                "WeChatPay", "Alipay", "ApplePay",
+                "WeChatPay", "Alipay", "ApplePay", "UnionPay",
             ],
             swiftSettings: strictSettings
         ),
@@ -123,7 +123,9 @@ let package = Package(
         // the production server never links the simulators.
         .target(
             name: "CashierSandboxMode",
-            dependencies: ["Cashier", "CashierCrypto", "CashierStore", "CashierServer", "CashierSandbox", "WeChatPay", "ApplePay"],
+            dependencies: [
+                "Cashier", "CashierCrypto", "CashierStore", "CashierServer", "CashierSandbox", "WeChatPay", "ApplePay", "UnionPay",
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -210,7 +212,7 @@ let package = Package(
             name: "CashierServerTests",
             dependencies: [
                 "CashierServer", "CashierSandboxMode", "CashierStore", "CashierSandbox", "WeChatPay", "Alipay", "ApplePay", "CashierHTTP",
-                "CashierCurl", "TestSupport",
+                "CashierCurl", "TestSupport", "UnionPay",
             ],
             resources: [.copy("Hostile")],
             swiftSettings: strictSettings

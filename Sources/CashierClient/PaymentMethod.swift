@@ -5,7 +5,8 @@
 
 /// The payment methods the server offers (`POST /v1/orders/{id}/payments`): the same enumeration
 /// the server uses, shared through `CashierWire`. An app starts `wechatApp`, `wechatNative`,
-/// `wechatH5`, `alipayApp`, `alipayQR`, `alipayWap`, `alipayPage` and `applePay` itself; the others
+/// `wechatH5`, `alipayApp`, `alipayQR`, `alipayWap`, `alipayPage`, `applePay`, `unionpayApplePay` and
+/// `unionpayApp` itself; the others
 /// are paid in WeChat's browser or a mini program, or collected at the counter by the merchant.
 public typealias PaymentMethod = CashierWire.PaymentMethod
 
@@ -13,6 +14,7 @@ extension PaymentMethod {
     /// The methods an app starts with ``CashierClient/startPayment(orderID:clientSecret:method:returnURL:)``
     /// (the others are paid in WeChat's browser or a mini program, or collected at a till).
     public static let startedFromApps: [PaymentMethod] = [
-        .wechatApp, .wechatNative, .wechatH5, .alipayApp, .alipayQR, .alipayWap, .alipayPage, .applePay,
+        .wechatApp, .wechatNative, .wechatH5, .alipayApp, .alipayQR, .alipayWap, .alipayPage, .applePay, .unionpayApplePay,
+        .unionpayApp,
     ]
 }

@@ -58,6 +58,8 @@ public struct SandboxLauncher: PaymentLauncher {
                 _ = try await post("sandbox/pay", ["provider": provider, "out_trade_no": order.outTradeNo, "outcome": outcome])
             }
             return .qrCodeShown
+        case .unionpay(let payment):
+            return try await launch(payment, order: order)
         case .applePayRequest(let request):
             switch behavior {
             case .cancel: return .applePayDismissed
@@ -74,6 +76,12 @@ public struct SandboxLauncher: PaymentLauncher {
                 return .applePayAuthorized(paymentJSON: try await post("sandbox/applepay/token", mint))
             }
         }
+    }
+
+    /// UnionPay's plugin, as ``UnionPaySandboxWallet`` plays it.
+    private func launch(_ payment: UnionPayPayment, order: ClientOrder) async throws -> WalletOutcome {
+        try await UnionPayLauncher(wallet: UnionPaySandboxWallet(sandboxURL: sandboxURL, behavior: behavior, session: session))
+            .launch(payment)
     }
 
     /// The Alipay app's answer as the sandbox plays it.

@@ -15,6 +15,9 @@ public enum WalletParameters: Sendable, Equatable {
     case applePayRequest(Data)
     /// A page to open in a browser or web view (WeChat H5, Alipay's web cashiers).
     case webPage(URL)
+    /// UnionPay's `tn` and the plugin's mode, for `UPAPayPlugin` (unionpay.applepay) or
+    /// `UPPaymentControl` (unionpay.app): hand it to a ``UnionPayWallet``.
+    case unionpay(UnionPayPayment)
 
     /// What the server's answer (`PaymentStartJSON`) tells the app's wallet to do for `method`.
     /// - Throws: ``CashierClientError`` `invalid_response` when the answer lacks what `method` needs.
@@ -41,6 +44,13 @@ public enum WalletParameters: Sendable, Equatable {
         case (.alipayWap, _), (.alipayPage, _): throw missing("url")
         case (.applePay, .applePayRequest(let request)?): self = .applePayRequest(request.sortedData)
         case (.applePay, _): throw missing("payment_request")
+        case (.unionpayApplePay, .unionpay(let tn, let mode)?), (.unionpayApp, .unionpay(let tn, let mode)?):
+            let trimmed = tn.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty, trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber),
+                let mode = UnionPayPayment.Mode(rawValue: mode)
+            else { throw missing("unionpay.tn and unionpay.mode (00 or 01)") }
+            self = .unionpay(UnionPayPayment(tn: trimmed, mode: mode))
+        case (.unionpayApplePay, _), (.unionpayApp, _): throw missing("unionpay")
         case (.wechatJSAPI, _), (.wechatMiniProgram, _), (.wechatBarcode, _), (.alipayBarcode, _):
             throw Self.notFromTheApp(method)
         }
@@ -53,6 +63,6 @@ public enum WalletParameters: Sendable, Equatable {
             code: "invalid_request",
             message: "\(method.rawValue) is not started from an app (it is paid in WeChat's browser or a mini program, "
                 + "or collected at the counter): use wechat.app, wechat.native, wechat.h5, alipay.app, alipay.qr, "
-                + "alipay.wap, alipay.page or applepay")
+                + "alipay.wap, alipay.page, applepay, unionpay.applepay or unionpay.app")
     }
 }

@@ -18,7 +18,8 @@ enum SandboxServeCommand {
         summary: "Run the merchant server in sandbox mode, with the provider sandboxes in process, until interrupted.",
         discussion: """
             Sandbox mode generates API keys (printed) and provider keys, and keeps orders in --db (default ./cashier.db).
-            --ready-file gets {"api_url","sandbox_url","publishable_key","secret_key"} once the server accepts requests.
+            --ready-file gets {"api_url","sandbox_url","publishable_key","secret_key"} (and the unionpay_* entries
+            the gateways' ready file has) once the server accepts requests.
             With your providers' real credentials, run `cashier serve --config FILE` instead.
             """,
         options: ServeCommand.listeningOptions + [
@@ -115,7 +116,7 @@ enum SandboxServeCommand {
             [
                 "api_url": server.baseURL.absoluteString, "sandbox_url": sandbox.baseURL.absoluteString,
                 "publishable_key": keys.publishable, "secret_key": keys.secret,
-            ], orStop: server.stop)
+            ].merging(sandbox.unionpayReadyFileEntries) { $1 }, orStop: server.stop)
         await ServeCommand.runUntilTerminated(server, store: store, io) { await sandbox.stop() }
         return 0
     }

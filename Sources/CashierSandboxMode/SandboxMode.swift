@@ -5,6 +5,7 @@ public import CashierSandbox
 public import CashierServer
 public import CashierStore
 public import Foundation
+import UnionPay
 public import WeChatPay
 
 /// Sandbox mode: the provider sandboxes on loopback with a WeChat Pay merchant, an Alipay app and
@@ -150,6 +151,15 @@ public struct SandboxMode: Sendable {
         configuration.officialAccount = OfficialAccountSettings(
             appID: wechat.appID, secret: officialAccountSecret, baseURL: sandbox.officialAccountURL,
             authorizeURL: sandbox.officialAccountURL)
+        // UnionPay's gateway as its test environment (the plugins' mode 01), with the sandbox's test
+        // merchant and CA; the checkout pays a tn on the sandbox's payer page.
+        let unionpayCA = sandbox.unionpay.ca
+        configuration.unionpay = MerchantConfiguration.UnionPaySettings(
+            merchantID: unionpayCA.merchantID,
+            signingKey: try UnionPay.SigningKey(privateKey: unionpayCA.merchantKey, certificate: unionpayCA.merchantCertificate),
+            verifier: try UnionPay.Verifier(root: unionpayCA.root, middle: unionpayCA.middle, owner: .unionPayOrTestEnvironment),
+            environment: .test, endpoints: sandbox.unionpayEndpoints,
+            checkoutPayURL: sandbox.unionpayGatewayURL.appendingPathComponent("pay"))
         // The sandbox's pretend shop is where checkout pages send payers back.
         configuration.checkout = CheckoutSettings(returnOrigins: [sandbox.baseURL.absoluteString])
         // Everything on loopback, for one developer: /metrics open on the API's port.

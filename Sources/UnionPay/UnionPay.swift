@@ -15,10 +15,9 @@ import Cashier
 /// let answer = try await client.consume(UnionPay.ConsumeRequest(orderID: "C20261206001", amount: total, backURL: notifyURL))
 /// ```
 public enum UnionPay {
-    /// The provider named in the `PaymentError`s this module throws: `nil` until `PaymentProvider`
-    /// gains a UnionPay case with the server's adapter (adding one now would break the server's
-    /// exhaustive switches); every error's message starts with "UnionPay".
-    static let provider: PaymentProvider? = nil
+    /// The provider named in the `PaymentError`s this module throws (every message also starts
+    /// with "UnionPay").
+    static let provider: PaymentProvider? = .unionpay
 
     /// ISO 4217 numeric code of the yuan, the only `currencyCode` a domestic merchant uses.
     public static let currencyCodeCNY = "156"

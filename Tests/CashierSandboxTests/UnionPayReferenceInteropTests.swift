@@ -1,5 +1,6 @@
 import CashierCrypto
 import CashierSandbox
+import ChildProcesses
 import Foundation
 import TestSupport
 import Testing
@@ -54,5 +55,38 @@ import UnionPay
         let ours = try UnionPay.Signer(key: key).sign(vector)
         #expect(summary["vector_cert_id"] == key.certID)
         #expect(summary["vector_signature"] == ours["signature"])
+    }
+
+    /// The same reference, driving `cashier-sandbox serve` through the merchant API alone
+    /// (scripts/interop/unionpay_through_cashier.py): the seed's request paid with
+    /// `unionpay.applepay`, then checked at UnionPay by the reference itself — the consume under the
+    /// payment's trade number and a Beijing `txnTime`, its fen, `origRespCode` 00 under the
+    /// `queryId` the API shows; the refund a `04` naming it; the reconciliation file's two lines.
+    @Test(.timeLimit(.minutes(3))) func theReferenceChecksWhatCashierSandboxServeDidAtUnionPay() async throws {
+        let binary = packageRoot.appendingPathComponent(".build/debug/cashier-sandbox")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the cashier-sandbox executable first (swift build)")
+        let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, [])
+        try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
+        let python = environment.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let folder = Scratch.url("unionpay-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let ready = folder.appendingPathComponent("ready.json")
+        let process = try ChildProcess(
+            binary.path, ["serve", "--db", folder.appendingPathComponent("cashier.db").path, "--ready-file", ready.path],
+            stdout: .null)
+        defer { process.stopForGood() }
+        let urls = try #require(try await readyFile(ready))
+        var config: [String: String] = [:]
+        for (key, value) in urls {
+            config[key.hasPrefix("unionpay_") ? String(key.dropFirst("unionpay_".count)) : key] = value
+        }
+        let script = packageRoot.appendingPathComponent("scripts/interop/unionpay_through_cashier.py").path
+        let result = try await runSubprocess(python, [script], stdin: try JSONSerialization.data(withJSONObject: config))
+        try #require(result.status == 0, "unionpay_through_cashier.py failed:\n\(result.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String])
+        #expect(summary["mode"] == "01" && summary["before_payment"] == "34" && summary["consume"] == "00")
+        #expect(summary["query_id_matches"] == "yes" && summary["refund"] == "04" && summary["file"] == "both lines")
+        #expect(summary["reconciliation"] == "no discrepancies")
     }
 }

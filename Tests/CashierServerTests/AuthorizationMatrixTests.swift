@@ -124,6 +124,7 @@ import WeChatPay
         "POST /notify/wechat/v3/m/{merchant}": "401 401 401 401 401 401 401 401 401",
         "POST /notify/alipay": "401 401 401 401 401 401 401 401 401",
         "POST /notify/alipay/m/{merchant}": "401 401 401 401 401 401 401 401 401",
+        "POST /notify/unionpay": "401 401 401 401 401 401 401 401 401",
         "POST /notify/stripe": "401 401 401 401 401 401 401 401 401",
         "POST /notify/adyen": "401 401 401 401 401 401 401 401 401",
     ]

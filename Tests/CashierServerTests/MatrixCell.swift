@@ -163,6 +163,18 @@ struct MatrixCell {
                 ("sign_type", "RSA2"), ("sign", Base64.encode(Array(repeating: 9, count: 256))),
             ]
             return (Array(fields.map { "\(InProcess.escape($0.0))=\(InProcess.escape($0.1))" }.joined(separator: "&").utf8), headers)
+        case "POST /notify/unionpay":
+            // A consume's success, signed by no one UnionPay's root vouches for.
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            let fields = [
+                ("version", "5.1.0"), ("encoding", "UTF-8"), ("signMethod", "01"), ("txnType", "01"), ("txnSubType", "01"),
+                ("bizType", "000201"), ("accessType", "0"), ("merId", configuration.unionpay?.merchantID ?? ""),
+                ("orderId", made.outTradeNo), ("txnTime", "20261207120000"), ("txnAmt", "600"), ("currencyCode", "156"),
+                ("queryId", "999999999999999999999"), ("respCode", "00"), ("respMsg", "success"),
+                ("signPubKeyCert", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----"),
+                ("signature", Base64.encode(Array(repeating: 9, count: 256))),
+            ]
+            return (Array(fields.map { "\(InProcess.escape($0.0))=\(InProcess.escape($0.1))" }.joined(separator: "&").utf8), headers)
         case "POST /notify/stripe":
             headers["Content-Type"] = "application/json"
             headers["Stripe-Signature"] = "t=\(Int(Date().timeIntervalSince1970)),v1=" + String(repeating: "0", count: 64)

@@ -296,6 +296,7 @@ final class MoneyWorld: Sendable {
     /// The sandbox's books: every trade it keeps, with its refunds.
     func ledger() async throws -> [SandboxLedgerEntry] {
         (await sandbox.wechatV2.ledger()) + (await sandbox.wechatV3.ledger()) + (await sandbox.alipay.ledger())
+            + (await sandbox.unionpay.ledger())
     }
 
     /// Today's reconciliation, through the API.
@@ -327,7 +328,12 @@ final class MoneyWorld: Sendable {
         let refunds = try await store.refunds(orderIDs: orders.map(\.id))
         let books = try await ledger()
         func entry(_ payment: StoredPayment) -> SandboxLedgerEntry? {
-            let providers = payment.method.wallet == .alipay ? ["alipay"] : ["wechat.v2", "wechat.v3"]
+            let providers =
+                switch payment.method.wallet {
+                case .alipay: ["alipay"]
+                case .unionpay: ["unionpay"]
+                default: ["wechat.v2", "wechat.v3"]
+                }
             return books.first { providers.contains($0.provider) && $0.out_trade_no == payment.outTradeNo && $0.paid }
                 ?? books.first { providers.contains($0.provider) && $0.out_trade_no == payment.outTradeNo }
         }
@@ -375,7 +381,7 @@ final class MoneyWorld: Sendable {
         }
         let ours = Set(payments.map(\.outTradeNo))
         for trade in books where trade.paid && ours.contains(trade.out_trade_no) {
-            let wallet: PaymentMethod.Wallet = trade.provider == "alipay" ? .alipay : .wechat
+            let wallet: PaymentMethod.Wallet = trade.provider == "alipay" ? .alipay : (trade.provider == "unionpay" ? .unionpay : .wechat)
             if !payments.contains(where: { $0.outTradeNo == trade.out_trade_no && $0.method.wallet == wallet && $0.status == .succeeded }) {
                 problems.append("\(trade.provider) \(trade.out_trade_no) paid there, not here")
             }

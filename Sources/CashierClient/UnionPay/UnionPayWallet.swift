@@ -14,16 +14,15 @@ public protocol UnionPayWallet: Sendable {
 }
 
 /// Launches a UnionPay payment: the server's `tn` to the wallet, its result back as a
-/// ``WalletOutcome/unionPay(_:)`` for the server to confirm. (Not a ``PaymentLauncher``: the
-/// `unionpay.*` methods and their ``WalletParameters`` come with the server's UnionPay adapter;
-/// until then ``CashierClient/payWithUnionPay(orderID:clientSecret:method:wallet:wallets:timeout:)``
-/// runs the flow.)
+/// ``WalletOutcome/unionPay(_:)`` for the server to confirm. As a ``PaymentLauncher`` it takes
+/// ``WalletParameters/unionpay(_:)``; ``CashierClient/payWithUnionPay(orderID:clientSecret:method:wallet:wallets:timeout:)``
+/// runs the whole flow with ``PayerWallets``.
 ///
 /// ```swift
 /// let result = try await cashier.payWithUnionPay(orderID: id, clientSecret: secret, method: .applePay,
 ///                                                wallet: UnionPayApplePayWallet(merchantID: "merchant.com.example", presenter: { vc }))
 /// ```
-public struct UnionPayLauncher: Sendable {
+public struct UnionPayLauncher: PaymentLauncher {
     public let wallet: any UnionPayWallet
 
     public init(wallet: any UnionPayWallet) {
@@ -32,6 +31,14 @@ public struct UnionPayLauncher: Sendable {
 
     public func launch(_ payment: UnionPayPayment) async throws -> WalletOutcome {
         .unionPay(try await wallet.pay(payment))
+    }
+
+    /// - Throws: ``CashierClientError`` `invalid_request` for parameters of another wallet.
+    public func launch(_ parameters: WalletParameters, for order: ClientOrder) async throws -> WalletOutcome {
+        guard case .unionpay(let payment) = parameters else {
+            throw CashierClientError(code: "invalid_request", message: "UnionPayLauncher launches UnionPay's tn (unionpay.applepay, unionpay.app)")
+        }
+        return try await launch(payment)
     }
 }
 

@@ -72,7 +72,10 @@ extension UnionPaySandbox {
 
     // MARK: The payer page (standing in for the plugin)
 
-    func payerPage(tn: String, action: String) -> HTTPServerResponse {
+    /// The page for a `tn`; `returnURL` (an http(s) page, e.g. the hosted checkout's) is offered
+    /// once the payer is done, as the app regains control after the plugin.
+    func payerPage(tn: String, action: String, returnURL: String? = nil) -> HTTPServerResponse {
+        let back = Self.returnURL(returnURL)
         guard let key = tns[tn], let transaction = transactions[key] else {
             return HTMLPage(title: "订单不存在", body: "<main class=\"cashier\"><h1>订单不存在</h1><p>Unknown tn.</p></main>", status: 404).response()
         }
@@ -85,7 +88,8 @@ extension UnionPaySandbox {
         let form = { (outcome: String, label: String, style: String) in
             """
             <form method="post" action="\(HTMLText.escape(action))"><input type="hidden" name="tn" value="\(HTMLText.escape(tn))">\
-            <input type="hidden" name="outcome" value="\(outcome)"><button type="submit" id="\(outcome)" class="\(style)">\(label)</button></form>
+            <input type="hidden" name="outcome" value="\(outcome)">\
+            \(back.map { "<input type=\"hidden\" name=\"return_url\" value=\"\(HTMLText.escape($0))\">" } ?? "")<button type="submit" id="\(outcome)" class="\(style)">\(label)</button></form>
             """
         }
         let amount = Money(minorUnits: transaction.amount, currency: .cny).decimalString
@@ -107,10 +111,20 @@ extension UnionPaySandbox {
             return HTMLPage(title: "订单不存在", body: "<main class=\"cashier\"><h1>订单不存在</h1></main>", status: 404).response()
         }
         let title = answer["pay_result"] == "success" ? "支付成功 Paid" : (answer["pay_result"] == "cancel" ? "已取消 Cancelled" : "支付失败 Failed")
+        let back = Self.returnURL(fields["return_url"]).map {
+            "<p><a id=\"return\" href=\"\(HTMLText.escape($0))\">返回商户 Back to the shop</a></p>"
+        }
         return HTMLPage(
             title: title,
-            body: "<main class=\"cashier\"><h1>\(title)</h1><p id=\"pay_result\">\(HTMLText.escape(answer["pay_result"] ?? ""))</p></main>"
+            body: "<main class=\"cashier\"><h1>\(title)</h1><p id=\"pay_result\">\(HTMLText.escape(answer["pay_result"] ?? ""))</p>"
+                + (back ?? "") + "</main>"
         ).response()
+    }
+
+    /// An http(s) address to send the payer back to, or `nil`.
+    static func returnURL(_ text: String?) -> String? {
+        guard let text, let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else { return nil }
+        return text
     }
 
     // MARK: The ledger

@@ -105,7 +105,8 @@ public actor UnionPaySandbox {
         router.add("POST", prefix + "/gateway/api/appTransReq.do") { request, _ in await self.answer(request, .consume) }
         router.add("POST", prefix + "/gateway/api/backTransReq.do") { request, _ in await self.answer(request, .reverse) }
         router.add("POST", prefix + "/gateway/api/queryTrans.do") { request, _ in await self.answer(request, .query) }
-        router.add("GET", prefix + "/pay") { request, _ in await self.payerPage(tn: request.queryValue("tn") ?? "", action: prefix + "/pay")
+        router.add("GET", prefix + "/pay") { request, _ in
+            await self.payerPage(tn: request.queryValue("tn") ?? "", action: prefix + "/pay", returnURL: request.queryValue("return_url"))
         }
         router.add("POST", prefix + "/pay") { request, _ in await self.payerAction((try? UnionPay.FormBody.parse(request.body)) ?? [:]) }
     }

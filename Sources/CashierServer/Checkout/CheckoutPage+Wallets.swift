@@ -54,6 +54,13 @@ extension CheckoutPage {
         case (.wechatH5, .wechatH5(let url)?):
             // WeChat sends the browser back here when the payer is done (or gave up).
             return handoff(visit, to: url + (url.contains("?") ? "&" : "?") + "redirect_url=" + FormEncoding.escape(returning))
+        case (.unionpayApplePay, .unionpay(let tn, let mode)?):
+            // The page that stands in for UnionPay's plugin (the sandbox's payer page, or a link into
+            // the merchant's app, which hands the tn to UPAPayPlugin), and back here to ask.
+            guard let page = configuration.unionpay?.checkoutPayURL?.absoluteString else { return failed(visit, started) }
+            let query = [("tn", tn), ("mode", mode), ("return_url", returning)]
+                .map { $0.0 + "=" + FormEncoding.escape($0.1) }.joined(separator: "&")
+            return handoff(visit, to: page + (page.contains("?") ? "&" : "?") + query)
         case (_, .alipayPage(let url, _)?):
             return handoff(visit, to: url)
         default:

@@ -154,6 +154,7 @@ struct CheckoutPage: Sendable {
             switch method {
             case .wechatJSAPI: guard configuration.officialAccount != nil else { return false }
             case .applePay: guard configuration.applePay?.webSession != nil else { return false }
+            case .unionpayApplePay: guard configuration.unionpay?.checkoutPayURL != nil else { return false }
             default: break
             }
             guard let adapter = try? ledger.adapters.adapter(for: method, api: nil) else { return false }

@@ -55,6 +55,8 @@ struct CheckoutText: Sendable {
         case .wechatNative, .wechatH5, .wechatJSAPI, .wechatApp, .wechatMiniProgram, .wechatBarcode: pick("微信支付", "WeChat Pay")
         case .alipayPage, .alipayWap, .alipayApp, .alipayQR, .alipayBarcode: pick("支付宝", "Alipay")
         case .applePay: "Apple Pay"
+        case .unionpayApplePay: pick("Apple Pay（银联）", "Apple Pay (UnionPay)")
+        case .unionpayApp: pick("云闪付", "UnionPay")
         }
     }
 }

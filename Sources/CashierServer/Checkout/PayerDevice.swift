@@ -7,7 +7,7 @@ import Cashier
 /// |---|---|
 /// | WeChat's browser (`MicroMessenger`) | WeChat Pay JSAPI (Alipay is blocked inside WeChat) |
 /// | Alipay's browser (`AlipayClient`) | Alipay wap |
-/// | a mobile browser | WeChat Pay H5, Alipay wap, Apple Pay in Safari |
+/// | a mobile browser | WeChat Pay H5, Alipay wap, Apple Pay in Safari, UnionPay's Apple Pay in Safari on iOS |
 /// | a desktop browser | WeChat Pay QR (Native), Alipay page, Apple Pay in Safari |
 struct PayerDevice: Equatable, Sendable {
     enum Place: String, Sendable {
@@ -18,6 +18,8 @@ struct PayerDevice: Equatable, Sendable {
     /// Safari (macOS or iOS), where Apple Pay on the web may be available (the page's script
     /// asks `ApplePaySession.canMakePayments()` before showing it).
     let safari: Bool
+    /// An iPhone, iPad or iPod: where UnionPay's Apple Pay (`unionpay.applepay`) can be paid.
+    let ios: Bool
 
     init(userAgent: String?) {
         let agent = userAgent ?? ""
@@ -30,6 +32,7 @@ struct PayerDevice: Equatable, Sendable {
         } else {
             place = .desktop
         }
+        ios = place == .mobile && ["iPhone", "iPad", "iPod"].contains(where: agent.contains)
         // Every iOS browser says "Safari"; only Safari itself has "Version/" without another browser's mark.
         safari =
             place != .wechat && place != .alipay && agent.contains("Safari/") && agent.contains("Version/")
@@ -41,7 +44,7 @@ struct PayerDevice: Equatable, Sendable {
         switch place {
         case .wechat: [.wechatJSAPI]
         case .alipay: [.alipayWap]
-        case .mobile: (safari ? [.applePay] : []) + [.wechatH5, .alipayWap]
+        case .mobile: (safari ? [.applePay] : []) + (safari && ios ? [.unionpayApplePay] : []) + [.wechatH5, .alipayWap]
         case .desktop: (safari ? [.applePay] : []) + [.wechatNative, .alipayPage]
         }
     }

@@ -64,7 +64,7 @@ extension ConfigurationFile {
                 "merchants": .objects(
                     Shape.keys(
                         ["id", "name", "wechat_sub_mch_id", "wechat_sub_appid", "alipay_app_id"], secrets: ["alipay_app_auth_token"])),
-                "applepay": .object(applePay),
+                "applepay": .object(applePay), "unionpay": .object(unionpayKeys),
                 "coupons": .objects(Shape.keys(["code", "label", "percent_off", "amount_off", "expires_at"])),
                 "checkout": .object(Shape.keys(["return_origins", "methods"])),
                 "webhook": .object(Shape.keys(["url", "concurrency"], secrets: ["secret"])),

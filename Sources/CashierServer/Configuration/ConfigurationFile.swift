@@ -37,6 +37,8 @@ import WeChatPay
 ///                        "identity_key_file": "keys/apple-identity.key"},
 ///                "shipping_methods": [{"identifier": "standard", "label": "Standard", "detail": "3-5 days", "amount": "0.00"}],
 ///                "required_shipping_contact_fields": ["postalAddress", "name", "phone"]},
+///   "unionpay": {"mer_id": "777290058110048", "sign_pfx_file": "keys/acp_sign.pfx", "sign_pfx_password_env": "UNIONPAY_PFX_PASSWORD",
+///                "root_cert_file": "keys/acp_prod_root.cer", "middle_cert_file": "keys/acp_prod_middle.cer"},
 ///   "coupons": [{"code": "WELCOME10", "label": "Welcome 10% off", "percent_off": 10}, {"code": "FIVE", "label": "5 off", "amount_off": "5.00"}],
 ///   "catalog_file": "catalog.json", "database_pool_size": 10, "database_writers": 2, "time_zone": "Asia/Shanghai",
 ///   "http": {"per_ip_connection_limit": 256, "request_deadline_seconds": 30, "trusted_proxies": ["127.0.0.1", "10.0.0.0/8"],
@@ -231,6 +233,7 @@ public struct ConfigurationFile: Sendable {
         if let applePay = root["applepay"]?.object {
             configuration.applePay = try Self.applePay(applePay, reader)
         }
+        if let unionpay = root["unionpay"]?.object { configuration.unionpay = try Self.unionpay(unionpay, reader) }
         configuration.coupons = try Self.coupons(root["coupons"])
         if let file = try reader.string(root, "catalog_file", "", required: false) {
             do {

@@ -267,6 +267,8 @@ public struct MerchantConfiguration: Sendable {
     public var defaultWeChatAPI: WeChatAPI?
     public var alipay: Alipay?
     public var applePay: ApplePay?
+    /// UnionPay's online gateway (`unionpay.applepay`, `unionpay.app`).
+    public var unionpay: UnionPaySettings?
     /// Where the merchant is: the dashboard shows times in this zone (default Asia/Shanghai).
     public var timeZone: TimeZone = TimeZone(identifier: "Asia/Shanghai") ?? .current
     /// Server-side prices: lets the app create orders from SKUs with the publishable key.

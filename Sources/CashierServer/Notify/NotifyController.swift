@@ -26,6 +26,9 @@ struct NotifyController: Sendable {
         ("/notify/alipay", .alipay),
     ]
 
+    /// Wallet paths with no sub-merchant variant: UnionPay's (one `merId` per server).
+    static let directPaths: [(path: String, provider: PaymentProvider)] = [("/notify/unionpay", .unionpay)]
+
     func register(on router: inout Router) {
         router.add("POST", "/notify/adyen") { request, _ in
             guard let adyen else {
@@ -60,6 +63,10 @@ struct NotifyController: Sendable {
                 let merchant = parameters["merchant"]
                 return answer(request, provider: provider, source: sources[merchant], merchant: merchant)
             }
+        }
+        for (path, provider) in Self.directPaths {
+            let direct = (try? ledger.adapters.adapter(for: provider)).flatMap { $0 as? any NotificationSource }.map(Answers.init)
+            router.addDeciding("POST", path) { request, _ in answer(request, provider: provider, source: direct, merchant: nil) }
         }
     }
 

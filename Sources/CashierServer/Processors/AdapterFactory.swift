@@ -41,6 +41,9 @@ enum AdapterFactory {
         if let applePay = configuration.applePay {
             adapters.append(ApplePayAdapter(configuration: applePay, takesCoupons: !configuration.coupons.isEmpty))
         }
+        if let unionpay = configuration.unionpay {
+            adapters.append(UnionPayAdapter(configuration: unionpay, transport: guarded("unionpay"), notifyBase: notifyBase, clock: clock))
+        }
         return PaymentAdapters(
             adapters, defaultWeChatAPI: configuration.defaultWeChatAPI,
             partners: partnerAdapters(configuration, guarded: guarded, notifyBase: notifyBase, clock: clock))

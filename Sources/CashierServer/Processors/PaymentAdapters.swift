@@ -78,6 +78,9 @@ struct PaymentAdapters: Sendable {
         case .applePay:
             guard api == nil else { throw PaymentError(.invalidRequest, "api applies to WeChat Pay methods only") }
             provider = .applePay
+        case .unionpay:
+            guard api == nil else { throw PaymentError(.invalidRequest, "api applies to WeChat Pay methods only") }
+            provider = .unionpay
         }
         let candidates = merchant.map { partners[$0] ?? [:] } ?? byProvider
         guard let adapter = candidates[provider], adapter.methods.contains(method) else {
@@ -87,6 +90,7 @@ struct PaymentAdapters: Sendable {
                 case .wechatV3: "WeChat Pay API v3"
                 case .alipay: "Alipay"
                 case .applePay: "Apple Pay"
+                case .unionpay: "UnionPay (the unionpay section)"
                 }
             throw PaymentError(
                 .invalidRequest,

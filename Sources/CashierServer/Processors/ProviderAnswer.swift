@@ -20,8 +20,11 @@ enum ProviderAnswer {
     /// would go through: it holds the number with other details (WeChat Pay's `OUT_TRADE_NO_USED`,
     /// "商户订单号重复", in API v2 and v3), or its trade was closed (`ORDERCLOSED`, `ORDER_CLOSED`,
     /// Alipay's `ACQ.TRADE_HAS_CLOSE`) — by another start of the same payment a moment ago, say.
+    /// UnionPay's `12` 重复交易 is one too: an `orderId` and `txnTime` sent before (its answer lost)
+    /// are never placed again.
     static func needsNewTradeNumber(_ error: PaymentError) -> Bool {
-        error.code == .providerRejected && error.providerCode.map(newNumberCodes.contains) == true
+        guard error.code == .providerRejected, let code = error.providerCode else { return false }
+        return newNumberCodes.contains(code) || (error.provider == .unionpay && code == "12")
     }
 
     static let newNumberCodes: Set<String> = ["OUT_TRADE_NO_USED", "ORDERCLOSED", "ORDER_CLOSED", "ACQ.TRADE_HAS_CLOSE"]

@@ -25,6 +25,12 @@ public enum PaymentMethod: String, Hashable, Sendable, Codable, CaseIterable {
     case alipayBarcode = "alipay.barcode"
     /// Apple Pay: a payment request for the sheet, then the token authorised on the server.
     case applePay = "applepay"
+    /// Apple Pay through UnionPay's gateway (全渠道): CNY on China UnionPay cards in mainland China.
+    /// The server sends UnionPay's consume and answers a `tn`, which the app hands to UnionPay's
+    /// Apple Pay plugin (`UPAPayPlugin`), which builds the sheet itself.
+    case unionpayApplePay = "unionpay.applepay"
+    /// 云闪付 / UnionPay's card control (`UPPaymentControl`), with the same `tn`.
+    case unionpayApp = "unionpay.app"
 
     /// The wallet a method belongs to. Each wallet has one space of merchant trade numbers
     /// (`out_trade_no`): WeChat Pay's API v2 and v3 share one.
@@ -32,6 +38,8 @@ public enum PaymentMethod: String, Hashable, Sendable, Codable, CaseIterable {
         case wechat
         case alipay
         case applePay = "applepay"
+        /// UnionPay's online gateway, whichever plugin the payer uses.
+        case unionpay
     }
 
     /// The wallet this method pays through.
@@ -40,6 +48,7 @@ public enum PaymentMethod: String, Hashable, Sendable, Codable, CaseIterable {
         case .wechatApp, .wechatJSAPI, .wechatMiniProgram, .wechatNative, .wechatH5, .wechatBarcode: .wechat
         case .alipayApp, .alipayWap, .alipayPage, .alipayQR, .alipayBarcode: .alipay
         case .applePay: .applePay
+        case .unionpayApplePay, .unionpayApp: .unionpay
         }
     }
 
@@ -58,6 +67,7 @@ extension PaymentProvider {
         case .wechatV2, .wechatV3: .wechat
         case .alipay: .alipay
         case .applePay: .applePay
+        case .unionpay: .unionpay
         }
     }
 }

@@ -8,4 +8,6 @@ public enum PaymentProvider: String, Hashable, Sendable, Codable, CaseIterable {
     case alipay
     /// Apple Pay (tokens decrypted on the server, charged through a processor).
     case applePay = "applepay"
+    /// China UnionPay's online gateway (全渠道) 5.1.0: certificate signing, a `tn` for the app's plugin.
+    case unionpay
 }

@@ -22,10 +22,27 @@ public enum WalletParameters: Sendable, Equatable {
     case alipayQRCode(String)
     /// applepay: the payment request for `PKPaymentRequest` / `ApplePaySession` (`payment_request`).
     case applePayRequest(JSONValue)
+    /// unionpay.applepay / unionpay.app: UnionPay's order number for the plugin (`tn`) and the
+    /// plugin's environment (`mode`: `00` production, `01` UnionPay's test environment), as
+    /// `"unionpay": {"tn": "…", "mode": "00"}`.
+    case unionpay(tn: String, mode: String)
 
     /// The JSON keys, in the order the answer writes them.
     enum Key: String, CodingKey, CaseIterable {
-        case code_url, mweb_url, wechat, url, form, order_string, qr_code, payment_request
+        case code_url, mweb_url, wechat, url, form, order_string, qr_code, payment_request, unionpay
+    }
+
+    /// What `unionpay` holds: UnionPay's order number for the plugin and the plugin's mode.
+    public struct UnionPayFields: Codable, Sendable, Equatable {
+        /// 银联受理订单号 (21 digits).
+        public let tn: String
+        /// `00` production, `01` UnionPay's test environment.
+        public let mode: String
+
+        public init(tn: String, mode: String) {
+            self.tn = tn
+            self.mode = mode
+        }
     }
 
     /// Writes every key, each case's present and the others absent (`encodeIfPresent` with `nil`),
@@ -43,6 +60,9 @@ public enum WalletParameters: Sendable, Equatable {
         var request: JSONValue?
         if case .applePayRequest(let value) = self { request = value }
         try container.encodeIfPresent(request, forKey: .payment_request)
+        var unionpay: UnionPayFields?
+        if case .unionpay(let tn, let mode) = self { unionpay = UnionPayFields(tn: tn, mode: mode) }
+        try container.encodeIfPresent(unionpay, forKey: .unionpay)
     }
 
     /// Every wallet key, absent.
@@ -55,6 +75,7 @@ public enum WalletParameters: Sendable, Equatable {
         try container.encodeIfPresent(String?.none, forKey: .order_string)
         try container.encodeIfPresent(String?.none, forKey: .qr_code)
         try container.encodeIfPresent(JSONValue?.none, forKey: .payment_request)
+        try container.encodeIfPresent(UnionPayFields?.none, forKey: .unionpay)
     }
 
     /// The one the container holds; `nil` when it holds none (a counter payment's answer).
@@ -73,6 +94,8 @@ public enum WalletParameters: Sendable, Equatable {
             self = .alipayQRCode(text)
         } else if let request = try container.decodeIfPresent(JSONValue.self, forKey: .payment_request) {
             self = .applePayRequest(request)
+        } else if let fields = try container.decodeIfPresent(UnionPayFields.self, forKey: .unionpay) {
+            self = .unionpay(tn: fields.tn, mode: fields.mode)
         } else {
             return nil
         }

@@ -218,6 +218,9 @@ extension PaymentRequestBody: SchemaDocumented {
             "auth_code": OpenAPIDocument.note(
                 "wechat.barcode / alipay.barcode: the payment code the till scanned from the payer's phone (WeChat Pay: 18 digits "
                     + "beginning 10–15; Alipay: 16–24 digits beginning 25–30).", ["pattern": "^[0-9]{16,24}$"]),
+            "payer_wallets": OpenAPIDocument.note(
+                "What the payer's device can pay with: {\"apple_pay_networks\": [\"ChinaUnionPay\", …]} (PassKit's names from "
+                    + "canMakePayments(usingNetworks:)). unionpay.applepay is refused (422) when the list has no ChinaUnionPay."),
         ]
     }
 }
@@ -523,4 +526,18 @@ struct HealthJSON: Encodable, Sendable, SchemaExample, SchemaDocumented {
     let instance: String
     static var schemaExample: HealthJSON { HealthJSON(status: "ok", instance: "a1b2c3") }
     static var schemaName: String { "Health" }
+}
+
+extension WalletParameters.UnionPayFields: SchemaExample, SchemaDocumented {
+    static var schemaExample: WalletParameters.UnionPayFields { .init(tn: "694830182746201935061", mode: "00") }
+    static var schemaName: String { "UnionPayParameters" }
+    static var schemaDescription: String? {
+        "unionpay.applepay / unionpay.app: UnionPay's order number for UPAPayPlugin or UPPaymentControl, and the plugin's mode."
+    }
+    static var schemaNotes: [String: [String: Any]] {
+        [
+            "tn": OpenAPIDocument.note("银联受理订单号: hand it to the plugin as it is.", ["pattern": "^[0-9]{1,64}$"]),
+            "mode": OpenAPIDocument.note("00 UnionPay's production, 01 its test environment.", ["enum": ["00", "01"]]),
+        ]
+    }
 }

@@ -420,7 +420,26 @@ enum OpenAPIDocument {
             .requiredHeader("Wechatpay-Nonce", "The nonce the signature covers."),
             .requiredHeader("Wechatpay-Serial", "The serial of the platform certificate (or public key) that signed it."),
         ]
-        return [adyen, stripe]
+        let unionpay = Operation(
+            method: "POST", path: "/notify/unionpay", id: "notifyUnionPay", tag: "notifications",
+            summary: "UnionPay back notifications (5.1.0, signed with the certificate they carry, which must chain to "
+                + "unionpay.root_cert_file and middle_cert_file). Verified before anything is read; merId, currency and amount checked.",
+            access: .provider,
+            body: .provider(
+                contentType: "application/x-www-form-urlencoded", description: "As UnionPay sends it (the raw body is verified).",
+                fields: ["merId", "orderId", "txnType", "signMethod", "signature"]),
+            responses: [
+                Response(status: "200", description: "`ok`: recorded, or a repeat", content: .text(contentType: "text/plain")),
+                Response(
+                    status: "400", description: "No body; or `refused`: it names another merchant, order, amount or currency",
+                    content: .json(HTTPErrorBody.self)),
+                Response(
+                    status: "401", description: "`invalid_signature`: the signature or its certificate does not verify; nothing was read",
+                    content: .json(HTTPErrorBody.self)),
+                notConfigured("UnionPay is"),
+                Response(status: "503", description: "`retry`: not recorded yet; UnionPay sends again", content: .json(HTTPErrorBody.self)),
+            ])
+        return [adyen, stripe, unionpay]
             + [
                 (
                     "/notify/wechat/v2", "notifyWeChatV2", xml, "WeChat Pay API v2 payment notifications (signed XML).", v2, [Parameter](),
