@@ -54,7 +54,8 @@ import Testing
         let pfx = try Self.read(
             folder,
             ["mer_id": ca.merchantID, "sign_pfx_file": "acp_sign.pfx", "sign_pfx_password_env": "PFX_PASSWORD"].merging(
-                Self.certificates) { $1 }
+                Self.certificates
+            ) { $1 }
         ).get().configuration.unionpay
         #expect(pfx?.signingKey.certID == ca.merchantCertificate.serialNumberDecimal && pfx?.merchantID == ca.merchantID)
         #expect(pfx?.environment == .production && pfx?.environment.pluginMode == "00")
@@ -63,7 +64,8 @@ import Testing
             folder,
             [
                 "mer_id": ca.merchantID, "sign_key_file": "sign.key", "sign_cert_file": "sign.pem", "environment": "test",
-                "gateway_url": "http://127.0.0.1:9/unionpay", "file_url": "http://127.0.0.1:10/", "checkout_pay_url": "https://app.example.com/up",
+                "gateway_url": "http://127.0.0.1:9/unionpay", "file_url": "http://127.0.0.1:10/",
+                "checkout_pay_url": "https://app.example.com/up",
             ].merging(Self.certificates) { $1 }
         ).get().configuration.unionpay
         #expect(pem?.signingKey.certID == ca.merchantCertificate.serialNumberDecimal && pem?.environment.pluginMode == "01")
@@ -75,7 +77,8 @@ import Testing
     @Test func eachMistakeNamesItsField() async throws {
         let (folder, ca) = try await Self.folder()
         let good = ["mer_id": ca.merchantID, "sign_pfx_file": "acp_sign.pfx", "sign_pfx_password_env": "PFX_PASSWORD"].merging(
-            Self.certificates) { $1 }
+            Self.certificates
+        ) { $1 }
         func problem(_ change: (inout [String: String]) -> Void, environment: [String: String] = Self.environment) throws -> String {
             var object = good
             change(&object)
@@ -85,8 +88,9 @@ import Testing
             }
         }
         #expect(try problem { _ in } == "accepted")
-        #expect(try problem({ _ in }, environment: ["CASHIER_SECRET_KEY": Self.environment["CASHIER_SECRET_KEY"]!]).contains(
-            "unionpay.sign_pfx_password_env: PFX_PASSWORD is not set"))
+        #expect(
+            try problem({ _ in }, environment: ["CASHIER_SECRET_KEY": Self.environment["CASHIER_SECRET_KEY"]!]).contains(
+                "unionpay.sign_pfx_password_env: PFX_PASSWORD is not set"))
         let wrong = try problem({ _ in }, environment: Self.environment.merging(["PFX_PASSWORD": "111111"]) { $1 })
         #expect(wrong.contains("unionpay.sign_pfx_file") && wrong.contains("sign_pfx_password"), "\(wrong)")
         #expect(try problem { $0["mer_id"] = nil } == "config: unionpay.mer_id: is missing")

@@ -36,7 +36,8 @@ public struct UnionPayLauncher: PaymentLauncher {
     /// - Throws: ``CashierClientError`` `invalid_request` for parameters of another wallet.
     public func launch(_ parameters: WalletParameters, for order: ClientOrder) async throws -> WalletOutcome {
         guard case .unionpay(let payment) = parameters else {
-            throw CashierClientError(code: "invalid_request", message: "UnionPayLauncher launches UnionPay's tn (unionpay.applepay, unionpay.app)")
+            throw CashierClientError(
+                code: "invalid_request", message: "UnionPayLauncher launches UnionPay's tn (unionpay.applepay, unionpay.app)")
         }
         return try await launch(payment)
     }
