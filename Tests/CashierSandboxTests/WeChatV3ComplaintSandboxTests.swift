@@ -28,7 +28,8 @@ import WeChatPay
             server = HTTPServer(configuration: .init()) { request in
                 do {
                     let notification = try WeChatPay.V3.Notification.open(
-                        body: request.body, headers: WeChatPay.V3.SignatureHeaders(headers: request.headers), keys: keys, apiV3Key: apiV3Key)
+                        body: request.body, headers: WeChatPay.V3.SignatureHeaders(headers: request.headers), keys: keys, apiV3Key: apiV3Key
+                    )
                     let event = try WeChatPay.V3.ComplaintEvent(notification)
                     sink.events.withLock { $0.append(event) }
                     return HTTPServerResponse(status: 204)
@@ -187,7 +188,8 @@ import WeChatPay
             wechatMerchants: [],
             wechatV3Merchants: [
                 Keys.sandboxMerchant,
-                .init(mchID: other.mchID, certificateSerial: other.certificateSerial, publicKey: otherKey.publicKey, apiV3Key: Keys.apiV3Key),
+                .init(
+                    mchID: other.mchID, certificateSerial: other.certificateSerial, publicKey: otherKey.publicKey, apiV3Key: Keys.apiV3Key),
             ], timeScale: 0.001)
         try sandbox.start()
         let client = WeChatPay.V3.Client(merchant: Keys.merchant, keys: WeChatPay.V3.PlatformKeys(), baseURL: sandbox.wechatV3URL)

@@ -138,7 +138,8 @@ import Testing
         #expect(try await fixture.call("GET", "/v1/complaints/\(id)/images/9").status == 404)
         let problems: [[String: Any]] = [
             ["text": ""], ["text": String(repeating: "a", count: 201)], ["text": "ok", "images": ["1", "2", "3", "4", "5"]],
-            ["text": "ok", "link_url": "http://shop.example.com", "link_text": "t"], ["text": "ok", "link_url": "https://shop.example.com"],
+            ["text": "ok", "link_url": "http://shop.example.com", "link_text": "t"],
+            ["text": "ok", "link_url": "https://shop.example.com"],
         ]
         for body in problems {
             #expect(try await fixture.call("POST", "/v1/complaints/\(id)/responses", json: body).status == 422, "\(body)")

@@ -53,8 +53,9 @@ import Testing
 
     @Test(.timeLimit(.minutes(3))) func aComplaintFromTheSandboxIsAnsweredWithAnImageRefundedAndCompleted() async throws {
         let world = try await MoneyWorld(.sqlite)
-        #expect(await world.sandbox.wechatV3.complaintNotifyURL(of: world.mode.configuration.wechatV3!.merchant.mchID)?.hasSuffix(
-            "/notify/wechat/v3/complaints") == true)
+        #expect(
+            await world.sandbox.wechatV3.complaintNotifyURL(of: world.mode.configuration.wechatV3!.merchant.mchID)?.hasSuffix(
+                "/notify/wechat/v3/complaints") == true)
         let order = try await Self.paidOrder(world, "26.00")
         let providerID = try await Self.complain(world, order.number, refund: 1000)
         let listed = try await Self.arrived(world, providerID)
@@ -65,7 +66,8 @@ import Testing
         #expect(listed["order_id"] as? String == order.id && listed["state"] as? String == "pending")
         #expect(listed["payer_phone"] == nil && listed["overdue"] as? Bool == false)
         #expect((listed["requested_refund"] as? [String: Any])?["amount_minor"] as? Int == 1000)
-        let respondBy = try #require(listed["respond_by"] as? Int), settleBy = try #require(listed["settle_by"] as? Int)
+        let respondBy = try #require(listed["respond_by"] as? Int)
+        let settleBy = try #require(listed["settle_by"] as? Int)
         let created = try #require(listed["created"] as? Int)
         #expect(respondBy - created == 86_400 && settleBy - created == 259_200)
         #expect(try await eventually { !world.webhooks("complaint.created", order: order.id).isEmpty })

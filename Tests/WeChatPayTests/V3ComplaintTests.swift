@@ -159,7 +159,8 @@ import Testing
             try vectors.complaint_detail.json.data(replacing: "payer_phone", with: vectors.payer_phone.ciphertext))
         #expect(complaint.id == "200201820200101080076610000")
         #expect(complaint.state == .pending && complaint.problemType == .refund && complaint.applyRefundAmount == 10)
-        #expect(complaint.orders == [.init(transactionID: "4200000000000000000000000000", outTradeNo: "20190906154617947762231", amount: 3)])
+        #expect(
+            complaint.orders == [.init(transactionID: "4200000000000000000000000000", outTradeNo: "20190906154617947762231", amount: 3)])
         #expect(complaint.media.first?.mediaURLs.count == 1)
         #expect(complaint.incomingUserResponse && !complaint.fullyRefunded && complaint.userTags == ["TRUSTED"])
         let at = try #require(complaint.complainedAt)
@@ -167,7 +168,9 @@ import Testing
         #expect(WeChatPay.V3.Complaint.responseDeadline(after: at).timeIntervalSince(at) == 86_400)
         #expect(WeChatPay.V3.Complaint.settlementDeadline(after: at).timeIntervalSince(at) == 3 * 86_400)
         #expect(try complaint.decryptedPayerPhone(with: Self.key()) == vectors.payer_phone.plaintext)
-        let error = #expect(throws: PaymentError.self) { try complaint.decryptedPayerPhone(with: RSAPrivateKey(generatingKeySizeInBits: 2048)) }
+        let error = #expect(throws: PaymentError.self) {
+            try complaint.decryptedPayerPhone(with: RSAPrivateKey(generatingKeySizeInBits: 2048))
+        }
         #expect(error?.code == .decryptionFailure)
     }
 
@@ -221,7 +224,9 @@ import Testing
         _ = try Response(content: String(repeating: "a", count: 500)).body(mchID: "1", partner: true)
         #expect(throws: PaymentError.self) { try WeChatPay.V3.RefundDecision.reject(reason: "").body() }
         #expect(throws: PaymentError.self) { try WeChatPay.V3.RefundDecision.approve(launchRefundDay: -1).body() }
-        #expect(throws: PaymentError.self) { try WeChatPay.V3.RefundDecision.reject(reason: "no", images: ["1", "2", "3", "4", "5"]).body() }
+        #expect(throws: PaymentError.self) {
+            try WeChatPay.V3.RefundDecision.reject(reason: "no", images: ["1", "2", "3", "4", "5"]).body()
+        }
         #expect(try WeChatPay.V3.RefundDecision.approve(launchRefundDay: 0).body()["launch_refund_day"] as? Int == 0)
         #expect(try WeChatPay.V3.RefundDecision.reject(reason: "已发货").body()["action"] as? String == "REJECT")
     }
@@ -238,7 +243,9 @@ import Testing
         }
         await #expect(throws: PaymentError.self) { try await client.complaint(id: "../../v3/certificates") }
         await #expect(throws: PaymentError.self) { try await client.negotiationHistory(complaintID: "1", limit: 301) }
-        await #expect(throws: PaymentError.self) { try await client.complaintImage(at: "https://evil.example.com/v3/merchant-service/images/1") }
+        await #expect(throws: PaymentError.self) {
+            try await client.complaintImage(at: "https://evil.example.com/v3/merchant-service/images/1")
+        }
         await #expect(throws: PaymentError.self) { try await client.createComplaintNotifyURL("https://shop.example.com/notify?x=1") }
         #expect(transport.requests.isEmpty)
         // A 30-day span is the most WeChat lists: sent, with complainted_mchid.

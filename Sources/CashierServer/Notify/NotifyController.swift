@@ -49,6 +49,7 @@ struct NotifyController: Sendable {
             .map(WeChatComplaintNotifications.init)
         router.add("POST", ComplaintService.notifyPath) { request, _ in
             guard let complaints else { return Self.unconfigured(.wechatV3, nil) }
+            guard !request.body.isEmpty else { return Self.noBody }
             return await complaintNotification(request, source: complaints)
         }
         for (path, provider) in Self.walletPaths {

@@ -66,7 +66,8 @@ extension OpenAPIDocument {
 
     /// WeChat Pay's complaint notifications (not under `/m/{merchant}`: a service provider's come to one URL of its own).
     static var complaintNotificationOperation: Operation {
-        Operation(
+        let fail = Content.anyObject("{\"code\":\"FAIL\",\"message\":…}")
+        var operation = Operation(
             method: "POST", path: "/notify/wechat/v3/complaints", id: "notifyWeChatV3Complaints", tag: "notifications",
             summary: "WeChat Pay complaint notifications (COMPLAINT.CREATE, COMPLAINT.STATE_CHANGE; signed JSON, AES-256-GCM "
                 + "resource). Verified before anything is read; the complaint is then read from WeChat Pay and recorded. Set as "
@@ -74,12 +75,20 @@ extension OpenAPIDocument {
             access: .provider, body: .provider(contentType: "application/json", description: "As WeChat Pay sends it."),
             responses: [
                 Response(status: "204", description: "Recorded, or a repeat", content: .empty),
+                Response(status: "400", description: "No body: not a notification; nothing was read", content: .json(HTTPErrorBody.self)),
+                Response(status: "401", description: "The signature does not verify", content: fail),
                 Response(
-                    status: "401", description: "The signature does not verify", content: .anyObject("{\"code\":\"FAIL\",\"message\":…}")),
+                    status: "404", description: "WeChat Pay API v3 is not configured on this server", content: .json(HTTPErrorBody.self)),
                 Response(
-                    status: "500", description: "Not recorded yet (WeChat Pay did not answer the read): WeChat Pay sends again",
-                    content: .anyObject("{\"code\":\"FAIL\",\"message\":…}")),
+                    status: "500", description: "Not recorded yet (WeChat Pay did not answer the read): it sends again", content: fail),
             ])
+        operation.parameters = [
+            .requiredHeader("Wechatpay-Signature", "WeChat Pay's signature over the timestamp, nonce and body."),
+            .requiredHeader("Wechatpay-Timestamp", "Unix seconds: refused more than five minutes from this server's clock."),
+            .requiredHeader("Wechatpay-Nonce", "The nonce the signature covers."),
+            .requiredHeader("Wechatpay-Serial", "The serial of the platform certificate (or public key) that signed it."),
+        ]
+        return operation
     }
 }
 
