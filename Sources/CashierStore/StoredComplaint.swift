@@ -64,7 +64,7 @@ public struct StoredComplaint: Sendable, Equatable {
 
     /// The complaint as the API shows it.
     /// - Parameters:
-    ///   - now: the time ``ComplaintJSON/overdue`` is judged at.
+    ///   - now: the time the answer's `overdue` is judged at.
     ///   - full: with the payer's phone and the conversation (`GET /v1/complaints/{id}`); without
     ///     them in lists and webhooks.
     public func json(now: Date, full: Bool) -> ComplaintJSON {

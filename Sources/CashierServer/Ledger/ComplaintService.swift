@@ -29,7 +29,8 @@ struct ComplaintService: Sendable {
         do {
             try await sync(report.complaintID, via: adapter)
             return .acknowledged
-        } catch let error as PaymentError where error.code == .merchantMismatch {
+        } catch let error as PaymentError where error.code == .merchantMismatch || error.providerCode == "RESOURCE_NOT_EXISTS" {
+            // Another merchant's complaint, or one the provider does not know for this merchant: never recorded here.
             return .refused
         } catch {
             return .retry  // the provider did not answer, or the store failed: it sends the notification again
