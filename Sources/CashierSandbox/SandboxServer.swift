@@ -109,6 +109,7 @@ public final class SandboxServer: Sendable {
         adyen.register(on: &router, prefix: "/adyen")
         SandboxPages(wechatV2: wechatV2, wechatV3: wechatV3, applePay: applePay, transport: transport, address: address).register(
             on: &router)
+        WeChatComplaintPages(wechatV3: wechatV3).register(on: &router)
         let alipaySandbox = alipay
         let wechat = wechatV2
         let wechatV3 = wechatV3
@@ -221,7 +222,8 @@ public final class SandboxServer: Sendable {
         }
         let routes = router
         // One worker: a simulator's traffic is light, and test runs start dozens of sandboxes.
-        server = HTTPServer(configuration: .init(host: host, port: port, threads: 1)) { request in
+        // Bodies up to 8 MiB: media uploads take images of 5 MB and PDFs of 7.5 MB.
+        server = HTTPServer(configuration: .init(host: host, port: port, threads: 1, maxBodyBytes: 8 << 20)) { request in
             // Faults hit the providers' gateways only, never the sandbox's own control API.
             guard !request.path.hasPrefix("/sandbox/") else { return await routes.handle(request) }
             return await faults.take().apply { await routes.handle(request) }

@@ -134,6 +134,8 @@ public struct SandboxMode: Sendable {
             Coupon(code: "FIVE", label: "5.00 off", discount: .amountOff("5.00")),
         ]
         configuration.wechatV3 = .init(appID: wechat.appID, merchant: wechatV3, platformKeys: platformKeys, baseURL: sandbox.wechatV3URL)
+        // Complaints raised in the sandbox reach the server: it sets its complaint notify URL at start.
+        configuration.wechatV3?.registersComplaintNotifyURL = true
         configuration.serviceProvider = .init(
             wechat: .init(merchant: serviceProvider, baseURL: sandbox.wechatV2URL),
             wechatV3: .init(

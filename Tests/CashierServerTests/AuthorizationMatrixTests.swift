@@ -79,6 +79,15 @@ import WeChatPay
         "POST /v1/webhooks/resend": "401 401 401 403 403 200 401 401 401",
         "POST /v1/webhooks/{id}/resend": "401 401 401 403 403 200 401 401 401",
 
+        // Complaints: secret keys; a merchant's own key, its own complaints (another's is 404).
+        "GET /v1/complaints": "401 401 401 200 200 200 401 401 401",
+        "GET /v1/complaints/{id}": "401 401 401 200 404 200 401 401 401",
+        "GET /v1/complaints/{id}/images/{index}": "401 401 401 200 404 200 401 401 401",
+        "POST /v1/complaints/{id}/images": "401 401 401 201 404 201 401 401 401",
+        "POST /v1/complaints/{id}/responses": "401 401 401 200 404 200 401 401 401",
+        "POST /v1/complaints/{id}/complete": "401 401 401 200 404 200 401 401 401",
+        "POST /v1/complaints/{id}/refund": "401 401 401 200 404 200 401 401 401",
+
         // Sandbox mode only: a secret key pays the order's open attempt in the sandbox (a merchant's
         // own key, its own orders: the hole this test found, closed by OwnOrder).
         "POST /v1/test_helpers/orders/{id}/pay": "401 401 401 200 404 200 401 401 401",
@@ -105,6 +114,9 @@ import WeChatPay
         "GET /dashboard/export/{file}": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/reconciliation": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/live": "303 303 303 303 303 303 303 200 303",
+        "GET /dashboard/complaints": "303 303 303 303 303 303 303 200 303",
+        "GET /dashboard/complaints/{id}": "303 303 303 303 303 303 303 200 303",
+        "GET /dashboard/complaints/{id}/images/{index}": "303 303 303 303 303 303 303 200 303",
         "POST /dashboard/logout": "403 403 403 403 403 403 403 303 403",
         "POST /dashboard/orders/{id}/refund": "403 403 403 403 403 403 403 303 403",
         "POST /dashboard/orders/{id}/close": "403 403 403 403 403 403 403 303 403",
@@ -113,6 +125,9 @@ import WeChatPay
         "POST /dashboard/payments/{id}/refund": "403 403 403 403 403 403 403 303 403",
         "POST /dashboard/webhooks/{id}/resend": "403 403 403 403 403 403 403 303 403",
         "POST /dashboard/webhooks/resend": "403 403 403 403 403 403 403 303 403",
+        "POST /dashboard/complaints/{id}/reply": "403 403 403 403 403 403 403 303 403",
+        "POST /dashboard/complaints/{id}/complete": "403 403 403 403 403 403 403 303 403",
+        "POST /dashboard/complaints/{id}/refund": "403 403 403 403 403 403 403 303 403",
 
         // Notify routes: a forged message, refused (401) in the provider's words (WeChat v2's FAIL,
         // Alipay's `failure`, as their retries expect), whatever credential comes with it.
@@ -122,6 +137,7 @@ import WeChatPay
         "POST /notify/wechat/v2/m/{merchant}/refund": "401 401 401 401 401 401 401 401 401",
         "POST /notify/wechat/v3": "401 401 401 401 401 401 401 401 401",
         "POST /notify/wechat/v3/m/{merchant}": "401 401 401 401 401 401 401 401 401",
+        "POST /notify/wechat/v3/complaints": "401 401 401 401 401 401 401 401 401",
         "POST /notify/alipay": "401 401 401 401 401 401 401 401 401",
         "POST /notify/alipay/m/{merchant}": "401 401 401 401 401 401 401 401 401",
         "POST /notify/unionpay": "401 401 401 401 401 401 401 401 401",

@@ -62,8 +62,11 @@ struct MatrixCell {
             .replacingOccurrences(
                 of: "{id}",
                 with: pattern.hasPrefix("/dashboard/payments/")
-                    ? made.paymentID : pattern.contains("/webhooks/{id}") ? made.webhookID : made.orderID
+                    ? made.paymentID
+                    : pattern.contains("/webhooks/{id}")
+                        ? made.webhookID : pattern.contains("/complaints/{id}") ? made.complaintID : made.orderID
             )
+            .replacingOccurrences(of: "{index}", with: "0")
             .replacingOccurrences(of: "{merchant}", with: "north").replacingOccurrences(of: "{file}", with: "orders.csv")
             .replacingOccurrences(of: "{date}", with: world.today).replacingOccurrences(of: "{step}", with: "update")
             .replacingOccurrences(of: "{secret}", with: withSecret ? made.secret : wrongSecret)
@@ -100,6 +103,15 @@ struct MatrixCell {
             form = [("secret_key", bearer ?? "")]
         case "POST /dashboard/orders/{id}/refund", "POST /dashboard/payments/{id}/refund": form = csrf + [("amount", "1.00")]
         case "POST /dashboard/webhooks/resend": form = csrf + [("from", world.today), ("to", world.today)]
+        case "POST /v1/complaints/{id}/images":
+            json = [
+                "filename": "r.png",
+                "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+            ]
+        case "POST /v1/complaints/{id}/responses": json = ["text": "已处理"]
+        case "POST /v1/complaints/{id}/refund": json = ["decision": "approve"]
+        case "POST /dashboard/complaints/{id}/reply": form = csrf + [("text", "已处理")]
+        case "POST /dashboard/complaints/{id}/refund": form = csrf + [("decision", "approve")]
         default:
             if route.hasPrefix("POST /notify/") {
                 (raw, headers) = forgedNotification(headers)
@@ -145,7 +157,7 @@ struct MatrixCell {
             ])
             headers["Content-Type"] = "text/xml"
             return (Array(outer.xmlString.utf8), headers)
-        case "POST /notify/wechat/v3", "POST /notify/wechat/v3/m/{merchant}":
+        case "POST /notify/wechat/v3", "POST /notify/wechat/v3/m/{merchant}", "POST /notify/wechat/v3/complaints":
             headers["Content-Type"] = "application/json"
             headers["Wechatpay-Timestamp"] = String(Int(Date().timeIntervalSince1970))
             headers["Wechatpay-Nonce"] = "n0nce"

@@ -64,6 +64,8 @@ final class MatrixWorld: Sendable {
         var outTradeNo = ""
         var paymentID = "pay_none"
         var webhookID = "whk_none"
+        /// A complaint about the order's payment (`cmp_…`), for the complaint routes.
+        var complaintID = "cmp_none"
         /// An Apple Pay token for the order (a PKPayment's JSON).
         var token: [String: Any]? {
             tokenJSON.flatMap { (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any] }
@@ -72,7 +74,7 @@ final class MatrixWorld: Sendable {
     }
 
     enum Needs {
-        case nothing, order, pending, paid, held, applePayStarted, webhook
+        case nothing, order, pending, paid, held, applePayStarted, webhook, complaint
     }
 
     static func needs(_ route: String) -> Needs {
@@ -84,6 +86,7 @@ final class MatrixWorld: Sendable {
         case "POST /v1/orders/{id}/payments/applepay/authorize": .applePayStarted
         case "POST /v1/webhooks/{id}/resend", "POST /dashboard/webhooks/{id}/resend": .webhook
         case "POST /v1/test_helpers/orders/{id}/pay": .pending
+        case let route where route.contains("/complaints/{id}"): .complaint
         default:
             route.hasPrefix("POST /notify/") ? .pending : route.contains("{id}") || route.contains("{secret}") ? .order : .nothing
         }
@@ -121,6 +124,8 @@ final class MatrixWorld: Sendable {
                 made.webhookID = ((listed["data"] as? [[String: Any]])?.first?["id"] as? String) ?? ""
                 try #require(!made.webhookID.isEmpty, "\(listed)")
             }
+        case .complaint:
+            made.complaintID = try await complaint(&made)
         case .held, .applePayStarted:
             _ = try await platform("POST", "/v1/orders/\(made.orderID)/payments", json: ["method": "applepay"])
             let minted = try await fixture.transport.send(
@@ -136,6 +141,25 @@ final class MatrixWorld: Sendable {
             }
         }
         return made
+    }
+
+    /// A payer's complaint asking for 1.00 back, about the order paid through WeChat Pay v3 (as
+    /// `north`, through the service provider), read into the server. - Returns: its id.
+    func complaint(_ made: inout Made) async throws -> String {
+        let started = try await platform("POST", "/v1/orders/\(made.orderID)/payments", json: ["method": "wechat.native", "api": "v3"])
+        made.outTradeNo = started["out_trade_no"] as? String ?? ""
+        made.paymentID = started["payment_id"] as? String ?? ""
+        try #require(await fixture.sandbox.wechatV3.pay(outTradeNo: made.outTradeNo, outcome: .success) == "SUCCESS")
+        let orderID = made.orderID
+        try #require(try await eventually { try await self.fixture.store.order(id: orderID)?.status == .paid })
+        let png = try Base64.decodeBytes(
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+        let providerID = try await fixture.sandbox.wechatV3.raiseComplaint(
+            .init(outTradeNo: made.outTradeNo, detail: "x", problemType: "REFUND", applyRefundAmount: 100, images: [png]))
+        // A sub-merchant's complaints are read by the job (its notifications go to the service provider's URL): read this one now.
+        let ledger = fixture.server.app.ledger
+        let adapter = try #require(ledger.adapters.complaintHandling(provider: "wechat.v3", merchantID: SandboxMode.subMerchantWeChatID))
+        return try await ledger.complaints.sync(providerID, via: adapter).complaint.id
     }
 
     /// A dashboard session, signed in with the configured key (or one already over): its cookie value and CSRF token.

@@ -24,6 +24,7 @@ extension WeChatV3Sandbox {
         order.state = "REFUND"
         orders[outTradeNo] = order
         announceRefund(outTradeNo, order, refund, url: notifyURL)
+        if status == "SUCCESS" { noteRefund(of: outTradeNo) }
         return id
     }
 

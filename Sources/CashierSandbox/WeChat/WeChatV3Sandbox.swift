@@ -53,6 +53,8 @@ public actor WeChatV3Sandbox {
     var billEvents: [(at: Date, outTradeNo: String, state: String, refund: Int64, outRefundNo: String)] = []
     /// Bill files waiting to be downloaded, by token.
     private var billFiles: [String: [UInt8]] = [:]
+    /// Complaints (消费者投诉 2.0), uploaded media and where each merchant wants complaint notifications.
+    var desk = WeChatComplaintDesk()
 
     struct Order: Sendable {
         let mchID: String
@@ -140,28 +142,16 @@ public actor WeChatV3Sandbox {
                 await self.handle(request, route: pattern, number: parameters.value("number"), prefix: prefix)
             }
         }
+        registerComplaints(on: &router, prefix: prefix)
     }
 
     // MARK: Requests
 
     private func handle(_ request: HTTPServerRequest, route: String, number: String?, prefix: String) -> HTTPServerResponse {
-        let path = String(request.path.dropFirst(prefix.count))
-        let queryString = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
-        let canonical = queryString.isEmpty ? path : path + "?" + queryString
-        guard let fields = request.headers["Authorization"].flatMap(WeChatPay.V3.RequestSigner.parse(authorization:)),
-            let mchID = fields["mchid"], let merchant = merchants[mchID], fields["serial_no"] == merchant.certificateSerial,
-            let timestamp = fields["timestamp"].flatMap(Int.init), let nonce = fields["nonce_str"], let signature = fields["signature"],
-            abs(Int(Date().timeIntervalSince1970) - timestamp) <= 300
-        else {
-            return error(401, "SIGN_ERROR", "Authorization 无效或商户证书序列号不匹配")
-        }
-        let message = WeChatPay.V3.RequestSigner.message(
-            method: request.method, canonicalURL: canonical, timestamp: timestamp, nonce: nonce,
-            body: String(decoding: request.body, as: UTF8.self))
-        guard let signatureBytes = try? Base64.decode(signature),
-            merchant.publicKey.isValidSignature(signatureBytes, for: Array(message.utf8), scheme: .insecurePKCS1v1_5SHA256)
-        else {
-            return error(401, "SIGN_ERROR", "签名错误")
+        let merchant: Merchant
+        switch authenticate(request, prefix: prefix, signedBody: String(decoding: request.body, as: UTF8.self)) {
+        case .success(let found): merchant = found
+        case .failure(let refusal): return refusal.response
         }
         let body = SandboxControl.object(request) ?? [:]
         // A partner call names the sub-merchant: in the query (sub_mchid) or the body.
@@ -361,6 +351,7 @@ public actor WeChatV3Sandbox {
         order.state = "REFUND"
         orders[number] = order
         if let notifyURL = body["notify_url"] as? String { announceRefund(number, order, record, url: notifyURL) }
+        if failure == nil { noteRefund(of: number) }
         // A refund that fails later is first accepted as PROCESSING.
         var answer = refundAnswer(number, order, record)
         if failure != nil { answer["status"] = "PROCESSING" }
@@ -507,7 +498,7 @@ public actor WeChatV3Sandbox {
 
     /// Encrypts `resource` under the merchant's APIv3 key, signs the envelope as the platform,
     /// and delivers it on WeChat's schedule until the merchant answers 2xx.
-    private func deliverEvent(
+    func deliverEvent(
         _ event: String, summary: String, originalType: String, resource: [String: Any], key: String, url: String, merchant: Merchant
     ) {
         let nonce = SecureRandom.alphanumeric(count: 12)
@@ -548,7 +539,7 @@ public actor WeChatV3Sandbox {
         ]
     }
 
-    private func signed(_ status: Int, _ object: [String: Any]?) -> HTTPServerResponse {
+    func signed(_ status: Int, _ object: [String: Any]?) -> HTTPServerResponse {
         let body =
             object.flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys, .withoutEscapingSlashes]) } ?? Data()
         var headers = signatureHeaders(body)
@@ -557,7 +548,7 @@ public actor WeChatV3Sandbox {
         return HTTPServerResponse(status: status, headers: headers, body: Array(body))
     }
 
-    private func error(_ status: Int, _ code: String, _ message: String, detail: [String: Any]? = nil) -> HTTPServerResponse {
+    func error(_ status: Int, _ code: String, _ message: String, detail: [String: Any]? = nil) -> HTTPServerResponse {
         signed(status, ["code": code, "message": message].merging(detail.map { ["detail": $0] } ?? [:]) { $1 })
     }
 

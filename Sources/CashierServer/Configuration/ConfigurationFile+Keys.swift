@@ -33,7 +33,7 @@ extension ConfigurationFile {
         let wechatV3 = Shape.keys(
             [
                 "appid", "mch_id", "certificate_serial", "base_url", "platform_public_key_file", "platform_public_key_id",
-                "cross_border_currencies",
+                "cross_border_currencies", "complaint_notifications",
             ], secrets: ["private_key", "api_v3_key"])
         let alipay = Shape.keys(["app_id", "alipay_public_key_file", "gateway", "seller_id"], secrets: ["private_key"])
         let applePay = Shape.keys(
@@ -72,7 +72,7 @@ extension ConfigurationFile {
                     Shape.keys([
                         "query_after_seconds", "query_interval_seconds", "expiry_interval_seconds", "webhook_interval_seconds",
                         "lease_seconds", "refund_interval_seconds", "refund_check_after_seconds", "idempotency_lease_seconds",
-                        "read_query_interval_seconds",
+                        "read_query_interval_seconds", "complaint_interval_seconds",
                     ])),
                 "http": .object(
                     Shape.keys([

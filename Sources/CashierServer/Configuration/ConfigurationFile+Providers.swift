@@ -146,6 +146,10 @@ extension ConfigurationFile {
             baseURL: try reader.url(object, "base_url", path) ?? WeChatPay.V3.Client.productionURL)
         v3.downloadsPlatformCertificates = keys.serials.isEmpty
         v3.crossBorderCurrencies = try reader.currencies(object, "cross_border_currencies", path)
+        if let value = object["complaint_notifications"] {
+            guard let flag = value.bool else { throw Problem(path: path + "complaint_notifications", reason: "must be true or false") }
+            v3.registersComplaintNotifyURL = flag
+        }
         return v3
     }
 }

@@ -269,6 +269,7 @@ public struct ConfigurationFile: Sendable {
             if let value = try seconds("refund_interval_seconds", 1...3_600) { configuration.refundInterval = .seconds(value) }
             if let value = try seconds("refund_check_after_seconds", 0...86_400) { configuration.refundCheckAfter = TimeInterval(value) }
             if let value = try seconds("idempotency_lease_seconds", 1...3_600) { configuration.idempotencyLease = TimeInterval(value) }
+            if let value = try seconds("complaint_interval_seconds", 60...86_400) { configuration.complaintInterval = .seconds(value) }
         }
         if let value = root["refund_duplicates_automatically"] {
             guard let flag = value.bool else {

@@ -47,6 +47,11 @@ public struct MerchantConfiguration: Sendable {
         /// every 12 hours (and, at most once a minute, when a message names an unknown serial).
         /// `false` in public-key mode, where the key is configured and never changes by itself.
         public var downloadsPlatformCertificates = true
+        /// At start, make WeChat Pay send this merchant's complaint notifications to this server
+        /// (`{public_base_url}/notify/wechat/v3/complaints`, `wechat_v3.complaint_notifications`):
+        /// set when none is set, changed when another is. Off by default: the URL is the
+        /// merchant's to choose, and one set elsewhere is left alone.
+        public var registersComplaintNotifyURL = false
 
         public init(
             appID: String, merchant: WeChatPay.V3.Merchant, platformKeys: WeChatPay.V3.PlatformKeys,
@@ -306,6 +311,9 @@ public struct MerchantConfiguration: Sendable {
     public var refundDuplicatesAutomatically = false
     /// How often the refund job asks about refunds still pending (and sends the automatic ones).
     public var refundInterval: Duration = .seconds(10)
+    /// How often the complaint job reads the providers' recent complaints (WeChat Pay's last 29
+    /// days) for changes a notification did not bring, and announces missed deadlines.
+    public var complaintInterval: Duration = .seconds(600)
     /// A refund pending this long is asked about at its provider.
     public var refundCheckAfter: TimeInterval = 30
     /// How long a request holds its `Idempotency-Key` before another may take it over (a request

@@ -43,6 +43,14 @@ extension Dashboard {
             <div class="big" id="refund-required">\(figures.refundRequired)</div>\
             <div><a href="/dashboard/payments?refund_required=1">payments paid twice or after closing</a></div></div>
             """)
+        // Complaints: open ones, and those past a deadline flagged.
+        let complaints = try await store.complaintCounts(merchant: nil, now: now)
+        tiles.append(
+            """
+            <div class="card tile\(complaints.overdue > 0 ? " flagged" : "")" id="complaints-tile"><div class="muted">Complaints open</div>\
+            <div class="big" id="complaints-open">\(complaints.open)</div>\
+            <div><a href="/dashboard/complaints" id="complaints-overdue">\(complaints.overdue) past a deadline</a></div></div>
+            """)
         // The chart: the currency with the most volume, one bar per hour (today) or per day.
         let chart: String
         if let main = figures.totals.max(by: { $0.gross.minorUnits < $1.gross.minorUnits })?.currency {

@@ -54,6 +54,15 @@ struct Dashboard: Sendable {
             try await reconciliation(request, context.signedIn.record)
         }
         pages.get("/dashboard/live", name: "dashboard_live") { _, context in try await live(context.signedIn.record) }
+        pages.get("/dashboard/complaints", name: "dashboard_complaints") { request, context in
+            try await complaints(request, context.signedIn.record)
+        }
+        pages.get("/dashboard/complaints/{id}", name: "dashboard_complaint") { request, context in
+            try await complaint(context.parameters["id"], context.signedIn.record, request: request)
+        }
+        pages.get("/dashboard/complaints/{id}/images/{index}", name: "dashboard_complaint_image") { _, context in
+            await complaintImage(context.parameters["id"], context.parameters["index"])
+        }
         let forms = routes.add(DashboardSession(sessions: sessions, clock: clock, form: true))
         forms.post("/dashboard/logout", name: "dashboard_logout") { _, context in
             await sessions.end(context.signedIn.id)
@@ -79,6 +88,15 @@ struct Dashboard: Sendable {
         }
         forms.post("/dashboard/webhooks/resend", name: "dashboard_resend_failed") { request, context in
             await resendFailed(request, actor: context.actor)
+        }
+        forms.post("/dashboard/complaints/{id}/reply", name: "dashboard_complaint_reply") { request, context in
+            await replyToComplaint(context.parameters["id"], request)
+        }
+        forms.post("/dashboard/complaints/{id}/complete", name: "dashboard_complaint_complete") { _, context in
+            await completeComplaint(context.parameters["id"])
+        }
+        forms.post("/dashboard/complaints/{id}/refund", name: "dashboard_complaint_refund") { request, context in
+            await decideComplaintRefund(context.parameters["id"], request, actor: context.actor)
         }
     }
 
@@ -163,7 +181,8 @@ struct Dashboard: Sendable {
             title: "\(title) — Cashier",
             body: """
                 <header><strong>Cashier</strong><a href="/dashboard">Overview</a><a href="/dashboard/orders">Orders</a>\
-                <a href="/dashboard/payments">Payments</a><a href="/dashboard/refunds">Refunds</a><a href="/dashboard/webhooks">Webhooks</a>\
+                <a href="/dashboard/payments">Payments</a><a href="/dashboard/refunds">Refunds</a><a href="/dashboard/complaints">Complaints</a>\
+                <a href="/dashboard/webhooks">Webhooks</a>\
                 <a href="/dashboard/export">Export</a><a href="/dashboard/live">Live</a><a href="/dashboard/reconciliation">Reconciliation</a>\
                 <form method="post" action="/dashboard/logout" class="inline">\
                 <input type="hidden" name="csrf" value="\(session.csrf)"><button type="submit" class="secondary" id="sign-out">Sign out</button></form></header>\

@@ -44,7 +44,8 @@ struct DashboardSession: Middleware {
                 ? Dashboard.notice(status: 403, "Signed out", "Your session ended. Sign in again.") : Dashboard.redirect("/dashboard/login")
         }
         if form {
-            guard let token = request.formFields["csrf"], ConstantTime.equals(token, session.csrf) else {
+            // A form with files comes as multipart; the token is one of its fields.
+            guard let token = Dashboard.form(request).fields["csrf"], ConstantTime.equals(token, session.csrf) else {
                 return Dashboard.notice(
                     status: 403, "Refused", "This form is stale or did not come from the dashboard (CSRF token missing or wrong).")
             }

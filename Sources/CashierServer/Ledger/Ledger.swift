@@ -32,6 +32,7 @@ struct Ledger: Sendable {
     var refunds: RefundService { RefundService(ledger: self) }
     var captures: CaptureService { CaptureService(ledger: self) }
     var disputes: Disputes { Disputes(ledger: self) }
+    var complaints: ComplaintService { ComplaintService(ledger: self) }
     var lapses: Lapses { Lapses(ledger: self) }
     var closing: CloseService { CloseService(ledger: self) }
     var applePay: ApplePayAuthorizer { ApplePayAuthorizer(ledger: self) }

@@ -34,6 +34,7 @@ struct EventApplier: Sendable {
         switch event {
         case .payment(let report): return await record(report, wallet: wallet, bodyHash: bodyHash)
         case .refund(let report): return await record(report, wallet: wallet, bodyHash: bodyHash)
+        case .complaint(let report): return await ledger.complaints.apply(report)
         default:
             do {
                 try await applyProcessorWord(event, bodyHash: bodyHash)

@@ -47,6 +47,14 @@ struct NotifyController: Sendable {
             }
             return await processorWebhook(request, source: stripe)
         }
+        // WeChat Pay's complaint notifications: the complaint is read from WeChat and recorded.
+        let complaints = ledger.adapters.complaintHandling.compactMap { $0 as? WeChatV3Adapter }.first { $0.subMerchant == nil }
+            .map(WeChatComplaintNotifications.init)
+        router.add("POST", ComplaintService.notifyPath) { request, _ in
+            guard let complaints else { return Self.unconfigured(.wechatV3, nil) }
+            guard !request.body.isEmpty else { return Self.noBody }
+            return await complaintNotification(request, source: complaints)
+        }
         for (path, provider) in Self.walletPaths {
             let direct = (try? ledger.adapters.adapter(for: provider)).flatMap { $0 as? any NotificationSource }.map(Answers.init)
             router.addDeciding("POST", path) { request, _ in answer(request, provider: provider, source: direct, merchant: nil) }
@@ -147,6 +155,20 @@ struct NotifyController: Sendable {
             return Answers.response(source.refusal(error))
         }
         let outcome = await ledger.events.apply(events, wallet: .applePay, bodyHash: EventApplier.hash(request.body))
+        count(source, outcome, refund: false)
+        return Answers.response(source.reply(outcome))
+    }
+
+    /// A complaint notification: verified, the complaint read from the provider and recorded, then answered.
+    private func complaintNotification(_ request: HTTPServerRequest, source: any NotificationSource) async -> HTTPServerResponse {
+        let events: [ProviderEvent]
+        do {
+            events = try await source.verify(InboundMessage(headers: request.headers, body: request.body))
+        } catch {
+            count(source, .unverified, refund: false)
+            return Answers.response(source.refusal(error))
+        }
+        let outcome = await ledger.events.apply(events, wallet: .wechat, bodyHash: EventApplier.hash(request.body))
         count(source, outcome, refund: false)
         return Answers.response(source.reply(outcome))
     }

@@ -132,6 +132,14 @@ struct PaymentAdapters: Sendable {
     /// Every configured adapter with keys to look after.
     var keyMaintaining: [any KeyMaintaining] { all.compactMap { $0 as? any KeyMaintaining } }
 
+    /// Every configured adapter where payers' complaints are answered (WeChat Pay v3), the direct merchant's first.
+    var complaintHandling: [any ComplaintHandling] { all.compactMap { $0 as? any ComplaintHandling } }
+
+    /// The adapter that answers complaints at `provider` about merchant `merchantID` (`complainted_mchid`).
+    func complaintHandling(provider: String, merchantID: String) -> (any ComplaintHandling)? {
+        complaintHandling.first { $0.provider.rawValue == provider && $0.complaintMerchantID == merchantID }
+    }
+
     /// Every configured adapter: the direct merchant's, then each sub-merchant's.
     var all: [any PaymentAdapter] {
         byProvider.values.sorted { $0.provider.rawValue < $1.provider.rawValue }

@@ -23,6 +23,23 @@ enum ProviderEvent: Sendable {
     case authorizationEnded(AuthorizationEndReport)
     /// A step of a dispute (Stripe's `charge.dispute.*`, Adyen's chargeback events).
     case dispute(DisputeReport)
+    /// A payer's complaint was made or moved (WeChat Pay's `COMPLAINT.CREATE`, `COMPLAINT.STATE_CHANGE`).
+    case complaint(ComplaintReport)
+}
+
+/// A provider's word that a complaint was made or moved: which one, and what happened. The
+/// complaint itself is read from the provider (``ComplaintService/sync(_:via:)``).
+struct ComplaintReport: Sendable, Equatable {
+    /// `wechat.v3`.
+    let provider: PaymentProvider
+    /// The provider's complaint id.
+    let complaintID: String
+    /// What happened (`CREATE_COMPLAINT`, `USER_RESPONSE`, …).
+    let action: String
+    /// The notification's id (repeats keep it).
+    let notificationID: String
+    /// The merchant complained about whose adapter verified it (``ComplaintHandling/complaintMerchantID``).
+    let merchantID: String
 }
 
 /// Who said it, and what the order's log keeps of it.

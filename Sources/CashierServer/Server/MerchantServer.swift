@@ -56,8 +56,9 @@ public final class MerchantServer: Sendable {
                 accessLog?(entry)
             }
         }
+        // Bodies up to 3 MiB: a complaint's image (2 MB at most, WeChat Pay's limit) goes up base64.
         let limits = HTTPServer.Configuration(
-            host: host, port: port, threads: 2, perIPConnectionLimit: configuration.perIPConnectionLimit,
+            host: host, port: port, threads: 2, maxBodyBytes: Self.maxBodyBytes, perIPConnectionLimit: configuration.perIPConnectionLimit,
             requestDeadlineSeconds: configuration.requestDeadlineSeconds)
         if let listen = configuration.metricsListen {
             let health = HTTPServerResponse.json(HealthJSON(status: "ok", instance: app.instanceID)).prepared()
@@ -93,6 +94,9 @@ public final class MerchantServer: Sendable {
     public static func openAPIDocument(sandbox: Bool = false) throws -> Data {
         try OpenAPIDocument.served(sandbox: sandbox)
     }
+
+    /// The largest request body accepted (413 past it): room for a complaint image of 2 MB in base64.
+    static let maxBodyBytes = 3 << 20
 
     private let listening: ListeningPort
     /// The port given to `init`: where a server started with `start(listening: false)` says it is.
@@ -151,6 +155,11 @@ public final class MerchantServer: Sendable {
             runner.every(configuration.queryInterval, "query_fallback") { _ = try? await app.ledger.jobs.queryPending(schedule: schedule) },
             runner.every(configuration.refundInterval, "refunds") { _ = try? await app.ledger.jobs.settleRefunds() },
         ]
+        if !app.ledger.adapters.complaintHandling.isEmpty {
+            // Complaint notifications to this server, when configured so, before anything can be complained of.
+            _ = try? await app.ledger.complaints.registerNotifyURL()
+            tasks.append(runner.every(configuration.complaintInterval, "complaints") { _ = try? await app.ledger.complaints.reconcile() })
+        }
         let maintained = app.ledger.adapters.keyMaintaining
         if configuration.wechatV3?.downloadsPlatformCertificates == true
             || configuration.serviceProvider?.wechatV3?.downloadsPlatformCertificates == true
@@ -201,6 +210,14 @@ public final class MerchantServer: Sendable {
     @discardableResult
     public func settleRefunds() async throws -> Int {
         try await app.ledger.jobs.settleRefunds()
+    }
+
+    /// Reads the providers' recent complaints for changes a notification did not bring and
+    /// announces missed deadlines (what the complaint job runs every
+    /// ``MerchantConfiguration/complaintInterval``). - Returns: how many complaints changed or were announced.
+    @discardableResult
+    public func reconcileComplaints() async throws -> Int {
+        try await app.ledger.complaints.reconcile()
     }
 
     /// Waits until nothing is left to happen of its own accord: no request in flight, no job's

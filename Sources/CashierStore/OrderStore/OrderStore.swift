@@ -19,6 +19,7 @@
 /// - ``Reports``: the dashboard's overview and the exports' lists.
 /// - ``JobLeases``: which instance runs a background job.
 /// - ``AccessStore``: dashboard sessions, sign-in failures and API keys.
+/// - ``ComplaintRecords``: payers' complaints, by deadline.
 /// - ``StoreLifecycle``: migrating and closing.
 public typealias OrderStore = OrderRecords & PaymentLedger & RefundLedger & EventLog & IdempotencyKeys & WebhookOutbox & Reports
-    & JobLeases & AccessStore & StoreLifecycle
+    & JobLeases & AccessStore & StoreLifecycle & ComplaintRecords

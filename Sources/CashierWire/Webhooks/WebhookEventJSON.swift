@@ -17,6 +17,8 @@ public struct WebhookEventJSON: Codable, Sendable, Equatable {
         public let refund: RefundJSON?
         /// `order.disputed`: the dispute.
         public let dispute: DisputeJSON?
+        /// `complaint.created`, `complaint.updated`, `complaint.overdue`: the complaint (without the payer's phone).
+        public var complaint: ComplaintJSON? = nil
 
         public init(
             order_id: String, out_trade_no: String, status: String, amount: Amount, amount_refunded: Amount, refund_required: Bool,
@@ -37,7 +39,7 @@ public struct WebhookEventJSON: Codable, Sendable, Equatable {
     /// `evt_…`, also sent as `Cashier-Event-Id`: the same on every retry of this event.
     public let id: String
     /// `order.paid`, `order.refunded`, `order.refund_failed`, `order.closed`, `order.refund_required`,
-    /// `order.disputed`.
+    /// `order.disputed`, `complaint.created`, `complaint.updated`, `complaint.overdue`.
     public let type: String
     /// Unix seconds.
     public let created: Int64
@@ -53,5 +55,6 @@ public struct WebhookEventJSON: Codable, Sendable, Equatable {
     /// Every event type a webhook carries.
     public static let types = [
         "order.paid", "order.refunded", "order.refund_failed", "order.closed", "order.refund_required", "order.disputed",
+        "complaint.created", "complaint.updated", "complaint.overdue",
     ]
 }

@@ -17,7 +17,7 @@ extension WeChatPay.V3 {
         /// The platform keys responses are verified with; shared and refreshed in place.
         public let keys: PlatformKeys
         private let transport: any HTTPTransport
-        private let baseURL: String
+        let baseURL: String
         /// How old downloaded platform certificates may get before the next call refreshes them.
         public let certificateRefreshInterval: TimeInterval
         /// Partner mode (服务商): the merchant is a service provider calling for this sub-merchant,
@@ -54,11 +54,21 @@ extension WeChatPay.V3 {
         ///   - json: the body, when there is one (sent with sorted keys).
         public func send(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> Data {
             let body = try json.map { try JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) } ?? Data()
-            let authorization = try RequestSigner.authorization(
-                method: method, canonicalURL: path, body: String(decoding: body, as: UTF8.self), merchant: merchant)
+            return try await exchange(method, path, body: body, signing: String(decoding: body, as: UTF8.self)).body
+        }
+
+        /// Sends a request whose signature covers `signed` (the body itself, or a media upload's
+        /// `meta` JSON) and returns the answer: a 2xx one verified with the platform key, unless
+        /// `verifying` is off (a file download, which WeChat does not sign).
+        /// - Throws: `PaymentError.providerRejected` with v3's `code` and `message` for any other status.
+        func exchange(
+            _ method: String, _ path: String, body: Data, signing signed: String, contentType: String = "application/json",
+            verifying: Bool = true
+        ) async throws -> HTTPResponse {
+            let authorization = try RequestSigner.authorization(method: method, canonicalURL: path, body: signed, merchant: merchant)
             let request = HTTPRequest(
                 method: method, url: URL(string: baseURL + path)!,
-                headers: ["Authorization": authorization, "Accept": "application/json", "Content-Type": "application/json"], body: body)
+                headers: ["Authorization": authorization, "Accept": "application/json", "Content-Type": contentType], body: body)
             let response = try await transport.send(request)
             guard (200..<300).contains(response.status) else {
                 let problem = try? JSONDecoder().decode(Problem.self, from: response.body)
@@ -66,6 +76,7 @@ extension WeChatPay.V3 {
                     .providerRejected, provider: .wechatV3, "\(method) \(path.split(separator: "?")[0]) answered HTTP \(response.status)",
                     providerCode: problem?.code, providerMessage: problem?.message)
             }
+            guard verifying else { return response }
             let headers = try SignatureHeaders(headers: response.headers)
             if keys.needsRefresh(olderThan: certificateRefreshInterval) {
                 // Periodic refresh picks up rotated certificates before the old ones expire; a failed
@@ -79,7 +90,7 @@ extension WeChatPay.V3 {
                 _ = try await downloadCertificates()
                 try headers.verify(body: Array(response.body), keys: keys)
             }
-            return response.body
+            return response
         }
 
         private struct Problem: Decodable {

@@ -135,3 +135,18 @@ CREATE INDEX outbox_waiting ON outbox(order_id, next_attempt_at) WHERE delivered
 
 -- 019_dashboard_session_key
 ALTER TABLE dashboard_sessions ADD COLUMN key_id TEXT;
+
+-- 022_complaints
+CREATE TABLE complaints (
+    id TEXT PRIMARY KEY, provider TEXT NOT NULL, provider_complaint_id TEXT NOT NULL,
+    provider_merchant_id TEXT NOT NULL, merchant TEXT, order_id TEXT REFERENCES orders(id),
+    payment_id TEXT REFERENCES payments(id), out_trade_no TEXT, state TEXT NOT NULL,
+    complained_at INTEGER NOT NULL, respond_by INTEGER NOT NULL, settle_by INTEGER NOT NULL,
+    snapshot TEXT NOT NULL, refund_decision TEXT, refund_id TEXT, respond_overdue_at INTEGER,
+    settle_overdue_at INTEGER, version INTEGER NOT NULL DEFAULT 1, created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (provider, provider_complaint_id)
+);
+CREATE INDEX complaints_open ON complaints(state, respond_by, settle_by);
+CREATE INDEX complaints_order ON complaints(order_id);
+CREATE INDEX complaints_merchant ON complaints(merchant, state)

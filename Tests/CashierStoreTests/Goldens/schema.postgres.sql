@@ -11,6 +11,36 @@ CREATE TABLE public.api_keys (
     last_used_at bigint,
     merchant text
 );
+CREATE TABLE public.complaints (
+    rowid bigint NOT NULL,
+    id text NOT NULL,
+    provider text NOT NULL,
+    provider_complaint_id text NOT NULL,
+    provider_merchant_id text NOT NULL,
+    merchant text,
+    order_id text,
+    payment_id text,
+    out_trade_no text,
+    state text NOT NULL,
+    complained_at bigint NOT NULL,
+    respond_by bigint NOT NULL,
+    settle_by bigint NOT NULL,
+    snapshot text NOT NULL,
+    refund_decision text,
+    refund_id text,
+    respond_overdue_at bigint,
+    settle_overdue_at bigint,
+    version bigint DEFAULT 1 NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+);
+CREATE SEQUENCE public.complaints_rowid_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE public.complaints_rowid_seq OWNED BY public.complaints.rowid;
 CREATE TABLE public.dashboard_sessions (
     id_hash text NOT NULL,
     csrf text NOT NULL,
@@ -165,6 +195,7 @@ CREATE TABLE public.sign_in_failures (
     source text NOT NULL,
     at bigint NOT NULL
 );
+ALTER TABLE ONLY public.complaints ALTER COLUMN rowid SET DEFAULT nextval('public.complaints_rowid_seq'::regclass);
 ALTER TABLE ONLY public.events ALTER COLUMN sequence SET DEFAULT nextval('public.events_sequence_seq'::regclass);
 ALTER TABLE ONLY public.orders ALTER COLUMN rowid SET DEFAULT nextval('public.orders_rowid_seq'::regclass);
 ALTER TABLE ONLY public.outbox ALTER COLUMN rowid SET DEFAULT nextval('public.outbox_rowid_seq'::regclass);
@@ -174,6 +205,12 @@ ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_hash_key UNIQUE (hash);
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.complaints
+    ADD CONSTRAINT complaints_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.complaints
+    ADD CONSTRAINT complaints_provider_provider_complaint_id_key UNIQUE (provider, provider_complaint_id);
+ALTER TABLE ONLY public.complaints
+    ADD CONSTRAINT complaints_rowid_key UNIQUE (rowid);
 ALTER TABLE ONLY public.dashboard_sessions
     ADD CONSTRAINT dashboard_sessions_pkey PRIMARY KEY (id_hash);
 ALTER TABLE ONLY public.events
@@ -208,6 +245,9 @@ ALTER TABLE ONLY public.refunds
     ADD CONSTRAINT refunds_rowid_key UNIQUE (rowid);
 ALTER TABLE ONLY public.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (name);
+CREATE INDEX complaints_merchant ON public.complaints USING btree (merchant, state);
+CREATE INDEX complaints_open ON public.complaints USING btree (state, respond_by, settle_by);
+CREATE INDEX complaints_order ON public.complaints USING btree (order_id);
 CREATE INDEX events_order ON public.events USING btree (order_id, sequence);
 CREATE INDEX events_transition ON public.events USING btree (to_status, created_at) WHERE (to_status IS NOT NULL);
 CREATE INDEX orders_created ON public.orders USING btree (created_at);
@@ -230,6 +270,10 @@ CREATE INDEX refunds_provider_refund ON public.refunds USING btree (provider_ref
 CREATE INDEX refunds_status ON public.refunds USING btree (status, created_at);
 CREATE INDEX sign_in_failures_by_source ON public.sign_in_failures USING btree (source, at);
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE ON public.events FOR EACH ROW EXECUTE FUNCTION public.cashier_events_append_only();
+ALTER TABLE ONLY public.complaints
+    ADD CONSTRAINT complaints_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
+ALTER TABLE ONLY public.complaints
+    ADD CONSTRAINT complaints_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.payments(id);
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
 ALTER TABLE ONLY public.outbox

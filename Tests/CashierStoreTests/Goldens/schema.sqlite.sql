@@ -1,3 +1,9 @@
+index complaints_merchant ON complaints
+CREATE INDEX complaints_merchant ON complaints(merchant, state)
+index complaints_open ON complaints
+CREATE INDEX complaints_open ON complaints(state, respond_by, settle_by)
+index complaints_order ON complaints
+CREATE INDEX complaints_order ON complaints(order_id)
 index events_order ON events
 CREATE INDEX events_order ON events(order_id, sequence)
 index events_transition ON events
@@ -44,6 +50,10 @@ index sqlite_autoindex_api_keys_1 ON api_keys
 
 index sqlite_autoindex_api_keys_2 ON api_keys
 
+index sqlite_autoindex_complaints_1 ON complaints
+
+index sqlite_autoindex_complaints_2 ON complaints
+
 index sqlite_autoindex_dashboard_sessions_1 ON dashboard_sessions
 
 index sqlite_autoindex_idempotency_keys_1 ON idempotency_keys
@@ -73,6 +83,17 @@ CREATE TABLE api_keys (
     id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, prefix TEXT NOT NULL, label TEXT NOT NULL,
     created_at BIGINT NOT NULL, revoked_at BIGINT, last_used_at BIGINT
 , merchant TEXT)
+table complaints ON complaints
+CREATE TABLE complaints (
+    id TEXT PRIMARY KEY, provider TEXT NOT NULL, provider_complaint_id TEXT NOT NULL,
+    provider_merchant_id TEXT NOT NULL, merchant TEXT, order_id TEXT REFERENCES orders(id),
+    payment_id TEXT REFERENCES payments(id), out_trade_no TEXT, state TEXT NOT NULL,
+    complained_at INTEGER NOT NULL, respond_by INTEGER NOT NULL, settle_by INTEGER NOT NULL,
+    snapshot TEXT NOT NULL, refund_decision TEXT, refund_id TEXT, respond_overdue_at INTEGER,
+    settle_overdue_at INTEGER, version INTEGER NOT NULL DEFAULT 1, created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (provider, provider_complaint_id)
+)
 table dashboard_sessions ON dashboard_sessions
 CREATE TABLE dashboard_sessions (id_hash TEXT PRIMARY KEY, csrf TEXT NOT NULL, expires_at BIGINT NOT NULL, key_id TEXT)
 table events ON events

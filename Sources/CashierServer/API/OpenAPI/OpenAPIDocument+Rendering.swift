@@ -54,7 +54,9 @@ extension OpenAPIDocument {
                 """,
                 "license": ["name": "MIT", "identifier": "MIT"],
             ],
-            "tags": ["server", "orders", "payments", "applepay", "refunds", "books", "webhooks", "notifications", "sandbox"].map {
+            "tags": [
+                "server", "orders", "payments", "applepay", "refunds", "books", "webhooks", "complaints", "notifications", "sandbox",
+            ].map {
                 ["name": $0]
             },
             "paths": paths,
@@ -195,7 +197,8 @@ extension OpenAPIDocument {
 
     static var pathParameters: [(String, [String: Any], String)] {
         [
-            ("id", ["type": "string", "minLength": 1], "The order's id (ord_…), or the webhook's (evt_…)."),
+            ("id", ["type": "string", "minLength": 1], "The order's id (ord_…), the webhook's (evt_…), or the complaint's (cmp_…)."),
+            ("index", ["type": "string", "pattern": "^[0-9]{1,4}$"], "The image's number, from 0."),
             ("date", ["type": "string", "format": "date", "pattern": day], "The day, YYYY-MM-DD (Beijing time)."),
             ("file", ["type": "string", "enum": ["orders.csv", "payments.csv", "refunds.csv"]], "Which records."),
             (

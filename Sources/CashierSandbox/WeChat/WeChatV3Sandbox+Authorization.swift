@@ -1,0 +1,38 @@
+import CashierCrypto
+import CashierHTTP
+import Foundation
+import WeChatPay
+
+/// How the v3 gateway checks who is calling: one check for every route, over the request's body
+/// or — for a media upload — its `meta` JSON, which is all WeChat signs there.
+extension WeChatV3Sandbox {
+    /// The merchant whose `Authorization` signs `request` as WeChat checks it (a known `mchid`, its
+    /// certificate's `serial_no`, a timestamp within 5 minutes, SHA256withRSA over the canonical
+    /// request with `signedBody` — the body, or a media upload's `meta`), or WeChat's refusal.
+    func authenticate(_ request: HTTPServerRequest, prefix: String, signedBody: String) -> Result<Merchant, Refusal> {
+        let path = String(request.path.dropFirst(prefix.count))
+        let queryString = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+        let canonical = queryString.isEmpty ? path : path + "?" + queryString
+        guard let fields = request.headers["Authorization"].flatMap(WeChatPay.V3.RequestSigner.parse(authorization:)),
+            let mchID = fields["mchid"], let merchant = merchants[mchID], fields["serial_no"] == merchant.certificateSerial,
+            let timestamp = fields["timestamp"].flatMap(Int.init), let nonce = fields["nonce_str"], let signature = fields["signature"],
+            abs(Int(Date().timeIntervalSince1970) - timestamp) <= 300
+        else {
+            return .failure(Refusal(error(401, "SIGN_ERROR", "Authorization 无效或商户证书序列号不匹配")))
+        }
+        let message = WeChatPay.V3.RequestSigner.message(
+            method: request.method, canonicalURL: canonical, timestamp: timestamp, nonce: nonce, body: signedBody)
+        guard let signatureBytes = try? Base64.decode(signature),
+            merchant.publicKey.isValidSignature(signatureBytes, for: Array(message.utf8), scheme: .insecurePKCS1v1_5SHA256)
+        else {
+            return .failure(Refusal(error(401, "SIGN_ERROR", "签名错误")))
+        }
+        return .success(merchant)
+    }
+
+    /// A refusal as an error, for ``authenticate(_:prefix:signedBody:)``'s result.
+    struct Refusal: Error {
+        let response: HTTPServerResponse
+        init(_ response: HTTPServerResponse) { self.response = response }
+    }
+}
