@@ -352,6 +352,12 @@ public struct MerchantConfiguration: Sendable {
         case open
     }
 
+    /// The certificates the configuration names (the WeChat Pay API certificate, Apple Pay's
+    /// processing and merchant identity certificates, …) with when each ends: `/metrics` reports
+    /// their days left as `cashier_certificate_expiry_days{certificate="…"}`. ``ConfigurationFile``
+    /// fills it; WeChat Pay v3's downloaded platform certificates are reported beside them.
+    public var certificates: [MonitoredCertificate] = []
+
     /// `/metrics` on the API's port.
     public var metricsAccess = MetricsAccess.closed
     /// A second listening address (`metrics.listen`, e.g. `127.0.0.1:9464`) that serves `/metrics`
