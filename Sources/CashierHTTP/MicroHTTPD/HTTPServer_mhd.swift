@@ -531,6 +531,7 @@ private func answer(_ response: HTTPServerResponse, _ state: RequestState, _ con
     core.accessLog?(
         AccessLogEntry(
             method: state.method, path: state.path, status: response.status, responseBytes: response.body.count,
-            requestBytes: state.body.count, duration: ContinuousClock.now - state.started))
+            requestBytes: state.body.count, duration: ContinuousClock.now - state.started,
+            requestID: response.headers[AccessLogEntry.requestIDHeader]))
     return result
 }

@@ -142,6 +142,34 @@ public actor WeChatV3Sandbox {
         }
     }
 
+    // MARK: Merchant certificates
+
+    /// API certificates a merchant applied for besides the one it started with, by merchant and
+    /// serial: WeChat Pay accepts the old and the new while the merchant changes over.
+    private var otherCertificates: [String: [String: RSAPublicKey]] = [:]
+    /// Serials no longer accepted (the merchant revoked them in the merchant platform).
+    private var revoked: Set<String> = []
+
+    /// Accepts requests signed with another API certificate of `mchID` (serial `serial`) from now
+    /// on, beside the ones it has: what applying for a new certificate does.
+    public func addMerchantCertificate(mchID: String, serial: String, publicKey: RSAPublicKey) {
+        otherCertificates[mchID, default: [:]][serial] = publicKey
+        revoked.remove(serial)
+    }
+
+    /// Refuses requests signed with the certificate `serial` from now on (`SIGN_ERROR`): what
+    /// revoking the old certificate after a change-over does.
+    public func revokeMerchantCertificate(serial: String) {
+        revoked.insert(serial)
+    }
+
+    /// The key of `merchant`'s certificate `serial`, unless revoked or unknown.
+    private func certificateKey(_ merchant: Merchant, serial: String) -> RSAPublicKey? {
+        guard !revoked.contains(serial) else { return nil }
+        if serial == merchant.certificateSerial { return merchant.publicKey }
+        return otherCertificates[merchant.mchID]?[serial]
+    }
+
     // MARK: Requests
 
     private func handle(_ request: HTTPServerRequest, route: String, number: String?, prefix: String) -> HTTPServerResponse {
@@ -149,7 +177,8 @@ public actor WeChatV3Sandbox {
         let queryString = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         let canonical = queryString.isEmpty ? path : path + "?" + queryString
         guard let fields = request.headers["Authorization"].flatMap(WeChatPay.V3.RequestSigner.parse(authorization:)),
-            let mchID = fields["mchid"], let merchant = merchants[mchID], fields["serial_no"] == merchant.certificateSerial,
+            let mchID = fields["mchid"], let merchant = merchants[mchID], let serial = fields["serial_no"],
+            let merchantKey = certificateKey(merchant, serial: serial),
             let timestamp = fields["timestamp"].flatMap(Int.init), let nonce = fields["nonce_str"], let signature = fields["signature"],
             abs(Int(Date().timeIntervalSince1970) - timestamp) <= 300
         else {
@@ -159,7 +188,7 @@ public actor WeChatV3Sandbox {
             method: request.method, canonicalURL: canonical, timestamp: timestamp, nonce: nonce,
             body: String(decoding: request.body, as: UTF8.self))
         guard let signatureBytes = try? Base64.decode(signature),
-            merchant.publicKey.isValidSignature(signatureBytes, for: Array(message.utf8), scheme: .insecurePKCS1v1_5SHA256)
+            merchantKey.isValidSignature(signatureBytes, for: Array(message.utf8), scheme: .insecurePKCS1v1_5SHA256)
         else {
             return error(401, "SIGN_ERROR", "签名错误")
         }
