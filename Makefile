@@ -10,7 +10,7 @@ OWN_TMP := scripts/with-own-tmp
 TEST_WIDTH ?= 4
 FORMAT_PATHS := Sources Tests Package.swift Fuzz/Package.swift Fuzz/Sources
 
-.PHONY: demo test deps venv build lint format docs bench fuzz check-long stop-soak schemathesis-long clean
+.PHONY: demo test deps venv build lint format docs bench fuzz check-long stop-soak schemathesis-long release release-check clean
 
 ## demo: install what is missing, build, and run the end-to-end demo (the sandbox executable's)
 demo: deps
@@ -69,9 +69,20 @@ fuzz: deps
 	scripts/fuzz 1000000 300
 
 ## check-long: everything `make test` runs, then the slow suites: benchmarks, fuzzing,
-## 3000 stops of a busy HTTP server (libmicrohttpd's epoll mode aborted within ~1500), and
-## Schemathesis for five minutes a key with three more seeds and one from the date
-check-long: test bench fuzz stop-soak schemathesis-long
+## 3000 stops of a busy HTTP server (libmicrohttpd's epoll mode aborted within ~1500),
+## Schemathesis for five minutes a key with three more seeds and one from the date, and the
+## release tarball run on a bare Debian (release-check)
+check-long: test bench fuzz stop-soak schemathesis-long release-check
+
+## release: .build/release-artifacts/cashier-<version>-linux-<arch>.tar.gz — the binary with the Swift
+## runtime linked in, the systemd unit, the container file, nginx, alert rules, docs, SHA256SUMS
+## (scripts/release, deploy/release-manifest.txt; docs/deploy/release.md)
+release: deps
+	$(OWN_TMP) scripts/release
+
+## release-check: the tarball on a debootstrapped Debian 12 without Swift, chrooted (root; scripts/release-check)
+release-check: deps
+	$(OWN_TMP) scripts/release-check
 
 stop-soak:
 	CASHIER_STOP_ROUNDS=3000 $(OWN_TMP) $(SWIFT) test --filter stoppingWhileConnectionsArriveNeverAbortsTheProcess

@@ -138,7 +138,10 @@ let package = Package(
         // The production commands and the command machinery; never a simulator.
         .target(
             name: "CashierCLI",
-            dependencies: ["Cashier", "CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierHTTP", "CashierServer", "CashierStore"],
+            dependencies: [
+                "Cashier", "CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierHTTP", "CashierServer", "CashierStore",
+                "CashierCurl",
+            ],
             swiftSettings: strictSettings
         ),
         // `cashier-sandbox`'s commands: sandbox mode, the gateways, the demo, the token minter.

@@ -12,6 +12,7 @@ public enum CashierTool {
         subcommands: [
             version, ServeCommand.command, WeChatCommands.command, AlipayCommands.command, ApplePayCommands.command, sandbox, demo,
             ReconcileCommand.command, KeysCommand.command, openapi,
+            DoctorCommand.command, BackupCommand.backup, BackupCommand.restore, ReloadCommand.command,
         ]
     )
 

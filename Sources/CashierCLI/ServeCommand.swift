@@ -17,7 +17,10 @@ package enum ServeCommand {
         discussion: """
             --config FILE holds the merchant's real credentials (see ConfigurationFile: secrets come from environment variables
             or key files, and every field is checked at start). --ready-file gets {"api_url","publishable_key"} once the server
-            accepts requests. Sandbox mode, with the provider sandboxes in process, is `cashier-sandbox serve`.
+            accepts requests. At start the offline checks of `cashier doctor` run and what needs fixing is logged. SIGHUP (or
+            `cashier reload --pid-file FILE`) reads the file and its key files again and swaps them in without a restart; a file
+            with anything wrong is refused and the running configuration stays. Sandbox mode, with the provider sandboxes in
+            process, is `cashier-sandbox serve`.
             """,
         options: listeningOptions + [
             .value("config", "FILE", "Real credentials (JSON; secrets from environment variables or key files)."),
@@ -26,7 +29,11 @@ package enum ServeCommand {
             .value("webhook-url", "URL", "Sandbox mode only (cashier-sandbox serve); with --config the file's webhook is used."),
             .secret("webhook-secret", "Sandbox mode only (cashier-sandbox serve)."),
             .flag("sandbox", "Moved: sandbox mode is `cashier-sandbox serve`."),
-            .flag("access-log", "Write one JSON line per request to stderr (method, path, status, sizes, time; never bodies or keys)."),
+            .flag(
+                "access-log",
+                "Log each request (method, path, status, sizes, time, request id) and each provider call it made; never bodies or keys."),
+            .value("log-format", "json|text", "The log's lines on stderr: JSON objects (the default) or text for people."),
+            .value("pid-file", "FILE", "Write the process id here (for `cashier reload --pid-file FILE`); removed at stop."),
         ]
     ) { arguments, io in
         guard let file = arguments.value("config"), !arguments.flag("sandbox") else {
@@ -55,11 +62,13 @@ package enum ServeCommand {
 
     /// Waits for SIGINT or SIGTERM, then stops: the server (requests, webhook sends and provider
     /// questions in flight finish), whatever `also` stops, and the store, last — nothing uses
-    /// it any more. A second signal meanwhile ends the process at once (``TerminationSignals``).
+    /// it any more. `first` runs as soon as the signal comes (`serve` stops taking SIGHUP there).
+    /// A second signal meanwhile ends the process at once (``TerminationSignals``).
     package static func runUntilTerminated(
-        _ server: MerchantServer, store: any OrderStore, _ io: CommandIO, also: () async -> Void = {}
+        _ server: MerchantServer, store: any OrderStore, _ io: CommandIO, also: () async -> Void = {}, first: () -> Void = {}
     ) async {
         await TerminationSignals.wait()
+        first()
         io.write("stopping: finishing what is in flight (a second Ctrl-C or SIGTERM stops at once)\n")
         await server.stop()
         await also()
@@ -92,6 +101,7 @@ package enum ServeCommand {
 
     static func production(file: String, _ arguments: ParsedArguments, _ io: CommandIO) async throws -> Int32 {
         let readyFile = try ReadyFile(arguments)
+        let log = try Self.log(arguments)
         let parsed: ConfigurationFile
         do {
             parsed = try ConfigurationFile(contentsOf: URL(fileURLWithPath: file))
@@ -110,9 +120,11 @@ package enum ServeCommand {
         }
         var configuration = parsed.configuration
         try Self.applyHTTPLimits(arguments, to: &configuration)
+        let doctor = Doctor(file: URL(fileURLWithPath: file), environment: io.environment)
+        Self.logFindings(await doctor.atStart(), log)
         let server = MerchantServer(
             configuration: configuration, store: store, port: port, audit: SecretsAudit.fromEnvironment(),
-            accessLog: Self.accessLog(arguments))
+            accessLog: Self.accessLog(arguments), log: arguments.flag("access-log") ? log : nil)
         do {
             try await server.start()
         } catch {
@@ -130,15 +142,87 @@ package enum ServeCommand {
         io.write(
             "notify URLs   \(parsed.configuration.publicBaseURL ?? "")/notify/wechat/v2, /notify/wechat/v2/refund, /notify/wechat/v3, "
                 + "/notify/alipay\n")
+        let pidFile = arguments.value("pid-file")
+        if let pidFile {
+            do {
+                try PrivateFile.write(Data("\(getpid())\n".utf8), to: pidFile)
+            } catch {
+                await server.stop()
+                throw CommandFailure("--pid-file: cannot write \(pidFile): \(UserFile.whyUnwritable(pidFile) ?? "\(error)")")
+            }
+        }
+        let reloading = Task {
+            for await _ in HangupSignal.reloads() {
+                await Self.reload(file: file, arguments, running: parsed, server: server, doctor: doctor, log: log, io: io)
+            }
+        }
         try await readyFile?.write(
             ["api_url": server.baseURL.absoluteString, "publishable_key": parsed.configuration.publishableKey], orStop: server.stop)
-        await runUntilTerminated(server, store: store, io)
+        await runUntilTerminated(
+            server, store: store, io,
+            first: {
+                HangupSignal.uninstall()
+                reloading.cancel()
+            })
+        if let pidFile { unlink(pidFile) }
         return 0
     }
 
-    /// `--access-log`: JSON lines on stderr.
+    /// SIGHUP: the file and its key files read again, whole, with the checks of start; applied
+    /// at once when they pass, else refused with the reason and the running configuration kept.
+    static func reload(
+        file: String, _ arguments: ParsedArguments, running: ConfigurationFile, server: MerchantServer, doctor: Doctor, log: ServerLog,
+        io: CommandIO
+    ) async {
+        let parsed: ConfigurationFile
+        var configuration: MerchantConfiguration
+        do {
+            parsed = try ConfigurationFile(contentsOf: URL(fileURLWithPath: file), environment: io.environment)
+            configuration = parsed.configuration
+            try Self.applyHTTPLimits(arguments, to: &configuration)
+        } catch {
+            let reason = (error as? ConfigurationFile.Problem)?.description ?? (error as? CommandFailure)?.message ?? "\(error)"
+            server.reloadRefused()
+            log.record("config_reload_refused", ["reason": .string(reason), "kept": "the running configuration"])
+            return
+        }
+        Self.logFindings(await doctor.atStart(), log)
+        var needsRestart = await server.reload(configuration).needsRestart
+        if parsed.port != running.port { needsRestart.append("port") }
+        if parsed.database != running.database { needsRestart.append("database") }
+        var fields: [String: ServerLog.Value] = ["result": "applied"]
+        if !needsRestart.isEmpty { fields["restart_needed_for"] = .string(needsRestart.joined(separator: ",")) }
+        log.record("config_reloaded", fields)
+    }
+
+    /// The doctor's findings that need action, one line each (`doctor_finding`).
+    static func logFindings(_ findings: [DoctorFinding], _ log: ServerLog) {
+        for finding in findings where finding.needsAction {
+            var fields: [String: ServerLog.Value] = [
+                "check": .string(finding.check), "status": .string(finding.status.rawValue), "message": .string(finding.message),
+            ]
+            if let fix = finding.fix { fields["fix"] = .string(fix) }
+            if let days = finding.daysLeft { fields["days_left"] = .int(days) }
+            log.record("doctor_finding", fields)
+        }
+    }
+
+    /// `--log-format`: the server's log on stderr.
+    static func log(_ arguments: ParsedArguments) throws -> ServerLog {
+        let name = arguments.value("log-format") ?? "json"
+        guard let format = ServerLog.Format(rawValue: name) else {
+            throw CommandFailure("--log-format must be json or text", status: 2)
+        }
+        return ServerLog(format: format) { line in try? FileHandle.standardError.writeRetrying(Data((line + "\n").utf8)) }
+    }
+
+    /// `--access-log`: a line per request on stderr, JSON (as ``AccessLogEntry/jsonLine``) unless `--log-format text`.
     package static func accessLog(_ arguments: ParsedArguments) -> (@Sendable (AccessLogEntry) -> Void)? {
         guard arguments.flag("access-log") else { return nil }
-        return { entry in try? FileHandle.standardError.writeRetrying(Data((entry.jsonLine + "\n").utf8)) }
+        let text = arguments.value("log-format") == "text"
+        return { entry in
+            let line = text ? ISO8601DateFormatter().string(from: Date()) + " " + entry.textLine : entry.jsonLine
+            try? FileHandle.standardError.writeRetrying(Data((line + "\n").utf8))
+        }
     }
 }

@@ -26,6 +26,9 @@ public struct HTTPServerResponse: Sendable {
         return response
     }
 
+    /// Whether this is a ``prepared()`` response, sent as built: a header set on it would make it an ordinary one again.
+    public var isPrepared: Bool { preparedCopy != nil }
+
     public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.status = status
         self.headers = headers

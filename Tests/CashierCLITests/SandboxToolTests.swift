@@ -77,6 +77,7 @@ import Testing
         let sandbox = try #require(CashierSandboxTool.root.subcommands.first { $0.name == "serve" })
         #expect(sandbox.options.map(\.name) == before)
         let production = try #require(CashierTool.root.subcommands.first { $0.name == "serve" })
-        #expect(Set(production.options.map(\.name)) == Set(before + ["config"]))
+        // Production's own: the configuration file, the log's format, and the pid file `cashier reload` signals.
+        #expect(Set(production.options.map(\.name)) == Set(before + ["config", "log-format", "pid-file"]))
     }
 }

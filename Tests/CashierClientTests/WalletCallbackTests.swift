@@ -97,7 +97,7 @@ import typealias CashierClient.PaymentMethod
 @Suite struct ClientMethodTests {
     @Test(arguments: PaymentMethod.allCases.filter { !PaymentMethod.startedFromApps.contains($0) })
     func aMethodNoAppStartsIsRefusedHere(method: PaymentMethod) async {
-        #expect(PaymentMethod.allCases.count == 12 && PaymentMethod.startedFromApps.count == 8)
+        #expect(PaymentMethod.allCases.count == 14 && PaymentMethod.startedFromApps.count == 10)
         // Nothing listens on port 9: an attempt to reach the server would fail otherwise.
         let client = CashierClient(baseURL: URL(string: "http://127.0.0.1:9")!, publishableKey: "pk_test")
         let error = await #expect(throws: CashierClientError.self) {

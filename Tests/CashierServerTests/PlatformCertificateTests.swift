@@ -45,6 +45,9 @@ import WeChatPay
             $0.wechatV3?.platformKeys = keys
             $0.wechatV3?.transport = counting
             $0.wechatV3?.downloadsPlatformCertificates = false  // nothing at start: the notification must fetch them
+            // Nor does the complaint job read complaints (their answers are signed: it would fetch them at start).
+            $0.wechatV3?.pollsComplaints = false
+            $0.wechatV3?.registersComplaintNotifyURL = false
         }
         let v3 = try #require(fixture.mode.configuration.wechatV3)
         // A trade the server never placed, paid: its notification verifies (then is refused as unknown: 400, not 401).

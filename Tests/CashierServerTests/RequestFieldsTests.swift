@@ -166,6 +166,8 @@ import Testing
             "ApplePaySessionRequest": SessionBody.self, "OrderRequest": OrderRequest.self,
             "CaptureRequest": CaptureBody.self, "PaymentRequest": PaymentRequestBody.self,
             "RefundRequest": RefundBody.self, "WebhookResendRequest": WebhookRangeBody.self,
+            "ComplaintImageBody": ComplaintImageBody.self, "ComplaintReplyBody": ComplaintReplyBody.self,
+            "ComplaintRefundBody": ComplaintRefundBody.self,
         ]
         let paths = try #require(document["paths"] as? [String: [String: [String: Any]]])
         let documented = Set(

@@ -24,7 +24,7 @@ import Testing
         return names
     }
 
-    @Test func everySeriesTheServerCountsIsDescribedAndShown() throws {
+    @Test func everySeriesTheServerCountsIsDescribedAndShown() async throws {
         let names = try Self.countedNames()
         #expect(names.isSuperset(of: ["cashier_refunds_total", "cashier_duplicate_payments_total", "cashier_reports_not_applied_total"]))
         let metrics = ServerMetrics()
@@ -32,18 +32,18 @@ import Testing
             #expect(ServerMetrics.help[name] != nil, "\(name) is counted but not described")
             metrics.increment(name, ["provider": "wechat.v2"])
         }
-        let text = metrics.render()
+        let text = await metrics.render()
         for name in names {
             #expect(text.contains("# HELP \(name) "), "\(name)")
             #expect(text.contains("\(name){provider=\"wechat.v2\"} 1\n"), "\(name)")
         }
     }
 
-    @Test func aSeriesWithoutADescriptionIsStillShown() {
+    @Test func aSeriesWithoutADescriptionIsStillShown() async {
         let metrics = ServerMetrics()
         metrics.increment("cashier_undescribed_total")
         metrics.increment("cashier_undescribed_total", ["kind": "a"])
-        let text = metrics.render()
+        let text = await metrics.render()
         #expect(
             text.contains(
                 "# TYPE cashier_undescribed_total counter\ncashier_undescribed_total 1\ncashier_undescribed_total{kind=\"a\"} 1\n"),

@@ -145,7 +145,7 @@ import Testing
                 "001_orders", "002_events", "003_idempotency_keys", "004_outbox", "005_events_by_transition", "006_job_leases",
                 "007_payments", "008_refunds", "009_orders_settled_payment", "010_idempotency_reservations", "011_backfill_payments",
                 "012_dashboard", "013_card_payments", "014_checkout", "015_access", "016_merchants",
-                "017_transitions_only", "018_outbox_waiting", "019_dashboard_session_key",
+                "017_transitions_only", "018_outbox_waiting", "019_dashboard_session_key", "020_complaints",
             ])
         #expect(try await store.migrate().isEmpty)
         #expect(try await backend.open(location, migrate: false).migrate().isEmpty)

@@ -229,7 +229,8 @@ public final class HTTPServer: Sendable {
         core.accessLog?(
             AccessLogEntry(
                 method: request.method, path: request.path, status: response.status, responseBytes: response.body.count,
-                requestBytes: request.body.count, duration: ContinuousClock.now - started))
+                requestBytes: request.body.count, duration: ContinuousClock.now - started,
+                requestID: response.headers[AccessLogEntry.requestIDHeader]))
         return response
     }
 
@@ -551,6 +552,7 @@ private func answer(_ response: HTTPServerResponse, _ state: RequestState, _ con
     core.accessLog?(
         AccessLogEntry(
             method: state.method, path: state.path, status: response.status, responseBytes: response.body.count,
-            requestBytes: state.body.count, duration: ContinuousClock.now - state.started))
+            requestBytes: state.body.count, duration: ContinuousClock.now - state.started,
+            requestID: response.headers[AccessLogEntry.requestIDHeader]))
     return result
 }

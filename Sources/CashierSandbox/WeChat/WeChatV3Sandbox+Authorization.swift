@@ -14,7 +14,8 @@ extension WeChatV3Sandbox {
         let queryString = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         let canonical = queryString.isEmpty ? path : path + "?" + queryString
         guard let fields = request.headers["Authorization"].flatMap(WeChatPay.V3.RequestSigner.parse(authorization:)),
-            let mchID = fields["mchid"], let merchant = merchants[mchID], fields["serial_no"] == merchant.certificateSerial,
+            let mchID = fields["mchid"], let merchant = merchants[mchID], let serial = fields["serial_no"],
+            let merchantKey = certificateKey(merchant, serial: serial),
             let timestamp = fields["timestamp"].flatMap(Int.init), let nonce = fields["nonce_str"], let signature = fields["signature"],
             abs(Int(Date().timeIntervalSince1970) - timestamp) <= 300
         else {
@@ -23,7 +24,7 @@ extension WeChatV3Sandbox {
         let message = WeChatPay.V3.RequestSigner.message(
             method: request.method, canonicalURL: canonical, timestamp: timestamp, nonce: nonce, body: signedBody)
         guard let signatureBytes = try? Base64.decode(signature),
-            merchant.publicKey.isValidSignature(signatureBytes, for: Array(message.utf8), scheme: .insecurePKCS1v1_5SHA256)
+            merchantKey.isValidSignature(signatureBytes, for: Array(message.utf8), scheme: .insecurePKCS1v1_5SHA256)
         else {
             return .failure(Refusal(error(401, "SIGN_ERROR", "签名错误")))
         }

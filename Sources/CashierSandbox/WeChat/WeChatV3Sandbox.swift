@@ -145,6 +145,34 @@ public actor WeChatV3Sandbox {
         registerComplaints(on: &router, prefix: prefix)
     }
 
+    // MARK: Merchant certificates
+
+    /// API certificates a merchant applied for besides the one it started with, by merchant and
+    /// serial: WeChat Pay accepts the old and the new while the merchant changes over.
+    private var otherCertificates: [String: [String: RSAPublicKey]] = [:]
+    /// Serials no longer accepted (the merchant revoked them in the merchant platform).
+    private var revoked: Set<String> = []
+
+    /// Accepts requests signed with another API certificate of `mchID` (serial `serial`) from now
+    /// on, beside the ones it has: what applying for a new certificate does.
+    public func addMerchantCertificate(mchID: String, serial: String, publicKey: RSAPublicKey) {
+        otherCertificates[mchID, default: [:]][serial] = publicKey
+        revoked.remove(serial)
+    }
+
+    /// Refuses requests signed with the certificate `serial` from now on (`SIGN_ERROR`): what
+    /// revoking the old certificate after a change-over does.
+    public func revokeMerchantCertificate(serial: String) {
+        revoked.insert(serial)
+    }
+
+    /// The key of `merchant`'s certificate `serial`, unless revoked or unknown.
+    func certificateKey(_ merchant: Merchant, serial: String) -> RSAPublicKey? {
+        guard !revoked.contains(serial) else { return nil }
+        if serial == merchant.certificateSerial { return merchant.publicKey }
+        return otherCertificates[merchant.mchID]?[serial]
+    }
+
     // MARK: Requests
 
     private func handle(_ request: HTTPServerRequest, route: String, number: String?, prefix: String) -> HTTPServerResponse {

@@ -3,8 +3,8 @@ import CashierCrypto
 import CashierHTTP
 import Foundation
 
-/// The routes that are not the API's: `/healthz`, `/openapi.json` and `/metrics`, answered on the
-/// worker thread without a task (a load balancer's checks cost nothing), and Apple Pay's
+/// The routes that are not the API's: `/healthz` and `/openapi.json`, answered on the worker
+/// thread without a task (a load balancer's checks cost nothing), `/metrics`, and Apple Pay's
 /// domain-association file.
 struct SystemRoutes: Sendable {
     let configuration: MerchantConfiguration
@@ -26,7 +26,8 @@ struct SystemRoutes: Sendable {
         router.addImmediate("GET", "/openapi.json") { _, _ in document }
         let metricsAccess = configuration.metricsAccess
         let metrics = metrics
-        router.addImmediate("GET", "/metrics") { request, _ in
+        // Answered in a task: the gauges are measured at each scrape (the webhook backlog reads the store).
+        router.add("GET", "/metrics") { request, _ in
             switch metricsAccess {
             case .open: break
             case .closed:
@@ -39,7 +40,7 @@ struct SystemRoutes: Sendable {
                     return .error(status: 401, code: "unauthorized", message: "send Authorization: Bearer <metrics.token>")
                 }
             }
-            return .text(metrics.render(), contentType: "text/plain; version=0.0.4")
+            return .text(await metrics.render(), contentType: "text/plain; version=0.0.4")
         }
         let association = configuration.applePay?.domainAssociation
         router.add("GET", "/.well-known/apple-developer-merchantid-domain-association") { _, _ in

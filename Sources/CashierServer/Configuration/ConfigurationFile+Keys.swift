@@ -33,7 +33,7 @@ extension ConfigurationFile {
         let wechatV3 = Shape.keys(
             [
                 "appid", "mch_id", "certificate_serial", "base_url", "platform_public_key_file", "platform_public_key_id",
-                "cross_border_currencies", "complaint_notifications",
+                "cross_border_currencies", "complaint_notifications", "complaint_polling", "certificate_file",
             ], secrets: ["private_key", "api_v3_key"])
         let alipay = Shape.keys(["app_id", "alipay_public_key_file", "gateway", "seller_id"], secrets: ["private_key"])
         let applePay = Shape.keys(

@@ -150,6 +150,10 @@ extension ConfigurationFile {
             guard let flag = value.bool else { throw Problem(path: path + "complaint_notifications", reason: "must be true or false") }
             v3.registersComplaintNotifyURL = flag
         }
+        if let value = object["complaint_polling"] {
+            guard let flag = value.bool else { throw Problem(path: path + "complaint_polling", reason: "must be true or false") }
+            v3.pollsComplaints = flag
+        }
         return v3
     }
 }

@@ -280,6 +280,8 @@ public struct ConfigurationFile: Sendable {
         try Self.http(root, into: &configuration)
         try Self.metrics(root, reader, into: &configuration)
         try Self.barcode(root, into: &configuration)
+        // The certificates whose days left /metrics reports (cashier doctor checks them further).
+        configuration.certificates = Doctor.certificates(root, reader)
         self.port = UInt16(try Reader.wholeNumber(root, "port", "", in: 0...65_535, reason: "must be 0 to 65535") ?? 8080)
         self.configuration = configuration
         (database, databasePoolSize, databaseWriters) = try Self.databaseFields(root, reader)

@@ -52,6 +52,10 @@ public struct MerchantConfiguration: Sendable {
         /// set when none is set, changed when another is. Off by default: the URL is the
         /// merchant's to choose, and one set elsewhere is left alone.
         public var registersComplaintNotifyURL = false
+        /// The complaint job reads this merchant's recent complaints every `complaint_interval_seconds`
+        /// (and once at start), for what a notification did not bring (`wechat_v3.complaint_polling`).
+        /// `false` leaves complaints to their notifications: no call is made on the job's account.
+        public var pollsComplaints = true
 
         public init(
             appID: String, merchant: WeChatPay.V3.Merchant, platformKeys: WeChatPay.V3.PlatformKeys,
@@ -361,6 +365,12 @@ public struct MerchantConfiguration: Sendable {
         /// Anyone who reaches the port: sandbox mode and tests only.
         case open
     }
+
+    /// The certificates the configuration names (the WeChat Pay API certificate, Apple Pay's
+    /// processing and merchant identity certificates, …) with when each ends: `/metrics` reports
+    /// their days left as `cashier_certificate_expiry_days{certificate="…"}`. ``ConfigurationFile``
+    /// fills it; WeChat Pay v3's downloaded platform certificates are reported beside them.
+    public var certificates: [MonitoredCertificate] = []
 
     /// `/metrics` on the API's port.
     public var metricsAccess = MetricsAccess.closed

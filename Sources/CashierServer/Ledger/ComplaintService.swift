@@ -64,7 +64,7 @@ struct ComplaintService: Sendable {
     func reconcile() async throws -> Int {
         var changed = 0
         let now = clock.now()
-        for adapter in ledger.adapters.complaintHandling {
+        for adapter in ledger.adapters.complaintHandling where adapter.pollsComplaints {
             guard !Task.isCancelled else { break }
             guard let listed = try? await adapter.recentComplaints(from: now.addingTimeInterval(-Self.reconcileWindow), to: now) else {
                 continue

@@ -28,6 +28,9 @@ struct LedgerJobs: Sendable {
                 continue
             }
             let answered = try? await ledger.payments.ask(payment)
+            // Paid here means the notification had not come: /metrics' query fallback rate.
+            let result = answered.map { $0.status.hasReceivedMoney ? "paid" : "unpaid" } ?? "error"
+            ledger.metrics.increment("cashier_query_fallback_total", ["result": result])
             if let answered, answered.status.hasReceivedMoney {
                 paid += 1
             } else {

@@ -5,13 +5,15 @@ import WeChatPay
 
 /// The providers the configuration names, as adapters behind this server's circuit breaker.
 enum AdapterFactory {
-    /// - Parameter shared: one libcurl transport for every provider: its connections are reused across calls.
+    /// - Parameters:
+    ///   - shared: one libcurl transport for every provider: its connections are reused across calls.
+    ///   - log: where each provider call is logged (``BreakingTransport``), if anywhere.
     static func adapters(
         _ configuration: MerchantConfiguration, breaker: ProviderBreaker, listening: ListeningPort, clock: any WallClock,
-        shared: any HTTPTransport
+        shared: any HTTPTransport, log: ServerLog? = nil
     ) -> PaymentAdapters {
         func guarded(_ name: String, _ base: (any HTTPTransport)? = nil) -> any HTTPTransport {
-            BreakingTransport(provider: name, breaker: breaker, base: base ?? shared)
+            BreakingTransport(provider: name, breaker: breaker, base: base ?? shared, log: log)
         }
         let notifyBase: @Sendable () -> String = { Ledger.publicBase(configuration, listening) }
         var adapters: [any PaymentAdapter] = []

@@ -10,6 +10,8 @@ import Foundation
 protocol ComplaintHandling: PaymentAdapter {
     /// The merchant complained about at the provider (`complainted_mchid`): complaints naming it are this adapter's.
     var complaintMerchantID: String { get }
+    /// Whether the complaint job reads this merchant's recent complaints (its notifications are read either way).
+    var pollsComplaints: Bool { get }
     /// What the provider says of complaint `id` now: its detail and its whole conversation.
     func complaintSnapshot(_ id: String) async throws -> ComplaintSnapshot
     /// The provider's complaints made from `from` to `to` (its whole window at most), as their ids

@@ -16,19 +16,24 @@ import WeChatPay
 final class MerchantApp: Sendable {
     let ledger: Ledger
     let routes: Router
-    let watch: OrderWatch
+    /// The configuration this app was built from.
+    var configuration: MerchantConfiguration { ledger.configuration }
+    /// What every app of one server shares, whatever configuration it was built from: a reload
+    /// builds a new app over the same store, jobs, metrics, bells and streams.
+    let shared: Shared
+    var watch: OrderWatch { shared.watch }
     /// Rung when a webhook may have been queued (a request that changes something, a job's run).
-    let webhooksDue: Doorbell
-    let metrics: ServerMetrics
-    let audit: SecretsAudit?
-    let instanceID: String
+    var webhooksDue: Doorbell { shared.webhooksDue }
+    var metrics: ServerMetrics { shared.metrics }
+    var audit: SecretsAudit? { shared.audit }
+    var instanceID: String { shared.instanceID }
     let keys: KeyRing
     /// What every call to a provider goes through (libcurl, connections kept between calls, unless given).
-    let providerTransport: any HTTPTransport
+    var providerTransport: any HTTPTransport { shared.providerTransport }
     /// Stops calling a provider that keeps failing (see ``ProviderBreaker``).
-    let breaker: ProviderBreaker
-    /// Requests whose answer is not sent yet, and work going on past its handler deadline.
-    private let inFlight = Counter()
+    var breaker: ProviderBreaker { shared.breaker }
+    /// Requests whose answer is not sent yet, and work going on past its handler deadline (every app's).
+    private var inFlight: Counter { shared.inFlight }
 
     /// A count shared with the closures that move it.
     final class Counter: Sendable {
@@ -38,31 +43,65 @@ final class MerchantApp: Sendable {
         var count: Int { value.load(ordering: .sequentiallyConsistent) }
     }
     /// Rung when a request is answered or a job's run ends (``settled()``).
-    let activity = Doorbell()
+    var activity: Doorbell { shared.activity }
 
-    init(
-        configuration: MerchantConfiguration, store: any OrderStore, clock: any WallClock, audit: SecretsAudit?,
-        listening: ListeningPort, providerTransport: (any HTTPTransport)?, orderCreated: (@Sendable (OrderJSON) -> Void)?,
-        sandboxPayer: (any SandboxPayer)?
-    ) {
-        let instanceID = "instance-" + UUID().uuidString.lowercased()
-        self.instanceID = instanceID
-        let metrics = ServerMetrics(unloggedReportLines: { store.unloggedReportLines })
-        self.metrics = metrics
-        self.audit = audit
-        let breaker = ProviderBreaker(threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldown, clock: clock)
-        self.breaker = breaker
-        let transport = providerTransport ?? CurlTransport()
-        self.providerTransport = transport
-        let adapters = AdapterFactory.adapters(configuration, breaker: breaker, listening: listening, clock: clock, shared: transport)
+    /// What outlives a reload: made once per server (``MerchantServer``), handed to each app.
+    struct Shared: Sendable {
+        let store: any OrderStore
+        let clock: any WallClock
+        let audit: SecretsAudit?
+        let listening: ListeningPort
+        let instanceID: String
+        let metrics: ServerMetrics
+        let watch: OrderWatch
+        let webhooksDue: Doorbell
+        let activity: Doorbell
+        let inFlight: Counter
+        let breaker: ProviderBreaker
+        let providerTransport: any HTTPTransport
+        let orderCreated: (@Sendable (OrderJSON) -> Void)?
+        let sandboxPayer: (any SandboxPayer)?
+        /// Where provider calls are logged (with the audit's copy when auditing), if anywhere.
+        let log: ServerLog?
+
+        /// - Parameter configuration: the first configuration (the breaker's threshold and cooldown are read at start only).
+        init(
+            configuration: MerchantConfiguration, store: any OrderStore, clock: any WallClock, audit: SecretsAudit?,
+            listening: ListeningPort, providerTransport: (any HTTPTransport)?, orderCreated: (@Sendable (OrderJSON) -> Void)?,
+            sandboxPayer: (any SandboxPayer)?, log: ServerLog?
+        ) {
+            self.store = store
+            self.clock = clock
+            self.audit = audit
+            self.listening = listening
+            instanceID = "instance-" + UUID().uuidString.lowercased()
+            metrics = ServerMetrics(unloggedReportLines: { store.unloggedReportLines })
+            watch = OrderWatch(store: store, reread: EventsController.streamReread)
+            webhooksDue = Doorbell()
+            activity = Doorbell()
+            inFlight = Counter()
+            breaker = ProviderBreaker(threshold: configuration.breakerThreshold, cooldown: configuration.breakerCooldown, clock: clock)
+            self.providerTransport = providerTransport ?? CurlTransport()
+            self.orderCreated = orderCreated
+            self.sandboxPayer = sandboxPayer
+            self.log = log
+        }
+    }
+
+    /// The app for `configuration` over what `shared` holds.
+    init(configuration: MerchantConfiguration, shared: Shared) {
+        self.shared = shared
+        let (store, clock, audit, listening) = (shared.store, shared.clock, shared.audit, shared.listening)
+        let (instanceID, metrics, breaker, transport) = (shared.instanceID, shared.metrics, shared.breaker, shared.providerTransport)
+        let sandboxPayer = shared.sandboxPayer
+        let adapters = AdapterFactory.adapters(
+            configuration, breaker: breaker, listening: listening, clock: clock, shared: transport, log: shared.log)
         let ledger = Ledger(
             configuration: configuration, store: store, clock: clock, metrics: metrics, adapters: adapters,
             queries: InFlightQueries(interval: configuration.readQueryInterval, clock: clock), audit: audit, listening: listening,
-            orderCreated: orderCreated)
+            orderCreated: shared.orderCreated)
         self.ledger = ledger
-        let watch = OrderWatch(store: store, reread: EventsController.streamReread)
-        self.watch = watch
-        webhooksDue = Doorbell()
+        let watch = shared.watch
         let keys = KeyRing(configuration: configuration, store: store, clock: clock, apiKeys: APIKeys())
         self.keys = keys
 
@@ -83,7 +122,7 @@ final class MerchantApp: Sendable {
             throttle: throttle)
         var api = RouteGroup<APIContext>(builder, errors: ErrorMapping<APIContext>.response(for:)).add(ErrorMapping<APIContext>())
         if configuration.handlerDeadlineSeconds > 0 {
-            let (webhooksDue, watch, inFlight, activity) = (webhooksDue, watch, inFlight, activity)
+            let (webhooksDue, inFlight, activity) = (shared.webhooksDue, shared.inFlight, shared.activity)
             api = api.add(
                 Deadline<APIContext>(
                     .seconds(configuration.handlerDeadlineSeconds), exempt: Self.waitsForThePayer,
@@ -149,15 +188,23 @@ final class MerchantApp: Sendable {
     /// not allowed; otherwise later, by its handler. A request that may have changed an order
     /// rings the webhook and stream bells after its answer (``changed(_:_:)``); every answer is
     /// counted, and read by the secrets audit when it runs.
+    ///
+    /// Each request has an id (``RequestID``): its `X-Request-Id` when sane, else one made here.
+    /// The answer carries it back in `X-Request-Id` (a prepared answer — a health check — excepted,
+    /// which is sent as built), the access log names it, and a handler's calls to the providers
+    /// are logged under it.
     func answer(_ request: HTTPServerRequest) -> HTTPServer.Answer {
+        let id = RequestID.given(request.headers[RequestID.header]) ?? RequestID.make()
         switch routes.answer(request) {
-        case .now(let response): return .now(finished(request, response))
+        case .now(let response): return .now(RequestID.tag(finished(request, response), id))
         case .later(let work):
             inFlight.add()
-            return .later { self.done(self.changed(request, await work())) }
+            return .later {
+                await RequestID.$current.withValue(id) { RequestID.tag(self.done(self.changed(request, await work())), id) }
+            }
         case .handedOff(let work):
             inFlight.add()
-            return .handedOff { answer in work { answer(self.done(self.changed(request, $0))) } }
+            return .handedOff { answer in work { answer(RequestID.tag(self.done(self.changed(request, $0)), id)) } }
         }
     }
 

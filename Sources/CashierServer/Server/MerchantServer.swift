@@ -15,10 +15,17 @@ import Synchronization
 /// try await server.start()
 /// ```
 public final class MerchantServer: Sendable {
-    public let configuration: MerchantConfiguration
+    /// The configuration requests are answered with now (``reload(_:)`` replaces it).
+    public var configuration: MerchantConfiguration { app.configuration }
     public let store: any OrderStore
     private let server: HTTPServer
-    let app: MerchantApp
+    /// The app new requests go to: swapped whole by ``reload(_:)``, while requests already
+    /// handed to the previous one finish there.
+    let slot: AppSlot
+    /// The app answering new requests now.
+    var app: MerchantApp { slot.app }
+    /// What every app of this server shares (store, metrics, bells, breaker, transport).
+    let shared: MerchantApp.Shared
 
     /// - Parameters:
     ///   - clock: where every time the server uses comes from (tests move a ``ManualClock``).
@@ -31,22 +38,34 @@ public final class MerchantServer: Sendable {
     ///   - providerTransport: what calls to the providers go through (default: libcurl, connections kept).
     ///   - webhookTransport: what webhook deliveries to `configuration.webhook` go through (default:
     ///     libcurl); a test gives an in-process transport to a server that does not listen.
+    ///   - log: where each call to a provider is logged (with the id of the request that made it), if anywhere.
     public init(
         configuration: MerchantConfiguration, store: any OrderStore, host: String = "127.0.0.1", port: UInt16 = 0,
         clock: any WallClock = SystemClock(), audit: SecretsAudit? = nil, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil,
         orderCreated: (@Sendable (OrderJSON) -> Void)? = nil, sandboxPayer: (any SandboxPayer)? = nil,
-        providerTransport: (any HTTPTransport)? = nil, webhookTransport: (any HTTPTransport)? = nil
+        providerTransport: (any HTTPTransport)? = nil, webhookTransport: (any HTTPTransport)? = nil, log: ServerLog? = nil
     ) {
         self.webhookTransport = webhookTransport
-        self.configuration = configuration
         self.store = store
         self.clock = clock
+        self.log = log
         givenPort = port
         let listening = ListeningPort()
-        let app = MerchantApp(
+        // Provider-call lines are read by the secrets audit too (tests), like the access log's.
+        let audited = log.map { log in
+            ServerLog(format: log.format) { line in
+                audit?.log(line)
+                log.record(line: line)
+            }
+        }
+        let shared = MerchantApp.Shared(
             configuration: configuration, store: store, clock: clock, audit: audit, listening: listening,
-            providerTransport: providerTransport, orderCreated: orderCreated, sandboxPayer: sandboxPayer)
-        self.app = app
+            providerTransport: providerTransport, orderCreated: orderCreated, sandboxPayer: sandboxPayer, log: audited)
+        self.shared = shared
+        let app = MerchantApp(configuration: configuration, shared: shared)
+        let slot = AppSlot(app)
+        self.slot = slot
+        shared.metrics.measure { await Self.gauges(slot.app, clock: clock) }
         // A checkout link's path is its order's client secret: logged without it.
         var logged: (@Sendable (AccessLogEntry) -> Void)? = nil
         if accessLog != nil || audit != nil {
@@ -61,11 +80,11 @@ public final class MerchantServer: Sendable {
             host: host, port: port, threads: 2, maxBodyBytes: Self.maxBodyBytes, perIPConnectionLimit: configuration.perIPConnectionLimit,
             requestDeadlineSeconds: configuration.requestDeadlineSeconds)
         if let listen = configuration.metricsListen {
-            let health = HTTPServerResponse.json(HealthJSON(status: "ok", instance: app.instanceID)).prepared()
-            let metrics = app.metrics
+            let health = HTTPServerResponse.json(HealthJSON(status: "ok", instance: shared.instanceID)).prepared()
+            let metrics = shared.metrics
             metricsServer = HTTPServer(configuration: .init(host: listen.host, port: listen.port, threads: 1)) { request in
                 switch request.path {
-                case "/metrics": .now(.text(metrics.render(), contentType: "text/plain; version=0.0.4"))
+                case "/metrics": .later { .text(await metrics.render(), contentType: "text/plain; version=0.0.4") }
                 case "/healthz": .now(health)
                 default: .now(.error(status: 404, code: "not_found", message: "this address serves /metrics and /healthz only"))
                 }
@@ -73,13 +92,14 @@ public final class MerchantServer: Sendable {
         } else {
             metricsServer = nil
         }
-        server = HTTPServer(configuration: limits, accessLog: logged) { request in app.answer(request) }
+        server = HTTPServer(configuration: limits, accessLog: logged) { request in slot.app.answer(request) }
         self.listening = listening
         jobRunner = JobRunner(
-            store: store, clock: clock, metrics: app.metrics, holder: app.instanceID, lease: configuration.jobLease, ended: app.activity
+            store: store, clock: clock, metrics: shared.metrics, holder: shared.instanceID, lease: configuration.jobLease,
+            ended: shared.activity
         ) {
-            app.webhooksDue.ring()
-            app.watch.ring()
+            shared.webhooksDue.ring()
+            shared.watch.ring()
         }
     }
 
@@ -103,6 +123,8 @@ public final class MerchantServer: Sendable {
     private let givenPort: UInt16
     /// Whether ``start(listening:)`` opened the sockets.
     private let onSocket = Atomic<Bool>(false)
+    /// Where provider calls are logged.
+    let log: ServerLog?
     /// `metrics.listen`: `/metrics` on an address of its own.
     private let metricsServer: HTTPServer?
     private let clock: any WallClock
@@ -147,31 +169,35 @@ public final class MerchantServer: Sendable {
             onSocket.store(true, ordering: .releasing)
         }
         listening.port.store(socket ? server.port : givenPort, ordering: .releasing)
-        let app = self.app
+        // Each run asks the app of the moment: after a reload, the jobs use the new credentials.
+        let slot = self.slot
         let runner = jobRunner
         let schedule = querySchedule
+        let configuration = self.configuration
         var tasks = [
-            runner.every(configuration.expiryInterval, "expiry") { _ = try? await app.ledger.closing.closeExpired() },
-            runner.every(configuration.queryInterval, "query_fallback") { _ = try? await app.ledger.jobs.queryPending(schedule: schedule) },
-            runner.every(configuration.refundInterval, "refunds") { _ = try? await app.ledger.jobs.settleRefunds() },
+            runner.every(configuration.expiryInterval, "expiry") { _ = try? await slot.app.ledger.closing.closeExpired() },
+            runner.every(configuration.queryInterval, "query_fallback") {
+                _ = try? await slot.app.ledger.jobs.queryPending(schedule: schedule)
+            },
+            runner.every(configuration.refundInterval, "refunds") { _ = try? await slot.app.ledger.jobs.settleRefunds() },
         ]
         if !app.ledger.adapters.complaintHandling.isEmpty {
             // Complaint notifications to this server, when configured so, before anything can be complained of.
             _ = try? await app.ledger.complaints.registerNotifyURL()
-            tasks.append(runner.every(configuration.complaintInterval, "complaints") { _ = try? await app.ledger.complaints.reconcile() })
+            tasks.append(
+                runner.every(configuration.complaintInterval, "complaints") { _ = try? await slot.app.ledger.complaints.reconcile() })
         }
-        let maintained = app.ledger.adapters.keyMaintaining
         if configuration.wechatV3?.downloadsPlatformCertificates == true
             || configuration.serviceProvider?.wechatV3?.downloadsPlatformCertificates == true
         {
             // Each instance keeps its own keys: WeChat Pay v3's platform certificates at start, then as they age.
             tasks.append(
                 runner.every(Self.providerKeysInterval, "provider_keys", exclusive: false) {
-                    for adapter in maintained { await adapter.maintainKeys() }
+                    for adapter in slot.app.ledger.adapters.keyMaintaining { await adapter.maintainKeys() }
                 })
         }
         if let endpoint = configuration.webhook {
-            let metrics = app.metrics
+            let metrics = shared.metrics
             let dispatcher = WebhookDispatcher(
                 endpoint: endpoint, store: store, transport: webhookTransport ?? CurlTransport(), lease: configuration.jobLease,
                 clock: clock
@@ -180,7 +206,7 @@ public final class MerchantServer: Sendable {
             }
             // Messages are claimed one by one: every instance may deliver.
             tasks.append(
-                runner.every(configuration.webhookInterval, "webhooks", exclusive: false, doorbell: app.webhooksDue) {
+                runner.every(configuration.webhookInterval, "webhooks", exclusive: false, doorbell: shared.webhooksDue) {
                     _ = try? await dispatcher.deliverAllDue()
                 })
         }
@@ -189,7 +215,7 @@ public final class MerchantServer: Sendable {
 
     private let querySchedule = QueryFallbackSchedule()
     /// Who holds a job's lease in the store; `/healthz` names it.
-    public var instanceID: String { app.instanceID }
+    public var instanceID: String { shared.instanceID }
 
     /// Asks the providers about pending payments whose turn has come (what the query-fallback job
     /// runs every ``MerchantConfiguration/queryInterval``). - Returns: how many were found paid.
@@ -253,7 +279,7 @@ public final class MerchantServer: Sendable {
             return tasks
         }
         for task in stopping { task.cancel() }
-        app.watch.stop()
+        shared.watch.stop()
         await metricsServer?.stop()
         await server.stop()
         for task in stopping { await task.value }

@@ -192,7 +192,7 @@ extension SQLOrderStore {
 
 /// The statements and the migration of ``ComplaintRecords`` on SQL.
 enum SQLOrderStoreComplaints {
-    /// Migration `022_complaints`.
+    /// Migration `020_complaints`.
     static func migration(_ dialect: SQLDialect) -> String {
         """
         CREATE TABLE complaints (

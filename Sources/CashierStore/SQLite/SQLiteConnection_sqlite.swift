@@ -8,7 +8,8 @@ import Foundation
 /// Not thread-safe by itself; ``SQLiteOrderStore`` serialises every use behind a lock.
 final class SQLiteConnection: SQLConnection {
 
-    private let handle: OpaquePointer
+    /// The connection's handle: the online backup (``SQLiteBackup``) copies between two.
+    let handle: OpaquePointer
     /// Prepared statements by their text, each with its result's column names; statements built
     /// per call (lists of `?`) are few and the cache is bounded.
     private var statements: [String: Statement] = [:]
@@ -36,6 +37,22 @@ final class SQLiteConnection: SQLConnection {
         }
         self.handle = handle
         sqlite3_busy_timeout(handle, 5_000)
+    }
+
+    /// Opens a database file that must exist already (nothing is created), read-only when
+    /// `readOnly`, with a busy timeout of `busyMilliseconds` (0: a lock held elsewhere is `busy` at once).
+    /// - Throws: `StoreError.unavailable` naming the path.
+    init(existing path: String, readOnly: Bool, busyMilliseconds: Int32 = 5_000) throws {
+        var handle: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let handle { sqlite3_close_v2(handle) }
+            throw StoreError(.unavailable, "cannot open the SQLite database at \(path): \(message)")
+        }
+        self.handle = handle
+        sqlite3_busy_timeout(handle, busyMilliseconds)
     }
 
     deinit {

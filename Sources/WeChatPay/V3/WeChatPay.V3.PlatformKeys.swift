@@ -71,5 +71,23 @@ extension WeChatPay.V3 {
 
         /// Every serial or key id known.
         public var serials: [String] { entries.withLock { $0.keys.sorted() } }
+
+        /// Takes every key `other` holds that this one does not, and when `other` was last
+        /// refreshed if this one never was: a reloaded configuration keeps the platform
+        /// certificates downloaded so far instead of starting with none.
+        public func adopt(_ other: PlatformKeys) {
+            guard other !== self else { return }
+            let theirs = other.entries.withLock { $0 }
+            entries.withLock { $0.merge(theirs) { mine, _ in mine } }
+            if let when = other.lastRefreshed { refreshed.withLock { $0 = $0 ?? when } }
+        }
+
+        /// When each platform certificate held ends (`serial` uppercase hex), by serial: what
+        /// `/metrics` reports as days left. Public keys (public-key mode) never end and are not listed.
+        public var certificateExpiries: [(serial: String, notValidAfter: Date)] {
+            entries.withLock { entries in
+                entries.compactMap { serial, entry in entry.notValidAfter.map { (serial, $0) } }.sorted { $0.serial < $1.serial }
+            }
+        }
     }
 }

@@ -139,7 +139,7 @@ CREATE INDEX outbox_waiting ON outbox(order_id, next_attempt_at) WHERE delivered
 -- 019_dashboard_session_key
 ALTER TABLE dashboard_sessions ADD COLUMN key_id TEXT;
 
--- 022_complaints
+-- 020_complaints
 CREATE TABLE complaints (
     rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, provider TEXT NOT NULL, provider_complaint_id TEXT NOT NULL,
     provider_merchant_id TEXT NOT NULL, merchant TEXT, order_id TEXT REFERENCES orders(id),

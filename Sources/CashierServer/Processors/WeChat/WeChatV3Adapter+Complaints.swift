@@ -7,6 +7,7 @@ import WeChatPay
 /// sub-merchant through the service provider (`complainted_mchid` is then the sub-merchant's).
 extension WeChatV3Adapter: ComplaintHandling {
     var complaintMerchantID: String { client.complaintedMchID }
+    var pollsComplaints: Bool { configuration.pollsComplaints }
 
     func complaintSnapshot(_ id: String) async throws -> ComplaintSnapshot {
         let client = client

@@ -141,7 +141,7 @@ extension Migration {
         // The key a dashboard session signed in with: revoking the key ends its sessions.
         .same("019_dashboard_session_key", "ALTER TABLE dashboard_sessions ADD COLUMN key_id TEXT;"),
         // Payers' complaints (WeChat Pay's 消费者投诉 2.0), by deadline; the provider's word kept whole in `snapshot`.
-        Migration(name: "022_complaints") { dialect in SQLOrderStoreComplaints.migration(dialect) },
+        Migration(name: "020_complaints") { dialect in SQLOrderStoreComplaints.migration(dialect) },
     ]
 
     /// Migration `002_events`'s guard on the event log: updates and deletes refused, by two
