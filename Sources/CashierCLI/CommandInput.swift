@@ -98,6 +98,13 @@ package enum CommandInput {
     }
 
     /// Prints a JSON object with sorted keys.
+    /// Prints `value` as one line of JSON, keys sorted, as `printJSON` prints an object.
+    package static func printEncodedJSON(_ value: some Encodable, _ io: CommandIO) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        io.write(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
+    }
+
     package static func printJSON(_ object: Any, _ io: CommandIO) throws {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         io.write(String(decoding: data, as: UTF8.self) + "\n")

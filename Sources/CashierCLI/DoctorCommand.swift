@@ -36,7 +36,7 @@ enum DoctorCommand {
         }
         let status = Doctor.exitStatus(findings)
         if arguments.flag("json") {
-            try CommandInput.printJSON(["clean": status == 0, "findings": findings.map(\.jsonObject)], io)
+            try CommandInput.printEncodedJSON(DoctorFinding.Report(clean: status == 0, findings: findings), io)
         } else {
             for finding in findings { io.write(finding.textLines) }
             let count = findings.filter(\.needsAction).count

@@ -162,6 +162,11 @@ final class MoneyWorld: Sendable {
 
     func stop() async {
         for server in servers { await server.stop() }
+        // PostgreSQL's connections go now, not when the process ends: the suite's worlds together
+        // would pass the cluster's max_connections.
+        if databasePath == nil {
+            for store in stores { await store.close() }
+        }
         await sandbox.stop()
         await receiver.server.stop()
         if !listening {

@@ -1,9 +1,9 @@
 public import Foundation
 
 /// One thing `cashier doctor` looked at: what it found and, when something is wrong, what to do.
-public struct DoctorFinding: Sendable, Equatable {
+public struct DoctorFinding: Sendable, Equatable, Encodable {
     /// How much it matters.
-    public enum Status: String, Sendable, Comparable {
+    public enum Status: String, Sendable, Comparable, Encodable {
         /// Checked, and right.
         case ok
         /// Not checked, or worth knowing (a check that needs `--online`, a migration the next start applies).
@@ -52,12 +52,21 @@ public struct DoctorFinding: Sendable, Equatable {
     /// `true` for a warning or a problem: something the merchant should act on.
     public var needsAction: Bool { status >= .warning }
 
-    /// The finding as a JSON object: `check`, `status`, `message`, and `fix` and `days_left` when known.
-    public var jsonObject: [String: Any] {
-        var object: [String: Any] = ["check": check, "status": status.rawValue, "message": message]
-        if let fix { object["fix"] = fix }
-        if let daysLeft { object["days_left"] = daysLeft }
-        return object
+    /// As JSON: `check`, `status`, `message`, and `fix` and `days_left` when known.
+    enum CodingKeys: String, CodingKey {
+        case check, status, message, fix
+        case daysLeft = "days_left"
+    }
+
+    /// What `cashier doctor --json` prints: whether nothing needs action, and every finding.
+    public struct Report: Encodable, Sendable {
+        public let clean: Bool
+        public let findings: [DoctorFinding]
+
+        public init(clean: Bool, findings: [DoctorFinding]) {
+            self.clean = clean
+            self.findings = findings
+        }
     }
 
     /// One or two lines of text: `PROBLEM  check  message`, then `fix: …` under it.
