@@ -15,17 +15,11 @@
     /// ```
     public final class WeChatResults: NSObject, WXApiDelegate, @unchecked Sendable {
         public static let shared = WeChatResults()
-        private let lock = NSLock()
-        private var waiting: CheckedContinuation<WalletOutcome, Never>?
+        private let handoff = WalletHandoff<WalletOutcome>()
 
         /// Hands `request` to WeChat and waits for its `onResp` (or for WeChat failing to open).
         public func send(_ request: PayReq) async -> WalletOutcome {
-            await withCheckedContinuation { continuation in
-                let previous = lock.withLock {
-                    defer { waiting = continuation }
-                    return waiting
-                }
-                previous?.resume(returning: .wechat(errCode: -2, errStr: "superseded by another payment"))
+            await handoff.wait(supersededWith: .wechat(errCode: -2, errStr: "superseded by another payment")) {
                 WXApi.send(request) { sent in
                     if !sent { self.deliver(.wechat(errCode: -3, errStr: "WeChat could not be opened: is it installed?")) }
                 }
@@ -42,13 +36,7 @@
             deliver(.wechat(errCode: Int(resp.errCode), errStr: resp.errStr.isEmpty ? nil : resp.errStr))
         }
 
-        private func deliver(_ outcome: WalletOutcome) {
-            let continuation = lock.withLock {
-                defer { waiting = nil }
-                return waiting
-            }
-            continuation?.resume(returning: outcome)
-        }
+        private func deliver(_ outcome: WalletOutcome) { handoff.deliver(outcome) }
     }
 
     /// WeChat Pay in the app (`wechat.app`): the server's signed `PayReq` handed to WeChat; its

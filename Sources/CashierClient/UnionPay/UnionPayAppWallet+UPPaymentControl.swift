@@ -23,8 +23,7 @@
         /// The URL scheme UnionPay reopens the app with (`fromScheme:`).
         public let scheme: String
         private let presenter: @MainActor @Sendable () -> UIViewController?
-        private let lock = NSLock()
-        private var waiting: CheckedContinuation<UnionPayResult, Never>?
+        private let handoff = WalletHandoff<UnionPayResult>()
 
         public init(scheme: String, presenter: @escaping @MainActor @Sendable () -> UIViewController?) {
             self.scheme = scheme
@@ -32,12 +31,7 @@
         }
 
         public func pay(_ payment: UnionPayPayment) async throws -> UnionPayResult {
-            await withCheckedContinuation { continuation in
-                let previous = lock.withLock {
-                    defer { waiting = continuation }
-                    return waiting
-                }
-                previous?.resume(returning: UnionPayResult(status: .cancel, errorDescription: "superseded by another payment"))
+            await handoff.wait(supersededWith: UnionPayResult(status: .cancel, errorDescription: "superseded by another payment")) {
                 Task { @MainActor in
                     guard let controller = self.presenter() else {
                         self.deliver(UnionPayResult(status: .failure, errorDescription: "no view controller to present from"))
@@ -59,12 +53,6 @@
             return true
         }
 
-        private func deliver(_ result: UnionPayResult) {
-            let continuation = lock.withLock {
-                defer { waiting = nil }
-                return waiting
-            }
-            continuation?.resume(returning: result)
-        }
+        private func deliver(_ result: UnionPayResult) { handoff.deliver(result) }
     }
 #endif

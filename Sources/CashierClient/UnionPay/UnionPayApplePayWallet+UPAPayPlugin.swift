@@ -25,8 +25,7 @@
         /// The Apple Pay merchant ID (`andAPMechantID:`).
         public let merchantID: String
         private let presenter: @MainActor @Sendable () -> UIViewController?
-        private let lock = NSLock()
-        private var waiting: CheckedContinuation<UnionPayResult, Never>?
+        private let handoff = WalletHandoff<UnionPayResult>()
 
         public init(merchantID: String, presenter: @escaping @MainActor @Sendable () -> UIViewController?) {
             self.merchantID = merchantID
@@ -34,12 +33,7 @@
         }
 
         public func pay(_ payment: UnionPayPayment) async throws -> UnionPayResult {
-            await withCheckedContinuation { continuation in
-                let previous = lock.withLock {
-                    defer { waiting = continuation }
-                    return waiting
-                }
-                previous?.resume(returning: UnionPayResult(status: .cancel, errorDescription: "superseded by another payment"))
+            await handoff.wait(supersededWith: UnionPayResult(status: .cancel, errorDescription: "superseded by another payment")) {
                 Task { @MainActor in
                     guard let controller = self.presenter() else {
                         self.deliver(UnionPayResult(status: .failure, errorDescription: "no view controller to present Apple Pay from"))
@@ -69,12 +63,6 @@
             return UnionPayResult(status: status, errorDescription: payResult.errorDescription, otherInfo: payResult.otherInfo)
         }
 
-        private func deliver(_ result: UnionPayResult) {
-            let continuation = lock.withLock {
-                defer { waiting = nil }
-                return waiting
-            }
-            continuation?.resume(returning: result)
-        }
+        private func deliver(_ result: UnionPayResult) { handoff.deliver(result) }
     }
 #endif
