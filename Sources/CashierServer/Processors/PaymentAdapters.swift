@@ -140,6 +140,9 @@ struct PaymentAdapters: Sendable {
         complaintHandling.first { $0.provider.rawValue == provider && $0.complaintMerchantID == merchantID }
     }
 
+    /// The adapter transfers out go through: the direct merchant's WeChat Pay v3, when configured.
+    var transferring: (any Transferring)? { byProvider[.wechatV3] as? any Transferring }
+
     /// Every configured adapter: the direct merchant's, then each sub-merchant's.
     var all: [any PaymentAdapter] {
         byProvider.values.sorted { $0.provider.rawValue < $1.provider.rawValue }

@@ -55,7 +55,8 @@ extension OpenAPIDocument {
                 "license": ["name": "MIT", "identifier": "MIT"],
             ],
             "tags": [
-                "server", "orders", "payments", "applepay", "refunds", "books", "webhooks", "complaints", "notifications", "sandbox",
+                "server", "orders", "payments", "applepay", "refunds", "books", "webhooks", "complaints", "transfers", "notifications",
+                "sandbox",
             ].map {
                 ["name": $0]
             },
@@ -197,7 +198,10 @@ extension OpenAPIDocument {
 
     static var pathParameters: [(String, [String: Any], String)] {
         [
-            ("id", ["type": "string", "minLength": 1], "The order's id (ord_…), the webhook's (evt_…), or the complaint's (cmp_…)."),
+            (
+                "id", ["type": "string", "minLength": 1],
+                "The order's id (ord_…), the webhook's (evt_…), the complaint's (cmp_…), or the transfer's (tr_…)."
+            ),
             ("index", ["type": "string", "pattern": "^[0-9]{1,4}$"], "The image's number, from 0."),
             ("date", ["type": "string", "format": "date", "pattern": day], "The day, YYYY-MM-DD (Beijing time)."),
             ("file", ["type": "string", "enum": ["orders.csv", "payments.csv", "refunds.csv"]], "Which records."),

@@ -1,0 +1,150 @@
+import Cashier
+import CashierCrypto
+import CashierSandbox
+import CashierServer
+import CashierStore
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Transfers out (WeChat Pay's 商家转账) end to end: made through the API, confirmed by the payee
+/// through the sandbox's payer call, moved to succeeded by one signed `MCHTRANSFER.BILL.FINISHED`
+/// notification; cancelled; lapsed after 24 hours by the sandbox clock; a forged notification
+/// refused and nothing moved; and one transfer fired many times at once over every instance
+/// (SQLite, and three PostgreSQL instances) is one bill at WeChat, the balance debited once.
+@Suite struct TransferTests {
+    typealias Backend = MoneyWorld.Backend
+
+    static func body(amount: Int = 500, userName: String? = nil, remark: String = "新会员开通有礼") -> [String: Any] {
+        var body: [String: Any] = [
+            "provider": "wechat", "amount": amount, "currency": "CNY", "openid": "oUpF8uMuAJO_M2pxb1Q9zNjWeS6o", "remark": remark,
+            "report_infos": [["info_type": "活动名称", "info_content": "新会员有礼"]],
+        ]
+        if let userName { body["user_name"] = userName }
+        return body
+    }
+
+    static func mchID(_ world: MoneyWorld) -> String { world.mode.configuration.wechatV3!.merchant.mchID }
+
+    /// The payee's confirmation through the sandbox's payer call.
+    static func confirm(_ world: MoneyWorld, _ transfer: [String: Any], outcome: String = "confirm") async throws -> MoneyWorld.Answer {
+        try await world.sandboxCall(
+            "POST", "sandbox/wechat/transfer_bills/confirm",
+            json: [
+                "out_bill_no": transfer["out_bill_no"] as? String ?? "", "package_info": transfer["package_info"] as? String ?? "",
+                "mchid": transfer["mch_id"] as? String ?? "", "appid": transfer["app_id"] as? String ?? "", "outcome": outcome,
+            ])
+    }
+
+    @Test(.timeLimit(.minutes(3))) func aTransferConfirmedByItsPayeeSucceedsOnceByItsNotification() async throws {
+        let world = try await MoneyWorld(.sqlite)
+        let opening = await world.sandbox.wechatV3.transferBalance(mchID: Self.mchID(world))
+        let created = try await world.call("POST", "/v1/transfers", headers: ["Idempotency-Key": "payout-1"], json: Self.body())
+        #expect(created.status == 201, "\(String(decoding: created.body, as: UTF8.self))")
+        let transfer = created.object
+        let id = try #require(transfer["id"] as? String)
+        #expect(transfer["status"] as? String == "waiting_for_payee" && transfer["provider_state"] as? String == "WAIT_USER_CONFIRM")
+        #expect((transfer["package_info"] as? String)?.isEmpty == false && transfer["mch_id"] as? String == Self.mchID(world))
+        #expect((transfer["amount"] as? [String: Any])?["amount_minor"] as? Int == 500 && transfer["user_name_given"] as? Bool == false)
+        #expect(await world.sandbox.wechatV3.transferBalance(mchID: Self.mchID(world)) == opening - 500)
+        // Retried with its key: answered as before, no second bill.
+        let retried = try await world.call("POST", "/v1/transfers", headers: ["Idempotency-Key": "payout-1"], json: Self.body())
+        #expect(retried.status == 201 && retried.object["id"] as? String == id)
+        let confirmed = try await Self.confirm(world, transfer)
+        #expect(confirmed.status == 200 && confirmed.object["state"] as? String == "SUCCESS", "\(confirmed.object)")
+        await world.settled()
+        let after = try await world.call("GET", "/v1/transfers/\(id)").object
+        #expect(after["status"] as? String == "succeeded" && after["package_info"] == nil && after["finished"] is Int, "\(after)")
+        let attempts = await world.sandbox.delivery.attempts(for: transfer["out_bill_no"] as? String ?? "")
+        #expect(attempts.count == 1 && attempts.first?.acknowledged == true, "\(attempts)")
+        let listed = try await world.call("GET", "/v1/transfers").object["data"] as? [[String: Any]]
+        #expect(listed?.map { $0["id"] as? String } == [id])
+        #expect(await world.sandbox.wechatV3.transferBills().count == 1)
+        #expect(await world.sandbox.wechatV3.transferBalance(mchID: Self.mchID(world)) == opening - 500)
+        // Ended: it cannot be cancelled.
+        let late = try await world.call("POST", "/v1/transfers/\(id)/cancel")
+        #expect(late.status == 409 && late.errorCode == "invalid_state")
+        // Another body under the same key is refused.
+        let other = try await world.call("POST", "/v1/transfers", headers: ["Idempotency-Key": "payout-1"], json: Self.body(amount: 600))
+        #expect(other.status == 409 && other.errorCode == "idempotency_conflict")
+        await world.stop()
+    }
+
+    @Test(.timeLimit(.minutes(3))) func aTransferIsCancelledOrLapsesAfter24HoursAndTheMoneyComesBack() async throws {
+        let world = try await MoneyWorld(.sqlite)
+        let mchID = Self.mchID(world)
+        let opening = await world.sandbox.wechatV3.transferBalance(mchID: mchID)
+        let now = Mutex(Date())
+        await world.sandbox.wechatV3.setTransferClock { now.withLock { $0 } }
+        let cancelling = try await world.call("POST", "/v1/transfers", json: Self.body(amount: 700)).object
+        let cancelled = try await world.call("POST", "/v1/transfers/\(cancelling["id"] as? String ?? "")/cancel")
+        #expect(cancelled.status == 200 && cancelled.object["status"] as? String == "cancelled", "\(cancelled.object)")
+        #expect(try await Self.confirm(world, cancelling).status == 409)
+        let lapsing = try await world.call("POST", "/v1/transfers", json: Self.body(amount: 800)).object
+        now.withLock { $0 = $0.addingTimeInterval(24 * 3600) }
+        await world.sandbox.wechatV3.expireTransfers()
+        await world.settled()
+        let lapsed = try await world.call("GET", "/v1/transfers/\(lapsing["id"] as? String ?? "")").object
+        #expect(lapsed["status"] as? String == "failed" && lapsed["failure_reason"] as? String == "OVERDUE_CLOSE", "\(lapsed)")
+        #expect(await world.sandbox.wechatV3.transferBalance(mchID: mchID) == opening)
+        // From 2000 yuan the payee's name is required, and sent encrypted.
+        let nameless = try await world.call("POST", "/v1/transfers", json: Self.body(amount: 200_000))
+        #expect(nameless.status == 422)
+        let named = try await world.call("POST", "/v1/transfers", json: Self.body(amount: 200_000, userName: "张三"))
+        #expect(named.status == 201 && named.object["user_name_given"] as? Bool == true && named.object["user_name"] == nil)
+        #expect(await world.sandbox.wechatV3.transferBills().contains { $0.transfer_amount == 200_000 && $0.user_name == "张三" })
+        await world.stop()
+    }
+
+    @Test(.timeLimit(.minutes(3))) func aForgedOrMisdirectedNotificationMovesNothing() async throws {
+        let world = try await MoneyWorld(.sqlite)
+        let transfer = try await world.call("POST", "/v1/transfers", json: Self.body()).object
+        let id = try #require(transfer["id"] as? String)
+        let forged = try await world.call(
+            "POST", "/notify/wechat/v3/transfers",
+            headers: [
+                "Wechatpay-Timestamp": String(Int(Date().timeIntervalSince1970)), "Wechatpay-Nonce": "n",
+                "Wechatpay-Signature": Base64.encode(SecureRandom.bytes(count: 256)),
+                "Wechatpay-Serial": world.sandbox.wechatV3.platformCertificate.serialNumberHex,
+            ],
+            json: [
+                "id": "EV-1", "event_type": "MCHTRANSFER.BILL.FINISHED", "resource_type": "encrypt-resource",
+                "resource": ["algorithm": "AEAD_AES_256_GCM", "ciphertext": "AAAA", "nonce": "n", "associated_data": "mch_payment"],
+            ])
+        #expect(forged.status == 401)
+        #expect(try await world.call("POST", "/notify/wechat/v3/transfers").status == 400)
+        #expect(try await world.call("GET", "/v1/transfers/\(id)").object["status"] as? String == "waiting_for_payee")
+        await world.stop()
+    }
+
+    /// One transfer (one Idempotency-Key) fired at once over every instance, then retried: one
+    /// bill at WeChat, the balance debited once, every answer the same transfer or "in progress".
+    @Test(.timeLimit(.minutes(4)), arguments: Backend.available)
+    func theSameTransferFiredAtOnceIsOneBill(backend: Backend) async throws {
+        let world = try await MoneyWorld(backend)
+        let mchID = Self.mchID(world)
+        let opening = await world.sandbox.wechatV3.transferBalance(mchID: mchID)
+        for round in 0..<2 {
+            let key = "payout-race-\(round)"
+            let answers = try await withThrowingTaskGroup(of: MoneyWorld.Answer.self) { group in
+                for _ in 0..<12 {
+                    group.addTask { try await world.call("POST", "/v1/transfers", headers: ["Idempotency-Key": key], json: Self.body()) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let statuses = answers.map { "\($0.status) \($0.errorCode ?? "")" }
+            #expect(answers.allSatisfy { $0.status == 201 || $0.errorCode == "idempotency_key_in_use" }, "\(statuses)")
+            let settled = try await world.call("POST", "/v1/transfers", headers: ["Idempotency-Key": key], json: Self.body())
+            #expect(settled.status == 201, "\(settled.object)")
+            let ids = Set(
+                answers.filter { $0.status == 201 }.compactMap { $0.object["id"] as? String } + [settled.object["id"] as? String ?? ""])
+            #expect(ids.count == 1, "\(ids)")
+        }
+        let bills = await world.sandbox.wechatV3.transferBills()
+        #expect(bills.count == 2 && Set(bills.map(\.out_bill_no)).count == 2, "\(bills)")
+        #expect(await world.sandbox.wechatV3.transferBalance(mchID: mchID) == opening - 1000)
+        #expect(try await world.store.transfers(merchant: nil, limit: 10, offset: 0).count == 2)
+        await world.stop()
+    }
+}
