@@ -1,12 +1,14 @@
 import Cashier
 import CashierCrypto
-import CashierSandbox
 import CashierServer
 import CashierStore
+import CashierWire
 import Foundation
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import CashierSandbox
 
 /// Transfers out (WeChat Pay's 商家转账) end to end: made through the API, confirmed by the payee
 /// through the sandbox's payer call, moved to succeeded by one signed `MCHTRANSFER.BILL.FINISHED`
@@ -23,6 +25,17 @@ import Testing
         ]
         if let userName { body["user_name"] = userName }
         return body
+    }
+
+    /// The webhook types received about transfer `id`, each event once (a redelivery keeps its id).
+    static func events(_ world: MoneyWorld, _ id: String) -> [String] {
+        var seen: Set<String> = []
+        return world.receiver.received.compactMap { delivery in
+            guard let event = try? JSONDecoder().decode(TransferEventJSON.self, from: Data(delivery.body)), event.data.transfer.id == id,
+                seen.insert(event.id).inserted
+            else { return nil }
+            return event.type
+        }
     }
 
     static func mchID(_ world: MoneyWorld) -> String { world.mode.configuration.wechatV3!.merchant.mchID }
@@ -62,6 +75,8 @@ import Testing
         #expect(listed?.map { $0["id"] as? String } == [id])
         #expect(await world.sandbox.wechatV3.transferBills().count == 1)
         #expect(await world.sandbox.wechatV3.transferBalance(mchID: Self.mchID(world)) == opening - 500)
+        // One webhook as WeChat accepted it, one as it succeeded.
+        #expect(Self.events(world, id) == ["transfer.created", "transfer.succeeded"])
         // Ended: it cannot be cancelled.
         let late = try await world.call("POST", "/v1/transfers/\(id)/cancel")
         #expect(late.status == 409 && late.errorCode == "invalid_state")
@@ -88,12 +103,57 @@ import Testing
         let lapsed = try await world.call("GET", "/v1/transfers/\(lapsing["id"] as? String ?? "")").object
         #expect(lapsed["status"] as? String == "failed" && lapsed["failure_reason"] as? String == "OVERDUE_CLOSE", "\(lapsed)")
         #expect(await world.sandbox.wechatV3.transferBalance(mchID: mchID) == opening)
+        #expect(Self.events(world, cancelling["id"] as? String ?? "") == ["transfer.created", "transfer.cancelled"])
+        #expect(Self.events(world, lapsing["id"] as? String ?? "") == ["transfer.created", "transfer.failed"])
         // From 2000 yuan the payee's name is required, and sent encrypted.
         let nameless = try await world.call("POST", "/v1/transfers", json: Self.body(amount: 200_000))
         #expect(nameless.status == 422)
         let named = try await world.call("POST", "/v1/transfers", json: Self.body(amount: 200_000, userName: "张三"))
         #expect(named.status == 201 && named.object["user_name_given"] as? Bool == true && named.object["user_name"] == nil)
         #expect(await world.sandbox.wechatV3.transferBills().contains { $0.transfer_amount == 200_000 && $0.user_name == "张三" })
+        await world.stop()
+    }
+
+    /// WeChat made the bill but its answer was lost (a 502 from a proxy): the transfer stays
+    /// reserved (503), the retry with the same key finds the same bill, and the query job finds it
+    /// too; one that never reached WeChat fails after 15 minutes, by the server's clock.
+    @Test(.timeLimit(.minutes(3))) func aTransferInDoubtIsFoundByItsRetryOrTheQueryJob() async throws {
+        let clock = ManualClock()
+        let world = try await MoneyWorld(.sqlite, clock: clock)
+        // Every reply lost while the server tries (it tries again itself, with the same number).
+        world.sandbox.setFault(.lostReplies(10))
+        let lost = try await world.call("POST", "/v1/transfers", headers: ["Idempotency-Key": "lost-1"], json: Self.body())
+        world.sandbox.setFault(.none)
+        #expect(lost.status == 503 && lost.errorCode == "provider_unavailable", "\(lost.object)")
+        let pending = try #require(try await world.store.transfers(merchant: nil, limit: 10, offset: 0).first)
+        #expect(pending.status == .pending && pending.providerBillNo == nil)
+        #expect(await world.sandbox.wechatV3.transferBills().count == 1)
+        clock.advance(by: 61)
+        #expect(try await world.servers[0].reconcileTransfers() == 1)
+        let found = try #require(try await world.store.transfer(id: pending.id))
+        // WeChat's query gives no package_info: the retry asks WeChat again, which answers the same bill with one.
+        #expect(found.status == .waitingForPayee && found.providerBillNo != nil && found.packageInfo == nil)
+        let retried = try await world.call("POST", "/v1/transfers", headers: ["Idempotency-Key": "lost-1"], json: Self.body())
+        #expect(retried.status == 201 && retried.object["id"] as? String == pending.id)
+        #expect(
+            (retried.object["package_info"] as? String)?.isEmpty == false
+                && retried.object["provider_bill_no"] as? String == found.providerBillNo)
+        #expect(await world.sandbox.wechatV3.transferBills().count == 1)
+        // Never reached WeChat (it answered 500 and made nothing): failed once WeChat still does not know it after 15 minutes.
+        world.sandbox.setFault(.serverError)
+        let refused = try await world.call("POST", "/v1/transfers", json: Self.body(amount: 900))
+        world.sandbox.setFault(.none)
+        #expect(refused.status == 503)
+        let unsent = try #require(
+            try await world.store.transfers(merchant: nil, limit: 10, offset: 0).first { $0.amount.minorUnits == 900 })
+        clock.advance(by: 120)
+        _ = try await world.servers[0].reconcileTransfers()
+        #expect(try await world.store.transfer(id: unsent.id)?.status == .pending)
+        clock.advance(by: 15 * 60)
+        _ = try await world.servers[0].reconcileTransfers()
+        let failed = try #require(try await world.store.transfer(id: unsent.id))
+        #expect(failed.status == .failed && failed.failureReason == "the provider never received it")
+        #expect(await world.sandbox.wechatV3.transferBills().count == 1)
         await world.stop()
     }
 
@@ -114,8 +174,54 @@ import Testing
             ])
         #expect(forged.status == 401)
         #expect(try await world.call("POST", "/notify/wechat/v3/transfers").status == 400)
-        #expect(try await world.call("GET", "/v1/transfers/\(id)").object["status"] as? String == "waiting_for_payee")
+        // Signed by WeChat and encrypted for this merchant, but naming another merchant, or another
+        // amount: refused (400), nothing moves. The same with this merchant and amount moves it.
+        let number = try #require(transfer["out_bill_no"] as? String)
+        for (mchID, amount) in [("1900009999", 500), (Self.mchID(world), 1)] {
+            let answer = try await Self.signedNotification(world, outBillNo: number, mchID: mchID, amount: amount)
+            #expect(answer.status == 400, "\(answer.object)")
+            #expect(try await world.call("GET", "/v1/transfers/\(id)").object["status"] as? String == "waiting_for_payee")
+        }
+        let genuine = try await Self.signedNotification(world, outBillNo: number, mchID: Self.mchID(world), amount: 500)
+        #expect(genuine.status == 204)
+        #expect(try await world.call("GET", "/v1/transfers/\(id)").object["status"] as? String == "succeeded")
         await world.stop()
+    }
+
+    /// A `MCHTRANSFER.BILL.FINISHED` (SUCCESS) for `outBillNo`, signed with the sandbox's platform
+    /// key and encrypted with the merchant's APIv3 key, posted to the server's notify path.
+    static func signedNotification(_ world: MoneyWorld, outBillNo: String, mchID: String, amount: Int) async throws -> MoneyWorld.Answer {
+        let resource: [String: Any] = [
+            "out_bill_no": outBillNo, "transfer_bill_no": "1330000000000000000000000000000001", "state": "SUCCESS", "mch_id": mchID,
+            "transfer_amount": amount, "openid": "oUpF8uMuAJO_M2pxb1Q9zNjWeS6o", "create_time": "2026-12-07T10:00:00+08:00",
+            "update_time": "2026-12-07T10:01:00+08:00",
+        ]
+        let apiV3Key = world.mode.configuration.wechatV3!.merchant.apiV3Key
+        let nonce = SecureRandom.alphanumeric(count: 12)
+        let box = try AESGCMKey(Array(apiV3Key.utf8)).seal(
+            try JSONSerialization.data(withJSONObject: resource), iv: Array(nonce.utf8), authenticating: Array("mch_payment".utf8))
+        let envelope: [String: Any] = [
+            "id": UUID().uuidString, "create_time": "2026-12-07T10:01:00+08:00", "resource_type": "encrypt-resource",
+            "event_type": "MCHTRANSFER.BILL.FINISHED", "summary": "商家转账单据终态通知",
+            "resource": [
+                "original_type": "mch_payment", "algorithm": "AEAD_AES_256_GCM", "ciphertext": Base64.encode(box.combined),
+                "associated_data": "mch_payment", "nonce": nonce,
+            ],
+        ]
+        let body = try JSONSerialization.data(withJSONObject: envelope)
+        let timestamp = String(Int(Date().timeIntervalSince1970))
+        let platformKey = try RSAPrivateKey(pemRepresentation: WeChatSandboxTestIdentity.privateKeyPEM)
+        let signature = try platformKey.signature(
+            for: Array("\(timestamp)\nn0nce\n".utf8) + Array(body) + [UInt8(ascii: "\n")], scheme: .insecurePKCS1v1_5SHA256)
+        let response = try await world.transport.send(
+            HTTPRequest(
+                method: "POST", url: URL(string: world.base() + "/notify/wechat/v3/transfers")!,
+                headers: [
+                    "Content-Type": "application/json", "Wechatpay-Timestamp": timestamp, "Wechatpay-Nonce": "n0nce",
+                    "Wechatpay-Signature": Base64.encode(signature),
+                    "Wechatpay-Serial": world.sandbox.wechatV3.platformCertificate.serialNumberHex,
+                ], body: body))
+        return MoneyWorld.Answer(status: response.status, body: response.body)
     }
 
     /// One transfer (one Idempotency-Key) fired at once over every instance, then retried: one

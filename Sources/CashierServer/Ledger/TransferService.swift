@@ -63,7 +63,12 @@ struct TransferService: Sendable {
                 message: "this Idempotency-Key made transfer \(transfer.id) of another payee, amount or remark")
         }
         if reserved { ledger.metrics.increment("cashier_transfers_total", ["status": "reserved"]) }
-        guard transfer.status == .pending else { return json(transfer) }
+        // Sent again while nothing is known, or when the query found it waiting but (as WeChat's
+        // query does not give one) without the package the payee needs: WeChat answers the same
+        // bill with a fresh package_info.
+        guard transfer.status == .pending || (transfer.status == .waitingForPayee && transfer.packageInfo == nil) else {
+            return json(transfer)
+        }
         let sent = try await send(transfer, via: adapter, reports: reports, perception: body.perception)
         switch sent.status {
         case .failed:
@@ -207,13 +212,6 @@ struct TransferService: Sendable {
     }
 
     func json(_ transfer: StoredTransfer) -> TransferJSON {
-        TransferJSON(
-            id: transfer.id, provider: transfer.provider == PaymentProvider.wechatV3.rawValue ? "wechat" : transfer.provider,
-            out_bill_no: transfer.outBillNo, provider_bill_no: transfer.providerBillNo, status: transfer.status.rawValue,
-            provider_state: transfer.providerState, amount: Amount(transfer.amount), openid: transfer.openID, remark: transfer.remark,
-            scene: transfer.scene, user_name_given: transfer.userName != nil, package_info: transfer.packageInfo,
-            mch_id: ledger.adapters.transferring?.transferMerchantID, app_id: transfer.appID, failure_reason: transfer.failureReason,
-            created: Int64(transfer.createdAt.timeIntervalSince1970), updated: Int64(transfer.updatedAt.timeIntervalSince1970),
-            finished: transfer.finishedAt.map { Int64($0.timeIntervalSince1970) })
+        TransferJSON(transfer, mchID: ledger.adapters.transferring?.transferMerchantID)
     }
 }

@@ -1,4 +1,5 @@
 public import Cashier
+import CashierWire
 public import Foundation
 
 /// Transfers out: one row per `out_bill_no` (unique by provider), reserved with an insert that
@@ -61,6 +62,15 @@ extension SQLOrderStore {
             guard connection.changes == 1, let moved = try SQLOrderStoreTransfers.fetch(connection, "id = ?", [.text(id)]) else {
                 throw StoreError(.busy, "transfer \(id) changed underneath; retry")
             }
+            // Its webhooks, in the same transaction: accepted by the provider (it has the bill), then how it ended.
+            if current.providerBillNo == nil, moved.providerBillNo != nil {
+                try SQLOrderStoreTransfers.enqueue("transfer.created", moved, at: at, connection)
+            }
+            if moved.status.isFinal {
+                let type =
+                    moved.status == .succeeded ? "transfer.succeeded" : moved.status == .failed ? "transfer.failed" : "transfer.cancelled"
+                try SQLOrderStoreTransfers.enqueue(type, moved, at: at, connection)
+            }
             return .changed(from: current, to: moved)
         }
     }
@@ -116,6 +126,43 @@ enum SQLOrderStoreTransfers {
         CREATE INDEX transfers_unfinished ON transfers(status, updated_at);
         CREATE INDEX transfers_merchant ON transfers(merchant, created_at)
         """
+    }
+
+    /// Migration `022_transfers`'s change to the outbox: its `order_id` no longer references
+    /// `orders`, so a transfer's webhooks queue under the transfer's id (what a subject's webhooks
+    /// are kept in order by). SQLite cannot drop a reference: the table is copied, rowids and all.
+    static func outboxForTransfers(_ dialect: SQLDialect) -> String {
+        switch dialect {
+        case .postgres: "ALTER TABLE outbox DROP CONSTRAINT outbox_order_id_fkey"
+        case .sqlite:
+            """
+            CREATE TABLE outbox_022 (
+                id TEXT PRIMARY KEY, order_id TEXT NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, delivered_at INTEGER, created_at INTEGER NOT NULL,
+                last_error TEXT
+            );
+            INSERT INTO outbox_022 (rowid, id, order_id, type, payload, attempts, next_attempt_at, delivered_at, created_at, last_error)
+                SELECT rowid, id, order_id, type, payload, attempts, next_attempt_at, delivered_at, created_at, last_error FROM outbox;
+            DROP TABLE outbox;
+            ALTER TABLE outbox_022 RENAME TO outbox;
+            CREATE INDEX outbox_due ON outbox(delivered_at, next_attempt_at);
+            CREATE INDEX outbox_created ON outbox(created_at);
+            \(SQLStatements.outboxWaiting)
+            """
+        }
+    }
+
+    /// Queues webhook `type` about `transfer` under its id (the provider's merchant id is not known here).
+    static func enqueue(_ type: String, _ transfer: StoredTransfer, at stamp: Int64, _ connection: any SQLConnection) throws {
+        let id = SQLStatements.eventID()
+        let payload = TransferEventJSON(
+            id: id, type: type, created: stamp / 1000, data: .init(transfer: TransferJSON(transfer, mchID: nil)))
+        try connection.query(
+            "INSERT INTO outbox (id, order_id, type, payload, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .text(id), .text(transfer.id), .text(type), .text(String(decoding: try JSONEncoder.sorted.encode(payload), as: UTF8.self)),
+                .integer(stamp), .integer(stamp),
+            ])
     }
 
     /// How far along a status is: a word about an earlier one never moves a transfer back.

@@ -165,4 +165,5 @@ CREATE TABLE transfers (
     UNIQUE (provider, out_bill_no)
 );
 CREATE INDEX transfers_unfinished ON transfers(status, updated_at);
-CREATE INDEX transfers_merchant ON transfers(merchant, created_at)
+CREATE INDEX transfers_merchant ON transfers(merchant, created_at);
+ALTER TABLE outbox DROP CONSTRAINT outbox_order_id_fkey

@@ -162,4 +162,16 @@ CREATE TABLE transfers (
     UNIQUE (provider, out_bill_no)
 );
 CREATE INDEX transfers_unfinished ON transfers(status, updated_at);
-CREATE INDEX transfers_merchant ON transfers(merchant, created_at)
+CREATE INDEX transfers_merchant ON transfers(merchant, created_at);
+CREATE TABLE outbox_022 (
+    id TEXT PRIMARY KEY, order_id TEXT NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, delivered_at INTEGER, created_at INTEGER NOT NULL,
+    last_error TEXT
+);
+INSERT INTO outbox_022 (rowid, id, order_id, type, payload, attempts, next_attempt_at, delivered_at, created_at, last_error)
+    SELECT rowid, id, order_id, type, payload, attempts, next_attempt_at, delivered_at, created_at, last_error FROM outbox;
+DROP TABLE outbox;
+ALTER TABLE outbox_022 RENAME TO outbox;
+CREATE INDEX outbox_due ON outbox(delivered_at, next_attempt_at);
+CREATE INDEX outbox_created ON outbox(created_at);
+CREATE INDEX outbox_waiting ON outbox(order_id, next_attempt_at) WHERE delivered_at IS NULL

@@ -316,8 +316,6 @@ ALTER TABLE ONLY public.complaints
     ADD CONSTRAINT complaints_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.payments(id);
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
-ALTER TABLE ONLY public.outbox
-    ADD CONSTRAINT outbox_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
 ALTER TABLE ONLY public.payments
     ADD CONSTRAINT payments_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
 ALTER TABLE ONLY public.refunds

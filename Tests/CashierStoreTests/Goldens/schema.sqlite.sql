@@ -126,10 +126,11 @@ CREATE TABLE orders (
     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER
 , settled_payment_id TEXT, sheet TEXT, return_url TEXT, merchant TEXT)
 table outbox ON outbox
-CREATE TABLE outbox (
-    id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), type TEXT NOT NULL, payload TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, delivered_at INTEGER, created_at INTEGER NOT NULL
-, last_error TEXT)
+CREATE TABLE "outbox" (
+    id TEXT PRIMARY KEY, order_id TEXT NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, delivered_at INTEGER, created_at INTEGER NOT NULL,
+    last_error TEXT
+)
 table payments ON payments
 CREATE TABLE payments (
     id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), method TEXT NOT NULL, provider TEXT NOT NULL,

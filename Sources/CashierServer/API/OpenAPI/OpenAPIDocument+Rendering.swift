@@ -30,9 +30,10 @@ extension OpenAPIDocument {
         for operation in operations + (sandbox ? sandboxOperations : []) {
             paths[operation.path, default: [:]][operation.method.lowercased()] = try render(operation, builder: builder, error: error)
         }
-        let event = try builder.schema(example: WebhookEventJSON.self)
+        let orderEvent = try builder.schema(example: WebhookEventJSON.self)
+        let transferEvent = try builder.schema(example: TransferEventJSON.self)
         var webhooks: [String: Any] = [:]
-        for type in WebhookEventJSON.types {
+        for (type, event) in WebhookEventJSON.types.map({ ($0, orderEvent) }) + TransferEventJSON.types.map({ ($0, transferEvent) }) {
             webhooks[type] = [
                 "post": [
                     "operationId": "webhook_" + type.replacingOccurrences(of: ".", with: "_"), "summary": "The \(type) event.",

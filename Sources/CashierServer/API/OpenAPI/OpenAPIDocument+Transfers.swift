@@ -103,3 +103,20 @@ extension TransferBody.ReportInfo: SchemaDocumented {
         ["info_type": ["minLength": 1, "maxLength": 32], "info_content": ["minLength": 1, "maxLength": 64]]
     }
 }
+
+extension TransferEventJSON: SchemaExample, SchemaDocumented {
+    static var schemaExample: TransferEventJSON {
+        TransferEventJSON(
+            id: "evt_5f2b0c1d9e8a7b6c5d4e3f2a1b0c9d8e", type: "transfer.succeeded", created: 1_796_113_890,
+            data: .init(transfer: .schemaExample))
+    }
+    static var schemaName: String { "TransferEvent" }
+    static var schemaDescription: String? {
+        "A webhook about a transfer, signed and retried as every webhook (Cashier-Signature, Cashier-Event-Id); mch_id is null in it."
+    }
+    static var schemaNotes: [String: [String: Any]] { ["type": ["enum": TransferEventJSON.types]] }
+}
+
+extension TransferEventJSON.Data: SchemaDocumented {
+    static var schemaName: String { "TransferEventData" }
+}
