@@ -5,7 +5,7 @@ import Foundation
 extension WeChatPay.V3 {
     /// What a merchant transfer (商家转账) sends: to whom, how much, why.
     ///
-    /// ``body(mchID:encryptingFor:)`` checks it as WeChat would before anything is sent, and
+    /// ``body(encryptingFor:)`` checks it as WeChat would before anything is sent, and
     /// encrypts `user_name` (RSA-OAEP with SHA-1, as WeChat requires) with the platform key
     /// whose serial goes in `Wechatpay-Serial`. WeChat requires the name from
     /// ``nameRequiredFrom`` fen (2,000 yuan) on; the request is refused without it.
