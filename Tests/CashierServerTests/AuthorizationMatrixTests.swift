@@ -122,6 +122,7 @@ import WeChatPay
         "GET /dashboard/reconciliation": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/live": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/complaints": "303 303 303 303 303 303 303 200 303",
+        "GET /dashboard/transfers": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/complaints/{id}": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/complaints/{id}/images/{index}": "303 303 303 303 303 303 303 200 303",
         "POST /dashboard/logout": "403 403 403 403 403 403 403 303 403",

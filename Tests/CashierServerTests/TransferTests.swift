@@ -77,6 +77,12 @@ import Testing
         #expect(await world.sandbox.wechatV3.transferBalance(mchID: Self.mchID(world)) == opening - 500)
         // One webhook as WeChat accepted it, one as it succeeded.
         #expect(Self.events(world, id) == ["transfer.created", "transfer.succeeded"])
+        // The dashboard lists it.
+        let base = world.base(0)
+        let cookie = try await RecordsAndExportsTests.signIn(base, secret: world.keys.secret)
+        let dashboard = try await RecordsAndExportsTests.get(base + "/dashboard/transfers", cookie: cookie)
+        let html = String(decoding: dashboard.body, as: UTF8.self)
+        #expect(dashboard.status == 200 && html.contains(#"data-id="\#(id)""#) && html.contains("succeeded") && html.contains("5.00 CNY"))
         // Ended: it cannot be cancelled.
         let late = try await world.call("POST", "/v1/transfers/\(id)/cancel")
         #expect(late.status == 409 && late.errorCode == "invalid_state")
