@@ -117,6 +117,13 @@ import Testing
         let named = try await world.call("POST", "/v1/transfers", json: Self.body(amount: 200_000, userName: "张三"))
         #expect(named.status == 201 && named.object["user_name_given"] as? Bool == true && named.object["user_name"] == nil)
         #expect(await world.sandbox.wechatV3.transferBills().contains { $0.transfer_amount == 200_000 && $0.user_name == "张三" })
+        // Below WeChat's floor: refused here. More than the account holds: refused by WeChat (409), recorded failed.
+        #expect(try await world.call("POST", "/v1/transfers", json: Self.body(amount: 9)).status == 400)
+        await world.sandbox.wechatV3.setTransferBalance(100, mchID: mchID)
+        let poor = try await world.call("POST", "/v1/transfers", json: Self.body(amount: 500))
+        #expect(poor.status == 409 && poor.errorCode == "insufficient_funds", "\(poor.object)")
+        let refused = try await world.store.transfers(merchant: nil, limit: 1, offset: 0).first
+        #expect(refused?.status == .failed && refused?.failureReason?.hasPrefix("NOT_ENOUGH") == true)
         await world.stop()
     }
 

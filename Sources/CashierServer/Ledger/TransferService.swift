@@ -17,12 +17,16 @@ struct TransferService: Sendable {
     static let notifyPath = "/notify/wechat/v3/transfers"
     /// How long a transfer the provider does not know may stay pending before it counts as never sent.
     static let unsentAfter: TimeInterval = 15 * 60
+    /// What one transfer may be, in fen: WeChat's floor of 0.1 yuan to 100,000 yuan (each scene's
+    /// limits, set in the merchant platform, may be narrower: WeChat refuses past them).
+    static let amounts: ClosedRange<Int64> = 10...10_000_000
     /// How long a transfer waits unchanged before the job asks the provider about it.
     static let queryAfter: TimeInterval = 60
 
     /// Transfers `body`'s amount to its payee.
     /// - Returns: the transfer, usually `waiting_for_payee` with its `package_info`.
     /// - Throws: 409 `unsupported` when WeChat Pay v3 is not configured or the key is a sub-merchant's;
+    ///   409 `insufficient_funds` when the merchant's account cannot pay it;
     ///   409 `idempotency_conflict` for another body under the same key; 502 `transfer_failed` when the
     ///   provider refused; 503 `provider_unavailable` when it did not answer (the transfer stays reserved).
     func create(_ body: TransferBody, caller: Identity, idempotencyKey: String?) async throws -> TransferJSON {
@@ -36,12 +40,14 @@ struct TransferService: Sendable {
             throw APIError(status: 409, code: "unsupported", message: "WeChat Pay API v3 is not configured on this server")
         }
         guard body.currency == "CNY" else { throw RequestProblem.unprocessable("currency must be CNY: WeChat Pay transfers in fen") }
-        try RequestProblem.check(body.amount.value, in: 1...100_000_000, "amount", unit: " fen")
+        try RequestProblem.check(body.amount.value, in: Self.amounts, "amount", unit: " fen")
         guard !body.openid.isEmpty, body.openid.utf8.count <= 128 else { throw RequestProblem("openid must be 1 to 128 bytes") }
         guard !body.remark.isEmpty, body.remark.count <= 32 else { throw RequestProblem("remark must be 1 to 32 characters") }
         let scene = body.scene ?? "1000"
         guard !scene.isEmpty, scene.utf8.count <= 16 else { throw RequestProblem("scene must be 1 to 16 bytes") }
         let userName = body.user_name.flatMap { $0.isEmpty ? nil : $0 }
+        // RSA-OAEP with a 2048-bit key takes at most 214 bytes: 32 characters of any script fit.
+        guard (userName?.count ?? 0) <= 32 else { throw RequestProblem("user_name must be at most 32 characters") }
         if body.amount.value >= 200_000, userName == nil {
             throw RequestProblem.unprocessable("user_name is required from 2000 yuan (200000 fen): WeChat Pay checks the payee's real name")
         }
@@ -71,6 +77,10 @@ struct TransferService: Sendable {
         }
         let sent = try await send(transfer, via: adapter, reports: reports, perception: body.perception)
         switch sent.status {
+        case .failed where sent.failureReason?.hasPrefix("NOT_ENOUGH") == true:
+            throw APIError(
+                status: 409, code: "insufficient_funds",
+                message: "the merchant's WeChat Pay account cannot pay transfer \(sent.id) (NOT_ENOUGH); nothing was transferred")
         case .failed:
             throw APIError(
                 status: 502, code: "transfer_failed",

@@ -91,9 +91,10 @@ extension TransferJSON: SchemaExample, SchemaDocumented {
 extension TransferBody: SchemaDocumented {
     static var schemaNotes: [String: [String: Any]] {
         [
-            "provider": ["enum": ["wechat"]], "currency": ["enum": ["CNY"]], "amount": ["minimum": 1, "maximum": 100_000_000],
+            "provider": ["enum": ["wechat"]], "currency": ["enum": ["CNY"]],
+            "amount": ["minimum": TransferService.amounts.lowerBound, "maximum": TransferService.amounts.upperBound],
             "openid": ["minLength": 1, "maxLength": 128], "remark": ["minLength": 1, "maxLength": 32],
-            "scene": ["minLength": 1, "maxLength": 16], "user_name": ["maxLength": 64], "perception": ["maxLength": 32],
+            "scene": ["minLength": 1, "maxLength": 16], "user_name": ["maxLength": 32], "perception": ["maxLength": 32],
         ]
     }
 }
