@@ -38,6 +38,34 @@ import Testing
         }
     }
 
+    /// Every transfer here against the sandbox's bills: one bill per transfer WeChat knows, none
+    /// of ours missing, the same amount, and the same state once everything settled.
+    /// - Returns: what disagrees (empty when the books agree).
+    static func disagreements(_ world: MoneyWorld) async throws -> [String] {
+        await world.settled()
+        let bills = await world.sandbox.wechatV3.transferBills()
+        let transfers = try await world.store.transfers(merchant: nil, limit: 1000, offset: 0)
+        var problems: [String] = []
+        let states: [String: StoredTransfer.Status] = [
+            "WAIT_USER_CONFIRM": .waitingForPayee, "SUCCESS": .succeeded, "FAIL": .failed, "CANCELLED": .cancelled,
+        ]
+        for bill in bills {
+            guard let transfer = transfers.first(where: { $0.outBillNo == bill.out_bill_no }) else {
+                problems.append("bill \(bill.out_bill_no) has no transfer here")
+                continue
+            }
+            if transfer.amount.minorUnits != bill.transfer_amount {
+                problems.append("\(transfer.id): \(transfer.amount) here, \(bill.transfer_amount) at WeChat")
+            }
+            if states[bill.state] != transfer.status { problems.append("\(transfer.id): \(transfer.status) here, \(bill.state) at WeChat") }
+        }
+        for transfer in transfers where transfer.providerBillNo != nil && !bills.contains(where: { $0.out_bill_no == transfer.outBillNo }) {
+            problems.append("\(transfer.id) names a bill WeChat does not have")
+        }
+        if Set(bills.map(\.out_bill_no)).count != bills.count { problems.append("two bills share an out_bill_no") }
+        return problems
+    }
+
     static func mchID(_ world: MoneyWorld) -> String { world.mode.configuration.wechatV3!.merchant.mchID }
 
     /// The payee's confirmation through the sandbox's payer call.
@@ -89,6 +117,7 @@ import Testing
         // Another body under the same key is refused.
         let other = try await world.call("POST", "/v1/transfers", headers: ["Idempotency-Key": "payout-1"], json: Self.body(amount: 600))
         #expect(other.status == 409 && other.errorCode == "idempotency_conflict")
+        #expect(try await Self.disagreements(world).isEmpty)
         await world.stop()
     }
 
@@ -124,6 +153,8 @@ import Testing
         #expect(poor.status == 409 && poor.errorCode == "insufficient_funds", "\(poor.object)")
         let refused = try await world.store.transfers(merchant: nil, limit: 1, offset: 0).first
         #expect(refused?.status == .failed && refused?.failureReason?.hasPrefix("NOT_ENOUGH") == true)
+        let disagreements = try await Self.disagreements(world)
+        #expect(disagreements.isEmpty, "\(disagreements)")
         await world.stop()
     }
 
@@ -264,6 +295,8 @@ import Testing
         #expect(bills.count == 2 && Set(bills.map(\.out_bill_no)).count == 2, "\(bills)")
         #expect(await world.sandbox.wechatV3.transferBalance(mchID: mchID) == opening - 1000)
         #expect(try await world.store.transfers(merchant: nil, limit: 10, offset: 0).count == 2)
+        let disagreements = try await Self.disagreements(world)
+        #expect(disagreements.isEmpty, "\(disagreements)")
         await world.stop()
     }
 }
