@@ -20,6 +20,10 @@ struct TransferService: Sendable {
     /// What one transfer may be, in fen: WeChat's floor of 0.1 yuan to 100,000 yuan (each scene's
     /// limits, set in the merchant platform, may be narrower: WeChat refuses past them).
     static let amounts: ClosedRange<Int64> = 10...10_000_000
+    /// What one Alipay transfer to a person may be, in fen: 0.1 to 50,000 yuan.
+    static let alipayAmounts: ClosedRange<Int64> = 10...5_000_000
+    /// The API's provider names and the providers they stand for.
+    static let providers: [String: PaymentProvider] = ["wechat": .wechatV3, "alipay": .alipay]
     /// How long a transfer waits unchanged before the job asks the provider about it.
     static let queryAfter: TimeInterval = 60
 
@@ -35,12 +39,20 @@ struct TransferService: Sendable {
                 status: 409, code: "unsupported",
                 message: "transfers are paid from the platform's own WeChat Pay account: make them with the platform's secret key")
         }
-        guard body.provider == "wechat" else { throw RequestProblem.unprocessable("provider must be \"wechat\"") }
-        guard let adapter = ledger.adapters.transferring else {
-            throw APIError(status: 409, code: "unsupported", message: "WeChat Pay API v3 is not configured on this server")
+        guard let provider = Self.providers[body.provider] else {
+            throw RequestProblem.unprocessable("provider must be \"wechat\" or \"alipay\"")
         }
-        guard body.currency == "CNY" else { throw RequestProblem.unprocessable("currency must be CNY: WeChat Pay transfers in fen") }
+        guard let adapter = ledger.adapters.transferring(provider) else {
+            throw APIError(
+                status: 409, code: "unsupported",
+                message: provider == .alipay
+                    ? "Alipay is not configured on this server" : "WeChat Pay API v3 is not configured on this server")
+        }
+        guard body.currency == "CNY" else { throw RequestProblem.unprocessable("currency must be CNY: transfers are in fen") }
         try RequestProblem.check(body.amount.value, in: Self.amounts, "amount", unit: " fen")
+        if provider == .alipay, !Self.alipayAmounts.contains(body.amount.value) {
+            throw RequestProblem.unprocessable("an Alipay transfer to a person is at most 50000 yuan (5000000 fen)")
+        }
         guard !body.openid.isEmpty, body.openid.utf8.count <= 128 else { throw RequestProblem("openid must be 1 to 128 bytes") }
         guard !body.remark.isEmpty, body.remark.count <= 32 else { throw RequestProblem("remark must be 1 to 32 characters") }
         let scene = body.scene ?? "1000"
@@ -48,7 +60,7 @@ struct TransferService: Sendable {
         let userName = body.user_name.flatMap { $0.isEmpty ? nil : $0 }
         // RSA-OAEP with a 2048-bit key takes at most 214 bytes: 32 characters of any script fit.
         guard (userName?.count ?? 0) <= 32 else { throw RequestProblem("user_name must be at most 32 characters") }
-        if body.amount.value >= 200_000, userName == nil {
+        if provider == .wechatV3, body.amount.value >= 200_000, userName == nil {
             throw RequestProblem.unprocessable("user_name is required from 2000 yuan (200000 fen): WeChat Pay checks the payee's real name")
         }
         let reports = body.report_infos.map { $0.map { (type: $0.info_type, content: $0.info_content) } } ?? [("转账说明", body.remark)]
@@ -77,7 +89,8 @@ struct TransferService: Sendable {
         }
         let sent = try await send(transfer, via: adapter, reports: reports, perception: body.perception)
         switch sent.status {
-        case .failed where sent.failureReason?.hasPrefix("NOT_ENOUGH") == true:
+        case .failed
+        where sent.failureReason?.hasPrefix("NOT_ENOUGH") == true || sent.failureReason?.hasPrefix("BALANCE_IS_NOT_ENOUGH") == true:
             throw APIError(
                 status: 409, code: "insufficient_funds",
                 message: "the merchant's WeChat Pay account cannot pay transfer \(sent.id) (NOT_ENOUGH); nothing was transferred")
@@ -116,7 +129,12 @@ struct TransferService: Sendable {
     }
 
     /// WeChat's answers that say the bill was not made (any other error may hide one that was).
-    static let refusals: Set<String> = ["PARAM_ERROR", "INVALID_REQUEST", "NOT_ENOUGH", "NO_AUTH", "ACCOUNT_ERROR", "QUOTA_EXCEED"]
+    static let refusals: Set<String> = [
+        "PARAM_ERROR", "INVALID_REQUEST", "NOT_ENOUGH", "NO_AUTH", "ACCOUNT_ERROR", "QUOTA_EXCEED",
+        // Alipay's sub_codes for a transfer it did not make.
+        "BALANCE_IS_NOT_ENOUGH", "PAYEE_NOT_EXIST", "PAYEE_USER_INFO_ERROR", "PAYMENT_INFO_INCONSISTENCY", "EXCEED_LIMIT_SM_AMOUNT",
+        "EXCEED_LIMIT_SM_MIN_AMOUNT", "PRODUCT_NOT_SIGNED", "INVALID_PARAMETER",
+    ]
 
     /// Records `progress`, counting an end.
     @discardableResult
@@ -157,12 +175,14 @@ struct TransferService: Sendable {
         guard !transfer.status.isFinal else {
             throw APIError.invalidState("transfer \(id) has \(transfer.status.rawValue); it cannot be cancelled")
         }
-        guard let adapter = ledger.adapters.transferring, adapter.provider.rawValue == transfer.provider else {
+        guard let provider = PaymentProvider(rawValue: transfer.provider), let adapter = ledger.adapters.transferring(provider) else {
             throw APIError(status: 409, code: "unsupported", message: "\(transfer.provider) is not configured on this server")
         }
         let progress: TransferProgress
         do {
             progress = try await adapter.cancelTransfer(transfer)
+        } catch let error as PaymentError where error.providerCode == "UNSUPPORTED" {
+            throw APIError(status: 409, code: "unsupported", message: "\(transfer.provider) transfers cannot be cancelled")
         } catch let error as PaymentError where error.code == .providerRejected {
             throw APIError.invalidState(
                 "the provider would not cancel transfer \(id) (\(error.providerCode ?? "")): its payee may have confirmed it")
@@ -177,9 +197,9 @@ struct TransferService: Sendable {
     /// A verified transfer notification: recorded when it names a transfer of this server, at the
     /// adapter's merchant, for the amount reserved; refused otherwise (and nothing changes).
     func apply(_ report: TransferReport) async -> NotificationOutcome {
-        guard let adapter = ledger.adapters.transferring, adapter.provider == report.provider,
-            adapter.transferMerchantID == report.merchantID
-        else { return .refused }
+        guard let adapter = ledger.adapters.transferring(report.provider), adapter.transferMerchantID == report.merchantID else {
+            return .refused
+        }
         do {
             guard let transfer = try await store.transfer(provider: report.provider.rawValue, outBillNo: report.outBillNo),
                 transfer.amount.minorUnits == report.amountMinor
@@ -196,12 +216,13 @@ struct TransferService: Sendable {
     /// - Returns: how many changed.
     @discardableResult
     func reconcile() async throws -> Int {
-        guard let adapter = ledger.adapters.transferring else { return 0 }
         let now = clock.now()
         var changed = 0
         for transfer in try await store.unfinishedTransfers(before: now.addingTimeInterval(-Self.queryAfter), limit: 200) {
             guard !Task.isCancelled else { break }
-            guard transfer.provider == adapter.provider.rawValue else { continue }
+            guard let provider = PaymentProvider(rawValue: transfer.provider), let adapter = ledger.adapters.transferring(provider) else {
+                continue
+            }
             let progress: TransferProgress?
             do {
                 progress = try await adapter.transferProgress(transfer)
@@ -222,6 +243,8 @@ struct TransferService: Sendable {
     }
 
     func json(_ transfer: StoredTransfer) -> TransferJSON {
-        TransferJSON(transfer, mchID: ledger.adapters.transferring?.transferMerchantID)
+        TransferJSON(
+            transfer,
+            mchID: transfer.provider == PaymentProvider.wechatV3.rawValue ? ledger.adapters.transferring?.transferMerchantID : nil)
     }
 }

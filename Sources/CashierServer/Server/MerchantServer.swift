@@ -187,7 +187,7 @@ public final class MerchantServer: Sendable {
             tasks.append(
                 runner.every(configuration.complaintInterval, "complaints") { _ = try? await slot.app.ledger.complaints.reconcile() })
         }
-        if app.ledger.adapters.transferring != nil {
+        if app.ledger.adapters.transferring != nil || app.ledger.adapters.transferring(.alipay) != nil {
             tasks.append(runner.every(configuration.queryInterval, "transfers") { _ = try? await slot.app.ledger.transfers.reconcile() })
         }
         if configuration.wechatV3?.downloadsPlatformCertificates == true

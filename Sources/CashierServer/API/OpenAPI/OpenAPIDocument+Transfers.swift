@@ -79,7 +79,7 @@ extension TransferJSON: SchemaExample, SchemaDocumented {
     static var schemaName: String { "Transfer" }
     static var schemaNotes: [String: [String: Any]] {
         [
-            "provider": ["enum": ["wechat"]],
+            "provider": ["enum": ["wechat", "alipay"]],
             "status": ["enum": StoredTransfer.Status.allCases.map(\.rawValue)],
             "package_info": OpenAPIDocument.note(
                 "While waiting_for_payee: hand it, with mch_id and app_id, to wx.requestMerchantTransfer."),
@@ -91,7 +91,7 @@ extension TransferJSON: SchemaExample, SchemaDocumented {
 extension TransferBody: SchemaDocumented {
     static var schemaNotes: [String: [String: Any]] {
         [
-            "provider": ["enum": ["wechat"]], "currency": ["enum": ["CNY"]],
+            "provider": ["enum": ["wechat", "alipay"]], "currency": ["enum": ["CNY"]],
             "amount": ["minimum": TransferService.amounts.lowerBound, "maximum": TransferService.amounts.upperBound],
             "openid": ["minLength": 1, "maxLength": 128], "remark": ["minLength": 1, "maxLength": 32],
             "scene": ["minLength": 1, "maxLength": 16], "user_name": ["maxLength": 32], "perception": ["maxLength": 32],

@@ -7,13 +7,13 @@ struct TransferBody: Decodable, Sendable {
         let info_content: String
     }
 
-    /// `wechat` (WeChat Pay's 商家转账, API v3).
+    /// `wechat` (WeChat Pay's 商家转账, API v3: the payee confirms) or `alipay` (单笔转账: paid at once).
     let provider: String
     /// In fen.
     let amount: WholeNumber
     /// `CNY`.
     let currency: String
-    /// The payee's openid under the configured WeChat app.
+    /// The payee: an openid under the configured WeChat app, or an Alipay user id (`2088…`) or open id.
     let openid: String
     /// The payee's real name: required from 2,000 yuan (200000 fen); sent encrypted, never returned.
     let user_name: String?
