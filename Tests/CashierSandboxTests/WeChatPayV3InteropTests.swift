@@ -75,3 +75,36 @@ import WeChatPay
         #expect(summary?["complaint_id"]?.hasPrefix("2002") == true)
     }
 }
+
+/// wechatpayv3 2.0.4's merchant transfer methods against the v3 sandbox, unmodified
+/// (`scripts/interop/wechatpayv3_transfers.py`): `mch_transfer_bills` (its name encrypted with the
+/// platform certificate, sent with its `Wechatpay-Serial`), the same bill sent again, both
+/// queries, the payee's confirmation, `callback()` on `MCHTRANSFER.BILL.FINISHED`, and a cancel.
+@Suite struct WeChatPayV3TransferInteropTests {
+    @Test(.timeLimit(.minutes(3))) func wechatpayv3sTransferMethodsAgainstTheSandbox() async throws {
+        let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, [])
+        try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
+        let python = environment.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let merchantKey = TestKeys.rsa(0)
+        let apiV3Key = "a7cde1ZJB1kG2e7VfTs3jQzaWizur8Gb"
+        let merchant = WeChatV3Sandbox.Merchant(
+            mchID: "1900000109", certificateSerial: "444F4864EA9B34415B5C0CC7FB3C6C0B1A2F3E4D", publicKey: merchantKey.publicKey,
+            apiV3Key: apiV3Key)
+        let sandbox = SandboxServer(wechatMerchants: [], wechatV3Merchants: [merchant], timeScale: 0.001)
+        try sandbox.start()
+        let config: [String: String] = [
+            "gateway": sandbox.wechatV3URL.absoluteString, "sandbox": sandbox.baseURL.absoluteString, "mchid": merchant.mchID,
+            "serial": merchant.certificateSerial, "private_key": merchantKey.pemRepresentation, "apiv3_key": apiV3Key,
+            "appid": "wxd678efh567hg6787", "platform_cert": sandbox.wechatV3.platformCertificate.pemRepresentation,
+            "prefix": "V3TR\(Int(Date().timeIntervalSince1970))",
+        ]
+        let script = packageRoot.appendingPathComponent("scripts/interop/wechatpayv3_transfers.py").path
+        let result = try await runSubprocess(python, [script], stdin: JSONSerialization.data(withJSONObject: config))
+        let bills = await sandbox.wechatV3.transferBills()
+        await sandbox.stop()
+        #expect(result.status == 0, "wechatpayv3 transfer interop failed:\n\(result.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String]
+        #expect(summary?["state"] == "SUCCESS")
+        #expect(bills.map(\.state) == ["SUCCESS", "CANCELLED"] && bills.first?.user_name == "张三")
+    }
+}

@@ -88,6 +88,13 @@ import WeChatPay
         "POST /v1/complaints/{id}/complete": "401 401 401 200 404 200 401 401 401",
         "POST /v1/complaints/{id}/refund": "401 401 401 200 404 200 401 401 401",
 
+        // Transfers: paid from the platform's own WeChat Pay account, so made with its key (a merchant's: 403);
+        // a merchant's key lists its own (none here) and cannot see or cancel the platform's (404).
+        "POST /v1/transfers": "401 401 401 403 403 201 401 401 401",
+        "GET /v1/transfers": "401 401 401 200 200 200 401 401 401",
+        "GET /v1/transfers/{id}": "401 401 401 404 404 200 401 401 401",
+        "POST /v1/transfers/{id}/cancel": "401 401 401 404 404 200 401 401 401",
+
         // Sandbox mode only: a secret key pays the order's open attempt in the sandbox (a merchant's
         // own key, its own orders: the hole this test found, closed by OwnOrder).
         "POST /v1/test_helpers/orders/{id}/pay": "401 401 401 200 404 200 401 401 401",
@@ -115,6 +122,7 @@ import WeChatPay
         "GET /dashboard/reconciliation": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/live": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/complaints": "303 303 303 303 303 303 303 200 303",
+        "GET /dashboard/transfers": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/complaints/{id}": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/complaints/{id}/images/{index}": "303 303 303 303 303 303 303 200 303",
         "POST /dashboard/logout": "403 403 403 403 403 403 403 303 403",
@@ -138,6 +146,7 @@ import WeChatPay
         "POST /notify/wechat/v3": "401 401 401 401 401 401 401 401 401",
         "POST /notify/wechat/v3/m/{merchant}": "401 401 401 401 401 401 401 401 401",
         "POST /notify/wechat/v3/complaints": "401 401 401 401 401 401 401 401 401",
+        "POST /notify/wechat/v3/transfers": "401 401 401 401 401 401 401 401 401",
         "POST /notify/alipay": "401 401 401 401 401 401 401 401 401",
         "POST /notify/alipay/m/{merchant}": "401 401 401 401 401 401 401 401 401",
         "POST /notify/unionpay": "401 401 401 401 401 401 401 401 401",

@@ -64,7 +64,9 @@ struct MatrixCell {
                 with: pattern.hasPrefix("/dashboard/payments/")
                     ? made.paymentID
                     : pattern.contains("/webhooks/{id}")
-                        ? made.webhookID : pattern.contains("/complaints/{id}") ? made.complaintID : made.orderID
+                        ? made.webhookID
+                        : pattern.contains("/complaints/{id}")
+                            ? made.complaintID : pattern.contains("/transfers/{id}") ? made.transferID : made.orderID
             )
             .replacingOccurrences(of: "{index}", with: "0")
             .replacingOccurrences(of: "{merchant}", with: "north").replacingOccurrences(of: "{file}", with: "orders.csv")
@@ -109,6 +111,7 @@ struct MatrixCell {
                 "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
             ]
         case "POST /v1/complaints/{id}/responses": json = ["text": "已处理"]
+        case "POST /v1/transfers": json = MatrixWorld.transferBody
         case "POST /v1/complaints/{id}/refund": json = ["decision": "approve"]
         case "POST /dashboard/complaints/{id}/reply": form = csrf + [("text", "已处理")]
         case "POST /dashboard/complaints/{id}/refund": form = csrf + [("decision", "approve")]
@@ -157,7 +160,8 @@ struct MatrixCell {
             ])
             headers["Content-Type"] = "text/xml"
             return (Array(outer.xmlString.utf8), headers)
-        case "POST /notify/wechat/v3", "POST /notify/wechat/v3/m/{merchant}", "POST /notify/wechat/v3/complaints":
+        case "POST /notify/wechat/v3", "POST /notify/wechat/v3/m/{merchant}", "POST /notify/wechat/v3/complaints",
+            "POST /notify/wechat/v3/transfers":
             headers["Content-Type"] = "application/json"
             headers["Wechatpay-Timestamp"] = String(Int(Date().timeIntervalSince1970))
             headers["Wechatpay-Nonce"] = "n0nce"

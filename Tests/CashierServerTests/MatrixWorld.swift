@@ -66,6 +66,8 @@ final class MatrixWorld: Sendable {
         var webhookID = "whk_none"
         /// A complaint about the order's payment (`cmp_…`), for the complaint routes.
         var complaintID = "cmp_none"
+        /// A transfer the platform made (`tr_…`), for the transfer routes.
+        var transferID = "tr_none"
         /// An Apple Pay token for the order (a PKPayment's JSON).
         var token: [String: Any]? {
             tokenJSON.flatMap { (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any] }
@@ -74,7 +76,7 @@ final class MatrixWorld: Sendable {
     }
 
     enum Needs {
-        case nothing, order, pending, paid, held, applePayStarted, webhook, complaint
+        case nothing, order, pending, paid, held, applePayStarted, webhook, complaint, transfer
     }
 
     static func needs(_ route: String) -> Needs {
@@ -87,6 +89,7 @@ final class MatrixWorld: Sendable {
         case "POST /v1/webhooks/{id}/resend", "POST /dashboard/webhooks/{id}/resend": .webhook
         case "POST /v1/test_helpers/orders/{id}/pay": .pending
         case let route where route.contains("/complaints/{id}"): .complaint
+        case let route where route.contains("/transfers/{id}"): .transfer
         default:
             route.hasPrefix("POST /notify/") ? .pending : route.contains("{id}") || route.contains("{secret}") ? .order : .nothing
         }
@@ -126,6 +129,9 @@ final class MatrixWorld: Sendable {
             }
         case .complaint:
             made.complaintID = try await complaint(&made)
+        case .transfer:
+            made.transferID = try await platform("POST", "/v1/transfers", json: Self.transferBody)["id"] as? String ?? ""
+            try #require(made.transferID.hasPrefix("tr_"))
         case .held, .applePayStarted:
             _ = try await platform("POST", "/v1/orders/\(made.orderID)/payments", json: ["method": "applepay"])
             let minted = try await fixture.transport.send(
@@ -160,6 +166,13 @@ final class MatrixWorld: Sendable {
         let ledger = fixture.server.app.ledger
         let adapter = try #require(ledger.adapters.complaintHandling(provider: "wechat.v3", merchantID: SandboxMode.subMerchantWeChatID))
         return try await ledger.complaints.sync(providerID, via: adapter).complaint.id
+    }
+
+    /// A transfer of 5.00 to a payee (a body `POST /v1/transfers` accepts).
+    static var transferBody: [String: Any] {
+        [
+            "provider": "wechat", "amount": 500, "currency": "CNY", "openid": "oUpF8uMuAJO_M2pxb1Q9zNjWeS6o", "remark": "奖励",
+        ]
     }
 
     /// A dashboard session, signed in with the configured key (or one already over): its cookie value and CSRF token.

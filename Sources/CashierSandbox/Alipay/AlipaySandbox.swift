@@ -107,6 +107,9 @@ public actor AlipaySandbox {
     }
 
     var trades: [String: Trade] = [:]
+    /// Transfers to Alipay accounts by app and `out_biz_no`, and what each app has left to transfer from.
+    var transfers: [String: Transfer] = [:]
+    var transferBalances: [String: Int64] = [:]
     /// Certificate mode: the SN of the certificate issued for the sandbox's key, put in every
     /// answer as `alipay_cert_sn` (Alipay does so for apps in certificate mode).
     private var alipayCertSN: String?
@@ -182,6 +185,8 @@ public actor AlipaySandbox {
         case "alipay.trade.close": return signed(nodeName, close(biz))
         case "alipay.trade.refund": return signed(nodeName, refund(biz))
         case "alipay.trade.fastpay.refund.query": return signed(nodeName, refundQuery(biz))
+        case "alipay.fund.trans.uni.transfer": return signed(nodeName, uniTransfer(biz, appID: appID))
+        case "alipay.fund.trans.common.query": return signed(nodeName, transferQuery(biz, appID: appID))
         case "alipay.data.dataservice.bill.downloadurl.query":
             return signed(nodeName, billLink(biz, host: host ?? "127.0.0.1"))
         default: return signed(nodeName, failure("40004", "Business Failed", "isv.missing-method", "不支持的接口 \(method)"))

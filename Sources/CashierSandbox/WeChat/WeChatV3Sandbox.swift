@@ -44,7 +44,7 @@ public actor WeChatV3Sandbox {
     /// The platform's public key.
     public nonisolated var platformPublicKey: RSAPublicKey { platformKey.publicKey }
 
-    private nonisolated let platformKey: RSAPrivateKey
+    nonisolated let platformKey: RSAPrivateKey
     let merchants: [String: Merchant]
     private let delivery: NotificationDelivery
     private var signingMode: SigningMode = .certificate
@@ -55,6 +55,8 @@ public actor WeChatV3Sandbox {
     private var billFiles: [String: [UInt8]] = [:]
     /// Complaints (消费者投诉 2.0), uploaded media and where each merchant wants complaint notifications.
     var desk = WeChatComplaintDesk()
+    /// Merchant transfers (商家转账): bills, balances, limits and their clock.
+    var transfers = WeChatTransferDesk()
 
     struct Order: Sendable {
         let mchID: String
@@ -143,6 +145,7 @@ public actor WeChatV3Sandbox {
             }
         }
         registerComplaints(on: &router, prefix: prefix)
+        registerTransfers(on: &router, prefix: prefix)
     }
 
     // MARK: Merchant certificates

@@ -54,6 +54,9 @@ struct Dashboard: Sendable {
             try await reconciliation(request, context.signedIn.record)
         }
         pages.get("/dashboard/live", name: "dashboard_live") { _, context in try await live(context.signedIn.record) }
+        pages.get("/dashboard/transfers", name: "dashboard_transfers") { request, context in
+            try await transfers(request, context.signedIn.record)
+        }
         pages.get("/dashboard/complaints", name: "dashboard_complaints") { request, context in
             try await complaints(request, context.signedIn.record)
         }
@@ -182,6 +185,7 @@ struct Dashboard: Sendable {
             body: """
                 <header><strong>Cashier</strong><a href="/dashboard">Overview</a><a href="/dashboard/orders">Orders</a>\
                 <a href="/dashboard/payments">Payments</a><a href="/dashboard/refunds">Refunds</a><a href="/dashboard/complaints">Complaints</a>\
+                <a href="/dashboard/transfers">Transfers</a>\
                 <a href="/dashboard/webhooks">Webhooks</a>\
                 <a href="/dashboard/export">Export</a><a href="/dashboard/live">Live</a><a href="/dashboard/reconciliation">Reconciliation</a>\
                 <form method="post" action="/dashboard/logout" class="inline">\

@@ -33,6 +33,7 @@ struct Ledger: Sendable {
     var captures: CaptureService { CaptureService(ledger: self) }
     var disputes: Disputes { Disputes(ledger: self) }
     var complaints: ComplaintService { ComplaintService(ledger: self) }
+    var transfers: TransferService { TransferService(ledger: self) }
     var lapses: Lapses { Lapses(ledger: self) }
     var closing: CloseService { CloseService(ledger: self) }
     var applePay: ApplePayAuthorizer { ApplePayAuthorizer(ledger: self) }

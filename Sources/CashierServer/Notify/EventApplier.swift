@@ -35,6 +35,7 @@ struct EventApplier: Sendable {
         case .payment(let report): return await record(report, wallet: wallet, bodyHash: bodyHash)
         case .refund(let report): return await record(report, wallet: wallet, bodyHash: bodyHash)
         case .complaint(let report): return await ledger.complaints.apply(report)
+        case .transfer(let report): return await ledger.transfers.apply(report)
         default:
             do {
                 try await applyProcessorWord(event, bodyHash: bodyHash)

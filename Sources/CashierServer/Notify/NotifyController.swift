@@ -55,6 +55,13 @@ struct NotifyController: Sendable {
             guard !request.body.isEmpty else { return Self.noBody }
             return await complaintNotification(request, source: complaints)
         }
+        // WeChat Pay's transfer notifications (MCHTRANSFER.BILL.FINISHED): verified, then the transfer moved.
+        let transfers = (ledger.adapters.transferring as? WeChatV3Adapter).map(WeChatTransferNotifications.init)
+        router.add("POST", TransferService.notifyPath) { request, _ in
+            guard let transfers else { return Self.unconfigured(.wechatV3, nil) }
+            guard !request.body.isEmpty else { return Self.noBody }
+            return await complaintNotification(request, source: transfers)
+        }
         for (path, provider) in Self.walletPaths {
             let direct = (try? ledger.adapters.adapter(for: provider)).flatMap { $0 as? any NotificationSource }.map(Answers.init)
             router.addDeciding("POST", path) { request, _ in answer(request, provider: provider, source: direct, merchant: nil) }
@@ -159,7 +166,7 @@ struct NotifyController: Sendable {
         return Answers.response(source.reply(outcome))
     }
 
-    /// A complaint notification: verified, the complaint read from the provider and recorded, then answered.
+    /// A complaint or transfer notification: verified, what it says recorded, then answered.
     private func complaintNotification(_ request: HTTPServerRequest, source: any NotificationSource) async -> HTTPServerResponse {
         let events: [ProviderEvent]
         do {

@@ -140,6 +140,12 @@ struct PaymentAdapters: Sendable {
         complaintHandling.first { $0.provider.rawValue == provider && $0.complaintMerchantID == merchantID }
     }
 
+    /// The adapter WeChat Pay transfers go through: the direct merchant's v3, when configured.
+    var transferring: (any Transferring)? { byProvider[.wechatV3] as? any Transferring }
+
+    /// The direct merchant's adapter transfers out go through at `provider` (`wechat.v3`, `alipay`), when configured.
+    func transferring(_ provider: PaymentProvider) -> (any Transferring)? { byProvider[provider] as? any Transferring }
+
     /// Every configured adapter: the direct merchant's, then each sub-merchant's.
     var all: [any PaymentAdapter] {
         byProvider.values.sorted { $0.provider.rawValue < $1.provider.rawValue }

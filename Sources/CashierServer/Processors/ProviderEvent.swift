@@ -25,6 +25,8 @@ enum ProviderEvent: Sendable {
     case dispute(DisputeReport)
     /// A payer's complaint was made or moved (WeChat Pay's `COMPLAINT.CREATE`, `COMPLAINT.STATE_CHANGE`).
     case complaint(ComplaintReport)
+    /// A transfer out ended (WeChat Pay's `MCHTRANSFER.BILL.FINISHED`).
+    case transfer(TransferReport)
 }
 
 /// A provider's word that a complaint was made or moved: which one, and what happened. The

@@ -187,6 +187,9 @@ public final class MerchantServer: Sendable {
             tasks.append(
                 runner.every(configuration.complaintInterval, "complaints") { _ = try? await slot.app.ledger.complaints.reconcile() })
         }
+        if app.ledger.adapters.transferring != nil || app.ledger.adapters.transferring(.alipay) != nil {
+            tasks.append(runner.every(configuration.queryInterval, "transfers") { _ = try? await slot.app.ledger.transfers.reconcile() })
+        }
         if configuration.wechatV3?.downloadsPlatformCertificates == true
             || configuration.serviceProvider?.wechatV3?.downloadsPlatformCertificates == true
         {
@@ -244,6 +247,13 @@ public final class MerchantServer: Sendable {
     @discardableResult
     public func reconcileComplaints() async throws -> Int {
         try await app.ledger.complaints.reconcile()
+    }
+
+    /// Asks the provider about transfers not ended and unchanged for a minute (what the transfer
+    /// job runs every ``MerchantConfiguration/queryInterval``). - Returns: how many changed.
+    @discardableResult
+    public func reconcileTransfers() async throws -> Int {
+        try await app.ledger.transfers.reconcile()
     }
 
     /// Waits until nothing is left to happen of its own accord: no request in flight, no job's

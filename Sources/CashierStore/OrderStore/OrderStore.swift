@@ -20,6 +20,7 @@
 /// - ``JobLeases``: which instance runs a background job.
 /// - ``AccessStore``: dashboard sessions, sign-in failures and API keys.
 /// - ``ComplaintRecords``: payers' complaints, by deadline.
+/// - ``TransferRecords``: transfers out, one per `out_bill_no`.
 /// - ``StoreLifecycle``: migrating and closing.
 public typealias OrderStore = OrderRecords & PaymentLedger & RefundLedger & EventLog & IdempotencyKeys & WebhookOutbox & Reports
-    & JobLeases & AccessStore & StoreLifecycle & ComplaintRecords
+    & JobLeases & AccessStore & StoreLifecycle & ComplaintRecords & TransferRecords

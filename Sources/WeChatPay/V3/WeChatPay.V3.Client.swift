@@ -52,9 +52,10 @@ extension WeChatPay.V3 {
         ///   - method: `GET`, `POST`, …
         ///   - path: the path and query, e.g. `/v3/pay/transactions/id/4200…?mchid=1230000109`.
         ///   - json: the body, when there is one (sent with sorted keys).
-        public func send(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> Data {
+        ///   - headers: more headers (`Wechatpay-Serial` when a field is encrypted for a platform key).
+        public func send(_ method: String, _ path: String, json: [String: Any]? = nil, headers: HTTPHeaders = [:]) async throws -> Data {
             let body = try json.map { try JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) } ?? Data()
-            return try await exchange(method, path, body: body, signing: String(decoding: body, as: UTF8.self)).body
+            return try await exchange(method, path, body: body, signing: String(decoding: body, as: UTF8.self), headers: headers).body
         }
 
         /// Sends a request whose signature covers `signed` (the body itself, or a media upload's
@@ -63,12 +64,12 @@ extension WeChatPay.V3 {
         /// - Throws: `PaymentError.providerRejected` with v3's `code` and `message` for any other status.
         func exchange(
             _ method: String, _ path: String, body: Data, signing signed: String, contentType: String = "application/json",
-            verifying: Bool = true
+            verifying: Bool = true, headers extra: HTTPHeaders = [:]
         ) async throws -> HTTPResponse {
             let authorization = try RequestSigner.authorization(method: method, canonicalURL: path, body: signed, merchant: merchant)
-            let request = HTTPRequest(
-                method: method, url: URL(string: baseURL + path)!,
-                headers: ["Authorization": authorization, "Accept": "application/json", "Content-Type": contentType], body: body)
+            var sent: HTTPHeaders = ["Authorization": authorization, "Accept": "application/json", "Content-Type": contentType]
+            for (name, value) in extra { sent.add(name, value) }
+            let request = HTTPRequest(method: method, url: URL(string: baseURL + path)!, headers: sent, body: body)
             let response = try await transport.send(request)
             guard (200..<300).contains(response.status) else {
                 let problem = try? JSONDecoder().decode(Problem.self, from: response.body)

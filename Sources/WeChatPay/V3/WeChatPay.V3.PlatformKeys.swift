@@ -45,6 +45,20 @@ extension WeChatPay.V3 {
             }
         }
 
+        /// The key sensitive fields (a transfer's `user_name`, a receiver's `name`) are encrypted
+        /// for, with the serial that goes in `Wechatpay-Serial`: the WeChat Pay public key when one
+        /// is held (public-key mode), else the platform certificate valid at `date` that ends last.
+        public func encryptionKey(at date: Date = Date()) -> (serial: String, key: RSAPublicKey)? {
+            entries.withLock { entries in
+                if let (serial, entry) = entries.filter({ $0.value.notValidAfter == nil }).min(by: { $0.key < $1.key }) {
+                    return (serial, entry.key)
+                }
+                let valid = entries.compactMap { serial, entry in entry.notValidAfter.flatMap { $0 >= date ? (serial, entry.key, $0) : nil }
+                }
+                return valid.max { ($0.2, $0.0) < ($1.2, $1.0) }.map { ($0.0, $0.1) }
+            }
+        }
+
         /// Records that the platform certificates were downloaded at `date`.
         public func markRefreshed(at date: Date = Date()) {
             refreshed.withLock { $0 = date }

@@ -153,3 +153,17 @@ CREATE TABLE complaints (
 CREATE INDEX complaints_open ON complaints(state, respond_by, settle_by);
 CREATE INDEX complaints_order ON complaints(order_id);
 CREATE INDEX complaints_merchant ON complaints(merchant, state)
+
+-- 022_transfers
+CREATE TABLE transfers (
+    rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, merchant TEXT, provider TEXT NOT NULL, out_bill_no TEXT NOT NULL,
+    provider_bill_no TEXT, app_id TEXT NOT NULL, openid TEXT NOT NULL, currency TEXT NOT NULL,
+    amount_minor BIGINT NOT NULL CHECK (amount_minor > 0), remark TEXT NOT NULL, scene TEXT NOT NULL, user_name TEXT,
+    status TEXT NOT NULL, provider_state TEXT, package_info TEXT, failure_reason TEXT,
+    version BIGINT NOT NULL DEFAULT 1, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+    finished_at BIGINT,
+    UNIQUE (provider, out_bill_no)
+);
+CREATE INDEX transfers_unfinished ON transfers(status, updated_at);
+CREATE INDEX transfers_merchant ON transfers(merchant, created_at);
+ALTER TABLE outbox DROP CONSTRAINT outbox_order_id_fkey

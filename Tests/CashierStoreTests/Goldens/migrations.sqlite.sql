@@ -150,3 +150,28 @@ CREATE TABLE complaints (
 CREATE INDEX complaints_open ON complaints(state, respond_by, settle_by);
 CREATE INDEX complaints_order ON complaints(order_id);
 CREATE INDEX complaints_merchant ON complaints(merchant, state)
+
+-- 022_transfers
+CREATE TABLE transfers (
+    id TEXT PRIMARY KEY, merchant TEXT, provider TEXT NOT NULL, out_bill_no TEXT NOT NULL,
+    provider_bill_no TEXT, app_id TEXT NOT NULL, openid TEXT NOT NULL, currency TEXT NOT NULL,
+    amount_minor INTEGER NOT NULL CHECK (amount_minor > 0), remark TEXT NOT NULL, scene TEXT NOT NULL, user_name TEXT,
+    status TEXT NOT NULL, provider_state TEXT, package_info TEXT, failure_reason TEXT,
+    version INTEGER NOT NULL DEFAULT 1, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    UNIQUE (provider, out_bill_no)
+);
+CREATE INDEX transfers_unfinished ON transfers(status, updated_at);
+CREATE INDEX transfers_merchant ON transfers(merchant, created_at);
+CREATE TABLE outbox_022 (
+    id TEXT PRIMARY KEY, order_id TEXT NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, delivered_at INTEGER, created_at INTEGER NOT NULL,
+    last_error TEXT
+);
+INSERT INTO outbox_022 (rowid, id, order_id, type, payload, attempts, next_attempt_at, delivered_at, created_at, last_error)
+    SELECT rowid, id, order_id, type, payload, attempts, next_attempt_at, delivered_at, created_at, last_error FROM outbox;
+DROP TABLE outbox;
+ALTER TABLE outbox_022 RENAME TO outbox;
+CREATE INDEX outbox_due ON outbox(delivered_at, next_attempt_at);
+CREATE INDEX outbox_created ON outbox(created_at);
+CREATE INDEX outbox_waiting ON outbox(order_id, next_attempt_at) WHERE delivered_at IS NULL

@@ -195,12 +195,44 @@ CREATE TABLE public.sign_in_failures (
     source text NOT NULL,
     at bigint NOT NULL
 );
+CREATE TABLE public.transfers (
+    rowid bigint NOT NULL,
+    id text NOT NULL,
+    merchant text,
+    provider text NOT NULL,
+    out_bill_no text NOT NULL,
+    provider_bill_no text,
+    app_id text NOT NULL,
+    openid text NOT NULL,
+    currency text NOT NULL,
+    amount_minor bigint NOT NULL,
+    remark text NOT NULL,
+    scene text NOT NULL,
+    user_name text,
+    status text NOT NULL,
+    provider_state text,
+    package_info text,
+    failure_reason text,
+    version bigint DEFAULT 1 NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    finished_at bigint,
+    CONSTRAINT transfers_amount_minor_check CHECK ((amount_minor > 0))
+);
+CREATE SEQUENCE public.transfers_rowid_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE public.transfers_rowid_seq OWNED BY public.transfers.rowid;
 ALTER TABLE ONLY public.complaints ALTER COLUMN rowid SET DEFAULT nextval('public.complaints_rowid_seq'::regclass);
 ALTER TABLE ONLY public.events ALTER COLUMN sequence SET DEFAULT nextval('public.events_sequence_seq'::regclass);
 ALTER TABLE ONLY public.orders ALTER COLUMN rowid SET DEFAULT nextval('public.orders_rowid_seq'::regclass);
 ALTER TABLE ONLY public.outbox ALTER COLUMN rowid SET DEFAULT nextval('public.outbox_rowid_seq'::regclass);
 ALTER TABLE ONLY public.payments ALTER COLUMN rowid SET DEFAULT nextval('public.payments_rowid_seq'::regclass);
 ALTER TABLE ONLY public.refunds ALTER COLUMN rowid SET DEFAULT nextval('public.refunds_rowid_seq'::regclass);
+ALTER TABLE ONLY public.transfers ALTER COLUMN rowid SET DEFAULT nextval('public.transfers_rowid_seq'::regclass);
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_hash_key UNIQUE (hash);
 ALTER TABLE ONLY public.api_keys
@@ -245,6 +277,12 @@ ALTER TABLE ONLY public.refunds
     ADD CONSTRAINT refunds_rowid_key UNIQUE (rowid);
 ALTER TABLE ONLY public.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (name);
+ALTER TABLE ONLY public.transfers
+    ADD CONSTRAINT transfers_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.transfers
+    ADD CONSTRAINT transfers_provider_out_bill_no_key UNIQUE (provider, out_bill_no);
+ALTER TABLE ONLY public.transfers
+    ADD CONSTRAINT transfers_rowid_key UNIQUE (rowid);
 CREATE INDEX complaints_merchant ON public.complaints USING btree (merchant, state);
 CREATE INDEX complaints_open ON public.complaints USING btree (state, respond_by, settle_by);
 CREATE INDEX complaints_order ON public.complaints USING btree (order_id);
@@ -269,6 +307,8 @@ CREATE INDEX refunds_order ON public.refunds USING btree (order_id, created_at);
 CREATE INDEX refunds_provider_refund ON public.refunds USING btree (provider_refund_id);
 CREATE INDEX refunds_status ON public.refunds USING btree (status, created_at);
 CREATE INDEX sign_in_failures_by_source ON public.sign_in_failures USING btree (source, at);
+CREATE INDEX transfers_merchant ON public.transfers USING btree (merchant, created_at);
+CREATE INDEX transfers_unfinished ON public.transfers USING btree (status, updated_at);
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE ON public.events FOR EACH ROW EXECUTE FUNCTION public.cashier_events_append_only();
 ALTER TABLE ONLY public.complaints
     ADD CONSTRAINT complaints_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
@@ -276,8 +316,6 @@ ALTER TABLE ONLY public.complaints
     ADD CONSTRAINT complaints_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.payments(id);
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
-ALTER TABLE ONLY public.outbox
-    ADD CONSTRAINT outbox_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
 ALTER TABLE ONLY public.payments
     ADD CONSTRAINT payments_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
 ALTER TABLE ONLY public.refunds

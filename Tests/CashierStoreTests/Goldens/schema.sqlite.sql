@@ -78,6 +78,14 @@ index sqlite_autoindex_refunds_2 ON refunds
 
 index sqlite_autoindex_schema_migrations_1 ON schema_migrations
 
+index sqlite_autoindex_transfers_1 ON transfers
+
+index sqlite_autoindex_transfers_2 ON transfers
+
+index transfers_merchant ON transfers
+CREATE INDEX transfers_merchant ON transfers(merchant, created_at)
+index transfers_unfinished ON transfers
+CREATE INDEX transfers_unfinished ON transfers(status, updated_at)
 table api_keys ON api_keys
 CREATE TABLE api_keys (
     id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, prefix TEXT NOT NULL, label TEXT NOT NULL,
@@ -118,10 +126,11 @@ CREATE TABLE orders (
     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER
 , settled_payment_id TEXT, sheet TEXT, return_url TEXT, merchant TEXT)
 table outbox ON outbox
-CREATE TABLE outbox (
-    id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), type TEXT NOT NULL, payload TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, delivered_at INTEGER, created_at INTEGER NOT NULL
-, last_error TEXT)
+CREATE TABLE "outbox" (
+    id TEXT PRIMARY KEY, order_id TEXT NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, delivered_at INTEGER, created_at INTEGER NOT NULL,
+    last_error TEXT
+)
 table payments ON payments
 CREATE TABLE payments (
     id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), method TEXT NOT NULL, provider TEXT NOT NULL,
@@ -147,6 +156,16 @@ table sign_in_failures ON sign_in_failures
 CREATE TABLE sign_in_failures (source TEXT NOT NULL, at BIGINT NOT NULL)
 table sqlite_sequence ON sqlite_sequence
 CREATE TABLE sqlite_sequence(name,seq)
+table transfers ON transfers
+CREATE TABLE transfers (
+    id TEXT PRIMARY KEY, merchant TEXT, provider TEXT NOT NULL, out_bill_no TEXT NOT NULL,
+    provider_bill_no TEXT, app_id TEXT NOT NULL, openid TEXT NOT NULL, currency TEXT NOT NULL,
+    amount_minor INTEGER NOT NULL CHECK (amount_minor > 0), remark TEXT NOT NULL, scene TEXT NOT NULL, user_name TEXT,
+    status TEXT NOT NULL, provider_state TEXT, package_info TEXT, failure_reason TEXT,
+    version INTEGER NOT NULL DEFAULT 1, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    UNIQUE (provider, out_bill_no)
+)
 trigger events_no_delete ON events
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END
 trigger events_no_update ON events

@@ -30,9 +30,10 @@ extension OpenAPIDocument {
         for operation in operations + (sandbox ? sandboxOperations : []) {
             paths[operation.path, default: [:]][operation.method.lowercased()] = try render(operation, builder: builder, error: error)
         }
-        let event = try builder.schema(example: WebhookEventJSON.self)
+        let orderEvent = try builder.schema(example: WebhookEventJSON.self)
+        let transferEvent = try builder.schema(example: TransferEventJSON.self)
         var webhooks: [String: Any] = [:]
-        for type in WebhookEventJSON.types {
+        for (type, event) in WebhookEventJSON.types.map({ ($0, orderEvent) }) + TransferEventJSON.types.map({ ($0, transferEvent) }) {
             webhooks[type] = [
                 "post": [
                     "operationId": "webhook_" + type.replacingOccurrences(of: ".", with: "_"), "summary": "The \(type) event.",
@@ -55,7 +56,8 @@ extension OpenAPIDocument {
                 "license": ["name": "MIT", "identifier": "MIT"],
             ],
             "tags": [
-                "server", "orders", "payments", "applepay", "refunds", "books", "webhooks", "complaints", "notifications", "sandbox",
+                "server", "orders", "payments", "applepay", "refunds", "books", "webhooks", "complaints", "transfers", "notifications",
+                "sandbox",
             ].map {
                 ["name": $0]
             },
@@ -197,7 +199,10 @@ extension OpenAPIDocument {
 
     static var pathParameters: [(String, [String: Any], String)] {
         [
-            ("id", ["type": "string", "minLength": 1], "The order's id (ord_…), the webhook's (evt_…), or the complaint's (cmp_…)."),
+            (
+                "id", ["type": "string", "minLength": 1],
+                "The order's id (ord_…), the webhook's (evt_…), the complaint's (cmp_…), or the transfer's (tr_…)."
+            ),
             ("index", ["type": "string", "pattern": "^[0-9]{1,4}$"], "The image's number, from 0."),
             ("date", ["type": "string", "format": "date", "pattern": day], "The day, YYYY-MM-DD (Beijing time)."),
             ("file", ["type": "string", "enum": ["orders.csv", "payments.csv", "refunds.csv"]], "Which records."),
