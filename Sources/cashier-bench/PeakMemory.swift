@@ -1,0 +1,16 @@
+import Foundation
+
+/// This process's peak resident memory since the last ``reset()`` (Linux: `VmHWM`, reset by
+/// writing 5 to `/proc/self/clear_refs`).
+enum PeakMemory {
+    static func reset() {
+        try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
+    }
+
+    static func megabytes() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return 0 }
+        return (Double(line.filter(\.isNumber)) ?? 0) / 1024
+    }
+}

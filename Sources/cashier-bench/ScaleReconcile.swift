@@ -1,0 +1,133 @@
+import Alipay
+import Cashier
+import CashierCurl
+import CashierSandboxMode
+import CashierServer
+import CashierStore
+import Foundation
+import WeChatPay
+
+/// `scale-reconcile`: a day reconciled (`MerchantServer.reconcile(date:)`, as `cashier reconcile`
+/// runs it) against a WeChat Pay bill and an Alipay bill of up to `lines` lines each, generated
+/// from the history's payments (the day's first, then older ones: every line matches a payment
+/// here), against parsing the two bills alone; seconds and peak RSS of each.
+///
+/// The providers are the sandbox's; the two bills are answered in its place by ``BillTransport``.
+struct ScaleReconcile {
+    let store: any OrderStore
+    let history: ScaleHistory
+    let lines: Int
+
+    struct Result {
+        var wechatLines: Int
+        var alipayLines: Int
+        var seconds: Double
+        var peakMegabytes: Double
+        var parseSeconds: Double
+        var parsePeakMegabytes: Double
+        var matched: Int
+        var discrepancies: Int
+    }
+
+    /// The bills' day: the last order's, in Beijing time.
+    var date: String { BeijingTime.formatter("yyyy-MM-dd").string(from: history.createdAt(history.count - 1)) }
+
+    func measure() async throws -> Result {
+        let (wechat, alipay) = bills()
+        let wechatText = WeChatPay.Bill(rows: wechat).text
+        let stem = "20880000000000000156_" + date.replacingOccurrences(of: "-", with: "")
+        let alipayZip = try Alipay.Bill(account: "20880000000000000156", rows: alipay).zipData(
+            stem: stem, from: date, to: date, exportedAt: date)
+        let clock = ContinuousClock()
+
+        PeakMemory.reset()
+        var started = clock.now
+        let parsed = try WeChatPay.Bill(parsing: wechatText).rows.count + Alipay.Bill.parse(alipayZip).rows.count
+        let parseSeconds = (clock.now - started) / .seconds(1)
+        let parsePeak = PeakMemory.megabytes()
+        guard parsed == wechat.count + alipay.count else { throw Subprocess.Failure("the bills parsed to \(parsed) lines") }
+
+        let mode = try await SandboxMode.start()
+        defer { Task { await mode.sandbox.stop() } }
+        var configuration = mode.configuration
+        configuration.wechatV3 = nil  // one WeChat Pay merchant, one bill
+        let transport = BillTransport(inner: CurlTransport(), wechatBill: Data(wechatText.utf8), alipayBill: alipayZip)
+        let server = MerchantServer(configuration: configuration, store: store, providerTransport: transport)
+        PeakMemory.reset()
+        started = clock.now
+        let report = try await server.reconcile(date: date)
+        let seconds = (clock.now - started) / .seconds(1)
+        let peak = PeakMemory.megabytes()
+        await mode.sandbox.stop()
+        return Result(
+            wechatLines: wechat.count, alipayLines: alipay.count, seconds: seconds, peakMegabytes: peak, parseSeconds: parseSeconds,
+            parsePeakMegabytes: parsePeak, matched: report.matched, discrepancies: report.discrepancies.count)
+    }
+
+    /// Up to `lines` payment lines for each wallet, the bill day's payments first, and the day's refunds.
+    func bills() -> (wechat: [WeChatPay.Bill.Row], alipay: [Alipay.Bill.Row]) {
+        let time = BeijingTime.formatter("yyyy-MM-dd HH:mm:ss")
+        let day = BeijingTime.formatter("yyyy-MM-dd")
+        var wechat: [WeChatPay.Bill.Row] = []
+        var alipay: [Alipay.Bill.Row] = []
+        // The day's orders first (newest backwards until the day changes), then the oldest onwards.
+        var onDay: [Int] = []
+        var index = history.count - 1
+        while index >= 0, day.string(from: history.createdAt(index)) == date {
+            onDay.append(index)
+            index -= 1
+        }
+        let order = onDay.reversed() + Array(0..<(index + 1))
+        for index in order where wechat.count < lines || alipay.count < lines {
+            let placed = history.order(index)
+            guard let paid = placed.paidAt, let transaction = placed.transactionID else { continue }
+            let refundsToday = placed.refunds.filter { day.string(from: $0.at) == date }
+            switch placed.method.wallet {
+            case .wechat where wechat.count < lines:
+                wechat.append(
+                    .init(
+                        tradeTime: time.string(from: paid), appID: "wxd930ea5d5a258f4f", mchID: "10000100", transactionID: transaction,
+                        outTradeNo: placed.outTradeNo, tradeState: "SUCCESS", amount: placed.total, refundAmount: .zero(.cny),
+                        outRefundNo: "", subject: "Order"))
+                for (number, refund) in refundsToday.enumerated() {
+                    wechat.append(
+                        .init(
+                            tradeTime: time.string(from: refund.at), appID: "wxd930ea5d5a258f4f", mchID: "10000100",
+                            transactionID: transaction, outTradeNo: placed.outTradeNo, tradeState: "REFUND", amount: placed.total,
+                            refundAmount: Money(minorUnits: refund.amount, currency: .cny), outRefundNo: "R\(number)" + placed.outTradeNo,
+                            subject: "Order"))
+                }
+            case .alipay where alipay.count < lines:
+                alipay.append(
+                    .init(
+                        tradeNo: transaction, outTradeNo: placed.outTradeNo, kind: .trade, subject: "Order",
+                        created: time.string(from: placed.createdAt), finished: time.string(from: paid), amount: placed.total))
+                for (number, refund) in refundsToday.enumerated() {
+                    alipay.append(
+                        .init(
+                            tradeNo: transaction, outTradeNo: placed.outTradeNo, kind: .refund, subject: "Order",
+                            created: time.string(from: placed.createdAt), finished: time.string(from: refund.at),
+                            amount: Money(minorUnits: -refund.amount, currency: .cny), refundRequestNo: "R\(number)" + placed.outTradeNo))
+                }
+            default: continue
+            }
+        }
+        return (wechat, alipay)
+    }
+}
+
+/// The sandbox's transport, except for the two trade bills, answered with the generated ones.
+struct BillTransport: HTTPTransport {
+    let inner: any HTTPTransport
+    let wechatBill: Data
+    let alipayBill: Data
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let path = request.url.path
+        if path.hasSuffix("/pay/downloadbill") { return HTTPResponse(status: 200, body: wechatBill) }
+        if path.hasSuffix("/alipay/bill"), request.url.query?.contains("bill_type=trade") == true {
+            return HTTPResponse(status: 200, headers: ["Content-Type": "application/zip"], body: alipayBill)
+        }
+        return try await inner.send(request)
+    }
+}
