@@ -196,7 +196,11 @@ struct SQLFilter {
             if table == "orders" {
                 add("\(prefix)merchant = ?", [.text(merchant)])
             } else {
-                add("\(prefix)order_id IN (SELECT id FROM orders WHERE merchant = ?)", [.text(merchant)])
+                // Each record's order looked up as the time index is walked: the page stops at its
+                // limit. (`order_id IN (SELECT …)` listed every order of the merchant first.)
+                add(
+                    "EXISTS (SELECT 1 FROM orders AS owner WHERE owner.id = \(alias ?? table).order_id AND owner.merchant = ?)",
+                    [.text(merchant)])
             }
         }
     }

@@ -142,6 +142,8 @@ extension Migration {
         .same("019_dashboard_session_key", "ALTER TABLE dashboard_sessions ADD COLUMN key_id TEXT;"),
         // Payers' complaints (WeChat Pay's 消费者投诉 2.0), by deadline; the provider's word kept whole in `snapshot`.
         Migration(name: "020_complaints") { dialect in SQLOrderStoreComplaints.migration(dialect) },
+        // What `cashier-bench scale` found scanning or sorting on a store of millions of orders.
+        Migration(name: "021_scale_indexes") { dialect in SQLStatements.scaleIndexes(dialect) },
     ]
 
     /// Migration `002_events`'s guard on the event log: updates and deletes refused, by two
