@@ -4,7 +4,9 @@ import Foundation
 /// writing 5 to `/proc/self/clear_refs`).
 enum PeakMemory {
     static func reset() {
-        try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
+        guard let file = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return }
+        try? file.write(contentsOf: Data("5".utf8))
+        try? file.close()
     }
 
     static func megabytes() -> Double {

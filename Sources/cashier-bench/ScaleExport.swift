@@ -79,7 +79,7 @@ struct ScaleExport {
         defer { try? handle.close() }
         var count = 0
         while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty {
-            count += block.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            count += block.withUnsafeBytes { bytes in bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } }
         }
         return count
     }

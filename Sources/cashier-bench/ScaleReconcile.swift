@@ -27,10 +27,15 @@ struct ScaleReconcile {
         var parsePeakMegabytes: Double
         var matched: Int
         var discrepancies: Int
+        /// Discrepancies by kind.
+        var kinds: [String: Int]
     }
 
-    /// The bills' day: the last order's, in Beijing time.
-    var date: String { BeijingTime.formatter("yyyy-MM-dd").string(from: history.createdAt(history.count - 1)) }
+    /// The bills' day: the one before the last order's, in Beijing time — a whole day, as finance
+    /// reconciles yesterday, and none of the orders the notification measure paid today.
+    var date: String {
+        BeijingTime.formatter("yyyy-MM-dd").string(from: history.createdAt(history.count - 1).addingTimeInterval(-86_400))
+    }
 
     func measure() async throws -> Result {
         let (wechat, alipay) = bills()
@@ -61,23 +66,27 @@ struct ScaleReconcile {
         await mode.sandbox.stop()
         return Result(
             wechatLines: wechat.count, alipayLines: alipay.count, seconds: seconds, peakMegabytes: peak, parseSeconds: parseSeconds,
-            parsePeakMegabytes: parsePeak, matched: report.matched, discrepancies: report.discrepancies.count)
+            parsePeakMegabytes: parsePeak, matched: report.matched, discrepancies: report.discrepancies.count,
+            kinds: report.discrepancies.reduce(into: [:]) { $0[$1.kind, default: 0] += 1 })
     }
 
-    /// Up to `lines` payment lines for each wallet, the bill day's payments first, and the day's refunds.
+    /// Up to `lines` payment lines for each wallet, the bill day's payments first (then the oldest
+    /// onwards), and the day's refunds.
     func bills() -> (wechat: [WeChatPay.Bill.Row], alipay: [Alipay.Bill.Row]) {
-        let time = BeijingTime.formatter("yyyy-MM-dd HH:mm:ss")
-        let day = BeijingTime.formatter("yyyy-MM-dd")
+        let time = BeijingClock(withTime: true)
+        let day = BeijingClock(withTime: false)
         var wechat: [WeChatPay.Bill.Row] = []
         var alipay: [Alipay.Bill.Row] = []
         // The day's orders first (newest backwards until the day changes), then the oldest onwards.
         var onDay: [Int] = []
         var index = history.count - 1
+        while index >= 0, day.string(from: history.createdAt(index)) > date { index -= 1 }
+        let after = index
         while index >= 0, day.string(from: history.createdAt(index)) == date {
             onDay.append(index)
             index -= 1
         }
-        let order = onDay.reversed() + Array(0..<(index + 1))
+        let order = onDay.reversed() + Array(0..<(index + 1)) + Array((after + 1)..<history.count)
         for index in order where wechat.count < lines || alipay.count < lines {
             let placed = history.order(index)
             guard let paid = placed.paidAt, let transaction = placed.transactionID else { continue }
@@ -113,21 +122,5 @@ struct ScaleReconcile {
             }
         }
         return (wechat, alipay)
-    }
-}
-
-/// The sandbox's transport, except for the two trade bills, answered with the generated ones.
-struct BillTransport: HTTPTransport {
-    let inner: any HTTPTransport
-    let wechatBill: Data
-    let alipayBill: Data
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let path = request.url.path
-        if path.hasSuffix("/pay/downloadbill") { return HTTPResponse(status: 200, body: wechatBill) }
-        if path.hasSuffix("/alipay/bill"), request.url.query?.contains("bill_type=trade") == true {
-            return HTTPResponse(status: 200, headers: ["Content-Type": "application/zip"], body: alipayBill)
-        }
-        return try await inner.send(request)
     }
 }

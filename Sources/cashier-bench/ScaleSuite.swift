@@ -94,6 +94,7 @@ enum ScaleSuite {
 
         say("reconciliation")
         let reconcile = try await ScaleReconcile(store: store, history: history, lines: options.billLines).measure()
+        say("reconciliation: \(reconcile.kinds.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "))")
         lines.append(
             String(
                 format:
