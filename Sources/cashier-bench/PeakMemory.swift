@@ -9,9 +9,14 @@ enum PeakMemory {
         try? file.close()
     }
 
-    static func megabytes() -> Double {
+    static func megabytes() -> Double { field("VmHWM:") }
+
+    /// Resident memory now (`VmRSS`): what the process held before a measure began.
+    static func currentMegabytes() -> Double { field("VmRSS:") }
+
+    private static func field(_ name: String) -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) })
         else { return 0 }
         return (Double(line.filter(\.isNumber)) ?? 0) / 1024
     }

@@ -23,6 +23,8 @@ struct ScaleExport {
         var baselineRows: Int
         var baselineSeconds: Double
         var peakMegabytes: Double
+        /// Resident before the export began.
+        var startMegabytes: Double
     }
 
     /// The month `months` before `date`'s, in `timeZone`: its first and last days and where it starts and ends.
@@ -45,6 +47,7 @@ struct ScaleExport {
         let exported = folder.appendingPathComponent("export.csv")
         let url = base.absoluteString + "/v1/exports/payments.csv?from=\(from)&to=\(to)"
         PeakMemory.reset()
+        let before = PeakMemory.currentMegabytes()
         var started = clock.now
         _ = try Subprocess.run(
             "/usr/bin/env", ["curl", "-sSf", "-o", exported.path, "-H", "Authorization: Bearer \(secretKey)", url])
@@ -70,7 +73,9 @@ struct ScaleExport {
         let baselineSeconds = (clock.now - started) / .seconds(1)
         let baselineRows = try Self.lines(baseline)
         try? FileManager.default.removeItem(at: baseline)
-        return Result(rows: rows, seconds: seconds, baselineRows: baselineRows, baselineSeconds: baselineSeconds, peakMegabytes: peak)
+        return Result(
+            rows: rows, seconds: seconds, baselineRows: baselineRows, baselineSeconds: baselineSeconds, peakMegabytes: peak,
+            startMegabytes: before)
     }
 
     /// Lines in a file (counted a block at a time).

@@ -25,6 +25,8 @@ struct ScaleReconcile {
         var peakMegabytes: Double
         var parseSeconds: Double
         var parsePeakMegabytes: Double
+        /// Resident before the bills were parsed.
+        var startMegabytes: Double
         var matched: Int
         var discrepancies: Int
         /// Discrepancies by kind.
@@ -46,6 +48,7 @@ struct ScaleReconcile {
         let clock = ContinuousClock()
 
         PeakMemory.reset()
+        let before = PeakMemory.currentMegabytes()
         var started = clock.now
         let parsed = try WeChatPay.Bill(parsing: wechatText).rows.count + Alipay.Bill.parse(alipayZip).rows.count
         let parseSeconds = (clock.now - started) / .seconds(1)
@@ -66,7 +69,7 @@ struct ScaleReconcile {
         await mode.sandbox.stop()
         return Result(
             wechatLines: wechat.count, alipayLines: alipay.count, seconds: seconds, peakMegabytes: peak, parseSeconds: parseSeconds,
-            parsePeakMegabytes: parsePeak, matched: report.matched, discrepancies: report.discrepancies.count,
+            parsePeakMegabytes: parsePeak, startMegabytes: before, matched: report.matched, discrepancies: report.discrepancies.count,
             kinds: report.discrepancies.reduce(into: [:]) { $0[$1.kind, default: 0] += 1 })
     }
 

@@ -99,9 +99,10 @@ enum ScaleSuite {
             String(
                 format:
                     "scale-reconcile ratio=%.2f seconds=%.2f rss=%.0f MB wechat_lines=%d alipay_lines=%d parse_seconds=%.2f "
-                    + "parse_rss=%.0f MB matched=%d discrepancies=%d",
+                    + "parse_rss=%.0f MB rss_before=%.0f MB matched=%d discrepancies=%d",
                 reconcile.seconds / max(reconcile.parseSeconds, 1e-9), reconcile.seconds, reconcile.peakMegabytes, reconcile.wechatLines,
-                reconcile.alipayLines, reconcile.parseSeconds, reconcile.parsePeakMegabytes, reconcile.matched, reconcile.discrepancies))
+                reconcile.alipayLines, reconcile.parseSeconds, reconcile.parsePeakMegabytes, reconcile.startMegabytes, reconcile.matched,
+                reconcile.discrepancies))
         lines.append(
             String(
                 format: "scale-migrate seconds=%.2f migrations=%@ orders=%d", migrateSeconds,
@@ -133,8 +134,9 @@ enum ScaleSuite {
         let baseline = Double(measured.baselineRows) / max(measured.baselineSeconds, 1e-9)
         let name = stores.database.isPostgres ? "psql" : "sqlite3"
         return String(
-            format: "scale-export-vs-%@ ratio=%.2f rss=%.0f MB rows=%d cashier_rows_ops=%.0f %@_rows_ops=%.0f %@_rows=%d month=%@", name,
-            rate / max(baseline, 1e-9), measured.peakMegabytes, measured.rows, rate, name, baseline, name, measured.baselineRows,
-            String(month.from.prefix(7)))
+            format:
+                "scale-export-vs-%@ ratio=%.2f rss=%.0f MB rows=%d cashier_rows_ops=%.0f %@_rows_ops=%.0f %@_rows=%d rss_before=%.0f MB month=%@",
+            name, rate / max(baseline, 1e-9), measured.peakMegabytes, measured.rows, rate, name, baseline, name, measured.baselineRows,
+            measured.startMegabytes, String(month.from.prefix(7)))
     }
 }

@@ -35,7 +35,7 @@ let poolSize = option("--pool-size").flatMap(Int.init).flatMap { (1...64).contai
 let sameOrders = flag("--same-orders")
 let orders = option("--orders").flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 100_000
 let billLines = option("--bill-lines").flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 1_000_000
-let samples = option("--samples").flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 100
+let samples = option("--samples").flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 1000
 let only = option("--only").map { Set($0.split(separator: ",").map(String.init)) }
 
 let suites: [String: (Int, (String) -> Void) throws -> Void] = [
