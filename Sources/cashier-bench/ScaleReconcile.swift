@@ -40,11 +40,7 @@ struct ScaleReconcile {
     }
 
     func measure() async throws -> Result {
-        let (wechat, alipay) = bills()
-        let wechatText = WeChatPay.Bill(rows: wechat).text
-        let stem = "20880000000000000156_" + date.replacingOccurrences(of: "-", with: "")
-        let alipayZip = try Alipay.Bill(account: "20880000000000000156", rows: alipay).zipData(
-            stem: stem, from: date, to: date, exportedAt: date)
+        let (wechatText, alipayZip, wechatLines, alipayLines) = try files()
         let clock = ContinuousClock()
 
         PeakMemory.reset()
@@ -53,7 +49,7 @@ struct ScaleReconcile {
         let parsed = try WeChatPay.Bill(parsing: wechatText).rows.count + Alipay.Bill.parse(alipayZip).rows.count
         let parseSeconds = (clock.now - started) / .seconds(1)
         let parsePeak = PeakMemory.megabytes()
-        guard parsed == wechat.count + alipay.count else { throw Subprocess.Failure("the bills parsed to \(parsed) lines") }
+        guard parsed == wechatLines + alipayLines else { throw Subprocess.Failure("the bills parsed to \(parsed) lines") }
 
         let mode = try await SandboxMode.start()
         defer { Task { await mode.sandbox.stop() } }
@@ -68,9 +64,20 @@ struct ScaleReconcile {
         let peak = PeakMemory.megabytes()
         await mode.sandbox.stop()
         return Result(
-            wechatLines: wechat.count, alipayLines: alipay.count, seconds: seconds, peakMegabytes: peak, parseSeconds: parseSeconds,
+            wechatLines: wechatLines, alipayLines: alipayLines, seconds: seconds, peakMegabytes: peak, parseSeconds: parseSeconds,
             parsePeakMegabytes: parsePeak, startMegabytes: before, matched: report.matched, discrepancies: report.discrepancies.count,
             kinds: report.discrepancies.reduce(into: [:]) { $0[$1.kind, default: 0] += 1 })
+    }
+
+    /// The two bills as the providers serve them (WeChat Pay's text, Alipay's zip) and their line
+    /// counts; the rows they were made from are gone when this returns, so the peaks measured
+    /// afterwards are not the bench's own.
+    func files() throws -> (wechat: String, alipay: Data, wechatLines: Int, alipayLines: Int) {
+        let (wechat, alipay) = bills()
+        let stem = "20880000000000000156_" + date.replacingOccurrences(of: "-", with: "")
+        let zip = try Alipay.Bill(account: "20880000000000000156", rows: alipay).zipData(
+            stem: stem, from: date, to: date, exportedAt: date)
+        return (WeChatPay.Bill(rows: wechat).text, zip, wechat.count, alipay.count)
     }
 
     /// Up to `lines` payment lines for each wallet, the bill day's payments first (then the oldest
