@@ -10,7 +10,7 @@ OWN_TMP := scripts/with-own-tmp
 TEST_WIDTH ?= 4
 FORMAT_PATHS := Sources Tests Package.swift Fuzz/Package.swift Fuzz/Sources
 
-.PHONY: demo test deps venv build lint format docs bench fuzz check-long stop-soak schemathesis-long release release-check clean
+.PHONY: demo test deps venv build lint format docs bench bench-scale-long fuzz check-long stop-soak schemathesis-long release release-check clean
 
 ## demo: install what is missing, build, and run the end-to-end demo (the sandbox executable's)
 demo: deps
@@ -63,16 +63,25 @@ bench: deps
 	scripts/with-scratch .build/release/cashier-bench applepay
 	scripts/with-scratch .build/release/cashier-bench server
 	scripts/with-pg scripts/with-scratch sh -c '.build/release/cashier-bench server --db "$$CASHIER_TEST_PG_URL" && .build/release/cashier-bench server --db "$$CASHIER_TEST_PG_URL" --instances 3'
+	scripts/with-scratch .build/release/cashier-bench scale --orders 1000000
+	scripts/with-pg scripts/with-scratch sh -c '.build/release/cashier-bench scale --orders 1000000 --db "$$CASHIER_TEST_PG_URL"'
+
+## bench-scale-long: `cashier-bench scale` on ten million orders, SQLite then PostgreSQL (some 10 GB of
+## scratch space each; part of check-long, never of make test)
+bench-scale-long: deps
+	$(OWN_TMP) $(SWIFT) build -c release --product cashier-bench
+	scripts/with-scratch .build/release/cashier-bench scale --orders 10000000
+	scripts/with-pg scripts/with-scratch sh -c '.build/release/cashier-bench scale --orders 10000000 --db "$$CASHIER_TEST_PG_URL"'
 
 ## fuzz: libFuzzer + AddressSanitizer on every parser, 1,000,000 executions (or 300 s) each (scripts/fuzz)
 fuzz: deps
 	scripts/fuzz 1000000 300
 
-## check-long: everything `make test` runs, then the slow suites: benchmarks, fuzzing,
+## check-long: everything `make test` runs, then the slow suites: benchmarks (and ten million orders), fuzzing,
 ## 3000 stops of a busy HTTP server (libmicrohttpd's epoll mode aborted within ~1500),
 ## Schemathesis for five minutes a key with three more seeds and one from the date, and the
 ## release tarball run on a bare Debian (release-check)
-check-long: test bench fuzz stop-soak schemathesis-long release-check
+check-long: test bench bench-scale-long fuzz stop-soak schemathesis-long release-check
 
 ## release: .build/release-artifacts/cashier-<version>-linux-<arch>.tar.gz — the binary with the Swift
 ## runtime linked in, the systemd unit, the container file, nginx, alert rules, docs, SHA256SUMS

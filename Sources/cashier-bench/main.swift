@@ -6,6 +6,9 @@ import Foundation
 /// sharing it, each with a pool of `--pool-size` connections (8 unless said), each sent other
 /// orders' notifications than the rest at any moment (or, with `--same-orders`, the same ones).
 ///
+/// `cashier-bench scale --orders N [--db postgres://…] [--bill-lines N] [--samples N]` — a store
+/// filled with N orders of a two-year history, then measured (``ScaleSuite``).
+///
 /// Every suite prints one line per figure, `<name> ratio=<cashier ÷ baseline> …`, where the
 /// baseline is measured in the same run on the same machine (timings here are noisy; only
 /// ratios are comparable across runs).
@@ -30,6 +33,9 @@ let database = option("--db")
 let instances = option("--instances").flatMap(Int.init).flatMap { (1...8).contains($0) ? $0 : nil } ?? 1
 let poolSize = option("--pool-size").flatMap(Int.init).flatMap { (1...64).contains($0) ? $0 : nil } ?? 8
 let sameOrders = flag("--same-orders")
+let orders = option("--orders").flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 100_000
+let billLines = option("--bill-lines").flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 1_000_000
+let samples = option("--samples").flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 1000
 let only = option("--only").map { Set($0.split(separator: ",").map(String.init)) }
 
 let suites: [String: (Int, (String) -> Void) throws -> Void] = [
@@ -42,13 +48,17 @@ let suites: [String: (Int, (String) -> Void) throws -> Void] = [
             seconds: seconds, database: database, instances: instances, poolSize: poolSize, sameOrders: sameOrders, only: only,
             report: report)
     },
+    "scale": { seconds, report in
+        try ScaleSuite.run(
+            .init(orders: orders, database: database, seconds: seconds, billLines: billLines, samples: samples), report: report)
+    },
 ]
 
 guard arguments.count == 1, let suite = suites[arguments[0]] else {
     let names = suites.keys.sorted().joined(separator: "|")
     FileHandle.standardError.write(
         Data(
-            "usage: cashier-bench <\(names)> [--seconds N]   (server: [--only notify,hello,nginx,flow] [--db postgres://…] [--instances 1…8] [--pool-size 1…64] [--same-orders])\n"
+            "usage: cashier-bench <\(names)> [--seconds N]   (server: [--only notify,hello,nginx,flow] [--db postgres://…] [--instances 1…8] [--pool-size 1…64] [--same-orders])   (scale: --orders N [--db postgres://…] [--bill-lines N] [--samples N])\n"
                 .utf8))
     exit(2)
 }

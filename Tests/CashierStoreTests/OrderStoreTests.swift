@@ -146,6 +146,7 @@ import Testing
                 "007_payments", "008_refunds", "009_orders_settled_payment", "010_idempotency_reservations", "011_backfill_payments",
                 "012_dashboard", "013_card_payments", "014_checkout", "015_access", "016_merchants",
                 "017_transitions_only", "018_outbox_waiting", "019_dashboard_session_key", "020_complaints",
+                "021_scale_indexes",
                 "022_transfers",
             ])
         #expect(try await store.migrate().isEmpty)

@@ -106,19 +106,20 @@ extension Alipay {
 
         /// Reads a bill's text.
         public static func parse(_ text: String) throws -> Bill {
-            let lines = text.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }.map(String.init)
+            // Slices of the text, not copies: a bill has up to millions of lines.
+            let lines = text.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
             let account = lines.first { $0.hasPrefix("#账号：") }.map {
                 $0.dropFirst(4).trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
             }
             guard let headerIndex = lines.firstIndex(where: { !$0.hasPrefix("#") }) else { throw failure("the bill has no detail list") }
-            let header = cells(lines[headerIndex])
+            let header = cells(String(lines[headerIndex]))
             guard header.count >= columns.count, Array(header.prefix(columns.count)) == columns else {
                 throw failure("the header row is not Alipay's trade bill layout (first column \(header.first ?? "none"))")
             }
             var rows: [Row] = []
             var index = headerIndex + 1
             while index < lines.count, !lines[index].hasPrefix("#") {
-                rows.append(try row(cells(lines[index]), line: index + 1))
+                rows.append(try row(cells(String(lines[index])), line: index + 1))
                 index += 1
             }
             guard let summary = lines[index...].first(where: { $0.hasPrefix("#交易合计") }) else {

@@ -56,6 +56,9 @@ public protocol PaymentLedger: Sendable {
         -> StoredPayment?
     /// The attempt with this trade number at `wallet`.
     func payment(wallet: PaymentMethod.Wallet, outTradeNo: String) async throws -> StoredPayment?
+    /// The attempts placed at `wallet` under any of `outTradeNos`, by number: reconciliation reads
+    /// a bill's lines many at a time, not one read each.
+    func payments(wallet: PaymentMethod.Wallet, outTradeNos: [String]) async throws -> [String: StoredPayment]
     /// The attempts of these orders, oldest first.
     func payments(orderIDs: [String]) async throws -> [StoredPayment]
     /// Attempts still `pending` that started before `date`, oldest first (the query fallback).
@@ -68,6 +71,15 @@ public protocol PaymentLedger: Sendable {
 }
 
 extension PaymentLedger {
+    /// One read per number, for a store that has nothing faster.
+    public func payments(wallet: PaymentMethod.Wallet, outTradeNos: [String]) async throws -> [String: StoredPayment] {
+        var found: [String: StoredPayment] = [:]
+        for number in outTradeNos {
+            if let payment = try await payment(wallet: wallet, outTradeNo: number) { found[number] = payment }
+        }
+        return found
+    }
+
     /// The attempts of one order, oldest first.
     public func payments(orderID: String) async throws -> [StoredPayment] { try await payments(orderIDs: [orderID]) }
 

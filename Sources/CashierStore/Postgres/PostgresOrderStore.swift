@@ -162,4 +162,17 @@ public final class PostgresOrderStore: SQLOrderStore {
             }
         }
     }
+
+    /// Applies the migrations up to and including `last` only, leaving the later ones for
+    /// ``migrate()`` (`cashier-bench scale` times the newest on a full store).
+    @discardableResult
+    public func migrate(through last: String) async throws -> [String] {
+        let migrations = try Migration.all(through: last)
+        return try await retrying {
+            try await self.run(transaction: true) { session in
+                try session.connection.query("SELECT pg_advisory_xact_lock(?)", [.integer(0x4361_7368_6965_72)])  // "Cashier"
+                return try Migration.apply(migrations, as: .postgres, on: session.connection)
+            }
+        }
+    }
 }

@@ -87,12 +87,17 @@ extension SQLOrderStore {
             if let provider = query.provider { filter.add("p.provider = ?", [.text(provider.rawValue)]) }
             if let method = query.method { filter.add("p.method = ?", [.text(method.rawValue)]) }
             if let search = query.search {
+                // The payments with that out_trade_no first, then each condition one of the
+                // refunds' indexes, so both databases join their lookups (PostgreSQL read every
+                // refund when one of the conditions was a subquery on payments: 26 ms a search at a
+                // million orders, cashier-bench scale).
+                let payments = try session.connection.query(
+                    "SELECT id FROM payments WHERE out_trade_no = ?", [.text(search)]
+                ).map { SQLValue.text(try $0.required("id", \.text)) }
+                let byPayment = payments.isEmpty ? "" : " OR r.payment_id IN (\(SQLLedger.placeholders(payments.count)))"
                 filter.add(
-                    """
-                    (r.id = ? OR r.out_refund_no = ? OR r.provider_refund_id = ? OR r.order_id = ?
-                        OR r.payment_id IN (SELECT id FROM payments WHERE out_trade_no = ?))
-                    """,
-                    Array(repeating: .text(search), count: 5))
+                    "(r.id = ? OR r.out_refund_no = ? OR r.provider_refund_id = ? OR r.order_id = ?\(byPayment))",
+                    Array(repeating: .text(search), count: 4) + payments)
             }
             let sql = """
                 SELECT \(RefundColumn.selectList(from: "r")) FROM refunds r JOIN payments p ON p.id = r.payment_id
@@ -196,7 +201,11 @@ struct SQLFilter {
             if table == "orders" {
                 add("\(prefix)merchant = ?", [.text(merchant)])
             } else {
-                add("\(prefix)order_id IN (SELECT id FROM orders WHERE merchant = ?)", [.text(merchant)])
+                // Each record's order looked up as the time index is walked: the page stops at its
+                // limit. (`order_id IN (SELECT …)` listed every order of the merchant first.)
+                add(
+                    "EXISTS (SELECT 1 FROM orders AS owner WHERE owner.id = \(alias ?? table).order_id AND owner.merchant = ?)",
+                    [.text(merchant)])
             }
         }
     }

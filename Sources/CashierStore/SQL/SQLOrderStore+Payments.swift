@@ -355,6 +355,25 @@ extension SQLOrderStore {
         }
     }
 
+    public func payments(wallet: PaymentMethod.Wallet, outTradeNos: [String]) async throws -> [String: StoredPayment] {
+        guard let first = outTradeNos.first else { return [:] }
+        // Fixed-size batches (the last padded with a repeat): one statement text, prepared once.
+        let size = 100
+        let sql = "SELECT \(SQLLedger.paymentColumns) FROM payments WHERE wallet = ? AND out_trade_no IN (\(SQLLedger.placeholders(size)))"
+        return try await withReading { session in
+            var found: [String: StoredPayment] = [:]
+            for start in stride(from: 0, to: outTradeNos.count, by: size) {
+                var batch = Array(outTradeNos[start..<min(start + size, outTradeNos.count)])
+                batch += Array(repeating: first, count: size - batch.count)
+                for row in try session.connection.query(sql, [.text(wallet.rawValue)] + batch.map { .text($0) }) {
+                    let payment = try StoredPayment(row: row)
+                    found[payment.outTradeNo] = payment
+                }
+            }
+            return found
+        }
+    }
+
     public func payments(orderIDs: [String]) async throws -> [StoredPayment] {
         try await withReading { try SQLLedger.payments($0.connection, orderIDs: orderIDs) }
     }

@@ -135,4 +135,12 @@ public final class SQLiteOrderStore: SQLOrderStore {
     public func migrate() async throws -> [String] {
         try await withTransaction { try Migration.apply(Migration.all, as: .sqlite, on: $0.connection) }
     }
+
+    /// Applies the migrations up to and including `last` only, leaving the later ones for
+    /// ``migrate()`` (`cashier-bench scale` times the newest on a full store).
+    @discardableResult
+    public func migrate(through last: String) async throws -> [String] {
+        let migrations = try Migration.all(through: last)
+        return try await withTransaction { try Migration.apply(migrations, as: .sqlite, on: $0.connection) }
+    }
 }

@@ -56,7 +56,8 @@ extension WeChatPay {
         /// Parses a bill.
         /// - Throws: `PaymentError.malformedMessage` naming the line that does not fit.
         public init(parsing text: String) throws {
-            let lines = text.split(whereSeparator: \.isNewline).map(String.init)
+            // Slices of the text, not copies: a bill has up to millions of lines.
+            let lines = text.split(whereSeparator: \.isNewline)
             guard let headerLine = lines.first, headerLine.hasPrefix("交易时间,") else {
                 throw PaymentError(.malformedMessage, provider: .wechatV2, "the bill does not start with its header line")
             }

@@ -151,6 +151,10 @@ CREATE INDEX complaints_open ON complaints(state, respond_by, settle_by);
 CREATE INDEX complaints_order ON complaints(order_id);
 CREATE INDEX complaints_merchant ON complaints(merchant, state)
 
+-- 021_scale_indexes
+CREATE INDEX orders_status_recent ON orders(status);
+CREATE INDEX refunds_payment ON refunds(payment_id)
+
 -- 022_transfers
 CREATE TABLE transfers (
     id TEXT PRIMARY KEY, merchant TEXT, provider TEXT NOT NULL, out_bill_no TEXT NOT NULL,

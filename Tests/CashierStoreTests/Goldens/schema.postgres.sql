@@ -291,6 +291,7 @@ CREATE INDEX events_transition ON public.events USING btree (to_status, created_
 CREATE INDEX orders_created ON public.orders USING btree (created_at);
 CREATE INDEX orders_expiry ON public.orders USING btree (status, expires_at);
 CREATE INDEX orders_status ON public.orders USING btree (status, created_at);
+CREATE INDEX orders_status_recent ON public.orders USING btree (status, rowid);
 CREATE INDEX outbox_created ON public.outbox USING btree (created_at);
 CREATE INDEX outbox_due ON public.outbox USING btree (delivered_at, next_attempt_at);
 CREATE INDEX outbox_waiting ON public.outbox USING btree (order_id, next_attempt_at) WHERE (delivered_at IS NULL);
@@ -304,6 +305,7 @@ CREATE INDEX payments_transaction ON public.payments USING btree (transaction_id
 CREATE INDEX refunds_created ON public.refunds USING btree (created_at);
 CREATE INDEX refunds_finished ON public.refunds USING btree (finished_at);
 CREATE INDEX refunds_order ON public.refunds USING btree (order_id, created_at);
+CREATE INDEX refunds_payment ON public.refunds USING btree (payment_id);
 CREATE INDEX refunds_provider_refund ON public.refunds USING btree (provider_refund_id);
 CREATE INDEX refunds_status ON public.refunds USING btree (status, created_at);
 CREATE INDEX sign_in_failures_by_source ON public.sign_in_failures USING btree (source, at);

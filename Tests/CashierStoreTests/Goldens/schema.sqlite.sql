@@ -14,6 +14,8 @@ index orders_expiry ON orders
 CREATE INDEX orders_expiry ON orders(status, expires_at)
 index orders_status ON orders
 CREATE INDEX orders_status ON orders(status, created_at)
+index orders_status_recent ON orders
+CREATE INDEX orders_status_recent ON orders(status)
 index outbox_created ON outbox
 CREATE INDEX outbox_created ON outbox(created_at)
 index outbox_due ON outbox
@@ -40,6 +42,8 @@ index refunds_finished ON refunds
 CREATE INDEX refunds_finished ON refunds(finished_at)
 index refunds_order ON refunds
 CREATE INDEX refunds_order ON refunds(order_id, created_at)
+index refunds_payment ON refunds
+CREATE INDEX refunds_payment ON refunds(payment_id)
 index refunds_provider_refund ON refunds
 CREATE INDEX refunds_provider_refund ON refunds(provider_refund_id)
 index refunds_status ON refunds

@@ -21,7 +21,11 @@ struct CSVFile {
 
     /// - Throws: when the disk refuses the write (full, say): an export is whole or not at all.
     mutating func write(_ fields: [String]) throws {
-        buffer += Array(fields.map(Self.field).joined(separator: ",").utf8) + [0x0D, 0x0A]
+        for (index, value) in fields.enumerated() {
+            if index > 0 { buffer.append(0x2C) }
+            Self.append(value, to: &buffer)
+        }
+        buffer += [0x0D, 0x0A]
         if buffer.count >= 64 * 1024 { try flush() }
     }
 
@@ -45,9 +49,27 @@ struct CSVFile {
     }
 
     static func field(_ value: String) -> String {
-        var text = value
-        if let first = text.first, "=+-@\t\r".contains(first), Double(text) == nil { text = "'" + text }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var bytes: [UInt8] = []
+        append(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `value` as one field, read and written as UTF-8 bytes (an export writes millions:
+    /// reading them as characters was most of its time).
+    static func append(_ value: String, to buffer: inout [UInt8]) {
+        let utf8 = value.utf8
+        let formula = utf8.first.map { [0x3D, 0x2B, 0x2D, 0x40, 0x09, 0x0D].contains($0) } == true && Double(value) == nil
+        let quoted = utf8.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
+        if quoted { buffer.append(0x22) }
+        if formula { buffer.append(0x27) }
+        if quoted {
+            for byte in utf8 {
+                buffer.append(byte)
+                if byte == 0x22 { buffer.append(0x22) }
+            }
+            buffer.append(0x22)
+        } else {
+            buffer.append(contentsOf: utf8)
+        }
     }
 }

@@ -42,10 +42,15 @@ struct Reconciler {
         // The provider's payments against the payments here.
         let payments = entries.filter { $0.kind == .payment }
         var seen = Set<Key>()
+        var found: [Key: StoredPayment] = [:]
         for (index, entry) in payments.enumerated() {
-            progress("checking payments \(index + 1)/\(payments.count)")
+            if index % Self.linesPerRead == 0 {
+                // The next lines' payments in a few reads, not one each (a bill has up to millions of lines).
+                progress("checking payments \(index + 1)/\(payments.count)")
+                found = try await self.payments(of: payments[index..<min(index + Self.linesPerRead, payments.count)])
+            }
             seen.insert(Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo))
-            guard let payment = try await ledger.store.payment(wallet: entry.wallet, outTradeNo: entry.outTradeNo) else {
+            guard let payment = found[Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo)] else {
                 // Paid at the provider under an order's number that no payment here was placed with.
                 if let order = try await ledger.store.order(outTradeNo: entry.outTradeNo) {
                     discrepancy(
@@ -148,6 +153,21 @@ struct Reconciler {
             return .init(rows: flow.rows, income: cny(flow.income), expense: cny(flow.expense), fees: cny(flow.fees))
         }
         return report
+    }
+
+    /// Bill lines whose payments are read together.
+    static let linesPerRead = 1000
+
+    /// The payments here of `lines`, by wallet and number (a few reads: one per wallet and hundred lines).
+    private func payments(of lines: ArraySlice<BillEntry>) async throws -> [Key: StoredPayment] {
+        var found: [Key: StoredPayment] = [:]
+        for wallet in Set(lines.map(\.wallet)) {
+            let numbers = lines.filter { $0.wallet == wallet }.map(\.outTradeNo)
+            for (number, payment) in try await ledger.store.payments(wallet: wallet, outTradeNos: numbers) {
+                found[Key(wallet: wallet, outTradeNo: number)] = payment
+            }
+        }
+        return found
     }
 
     /// A wallet's fund-flow bill for the day, summed: what came in, what went out, the fees within.

@@ -142,7 +142,9 @@ extension Migration {
         .same("019_dashboard_session_key", "ALTER TABLE dashboard_sessions ADD COLUMN key_id TEXT;"),
         // Payers' complaints (WeChat Pay's 消费者投诉 2.0), by deadline; the provider's word kept whole in `snapshot`.
         Migration(name: "020_complaints") { dialect in SQLOrderStoreComplaints.migration(dialect) },
-        // Transfers out (WeChat Pay's 商家转账), one per out_bill_no. 021 belongs to another branch: names, not numbers, are applied.
+        // What `cashier-bench scale` found scanning or sorting on a store of millions of orders.
+        Migration(name: "021_scale_indexes") { dialect in SQLStatements.scaleIndexes(dialect) },
+        // Transfers out (WeChat Pay's 商家转账), one per out_bill_no.
         // Their webhooks queue in the outbox under the transfer's id, so its order_id no longer references orders.
         Migration(name: "022_transfers") { dialect in
             SQLOrderStoreTransfers.migration(dialect) + ";\n" + SQLOrderStoreTransfers.outboxForTransfers(dialect)

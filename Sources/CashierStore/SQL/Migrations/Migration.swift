@@ -72,6 +72,17 @@ struct Migration: Sendable {
     }
 }
 
+extension Migration {
+    /// ``all`` up to and including the migration named `last`.
+    /// - Throws: `StoreError.notFound` when there is none of that name.
+    static func all(through last: String) throws -> [Migration] {
+        guard let index = all.firstIndex(where: { $0.name == last }) else {
+            throw StoreError(.notFound, "there is no migration named \(last)")
+        }
+        return Array(all[...index])
+    }
+}
+
 extension [Migration] {
     /// Each migration's name and its text as `dialect` runs it, in order.
     func rendered(for dialect: SQLDialect) -> [(name: String, sql: String)] {
