@@ -26,17 +26,34 @@ import WeChatPay
         let configuration = Mutex<MerchantConfiguration?>(nil)
         /// Questions asked about another trade that the provider answered (200).
         let misdirected = Atomic<Int>(0)
+        /// When set, a counter charge (micropay, alipay.trade.pay) of trade X is sent as a charge of
+        /// ``elsewhere(_:)``'s trade instead, and questions about X follow it there.
+        let chargeElsewhere = Atomic<Bool>(false)
+
+        /// The trade a charge of `number` is turned into: the same number, its first letter changed.
+        static func elsewhere(_ number: String) -> String { (number.first == "Z" ? "Y" : "Z") + number.dropFirst() }
+
+        /// The trade to ask about or charge instead of `asked`, if any (a charge moved elsewhere is
+        /// remembered, so that its queries follow it).
+        func other(for asked: String, charging: Bool) -> String? {
+            instead.withLock { table in
+                if charging, chargeElsewhere.load(ordering: .relaxed) { table[asked] = Self.elsewhere(asked) }
+                return table[asked]
+            }
+        }
 
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             let table = instead.withLock { $0 }
-            guard !table.isEmpty, let configuration = configuration.withLock({ $0 }) else { return try await base.send(request) }
+            guard !table.isEmpty || chargeElsewhere.load(ordering: .relaxed), let configuration = configuration.withLock({ $0 }) else {
+                return try await base.send(request)
+            }
             var request = request
             let original = request
             let path = request.url.path
-            if path.hasSuffix("pay/orderquery"), let merchant = configuration.wechat?.merchant {
+            if path.hasSuffix("pay/orderquery") || path.hasSuffix("pay/micropay"), let merchant = configuration.wechat?.merchant {
                 // v2: the XML body's out_trade_no, signed again with the merchant's key.
                 let document = try WeChatPay.V2.XMLDocument(parsing: Array(request.body))
-                if let asked = document["out_trade_no"], let other = table[asked] {
+                if let asked = document["out_trade_no"], let other = other(for: asked, charging: path.hasSuffix("pay/micropay")) {
                     var fields = document.pairs.filter { $0.key != "sign" }.map { ($0.key, $0.key == "out_trade_no" ? other : $0.value) }
                     fields.append(
                         ("sign", merchant.signer.signature(for: fields.map { (key: $0.0, value: $0.1) }, type: merchant.signType)))
@@ -60,9 +77,10 @@ import WeChatPay
                     request = HTTPRequest(method: request.method, url: url, headers: headers, body: request.body, timeout: request.timeout)
                 }
             } else if let alipay = configuration.alipay, var fields = try? Alipay.FormBody.parse(request.body),
-                fields["method"] == "alipay.trade.query", let biz = fields["biz_content"],
+                fields["method"] == "alipay.trade.query" || fields["method"] == "alipay.trade.pay", let biz = fields["biz_content"],
                 let object = (try? JSONSerialization.jsonObject(with: Data(biz.utf8))) as? [String: Any],
-                let asked = object["out_trade_no"] as? String, let other = table[asked]
+                let asked = object["out_trade_no"] as? String,
+                let other = other(for: asked, charging: fields["method"] == "alipay.trade.pay")
             {
                 // Alipay: biz_content's out_trade_no, the parameters signed again with the app's key.
                 var changed = object
@@ -128,6 +146,39 @@ import WeChatPay
         transport.instead.withLock { $0 = [:] }
         _ = try await fixture.server.queryPendingPayments()
         #expect(try await fixture.store.order(id: unpaid.id)?.status == .pending)
+        await fixture.stop()
+    }
+
+    /// The same rule for a counter payment, whose charge answers at once: the proxy turns the
+    /// charge of trade A into a charge of trade C. The provider takes C's money and answers about
+    /// C, genuinely signed; that answer pays nothing here — A's order is not paid, by the charge's
+    /// answer or by the questions that follow it (also about C). The library's own rule is in
+    /// WeChatPayTests and AlipayTests (an answer naming another trade is malformed).
+    @Test(.timeLimit(.minutes(2)), arguments: ["wechat.barcode", "alipay.barcode"])
+    func aCounterChargeAnsweredAboutAnotherTradePaysNothing(method: String) async throws {
+        let transport = MisdirectingTransport()
+        let fixture = try await ServerFixture(
+            configure: {
+                $0.barcode.answerWithin = 2
+                $0.barcode.giveUpAfter = 4
+                $0.barcode.queryInterval = 0.1
+            }, providerTransport: transport)
+        transport.configuration.withLock { $0 = fixture.server.configuration }
+        transport.chargeElsewhere.store(true, ordering: .relaxed)
+        let id = try await fixture.createOrderID(amount: "18.80")
+        let code = (method == "wechat.barcode" ? "13456789012345" : "28654321098765") + "0000"
+        let answer = try await fixture.call("POST", "/v1/orders/\(id)/payments", json: ["method": method, "auth_code": code])
+        #expect(answer.status != 200 && answer.object["status"] as? String != "paid", "\(String(decoding: answer.body, as: UTF8.self))")
+        let payment = try #require(try await fixture.store.payments(orderID: id).first)
+        let elsewhere = MisdirectingTransport.elsewhere(payment.outTradeNo)
+        // The provider did charge C, and answered: the proxy, not the provider, is what went wrong.
+        let books = (await fixture.sandbox.wechatV2.ledger()) + (await fixture.sandbox.alipay.ledger())
+        #expect(books.contains { $0.out_trade_no == elsewhere && $0.paid }, "the provider charged \(elsewhere)")
+        #expect(transport.misdirected.load(ordering: .relaxed) > 0)
+        // However long the till keeps asking, A is not paid by what was said about C.
+        await fixture.server.settled()
+        #expect(try await fixture.store.order(id: id)?.status != .paid)
+        #expect(try await fixture.store.payments(orderID: id).allSatisfy { $0.status != .succeeded && $0.transactionID == nil })
         await fixture.stop()
     }
 }
