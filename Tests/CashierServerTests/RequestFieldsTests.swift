@@ -167,7 +167,7 @@ import Testing
             "CaptureRequest": CaptureBody.self, "PaymentRequest": PaymentRequestBody.self,
             "RefundRequest": RefundBody.self, "WebhookResendRequest": WebhookRangeBody.self,
             "ComplaintImageBody": ComplaintImageBody.self, "ComplaintReplyBody": ComplaintReplyBody.self,
-            "ComplaintRefundBody": ComplaintRefundBody.self,
+            "ComplaintRefundBody": ComplaintRefundBody.self, "TransferBody": TransferBody.self,
         ]
         let paths = try #require(document["paths"] as? [String: [String: [String: Any]]])
         let documented = Set(
