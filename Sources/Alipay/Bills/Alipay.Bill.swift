@@ -73,10 +73,7 @@ extension Alipay {
         /// - Throws: `PaymentError.malformedMessage` saying what is wrong (a zip archive, an
         ///   unknown layout, a bad amount, row counts that disagree with the summary).
         public static func parse(_ data: Data) throws -> Bill {
-            if ZipArchive.isZip(data) {
-                return try parse(try detailFile(in: data, kind: "业务明细"))
-            }
-            return try parse(try text(data))
+            try whole(try Reader(data: data))
         }
 
         /// A CSV's text: UTF-8, or GBK as Alipay writes it (GB 18030 is a superset of GBK and shares ASCII with UTF-8).
@@ -105,33 +102,18 @@ extension Alipay {
         }
 
         /// Reads a bill's text.
+        /// - Throws: `PaymentError.malformedMessage` saying what is wrong (an unknown layout, a bad
+        ///   amount, row counts that disagree with the summary).
         public static func parse(_ text: String) throws -> Bill {
-            // Slices of the text, not copies: a bill has up to millions of lines.
-            let lines = text.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
-            let account = lines.first { $0.hasPrefix("#账号：") }.map {
-                $0.dropFirst(4).trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
-            }
-            guard let headerIndex = lines.firstIndex(where: { !$0.hasPrefix("#") }) else { throw failure("the bill has no detail list") }
-            let header = cells(String(lines[headerIndex]))
-            guard header.count >= columns.count, Array(header.prefix(columns.count)) == columns else {
-                throw failure("the header row is not Alipay's trade bill layout (first column \(header.first ?? "none"))")
-            }
+            try whole(try Reader(text: text))
+        }
+
+        /// Every row a reader gives, and the account it read.
+        private static func whole(_ reader: Reader) throws -> Bill {
+            var reader = reader
             var rows: [Row] = []
-            var index = headerIndex + 1
-            while index < lines.count, !lines[index].hasPrefix("#") {
-                rows.append(try row(cells(String(lines[index])), line: index + 1))
-                index += 1
-            }
-            guard let summary = lines[index...].first(where: { $0.hasPrefix("#交易合计") }) else {
-                throw failure("the bill has no #交易合计 summary: it is truncated")
-            }
-            let counts = summary.split { !$0.isASCII || !$0.isNumber }.compactMap { Int($0) }
-            let trades = rows.filter { $0.kind == .trade }.count
-            let refunds = rows.count - trades
-            guard counts.count >= 2, counts[0] == trades, counts[1] == refunds else {
-                throw failure("the summary says \(summary.dropFirst()) but the list has \(trades) trades and \(refunds) refunds")
-            }
-            return Bill(account: account ?? "", rows: rows)
+            while let row = try reader.next() { rows.append(row) }
+            return Bill(account: reader.account ?? "", rows: rows)
         }
 
         /// The bill's text (UTF-8; ``gbkData(from:to:exportedAt:)`` for the bytes Alipay serves).
@@ -204,7 +186,7 @@ extension Alipay {
             line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         }
 
-        private static func row(_ cells: [String], line: Int) throws -> Row {
+        static func row(_ cells: [String], line: Int) throws -> Row {
             guard cells.count >= columns.count else { throw failure("line \(line) has \(cells.count) cells, not \(columns.count)") }
             guard let kind = Kind(rawValue: cells[2]) else { throw failure("line \(line) has the unknown business type '\(cells[2])'") }
             func money(_ index: Int) throws -> Money {

@@ -200,6 +200,13 @@ extension Alipay {
             try Bill.parse(try await billFile(date: date, type: "trade"))
         }
 
+        /// ``downloadBill(date:)``'s bill as a reader of its rows, one at a time (a bill of
+        /// millions of lines need not be held as rows; its text is).
+        /// - Throws: as ``downloadBill(date:)``; a bad row or summary is thrown by the reader.
+        public func downloadBillRows(date: String) async throws -> Bill.Reader {
+            try Bill.Reader(data: try await billFile(date: date, type: "trade"))
+        }
+
         /// Downloads and parses a day's account statement (账务明细, `bill_type` `signcustomer`):
         /// payments in, refunds and service fees out.
         public func downloadFundFlow(date: String) async throws -> FundFlowBill {

@@ -57,14 +57,15 @@ extension Refunding {
 
 /// A provider whose bills reconciliation reads.
 protocol Reconciling: PaymentAdapter {
-    /// The provider's bill for a day (`yyyy-MM-dd`, Beijing time); `nil` when it keeps none.
-    func billEntries(date: String) async throws -> [BillEntry]?
+    /// The provider's bill for a day (`yyyy-MM-dd`, Beijing time), read a line at a time; `nil`
+    /// when it keeps none.
+    func bill(date: String) async throws -> BillLines?
 
     /// The day's movements of the merchant's balance at the provider (its fund-flow bill); `nil`
     /// when it keeps none.
     func fundFlow(date: String) async throws -> [FundFlowMovement]?
 
-    /// Whose bills ``billEntries(date:)`` and ``fundFlow(date:)`` read: adapters naming the same
+    /// Whose bills ``bill(date:)`` and ``fundFlow(date:)`` read: adapters naming the same
     /// account (a service provider's sub-merchants, whose bills and balance are the provider's)
     /// are read once by reconciliation.
     var billAccount: (trades: String, funds: String) { get }

@@ -56,48 +56,9 @@ extension WeChatPay {
         /// Parses a bill.
         /// - Throws: `PaymentError.malformedMessage` naming the line that does not fit.
         public init(parsing text: String) throws {
-            // Slices of the text, not copies: a bill has up to millions of lines.
-            let lines = text.split(whereSeparator: \.isNewline)
-            guard let headerLine = lines.first, headerLine.hasPrefix("交易时间,") else {
-                throw PaymentError(.malformedMessage, provider: .wechatV2, "the bill does not start with its header line")
-            }
-            let columns = headerLine.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            func index(_ name: String) throws -> Int {
-                guard let index = columns.firstIndex(of: name) else {
-                    throw PaymentError(.malformedMessage, provider: .wechatV2, "the bill has no column \(name)")
-                }
-                return index
-            }
-            let positions = try [
-                "交易时间", "公众账号ID", "商户号", "微信订单号", "商户订单号", "交易状态", "货币种类", "订单金额", "退款金额", "商户退款单号", "商品名称",
-                "手续费",
-            ].map(index)
+            var reader = try Reader(text: text)
             var rows: [Row] = []
-            for (number, line) in lines.dropFirst().enumerated() {
-                if line.hasPrefix("总交易单数") { break }
-                let values = line.split(separator: ",", omittingEmptySubsequences: false).map {
-                    $0.hasPrefix("`") ? String($0.dropFirst()) : String($0)
-                }
-                guard values.count == columns.count else {
-                    throw PaymentError(
-                        .malformedMessage, provider: .wechatV2, "bill line \(number + 2) has \(values.count) values, not \(columns.count)")
-                }
-                do {
-                    let currency = try Currency(code: values[positions[6]].isEmpty ? "CNY" : values[positions[6]])
-                    rows.append(
-                        Row(
-                            tradeTime: values[positions[0]], appID: values[positions[1]], mchID: values[positions[2]],
-                            transactionID: values[positions[3]],
-                            outTradeNo: values[positions[4]], tradeState: values[positions[5]],
-                            amount: try Money(decimal: values[positions[7]], currency: currency),
-                            refundAmount: try Money(decimal: values[positions[8]], currency: currency), outRefundNo: values[positions[9]],
-                            subject: values[positions[10]],
-                            fee: try Self.fee(values[positions[11]], currency: currency, refund: values[positions[5]] == "REFUND")))
-                } catch {
-                    throw PaymentError(
-                        .malformedMessage, provider: .wechatV2, "bill line \(number + 2) has an unreadable amount or currency")
-                }
-            }
+            while let row = try reader.next() { rows.append(row) }
             self.rows = rows
         }
 

@@ -116,6 +116,12 @@ extension WeChatPay.V2 {
             try WeChatPay.Bill(parsing: try await billText("pay/downloadbill", [("bill_date", date), ("bill_type", type)]))
         }
 
+        /// ``downloadBill(date:type:)``'s bill as a reader of its rows, one at a time (a bill of
+        /// millions of lines need not be held as rows; its text is).
+        public func downloadBillRows(date: String, type: String = "ALL") async throws -> WeChatPay.Bill.Reader {
+            try WeChatPay.Bill.Reader(text: try await billText("pay/downloadbill", [("bill_date", date), ("bill_type", type)]))
+        }
+
         /// A bill's text; WeChat answers a refusal ("No Bill Exist") as XML instead.
         private func billText(_ endpoint: String, _ fields: [(String, String)]) async throws -> String {
             let response = try await post(endpoint, fields, timeout: .seconds(60))

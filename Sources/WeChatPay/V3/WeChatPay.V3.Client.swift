@@ -262,6 +262,12 @@ extension WeChatPay.V3 {
             return try WeChatPay.Bill(parsing: text)
         }
 
+        /// ``tradeBill(date:type:)``'s bill as a reader of its rows, one at a time (a bill of
+        /// millions of lines need not be held as rows; its text is).
+        public func tradeBillRows(date: String, type: String = "ALL") async throws -> WeChatPay.Bill.Reader {
+            try WeChatPay.Bill.Reader(text: try await billText("/v3/bill/tradebill?bill_date=\(date)&bill_type=\(type)&tar_type=GZIP"))
+        }
+
         /// Downloads the fund-flow bill (资金账单) of a day for an account (`BASIC`, `OPERATION`, `FEES`).
         public func fundFlowBill(date: String, account: String = "BASIC") async throws -> WeChatPay.FundFlowBill {
             let text = try await billText("/v3/bill/fundflowbill?bill_date=\(date)&account_type=\(account)&tar_type=GZIP")

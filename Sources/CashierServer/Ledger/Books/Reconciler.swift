@@ -24,9 +24,6 @@ struct Reconciler {
             throw RequestProblem("date '\(date)' is not a day as YYYY-MM-DD (2000 to 2100)")
         }
         let end = start.addingTimeInterval(86_400)
-        let (entries, billed) = try await bills(date: date, progress: progress)
-        var rows: [String: Int] = [:]
-        for entry in entries { rows[entry.wallet.rawValue, default: 0] += 1 }
 
         var discrepancies: [ReconciliationReport.Discrepancy] = []
         var flagged: [ReconciliationReport.RefundRequired] = []
@@ -39,36 +36,74 @@ struct Reconciler {
                     provider_says: provider, here: here))
         }
 
-        // The provider's payments against the payments here.
-        let payments = entries.filter { $0.kind == .payment }
+        // The bills, read a line at a time: of each line only what the report needs is kept — the
+        // rows and fees by wallet, the refunds by payment, the payments' numbers (for the payments
+        // here the bills lack) and a digest to count a line on two bills once. The payment lines
+        // are checked against the payments here a thousand at a time.
+        var rows: [String: Int] = [:]
+        var fees: [String: Money] = [:]
+        var billedRefunds: [Key: Money] = [:]
         var seen = Set<Key>()
-        var found: [Key: StoredPayment] = [:]
-        for (index, entry) in payments.enumerated() {
-            if index % Self.linesPerRead == 0 {
-                // The next lines' payments in a few reads, not one each (a bill has up to millions of lines).
-                progress("checking payments \(index + 1)/\(payments.count)")
-                found = try await self.payments(of: payments[index..<min(index + Self.linesPerRead, payments.count)])
-            }
-            seen.insert(Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo))
-            guard let payment = found[Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo)] else {
-                // Paid at the provider under an order's number that no payment here was placed with.
-                if let order = try await ledger.store.order(outTradeNo: entry.outTradeNo) {
-                    discrepancy(
-                        entry.amount == order.total ? "status_differs" : "amount_differs", entry, order: order.id,
-                        provider: say("paid", entry.amount), here: say(order.status.rawValue, order.total))
+        var counted = Set<BillLineDigest>()
+        var billed = Set<PaymentMethod.Wallet>()
+        var accounts = Set<String>()
+        var checked = 0
+        var batch: [BillEntry] = []
+        batch.reserveCapacity(Self.linesPerRead)
+        for adapter in ledger.adapters.reconciling where accounts.insert(adapter.billAccount.trades).inserted {
+            progress("\(adapter.provider.rawValue): downloading the bill for \(date)")
+            guard var lines = try await adapter.bill(date: date) else { continue }
+            billed.insert(adapter.provider.wallet)
+            var ended = false
+            while !ended {
+                if let entry = try lines.next() {
+                    // Identical lines (WeChat's v2 and v3 bills of one merchant) count once.
+                    guard counted.insert(BillLineDigest(entry)).inserted else { continue }
+                    rows[entry.wallet.rawValue, default: 0] += 1
+                    if let fee = entry.fee {
+                        fees[entry.wallet.rawValue] = Money(
+                            minorUnits: (fees[entry.wallet.rawValue]?.minorUnits ?? 0) + fee.minorUnits, currency: fee.currency)
+                    }
+                    if entry.kind == .refund {
+                        let key = Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo)
+                        billedRefunds[key] = Money(
+                            minorUnits: (billedRefunds[key]?.minorUnits ?? 0) + entry.amount.minorUnits, currency: entry.amount.currency)
+                        continue
+                    }
+                    batch.append(entry)
+                    guard batch.count == Self.linesPerRead else { continue }
                 } else {
-                    discrepancy("missing_here", entry, order: nil, provider: say("paid", entry.amount), here: "no such order")
+                    ended = true
+                    guard !batch.isEmpty else { continue }
                 }
-                continue
-            }
-            let here = say(payment.status.rawValue, payment.amount)
-            if entry.amount != payment.amount {
-                discrepancy("amount_differs", entry, order: payment.orderID, provider: say("paid", entry.amount), here: here)
-            } else if payment.status != .succeeded {
-                discrepancy("status_differs", entry, order: payment.orderID, provider: say("paid", entry.amount), here: here)
-            } else {
-                matched += 1
-                if payment.refundRequired { flagged.append(.init(payment)) }
+                // The provider's payments against the payments here: the batch's in a few reads, not one each.
+                progress("checking payments \(checked + 1)–\(checked + batch.count)")
+                let found = try await payments(of: batch)
+                for entry in batch {
+                    seen.insert(Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo))
+                    guard let payment = found[Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo)] else {
+                        // Paid at the provider under an order's number that no payment here was placed with.
+                        if let order = try await ledger.store.order(outTradeNo: entry.outTradeNo) {
+                            discrepancy(
+                                entry.amount == order.total ? "status_differs" : "amount_differs", entry, order: order.id,
+                                provider: say("paid", entry.amount), here: say(order.status.rawValue, order.total))
+                        } else {
+                            discrepancy("missing_here", entry, order: nil, provider: say("paid", entry.amount), here: "no such order")
+                        }
+                        continue
+                    }
+                    let here = say(payment.status.rawValue, payment.amount)
+                    if entry.amount != payment.amount {
+                        discrepancy("amount_differs", entry, order: payment.orderID, provider: say("paid", entry.amount), here: here)
+                    } else if payment.status != .succeeded {
+                        discrepancy("status_differs", entry, order: payment.orderID, provider: say("paid", entry.amount), here: here)
+                    } else {
+                        matched += 1
+                        if payment.refundRequired { flagged.append(.init(payment)) }
+                    }
+                }
+                checked += batch.count
+                batch.removeAll(keepingCapacity: true)
             }
         }
 
@@ -94,12 +129,6 @@ struct Reconciler {
         }
 
         // Refunds: the day's total per payment on each side.
-        var billedRefunds: [Key: Money] = [:]
-        for entry in entries where entry.kind == .refund {
-            let key = Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo)
-            billedRefunds[key] = Money(
-                minorUnits: (billedRefunds[key]?.minorUnits ?? 0) + entry.amount.minorUnits, currency: entry.amount.currency)
-        }
         var refundedHere: [Key: (payment: StoredPayment, minor: Int64)] = [:]
         for refund in try await ledger.store.succeededRefunds(from: start, until: end) {
             guard let payment = try await ledger.store.payment(id: refund.paymentID), billed.contains(payment.method.wallet) else {
@@ -126,12 +155,6 @@ struct Reconciler {
             }
         }
         // Fees: the trade bills' against the fund-flow bills' (the balance the provider actually moved).
-        var fees: [String: Money] = [:]
-        for entry in entries {
-            guard let fee = entry.fee else { continue }
-            fees[entry.wallet.rawValue] = Money(
-                minorUnits: (fees[entry.wallet.rawValue]?.minorUnits ?? 0) + fee.minorUnits, currency: fee.currency)
-        }
         let flows = try await fundFlows(date: date, progress: progress)
         for (wallet, flow) in flows.sorted(by: { $0.key < $1.key }) {
             let billed = fees[wallet] ?? .zero(.cny)
@@ -159,7 +182,7 @@ struct Reconciler {
     static let linesPerRead = 1000
 
     /// The payments here of `lines`, by wallet and number (a few reads: one per wallet and hundred lines).
-    private func payments(of lines: ArraySlice<BillEntry>) async throws -> [Key: StoredPayment] {
+    private func payments(of lines: [BillEntry]) async throws -> [Key: StoredPayment] {
         var found: [Key: StoredPayment] = [:]
         for wallet in Set(lines.map(\.wallet)) {
             let numbers = lines.filter { $0.wallet == wallet }.map(\.outTradeNo)
@@ -199,21 +222,5 @@ struct Reconciler {
             flows[wallet] = totals
         }
         return flows
-    }
-
-    /// Every configured provider's bill for the day, as entries, and the wallets that keep bills;
-    /// identical lines from WeChat's v2 and v3 bills (one merchant, one bill) counted once.
-    private func bills(date: String, progress: @Sendable (String) -> Void) async throws -> ([BillEntry], Set<PaymentMethod.Wallet>) {
-        var entries: [BillEntry] = []
-        var billed = Set<PaymentMethod.Wallet>()
-        var accounts = Set<String>()
-        for adapter in ledger.adapters.reconciling where accounts.insert(adapter.billAccount.trades).inserted {
-            progress("\(adapter.provider.rawValue): downloading the bill for \(date)")
-            guard let bill = try await adapter.billEntries(date: date) else { continue }
-            billed.insert(adapter.provider.wallet)
-            entries += bill
-        }
-        var seen = Set<BillEntry>()
-        return (entries.filter { seen.insert($0).inserted }, billed)
     }
 }

@@ -170,10 +170,12 @@ struct AlipayAdapter: CounterCollector, HeldKeyVerifying, Refunding, Reconciling
         try await client.refundQuery(outTradeNo: payment.outTradeNo, outRequestNo: outRefundNo)
     }
 
-    func billEntries(date: String) async throws -> [BillEntry]? {
+    func bill(date: String) async throws -> BillLines? {
         do {
-            return try await client.downloadBill(date: date).rows.map { row in
-                row.kind == .refund
+            var rows = try await client.downloadBillRows(date: date)
+            return BillLines {
+                guard let row = try rows.next() else { return nil }
+                return row.kind == .refund
                     ? BillEntry(
                         wallet: .alipay, outTradeNo: row.outTradeNo, kind: .refund,
                         amount: Money(minorUnits: -row.amount.minorUnits, currency: row.amount.currency), reference: row.refundRequestNo,
@@ -183,7 +185,7 @@ struct AlipayAdapter: CounterCollector, HeldKeyVerifying, Refunding, Reconciling
                         fee: row.fee)
             }
         } catch let error as PaymentError where error.providerCode == "isp.bill_not_exist" {
-            return []  // no bill for that day
+            return BillLines([])  // no bill for that day
         }
     }
 

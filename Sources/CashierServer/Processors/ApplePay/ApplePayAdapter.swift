@@ -108,6 +108,10 @@ struct ApplePayAdapter: Refunding, Capturing, Reconciling {
 
     /// The processor's payments created that day (Beijing time, as the other bills), as bill
     /// lines: what was authorised, and as refunds what went back (released at capture, voided, refunded).
+    func bill(date: String) async throws -> BillLines? {
+        try await billEntries(date: date).map(BillLines.init)
+    }
+
     func billEntries(date: String) async throws -> [BillEntry]? {
         guard let start = BeijingTime.formatter("yyyy-MM-dd").date(from: date),
             let payments = try await configuration.processor.payments(from: start, to: start.addingTimeInterval(86_400))

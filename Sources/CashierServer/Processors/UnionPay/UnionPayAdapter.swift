@@ -154,6 +154,10 @@ struct UnionPayAdapter: HeldKeyVerifying, Refunding, Reconciling {
 
     // MARK: Reconciliation
 
+    func bill(date: String) async throws -> BillLines? {
+        try await billEntries(date: date).map(BillLines.init)
+    }
+
     func billEntries(date: String) async throws -> [BillEntry]? {
         let parts = date.split(separator: "-")
         guard parts.count == 3 else { throw PaymentError(.invalidRequest, provider: .unionpay, "the day must be yyyy-MM-dd") }

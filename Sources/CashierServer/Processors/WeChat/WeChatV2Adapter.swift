@@ -184,11 +184,11 @@ struct WeChatV2Adapter: CounterCollector, Refunding, Reconciling, HeldKeyVerifyi
         return .notFound
     }
 
-    func billEntries(date: String) async throws -> [BillEntry]? {
+    func bill(date: String) async throws -> BillLines? {
         do {
-            return WalletBill.entries(try await client(appID: nil).downloadBill(date: date.replacingOccurrences(of: "-", with: "")))
+            return WalletBill.lines(try await client(appID: nil).downloadBillRows(date: date.replacingOccurrences(of: "-", with: "")))
         } catch let error as PaymentError where error.providerMessage == "No Bill Exist" {
-            return []  // no trades that day
+            return BillLines([])  // no trades that day
         }
     }
 

@@ -115,11 +115,11 @@ struct WeChatV3Adapter: Refunding, Reconciling, NotificationSource, KeyMaintaini
         }
     }
 
-    func billEntries(date: String) async throws -> [BillEntry]? {
+    func bill(date: String) async throws -> BillLines? {
         do {
-            return WalletBill.entries(try await client.tradeBill(date: date))
+            return WalletBill.lines(try await client.tradeBillRows(date: date))
         } catch let error as PaymentError where error.providerCode == "NO_STATEMENT_EXIST" {
-            return []  // no trades that day
+            return BillLines([])  // no trades that day
         }
     }
 
