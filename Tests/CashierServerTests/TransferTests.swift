@@ -148,6 +148,19 @@ import Testing
         #expect(await world.sandbox.wechatV3.transferBills().contains { $0.transfer_amount == 200_000 && $0.user_name == "张三" })
         // Below WeChat's floor: refused here. More than the account holds: refused by WeChat (409), recorded failed.
         #expect(try await world.call("POST", "/v1/transfers", json: Self.body(amount: 9)).status == 400)
+        // Texts past the document's lengths (in characters, as JSON Schema counts them): refused, nothing sent.
+        let bills = await world.sandbox.wechatV3.transferBills().count
+        var long = Self.body()
+        long["report_infos"] = [["info_type": String(repeating: "型", count: 33), "info_content": "新会员有礼"]]
+        #expect(try await world.call("POST", "/v1/transfers", json: long).status == 400)
+        long["report_infos"] = [["info_type": "活动名称", "info_content": String(repeating: "礼", count: 65)]]
+        #expect(try await world.call("POST", "/v1/transfers", json: long).status == 400)
+        long = Self.body()
+        long["perception"] = String(repeating: "奖", count: 33)
+        #expect(try await world.call("POST", "/v1/transfers", json: long).status == 400)
+        #expect(
+            try await world.call("POST", "/v1/transfers", json: Self.body(remark: String(repeating: "e\u{301}", count: 17))).status == 400)
+        #expect(await world.sandbox.wechatV3.transferBills().count == bills)
         await world.sandbox.wechatV3.setTransferBalance(100, mchID: mchID)
         let poor = try await world.call("POST", "/v1/transfers", json: Self.body(amount: 500))
         #expect(poor.status == 409 && poor.errorCode == "insufficient_funds", "\(poor.object)")

@@ -54,18 +54,23 @@ struct TransferService: Sendable {
             throw RequestProblem.unprocessable("an Alipay transfer to a person is at most 50000 yuan (5000000 fen)")
         }
         guard !body.openid.isEmpty, body.openid.utf8.count <= 128 else { throw RequestProblem("openid must be 1 to 128 bytes") }
-        guard !body.remark.isEmpty, body.remark.count <= 32 else { throw RequestProblem("remark must be 1 to 32 characters") }
+        guard (1...32).contains(body.remark.unicodeScalars.count) else { throw RequestProblem("remark must be 1 to 32 characters") }
         let scene = body.scene ?? "1000"
         guard !scene.isEmpty, scene.utf8.count <= 16 else { throw RequestProblem("scene must be 1 to 16 bytes") }
         let userName = body.user_name.flatMap { $0.isEmpty ? nil : $0 }
         // RSA-OAEP with a 2048-bit key takes at most 214 bytes: 32 characters of any script fit.
-        guard (userName?.count ?? 0) <= 32 else { throw RequestProblem("user_name must be at most 32 characters") }
+        guard (userName?.unicodeScalars.count ?? 0) <= 32 else { throw RequestProblem("user_name must be at most 32 characters") }
         if provider == .wechatV3, body.amount.value >= 200_000, userName == nil {
             throw RequestProblem.unprocessable("user_name is required from 2000 yuan (200000 fen): WeChat Pay checks the payee's real name")
         }
+        guard (body.perception?.unicodeScalars.count ?? 0) <= 32 else { throw RequestProblem("perception must be at most 32 characters") }
+        // Lengths in characters (Unicode code points), as the document's maxLength counts them.
         let reports = body.report_infos.map { $0.map { (type: $0.info_type, content: $0.info_content) } } ?? [("转账说明", body.remark)]
-        guard !reports.isEmpty, reports.allSatisfy({ !$0.type.isEmpty && !$0.content.isEmpty }) else {
-            throw RequestProblem("report_infos must each have an info_type and an info_content")
+        guard
+            !reports.isEmpty,
+            reports.allSatisfy({ (1...32).contains($0.type.unicodeScalars.count) && (1...64).contains($0.content.unicodeScalars.count) })
+        else {
+            throw RequestProblem("report_infos must each have an info_type of 1 to 32 characters and an info_content of 1 to 64")
         }
         let number =
             idempotencyKey.map { "T" + Hex.encode(DigestAlgorithm.sha256.hash("transfer\n" + $0)).prefix(31) }
