@@ -35,6 +35,10 @@ public struct StoredOrder: Sendable, Equatable {
     /// The merchant the order belongs to: one of the configured sub-merchants of a service
     /// provider or ISV, by its id; `nil` for the server's direct merchant.
     public var merchant: String? = nil
+    /// Whether the order was placed to be shared with receivers (profit sharing): WeChat Pay's
+    /// `settle_info.profit_sharing`, Alipay's `extend_params.royalty_freeze` keep its funds frozen
+    /// until it is split or finished.
+    public var profitSharing: Bool = false
 }
 
 extension StoredOrder {

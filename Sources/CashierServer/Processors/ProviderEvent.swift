@@ -27,6 +27,8 @@ enum ProviderEvent: Sendable {
     case complaint(ComplaintReport)
     /// A transfer out ended (WeChat Pay's `MCHTRANSFER.BILL.FINISHED`).
     case transfer(TransferReport)
+    /// A profit-sharing request moved (Alipay's `alipay.trade.order.settle.notify`).
+    case split(SplitReport)
 }
 
 /// A provider's word that a complaint was made or moved: which one, and what happened. The
