@@ -17,6 +17,8 @@ public struct NewOrder: Sendable {
     public var returnURL: String?
     /// The merchant the order belongs to (``StoredOrder/merchant``).
     public var merchant: String?
+    /// Whether the order is placed to be shared with receivers (``StoredOrder/profitSharing``).
+    public var profitSharing = false
 
     public init(
         id: String, outTradeNo: String, total: Money, description: String, metadata: [String: String] = [:], itemsJSON: String = "[]",

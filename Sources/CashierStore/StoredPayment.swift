@@ -43,6 +43,9 @@ public struct StoredPayment: Sendable, Equatable {
     public var capture: CaptureState? = nil
     /// The billing and shipping contacts the payer chose on the sheet (Apple Pay).
     public var contacts: PaymentContacts? = nil
+    /// What profit-sharing splits hold of it (shares sent or being sent to receivers, less what
+    /// returns took back): refunds and splits together never exceed ``amount``.
+    public var sharedMinor: Int64 = 0
 
     /// What may still be refunded.
     /// Accepted by a card processor without a decision yet (a Stripe PaymentIntent `processing`,
@@ -51,7 +54,11 @@ public struct StoredPayment: Sendable, Equatable {
     /// an attempt has a transaction id while it is pending: other providers give one when paid.)
     public var awaitsProcessorDecision: Bool { status == .pending && transactionID != nil }
 
-    public var refundable: Money { Money(minorUnits: amount.minorUnits - reserved.minorUnits, currency: amount.currency) }
+    public var refundable: Money {
+        Money(minorUnits: amount.minorUnits - reserved.minorUnits - sharedMinor, currency: amount.currency)
+    }
+    /// What may still be shared with receivers: what neither refunds nor splits hold.
+    public var shareable: Money { refundable }
 
     /// `true` when the attempt is one of the kind `other` describes: same method, provider, app and payer.
     public func matches(_ other: NewPayment) -> Bool {

@@ -45,10 +45,12 @@ public struct StoredSplit: Sendable, Equatable {
         public var detailID: String?
         /// What returns have taken back from the receiver so far.
         public var returnedMinor: Int64
+        /// What returns still being asked for would take back.
+        public var returningMinor: Int64
 
         public init(
             type: String, account: String, amountMinor: Int64, description: String, result: Result = .pending, failReason: String? = nil,
-            detailID: String? = nil, returnedMinor: Int64 = 0
+            detailID: String? = nil, returnedMinor: Int64 = 0, returningMinor: Int64 = 0
         ) {
             self.type = type
             self.account = account
@@ -58,10 +60,13 @@ public struct StoredSplit: Sendable, Equatable {
             self.failReason = failReason
             self.detailID = detailID
             self.returnedMinor = returnedMinor
+            self.returningMinor = returningMinor
         }
 
         /// What this share holds of the payment now: all of it until it is closed, less returns.
         public var heldMinor: Int64 { result == .closed ? 0 : amountMinor - returnedMinor }
+        /// What a new return may still take back: a share that arrived, less returns made or being made.
+        public var returnableMinor: Int64 { result == .succeeded ? amountMinor - returnedMinor - returningMinor : 0 }
     }
 
     public let id: String

@@ -34,6 +34,7 @@ struct Ledger: Sendable {
     var disputes: Disputes { Disputes(ledger: self) }
     var complaints: ComplaintService { ComplaintService(ledger: self) }
     var transfers: TransferService { TransferService(ledger: self) }
+    var splits: SplitService { SplitService(ledger: self) }
     var lapses: Lapses { Lapses(ledger: self) }
     var closing: CloseService { CloseService(ledger: self) }
     var applePay: ApplePayAuthorizer { ApplePayAuthorizer(ledger: self) }

@@ -31,6 +31,9 @@ struct OrderRequest: Decodable {
     /// The sub-merchant the order is for (one of the configuration's `merchants`); absent: the
     /// direct merchant — or, with a merchant's own key, that merchant.
     let merchant: String?
+    /// Placed to be shared with receivers afterwards (`POST /v1/orders/{id}/splits`): the provider
+    /// keeps the money frozen until it is split or the sharing is finished. Secret key only.
+    let profit_sharing: Bool?
 
     /// Decodes anything: marks that a field is there.
     struct Present: Decodable {

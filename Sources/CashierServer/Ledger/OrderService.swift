@@ -29,6 +29,9 @@ struct OrderService: Sendable {
         let returnURL = try input.return_url.map { try configuration.checkout.checkedReturnURL($0) }
         let expiresIn = try input.expiry()
         let goods = try input.lineItems(catalog: configuration.catalog)
+        if input.profit_sharing != nil, caller != .secret {
+            throw RequestProblem.forbidden("profit_sharing is decided by your backend: send it with the secret key")
+        }
         if input.shipping_methods != nil, caller != .secret {
             throw RequestProblem.forbidden("shipping_methods are priced by your backend: send them with the secret key")
         }
@@ -90,13 +93,13 @@ struct OrderService: Sendable {
         let id = "ord_" + SecureRandom.alphanumeric(count: 24)
         let itemsJSON = String(decoding: try JSONEncoder().encode(items), as: UTF8.self)
         let now = ledger.clock.now()
-        let order = try await store.create(
-            NewOrder(
-                id: id, outTradeNo: TradeNumber.generate(date: now), total: summary.total, description: description,
-                metadata: input.metadata ?? [:], itemsJSON: itemsJSON, clientSecret: id + "_secret_" + SecureRandom.alphanumeric(count: 24),
-                expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)), sheetJSON: try sheet?.json(), returnURL: returnURL,
-                merchant: merchant),
-            now: now)
+        var new = NewOrder(
+            id: id, outTradeNo: TradeNumber.generate(date: now), total: summary.total, description: description,
+            metadata: input.metadata ?? [:], itemsJSON: itemsJSON, clientSecret: id + "_secret_" + SecureRandom.alphanumeric(count: 24),
+            expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)), sheetJSON: try sheet?.json(), returnURL: returnURL,
+            merchant: merchant)
+        new.profitSharing = input.profit_sharing == true
+        let order = try await store.create(new, now: now)
         ledger.audit?.secretFromLogs([order.clientSecret])
         // The app gets its client secret back, as it would from the merchant's backend.
         let created = OrderJSON(order, includeSecret: true, base: ledger.publicBase)

@@ -36,7 +36,7 @@ struct EventApplier: Sendable {
         case .refund(let report): return await record(report, wallet: wallet, bodyHash: bodyHash)
         case .complaint(let report): return await ledger.complaints.apply(report)
         case .transfer(let report): return await ledger.transfers.apply(report)
-        case .split: return .acknowledged  // applied by the split service (being built)
+        case .split(let report): return await ledger.splits.apply(report)
         default:
             do {
                 try await applyProcessorWord(event, bodyHash: bodyHash)

@@ -62,6 +62,13 @@ struct NotifyController: Sendable {
             guard !request.body.isEmpty else { return Self.noBody }
             return await complaintNotification(request, source: transfers)
         }
+        // Alipay's application gateway: its message service's split results (alipay.trade.order.settle.notify).
+        let splits = ledger.adapters.splitting(.alipay).flatMap { $0 as? any Splitting & NotificationSource }.map(SplitNotifications.init)
+        router.add("POST", SplitService.alipayGatewayPath) { request, _ in
+            guard let splits else { return Self.unconfigured(.alipay, nil) }
+            guard !request.body.isEmpty else { return Self.noBody }
+            return await complaintNotification(request, source: splits)
+        }
         for (path, provider) in Self.walletPaths {
             let direct = (try? ledger.adapters.adapter(for: provider)).flatMap { $0 as? any NotificationSource }.map(Answers.init)
             router.addDeciding("POST", path) { request, _ in answer(request, provider: provider, source: direct, merchant: nil) }

@@ -146,6 +146,9 @@ struct PaymentAdapters: Sendable {
     /// The direct merchant's adapter transfers out go through at `provider` (`wechat.v3`, `alipay`), when configured.
     func transferring(_ provider: PaymentProvider) -> (any Transferring)? { byProvider[provider] as? any Transferring }
 
+    /// The direct merchant's adapter profit sharing goes through at `provider` (`wechat.v3`, `alipay`), when configured.
+    func splitting(_ provider: PaymentProvider) -> (any Splitting)? { byProvider[provider] as? any Splitting }
+
     /// Every configured adapter: the direct merchant's, then each sub-merchant's.
     var all: [any PaymentAdapter] {
         byProvider.values.sorted { $0.provider.rawValue < $1.provider.rawValue }

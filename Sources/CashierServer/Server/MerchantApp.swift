@@ -148,6 +148,7 @@ final class MerchantApp: Sendable {
         api.register(WebhooksController(ledger: ledger, middleware: middleware))
         api.register(ComplaintsController(ledger: ledger, middleware: middleware))
         api.register(TransfersController(ledger: ledger, middleware: middleware))
+        api.register(SplitsController(ledger: ledger, middleware: middleware))
         if let sandboxPayer {
             api.register(TestHelpersController(ledger: ledger, middleware: middleware, payer: sandboxPayer, watch: watch))
         }

@@ -190,6 +190,9 @@ public final class MerchantServer: Sendable {
         if app.ledger.adapters.transferring != nil || app.ledger.adapters.transferring(.alipay) != nil {
             tasks.append(runner.every(configuration.queryInterval, "transfers") { _ = try? await slot.app.ledger.transfers.reconcile() })
         }
+        if app.ledger.adapters.splitting(.wechatV3) != nil || app.ledger.adapters.splitting(.alipay) != nil {
+            tasks.append(runner.every(configuration.queryInterval, "splits") { _ = try? await slot.app.ledger.splits.reconcile() })
+        }
         if configuration.wechatV3?.downloadsPlatformCertificates == true
             || configuration.serviceProvider?.wechatV3?.downloadsPlatformCertificates == true
         {
@@ -254,6 +257,13 @@ public final class MerchantServer: Sendable {
     @discardableResult
     public func reconcileTransfers() async throws -> Int {
         try await app.ledger.transfers.reconcile()
+    }
+
+    /// Asks the provider about splits and returns not ended and unchanged for a minute (what the
+    /// split job runs every ``MerchantConfiguration/queryInterval``). - Returns: how many changed.
+    @discardableResult
+    public func reconcileSplits() async throws -> Int {
+        try await app.ledger.splits.reconcile()
     }
 
     /// Waits until nothing is left to happen of its own accord: no request in flight, no job's

@@ -21,6 +21,8 @@
 /// - ``AccessStore``: dashboard sessions, sign-in failures and API keys.
 /// - ``ComplaintRecords``: payers' complaints, by deadline.
 /// - ``TransferRecords``: transfers out, one per `out_bill_no`.
+/// - ``SplitRecords``: profit sharing — receivers, splits and their returns.
 /// - ``StoreLifecycle``: migrating and closing.
 public typealias OrderStore = OrderRecords & PaymentLedger & RefundLedger & EventLog & IdempotencyKeys & WebhookOutbox & Reports
     & JobLeases & AccessStore & StoreLifecycle & ComplaintRecords & TransferRecords
+    & SplitRecords

@@ -36,16 +36,24 @@ extension SQLOrderStore {
                         ? "nothing is left to refund: \(payment.reserved) of the \(payment.amount) paid is refunded or being refunded"
                         : "a refund must be more than zero")
             }
-            let (total, overflow) = payment.reserved.minorUnits.addingReportingOverflow(amount.minorUnits)
+            let (total, overflow) = (payment.reserved.minorUnits + payment.sharedMinor).addingReportingOverflow(amount.minorUnits)
             guard !overflow, total <= payment.amount.minorUnits else {
+                let shared = Money(minorUnits: payment.sharedMinor, currency: payment.amount.currency)
                 throw StoreError(
                     .limitExceeded,
-                    "a refund of \(amount) would bring refunds of payment \(paymentID) to more than the \(payment.amount) it took "
-                        + "(\(payment.reserved) is refunded or being refunded)")
+                    payment.sharedMinor > 0
+                        ? "a refund of \(amount) is more than payment \(paymentID) has left: of the \(payment.amount) it took, "
+                            + "\(payment.reserved) is refunded or being refunded and \(shared) is shared with receivers. "
+                            + "Return the shares first (POST /v1/orders/\(order.id)/splits/{split}/returns), then refund"
+                        : "a refund of \(amount) would bring refunds of payment \(paymentID) to more than the \(payment.amount) it took "
+                            + "(\(payment.reserved) is refunded or being refunded)")
             }
-            // The database checks the same bound: a reservation never exceeds what was paid.
+            // The database checks the same bound: refunds and shares never exceed what was paid.
             try connection.query(
-                "UPDATE payments SET reserved_minor = reserved_minor + ?, updated_at = ? WHERE id = ? AND reserved_minor + ? <= amount_minor",
+                """
+                UPDATE payments SET reserved_minor = reserved_minor + ?, updated_at = ?
+                WHERE id = ? AND reserved_minor + shared_minor + ? <= amount_minor
+                """,
                 [.integer(amount.minorUnits), .integer(at), .text(paymentID), .integer(amount.minorUnits)])
             guard connection.changes == 1 else { throw StoreError(.limitExceeded, "payment \(paymentID) has too little left to refund") }
             try connection.query(

@@ -41,8 +41,8 @@ extension SQLOrderStore {
                 try connection.query(
                     """
                     INSERT INTO orders (id, out_trade_no, status, currency, total_minor, description, metadata, items, client_secret,
-                        created_at, updated_at, expires_at, sheet, return_url, merchant)
-                    VALUES (?, ?, 'created', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        created_at, updated_at, expires_at, sheet, return_url, merchant, profit_sharing)
+                    VALUES (?, ?, 'created', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .text(order.id), .text(order.outTradeNo), .text(order.total.currency.code), .integer(order.total.minorUnits),
@@ -50,6 +50,7 @@ extension SQLOrderStore {
                         .integer(now), order.expiresAt.map { .integer(SQLStatements.stamp($0)) } ?? .null,
                         order.sheetJSON.map { .text($0) } ?? .null,
                         order.returnURL.map { .text($0) } ?? .null, order.merchant.map { .text($0) } ?? .null,
+                        .integer(order.profitSharing ? 1 : 0),
                     ])
             } catch let error as StoreError where error.code == .conflict {
                 throw StoreError(.conflict, "an order with id \(order.id) or out_trade_no \(order.outTradeNo) already exists")

@@ -31,11 +31,14 @@ public struct OrderJSON: Codable, Sendable, Equatable {
     public let return_url: String?
     /// The sub-merchant the order is for; absent for the direct merchant.
     public let merchant: String?
+    /// `true` when the order was placed to be shared with receivers (profit sharing); absent otherwise.
+    public let profit_sharing: Bool?
 
     public init(
         id: String, out_trade_no: String, status: String, amount: Amount, amount_refunded: Amount, description: String,
         metadata: [String: String], client_secret: String?, refund_required: Bool, payment_id: String?, payments: [PaymentJSON],
-        refunds: [RefundJSON], created: Int64, expires: Int64?, checkout_url: String?, return_url: String?, merchant: String?
+        refunds: [RefundJSON], created: Int64, expires: Int64?, checkout_url: String?, return_url: String?, merchant: String?,
+        profit_sharing: Bool? = nil
     ) {
         self.id = id
         object = "order"
@@ -55,5 +58,6 @@ public struct OrderJSON: Codable, Sendable, Equatable {
         self.checkout_url = checkout_url
         self.return_url = return_url
         self.merchant = merchant
+        self.profit_sharing = profit_sharing
     }
 }

@@ -116,6 +116,9 @@ extension OrderRequest: SchemaDocumented {
                 "An Apple Pay commitment: {\"recurringPaymentRequest\": …}, {\"deferredPaymentRequest\": …} or "
                     + "{\"automaticReloadPaymentRequest\": …} (secret key only)."),
             "shipping_methods": OpenAPIDocument.note("Ways to ship it, offered on the Apple Pay sheet (secret key only)."),
+            "profit_sharing": OpenAPIDocument.note(
+                "Placed to be shared with receivers afterwards (POST /v1/orders/{id}/splits): WeChat Pay and Alipay keep the money "
+                    + "frozen until it is split or the sharing is finished (secret key only)."),
         ]
     }
     /// A currency, unless every item is a catalog SKU (the catalog's currency prices them).
@@ -322,6 +325,7 @@ extension OrderJSON: SchemaExample, SchemaDocumented {
         [
             "object": ["const": "order"],
             "merchant": OpenAPIDocument.note("The sub-merchant the order is for; absent for the direct merchant."),
+            "profit_sharing": OpenAPIDocument.note("true when the order was placed to be shared with receivers; absent otherwise."),
             "status": OpenAPIDocument.note("Where the order is.", OpenAPIDocument.ref("OrderStatus")),
             "client_secret": OpenAPIDocument.note(
                 "Only to the secret key and in the creation answer: the app uses it with the publishable key."),

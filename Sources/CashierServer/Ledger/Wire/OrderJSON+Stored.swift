@@ -18,6 +18,6 @@ extension OrderJSON {
             refunds: refunds.filter { $0.orderID == order.id }.map(RefundJSON.init), created: Int64(order.createdAt.timeIntervalSince1970),
             expires: order.expiresAt.map { Int64($0.timeIntervalSince1970) },
             checkout_url: includeCheckoutURL ? CheckoutLink.short(base: base, order: order) : nil, return_url: order.returnURL,
-            merchant: order.merchant)
+            merchant: order.merchant, profit_sharing: order.profitSharing ? true : nil)
     }
 }

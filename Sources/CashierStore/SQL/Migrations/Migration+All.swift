@@ -149,6 +149,8 @@ extension Migration {
         Migration(name: "022_transfers") { dialect in
             SQLOrderStoreTransfers.migration(dialect) + ";\n" + SQLOrderStoreTransfers.outboxForTransfers(dialect)
         },
+        // Profit sharing: orders placed for it, what a payment's splits hold, receivers, splits and returns.
+        Migration(name: "023_profit_sharing") { dialect in SQLOrderStoreSplits.migration(dialect) },
     ]
 
     /// Migration `002_events`'s guard on the event log: updates and deletes refused, by two

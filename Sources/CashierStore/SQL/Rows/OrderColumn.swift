@@ -1,7 +1,7 @@
 /// The `orders` columns an order is read from (``StoredOrder``), in select-list order.
 enum OrderColumn: Int, SQLColumn {
     case id, outTradeNo, status, currency, totalMinor, refundedMinor, description, metadata, items, clientSecret, refundRequired,
-        version, createdAt, expiresAt, settledPaymentID, sheet, returnURL, merchant
+        version, createdAt, expiresAt, settledPaymentID, sheet, returnURL, merchant, profitSharing
 
     static let table = "orders"
 
@@ -28,6 +28,7 @@ enum OrderColumn: Int, SQLColumn {
         case .sheet: "sheet"
         case .returnURL: "return_url"
         case .merchant: "merchant"
+        case .profitSharing: "profit_sharing"
         }
     }
 }

@@ -1,7 +1,7 @@
 /// The `payments` columns a payment attempt is read from (``StoredPayment``), in select-list order.
 enum PaymentColumn: Int, SQLColumn {
     case id, orderID, method, provider, outTradeNo, appID, merchantID, payer, transactionID, walletToken, currency, amountMinor,
-        refundedMinor, reservedMinor, status, refundRequired, failureReason, createdAt, updatedAt, succeededAt, capture, contacts
+        refundedMinor, reservedMinor, status, refundRequired, failureReason, createdAt, updatedAt, succeededAt, capture, contacts, sharedMinor
 
     static let table = "payments"
 
@@ -32,6 +32,7 @@ enum PaymentColumn: Int, SQLColumn {
         case .succeededAt: "succeeded_at"
         case .capture: "capture"
         case .contacts: "contacts"
+        case .sharedMinor: "shared_minor"
         }
     }
 }

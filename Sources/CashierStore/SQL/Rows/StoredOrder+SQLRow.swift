@@ -22,6 +22,7 @@ extension StoredOrder {
             refundRequired: try row.integer(.refundRequired) == 1, version: try row.required(.version, \.integer),
             createdAt: SQLStatements.date(try row.required(.createdAt, \.integer)),
             expiresAt: try row.integer(.expiresAt).map(SQLStatements.date), settledPaymentID: try row.text(.settledPaymentID),
-            sheetJSON: try row.text(.sheet), returnURL: try row.text(.returnURL), merchant: try row.text(.merchant))
+            sheetJSON: try row.text(.sheet), returnURL: try row.text(.returnURL), merchant: try row.text(.merchant),
+            profitSharing: try row.integer(.profitSharing) == 1)
     }
 }

@@ -25,5 +25,6 @@ extension StoredPayment {
             succeededAt: try row.integer(.succeededAt).map(SQLStatements.date))
         capture = try row.text(.capture).flatMap(CaptureState.init(rawValue:))
         contacts = try row.text(.contacts).flatMap { try? JSONDecoder().decode(PaymentContacts.self, from: Data($0.utf8)) }
+        sharedMinor = try row.integer(.sharedMinor) ?? 0
     }
 }
