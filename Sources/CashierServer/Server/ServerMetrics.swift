@@ -65,6 +65,8 @@ final class ServerMetrics: Sendable {
             "Payers' complaints recorded from the providers, by event: created, updated (a notification or the reconciling poll).",
         "cashier_transfers_total":
             "Transfers out (WeChat Pay 商家转账), by status: reserved, then succeeded, failed or cancelled as each ends.",
+        "cashier_splits_total":
+            "Profit-sharing splits, by status: reserved, then finished or failed as each ends.",
         "cashier_coupon_codes_refused_total": "Coupon codes the payment sheet sent that are not the merchant's (a guess or a typo).",
         "cashier_config_reloads_total":
             "Configuration reloads (SIGHUP), by result: applied, or refused (the old configuration kept serving).",

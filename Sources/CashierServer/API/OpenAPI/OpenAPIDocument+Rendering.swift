@@ -32,8 +32,12 @@ extension OpenAPIDocument {
         }
         let orderEvent = try builder.schema(example: WebhookEventJSON.self)
         let transferEvent = try builder.schema(example: TransferEventJSON.self)
+        let splitEvent = try builder.schema(example: SplitEventJSON.self)
         var webhooks: [String: Any] = [:]
-        for (type, event) in WebhookEventJSON.types.map({ ($0, orderEvent) }) + TransferEventJSON.types.map({ ($0, transferEvent) }) {
+        let events =
+            WebhookEventJSON.types.map { ($0, orderEvent) } + TransferEventJSON.types.map { ($0, transferEvent) }
+            + SplitEventJSON.types.map { ($0, splitEvent) }
+        for (type, event) in events {
             webhooks[type] = [
                 "post": [
                     "operationId": "webhook_" + type.replacingOccurrences(of: ".", with: "_"), "summary": "The \(type) event.",
@@ -56,7 +60,7 @@ extension OpenAPIDocument {
                 "license": ["name": "MIT", "identifier": "MIT"],
             ],
             "tags": [
-                "server", "orders", "payments", "applepay", "refunds", "books", "webhooks", "complaints", "transfers", "notifications",
+                "server", "orders", "payments", "applepay", "refunds", "books", "webhooks", "complaints", "transfers", "splits", "notifications",
                 "sandbox",
             ].map {
                 ["name": $0]
@@ -201,8 +205,9 @@ extension OpenAPIDocument {
         [
             (
                 "id", ["type": "string", "minLength": 1],
-                "The order's id (ord_…), the webhook's (evt_…), the complaint's (cmp_…), or the transfer's (tr_…)."
+                "The order's id (ord_…), the webhook's (evt_…), the complaint's (cmp_…), the transfer's (tr_…), or the receiver's (rcv_…)."
             ),
+            ("split", ["type": "string", "minLength": 1], "The split's id (spl_…)."),
             ("index", ["type": "string", "pattern": "^[0-9]{1,4}$"], "The image's number, from 0."),
             ("date", ["type": "string", "format": "date", "pattern": day], "The day, YYYY-MM-DD (Beijing time)."),
             ("file", ["type": "string", "enum": ["orders.csv", "payments.csv", "refunds.csv"]], "Which records."),

@@ -330,8 +330,8 @@ enum OpenAPIDocument {
                 summary: "Send again every failed delivery queued from `from` to `to`.", access: .secret,
                 body: .json(WebhookRangeBody.self, example: ["from": "2026-12-01", "to": "2026-12-01"]),
                 responses: [ok(WebhookResendAnswer.self)], conflicts: true),
-        ] + complaintOperations + transferOperations + notificationOperations + [
-            complaintNotificationOperation, transferNotificationOperation,
+        ] + complaintOperations + transferOperations + splitOperations + notificationOperations + [
+            complaintNotificationOperation, transferNotificationOperation, splitNotificationOperation,
         ]
     }
 
