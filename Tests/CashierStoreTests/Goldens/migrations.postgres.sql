@@ -171,3 +171,35 @@ CREATE TABLE transfers (
 CREATE INDEX transfers_unfinished ON transfers(status, updated_at);
 CREATE INDEX transfers_merchant ON transfers(merchant, created_at);
 ALTER TABLE outbox DROP CONSTRAINT outbox_order_id_fkey
+
+-- 023_profit_sharing
+ALTER TABLE orders ADD COLUMN profit_sharing INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE payments ADD COLUMN shared_minor BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE receivers (
+    rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, merchant TEXT, merchant_key TEXT NOT NULL, provider TEXT NOT NULL,
+    type TEXT NOT NULL, account TEXT NOT NULL, relation_type TEXT NOT NULL, custom_relation TEXT, status TEXT NOT NULL,
+    created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+    UNIQUE (merchant_key, provider, type, account)
+);
+CREATE TABLE splits (
+    rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), payment_id TEXT NOT NULL,
+    merchant TEXT, provider TEXT NOT NULL, out_order_no TEXT NOT NULL UNIQUE, transaction_id TEXT NOT NULL,
+    provider_order_id TEXT, shares TEXT NOT NULL, currency TEXT NOT NULL,
+    amount_minor BIGINT NOT NULL CHECK (amount_minor >= 0), finish INTEGER NOT NULL DEFAULT 0,
+    description TEXT NOT NULL, status TEXT NOT NULL, provider_state TEXT, failure_reason TEXT,
+    version BIGINT NOT NULL DEFAULT 1, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+    finished_at BIGINT
+);
+CREATE INDEX splits_order ON splits(order_id, created_at);
+CREATE INDEX splits_unfinished ON splits(status, updated_at);
+CREATE INDEX splits_finished ON splits(finished_at);
+CREATE INDEX splits_merchant ON splits(merchant, created_at);
+CREATE TABLE split_returns (
+    rowid BIGSERIAL UNIQUE, id TEXT PRIMARY KEY, split_id TEXT NOT NULL REFERENCES splits(id), order_id TEXT NOT NULL,
+    out_return_no TEXT NOT NULL UNIQUE, account TEXT NOT NULL, currency TEXT NOT NULL,
+    amount_minor BIGINT NOT NULL CHECK (amount_minor > 0), description TEXT NOT NULL, status TEXT NOT NULL,
+    provider_return_id TEXT, provider_state TEXT, failure_reason TEXT,
+    created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+);
+CREATE INDEX split_returns_order ON split_returns(order_id, created_at);
+CREATE INDEX split_returns_pending ON split_returns(status, updated_at)

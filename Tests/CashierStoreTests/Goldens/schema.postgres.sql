@@ -98,7 +98,8 @@ CREATE TABLE public.orders (
     settled_payment_id text,
     sheet text,
     return_url text,
-    merchant text
+    merchant text,
+    profit_sharing integer DEFAULT 0 NOT NULL
 );
 CREATE SEQUENCE public.orders_rowid_seq
     START WITH 1
@@ -151,6 +152,7 @@ CREATE TABLE public.payments (
     succeeded_at bigint,
     capture text,
     contacts text,
+    shared_minor bigint DEFAULT 0 NOT NULL,
     CONSTRAINT payments_amount_minor_check CHECK ((amount_minor > 0)),
     CONSTRAINT payments_check CHECK (((refunded_minor >= 0) AND (refunded_minor <= reserved_minor) AND (reserved_minor <= amount_minor)))
 );
@@ -161,6 +163,27 @@ CREATE SEQUENCE public.payments_rowid_seq
     NO MAXVALUE
     CACHE 1;
 ALTER SEQUENCE public.payments_rowid_seq OWNED BY public.payments.rowid;
+CREATE TABLE public.receivers (
+    rowid bigint NOT NULL,
+    id text NOT NULL,
+    merchant text,
+    merchant_key text NOT NULL,
+    provider text NOT NULL,
+    type text NOT NULL,
+    account text NOT NULL,
+    relation_type text NOT NULL,
+    custom_relation text,
+    status text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+);
+CREATE SEQUENCE public.receivers_rowid_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE public.receivers_rowid_seq OWNED BY public.receivers.rowid;
 CREATE TABLE public.refunds (
     rowid bigint NOT NULL,
     id text NOT NULL,
@@ -195,6 +218,62 @@ CREATE TABLE public.sign_in_failures (
     source text NOT NULL,
     at bigint NOT NULL
 );
+CREATE TABLE public.split_returns (
+    rowid bigint NOT NULL,
+    id text NOT NULL,
+    split_id text NOT NULL,
+    order_id text NOT NULL,
+    out_return_no text NOT NULL,
+    account text NOT NULL,
+    currency text NOT NULL,
+    amount_minor bigint NOT NULL,
+    description text NOT NULL,
+    status text NOT NULL,
+    provider_return_id text,
+    provider_state text,
+    failure_reason text,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    CONSTRAINT split_returns_amount_minor_check CHECK ((amount_minor > 0))
+);
+CREATE SEQUENCE public.split_returns_rowid_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE public.split_returns_rowid_seq OWNED BY public.split_returns.rowid;
+CREATE TABLE public.splits (
+    rowid bigint NOT NULL,
+    id text NOT NULL,
+    order_id text NOT NULL,
+    payment_id text NOT NULL,
+    merchant text,
+    provider text NOT NULL,
+    out_order_no text NOT NULL,
+    transaction_id text NOT NULL,
+    provider_order_id text,
+    shares text NOT NULL,
+    currency text NOT NULL,
+    amount_minor bigint NOT NULL,
+    finish integer DEFAULT 0 NOT NULL,
+    description text NOT NULL,
+    status text NOT NULL,
+    provider_state text,
+    failure_reason text,
+    version bigint DEFAULT 1 NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    finished_at bigint,
+    CONSTRAINT splits_amount_minor_check CHECK ((amount_minor >= 0))
+);
+CREATE SEQUENCE public.splits_rowid_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE public.splits_rowid_seq OWNED BY public.splits.rowid;
 CREATE TABLE public.transfers (
     rowid bigint NOT NULL,
     id text NOT NULL,
@@ -231,7 +310,10 @@ ALTER TABLE ONLY public.events ALTER COLUMN sequence SET DEFAULT nextval('public
 ALTER TABLE ONLY public.orders ALTER COLUMN rowid SET DEFAULT nextval('public.orders_rowid_seq'::regclass);
 ALTER TABLE ONLY public.outbox ALTER COLUMN rowid SET DEFAULT nextval('public.outbox_rowid_seq'::regclass);
 ALTER TABLE ONLY public.payments ALTER COLUMN rowid SET DEFAULT nextval('public.payments_rowid_seq'::regclass);
+ALTER TABLE ONLY public.receivers ALTER COLUMN rowid SET DEFAULT nextval('public.receivers_rowid_seq'::regclass);
 ALTER TABLE ONLY public.refunds ALTER COLUMN rowid SET DEFAULT nextval('public.refunds_rowid_seq'::regclass);
+ALTER TABLE ONLY public.split_returns ALTER COLUMN rowid SET DEFAULT nextval('public.split_returns_rowid_seq'::regclass);
+ALTER TABLE ONLY public.splits ALTER COLUMN rowid SET DEFAULT nextval('public.splits_rowid_seq'::regclass);
 ALTER TABLE ONLY public.transfers ALTER COLUMN rowid SET DEFAULT nextval('public.transfers_rowid_seq'::regclass);
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_hash_key UNIQUE (hash);
@@ -269,6 +351,12 @@ ALTER TABLE ONLY public.payments
     ADD CONSTRAINT payments_wallet_out_trade_no_key UNIQUE (wallet, out_trade_no);
 ALTER TABLE ONLY public.payments
     ADD CONSTRAINT payments_wallet_token_key UNIQUE (wallet_token);
+ALTER TABLE ONLY public.receivers
+    ADD CONSTRAINT receivers_merchant_key_provider_type_account_key UNIQUE (merchant_key, provider, type, account);
+ALTER TABLE ONLY public.receivers
+    ADD CONSTRAINT receivers_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.receivers
+    ADD CONSTRAINT receivers_rowid_key UNIQUE (rowid);
 ALTER TABLE ONLY public.refunds
     ADD CONSTRAINT refunds_out_refund_no_key UNIQUE (out_refund_no);
 ALTER TABLE ONLY public.refunds
@@ -277,6 +365,18 @@ ALTER TABLE ONLY public.refunds
     ADD CONSTRAINT refunds_rowid_key UNIQUE (rowid);
 ALTER TABLE ONLY public.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (name);
+ALTER TABLE ONLY public.split_returns
+    ADD CONSTRAINT split_returns_out_return_no_key UNIQUE (out_return_no);
+ALTER TABLE ONLY public.split_returns
+    ADD CONSTRAINT split_returns_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.split_returns
+    ADD CONSTRAINT split_returns_rowid_key UNIQUE (rowid);
+ALTER TABLE ONLY public.splits
+    ADD CONSTRAINT splits_out_order_no_key UNIQUE (out_order_no);
+ALTER TABLE ONLY public.splits
+    ADD CONSTRAINT splits_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.splits
+    ADD CONSTRAINT splits_rowid_key UNIQUE (rowid);
 ALTER TABLE ONLY public.transfers
     ADD CONSTRAINT transfers_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.transfers
@@ -309,6 +409,12 @@ CREATE INDEX refunds_payment ON public.refunds USING btree (payment_id);
 CREATE INDEX refunds_provider_refund ON public.refunds USING btree (provider_refund_id);
 CREATE INDEX refunds_status ON public.refunds USING btree (status, created_at);
 CREATE INDEX sign_in_failures_by_source ON public.sign_in_failures USING btree (source, at);
+CREATE INDEX split_returns_order ON public.split_returns USING btree (order_id, created_at);
+CREATE INDEX split_returns_pending ON public.split_returns USING btree (status, updated_at);
+CREATE INDEX splits_finished ON public.splits USING btree (finished_at);
+CREATE INDEX splits_merchant ON public.splits USING btree (merchant, created_at);
+CREATE INDEX splits_order ON public.splits USING btree (order_id, created_at);
+CREATE INDEX splits_unfinished ON public.splits USING btree (status, updated_at);
 CREATE INDEX transfers_merchant ON public.transfers USING btree (merchant, created_at);
 CREATE INDEX transfers_unfinished ON public.transfers USING btree (status, updated_at);
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE ON public.events FOR EACH ROW EXECUTE FUNCTION public.cashier_events_append_only();
@@ -324,3 +430,7 @@ ALTER TABLE ONLY public.refunds
     ADD CONSTRAINT refunds_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
 ALTER TABLE ONLY public.refunds
     ADD CONSTRAINT refunds_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.payments(id);
+ALTER TABLE ONLY public.split_returns
+    ADD CONSTRAINT split_returns_split_id_fkey FOREIGN KEY (split_id) REFERENCES public.splits(id);
+ALTER TABLE ONLY public.splits
+    ADD CONSTRAINT splits_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);

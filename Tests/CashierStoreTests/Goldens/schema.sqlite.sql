@@ -50,6 +50,18 @@ index refunds_status ON refunds
 CREATE INDEX refunds_status ON refunds(status, created_at)
 index sign_in_failures_by_source ON sign_in_failures
 CREATE INDEX sign_in_failures_by_source ON sign_in_failures (source, at)
+index split_returns_order ON split_returns
+CREATE INDEX split_returns_order ON split_returns(order_id, created_at)
+index split_returns_pending ON split_returns
+CREATE INDEX split_returns_pending ON split_returns(status, updated_at)
+index splits_finished ON splits
+CREATE INDEX splits_finished ON splits(finished_at)
+index splits_merchant ON splits
+CREATE INDEX splits_merchant ON splits(merchant, created_at)
+index splits_order ON splits
+CREATE INDEX splits_order ON splits(order_id, created_at)
+index splits_unfinished ON splits
+CREATE INDEX splits_unfinished ON splits(status, updated_at)
 index sqlite_autoindex_api_keys_1 ON api_keys
 
 index sqlite_autoindex_api_keys_2 ON api_keys
@@ -76,11 +88,23 @@ index sqlite_autoindex_payments_2 ON payments
 
 index sqlite_autoindex_payments_3 ON payments
 
+index sqlite_autoindex_receivers_1 ON receivers
+
+index sqlite_autoindex_receivers_2 ON receivers
+
 index sqlite_autoindex_refunds_1 ON refunds
 
 index sqlite_autoindex_refunds_2 ON refunds
 
 index sqlite_autoindex_schema_migrations_1 ON schema_migrations
+
+index sqlite_autoindex_split_returns_1 ON split_returns
+
+index sqlite_autoindex_split_returns_2 ON split_returns
+
+index sqlite_autoindex_splits_1 ON splits
+
+index sqlite_autoindex_splits_2 ON splits
 
 index sqlite_autoindex_transfers_1 ON transfers
 
@@ -128,7 +152,7 @@ CREATE TABLE orders (
     description TEXT NOT NULL, metadata TEXT NOT NULL, items TEXT NOT NULL, client_secret TEXT NOT NULL,
     refund_required INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL DEFAULT 1,
     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER
-, settled_payment_id TEXT, sheet TEXT, return_url TEXT, merchant TEXT)
+, settled_payment_id TEXT, sheet TEXT, return_url TEXT, merchant TEXT, profit_sharing INTEGER NOT NULL DEFAULT 0)
 table outbox ON outbox
 CREATE TABLE "outbox" (
     id TEXT PRIMARY KEY, order_id TEXT NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL,
@@ -142,9 +166,16 @@ CREATE TABLE payments (
     wallet_token TEXT UNIQUE, currency TEXT NOT NULL, amount_minor INTEGER NOT NULL CHECK (amount_minor > 0),
     refunded_minor INTEGER NOT NULL DEFAULT 0, reserved_minor INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL,
     refund_required INTEGER NOT NULL DEFAULT 0, failure_reason TEXT,
-    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, succeeded_at INTEGER, capture TEXT, contacts TEXT,
+    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, succeeded_at INTEGER, capture TEXT, contacts TEXT, shared_minor INTEGER NOT NULL DEFAULT 0,
     UNIQUE (wallet, out_trade_no),
     CHECK (refunded_minor >= 0 AND refunded_minor <= reserved_minor AND reserved_minor <= amount_minor)
+)
+table receivers ON receivers
+CREATE TABLE receivers (
+    id TEXT PRIMARY KEY, merchant TEXT, merchant_key TEXT NOT NULL, provider TEXT NOT NULL,
+    type TEXT NOT NULL, account TEXT NOT NULL, relation_type TEXT NOT NULL, custom_relation TEXT, status TEXT NOT NULL,
+    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+    UNIQUE (merchant_key, provider, type, account)
 )
 table refunds ON refunds
 CREATE TABLE refunds (
@@ -158,6 +189,24 @@ table schema_migrations ON schema_migrations
 CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)
 table sign_in_failures ON sign_in_failures
 CREATE TABLE sign_in_failures (source TEXT NOT NULL, at BIGINT NOT NULL)
+table split_returns ON split_returns
+CREATE TABLE split_returns (
+    id TEXT PRIMARY KEY, split_id TEXT NOT NULL REFERENCES splits(id), order_id TEXT NOT NULL,
+    out_return_no TEXT NOT NULL UNIQUE, account TEXT NOT NULL, currency TEXT NOT NULL,
+    amount_minor INTEGER NOT NULL CHECK (amount_minor > 0), description TEXT NOT NULL, status TEXT NOT NULL,
+    provider_return_id TEXT, provider_state TEXT, failure_reason TEXT,
+    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+)
+table splits ON splits
+CREATE TABLE splits (
+    id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), payment_id TEXT NOT NULL,
+    merchant TEXT, provider TEXT NOT NULL, out_order_no TEXT NOT NULL UNIQUE, transaction_id TEXT NOT NULL,
+    provider_order_id TEXT, shares TEXT NOT NULL, currency TEXT NOT NULL,
+    amount_minor INTEGER NOT NULL CHECK (amount_minor >= 0), finish INTEGER NOT NULL DEFAULT 0,
+    description TEXT NOT NULL, status TEXT NOT NULL, provider_state TEXT, failure_reason TEXT,
+    version INTEGER NOT NULL DEFAULT 1, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+    finished_at INTEGER
+)
 table sqlite_sequence ON sqlite_sequence
 CREATE TABLE sqlite_sequence(name,seq)
 table transfers ON transfers
