@@ -123,6 +123,7 @@ import WeChatPay
         "GET /dashboard/live": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/complaints": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/transfers": "303 303 303 303 303 303 303 200 303",
+        "GET /dashboard/splits": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/complaints/{id}": "303 303 303 303 303 303 303 200 303",
         "GET /dashboard/complaints/{id}/images/{index}": "303 303 303 303 303 303 303 200 303",
         "POST /dashboard/logout": "403 403 403 403 403 403 403 303 403",

@@ -130,6 +130,7 @@ extension Dashboard {
                 (it carries the order's client secret).</p>
                 """
         }
+        let sharing = try await splitSection(order, payments: payments)
         let message = request.queryValue("message").map { "<p class=\"card\" id=\"message\">\(HTMLText.escape($0))</p>" } ?? ""
         return page(
             "Order \(order.outTradeNo)", session,
@@ -141,6 +142,7 @@ extension Dashboard {
             \(actions)<h2>Items</h2><table><thead><tr><th>Item</th><th>Qty</th><th>Unit</th><th>Amount</th></tr></thead><tbody>\(itemRows)</tbody></table>\
             <h2>Payments</h2>\(Self.table("payments", ["Started", "Method", "Provider", "out_trade_no", "Amount", "Status", "Refunded", ""], paymentRows))\
             <h2>Refunds</h2>\(Self.table("refunds", ["Requested", "out_refund_no", "Payment", "Amount", "Status", "Reason", "By"], refundRows))\
+            \(sharing)\
             <h2>Webhooks</h2><table><thead><tr><th>Event</th><th>Id</th><th>Attempts</th><th>State</th></tr></thead><tbody>\(webhooks)</tbody></table>\
             <h2>Timeline</h2><table id="timeline"><thead><tr><th>Time</th><th>Event</th><th>Status</th><th>Detail</th></tr></thead><tbody>\(timeline)</tbody></table>
             """)

@@ -57,6 +57,9 @@ struct Dashboard: Sendable {
         pages.get("/dashboard/transfers", name: "dashboard_transfers") { request, context in
             try await transfers(request, context.signedIn.record)
         }
+        pages.get("/dashboard/splits", name: "dashboard_splits") { request, context in
+            try await splits(request, context.signedIn.record)
+        }
         pages.get("/dashboard/complaints", name: "dashboard_complaints") { request, context in
             try await complaints(request, context.signedIn.record)
         }
@@ -185,7 +188,7 @@ struct Dashboard: Sendable {
             body: """
                 <header><strong>Cashier</strong><a href="/dashboard">Overview</a><a href="/dashboard/orders">Orders</a>\
                 <a href="/dashboard/payments">Payments</a><a href="/dashboard/refunds">Refunds</a><a href="/dashboard/complaints">Complaints</a>\
-                <a href="/dashboard/transfers">Transfers</a>\
+                <a href="/dashboard/transfers">Transfers</a><a href="/dashboard/splits">Splits</a>\
                 <a href="/dashboard/webhooks">Webhooks</a>\
                 <a href="/dashboard/export">Export</a><a href="/dashboard/live">Live</a><a href="/dashboard/reconciliation">Reconciliation</a>\
                 <form method="post" action="/dashboard/logout" class="inline">\
