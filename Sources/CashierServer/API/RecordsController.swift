@@ -32,7 +32,7 @@ struct RecordsController: RouteCollection {
         // What was created on those days (merchant's time zone, both included), as CSV.
         backend.get("/v1/exports/{file}", name: "export") { request, context in
             guard let kind = LedgerExport(fileName: context.parameters["file"]) else {
-                throw APIError(status: 404, code: "not_found", message: "exports are orders.csv, payments.csv and refunds.csv")
+                throw APIError(status: 404, code: "not_found", message: "exports are \(LedgerExport.fileNames)")
             }
             let timeZone = ledger.configuration.timeZone
             let range = try ReportRange(from: request.queryValue("from"), to: request.queryValue("to"), timeZone: timeZone)

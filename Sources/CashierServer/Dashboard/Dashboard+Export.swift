@@ -23,13 +23,13 @@ extension Dashboard {
             <input type="date" name="to" id="export-to" value="\(HTMLText.escape(to))"> (both included, \(HTMLText.escape(configuration.timeZone.identifier))).</p>\
             <p>\(buttons)</p></form>\
             <p class="muted">UTF-8 with a byte-order mark, so spreadsheets read Chinese text; amounts are decimal strings in each row's \
-            currency. The same files come from <code>GET /v1/exports/{orders|payments|refunds}.csv?from=…&amp;to=…</code> with the secret key.</p>
+            currency. The same files come from <code>GET /v1/exports/{orders|payments|refunds|splits|transfers}.csv?from=…&amp;to=…</code> with the secret key.</p>
             """)
     }
 
     func download(_ file: String, _ request: HTTPServerRequest) async throws -> HTTPServerResponse {
         guard let kind = LedgerExport(fileName: file) else {
-            return Self.notice(status: 404, "No such export", "Exports are orders.csv, payments.csv and refunds.csv.")
+            return Self.notice(status: 404, "No such export", "Exports are \(LedgerExport.fileNames).")
         }
         do {
             let range = try ReportRange(from: request.queryValue("from"), to: request.queryValue("to"), timeZone: configuration.timeZone)

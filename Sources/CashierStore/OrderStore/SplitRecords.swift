@@ -34,6 +34,8 @@ public protocol SplitRecords: Sendable {
     func unfinishedSplits(before: Date, limit: Int) async throws -> [StoredSplit]
     /// Splits that finished in `[from, until)` (reconciliation, exports).
     func finishedSplits(from: Date, until: Date) async throws -> [StoredSplit]
+    /// Splits of `merchant` (every one when `nil`) created in `[from, until)`, oldest first (exports).
+    func splits(createdFrom from: Date, until: Date, merchant: String?, limit: Int, offset: Int) async throws -> [StoredSplit]
 
     /// Reserves a return of `amount` from the receiver `account` of split `splitID`: never more
     /// than that share brought them less other returns. A number seen before returns that return.

@@ -17,4 +17,8 @@ public protocol TransferRecords: Sendable {
     func transfers(merchant: String?, limit: Int, offset: Int) async throws -> [StoredTransfer]
     /// Transfers not ended, last changed before `before`, oldest first: what the query job asks about.
     func unfinishedTransfers(before: Date, limit: Int) async throws -> [StoredTransfer]
+    /// Transfers that ended in `[from, until)`, oldest first (reconciliation).
+    func finishedTransfers(from: Date, until: Date) async throws -> [StoredTransfer]
+    /// Transfers of `merchant` (every one when `nil`) created in `[from, until)`, oldest first (exports).
+    func transfers(createdFrom from: Date, until: Date, merchant: String?, limit: Int, offset: Int) async throws -> [StoredTransfer]
 }

@@ -151,6 +151,19 @@ extension SQLOrderStore {
         }
     }
 
+    public func splits(createdFrom from: Date, until: Date, merchant: String?, limit: Int, offset: Int) async throws -> [StoredSplit] {
+        try await withReading { session in
+            try session.connection.query(
+                """
+                SELECT \(SplitColumn.list) FROM splits WHERE created_at >= ? AND created_at < ?\(merchant == nil ? "" : " AND merchant = ?")
+                ORDER BY created_at, id LIMIT ? OFFSET ?
+                """,
+                [.integer(SQLStatements.stamp(from)), .integer(SQLStatements.stamp(until))] + (merchant.map { [SQLValue.text($0)] } ?? [])
+                    + [.integer(Int64(limit)), .integer(Int64(offset))]
+            ).map(StoredSplit.init(row:))
+        }
+    }
+
     public func finishedSplits(from: Date, until: Date) async throws -> [StoredSplit] {
         try await withReading { session in
             try session.connection.query(

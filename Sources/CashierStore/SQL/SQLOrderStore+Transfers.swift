@@ -96,6 +96,28 @@ extension SQLOrderStore {
         }
     }
 
+    public func finishedTransfers(from: Date, until: Date) async throws -> [StoredTransfer] {
+        try await withReading { session in
+            try session.connection.query(
+                "SELECT \(TransferColumn.list) FROM transfers WHERE finished_at >= ? AND finished_at < ? ORDER BY finished_at, id",
+                [.integer(SQLStatements.stamp(from)), .integer(SQLStatements.stamp(until))]
+            ).map(StoredTransfer.init(row:))
+        }
+    }
+
+    public func transfers(createdFrom from: Date, until: Date, merchant: String?, limit: Int, offset: Int) async throws -> [StoredTransfer] {
+        try await withReading { session in
+            try session.connection.query(
+                """
+                SELECT \(TransferColumn.list) FROM transfers WHERE created_at >= ? AND created_at < ?\(merchant == nil ? "" : " AND merchant = ?")
+                ORDER BY created_at, id LIMIT ? OFFSET ?
+                """,
+                [.integer(SQLStatements.stamp(from)), .integer(SQLStatements.stamp(until))] + (merchant.map { [SQLValue.text($0)] } ?? [])
+                    + [.integer(Int64(limit)), .integer(Int64(offset))]
+            ).map(StoredTransfer.init(row:))
+        }
+    }
+
     public func unfinishedTransfers(before: Date, limit: Int) async throws -> [StoredTransfer] {
         try await withReading { session in
             try session.connection.query(

@@ -210,7 +210,7 @@ extension OpenAPIDocument {
             ("split", ["type": "string", "minLength": 1], "The split's id (spl_…)."),
             ("index", ["type": "string", "pattern": "^[0-9]{1,4}$"], "The image's number, from 0."),
             ("date", ["type": "string", "format": "date", "pattern": day], "The day, YYYY-MM-DD (Beijing time)."),
-            ("file", ["type": "string", "enum": ["orders.csv", "payments.csv", "refunds.csv"]], "Which records."),
+            ("file", ["type": "string", "enum": LedgerExport.allCases.map { $0.rawValue + ".csv" }], "Which records."),
             (
                 "merchant", ["type": "string", "pattern": "^[a-z0-9_-]{1,32}$"],
                 "The sub-merchant (one of the configuration's merchants) whose notifications these are."

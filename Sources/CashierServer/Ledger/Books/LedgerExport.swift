@@ -1,12 +1,16 @@
 import Cashier
 import CashierStore
+import CashierWire
 import Foundation
 
-/// CSV exports of orders, payments and refunds created in a range of days: read from the store
+/// CSV exports of orders, payments, refunds, splits (a row per share) and transfers created in a range of days: read from the store
 /// a page at a time and written to a file the server sends from disk, so a year of orders never
 /// sits in memory. The API (`GET /v1/exports/{kind}.csv`) and the dashboard serve the same files.
 enum LedgerExport: String, CaseIterable, Sendable {
-    case orders, payments, refunds
+    case orders, payments, refunds, splits, transfers
+
+    /// The file names, for messages: `orders.csv, payments.csv, …`.
+    static var fileNames: String { allCases.map { $0.rawValue + ".csv" }.joined(separator: ", ") }
 
     static let pageSize = 500
 
@@ -34,11 +38,21 @@ enum LedgerExport: String, CaseIterable, Sendable {
                 "amount",
                 "reason", "failure_reason", "requested_by",
             ]
+        case .splits:
+            [
+                "split_id", "order_id", "payment_id", "created", "finished", "provider", "out_order_no", "provider_order_id", "status",
+                "receiver_type", "receiver_account", "currency", "amount", "result", "returned", "failure_reason", "finishes_sharing",
+            ]
+        case .transfers:
+            [
+                "id", "created", "finished", "provider", "out_bill_no", "provider_bill_no", "payee", "status", "currency", "amount",
+                "remark", "failure_reason",
+            ]
         }
     }
 
     /// Writes the export (of one sub-merchant's orders when `merchant` is set) to a file, for a download.
-    func export(_ range: ReportRange, merchant: String? = nil, store: any Reports, timeZone: TimeZone) async throws -> ExportFile {
+    func export(_ range: ReportRange, merchant: String? = nil, store: any OrderStore, timeZone: TimeZone) async throws -> ExportFile {
         var file = try CSVFile(header: header)
         let time = Date.ISO8601FormatStyle(timeZone: timeZone)
         func stamp(_ date: Date?) -> String { date.map { $0.formatted(time) } ?? "" }
@@ -54,7 +68,8 @@ enum LedgerExport: String, CaseIterable, Sendable {
     }
 
     /// Every record the query finds, a page at a time, oldest first.
-    private func write(to file: inout CSVFile, query: inout RecordQuery, store: any Reports, stamp: (Date?) -> String) async throws {
+    private func write(to file: inout CSVFile, query: inout RecordQuery, store: any OrderStore, stamp: (Date?) -> String) async throws {
+        var offset = 0
         while true {
             let count: Int
             switch self {
@@ -89,6 +104,41 @@ enum LedgerExport: String, CaseIterable, Sendable {
                     ])
                 }
                 (count, query.after) = (page.count, page.last?.id)
+            case .splits:
+                let page = try await store.splits(
+                    createdFrom: query.from ?? .distantPast, until: query.until ?? .distantFuture, merchant: query.merchant,
+                    limit: Self.pageSize, offset: offset)
+                for split in page {
+                    let currency = split.amount.currency
+                    let base = [
+                        split.id, split.orderID, split.paymentID, stamp(split.createdAt), stamp(split.finishedAt),
+                        ReceiverJSON.apiProvider(split.provider), split.outOrderNo, split.providerOrderID ?? "", split.status.rawValue,
+                    ]
+                    for share in split.shares {
+                        try file.write(
+                            base + [
+                                share.type, share.account, currency.code, Money(minorUnits: share.amountMinor, currency: currency).decimalString,
+                                share.result.rawValue, Money(minorUnits: share.returnedMinor, currency: currency).decimalString,
+                                share.failReason ?? split.failureReason ?? "", split.finish ? "true" : "false",
+                            ])
+                    }
+                    if split.shares.isEmpty {
+                        try file.write(base + ["", "", currency.code, "0.00", "", "0.00", split.failureReason ?? "", "true"])
+                    }
+                }
+                (count, offset) = (page.count, offset + page.count)
+            case .transfers:
+                let page = try await store.transfers(
+                    createdFrom: query.from ?? .distantPast, until: query.until ?? .distantFuture, merchant: query.merchant,
+                    limit: Self.pageSize, offset: offset)
+                for transfer in page {
+                    try file.write([
+                        transfer.id, stamp(transfer.createdAt), stamp(transfer.finishedAt), ReceiverJSON.apiProvider(transfer.provider),
+                        transfer.outBillNo, transfer.providerBillNo ?? "", transfer.openID, transfer.status.rawValue,
+                        transfer.amount.currency.code, transfer.amount.decimalString, transfer.remark, transfer.failureReason ?? "",
+                    ])
+                }
+                (count, offset) = (page.count, offset + page.count)
             }
             if count < Self.pageSize { break }
         }

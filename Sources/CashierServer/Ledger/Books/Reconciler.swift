@@ -1,5 +1,6 @@
 import Cashier
 import CashierStore
+import CashierWire
 import Foundation
 
 /// Reconciliation: downloads each configured provider's trade bill for a day (Beijing time) and
@@ -175,7 +176,25 @@ struct Reconciler {
             func cny(_ minor: Int64) -> String { "\(Money(minorUnits: minor, currency: .cny).decimalString) CNY" }
             return .init(rows: flow.rows, income: cny(flow.income), expense: cny(flow.expense), fees: cny(flow.fees))
         }
+        report.money_out = try await moneyOut(from: start, until: end)
         return report
+    }
+
+    /// The day's transfers that succeeded and shares that arrived, by provider, from the books.
+    private func moneyOut(from start: Date, until end: Date) async throws -> [String: ReconciliationReport.MoneyOut] {
+        var totals: [String: (transfers: Int, transferred: Int64, shares: Int, shared: Int64)] = [:]
+        for transfer in try await ledger.store.finishedTransfers(from: start, until: end) where transfer.status == .succeeded {
+            totals[ReceiverJSON.apiProvider(transfer.provider), default: (0, 0, 0, 0)].transfers += 1
+            totals[ReceiverJSON.apiProvider(transfer.provider), default: (0, 0, 0, 0)].transferred += transfer.amount.minorUnits
+        }
+        for split in try await ledger.store.finishedSplits(from: start, until: end) {
+            for share in split.shares where share.result == .succeeded {
+                totals[ReceiverJSON.apiProvider(split.provider), default: (0, 0, 0, 0)].shares += 1
+                totals[ReceiverJSON.apiProvider(split.provider), default: (0, 0, 0, 0)].shared += share.amountMinor
+            }
+        }
+        func cny(_ minor: Int64) -> String { "\(Money(minorUnits: minor, currency: .cny).decimalString) CNY" }
+        return totals.mapValues { .init(transfers: $0.transfers, transferred: cny($0.transferred), shares: $0.shares, shared: cny($0.shared)) }
     }
 
     /// Bill lines whose payments are read together.

@@ -60,6 +60,19 @@ public struct ReconciliationReport: Codable, Sendable, Equatable {
     /// The day's fund-flow bills (the merchant's balance at each provider), by wallet.
     public var fund_flow: [String: FundFlow] = [:]
 
+    /// Money out on the day, from the books, by provider (`wechat`, `alipay`): transfers that
+    /// succeeded and profit-sharing shares that arrived. The providers' trade bills do not list
+    /// them; their fund-flow bills (``fund_flow``) count them among the expense.
+    public var money_out: [String: MoneyOut] = [:]
+
+    /// Money out on one provider's day (amounts like `12.75 CNY`).
+    public struct MoneyOut: Codable, Sendable, Equatable {
+        public let transfers: Int
+        public let transferred: String
+        public let shares: Int
+        public let shared: String
+    }
+
     /// A day's fund-flow bill, summed (amounts like `12.75 CNY`).
     public struct FundFlow: Codable, Sendable, Equatable {
         /// Movements on the bill.
@@ -82,6 +95,10 @@ public struct ReconciliationReport: Codable, Sendable, Equatable {
         for (wallet, fee) in fees.sorted(by: { $0.key < $1.key }) { lines.append("  \(wallet) fees on the bill: \(fee)") }
         for (wallet, flow) in fund_flow.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(wallet) fund flow: \(flow.rows) movements, in \(flow.income), out \(flow.expense), fees \(flow.fees)")
+        }
+        for (provider, out) in money_out.sorted(by: { $0.key < $1.key }) {
+            lines.append(
+                "  \(provider) money out (from the books): \(out.transfers) transfers \(out.transferred), \(out.shares) shares \(out.shared)")
         }
         lines.append("  matched: \(matched)   discrepancies: \(discrepancies.count)   to refund: \(refund_required.count)")
         for item in refund_required {
