@@ -9,53 +9,29 @@ parameter and sign the meta JSON only —, answers with one, downloads the payer
 approves the refund, refunds, completes, and checks that callback() opens every notification.
 Prints one JSON line; any mismatch raises.
 """
-import atexit
 import base64
 import json
 import os
-import shutil
 import sys
-import tempfile
-import time
-import urllib.request
 from datetime import datetime, timedelta, timezone
 
-from wechatpayv3 import WeChatPay, WeChatPayType
-
-from sandbox_helpers import pay, start_receiver
+from sandbox_helpers import pay
+from wechatpayv3_setup import connect, sandbox, wait_for
 
 config = json.load(sys.stdin)
-notify_url, received = start_receiver(lambda headers, body: wxpay.callback(headers, body), status=204)  # None when unverified
-folder = tempfile.mkdtemp(prefix="cashier-wechatpayv3-complaints-")
-atexit.register(shutil.rmtree, folder, True)
-with open(os.path.join(folder, "platform.pem"), "w") as f:
-    f.write(config["platform_cert"])
-wxpay = WeChatPay(
-    wechatpay_type=WeChatPayType.NATIVE, mchid=config["mchid"], private_key=config["private_key"], cert_serial_no=config["serial"],
-    appid=config["appid"], apiv3_key=config["apiv3_key"], notify_url=notify_url, cert_dir=folder + "/")
-wxpay._core._gate_way = config["gateway"]
+wxpay, notify_url, received, folder = connect(config, "complaints")
 png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 image_path = os.path.join(folder, "receipt.png")
 with open(image_path, "wb") as f:
     f.write(png)
 
 
-def sandbox(path, body):
-    request = urllib.request.Request(
-        config["sandbox"] + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST")
-    return json.load(urllib.request.urlopen(request))
 
-
-def notification(complaint_id, action, seconds=30.0):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        for item in received:
-            assert item is not None, "callback() refused a sandbox notification"
-            resource = item["resource"]  # the trade's own notification comes here too
-            if resource.get("complaint_id") == complaint_id and resource.get("action_type") == action:
-                return item
-        time.sleep(0.01)
-    raise AssertionError("no %s notification for %s: %s" % (action, complaint_id, received))
+def notification(complaint_id, action):
+    # The trade's own notification comes here too.
+    return wait_for(
+        received, lambda resource: resource.get("complaint_id") == complaint_id and resource.get("action_type") == action,
+        "%s of %s" % (action, complaint_id))
 
 
 # The notification URL: none yet, created, queried, updated.
@@ -73,7 +49,7 @@ number = config["prefix"] + "C"
 code, message = wxpay.pay(description="interop", out_trade_no=number, amount={"total": 2599, "currency": "CNY"})
 assert code == 200, (code, message)
 assert pay(config["sandbox"] + "sandbox/pay", "wechat", number)["trade_state"] == "SUCCESS"
-complaint_id = sandbox("sandbox/wechat/complaints", {
+complaint_id = sandbox(config, "sandbox/wechat/complaints", {
     "out_trade_no": number, "complaint_detail": "咖啡是冷的", "problem_type": "REFUND", "problem_description": "申请退款",
     "payer_phone": "13912345678", "apply_refund_amount": 1000, "images": [base64.b64encode(png).decode()]})["complaint_id"]
 created = notification(complaint_id, "CREATE_COMPLAINT")

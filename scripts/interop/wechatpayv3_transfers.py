@@ -7,47 +7,19 @@ with its Wechatpay-Serial, from 2000 yuan), sends the same bill again, queries i
 the payee confirm it through the sandbox's payer call, opens the MCHTRANSFER.BILL.FINISHED
 notification with callback(), and cancels a second transfer. Prints one JSON line; any mismatch raises.
 """
-import atexit
 import json
-import os
-import shutil
 import sys
-import tempfile
-import time
-import urllib.request
 
-from wechatpayv3 import WeChatPay, WeChatPayType
-
-from sandbox_helpers import start_receiver
+from wechatpayv3_setup import connect, sandbox, wait_for
 
 config = json.load(sys.stdin)
-notify_url, received = start_receiver(lambda headers, body: wxpay.callback(headers, body), status=204)  # None when unverified
-folder = tempfile.mkdtemp(prefix="cashier-wechatpayv3-transfers-")
-atexit.register(shutil.rmtree, folder, True)
-with open(os.path.join(folder, "platform.pem"), "w") as f:
-    f.write(config["platform_cert"])
-wxpay = WeChatPay(
-    wechatpay_type=WeChatPayType.NATIVE, mchid=config["mchid"], private_key=config["private_key"], cert_serial_no=config["serial"],
-    appid=config["appid"], apiv3_key=config["apiv3_key"], notify_url=notify_url, cert_dir=folder + "/")
-wxpay._core._gate_way = config["gateway"]
+wxpay, notify_url, received, _ = connect(config, "transfers")
 reports = [{"info_type": "活动名称", "info_content": "新会员有礼"}, {"info_type": "奖励说明", "info_content": "注册会员抽奖一等奖"}]
 
 
-def sandbox(path, body):
-    request = urllib.request.Request(
-        config["sandbox"] + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST")
-    return json.load(urllib.request.urlopen(request))
 
-
-def notification(number, seconds=30.0):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        for item in received:
-            assert item is not None, "callback() refused a sandbox notification"
-            if item["resource"].get("out_bill_no") == number:
-                return item
-        time.sleep(0.01)
-    raise AssertionError("no notification for %s: %s" % (number, received))
+def notification(number):
+    return wait_for(received, lambda resource: resource.get("out_bill_no") == number, number)
 
 
 # 2,000 yuan: wechatpayv3 encrypts the name with the platform certificate and names its serial.
@@ -70,7 +42,7 @@ assert code == 200 and queried["state"] == "WAIT_USER_CONFIRM" and queried["mch_
 code, message = wxpay.mch_transfer_bills_query(transfer_bill_no=bill["transfer_bill_no"])
 assert code == 200 and json.loads(message)["out_bill_no"] == number, (code, message)
 
-confirmed = sandbox("sandbox/wechat/transfer_bills/confirm", {
+confirmed = sandbox(config, "sandbox/wechat/transfer_bills/confirm", {
     "out_bill_no": number, "package_info": bill["package_info"], "mchid": config["mchid"], "appid": config["appid"],
     "outcome": "confirm"})
 assert confirmed["state"] == "SUCCESS", confirmed

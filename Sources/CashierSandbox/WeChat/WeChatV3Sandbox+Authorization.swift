@@ -11,7 +11,7 @@ extension WeChatV3Sandbox {
     /// request with `signedBody` — the body, or a media upload's `meta`), or WeChat's refusal.
     func authenticate(_ request: HTTPServerRequest, prefix: String, signedBody: String) -> Result<Merchant, Refusal> {
         let path = String(request.path.dropFirst(prefix.count))
-        let queryString = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+        let queryString = request.query.filter { !$0.name.isEmpty }.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         let canonical = queryString.isEmpty ? path : path + "?" + queryString
         guard let fields = request.headers["Authorization"].flatMap(WeChatPay.V3.RequestSigner.parse(authorization:)),
             let mchID = fields["mchid"], let merchant = merchants[mchID], let serial = fields["serial_no"],
@@ -21,10 +21,14 @@ extension WeChatV3Sandbox {
         else {
             return .failure(Refusal(error(401, "SIGN_ERROR", "Authorization 无效或商户证书序列号不匹配")))
         }
-        let message = WeChatPay.V3.RequestSigner.message(
-            method: request.method, canonicalURL: canonical, timestamp: timestamp, nonce: nonce, body: signedBody)
+        // wechatpayv3 2.0.4 signs some queries as it sends them, with an empty first pair: `?&out_order_no=…`.
+        let canonicals = queryString.isEmpty ? [canonical] : [canonical, path + "?&" + queryString]
         guard let signatureBytes = try? Base64.decode(signature),
-            merchantKey.isValidSignature(signatureBytes, for: Array(message.utf8), scheme: .insecurePKCS1v1_5SHA256)
+            canonicals.contains(where: { url in
+                let message = WeChatPay.V3.RequestSigner.message(
+                    method: request.method, canonicalURL: url, timestamp: timestamp, nonce: nonce, body: signedBody)
+                return merchantKey.isValidSignature(signatureBytes, for: Array(message.utf8), scheme: .insecurePKCS1v1_5SHA256)
+            })
         else {
             return .failure(Refusal(error(401, "SIGN_ERROR", "签名错误")))
         }

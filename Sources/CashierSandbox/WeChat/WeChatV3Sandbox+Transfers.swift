@@ -83,16 +83,10 @@ extension WeChatV3Sandbox {
         }
         var userName: String?
         if let cipher = body["user_name"] as? String, !cipher.isEmpty {
-            let serial = request.headers["Wechatpay-Serial"] ?? ""
-            let platformSerials = [platformCertificate.serialNumberHex, publicKeyID].map { $0.uppercased() }
-            // IJPay sends the merchant's own serial when nothing else is set; the platform key still decrypts.
-            guard platformSerials.contains(serial.uppercased()) || serial == merchant.certificateSerial else {
-                return error(400, "PARAM_ERROR", "请求头Wechatpay-Serial缺失或无效：加密敏感字段时必须传平台证书序列号或公钥ID")
+            switch sensitiveField(cipher, field: "user_name", request: request, merchant: merchant) {
+            case .success(let name): userName = name
+            case .failure(let refusal): return refusal.response
             }
-            guard let bytes = try? Base64.decode(cipher), let plain = try? decryptSensitive(Array(bytes)),
-                let name = String(bytes: plain, encoding: .utf8), !name.isEmpty
-            else { return error(400, "PARAM_ERROR", "user_name解密失败：敏感信息须用微信支付平台公钥以RSAES-OAEP加密") }
-            userName = name
         }
         if amount >= WeChatPay.V3.TransferBillRequest.nameRequiredFrom, userName == nil {
             return error(400, "PARAM_ERROR", "转账金额大于等于2000元时，收款用户姓名user_name必填")
@@ -229,11 +223,6 @@ extension WeChatV3Sandbox {
     }
 
     // MARK: Answers
-
-    /// Decrypts a sensitive field sent encrypted for the platform key (RSA-OAEP with SHA-1).
-    private func decryptSensitive(_ bytes: [UInt8]) throws -> [UInt8] {
-        try platformKey.decrypt(bytes, padding: .insecureOAEPSHA1)
-    }
 
     private func createAnswer(_ bill: WeChatTransferDesk.Bill) -> [String: Any] {
         var answer: [String: Any] = [

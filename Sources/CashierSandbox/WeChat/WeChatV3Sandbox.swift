@@ -57,6 +57,7 @@ public actor WeChatV3Sandbox {
     var desk = WeChatComplaintDesk()
     /// Merchant transfers (商家转账): bills, balances, limits and their clock.
     var transfers = WeChatTransferDesk()
+    var sharing = WeChatProfitSharingDesk()  // Profit sharing (分账): receivers, requests, returns, their clock.
 
     struct Order: Sendable {
         let mchID: String
@@ -146,6 +147,7 @@ public actor WeChatV3Sandbox {
         }
         registerComplaints(on: &router, prefix: prefix)
         registerTransfers(on: &router, prefix: prefix)
+        registerProfitSharing(on: &router, prefix: prefix)
     }
 
     // MARK: Merchant certificates
@@ -269,6 +271,7 @@ public actor WeChatV3Sandbox {
         if let ip = (body["scene_info"] as? [String: Any])?["payer_client_ip"] as? String { sent["payer_client_ip"] = ip }
         if let expiry = body["time_expire"] as? String { sent["time_expire"] = expiry }
         if let attach = body["attach"] as? String { sent["attach"] = attach }
+        if (body["settle_info"] as? [String: Any])?["profit_sharing"] as? Bool == true { sent["profit_sharing"] = "true" }
         if let detail = body["detail"], let data = try? JSONSerialization.data(withJSONObject: detail, options: [.sortedKeys]) {
             sent["detail"] = String(decoding: data, as: UTF8.self)
         }
@@ -314,8 +317,7 @@ public actor WeChatV3Sandbox {
 
     private func transaction(_ outTradeNo: String, _ order: Order) -> [String: Any] {
         var object: [String: Any] = [
-            "out_trade_no": outTradeNo, "trade_type": order.tradeType,
-            "trade_state": order.state,
+            "out_trade_no": outTradeNo, "trade_type": order.tradeType, "trade_state": order.state,
             "trade_state_desc": order.state == "SUCCESS" ? "支付成功" : order.state,
             "amount": ["total": order.total, "currency": order.currency, "payer_total": order.total, "payer_currency": order.currency],
         ]
@@ -365,15 +367,13 @@ public actor WeChatV3Sandbox {
         guard let outRefundNo = body["out_refund_no"] as? String, let amount = body["amount"] as? [String: Any],
             let refund = amount["refund"].flatMap(JSONNumber.writtenInteger),
             let total = amount["total"].flatMap(JSONNumber.writtenInteger),
-            refund > 0,
-            total == order.total
+            refund > 0, total == order.total
         else { return error(400, "PARAM_ERROR", "退款金额或订单金额与原订单不一致") }
         if let existing = order.refunds.first(where: { $0.outRefundNo == outRefundNo }) {
             return signed(200, refundAnswer(number, order, existing))
         }
-        guard order.refunded + refund <= order.total else {
-            return error(400, "INVALID_REQUEST", "退款金额大于支付金额")
-        }
+        guard order.refunded + refund <= order.total else { return error(400, "INVALID_REQUEST", "退款金额大于支付金额") }
+        if let refused = profitSharingRefundProblem(order, refund) { return refused }
         if refundOutcome == .refuse { return error(403, "NOT_ENOUGH", "基本账户余额不足，请充值后重新发起") }
         var record = Refund(outRefundNo: outRefundNo, refundID: Self.refundID(), amount: refund)
         let failure = refundOutcome.v3Status
@@ -411,8 +411,7 @@ public actor WeChatV3Sandbox {
     private func refundAnswer(_ number: String, _ order: Order, _ refund: Refund) -> [String: Any] {
         [
             "refund_id": refund.refundID, "out_refund_no": refund.outRefundNo, "transaction_id": order.transactionID ?? "",
-            "out_trade_no": number,
-            "status": refund.status, "channel": "ORIGINAL",
+            "out_trade_no": number, "status": refund.status, "channel": "ORIGINAL",
             "amount": [
                 "refund": refund.amount, "total": order.total, "currency": order.currency, "payer_refund": refund.amount,
                 "payer_total": order.total,
@@ -539,8 +538,7 @@ public actor WeChatV3Sandbox {
         else { return }
         let envelope: [String: Any] = [
             "id": UUID().uuidString.lowercased(), "create_time": BeijingTime.string(from: Date(), .rfc3339),
-            "resource_type": "encrypt-resource",
-            "event_type": event, "summary": summary,
+            "resource_type": "encrypt-resource", "event_type": event, "summary": summary,
             "resource": [
                 "original_type": originalType, "algorithm": "AEAD_AES_256_GCM", "ciphertext": Base64.encode(box.combined),
                 "associated_data": originalType, "nonce": nonce,

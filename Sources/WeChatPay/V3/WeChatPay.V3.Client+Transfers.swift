@@ -25,16 +25,7 @@ extension WeChatPay.V3.Client {
     ///   `.providerRejected` with WeChat's code (`PARAM_ERROR`, `NOT_ENOUGH`, `INVALID_REQUEST`, …).
     public func createTransferBill(_ request: WeChatPay.V3.TransferBillRequest) async throws -> WeChatPay.V3.TransferBill {
         try request.validate()
-        var headers: HTTPHeaders = [:]
-        var key: RSAPublicKey?
-        if request.userName?.isEmpty == false {
-            if keys.encryptionKey() == nil { try await downloadCertificates() }
-            guard let found = keys.encryptionKey() else {
-                throw PaymentError(.unknownKey, provider: .wechatV3, "no platform key to encrypt user_name for")
-            }
-            headers.add("Wechatpay-Serial", found.serial)
-            key = found.key
-        }
+        let (key, headers) = try await sensitiveFieldKey(needed: request.userName?.isEmpty == false, field: "user_name")
         let bill = try WeChatPay.V3.TransferBill.decode(
             try await send("POST", Self.transferBillsPath, json: try request.body(encryptingFor: key), headers: headers))
         try Self.expect(bill, outBillNo: request.outBillNo)

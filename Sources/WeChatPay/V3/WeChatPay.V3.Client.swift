@@ -162,10 +162,12 @@ extension WeChatPay.V3 {
             public let h5URL: String?
         }
 
-        /// Places an order.
+        /// Places an order. With `profitSharing`, it is paid with `settle_info.profit_sharing`: the
+        /// money stays frozen for profit sharing (``createProfitSharingOrder(_:)``) until unfrozen.
         public func prepay(
             _ kind: PrepayKind, appID: String, description: String, outTradeNo: String, total: Money, notifyURL: String,
-            openID: String? = nil, clientIP: String? = nil, attach: String? = nil, goods: [GoodsLine] = [], expiresAt: Date? = nil
+            openID: String? = nil, clientIP: String? = nil, attach: String? = nil, goods: [GoodsLine] = [], expiresAt: Date? = nil,
+            profitSharing: Bool = false
         ) async throws -> Prepay {
             var body: [String: Any] = [
                 "description": description, "out_trade_no": outTradeNo, "notify_url": notifyURL,
@@ -200,6 +202,7 @@ extension WeChatPay.V3 {
                 ]
             }
             if let expiresAt { body["time_expire"] = BeijingTime.string(from: expiresAt, .rfc3339) }
+            if profitSharing { body["settle_info"] = ["profit_sharing": true] }
             let answer = try JSONDecoder().decode(
                 [String: String].self, from: try await send("POST", "\(transactionsPath)/\(kind.rawValue)", json: body))
             return Prepay(prepayID: answer["prepay_id"], codeURL: answer["code_url"], h5URL: answer["h5_url"])

@@ -102,10 +102,7 @@ extension WeChatPay.V3 {
                 "transfer_scene_report_infos": reportInfos.map { ["info_type": $0.type, "info_content": $0.content] },
             ]
             if let userName, !userName.isEmpty {
-                guard let key else {
-                    throw PaymentError(.invalidRequest, provider: .wechatV3, "user_name needs a platform key to be encrypted for")
-                }
-                body["user_name"] = Base64.encode(try key.encrypt(Array(userName.utf8), padding: .insecureOAEPSHA1))
+                body["user_name"] = try SensitiveField.encrypt(userName, for: key, field: "user_name")
             }
             if let notifyURL { body["notify_url"] = notifyURL }
             if let userRecvPerception { body["user_recv_perception"] = userRecvPerception }

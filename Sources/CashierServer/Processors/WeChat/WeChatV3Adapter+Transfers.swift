@@ -54,20 +54,7 @@ extension WeChatV3Adapter: Transferring {
     /// over the raw body first, a serial not held yet downloading the certificates at most once a
     /// minute, then the resource decrypted with the APIv3 key) and read as the bill it names.
     func transferEvents(_ message: InboundMessage) async throws -> [ProviderEvent] {
-        let open = {
-            try WeChatPay.V3.Notification.open(
-                body: message.body, headers: try WeChatPay.V3.SignatureHeaders(headers: message.headers),
-                keys: configuration.platformKeys, apiV3Key: configuration.merchant.apiV3Key, now: clock.now())
-        }
-        let notification: WeChatPay.V3.Notification
-        do {
-            notification = try open()
-        } catch let error as PaymentError where error.code == .unknownKey {
-            guard configuration.platformKeys.claimDownload(at: clock.now()), (try? await client.downloadCertificates()) != nil else {
-                throw error
-            }
-            notification = try open()
-        }
+        let notification = try await openNotification(message)
         let event = try WeChatPay.V3.TransferBillEvent(notification)
         return [
             .transfer(

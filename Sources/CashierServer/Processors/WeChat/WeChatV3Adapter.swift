@@ -51,7 +51,7 @@ struct WeChatV3Adapter: Refunding, Reconciling, NotificationSource, KeyMaintaini
             kind, appID: appID, description: order.description, outTradeNo: payment.outTradeNo, total: payment.amount,
             notifyURL: notifyBase() + notifyPath, openID: payment.payer, clientIP: request.client_ip,
             attach: OrderFieldsForProviders.metadata(order, limit: Self.attachLimit), goods: OrderFieldsForProviders.goods(order),
-            expiresAt: OrderFieldsForProviders.expiry(order, now: clock.now()))
+            expiresAt: OrderFieldsForProviders.expiry(order, now: clock.now()), profitSharing: order.profitSharing)
         switch kind {
         case .native: return .wechatQRCode(prepay.codeURL ?? "")
         case .h5: return .wechatH5(prepay.h5URL ?? "")
@@ -139,18 +139,22 @@ struct WeChatV3Adapter: Refunding, Reconciling, NotificationSource, KeyMaintaini
     /// The signature over the raw body first (platform key by `Wechatpay-Serial`, timestamp
     /// within five minutes of this server's clock), then the resource decrypted with the APIv3 key.
     func verify(_ message: InboundMessage) async throws -> [ProviderEvent] {
-        let notification: WeChatPay.V3.Notification
+        [try report(try await openNotification(message))]
+    }
+
+    /// A v3 notification (payment, refund, transfer, complaint) opened: its signature checked with
+    /// the platform keys held and its resource decrypted. A serial this instance has not seen
+    /// (WeChat rotated its certificate) downloads the certificates once — at most once a minute,
+    /// however many such messages arrive — and verifies again.
+    func openNotification(_ message: InboundMessage) async throws -> WeChatPay.V3.Notification {
         do {
-            notification = try opened(message)
+            return try opened(message)
         } catch let error as PaymentError where error.code == .unknownKey {
-            // A serial this instance has not seen (WeChat rotated its certificate): download the
-            // certificates once — at most once a minute, however many such messages arrive — and verify again.
             guard configuration.platformKeys.claimDownload(at: clock.now()), (try? await client.downloadCertificates()) != nil else {
                 throw error
             }
-            notification = try opened(message)
+            return try opened(message)
         }
-        return [try report(notification)]
     }
 
     /// Verified and decrypted on the worker thread when the platform key that signed it is held

@@ -1,0 +1,111 @@
+import Cashier
+import CashierStore
+import Foundation
+import WeChatPay
+
+/// WeChat Pay's profit sharing (分账) through the v3 APIs: receivers added and deleted under the
+/// merchant's app, split requests sent as `orders` (`unfreeze_unsplit` when the split finishes the
+/// order) or — a finish with no shares — as `orders/unfreeze`, returns from `MERCHANT_ID`
+/// receivers, and the unsplit amount. WeChat notifies receivers only, so the paying merchant
+/// learns where a request stands by asking (``splitProgress(_:)``).
+extension WeChatV3Adapter: Splitting {
+    var splitMerchantID: String { configuration.merchant.mchID }
+
+    func addReceiver(_ receiver: StoredReceiver, name: String?) async throws {
+        try await client.addProfitSharingReceiver(
+            WeChatPay.V3.ProfitSharingReceiver(
+                appID: configuration.appID, type: .init(rawValue: receiver.type), account: receiver.account, name: name,
+                relationType: receiver.relationType, customRelation: receiver.customRelation))
+    }
+
+    func removeReceiver(_ receiver: StoredReceiver) async throws {
+        try await client.deleteProfitSharingReceiver(
+            WeChatPay.V3.ProfitSharingReceiver(
+                appID: configuration.appID, type: .init(rawValue: receiver.type), account: receiver.account,
+                relationType: receiver.relationType))
+    }
+
+    func sendSplit(_ split: StoredSplit) async throws -> SplitProgress {
+        if split.finish && split.shares.isEmpty {
+            let order = try await client.unfreezeProfitSharing(
+                transactionID: split.transactionID, outOrderNo: split.outOrderNo, description: split.description)
+            return Self.progress(order, of: split)
+        }
+        let request = WeChatPay.V3.ProfitSharingOrderRequest(
+            appID: configuration.appID, transactionID: split.transactionID, outOrderNo: split.outOrderNo,
+            receivers: split.shares.map {
+                .init(type: .init(rawValue: $0.type), account: $0.account, amount: $0.amountMinor, description: $0.description)
+            }, unfreezeUnsplit: split.finish)
+        return Self.progress(try await client.createProfitSharingOrder(request), of: split)
+    }
+
+    func splitProgress(_ split: StoredSplit) async throws -> SplitProgress? {
+        do {
+            return Self.progress(
+                try await client.profitSharingOrder(outOrderNo: split.outOrderNo, transactionID: split.transactionID), of: split)
+        } catch let error as PaymentError where Self.notFound(error) {
+            return nil
+        }
+    }
+
+    func sendSplitReturn(_ splitReturn: StoredSplitReturn, of split: StoredSplit) async throws -> SplitReturnProgress {
+        let request = WeChatPay.V3.ProfitSharingReturnRequest(
+            outOrderNo: split.outOrderNo, outReturnNo: splitReturn.outReturnNo, returnMchID: splitReturn.account,
+            amount: splitReturn.amount.minorUnits, description: splitReturn.description)
+        return Self.progress(try await client.createProfitSharingReturn(request))
+    }
+
+    func splitReturnProgress(_ splitReturn: StoredSplitReturn, of split: StoredSplit) async throws -> SplitReturnProgress? {
+        do {
+            return Self.progress(try await client.profitSharingReturn(outReturnNo: splitReturn.outReturnNo, outOrderNo: split.outOrderNo))
+        } catch let error as PaymentError where Self.notFound(error) {
+            return nil
+        }
+    }
+
+    func unsplitAmount(of payment: StoredPayment) async throws -> Money {
+        guard let transactionID = payment.transactionID else {
+            throw PaymentError(.invalidRequest, provider: .wechatV3, "payment \(payment.outTradeNo) has no transaction_id: it was not paid")
+        }
+        let fen = try await client.profitSharingUnsplitAmount(transactionID: transactionID)
+        return Money(minorUnits: fen, currency: payment.amount.currency)
+    }
+
+    /// WeChat's answer for a request or return it does not know.
+    private static func notFound(_ error: PaymentError) -> Bool {
+        error.code == .providerRejected && (error.providerCode == "RESOURCE_NOT_EXISTS" || error.providerCode == "NOT_FOUND")
+    }
+
+    /// Cashier's view of a profit-sharing order: `PROCESSING` → processing, `FINISHED` → finished,
+    /// and each of the split's receivers' results (an unfreeze's own line, the merchant's, is not a share).
+    static func progress(_ order: WeChatPay.V3.ProfitSharingOrder, of split: StoredSplit) -> SplitProgress {
+        let named = Set(split.shares.map { $0.type + "/" + $0.account })
+        let shares = order.receivers.filter { named.contains($0.type.rawValue + "/" + $0.account) }.map { receiver in
+            let result: StoredSplit.Share.Result =
+                switch receiver.result {
+                case .success: .succeeded
+                case .closed: .closed
+                default: .pending
+                }
+            return SplitProgress.ShareResult(
+                type: receiver.type.rawValue, account: receiver.account, result: result, failReason: receiver.failReason,
+                detailID: receiver.detailID)
+        }
+        return SplitProgress(
+            status: order.state == .finished ? .finished : .processing, providerState: order.state.rawValue,
+            providerOrderID: order.orderID.isEmpty ? nil : order.orderID, shares: shares)
+    }
+
+    /// Cashier's view of a return: `PROCESSING` pending, `SUCCESS` succeeded, `FAILED` failed (with `fail_reason`).
+    static func progress(_ answer: WeChatPay.V3.ProfitSharingReturn) -> SplitReturnProgress {
+        let status: StoredSplitReturn.Status =
+            switch answer.result {
+            case .success: .succeeded
+            case .failed: .failed
+            default: .pending
+            }
+        return SplitReturnProgress(
+            status: status, providerState: answer.result.rawValue, providerReturnID: answer.returnID.isEmpty ? nil : answer.returnID,
+            failureReason: answer.failReason)
+    }
+}
