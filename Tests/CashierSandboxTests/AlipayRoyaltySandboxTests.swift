@@ -6,6 +6,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Our Alipay client's profit sharing (分账) against the sandbox: relations, sync and async
 /// settles on trades frozen for royalties, the rules Alipay holds them to, the settle
 /// notification at the application gateway, and the account transfers are paid from.
@@ -40,14 +44,17 @@ import Testing
         return (number, try await client.query(outTradeNo: number).tradeNo)
     }
 
-    static func sandbox() throws -> SandboxServer {
+    /// A started sandbox whose royalty clock stands still until a test moves it.
+    static func sandbox() async throws -> SandboxServer {
         let sandbox = SandboxServer(wechatMerchants: [], alipayApps: [Keys.appID: Keys.appKey.publicKey], timeScale: 0.001)
         try sandbox.start()
+        let start = Date()
+        await sandbox.alipay.setRoyaltyClock { start }
         return sandbox
     }
 
     @Test(.timeLimit(.minutes(2))) func relationsBindIdempotentlyUnbindAndPage() async throws {
-        let sandbox = try Self.sandbox()
+        let sandbox = try await Self.sandbox()
         let client = Self.client(sandbox)
         let receivers = [Self.alice, Self.bob, Self.carol].map { Alipay.RoyaltyReceiver(type: "userId", account: $0) }
         #expect(try await client.bindRoyaltyRelation(outRequestNo: "B1", receivers: receivers) == "SUCCESS")
@@ -72,7 +79,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(2))) func syncSettleFollowsAlipaysRules() async throws {
-        let sandbox = try Self.sandbox()
+        let sandbox = try await Self.sandbox()
         let client = Self.client(sandbox)
         try await client.bindRoyaltyRelation(
             outRequestNo: "B1", receivers: [Self.alice, Self.bob].map { .init(type: "userId", account: $0) })
@@ -139,7 +146,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(2))) func settleNeedsAFrozenPaidTrade() async throws {
-        let sandbox = try Self.sandbox()
+        let sandbox = try await Self.sandbox()
         let client = Self.client(sandbox)
         try await client.bindRoyaltyRelation(outRequestNo: "B1", receivers: [.init(type: "userId", account: Self.alice)])
         let (_, plain) = try await Self.paidTrade(client, sandbox, freeze: false)
@@ -165,7 +172,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(2))) func asyncSettleFinishesOnTheClockAndNotifiesTheGateway() async throws {
-        let sandbox = try Self.sandbox()
+        let sandbox = try await Self.sandbox()
         let client = Self.client(sandbox)
         let gateway = try AlipaySandboxTests.Inbox()
         await sandbox.alipay.setApplicationGateway(appID: Keys.appID, url: gateway.url)
@@ -199,7 +206,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(2))) func fundAccountGivesTheTransferBalance() async throws {
-        let sandbox = try Self.sandbox()
+        let sandbox = try await Self.sandbox()
         let client = Self.client(sandbox)
         let opening = try await client.fundAccount(alipayUserID: sandbox.alipay.sellerID)
         #expect(opening.available == Self.yuan(await sandbox.alipay.transferBalance(appID: Keys.appID)))
@@ -210,5 +217,72 @@ import Testing
         let nobody = await #expect(throws: PaymentError.self) { try await client.fundAccount(alipayUserID: nil) }
         #expect(nobody?.providerCode == "INVALID_PARAMETER")
         await sandbox.stop()
+    }
+
+    @Test(.timeLimit(.minutes(2))) func requestCapsAndAsyncRetries() async throws {
+        let sandbox = try await Self.sandbox()
+        let client = Self.client(sandbox)
+        try await client.bindRoyaltyRelation(outRequestNo: "B1", receivers: [.init(type: "userId", account: Self.alice)])
+        // Sync: 50 requests a trade, the 51st refused.
+        let (_, syncTrade) = try await Self.paidTrade(client, sandbox)
+        for index in 1...50 {
+            _ = try await client.settle(outRequestNo: "S\(index)", tradeNo: syncTrade, shares: [Self.share(Self.alice, 1)])
+        }
+        let fiftyFirst = await #expect(throws: PaymentError.self) {
+            try await client.settle(outRequestNo: "S51", tradeNo: syncTrade, shares: [Self.share(Self.alice, 1)])
+        }
+        #expect(fiftyFirst?.providerCode == "ACQ.SETTLE_COUNT_EXCEED_LIMIT")
+        #expect(try await client.unsettledAmount(tradeNo: syncTrade) == Self.yuan(9950))
+
+        // Async: the same number and body answer the same settle (even once decided), another body is refused;
+        // past 50 receivers the sandbox refuses too (sent around the client's own check).
+        let (_, asyncTrade) = try await Self.paidTrade(client, sandbox)
+        let first = try await client.settle(outRequestNo: "A1", tradeNo: asyncTrade, shares: [Self.share(Self.alice, 300)], mode: .async)
+        await sandbox.alipay.advanceRoyaltyClock(by: 3)
+        let retried = try await client.settle(outRequestNo: "A1", tradeNo: asyncTrade, shares: [Self.share(Self.alice, 300)], mode: .async)
+        #expect(retried.settleNo == first.settleNo)
+        #expect(try await client.unsettledAmount(tradeNo: asyncTrade) == Self.yuan(9700))
+        let other = await #expect(throws: PaymentError.self) {
+            try await client.settle(outRequestNo: "A1", tradeNo: asyncTrade, shares: [Self.share(Self.alice, 301)], mode: .async)
+        }
+        #expect(other?.providerCode == "ACQ.PARAM_INCONSISTENT")
+        let fiftyOne = Array(repeating: Self.share(Self.alice, 1).biz, count: 51)
+        let crowded = await #expect(throws: PaymentError.self) {
+            _ = try await client.call(
+                "alipay.trade.order.settle",
+                biz: ["out_request_no": "A2", "trade_no": asyncTrade, "royalty_parameters": fiftyOne, "royalty_mode": "async"])
+        }
+        #expect(crowded?.providerCode == "ACQ.INVALID_PARAMETER")
+        await sandbox.stop()
+    }
+
+    /// The control calls a script uses: the application gateway and the royalty clock, over HTTP.
+    @Test(.timeLimit(.minutes(2))) func gatewayAndClockOverHTTP() async throws {
+        let sandbox = try await Self.sandbox()
+        let client = Self.client(sandbox)
+        let gateway = try AlipaySandboxTests.Inbox()
+        func post(_ path: String, _ object: [String: Any]) async throws -> Int {
+            var request = URLRequest(url: sandbox.baseURL.appendingPathComponent(path))
+            request.httpMethod = "POST"
+            request.httpBody = try JSONSerialization.data(withJSONObject: object)
+            return try await Self.status(request)
+        }
+        #expect(try await post("sandbox/alipay/gateway", ["app_id": Keys.appID, "url": gateway.url]) == 200)
+        #expect(try await post("sandbox/alipay/gateway", ["url": gateway.url]) == 400)
+        try await client.bindRoyaltyRelation(outRequestNo: "B1", receivers: [.init(type: "userId", account: Self.alice)])
+        let (_, tradeNo) = try await Self.paidTrade(client, sandbox)
+        _ = try await client.settle(outRequestNo: "A1", tradeNo: tradeNo, shares: [Self.share(Self.alice, 100)], mode: .async)
+        #expect(try await post("sandbox/alipay/royalty/advance", ["seconds": 1]) == 200)
+        #expect(try await client.settleQuery(outRequestNo: "A1", tradeNo: tradeNo).details.map(\.state) == ["PROCESSING"])
+        #expect(try await post("sandbox/alipay/royalty/advance", ["seconds": 1.5]) == 200)
+        let body = try #require(try await gateway.first())
+        let notification = try Alipay.SettleNotification.verify(body, publicKey: sandbox.alipay.alipayPublicKey, appID: Keys.appID)
+        #expect(notification.settle.details.map(\.state) == ["SUCCESS"])
+        await sandbox.stop()
+    }
+
+    static func status(_ request: URLRequest) async throws -> Int {
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 }

@@ -59,6 +59,8 @@ import Testing
     @Test(.timeLimit(.minutes(2))) func splitsGoThroughRoyaltyRelationsAndAsyncSettles() async throws {
         let sandbox = SandboxServer(wechatMerchants: [], alipayApps: [Self.appID: Self.appKey.publicKey], timeScale: 0.001)
         try sandbox.start()
+        let start = Date()
+        await sandbox.alipay.setRoyaltyClock { start }  // async settles finish only when the test moves the clock
         let adapter = AlipayAdapter(
             configuration: .init(
                 appID: Self.appID, privateKey: Self.appKey, alipayPublicKey: sandbox.alipay.alipayPublicKey,

@@ -58,6 +58,8 @@ assert created["code"] == "10000", created
 assert pay(config["payer"], "alipay", number)["trade_state"] == "TRADE_SUCCESS"
 trade_no = client.api_alipay_trade_query(out_trade_no=number)["trade_no"]
 
+# Async settles stay PROCESSING for ten sandbox minutes, whatever the machine's speed, until the clock is moved.
+control("/sandbox/alipay/royalty/delay", {"seconds": 600})
 settled = client.api_alipay_trade_order_settle(
     prefix + "S1", trade_no,
     [{"royalty_type": "transfer", "trans_in_type": "userId", "trans_in": alice, "amount": "1.50", "desc": "interop"}],
@@ -70,7 +72,7 @@ too_much = client.api_alipay_trade_order_settle(
     royalty_mode="async")
 assert too_much["sub_code"] == "ACQ.ALLOC_AMOUNT_VALIDATE_ERROR", too_much
 
-control("/sandbox/alipay/royalty/advance", {"seconds": 5})
+control("/sandbox/alipay/royalty/advance", {"seconds": 601})
 assert wait_for(received), "no settle notification arrived at the application gateway"
 verified, notification = received[0]
 assert verified, "the settle notification's signature did not verify with the SDK's key"

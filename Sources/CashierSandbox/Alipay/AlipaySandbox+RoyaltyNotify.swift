@@ -11,6 +11,7 @@ public import Foundation
 ///   gateway (``setApplicationGateway(appID:url:)``);
 /// - `POST /sandbox/alipay/royalty/advance {"seconds":3}` moves the royalty clock on and finishes
 ///   the async settles that are due (``advanceRoyaltyClock(by:)``);
+/// - `POST /sandbox/alipay/royalty/delay {"seconds":600}` sets how long async settles stay `PROCESSING`;
 /// - `POST /sandbox/alipay/royalty/fail {"account":"2088…"}` makes async shares to that receiver fail.
 extension AlipaySandbox {
     /// Sets where `alipay.trade.order.settle.notify` for `appID` is posted (`nil`: nowhere).
@@ -123,6 +124,12 @@ extension AlipaySandbox {
             else { return SandboxControl.invalid(#"expected {"seconds":3}"#) }
             await self.advanceRoyaltyClock(by: seconds)
             return .json(["advanced": String(seconds)])
+        }
+        router.add("POST", "/sandbox/alipay/royalty/delay") { request, _ in
+            guard let object = SandboxControl.object(request), let seconds = (object["seconds"] as? NSNumber)?.doubleValue, seconds >= 0
+            else { return SandboxControl.invalid(#"expected {"seconds":600}"#) }
+            await self.setRoyaltyAsyncDelay(seconds)
+            return .json(["delay": String(seconds)])
         }
         router.add("POST", "/sandbox/alipay/royalty/fail") { request, _ in
             guard let object = SandboxControl.object(request), let account = object["account"] as? String else {
