@@ -253,6 +253,22 @@ import Testing
                 biz: ["out_request_no": "A2", "trade_no": asyncTrade, "royalty_parameters": fiftyOne, "royalty_mode": "async"])
         }
         #expect(crowded?.providerCode == "ACQ.INVALID_PARAMETER")
+        // Amounts as JSON numbers, as the document types them (python callers send floats): 0.1 is 10 fen.
+        _ = try await client.call(
+            "alipay.trade.order.settle",
+            biz: [
+                "out_request_no": "A3", "trade_no": asyncTrade, "royalty_mode": "async",
+                "royalty_parameters": [["royalty_type": "transfer", "trans_in_type": "userId", "trans_in": Self.alice, "amount": 0.1]],
+            ])
+        #expect(try await client.unsettledAmount(tradeNo: asyncTrade) == Self.yuan(9690))
+        // Async: 300 requests a trade (two made above), the 301st refused.
+        for index in 2..<300 {
+            _ = try await client.settle(outRequestNo: "N\(index)", tradeNo: asyncTrade, shares: [Self.share(Self.alice, 1)], mode: .async)
+        }
+        let threeHundredFirst = await #expect(throws: PaymentError.self) {
+            try await client.settle(outRequestNo: "N300", tradeNo: asyncTrade, shares: [Self.share(Self.alice, 1)], mode: .async)
+        }
+        #expect(threeHundredFirst?.providerCode == "ACQ.SETTLE_COUNT_EXCEED_LIMIT")
         await sandbox.stop()
     }
 

@@ -246,10 +246,14 @@ extension AlipaySandbox {
         (value as? String) == "true" || (value as? Bool) == true
     }
 
-    /// An amount in yuan, as a string or a JSON number, in fen.
+    /// An amount in yuan, as a string or a JSON number (the document types it Number), in fen;
+    /// `nil` for one that is not a whole number of fen.
     static func amount(_ value: Any?) -> Int64? {
-        let text = value as? String ?? (value as? NSNumber).map { "\($0.decimalValue)" }
-        return text.flatMap { try? Money(decimal: $0, currency: .cny) }?.minorUnits
+        if let text = value as? String { return (try? Money(decimal: text, currency: .cny))?.minorUnits }
+        guard let number = value as? NSNumber, !(value is Bool) else { return nil }
+        let fen = number.doubleValue * 100
+        guard fen.isFinite, abs(fen - fen.rounded()) < 1e-6, abs(fen) < 1e15 else { return nil }
+        return Int64(fen.rounded())
     }
 
     static func fingerprint(_ parts: [Any]) -> String {
