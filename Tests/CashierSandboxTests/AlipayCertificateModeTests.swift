@@ -89,4 +89,32 @@ import Testing
         #expect(refused?.code == .unknownKey)
         await sandbox.stop()
     }
+
+    /// Transfers and the royalty calls go through the same signing: in certificate mode they carry
+    /// both SNs, and the sandbox's answers (naming its certificate) verify.
+    @Test func transfersAndRoyaltyCallsAreSignedInCertificateMode() async throws {
+        let appKey = TestKeys.rsa(0)
+        let appID = "2021000000000019"
+        let sandbox = SandboxServer(wechatMerchants: [], alipayApps: [appID: appKey.publicKey], timeScale: 0.001)
+        try sandbox.start()
+        let issued = try await Self.issue(appKey: appKey.publicKey, alipayKey: sandbox.alipay.alipayPublicKey)
+        let mode = try Alipay.CertificateMode(
+            appCertificatePEM: issued.app, alipayCertificatePEM: issued.alipay, rootBundlePEM: issued.root)
+        let client = Alipay.Client(
+            appID: appID, signer: Alipay.Signer(privateKey: appKey), certificates: mode, gateway: sandbox.alipayGatewayURL)
+        await sandbox.alipay.useCertificate(sn: Alipay.CertificateSN.of(mode.alipayCertificate))
+        for method in ["alipay.fund.trans.uni.transfer", "alipay.trade.order.settle", "alipay.fund.account.query"] {
+            let parameters = try client.signedParameters(method: method, biz: [:])
+            #expect(parameters["app_cert_sn"] == mode.appCertSN && parameters["alipay_root_cert_sn"] == mode.rootCertSN)
+        }
+        let paid = try await client.uniTransfer(
+            outBizNo: "CT" + SecureRandom.alphanumeric(count: 12), amount: Money(minorUnits: 100, currency: .cny),
+            payee: .init(identity: "2088000000000101"), title: "cert")
+        #expect(paid.status == "SUCCESS")
+        #expect(try await client.fundAccount(alipayUserID: sandbox.alipay.sellerID).available.isPositive)
+        #expect(
+            try await client.bindRoyaltyRelation(outRequestNo: "CB1", receivers: [.init(type: "userId", account: "2088000000000101")])
+                == "SUCCESS")
+        await sandbox.stop()
+    }
 }

@@ -33,6 +33,27 @@ import Testing
         #expect(summary["wap"] == "cashier")
     }
 
+    /// Profit sharing and transfers through python-alipay-sdk, unmodified: a royalty relation and
+    /// the settle queries by `server_api`, an async `api_alipay_trade_order_settle` finished on the
+    /// sandbox's royalty clock with its `alipay.trade.order.settle.notify` at the application gateway
+    /// (signature checked with the SDK's key), then `DCAliPay` (certificate mode, certificates
+    /// issued by `openssl`): `api_alipay_fund_trans_uni_transfer` and `alipay.fund.account.query`.
+    @Test(.timeLimit(.minutes(3)))
+    func pythonAlipaySDKSettlesAndTransfers() async throws {
+        let summary = try await run(
+            script: "python_alipay_royalty.py", venv: nil,
+            keys: { app, alipay in (app.pkcs1PEMRepresentation, alipay.pemRepresentation) },
+            extra: { sandbox, appKey in
+                let issued = try await AlipayCertificateModeTests.issue(appKey: appKey.publicKey, alipayKey: sandbox.alipay.alipayPublicKey)
+                return [
+                    "app_cert": issued.app, "alipay_cert": issued.alipay, "root_cert": issued.root, "seller_id": sandbox.alipay.sellerID,
+                ]
+            })
+        #expect(summary["settle"] == "SUCCESS" && summary["unsettled"] == "8.50")
+        #expect(summary["transfer"] == "SUCCESS" && summary["spent"] == "1.00")
+        #expect(summary["relation"] == "2088000000000101")
+    }
+
     static func bareBase64(_ pem: String) -> String {
         pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
     }
@@ -40,7 +61,8 @@ import Testing
     /// Starts a sandbox with a fresh app key, runs `script` in the venv with the config on stdin,
     /// and returns the JSON object it prints.
     private func run(
-        script: String, venv: String?, keys: (RSAPrivateKey, RSAPublicKey) -> (app: String, alipay: String)
+        script: String, venv: String?, keys: (RSAPrivateKey, RSAPublicKey) -> (app: String, alipay: String),
+        extra: (SandboxServer, RSAPrivateKey) async throws -> [String: String] = { _, _ in [:] }
     ) async throws -> [String: String] {
         let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, venv.map { [$0] } ?? [])
         try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
@@ -51,13 +73,14 @@ import Testing
         try sandbox.start()
         await sandbox.alipay.setPasswordDelay(0.3)
         let (app, alipay) = keys(appKey, sandbox.alipay.alipayPublicKey)
-        let config: [String: String] = [
+        var config: [String: String] = [
             "gateway": sandbox.alipayGatewayURL.absoluteString,
             "payer": sandbox.baseURL.appendingPathComponent("sandbox/pay").absoluteString,
             "app_id": appID, "app_private_key": app, "alipay_public_key": alipay,
             "wrong_alipay_public_key": keys(appKey, appKey.publicKey).alipay,
             "prefix": "AP\(Int(Date().timeIntervalSince1970))",
         ]
+        config.merge(try await extra(sandbox, appKey)) { first, _ in first }
         let path = packageRoot.appendingPathComponent("scripts/interop/\(script)").path
         let result = try await runSubprocess(python, [path], stdin: JSONSerialization.data(withJSONObject: config))
         await sandbox.stop()

@@ -15,12 +15,19 @@ extension Alipay {
         /// `quit_url` (wap pay): where the cashier's back button takes a payer who leaves without
         /// paying; without it the wap cashier offers no way back to the merchant's page.
         public var quitURL: String?
+        /// `extend_params.royalty_freeze`: the paid money stays frozen for settling to royalty
+        /// receivers (`alipay.trade.order.settle`); sent only when `true`.
+        public var royaltyFreeze: Bool
 
-        public init(expiresIn: TimeInterval? = nil, passback: String? = nil, goods: [GoodsLine] = [], quitURL: String? = nil) {
+        public init(
+            expiresIn: TimeInterval? = nil, passback: String? = nil, goods: [GoodsLine] = [], quitURL: String? = nil,
+            royaltyFreeze: Bool = false
+        ) {
             self.expiresIn = expiresIn
             self.passback = passback
             self.goods = goods
             self.quitURL = quitURL
+            self.royaltyFreeze = royaltyFreeze
         }
 
         /// The most `passback_params` carries, once URL-encoded.
@@ -35,6 +42,7 @@ extension Alipay {
             }
             if let passback { biz["passback_params"] = FormBody.escape(passback) }
             if let quitURL { biz["quit_url"] = quitURL }
+            if royaltyFreeze { biz["extend_params"] = ["royalty_freeze": "true"] }
             if !goods.isEmpty {
                 biz["goods_detail"] = goods.map { line -> [String: Any] in
                     ["goods_id": line.id, "goods_name": line.name, "quantity": line.quantity, "price": line.unitPrice.decimalString]

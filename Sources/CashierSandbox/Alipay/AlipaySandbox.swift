@@ -19,9 +19,9 @@ public actor AlipaySandbox {
 
     /// The key the sandbox signs answers and notifications with; give merchants its public half.
     public nonisolated let alipayPublicKey: RSAPublicKey
-    private nonisolated let alipayKey: RSAPrivateKey
+    nonisolated let alipayKey: RSAPrivateKey
     private let apps: [String: RSAPublicKey]
-    private let delivery: NotificationDelivery
+    let delivery: NotificationDelivery
     /// The sandbox's seller (partner) id.
     public nonisolated let sellerID = "2088000000000001"
 
@@ -74,6 +74,8 @@ public actor AlipaySandbox {
         if let goods = biz["goods_detail"], let data = try? JSONSerialization.data(withJSONObject: goods, options: [.sortedKeys]) {
             sent["goods_detail"] = String(decoding: data, as: UTF8.self)
         }
+        // extend_params.royalty_freeze: the money stays frozen for alipay.trade.order.settle.
+        if let extend = biz["extend_params"] as? [String: Any], isTrue(extend["royalty_freeze"]) { sent["royalty_freeze"] = "true" }
         return sent
     }
 
@@ -110,6 +112,8 @@ public actor AlipaySandbox {
     /// Transfers to Alipay accounts by app and `out_biz_no`, and what each app has left to transfer from.
     var transfers: [String: Transfer] = [:]
     var transferBalances: [String: Int64] = [:]
+    /// Royalty relations, settles, application gateways (``AlipayRoyaltyDesk``).
+    var royalty = AlipayRoyaltyDesk()
     /// Certificate mode: the SN of the certificate issued for the sandbox's key, put in every
     /// answer as `alipay_cert_sn` (Alipay does so for apps in certificate mode).
     private var alipayCertSN: String?
@@ -154,6 +158,7 @@ public actor AlipaySandbox {
             await self.cashierAction((try? Alipay.FormBody.parse(request.body)) ?? [:])
         }
         registerConsole(on: &router)
+        registerRoyalty(on: &router)
     }
 
     func handle(_ parameters: [String: String], host: String? = nil) -> String {
@@ -187,6 +192,13 @@ public actor AlipaySandbox {
         case "alipay.trade.fastpay.refund.query": return signed(nodeName, refundQuery(biz))
         case "alipay.fund.trans.uni.transfer": return signed(nodeName, uniTransfer(biz, appID: appID))
         case "alipay.fund.trans.common.query": return signed(nodeName, transferQuery(biz, appID: appID))
+        case "alipay.trade.royalty.relation.bind": return signed(nodeName, relationBind(biz, appID: appID, bind: true))
+        case "alipay.trade.royalty.relation.unbind": return signed(nodeName, relationBind(biz, appID: appID, bind: false))
+        case "alipay.trade.royalty.relation.batchquery": return signed(nodeName, relationBatchQuery(biz, appID: appID))
+        case "alipay.trade.order.settle": return signed(nodeName, orderSettle(biz, appID: appID))
+        case "alipay.trade.order.settle.query": return signed(nodeName, settleQuery(biz, appID: appID))
+        case "alipay.trade.order.onsettle.query": return signed(nodeName, onsettleQuery(biz, appID: appID))
+        case "alipay.fund.account.query": return signed(nodeName, fundAccountQuery(biz, appID: appID))
         case "alipay.data.dataservice.bill.downloadurl.query":
             return signed(nodeName, billLink(biz, host: host ?? "127.0.0.1"))
         default: return signed(nodeName, failure("40004", "Business Failed", "isv.missing-method", "不支持的接口 \(method)"))
@@ -274,6 +286,10 @@ public actor AlipaySandbox {
             let refunded = trade.refunds.values.filter { !$0.failed }.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
             guard refunded + amount.minorUnits <= trade.total.minorUnits else {
                 return failure("40004", "Business Failed", "ACQ.REFUND_AMT_NOT_EQUAL_TOTAL", "退款金额超限")
+            }
+            // What was settled to royalty receivers is theirs: a refund takes only the rest.
+            guard refunded + amount.minorUnits + royalty.settled(number) <= trade.total.minorUnits else {
+                return failure("40004", "Business Failed", "ACQ.REFUND_AMT_NOT_EQUAL_TOTAL", "退款金额超过未分账金额")
             }
             if refundOutcome == .refuse {
                 return failure("40004", "Business Failed", "ACQ.SELLER_BALANCE_NOT_ENOUGH", "卖家余额不足")

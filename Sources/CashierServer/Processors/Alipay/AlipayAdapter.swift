@@ -43,7 +43,9 @@ struct AlipayAdapter: CounterCollector, HeldKeyVerifying, Refunding, Reconciling
             passback: OrderFieldsForProviders.metadata(order, limit: Alipay.TradeExtras.passbackLimit) {
                 Alipay.FormBody.escape($0).utf8.count
             },
-            goods: OrderFieldsForProviders.goods(order))
+            goods: OrderFieldsForProviders.goods(order),
+            // Profit sharing: the paid money stays frozen until settled to receivers (alipay.trade.order.settle).
+            royaltyFreeze: order.profitSharing)
     }
 
     func place(_ payment: StoredPayment, order: StoredOrder, request: PaymentRequestBody) async throws -> WalletParameters {
