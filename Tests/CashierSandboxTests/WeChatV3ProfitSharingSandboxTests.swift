@@ -107,6 +107,10 @@ import WeChatPay
         let finished = try await world.client.profitSharingOrder(outOrderNo: "P1", transactionID: transactionID)
         #expect(finished.state == .finished && finished.receivers.map(\.result) == [.success, .success])
         #expect(finished.receivers.allSatisfy { $0.finishTime != nil && $0.detailID != nil })
+        // Every character WeChat allows in out_order_no, `|` escaped in the path.
+        let odd = try await world.share(transactionID, "P_2-a|b*c@d", [(.personalOpenID, Self.person, 1)])
+        #expect(odd.outOrderNo == "P_2-a|b*c@d")
+        #expect(try await world.client.profitSharingOrder(outOrderNo: "P_2-a|b*c@d", transactionID: transactionID).orderID == odd.orderID)
         // Asked about another transaction, or a number never used: no such order.
         #expect(
             await world.refused {
