@@ -107,6 +107,10 @@ import WeChatPay
         let finished = try await world.client.profitSharingOrder(outOrderNo: "P1", transactionID: transactionID)
         #expect(finished.state == .finished && finished.receivers.map(\.result) == [.success, .success])
         #expect(finished.receivers.allSatisfy { $0.finishTime != nil && $0.detailID != nil })
+        // Every character WeChat allows in out_order_no, `|` escaped in the path.
+        let odd = try await world.share(transactionID, "P_2-a|b*c@d", [(.personalOpenID, Self.person, 1)])
+        #expect(odd.outOrderNo == "P_2-a|b*c@d")
+        #expect(try await world.client.profitSharingOrder(outOrderNo: "P_2-a|b*c@d", transactionID: transactionID).orderID == odd.orderID)
         // Asked about another transaction, or a number never used: no such order.
         #expect(
             await world.refused {
@@ -225,6 +229,19 @@ import WeChatPay
         #expect(await world.sandbox.wechatV3.profitSharingReceivers().isEmpty)
         #expect(await add(sealed, serial: serial) == nil)
         #expect(await world.sandbox.wechatV3.profitSharingReceivers().map(\.name) == ["深圳市示例科技有限公司"])
+        // A share's name, too, must be sealed for the platform key.
+        let (_, transactionID) = try await world.paid(10_000)
+        func share(_ name: String) async -> String? {
+            let body: [String: Any] = [
+                "appid": Self.appID, "transaction_id": transactionID, "out_order_no": "P" + String(name.count), "unfreeze_unsplit": false,
+                "receivers": [["type": "MERCHANT_ID", "account": Self.receiver, "name": name, "amount": 1, "description": "d"]],
+            ]
+            return await world.refused {
+                try await world.client.send("POST", "/v3/profitsharing/orders", json: body, headers: ["Wechatpay-Serial": serial])
+            }
+        }
+        #expect(await share("深圳市示例科技有限公司") == "PARAM_ERROR")
+        #expect(await share(sealed) == nil)
     }
 
     @Test(.timeLimit(.minutes(2))) func returnsComeOnlyFromWhatAMerchantReceiverGot() async throws {

@@ -12,7 +12,6 @@ extension WeChatV3Sandbox {
     func authenticate(_ request: HTTPServerRequest, prefix: String, signedBody: String) -> Result<Merchant, Refusal> {
         let path = String(request.path.dropFirst(prefix.count))
         let queryString = request.query.filter { !$0.name.isEmpty }.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
-        let canonical = queryString.isEmpty ? path : path + "?" + queryString
         guard let fields = request.headers["Authorization"].flatMap(WeChatPay.V3.RequestSigner.parse(authorization:)),
             let mchID = fields["mchid"], let merchant = merchants[mchID], let serial = fields["serial_no"],
             let merchantKey = certificateKey(merchant, serial: serial),
@@ -21,8 +20,11 @@ extension WeChatV3Sandbox {
         else {
             return .failure(Refusal(error(401, "SIGN_ERROR", "Authorization 无效或商户证书序列号不匹配")))
         }
-        // wechatpayv3 2.0.4 signs some queries as it sends them, with an empty first pair: `?&out_order_no=…`.
-        let canonicals = queryString.isEmpty ? [canonical] : [canonical, path + "?&" + queryString]
+        // The path arrives decoded: a `|` (which an out_order_no may hold) was sent, and signed, as `%7C`
+        // by clients that must escape it. wechatpayv3 2.0.4 signs some queries as it sends them, with
+        // an empty first pair: `?&out_order_no=…`.
+        let paths = path.contains("|") ? [path, path.replacingOccurrences(of: "|", with: "%7C")] : [path]
+        let canonicals = paths.flatMap { path in queryString.isEmpty ? [path] : [path + "?" + queryString, path + "?&" + queryString] }
         guard let signatureBytes = try? Base64.decode(signature),
             canonicals.contains(where: { url in
                 let message = WeChatPay.V3.RequestSigner.message(

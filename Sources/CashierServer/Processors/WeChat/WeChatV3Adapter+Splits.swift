@@ -12,20 +12,28 @@ extension WeChatV3Adapter: Splitting {
     var splitMerchantID: String { configuration.merchant.mchID }
 
     func addReceiver(_ receiver: StoredReceiver, name: String?) async throws {
-        try await client.addProfitSharingReceiver(
-            WeChatPay.V3.ProfitSharingReceiver(
-                appID: configuration.appID, type: .init(rawValue: receiver.type), account: receiver.account, name: name,
-                relationType: receiver.relationType, customRelation: receiver.customRelation))
+        try await Self.refusingLocally {
+            try await client.addProfitSharingReceiver(
+                WeChatPay.V3.ProfitSharingReceiver(
+                    appID: configuration.appID, type: .init(rawValue: receiver.type), account: receiver.account, name: name,
+                    relationType: receiver.relationType, customRelation: receiver.customRelation))
+        }
     }
 
     func removeReceiver(_ receiver: StoredReceiver) async throws {
-        try await client.deleteProfitSharingReceiver(
-            WeChatPay.V3.ProfitSharingReceiver(
-                appID: configuration.appID, type: .init(rawValue: receiver.type), account: receiver.account,
-                relationType: receiver.relationType))
+        try await Self.refusingLocally {
+            try await client.deleteProfitSharingReceiver(
+                WeChatPay.V3.ProfitSharingReceiver(
+                    appID: configuration.appID, type: .init(rawValue: receiver.type), account: receiver.account,
+                    relationType: receiver.relationType))
+        }
     }
 
     func sendSplit(_ split: StoredSplit) async throws -> SplitProgress {
+        try await Self.refusingLocally { try await shareOrUnfreeze(split) }
+    }
+
+    private func shareOrUnfreeze(_ split: StoredSplit) async throws -> SplitProgress {
         if split.finish && split.shares.isEmpty {
             let order = try await client.unfreezeProfitSharing(
                 transactionID: split.transactionID, outOrderNo: split.outOrderNo, description: split.description)
@@ -52,7 +60,7 @@ extension WeChatV3Adapter: Splitting {
         let request = WeChatPay.V3.ProfitSharingReturnRequest(
             outOrderNo: split.outOrderNo, outReturnNo: splitReturn.outReturnNo, returnMchID: splitReturn.account,
             amount: splitReturn.amount.minorUnits, description: splitReturn.description)
-        return Self.progress(try await client.createProfitSharingReturn(request))
+        return try await Self.refusingLocally { Self.progress(try await client.createProfitSharingReturn(request)) }
     }
 
     func splitReturnProgress(_ splitReturn: StoredSplitReturn, of split: StoredSplit) async throws -> SplitReturnProgress? {
@@ -69,6 +77,20 @@ extension WeChatV3Adapter: Splitting {
         }
         let fen = try await client.profitSharingUnsplitAmount(transactionID: transactionID)
         return Money(minorUnits: fen, currency: payment.amount.currency)
+    }
+
+    /// Runs `call`, a refusal of the library's before anything was sent (`.invalidRequest`: a
+    /// number, amount or description WeChat would refuse) thrown as the refusal WeChat would
+    /// answer (`.providerRejected`, `PARAM_ERROR`): ``Splitting`` reads any other error as an
+    /// answer not known, and nothing was sent.
+    static func refusingLocally<T>(_ call: () async throws -> T) async throws -> T {
+        do {
+            return try await call()
+        } catch let error as PaymentError where error.code == .invalidRequest {
+            throw PaymentError(
+                .providerRejected, provider: .wechatV3, "refused before sending: \(error.message)", providerCode: "PARAM_ERROR",
+                providerMessage: error.message)
+        }
     }
 
     /// WeChat's answer for a request or return it does not know.
