@@ -132,6 +132,8 @@ import Testing
             try await client.settle(outRequestNo: "S5", tradeNo: tradeNo, shares: [Self.share(Self.bob, 501)])
         }
         #expect(beyond?.providerCode == "ACQ.ALLOC_AMOUNT_VALIDATE_ERROR")
+        // The merchant center refunds only the unsettled rest too.
+        await #expect(throws: PaymentError.self) { try await sandbox.alipay.consoleRefund(outTradeNo: number, amount: Self.yuan(501)) }
 
         // royalty_finish with no shares ends the trade's settling: nothing left, nothing more settled.
         _ = try await client.settle(outRequestNo: "S6", tradeNo: tradeNo, shares: [], finish: true)
