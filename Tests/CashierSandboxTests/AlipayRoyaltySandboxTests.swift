@@ -132,6 +132,8 @@ import Testing
             try await client.settle(outRequestNo: "S5", tradeNo: tradeNo, shares: [Self.share(Self.bob, 501)])
         }
         #expect(beyond?.providerCode == "ACQ.ALLOC_AMOUNT_VALIDATE_ERROR")
+        // The merchant center refunds only the unsettled rest too.
+        await #expect(throws: PaymentError.self) { try await sandbox.alipay.consoleRefund(outTradeNo: number, amount: Self.yuan(501)) }
 
         // royalty_finish with no shares ends the trade's settling: nothing left, nothing more settled.
         _ = try await client.settle(outRequestNo: "S6", tradeNo: tradeNo, shares: [], finish: true)
@@ -269,6 +271,36 @@ import Testing
             try await client.settle(outRequestNo: "N300", tradeNo: asyncTrade, shares: [Self.share(Self.alice, 1)], mode: .async)
         }
         #expect(threeHundredFirst?.providerCode == "ACQ.SETTLE_COUNT_EXCEED_LIMIT")
+        await sandbox.stop()
+    }
+
+    /// Fired many times at once: one settle of one number, and distinct settles never past 30 % in all.
+    @Test(.timeLimit(.minutes(2))) func settlesFiredAtOnceMoveMoneyOnce() async throws {
+        let sandbox = try await Self.sandbox()
+        let client = Self.client(sandbox)
+        try await client.bindRoyaltyRelation(outRequestNo: "B1", receivers: [.init(type: "userId", account: Self.alice)])
+        let (number, tradeNo) = try await Self.paidTrade(client, sandbox)
+        let same = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<12 {
+                group.addTask {
+                    try await client.settle(outRequestNo: "X1", tradeNo: tradeNo, shares: [Self.share(Self.alice, 700)]).settleNo
+                }
+            }
+            return try await group.reduce(into: Set<String?>()) { $0.insert($1) }
+        }
+        #expect(same.count == 1)
+        // 23.00 left under 30 %: of twelve 5.00 settles at once, four are accepted.
+        let accepted = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<12 {
+                group.addTask {
+                    (try? await client.settle(outRequestNo: "Y\(index)", tradeNo: tradeNo, shares: [Self.share(Self.alice, 500)])) != nil
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(accepted == 4)
+        #expect(await sandbox.alipay.royaltySettles(outTradeNo: number).count == 5)
+        #expect(try await client.unsettledAmount(tradeNo: tradeNo) == Self.yuan(10_000 - 700 - 2000))
         await sandbox.stop()
     }
 

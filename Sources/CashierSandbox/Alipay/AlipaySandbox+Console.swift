@@ -18,7 +18,9 @@ extension AlipaySandbox {
         func refused(_ why: String) -> PaymentError { PaymentError(.invalidRequest, provider: .alipay, why) }
         guard var trade = trades[outTradeNo] else { throw refused("no trade \(outTradeNo)") }
         guard trade.status == "TRADE_SUCCESS" else { throw refused("trade \(outTradeNo) is \(trade.status), not paid") }
-        let refunded = trade.refunds.values.filter { !$0.failed }.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
+        // What was settled to royalty receivers is theirs: the merchant center refunds only the rest.
+        let refunded =
+            trade.refunds.values.filter { !$0.failed }.reduce(Int64(0)) { $0 + $1.amount.minorUnits } + royalty.settled(outTradeNo)
         let value = amount ?? Money(minorUnits: trade.total.minorUnits - refunded, currency: .cny)
         guard value.isPositive, refunded + value.minorUnits <= trade.total.minorUnits else {
             throw refused("trade \(outTradeNo) has less than \(value) left to refund")
