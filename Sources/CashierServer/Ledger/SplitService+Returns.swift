@@ -42,6 +42,12 @@ extension SplitService {
         guard let provider = PaymentProvider(rawValue: split.provider), let adapter = ledger.adapters.splitting(provider) else {
             throw APIError(status: 409, code: "unsupported", message: "\(split.provider) is not configured on this server")
         }
+        guard adapter.takesReturns else {
+            throw APIError(
+                status: 409, code: "unsupported",
+                message: "\(ReceiverJSON.apiProvider(split.provider)) takes shares back only with a refund (Alipay's "
+                    + "refund_royalty_parameters), which Cashier does not send yet: nothing was returned")
+        }
         guard body.amount.value > 0 else { throw RequestProblem("amount must be more than zero (in fen)") }
         let description = try Self.text(body.description, "description") ?? ""
         let receiver = try await findReceiver(body.receiver, caller: caller)

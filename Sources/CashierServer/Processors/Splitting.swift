@@ -27,12 +27,16 @@ protocol Splitting: PaymentAdapter {
     func splitReturnProgress(_ splitReturn: StoredSplitReturn, of split: StoredSplit) async throws -> SplitReturnProgress?
     /// What the provider still holds unshared of `payment` (WeChat's `unsplit_amount`, Alipay's `unsettled_amount`).
     func unsplitAmount(of payment: StoredPayment) async throws -> Money
+    /// Whether the provider takes shares back on their own (WeChat Pay's 分账回退); `false` where
+    /// shares come back only with a refund (Alipay's `refund_royalty_parameters`).
+    var takesReturns: Bool { get }
     /// A verified split notification read as reports (Alipay's `alipay.trade.order.settle.notify`);
     /// `[]` for a provider that sends none to the paying merchant (WeChat Pay notifies receivers only).
     func splitEvents(_ message: InboundMessage) async throws -> [ProviderEvent]
 }
 
 extension Splitting {
+    var takesReturns: Bool { true }
     func splitEvents(_ message: InboundMessage) async throws -> [ProviderEvent] { [] }
 }
 

@@ -10,6 +10,9 @@ import Foundation
 /// arrives as `alipay.trade.order.settle.notify` at the app's application gateway. Alipay takes
 /// shares back through a refund's `refund_royalty_parameters`, which is not built: returns are refused.
 extension AlipayAdapter: Splitting {
+    /// Alipay takes royalties back only with a refund (`refund_royalty_parameters`, not built).
+    var takesReturns: Bool { false }
+
     var splitMerchantID: String { configuration.appID }
 
     func addReceiver(_ receiver: StoredReceiver, name: String?) async throws {
