@@ -95,6 +95,19 @@ import WeChatPay
         "GET /v1/transfers/{id}": "401 401 401 404 404 200 401 401 401",
         "POST /v1/transfers/{id}/cancel": "401 401 401 404 404 200 401 401 401",
 
+        // Profit sharing: secret keys. The order is the direct merchant's (sub-merchants' sharing is not
+        // supported yet), so a merchant's own key finds no such order (404); receivers are the platform's:
+        // a merchant's key lists its own (none) and is refused adding one (409 unsupported).
+        "POST /v1/orders/{id}/splits": "401 401 401 404 404 201 401 401 401",
+        "GET /v1/orders/{id}/splits": "401 401 401 404 404 200 401 401 401",
+        "POST /v1/orders/{id}/splits/finish": "401 401 401 404 404 201 401 401 401",
+        "GET /v1/orders/{id}/splits/{split}": "401 401 401 404 404 200 401 401 401",
+        "POST /v1/orders/{id}/splits/{split}/returns": "401 401 401 404 404 201 401 401 401",
+        "POST /v1/receivers": "401 401 401 409 409 201 401 401 401",
+        "GET /v1/receivers": "401 401 401 200 200 200 401 401 401",
+        "GET /v1/receivers/{id}": "401 401 401 404 404 200 401 401 401",
+        "POST /v1/receivers/{id}/remove": "401 401 401 404 404 200 401 401 401",
+
         // Sandbox mode only: a secret key pays the order's open attempt in the sandbox (a merchant's
         // own key, its own orders: the hole this test found, closed by OwnOrder).
         "POST /v1/test_helpers/orders/{id}/pay": "401 401 401 200 404 200 401 401 401",
@@ -150,6 +163,7 @@ import WeChatPay
         "POST /notify/wechat/v3/transfers": "401 401 401 401 401 401 401 401 401",
         "POST /notify/alipay": "401 401 401 401 401 401 401 401 401",
         "POST /notify/alipay/m/{merchant}": "401 401 401 401 401 401 401 401 401",
+        "POST /notify/alipay/gateway": "401 401 401 401 401 401 401 401 401",
         "POST /notify/unionpay": "401 401 401 401 401 401 401 401 401",
         "POST /notify/stripe": "401 401 401 401 401 401 401 401 401",
         "POST /notify/adyen": "401 401 401 401 401 401 401 401 401",

@@ -66,8 +66,11 @@ struct MatrixCell {
                     : pattern.contains("/webhooks/{id}")
                         ? made.webhookID
                         : pattern.contains("/complaints/{id}")
-                            ? made.complaintID : pattern.contains("/transfers/{id}") ? made.transferID : made.orderID
+                            ? made.complaintID
+                            : pattern.contains("/transfers/{id}")
+                                ? made.transferID : pattern.contains("/receivers/{id}") ? made.receiverID : made.orderID
             )
+            .replacingOccurrences(of: "{split}", with: made.splitID)
             .replacingOccurrences(of: "{index}", with: "0")
             .replacingOccurrences(of: "{merchant}", with: "north").replacingOccurrences(of: "{file}", with: "orders.csv")
             .replacingOccurrences(of: "{date}", with: world.today).replacingOccurrences(of: "{step}", with: "update")
@@ -112,6 +115,10 @@ struct MatrixCell {
             ]
         case "POST /v1/complaints/{id}/responses": json = ["text": "已处理"]
         case "POST /v1/transfers": json = MatrixWorld.transferBody
+        case "POST /v1/receivers": json = MatrixWorld.receiverBody
+        case "POST /v1/orders/{id}/splits": json = ["receivers": [["receiver": made.receiverID, "amount": 50, "description": "分成"]]]
+        case "POST /v1/orders/{id}/splits/finish": json = [:]
+        case "POST /v1/orders/{id}/splits/{split}/returns": json = ["receiver": made.receiverID, "amount": 50, "description": "退回"]
         case "POST /v1/complaints/{id}/refund": json = ["decision": "approve"]
         case "POST /dashboard/complaints/{id}/reply": form = csrf + [("text", "已处理")]
         case "POST /dashboard/complaints/{id}/refund": form = csrf + [("decision", "approve")]
@@ -177,6 +184,15 @@ struct MatrixCell {
                 ("auth_app_id", SandboxMode.subMerchantAlipayAppID), ("out_trade_no", made.outTradeNo), ("trade_no", "2026120722001"),
                 ("trade_status", "TRADE_SUCCESS"), ("total_amount", "6.00"), ("seller_id", configuration.alipay?.sellerID ?? ""),
                 ("sign_type", "RSA2"), ("sign", Base64.encode(Array(repeating: 9, count: 256))),
+            ]
+            return (Array(fields.map { "\(InProcess.escape($0.0))=\(InProcess.escape($0.1))" }.joined(separator: "&").utf8), headers)
+        case "POST /notify/alipay/gateway":
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            let fields = [
+                ("msg_method", "alipay.trade.order.settle.notify"), ("app_id", configuration.alipay?.appID ?? ""), ("version", "1.1"),
+                ("notify_id", "n1"), ("utc_timestamp", "1796113830000"), ("charset", "utf-8"),
+                ("biz_content", #"{"out_request_no":"S1","trade_no":"2026120722001","status":"SUCCESS"}"#), ("sign_type", "RSA2"),
+                ("sign", Base64.encode(Array(repeating: 9, count: 256))),
             ]
             return (Array(fields.map { "\(InProcess.escape($0.0))=\(InProcess.escape($0.1))" }.joined(separator: "&").utf8), headers)
         case "POST /notify/unionpay":

@@ -68,6 +68,10 @@ final class MatrixWorld: Sendable {
         var complaintID = "cmp_none"
         /// A transfer the platform made (`tr_…`), for the transfer routes.
         var transferID = "tr_none"
+        /// A receiver the platform added (`rcv_…`), for the receiver routes and the splits.
+        var receiverID = "rcv_none"
+        /// A finished split of the order (`spl_…`), for the split routes.
+        var splitID = "spl_none"
         /// An Apple Pay token for the order (a PKPayment's JSON).
         var token: [String: Any]? {
             tokenJSON.flatMap { (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any] }
@@ -76,7 +80,7 @@ final class MatrixWorld: Sendable {
     }
 
     enum Needs {
-        case nothing, order, pending, paid, held, applePayStarted, webhook, complaint, transfer
+        case nothing, order, pending, paid, held, applePayStarted, webhook, complaint, transfer, receiver, split
     }
 
     static func needs(_ route: String) -> Needs {
@@ -90,6 +94,8 @@ final class MatrixWorld: Sendable {
         case "POST /v1/test_helpers/orders/{id}/pay": .pending
         case let route where route.contains("/complaints/{id}"): .complaint
         case let route where route.contains("/transfers/{id}"): .transfer
+        case let route where route.contains("/receivers/{id}"): .receiver
+        case let route where route.contains("/splits"): .split
         default:
             route.hasPrefix("POST /notify/") ? .pending : route.contains("{id}") || route.contains("{secret}") ? .order : .nothing
         }
@@ -105,6 +111,11 @@ final class MatrixWorld: Sendable {
     func make(_ needs: Needs) async throws -> Made {
         var made = Made()
         guard needs != .nothing else { return made }
+        if needs == .receiver {
+            made.receiverID = try await receiver()
+            return made
+        }
+        if needs == .split { return try await split() }
         // Apple Pay is the direct merchant's alone (a sub-merchant has no processor of its own).
         var body: [String: Any] = ["items": [["label": "Latte", "amount": "6.00"]], "currency": "CNY", "description": "Latte"]
         if needs != .held && needs != .applePayStarted { body["merchant"] = "north" }
@@ -112,7 +123,7 @@ final class MatrixWorld: Sendable {
         made.orderID = order["id"] as? String ?? ""
         made.secret = order["client_secret"] as? String ?? ""
         switch needs {
-        case .nothing, .order: break
+        case .nothing, .order, .receiver, .split: break
         case .pending:
             let started = try await platform("POST", "/v1/orders/\(made.orderID)/payments", json: ["method": "wechat.native", "api": "v2"])
             made.outTradeNo = started["out_trade_no"] as? String ?? ""
@@ -166,6 +177,49 @@ final class MatrixWorld: Sendable {
         let ledger = fixture.server.app.ledger
         let adapter = try #require(ledger.adapters.complaintHandling(provider: "wechat.v3", merchantID: SandboxMode.subMerchantWeChatID))
         return try await ledger.complaints.sync(providerID, via: adapter).complaint.id
+    }
+
+    /// A receiver of its own (a merchant, by a fresh mchid), added by the platform; its id.
+    func receiver() async throws -> String {
+        try await platform("POST", "/v1/receivers", json: Self.receiverBody)["id"] as? String ?? ""
+    }
+
+    /// A body `POST /v1/receivers` accepts: a merchant of its own (a fresh mchid).
+    static var receiverBody: [String: Any] {
+        [
+            "provider": "wechat", "type": "MERCHANT_ID", "account": "19" + String(UInt64.random(in: 10_000_000...99_999_999)),
+            "name": "深圳市某某餐饮有限公司", "relation_type": "STORE",
+        ]
+    }
+
+    /// The direct merchant's order of 6.00, placed for sharing, paid through WeChat Pay v3, and a
+    /// finished split of 1.00 of it to a receiver of its own.
+    func split() async throws -> Made {
+        var made = Made()
+        let order = try await platform(
+            "POST", "/v1/orders",
+            json: ["items": [["label": "Latte", "amount": "6.00"]], "currency": "CNY", "description": "Latte", "profit_sharing": true])
+        made.orderID = order["id"] as? String ?? ""
+        made.secret = order["client_secret"] as? String ?? ""
+        let started = try await platform("POST", "/v1/orders/\(made.orderID)/payments", json: ["method": "wechat.native", "api": "v3"])
+        made.outTradeNo = started["out_trade_no"] as? String ?? ""
+        try #require(await fixture.sandbox.wechatV3.pay(outTradeNo: made.outTradeNo, outcome: .success) == "SUCCESS")
+        let orderID = made.orderID
+        try #require(try await eventually { try await self.fixture.store.order(id: orderID)?.status == .paid })
+        made.receiverID = try await receiver()
+        await fixture.sandbox.wechatV3.setProfitSharingDelay(0)
+        let split = try await platform(
+            "POST", "/v1/orders/\(made.orderID)/splits",
+            json: ["receivers": [["receiver": made.receiverID, "amount": 100, "description": "分成"]]])
+        made.splitID = split["id"] as? String ?? ""
+        // Finished at WeChat at once (the sandbox's delay is none), and recorded so.
+        let ledger = fixture.server.app.ledger
+        let stored = try #require(try await fixture.store.split(id: made.splitID))
+        let adapter = try #require(ledger.adapters.splitting(.wechatV3))
+        let progress = try #require(try await adapter.splitProgress(stored))
+        try await ledger.splits.move(stored, progress)
+        try #require(try await fixture.store.split(id: made.splitID)?.status == .finished)
+        return made
     }
 
     /// A transfer of 5.00 to a payee (a body `POST /v1/transfers` accepts).

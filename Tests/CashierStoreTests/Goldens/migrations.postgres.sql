@@ -202,4 +202,7 @@ CREATE TABLE split_returns (
     created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
 );
 CREATE INDEX split_returns_order ON split_returns(order_id, created_at);
-CREATE INDEX split_returns_pending ON split_returns(status, updated_at)
+CREATE INDEX split_returns_pending ON split_returns(status, updated_at);
+CREATE INDEX splits_created ON splits(created_at);
+CREATE INDEX transfers_created ON transfers(created_at);
+CREATE INDEX transfers_finished ON transfers(finished_at)

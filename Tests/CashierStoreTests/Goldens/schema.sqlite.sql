@@ -54,6 +54,8 @@ index split_returns_order ON split_returns
 CREATE INDEX split_returns_order ON split_returns(order_id, created_at)
 index split_returns_pending ON split_returns
 CREATE INDEX split_returns_pending ON split_returns(status, updated_at)
+index splits_created ON splits
+CREATE INDEX splits_created ON splits(created_at)
 index splits_finished ON splits
 CREATE INDEX splits_finished ON splits(finished_at)
 index splits_merchant ON splits
@@ -110,6 +112,10 @@ index sqlite_autoindex_transfers_1 ON transfers
 
 index sqlite_autoindex_transfers_2 ON transfers
 
+index transfers_created ON transfers
+CREATE INDEX transfers_created ON transfers(created_at)
+index transfers_finished ON transfers
+CREATE INDEX transfers_finished ON transfers(finished_at)
 index transfers_merchant ON transfers
 CREATE INDEX transfers_merchant ON transfers(merchant, created_at)
 index transfers_unfinished ON transfers

@@ -488,9 +488,17 @@ extension ReconciliationReport: SchemaExample, SchemaDocumented {
                     here: "paid 2.00 CNY")
             ],
             refund_required: [.init(.example)], fees: ["wechat": "0.07 CNY"],
-            fund_flow: ["wechat": .init(rows: 24, income: "12.00 CNY", expense: "0.07 CNY", fees: "0.07 CNY")])
+            fund_flow: ["wechat": .init(rows: 24, income: "12.00 CNY", expense: "0.07 CNY", fees: "0.07 CNY")],
+            money_out: ["wechat": .init(transfers: 2, transferred: "10.00 CNY", shares: 3, shared: "4.50 CNY")])
     }
     static var schemaName: String { "Reconciliation" }
+}
+
+extension ReconciliationReport.MoneyOut: SchemaDocumented {
+    static var schemaName: String { "MoneyOutSummary" }
+    static var schemaDescription: String? {
+        "One provider's money out on the day, from the books: transfers that succeeded and profit-sharing shares that arrived."
+    }
 }
 
 extension ReconciliationReport.FundFlow: SchemaDocumented {
