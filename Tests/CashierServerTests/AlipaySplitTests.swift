@@ -37,7 +37,8 @@ import Testing
     }
 
     static func receiver(_ world: MoneyWorld) async throws -> String {
-        let added = try await world.call("POST", "/v1/receivers", json: ["provider": "alipay", "type": "userId", "account": alice, "name": "张三"])
+        let added = try await world.call(
+            "POST", "/v1/receivers", json: ["provider": "alipay", "type": "userId", "account": alice, "name": "张三"])
         try #require(added.status == 201 || added.status == 200, "\(added.object)")
         return try #require(added.object["id"] as? String)
     }
@@ -63,7 +64,8 @@ import Testing
             ("sign_type", "RSA2"), ("notify_id", "n1"), ("utc_timestamp", "1796113830000"),
             ("biz_content", #"{"out_request_no":"x","status":"SUCCESS"}"#), ("sign", Base64.encode(SecureRandom.bytes(count: 256))),
         ]
-        let form = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+        let form = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(
+            separator: "&")
         let forged = try await world.transport.send(
             HTTPRequest(
                 method: "POST", url: URL(string: world.base(0) + "/notify/alipay/gateway")!,
@@ -87,7 +89,10 @@ import Testing
         // Refunds: at most what the shares leave.
         #expect(try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "90.01"]).status == 409)
         #expect(try await world.call("POST", "/v1/orders/\(id)/refunds", json: ["amount": "90.00"]).status == 200)
-        #expect(try await world.call("POST", "/v1/orders/\(id)/splits", json: ["receivers": [["receiver": receiver, "amount": 1, "description": "x"]]]).status == 409)
+        #expect(
+            try await world.call(
+                "POST", "/v1/orders/\(id)/splits", json: ["receivers": [["receiver": receiver, "amount": 1, "description": "x"]]]
+            ).status == 409)
         await world.settled()
         var seen: Set<String> = []
         let events = world.receiver.received.compactMap { delivery -> String? in
@@ -97,7 +102,8 @@ import Testing
         }
         #expect(events == ["split.created", "split.finished"], "\(events)")
         let settles = await world.sandbox.alipay.royaltySettles(outTradeNo: number)
-        #expect(settles.count == 1 && settles.first?.details.map(\.amount_minor) == [1000] && settles.first?.details.first?.state == "SUCCESS")
+        #expect(
+            settles.count == 1 && settles.first?.details.map(\.amount_minor) == [1000] && settles.first?.details.first?.state == "SUCCESS")
         await world.stop()
     }
 
@@ -132,9 +138,13 @@ import Testing
         }
         let through = answers.filter { $0.1.status == 200 || $0.1.status == 201 }
         #expect(through.count == 5, "\(answers.map { "\($0.0) \($0.1.status) \($0.1.errorCode ?? "")" })")
-        let settled = await world.sandbox.alipay.royaltySettles(outTradeNo: number).flatMap(\.details).reduce(Int64(0)) { $0 + $1.amount_minor }
+        let settled = await world.sandbox.alipay.royaltySettles(outTradeNo: number).flatMap(\.details).reduce(Int64(0)) {
+            $0 + $1.amount_minor
+        }
         #expect(settled == Int64(through.filter { $0.0 == "split" }.count) * 2000)
-        #expect(await world.sandbox.alipay.unsettledAmount(outTradeNo: number) == 10_000 - settled - Int64(through.filter { $0.0 == "refund" }.count) * 2000)
+        #expect(
+            await world.sandbox.alipay.unsettledAmount(outTradeNo: number) == 10_000 - settled - Int64(
+                through.filter { $0.0 == "refund" }.count) * 2000)
         let order = try #require(try await world.store.order(id: id))
         let payment = try #require(try await world.store.payment(id: order.settledPaymentID ?? ""))
         #expect(payment.sharedMinor == settled && payment.sharedMinor + payment.reserved.minorUnits == 10_000)

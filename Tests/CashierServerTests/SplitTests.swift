@@ -45,7 +45,8 @@ import Testing
             json: ["provider": "wechat", "type": "MERCHANT_ID", "account": sellerMchID, "name": "深圳市某某餐饮有限公司", "relation_type": "STORE"])
         try #require(seller.status == 201 || seller.status == 200, "\(seller.object)")
         let courier = try await world.call(
-            "POST", "/v1/receivers", json: ["provider": "wechat", "type": "PERSONAL_OPENID", "account": courierOpenID, "relation_type": "STAFF"])
+            "POST", "/v1/receivers",
+            json: ["provider": "wechat", "type": "PERSONAL_OPENID", "account": courierOpenID, "relation_type": "STAFF"])
         try #require(courier.status == 201 || courier.status == 200, "\(courier.object)")
         return (seller.object["id"] as? String ?? "", courier.object["id"] as? String ?? "")
     }
@@ -84,9 +85,13 @@ import Testing
                     problems.append("\(split.id): \(share.account) not at WeChat")
                     continue
                 }
-                if line.amount != share.amountMinor { problems.append("\(split.id): \(share.account) \(share.amountMinor) here, \(line.amount) there") }
+                if line.amount != share.amountMinor {
+                    problems.append("\(split.id): \(share.account) \(share.amountMinor) here, \(line.amount) there")
+                }
                 let result: [String: StoredSplit.Share.Result] = ["SUCCESS": .succeeded, "CLOSED": .closed, "PENDING": .pending]
-                if result[line.result] != share.result { problems.append("\(split.id): \(share.account) \(share.result) here, \(line.result) there") }
+                if result[line.result] != share.result {
+                    problems.append("\(split.id): \(share.account) \(share.result) here, \(line.result) there")
+                }
             }
         }
         for split in splits where split.status == .failed && split.providerOrderID == nil {
@@ -104,7 +109,9 @@ import Testing
         guard let order = try await world.store.order(id: id), let paymentID = order.settledPaymentID,
             let payment = try await world.store.payment(id: paymentID)
         else { return problems + ["order \(id) has no payment"] }
-        if payment.sharedMinor != shared - returned { problems.append("shares hold \(payment.sharedMinor) here, \(shared - returned) at WeChat") }
+        if payment.sharedMinor != shared - returned {
+            problems.append("shares hold \(payment.sharedMinor) here, \(shared - returned) at WeChat")
+        }
         if payment.sharedMinor + payment.reserved.minorUnits > payment.amount.minorUnits {
             problems.append("\(payment.sharedMinor) shared and \(payment.reserved.minorUnits) refunded of \(payment.amount.minorUnits)")
         }
@@ -116,7 +123,9 @@ import Testing
         let world = try await MoneyWorld(.sqlite, clock: clock)
         await world.sandbox.wechatV3.setProfitSharingDelay(0)
         let (seller, courier) = try await Self.receivers(world)
-        #expect(await world.sandbox.wechatV3.profitSharingReceivers().map(\.account).sorted() == [Self.courierOpenID, Self.sellerMchID].sorted())
+        #expect(
+            await world.sandbox.wechatV3.profitSharingReceivers().map(\.account).sorted()
+                == [Self.courierOpenID, Self.sellerMchID].sorted())
         // The seller's name went to WeChat encrypted and was never kept.
         #expect(await world.sandbox.wechatV3.profitSharingReceivers().first { $0.account == Self.sellerMchID }?.name == "深圳市某某餐饮有限公司")
         let listed = try await world.call("GET", "/v1/receivers").object["data"] as? [[String: Any]]
@@ -180,9 +189,11 @@ import Testing
         #expect(Self.events(world, order: id) == ["split.created", "split.finished", "split.returned", "split.created", "split.finished"])
         // The books: the dashboard, the export and the reconciliation show it.
         let cookie = try await RecordsAndExportsTests.signIn(world.base(0), secret: world.keys.secret)
-        let html = String(decoding: try await RecordsAndExportsTests.get(world.base(0) + "/dashboard/orders/\(id)", cookie: cookie).body, as: UTF8.self)
+        let html = String(
+            decoding: try await RecordsAndExportsTests.get(world.base(0) + "/dashboard/orders/\(id)", cookie: cookie).body, as: UTF8.self)
         #expect(html.contains("Profit sharing") && html.contains(Self.sellerMchID) && html.contains("sharing finished"))
-        let list = String(decoding: try await RecordsAndExportsTests.get(world.base(0) + "/dashboard/splits", cookie: cookie).body, as: UTF8.self)
+        let list = String(
+            decoding: try await RecordsAndExportsTests.get(world.base(0) + "/dashboard/splits", cookie: cookie).body, as: UTF8.self)
         #expect(list.contains(#"data-id="\#(splitID)""#))
         let day = RecordsAndExportsTests.day(Date())
         let export = try await world.call("GET", "/v1/exports/splits.csv?from=\(day)&to=\(day)")
@@ -207,7 +218,9 @@ import Testing
         #expect(fromApp.status == 403)
         let id = try await Self.paidSharedOrder(world, "100.00")
         // An unknown receiver, one named twice, an empty list, nothing to share: 4xx, nothing reserved.
-        for receivers in [[Self.share("rcv_nobody", 100)], [Self.share(seller, 100), Self.share(seller, 100)], [], [Self.share(seller, 0)]] {
+        for receivers in [
+            [Self.share("rcv_nobody", 100)], [Self.share(seller, 100), Self.share(seller, 100)], [], [Self.share(seller, 0)],
+        ] {
             let refused = try await world.call("POST", "/v1/orders/\(id)/splits", json: ["receivers": receivers])
             #expect([400, 422].contains(refused.status), "\(receivers): \(refused.object)")
         }

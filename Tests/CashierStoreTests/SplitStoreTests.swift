@@ -122,15 +122,19 @@ import Testing
         #expect(try await store.payment(id: payment.id)?.sharedMinor == 1500)
         let processing = SplitProgress(status: .processing, providerState: "PROCESSING", providerOrderID: "P1")
         guard case .changed = try await store.moveSplit(split.id, to: processing, now: Date()) else { throw Failure("accepted") }
-        guard case .changed(_, let done) = try await store.moveSplit(split.id, to: Self.finished(split, closing: ["190000011"]), now: Date())
+        guard
+            case .changed(_, let done) = try await store.moveSplit(split.id, to: Self.finished(split, closing: ["190000011"]), now: Date())
         else { throw Failure("finished") }
-        #expect(done.status == .finished && done.shares.map(\.result) == [.succeeded, .closed] && done.providerOrderID == "P" + split.outOrderNo)
+        #expect(
+            done.status == .finished && done.shares.map(\.result) == [.succeeded, .closed] && done.providerOrderID == "P" + split.outOrderNo
+        )
         #expect(try await store.payment(id: payment.id)?.sharedMinor == 1000)
         guard case .unchanged = try await store.moveSplit(split.id, to: processing, now: Date()) else { throw Failure("final stays") }
         let failing = try await store.reserveSplit(Self.split(order.id, [700]), now: Date()).split
         #expect(try await store.payment(id: payment.id)?.sharedMinor == 1700)
         _ = try await store.moveSplit(
-            failing.id, to: SplitProgress(status: .failed, providerState: "REFUSED", providerOrderID: nil, failureReason: "INVALID_REQUEST"),
+            failing.id,
+            to: SplitProgress(status: .failed, providerState: "REFUSED", providerOrderID: nil, failureReason: "INVALID_REQUEST"),
             now: Date())
         #expect(try await store.payment(id: payment.id)?.sharedMinor == 1000)
         let queued = try await store.dueOutbox(now: Date().addingTimeInterval(1), limit: 20).filter { $0.type.hasPrefix("split.") }
@@ -148,7 +152,8 @@ import Testing
         let split = try await store.reserveSplit(Self.split(order.id, [1000]), now: Date()).split
         let notYet = await #expect(throws: StoreError.self) {
             try await store.reserveSplitReturn(
-                NewSplitReturn(id: "sret_a", splitID: split.id, outReturnNo: "Ba", account: "190000010", amountMinor: 100, description: "x"),
+                NewSplitReturn(
+                    id: "sret_a", splitID: split.id, outReturnNo: "Ba", account: "190000010", amountMinor: 100, description: "x"),
                 now: Date())
         }
         #expect(notYet?.code == .illegalTransition)
@@ -156,7 +161,8 @@ import Testing
         func ask(_ number: String, _ amount: Int64) async throws -> StoredSplitReturn {
             try await store.reserveSplitReturn(
                 NewSplitReturn(
-                    id: "sret_" + number, splitID: split.id, outReturnNo: number, account: "190000010", amountMinor: amount, description: "退款"),
+                    id: "sret_" + number, splitID: split.id, outReturnNo: number, account: "190000010", amountMinor: amount,
+                    description: "退款"),
                 now: Date()
             ).splitReturn
         }

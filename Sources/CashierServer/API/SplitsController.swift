@@ -25,7 +25,9 @@ struct SplitsController: RouteCollection {
         order.get("/v1/orders/{id}/splits", name: "list_splits") { _, context in
             .json(try await splits.page(orderID: context.parameters["id"]))
         }
-        order.add(middleware.idempotent { "split-finish:\($0.parameters["id"]):" }).post("/v1/orders/{id}/splits/finish", name: "finish_splits") {
+        order.add(middleware.idempotent { "split-finish:\($0.parameters["id"]):" }).post(
+            "/v1/orders/{id}/splits/finish", name: "finish_splits"
+        ) {
             request, context in
             let body = try request.decode(SplitFinishBody.self, expected: #"{} or {"description":"…"}"#)
             return .json(

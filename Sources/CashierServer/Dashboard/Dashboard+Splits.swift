@@ -50,13 +50,14 @@ extension Dashboard {
                 <td class="amount">\(Self.format(Money(minorUnits: share.returnedMinor, currency: currency)))</td>\
                 <td>\(Self.splitStatus(split))</td></tr>
                 """
-            } + (split.shares.isEmpty
-                ? [
-                    """
-                    <tr class="share"><td>\(time(split.createdAt))</td><td><code>\(HTMLText.escape(split.outOrderNo))</code></td>\
-                    <td colspan="4">finish: the rest unfreezes to the merchant</td><td>\(Self.splitStatus(split))</td></tr>
-                    """
-                ] : [])
+            }
+                + (split.shares.isEmpty
+                    ? [
+                        """
+                        <tr class="share"><td>\(time(split.createdAt))</td><td><code>\(HTMLText.escape(split.outOrderNo))</code></td>\
+                        <td colspan="4">finish: the rest unfreezes to the merchant</td><td>\(Self.splitStatus(split))</td></tr>
+                        """
+                    ] : [])
         }.joined()
         let returnRows = returns.map { splitReturn in
             """

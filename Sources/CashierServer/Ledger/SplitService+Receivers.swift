@@ -25,11 +25,14 @@ extension SplitService {
                 message: "profit sharing for a service provider's sub-merchants is not supported yet: add receivers with the "
                     + "platform's secret key")
         }
-        guard let provider = Self.providers[body.provider] else { throw RequestProblem.unprocessable("provider must be \"wechat\" or \"alipay\"") }
+        guard let provider = Self.providers[body.provider] else {
+            throw RequestProblem.unprocessable("provider must be \"wechat\" or \"alipay\"")
+        }
         guard let adapter = ledger.adapters.splitting(provider) else {
             throw APIError(
                 status: 409, code: "unsupported",
-                message: provider == .alipay ? "Alipay is not configured on this server" : "WeChat Pay API v3 is not configured on this server")
+                message: provider == .alipay
+                    ? "Alipay is not configured on this server" : "WeChat Pay API v3 is not configured on this server")
         }
         let types = Self.receiverTypes[provider] ?? []
         guard types.contains(body.type) else {
@@ -61,7 +64,8 @@ extension SplitService {
         } catch let error as PaymentError where error.code == .providerRejected {
             throw APIError(
                 status: 502, code: "provider_error",
-                message: "the provider refused receiver \(body.account): \(error.providerCode ?? "") \(error.providerMessage ?? error.message)")
+                message:
+                    "the provider refused receiver \(body.account): \(error.providerCode ?? "") \(error.providerMessage ?? error.message)")
         }
         let (saved, created) = try await store.saveReceiver(receiver, now: now)
         return (ReceiverJSON(saved), created)
@@ -82,7 +86,8 @@ extension SplitService {
         }
         guard receiver.status == .active else { throw RequestProblem.unprocessable("receiver \(id) was removed") }
         guard receiver.provider == provider.rawValue else {
-            throw RequestProblem.unprocessable("receiver \(id) is at \(ReceiverJSON.apiProvider(receiver.provider)); the order was paid elsewhere")
+            throw RequestProblem.unprocessable(
+                "receiver \(id) is at \(ReceiverJSON.apiProvider(receiver.provider)); the order was paid elsewhere")
         }
         return receiver
     }
@@ -105,7 +110,8 @@ extension SplitService {
         } catch let error as PaymentError where error.code == .providerRejected {
             throw APIError(
                 status: 502, code: "provider_error",
-                message: "the provider would not delete receiver \(id): \(error.providerCode ?? "") \(error.providerMessage ?? error.message)")
+                message:
+                    "the provider would not delete receiver \(id): \(error.providerCode ?? "") \(error.providerMessage ?? error.message)")
         }
         return ReceiverJSON(try await store.removeReceiver(id, now: clock.now()))
     }

@@ -121,7 +121,9 @@ extension SplitService {
         var changed = 0
         for split in try await store.unfinishedSplits(before: now.addingTimeInterval(-Self.queryAfter), limit: 200) {
             guard !Task.isCancelled else { break }
-            guard let provider = PaymentProvider(rawValue: split.provider), let adapter = ledger.adapters.splitting(provider) else { continue }
+            guard let provider = PaymentProvider(rawValue: split.provider), let adapter = ledger.adapters.splitting(provider) else {
+                continue
+            }
             let progress: SplitProgress?
             do {
                 progress = try await adapter.splitProgress(split)

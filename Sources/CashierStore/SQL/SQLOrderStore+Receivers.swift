@@ -40,7 +40,9 @@ extension SQLOrderStore {
             let connection = session.connection
             try connection.query(
                 "UPDATE receivers SET status = 'removed', updated_at = ? WHERE id = ?", [.integer(SQLStatements.stamp(now)), .text(id)])
-            guard let removed = try Self.receiver(connection, "id = ?", [.text(id)]) else { throw StoreError(.notFound, "no receiver \(id)") }
+            guard let removed = try Self.receiver(connection, "id = ?", [.text(id)]) else {
+                throw StoreError(.notFound, "no receiver \(id)")
+            }
             return removed
         }
     }

@@ -16,11 +16,13 @@ extension SQLOrderStore {
                 }
                 return (existing, false)
             }
-            guard split.status == .finished, let index = split.shares.firstIndex(where: { $0.account == new.account && $0.result == .succeeded })
+            guard split.status == .finished,
+                let index = split.shares.firstIndex(where: { $0.account == new.account && $0.result == .succeeded })
             else {
                 throw StoreError(
                     .illegalTransition,
-                    "split \(split.id) is \(split.status.rawValue) and gave \(new.account) nothing that arrived: there is nothing to return")
+                    "split \(split.id) is \(split.status.rawValue) and gave \(new.account) nothing that arrived: there is nothing to return"
+                )
             }
             var shares = split.shares
             let currency = split.amount.currency

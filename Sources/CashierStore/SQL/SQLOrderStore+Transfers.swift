@@ -105,7 +105,8 @@ extension SQLOrderStore {
         }
     }
 
-    public func transfers(createdFrom from: Date, until: Date, merchant: String?, limit: Int, offset: Int) async throws -> [StoredTransfer] {
+    public func transfers(createdFrom from: Date, until: Date, merchant: String?, limit: Int, offset: Int) async throws -> [StoredTransfer]
+    {
         try await withReading { session in
             try session.connection.query(
                 """

@@ -74,7 +74,8 @@ enum SQLOrderStoreSplits {
 
     /// Writes `split`'s shares (a return's counts), by compare-and-set on its version.
     @discardableResult
-    static func rewrite(_ connection: any SQLConnection, _ split: StoredSplit, shares: [StoredSplit.Share], at: Int64) throws -> StoredSplit {
+    static func rewrite(_ connection: any SQLConnection, _ split: StoredSplit, shares: [StoredSplit.Share], at: Int64) throws -> StoredSplit
+    {
         try connection.query(
             "UPDATE splits SET shares = ?, version = version + 1, updated_at = ? WHERE id = ? AND version = ?",
             [.text(try encode(shares)), .integer(at), .text(split.id), .integer(split.version)])
@@ -115,7 +116,8 @@ enum SQLOrderStoreSplits {
         try connection.query(
             "INSERT INTO outbox (id, order_id, type, payload, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             [
-                .text(id), .text(split.orderID), .text(type), .text(String(decoding: try JSONEncoder.sorted.encode(payload), as: UTF8.self)),
+                .text(id), .text(split.orderID), .text(type),
+                .text(String(decoding: try JSONEncoder.sorted.encode(payload), as: UTF8.self)),
                 .integer(stamp), .integer(stamp),
             ])
     }

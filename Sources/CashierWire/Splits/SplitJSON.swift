@@ -19,7 +19,9 @@ public struct SplitJSON: Codable, Sendable, Equatable {
         /// What returns took back from this receiver.
         public let returned: Amount
 
-        public init(type: String, account: String, amount: Amount, description: String, result: String, failure_reason: String?, returned: Amount) {
+        public init(
+            type: String, account: String, amount: Amount, description: String, result: String, failure_reason: String?, returned: Amount
+        ) {
             self.type = type
             self.account = account
             self.amount = amount

@@ -60,7 +60,8 @@ extension OpenAPIDocument {
                 "license": ["name": "MIT", "identifier": "MIT"],
             ],
             "tags": [
-                "server", "orders", "payments", "applepay", "refunds", "books", "webhooks", "complaints", "transfers", "splits", "notifications",
+                "server", "orders", "payments", "applepay", "refunds", "books", "webhooks", "complaints", "transfers", "splits",
+                "notifications",
                 "sandbox",
             ].map {
                 ["name": $0]

@@ -131,7 +131,8 @@ extension SplitReturnJSON: SchemaExample, SchemaDocumented {
     static var schemaExample: SplitReturnJSON {
         SplitReturnJSON(
             id: "sret_1Yw6Kd3Sa8Hz7Qm2Xv9Lp4Rt", split_id: "spl_4Kd8Sa9Hq2Lm7Xv1Pz6Rt3Yw", order_id: "ord_2Yw6Kd3Sa8Hz7Qm2Xv9Lp4Rt",
-            out_return_no: "B7b52009b64fd0a2a49e6d8a939753077", account: "1900000109", amount: Amount(Money(minorUnits: 100, currency: .cny)),
+            out_return_no: "B7b52009b64fd0a2a49e6d8a939753077", account: "1900000109",
+            amount: Amount(Money(minorUnits: 100, currency: .cny)),
             description: "用户退款", status: "succeeded", provider_state: "SUCCESS", failure_reason: nil, created: 1_796_114_000,
             updated: 1_796_114_060)
     }

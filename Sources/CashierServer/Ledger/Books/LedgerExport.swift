@@ -117,7 +117,8 @@ enum LedgerExport: String, CaseIterable, Sendable {
                     for share in split.shares {
                         try file.write(
                             base + [
-                                share.type, share.account, currency.code, Money(minorUnits: share.amountMinor, currency: currency).decimalString,
+                                share.type, share.account, currency.code,
+                                Money(minorUnits: share.amountMinor, currency: currency).decimalString,
                                 share.result.rawValue, Money(minorUnits: share.returnedMinor, currency: currency).decimalString,
                                 share.failReason ?? split.failureReason ?? "", split.finish ? "true" : "false",
                             ])

@@ -194,7 +194,9 @@ struct Reconciler {
             }
         }
         func cny(_ minor: Int64) -> String { "\(Money(minorUnits: minor, currency: .cny).decimalString) CNY" }
-        return totals.mapValues { .init(transfers: $0.transfers, transferred: cny($0.transferred), shares: $0.shares, shared: cny($0.shared)) }
+        return totals.mapValues {
+            .init(transfers: $0.transfers, transferred: cny($0.transferred), shares: $0.shares, shared: cny($0.shared))
+        }
     }
 
     /// Bill lines whose payments are read together.

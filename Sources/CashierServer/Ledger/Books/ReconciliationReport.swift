@@ -98,7 +98,8 @@ public struct ReconciliationReport: Codable, Sendable, Equatable {
         }
         for (provider, out) in money_out.sorted(by: { $0.key < $1.key }) {
             lines.append(
-                "  \(provider) money out (from the books): \(out.transfers) transfers \(out.transferred), \(out.shares) shares \(out.shared)")
+                "  \(provider) money out (from the books): \(out.transfers) transfers \(out.transferred), \(out.shares) shares \(out.shared)"
+            )
         }
         lines.append("  matched: \(matched)   discrepancies: \(discrepancies.count)   to refund: \(refund_required.count)")
         for item in refund_required {

@@ -1,7 +1,8 @@
 /// The `payments` columns a payment attempt is read from (``StoredPayment``), in select-list order.
 enum PaymentColumn: Int, SQLColumn {
     case id, orderID, method, provider, outTradeNo, appID, merchantID, payer, transactionID, walletToken, currency, amountMinor,
-        refundedMinor, reservedMinor, status, refundRequired, failureReason, createdAt, updatedAt, succeededAt, capture, contacts, sharedMinor
+        refundedMinor, reservedMinor, status, refundRequired, failureReason, createdAt, updatedAt, succeededAt, capture, contacts,
+        sharedMinor
 
     static let table = "payments"
 
