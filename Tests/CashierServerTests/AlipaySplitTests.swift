@@ -77,13 +77,13 @@ import Testing
         await world.sandbox.alipay.advanceRoyaltyClock(by: 600)
         await world.sandbox.delivery.settled(within: ServerFixture.sandboxRetries)
         await world.settled()
-        let finished = try await world.call("GET", "/v1/orders/\(id)/splits/\(splitID)").object
+        let finished = try await world.call("GET", "/v1/splits/\(splitID)").object
         #expect(finished["status"] as? String == "finished", "\(finished)")
         #expect((finished["receivers"] as? [[String: Any]])?.first?["result"] as? String == "succeeded")
 
         // Returns go through refunds at Alipay (refund_royalty_parameters), not built: refused, nothing reserved.
         let returned = try await world.call(
-            "POST", "/v1/orders/\(id)/splits/\(splitID)/returns", json: ["receiver": receiver, "amount": 100, "description": "退"])
+            "POST", "/v1/splits/\(splitID)/returns", json: ["receiver": receiver, "amount": 100, "description": "退"])
         #expect(returned.status == 409 && returned.errorCode == "unsupported", "\(returned.object)")
         #expect(try await world.store.split(id: splitID)?.shares.first?.returnableMinor == 1000)
         // Refunds: at most what the shares leave.

@@ -68,9 +68,10 @@ struct MatrixCell {
                         : pattern.contains("/complaints/{id}")
                             ? made.complaintID
                             : pattern.contains("/transfers/{id}")
-                                ? made.transferID : pattern.contains("/receivers/{id}") ? made.receiverID : made.orderID
+                                ? made.transferID
+                                : pattern.contains("/receivers/{id}")
+                                    ? made.receiverID : pattern.hasPrefix("/v1/splits/{id}") ? made.splitID : made.orderID
             )
-            .replacingOccurrences(of: "{split}", with: made.splitID)
             .replacingOccurrences(of: "{index}", with: "0")
             .replacingOccurrences(of: "{merchant}", with: "north").replacingOccurrences(of: "{file}", with: "orders.csv")
             .replacingOccurrences(of: "{date}", with: world.today).replacingOccurrences(of: "{step}", with: "update")
@@ -118,7 +119,7 @@ struct MatrixCell {
         case "POST /v1/receivers": json = MatrixWorld.receiverBody
         case "POST /v1/orders/{id}/splits": json = ["receivers": [["receiver": made.receiverID, "amount": 50, "description": "分成"]]]
         case "POST /v1/orders/{id}/splits/finish": json = [:]
-        case "POST /v1/orders/{id}/splits/{split}/returns": json = ["receiver": made.receiverID, "amount": 50, "description": "退回"]
+        case "POST /v1/splits/{id}/returns": json = ["receiver": made.receiverID, "amount": 50, "description": "退回"]
         case "POST /v1/complaints/{id}/refund": json = ["decision": "approve"]
         case "POST /dashboard/complaints/{id}/reply": form = csrf + [("text", "已处理")]
         case "POST /dashboard/complaints/{id}/refund": form = csrf + [("decision", "approve")]

@@ -62,7 +62,7 @@ import Testing
             ])
         let summary = result.stdout.components(separatedBy: "SUMMARY").last ?? result.stdout
         #expect(
-            result.status == 0, "Schemathesis (\(key) key) found problems:\n\(result.stdout.suffix(6000))\n\(result.stderr.suffix(2000))")
+            result.status == 0, "Schemathesis (\(key) key) found problems:\n\(result.stdout.suffix(30000))\n\(result.stderr.suffix(2000))")
         #expect(summary.contains("Stateful") && summary.contains("passed"), "\(summary)")
         await fixture.stop()
     }

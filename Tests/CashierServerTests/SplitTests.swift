@@ -152,13 +152,13 @@ import Testing
         // The query job finds it finished.
         clock.advance(by: 61)
         #expect(try await world.servers[0].reconcileSplits() == 1)
-        let finished = try await world.call("GET", "/v1/orders/\(id)/splits/\(splitID)").object
+        let finished = try await world.call("GET", "/v1/splits/\(splitID)").object
         #expect(finished["status"] as? String == "finished", "\(finished)")
         #expect((finished["receivers"] as? [[String: Any]])?.map { $0["result"] as? String } == ["succeeded", "succeeded"])
 
         // 10.00 comes back from the seller: shareable and refundable again.
         let returned = try await world.call(
-            "POST", "/v1/orders/\(id)/splits/\(splitID)/returns", headers: ["Idempotency-Key": "return-1"],
+            "POST", "/v1/splits/\(splitID)/returns", headers: ["Idempotency-Key": "return-1"],
             json: ["receiver": seller, "amount": 1000, "description": "用户退款"])
         #expect(returned.status == 201 && returned.object["status"] as? String == "pending", "\(returned.object)")
         // WeChat answers PROCESSING; the job finds it done.
@@ -168,7 +168,7 @@ import Testing
         let returns = try await world.call("GET", "/v1/orders/\(id)/splits").object["returns"] as? [[String: Any]]
         #expect(returns?.first { $0["id"] as? String == returnID }?["status"] as? String == "succeeded", "\(returns ?? [])")
         let overReturn = try await world.call(
-            "POST", "/v1/orders/\(id)/splits/\(splitID)/returns", json: ["receiver": seller, "amount": 1001, "description": "多退"])
+            "POST", "/v1/splits/\(splitID)/returns", json: ["receiver": seller, "amount": 1001, "description": "多退"])
         #expect(overReturn.status == 409 && overReturn.errorCode == "return_too_large", "\(overReturn.object)")
         page = try await world.call("GET", "/v1/orders/\(id)/splits").object
         #expect((page["shared"] as? [String: Any])?["amount_minor"] as? Int == 1500)

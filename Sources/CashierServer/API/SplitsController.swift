@@ -1,7 +1,7 @@
 import CashierHTTP
 import CashierWire
 
-/// `/v1/orders/{id}/splits` and `/v1/receivers`: profit sharing. Secret key only; a merchant's
+/// `/v1/orders/{id}/splits`, `/v1/splits/{id}` and `/v1/receivers`: profit sharing. Secret key only; a merchant's
 /// key sees its own orders and receivers. A retried `POST` with its Idempotency-Key answers as the
 /// first did and shares nothing more.
 struct SplitsController: RouteCollection {
@@ -35,17 +35,17 @@ struct SplitsController: RouteCollection {
                     orderID: context.parameters["id"], body, caller: context.caller, idempotencyKey: request.headers["Idempotency-Key"]),
                 status: 201)
         }
-        order.get("/v1/orders/{id}/splits/{split}", name: "get_split") { _, context in
-            .json(SplitJSON(try await splits.find(orderID: context.parameters["id"], splitID: context.parameters["split"])))
+        backend.get("/v1/splits/{id}", name: "get_split") { _, context in
+            .json(SplitJSON(try await splits.find(context.parameters["id"], caller: context.caller)))
         }
-        order.add(middleware.idempotent { "split-return:\($0.parameters["split"]):" }).post(
-            "/v1/orders/{id}/splits/{split}/returns", name: "create_split_return"
+        backend.add(middleware.idempotent { "split-return:\($0.parameters["id"]):" }).post(
+            "/v1/splits/{id}/returns", name: "create_split_return"
         ) { request, context in
             let body = try request.decode(SplitReturnBody.self, expected: #"{"receiver":"rcv_…","amount":100,"description":"…"}"#)
             return .json(
                 try await splits.createReturn(
-                    orderID: context.parameters["id"], splitID: context.parameters["split"], body, caller: context.caller,
-                    idempotencyKey: request.headers["Idempotency-Key"]), status: 201)
+                    splitID: context.parameters["id"], body, caller: context.caller, idempotencyKey: request.headers["Idempotency-Key"]),
+                status: 201)
         }
         backend.post("/v1/receivers", name: "add_receiver") { request, context in
             let body = try request.decode(

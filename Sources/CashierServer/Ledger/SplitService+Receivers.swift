@@ -39,20 +39,34 @@ extension SplitService {
             throw RequestProblem.unprocessable("type must be one of \(types.sorted().joined(separator: ", ")) for \(body.provider)")
         }
         guard !body.account.isEmpty, body.account.utf8.count <= 64 else { throw RequestProblem("account must be 1 to 64 bytes") }
+        if body.type == "userId",
+            !(body.account.utf8.count == 16 && body.account.hasPrefix("2088") && body.account.allSatisfy({ $0.isASCII && $0.isNumber }))
+        {
+            throw RequestProblem.unprocessable("an Alipay userId is 16 digits starting 2088")
+        }
+        if body.type == "MERCHANT_ID",
+            !(body.account.allSatisfy({ $0.isASCII && $0.isNumber }) && (8...12).contains(body.account.utf8.count))
+        {
+            throw RequestProblem.unprocessable("a MERCHANT_ID account is the receiver's WeChat Pay merchant id: 8 to 12 digits")
+        }
         let relation = body.relation_type ?? "PARTNER"
-        guard provider != .wechatV3 || Self.relationTypes.contains(relation) else {
+        guard Self.relationTypes.contains(relation) else {
             throw RequestProblem.unprocessable("relation_type must be one of \(Self.relationTypes.sorted().joined(separator: ", "))")
         }
-        if relation == "CUSTOM" {
-            guard let custom = body.custom_relation, (1...10).contains(custom.unicodeScalars.count) else {
-                throw RequestProblem("custom_relation (1 to 10 characters) is required when relation_type is CUSTOM")
-            }
+        if let custom = body.custom_relation, !(1...10).contains(custom.unicodeScalars.count) {
+            throw RequestProblem("custom_relation must be 1 to 10 characters")
+        }
+        if relation == "CUSTOM", body.custom_relation == nil {
+            throw RequestProblem.unprocessable("custom_relation (1 to 10 characters) is required when relation_type is CUSTOM")
         }
         let name = body.name.flatMap { $0.isEmpty ? nil : $0 }
         // RSA-OAEP with a 2048-bit key takes at most 214 bytes: 64 characters of any script fit.
         guard (name?.unicodeScalars.count ?? 0) <= 64 else { throw RequestProblem("name must be at most 64 characters") }
         if provider == .wechatV3, body.type == "MERCHANT_ID", name == nil {
             throw RequestProblem.unprocessable("name (the merchant's full registered name) is required for a MERCHANT_ID receiver")
+        }
+        if provider == .alipay, body.type == "loginName", name == nil {
+            throw RequestProblem.unprocessable("name (the account holder's real name) is required for an Alipay loginName receiver")
         }
         let now = clock.now()
         let receiver = StoredReceiver(
@@ -62,8 +76,10 @@ extension SplitService {
         do {
             try await adapter.addReceiver(receiver, name: name)
         } catch let error as PaymentError where error.code == .providerRejected {
+            // A refusal of the request's own fields is the caller's to fix (422); anything else is the provider's (502).
+            let fields = ["PARAM_ERROR", "INVALID_REQUEST", "ACQ.INVALID_PARAMETER"].contains(error.providerCode ?? "")
             throw APIError(
-                status: 502, code: "provider_error",
+                status: fields ? 422 : 502, code: fields ? "invalid_request" : "provider_error",
                 message:
                     "the provider refused receiver \(body.account): \(error.providerCode ?? "") \(error.providerMessage ?? error.message)")
         }

@@ -23,11 +23,11 @@ extension SplitService {
             data: splits.map(SplitJSON.init), returns: try await store.splitReturns(orderID: orderID).map(SplitReturnJSON.init))
     }
 
-    /// Split `splitID` of order `orderID`, else 404.
-    func find(orderID: String, splitID: String) async throws -> StoredSplit {
-        guard let split = try await store.split(id: splitID), split.orderID == orderID else {
-            throw APIError(status: 404, code: "not_found", message: "order \(orderID) has no split \(splitID)")
-        }
+    /// Split `id` when these credentials may see its order (a merchant's key: its own orders'), else 404.
+    func find(_ id: String, caller: Identity) async throws -> StoredSplit {
+        guard let split = try await store.split(id: id), let order = try await store.order(id: split.orderID),
+            caller.merchant == nil || order.merchant == caller.merchant
+        else { throw APIError(status: 404, code: "not_found", message: "no split \(id) for these credentials") }
         return split
     }
 
@@ -35,10 +35,10 @@ extension SplitService {
     /// reserved against that share first, so returns never take back more than it brought.
     /// - Throws: 409 `invalid_state` (the share did not arrive), 409 `return_too_large`, 409
     ///   `unsupported` (Alipay), 502 `return_failed`, 503 `provider_unavailable`.
-    func createReturn(orderID: String, splitID: String, _ body: SplitReturnBody, caller: Identity, idempotencyKey: String?)
-        async throws -> SplitReturnJSON
+    func createReturn(splitID: String, _ body: SplitReturnBody, caller: Identity, idempotencyKey: String?) async throws
+        -> SplitReturnJSON
     {
-        let split = try await find(orderID: orderID, splitID: splitID)
+        let split = try await find(splitID, caller: caller)
         guard let provider = PaymentProvider(rawValue: split.provider), let adapter = ledger.adapters.splitting(provider) else {
             throw APIError(status: 409, code: "unsupported", message: "\(split.provider) is not configured on this server")
         }

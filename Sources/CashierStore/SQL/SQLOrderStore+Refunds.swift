@@ -44,7 +44,7 @@ extension SQLOrderStore {
                     payment.sharedMinor > 0
                         ? "a refund of \(amount) is more than payment \(paymentID) has left: of the \(payment.amount) it took, "
                             + "\(payment.reserved) is refunded or being refunded and \(shared) is shared with receivers. "
-                            + "Return the shares first (POST /v1/orders/\(order.id)/splits/{split}/returns), then refund"
+                            + "Return the shares first (POST /v1/splits/{split}/returns), then refund"
                         : "a refund of \(amount) would bring refunds of payment \(paymentID) to more than the \(payment.amount) it took "
                             + "(\(payment.reserved) is refunded or being refunded)")
             }

@@ -206,9 +206,8 @@ extension OpenAPIDocument {
         [
             (
                 "id", ["type": "string", "minLength": 1],
-                "The order's id (ord_…), the webhook's (evt_…), the complaint's (cmp_…), the transfer's (tr_…), or the receiver's (rcv_…)."
+                "The order's id (ord_…), the webhook's (evt_…), the complaint's (cmp_…), the transfer's (tr_…), the receiver's (rcv_…), or the split's (spl_…)."
             ),
-            ("split", ["type": "string", "minLength": 1], "The split's id (spl_…)."),
             ("index", ["type": "string", "pattern": "^[0-9]{1,4}$"], "The image's number, from 0."),
             ("date", ["type": "string", "format": "date", "pattern": day], "The day, YYYY-MM-DD (Beijing time)."),
             ("file", ["type": "string", "enum": LedgerExport.allCases.map { $0.rawValue + ".csv" }], "Which records."),

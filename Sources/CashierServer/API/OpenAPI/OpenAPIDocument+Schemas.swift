@@ -410,7 +410,11 @@ extension WebhookJSON: SchemaExample, SchemaDocumented {
     static var schemaExample: WebhookJSON { .init(.example) }
     static var schemaName: String { "Webhook" }
     static var schemaNotes: [String: [String: Any]] {
-        ["object": ["const": "webhook"], "type": ["enum": WebhookEventJSON.types], "state": ["enum": ["delivered", "failed", "pending"]]]
+        [
+            "object": ["const": "webhook"], "state": ["enum": ["delivered", "failed", "pending"]],
+            // Every event the outbox queues: an order's, a transfer's (order_id is then the transfer's id), a split's.
+            "type": ["enum": WebhookEventJSON.types + TransferEventJSON.types + SplitEventJSON.types],
+        ]
     }
 }
 

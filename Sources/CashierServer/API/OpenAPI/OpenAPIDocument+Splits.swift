@@ -39,10 +39,10 @@ extension OpenAPIDocument {
                 access: secret, body: .json(SplitFinishBody.self, example: ["description": "解冻全部剩余资金"]),
                 responses: [ok(SplitJSON.self, "Sent", status: "201")], idempotent: true, callsProvider: true, conflicts: true),
             Operation(
-                method: "GET", path: "/v1/orders/{id}/splits/{split}", id: "getSplit", tag: "splits", summary: "A split.",
+                method: "GET", path: "/v1/splits/{id}", id: "getSplit", tag: "splits", summary: "A split.",
                 access: secret, responses: [ok(SplitJSON.self)]),
             Operation(
-                method: "POST", path: "/v1/orders/{id}/splits/{split}/returns", id: "createSplitReturn", tag: "splits",
+                method: "POST", path: "/v1/splits/{id}/returns", id: "createSplitReturn", tag: "splits",
                 summary: "Take money back from one receiver of a finished split (WeChat Pay 分账回退; a MERCHANT_ID receiver's "
                     + "share, at most what it brought them less earlier returns). Once back it may be refunded. Alipay takes "
                     + "shares back through refunds, not here (409 unsupported).",

@@ -24,7 +24,7 @@ struct SplitFinishBody: Decodable, Sendable {
     let description: String?
 }
 
-/// `POST /v1/orders/{id}/splits/{split}/returns`: take money back from one receiver of a split.
+/// `POST /v1/splits/{id}/returns`: take money back from one receiver of a split.
 struct SplitReturnBody: Decodable, Sendable {
     /// The receiver (`rcv_…`) whose share it comes back from.
     let receiver: String
