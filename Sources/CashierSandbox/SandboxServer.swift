@@ -145,29 +145,7 @@ public final class SandboxServer: Sendable {
             return .json(["provider": pay.provider, "out_trade_no": outTradeNo, "trade_state": state])
         }
         // The payee's side of a WeChat merchant transfer: what `wx.requestMerchantTransfer` does.
-        router.add("POST", "/sandbox/wechat/transfer_bills/confirm") { request, _ in
-            struct Confirm: Decodable {
-                let out_bill_no: String
-                let package_info: String
-                let mchid: String
-                let appid: String
-                let outcome: WeChatV3Sandbox.TransferOutcome
-            }
-            guard let confirm = try? request.decodeJSON(Confirm.self) else {
-                return SandboxControl.invalid(
-                    #"expected {"out_bill_no":"…","package_info":"…","mchid":"…","appid":"…","outcome":"confirm"|"fail"}"#)
-            }
-            do {
-                return .json(
-                    try await wechatV3.confirmTransfer(
-                        outBillNo: confirm.out_bill_no, packageInfo: confirm.package_info, mchID: confirm.mchid, appID: confirm.appid,
-                        outcome: confirm.outcome))
-            } catch let refusal as WeChatV3Sandbox.PayerRefusal {
-                return .error(status: refusal.status, code: refusal.code, message: refusal.message)
-            } catch {
-                return .error(status: 500, code: "internal", message: "the transfer could not be confirmed")
-            }
-        }
+        WeChatTransferPages(wechatV3: wechatV3).register(on: &router)
         let delivery = self.delivery
         router.add("POST", "/sandbox/replay") { request, _ in
             struct Replay: Decodable {

@@ -118,6 +118,43 @@ import WeChatPay
         #expect(late?.providerCode == "INVALID_REQUEST")
     }
 
+    /// The payee's page: the amount and buttons while the bill waits; a form's confirm moves it as
+    /// the JSON call does; `expire` closes it as its 24 hours would, and the money comes back.
+    @Test(.timeLimit(.minutes(2))) func thePayeesPageConfirmsOrLetsItExpire() async throws {
+        let sandbox = try Keys.sandbox()
+        let client = WeChatPay.V3.Client(merchant: Keys.merchant, keys: WeChatPay.V3.PlatformKeys(), baseURL: sandbox.wechatV3URL)
+        let opening = await sandbox.wechatV3.transferBalance(mchID: Keys.merchant.mchID)
+        let bill = try await client.createTransferBill(Self.request(Self.number(), amount: 1234))
+        var query = URLComponents(
+            url: sandbox.baseURL.appendingPathComponent("sandbox/wechat/transfer_bills/confirm"), resolvingAgainstBaseURL: false)!
+        let fields = [
+            ("out_bill_no", bill.outBillNo), ("package_info", bill.packageInfo ?? ""), ("mchid", Keys.merchant.mchID),
+            ("appid", Self.appID),
+        ]
+        query.queryItems = fields.map { URLQueryItem(name: $0.0, value: $0.1) }
+        let page = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: query.url!))
+        let html = String(decoding: page.body, as: UTF8.self)
+        #expect(
+            page.status == 200 && html.contains("¥12.34") && html.contains(#"id="confirm""#) && html.contains(#"id="expire""#), "\(html)")
+        let form = (fields + [("outcome", "confirm")]).map {
+            "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+        }.joined(separator: "&")
+        let posted = try await URLSessionTransport().send(
+            HTTPRequest(
+                method: "POST", url: sandbox.baseURL.appendingPathComponent("sandbox/wechat/transfer_bills/confirm"),
+                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8)))
+        let after = String(decoding: posted.body, as: UTF8.self)
+        #expect(posted.status == 200 && after.contains("Received") && !after.contains(#"id="confirm""#), "\(after)")
+        #expect(try await client.transferBill(outBillNo: bill.outBillNo).state == .success)
+        // Another one, never confirmed: it expires, and its money comes back.
+        let lapsing = try await client.createTransferBill(Self.request(Self.number(), amount: 500))
+        let expired = try await Self.confirm(sandbox, lapsing, outcome: "expire")
+        #expect(
+            expired.status == 200 && expired.object["state"] as? String == "FAIL"
+                && expired.object["fail_reason"] as? String == "OVERDUE_CLOSE")
+        #expect(await sandbox.wechatV3.transferBalance(mchID: Keys.merchant.mchID) == opening - 1234)
+    }
+
     @Test(.timeLimit(.minutes(2))) func theNameIsRequiredEncryptedFrom2000Yuan() async throws {
         let sandbox = try Keys.sandbox()
         let keys = WeChatPay.V3.PlatformKeys()

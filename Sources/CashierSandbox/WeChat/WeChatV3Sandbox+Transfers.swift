@@ -33,6 +33,9 @@ extension WeChatV3Sandbox {
         /// Confirms, but WeChat fails the transfer (`FAIL`, `fail_reason` `TRANSFER_RISK`), as a
         /// risk check or a wrong real name would.
         case fail
+        /// Never confirms: WeChat closes the bill as its 24 hours running out would (`FAIL`,
+        /// `fail_reason` `OVERDUE_CLOSE`), without waiting for them.
+        case expire
     }
 
     private func transferCall(_ request: HTTPServerRequest, route: String, number: String, prefix: String) -> HTTPServerResponse {
@@ -190,6 +193,9 @@ extension WeChatV3Sandbox {
         case .fail:
             bill.state = "FAIL"
             bill.failReason = "TRANSFER_RISK"
+        case .expire:
+            bill.state = "FAIL"
+            bill.failReason = "OVERDUE_CLOSE"
         }
         end(bill, key: key)
         return Self.snapshot(bill)
