@@ -30,6 +30,9 @@ protocol Splitting: PaymentAdapter {
     /// Whether the provider takes shares back on their own (WeChat Pay's 分账回退); `false` where
     /// shares come back only with a refund (Alipay's `refund_royalty_parameters`).
     var takesReturns: Bool { get }
+    /// The provider's profit-sharing bill for a day (`yyyy-MM-dd`, Beijing time): each share and
+    /// return it moved; `nil` when it keeps none (the default).
+    func splitBill(date: String) async throws -> [SplitBillLine]?
     /// A verified split notification read as reports (Alipay's `alipay.trade.order.settle.notify`);
     /// `[]` for a provider that sends none to the paying merchant (WeChat Pay notifies receivers only).
     func splitEvents(_ message: InboundMessage) async throws -> [ProviderEvent]
@@ -37,6 +40,7 @@ protocol Splitting: PaymentAdapter {
 
 extension Splitting {
     var takesReturns: Bool { true }
+    func splitBill(date: String) async throws -> [SplitBillLine]? { nil }
     func splitEvents(_ message: InboundMessage) async throws -> [ProviderEvent] { [] }
 }
 
@@ -47,4 +51,19 @@ struct SplitReport: Sendable, Equatable {
     let outOrderNo: String
     let progress: SplitProgress
     let notificationID: String
+}
+
+/// One line of a provider's profit-sharing bill: a share it moved to a receiver, or a return.
+struct SplitBillLine: Sendable, Equatable {
+    enum Kind: String, Sendable { case share, `return` }
+    let kind: Kind
+    /// The merchant's number for the request (`out_order_no`).
+    let outOrderNo: String
+    /// The return's number (`out_return_no`), for a return.
+    let outReturnNo: String?
+    /// The receiver's account (a return: whom it came back from).
+    let account: String
+    let amountMinor: Int64
+    /// The provider's state of the line (`SUCCESS`, `CLOSED`, …).
+    let state: String
 }
