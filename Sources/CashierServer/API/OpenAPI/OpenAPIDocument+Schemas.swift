@@ -513,7 +513,14 @@ extension ReconciliationReport.FundFlow: SchemaDocumented {
 extension ReconciliationReport.Discrepancy: SchemaDocumented {
     static var schemaName: String { "ReconciliationDiscrepancy" }
     static var schemaNotes: [String: [String: Any]] {
-        ["kind": ["enum": ["missing_here", "missing_at_provider", "amount_differs", "status_differs", "refund_differs", "fees_differ"]]]
+        [
+            "kind": [
+                "enum": [
+                    "missing_here", "missing_at_provider", "amount_differs", "status_differs", "refund_differs", "fees_differ",
+                    "split_missing_here", "split_missing_at_provider", "split_differs",
+                ]
+            ]
+        ]
     }
 }
 

@@ -167,6 +167,11 @@ struct Reconciler {
                         here: say("trade bill: fees", billed)))
             }
         }
+        // Profit sharing: each provider's profit-sharing bill against the splits here.
+        let splits = try await checkSplits(date: date, from: start, until: end, progress: progress)
+        rows.merge(splits.rows) { $1 }
+        matched += splits.matched
+        discrepancies += splits.discrepancies
         progress("done: \(matched) matched, \(discrepancies.count) discrepancies, \(flagged.count) to refund")
         var report = ReconciliationReport(
             date: date, bill_rows: rows, matched: matched, not_reconciled: notReconciled, discrepancies: discrepancies,

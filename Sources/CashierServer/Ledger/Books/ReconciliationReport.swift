@@ -32,7 +32,9 @@ public struct ReconciliationReport: Codable, Sendable, Equatable {
         /// `missing_at_provider` (paid here, but neither the bill nor a query shows it),
         /// `amount_differs`, `status_differs` (paid there, not here), `refund_differs`, `fees_differ`
         /// (the fund-flow bill's fees are not the trade bill's: `provider_says` the fund flow's,
-        /// `here` the trade bill's).
+        /// `here` the trade bill's); and for profit sharing (`out_trade_no` is then the split's
+        /// `out_order_no` or the return's `out_return_no`): `split_missing_here`,
+        /// `split_missing_at_provider`, `split_differs`.
         public let kind: String
         public let provider: String
         public let out_trade_no: String
