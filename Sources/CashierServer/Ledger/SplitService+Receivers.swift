@@ -95,9 +95,21 @@ extension SplitService {
         return receiver
     }
 
-    /// Receiver `id`, active and at `provider`, for a split. - Throws: 422 saying what is wrong.
-    func activeReceiver(_ id: String, provider: PaymentProvider, caller: Identity) async throws -> StoredReceiver {
-        guard let receiver = try await store.receiver(id: id), receiver.merchant == caller.merchant || caller.merchant == nil else {
+    /// The receiver a share names (by id, or by type and account), active and at `provider`.
+    /// - Throws: 400/422 saying what is wrong.
+    func activeReceiver(_ share: SplitBody.Share, provider: PaymentProvider, caller: Identity) async throws -> StoredReceiver {
+        let found: StoredReceiver?
+        let id: String
+        switch (share.receiver, share.type, share.account) {
+        case (let named?, nil, nil):
+            id = named
+            found = try await store.receiver(id: named)
+        case (nil, let type?, let account?):
+            id = "\(type) \(account)"
+            found = try await store.receiver(merchant: caller.merchant, provider: provider.rawValue, type: type, account: account)
+        default: throw RequestProblem("each of receivers names a receiver: \"receiver\": \"rcv_…\", or \"type\" and \"account\"")
+        }
+        guard let receiver = found, receiver.merchant == caller.merchant || caller.merchant == nil else {
             throw RequestProblem.unprocessable("no receiver \(id): add it with POST /v1/receivers first")
         }
         guard receiver.status == .active else { throw RequestProblem.unprocessable("receiver \(id) was removed") }

@@ -41,20 +41,19 @@ struct SplitService: Sendable {
         guard (1...Self.sharesPerRequest).contains(body.receivers.count) else {
             throw RequestProblem("receivers must list 1 to \(Self.sharesPerRequest) shares")
         }
-        guard Set(body.receivers.map(\.receiver)).count == body.receivers.count else {
-            throw RequestProblem("receivers must name each receiver once")
-        }
         let description = try Self.text(body.description, "description") ?? "分账"
         var shares: [StoredSplit.Share] = []
         for share in body.receivers {
             guard share.amount.value > 0 else { throw RequestProblem("receivers[].amount must be more than zero (in fen)") }
-            let receiver = try await activeReceiver(share.receiver, provider: payment.provider, caller: caller)
+            let receiver = try await activeReceiver(share, provider: payment.provider, caller: caller)
             shares.append(
                 StoredSplit.Share(
                     type: receiver.type, account: receiver.account, amountMinor: share.amount.value,
-                    description: try Self.text(share.description, "receivers[].description") ?? ""))
+                    description: try Self.text(share.description, "receivers[].description") ?? description))
         }
-        guard shares.allSatisfy({ !$0.description.isEmpty }) else { throw RequestProblem("receivers[].description must not be empty") }
+        guard Set(shares.map { $0.type + "\n" + $0.account }).count == shares.count else {
+            throw RequestProblem("receivers must name each receiver once")
+        }
         return try await reserveAndSend(
             order: order, payment: payment, adapter: adapter, shares: shares, finish: body.finish == true, description: description,
             idempotencyKey: idempotencyKey, caller: caller)

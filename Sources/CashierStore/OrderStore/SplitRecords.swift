@@ -11,6 +11,8 @@ public protocol SplitRecords: Sendable {
     /// Marks a receiver removed. - Throws: `StoreError.notFound`.
     func removeReceiver(_ id: String, now: Date) async throws -> StoredReceiver
     func receiver(id: String) async throws -> StoredReceiver?
+    /// The receiver of `merchant` (the platform's when `nil`) at `provider` with this type and account.
+    func receiver(merchant: String?, provider: String, type: String, account: String) async throws -> StoredReceiver?
     /// Receivers of `merchant` (the platform's when `nil`), newest first; removed ones only when asked.
     func receivers(merchant: String?, includingRemoved: Bool, limit: Int, offset: Int) async throws -> [StoredReceiver]
 

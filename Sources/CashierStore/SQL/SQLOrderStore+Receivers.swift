@@ -47,6 +47,14 @@ extension SQLOrderStore {
         }
     }
 
+    public func receiver(merchant: String?, provider: String, type: String, account: String) async throws -> StoredReceiver? {
+        try await withReading {
+            try Self.receiver(
+                $0.connection, "merchant_key = ? AND provider = ? AND type = ? AND account = ?",
+                [.text(merchant ?? ""), .text(provider), .text(type), .text(account)])
+        }
+    }
+
     public func receiver(id: String) async throws -> StoredReceiver? {
         try await withReading { try Self.receiver($0.connection, "id = ?", [.text(id)]) }
     }

@@ -171,7 +171,11 @@ extension SplitBody: SchemaDocumented {
 extension SplitBody.Share: SchemaDocumented {
     static var schemaName: String { "SplitShareRequest" }
     static var schemaNotes: [String: [String: Any]] {
-        ["amount": ["minimum": 1], "description": ["minLength": 1, "maxLength": 80], "receiver": ["minLength": 1]]
+        [
+            "amount": ["minimum": 1], "description": ["minLength": 1, "maxLength": 80], "receiver": ["minLength": 1],
+            "type": ["enum": ["MERCHANT_ID", "PERSONAL_OPENID", "PERSONAL_SUB_OPENID", "userId", "loginName", "openId"]],
+            "account": ["minLength": 1, "maxLength": 64],
+        ]
     }
 }
 

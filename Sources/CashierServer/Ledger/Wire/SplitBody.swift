@@ -2,12 +2,15 @@
 struct SplitBody: Decodable, Sendable {
     /// One receiver's share.
     struct Share: Decodable, Sendable {
-        /// The receiver (`rcv_…`), added with `POST /v1/receivers`.
-        let receiver: String
+        /// The receiver (`rcv_…`), added with `POST /v1/receivers`; or name them by `type` and `account`.
+        let receiver: String?
+        /// The receiver's type (`MERCHANT_ID`, `PERSONAL_OPENID`, `userId`, …), with `account`, instead of `receiver`.
+        let type: String?
+        let account: String?
         /// In minor units (fen).
         let amount: WholeNumber
-        /// What the receiver reads (at most 80 characters).
-        let description: String
+        /// What the receiver reads (at most 80 characters); default the split's description.
+        let description: String?
     }
 
     /// 1 to 50 shares (Alipay: 1 to 50 in its asynchronous mode).
