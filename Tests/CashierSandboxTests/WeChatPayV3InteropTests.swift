@@ -114,7 +114,8 @@ import WeChatPay
 /// encrypted with the platform certificate, sent with its `Wechatpay-Serial`), `…_delete_receiver`,
 /// a trade paid with `settle_info.profit_sharing`, `profitsharing_order` and `…_order_query`,
 /// a share past 30 % refused, `profitsharing_return` and `…_return_query` (its `?&out_order_no=`
-/// path), `profitsharing_unfreeze` and `profitsharing_amount_query`.
+/// path), `profitsharing_unfreeze` and `profitsharing_amount_query`; `profitsharing_bill` and
+/// `download_bill` (the file's SHA1 and lines checked by the script).
 @Suite struct WeChatPayV3ProfitSharingInteropTests {
     @Test(.timeLimit(.minutes(3))) func wechatpayv3sProfitSharingMethodsAgainstTheSandbox() async throws {
         let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, [])
@@ -142,6 +143,7 @@ import WeChatPay
         #expect(result.status == 0, "wechatpayv3 profit-sharing interop failed:\n\(result.stderr)")
         let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String]
         #expect(summary?["state"] == "FINISHED" && summary?["return"] == "SUCCESS" && summary?["unsplit"] == "0")
+        #expect(summary?["bill"] == "4")
         #expect(receivers.first { $0.type == "MERCHANT_ID" }?.name == "深圳市示例科技有限公司")
         #expect(orders.map(\.unfreeze) == [false, true] && orders.first?.receivers.map(\.amount) == [2000, 500])
     }

@@ -7,10 +7,17 @@ Adds a merchant receiver (its name encrypted by wechatpayv3 with the platform ce
 its Wechatpay-Serial) and a person, pays a trade with settle_info.profit_sharing, shares it
 (PROCESSING, then FINISHED), has a share past 30 % refused, returns part of the merchant's share and
 queries the return (profitsharing_return_query's `?&out_order_no=` path), unfreezes the rest and
-reads the unsplit amount before and after. Prints one JSON line; any mismatch raises.
+reads the unsplit amount before and after; then asks for today's profit-sharing bill
+(profitsharing_bill: hash_type SHA1, hash_value, download_url on the gateway), downloads it with
+download_bill, checks its SHA1, gunzips it and finds the shares, the return and the unfreeze in it
+(the sandbox's assumed columns), and a day with no bill answered 400 NO_STATEMENT_EXIST. Prints one
+JSON line; any mismatch raises.
 """
+import gzip
+import hashlib
 import json
 import sys
+from datetime import datetime, timedelta, timezone
 
 from sandbox_helpers import pay
 from wechatpayv3_setup import connect
@@ -78,4 +85,28 @@ ended = answer(wxpay.profitsharing_order(
     transaction_id, number + "-4", [{"type": "MERCHANT_ID", "account": merchant, "amount": 1, "description": "d"}], False), 400)
 assert ended["code"] == "INVALID_REQUEST", ended
 
-print(json.dumps({"transaction_id": transaction_id, "state": finished["state"], "return": queried["result"], "unsplit": "0"}))
+# Today's profit-sharing bill (Beijing time): a signed listing, then the gzipped file by its SHA1.
+today = datetime.now(timezone(timedelta(hours=8))).strftime("%Y-%m-%d")
+listing = answer(wxpay.profitsharing_bill(bill_date=today))
+assert listing["hash_type"] == "SHA1" and len(listing["hash_value"]) == 40, listing
+assert listing["download_url"].startswith(config["gateway"].rstrip("/") + "/v3/billdownload/"), listing
+code, content = wxpay.download_bill(listing["download_url"])
+assert code == 200 and hashlib.sha1(content).hexdigest() == listing["hash_value"].lower(), code
+rows = [row.split(",") for row in gzip.decompress(content).decode("utf-8").splitlines() if row]
+header, detail = rows[0], [[cell.lstrip("`") for cell in row] for row in rows[1:-2]]
+assert header[0] == "分账发起时间" and rows[-2][0] == "分账总笔数", rows
+column = {name: header.index(name) for name in ("商户分账单号", "商户回退单号", "业务类型", "分账接收方", "分账金额（元）", "处理状态")}
+lines = sorted(
+    (row[column["业务类型"]], row[column["商户分账单号"]], row[column["商户回退单号"]], row[column["分账接收方"]],
+     row[column["分账金额（元）"]], row[column["处理状态"]])
+    for row in detail if row[column["商户分账单号"]].startswith(number))
+assert lines == sorted([
+    ("分账", number + "-1", "", merchant, "20.00", "SUCCESS"), ("分账", number + "-1", "", person, "5.00", "SUCCESS"),
+    ("回退", number + "-1", number + "-R1", merchant, "5.00", "SUCCESS"),
+    ("解冻给分账方", number + "-U", "", config["mchid"], "80.00", "SUCCESS"),
+]), lines
+none = answer(wxpay.profitsharing_bill(bill_date="2001-01-01"), 400)
+assert none["code"] == "NO_STATEMENT_EXIST", none
+
+print(json.dumps({"transaction_id": transaction_id, "state": finished["state"], "return": queried["result"], "unsplit": "0",
+                  "bill": str(len(lines))}))

@@ -18,7 +18,7 @@ extension WeChatV3Sandbox {
         let routes: [(String, String)] = [
             ("POST", "/receivers/add"), ("POST", "/receivers/delete"), ("POST", "/orders"), ("GET", "/orders/{number}"),
             ("POST", "/orders/unfreeze"), ("POST", "/return-orders"), ("GET", "/return-orders/{number}"),
-            ("GET", "/transactions/{number}/amounts"), ("GET", "/merchant-configs/{number}"),
+            ("GET", "/transactions/{number}/amounts"), ("GET", "/merchant-configs/{number}"), ("GET", "/bills"),
         ]
         for (method, pattern) in routes {
             router.add(method, prefix + base + pattern) { request, parameters in
@@ -49,6 +49,7 @@ extension WeChatV3Sandbox {
         case "POST /return-orders": return createReturn(body, merchant)
         case "GET /return-orders/{number}": return returnQuery(number, request, merchant)
         case "GET /transactions/{number}/amounts": return unsplitAnswer(number, merchant)
+        case "GET /bills": return profitSharingBill(request, merchant, prefix: prefix)
         default: return signed(200, ["sub_mchid": number, "max_ratio": sharing.maxRatio])
         }
     }

@@ -476,7 +476,7 @@ public actor WeChatV3Sandbox {
 
     /// A bill's signed listing: its SHA1 (over the file as served: gzipped for `tar_type=GZIP`)
     /// and a download link that works once.
-    private func billListing(_ text: String, _ request: HTTPServerRequest, prefix: String) -> HTTPServerResponse {
+    func billListing(_ text: String, _ request: HTTPServerRequest, prefix: String) -> HTTPServerResponse {
         let plain = Array(text.utf8)
         let gzipped = request.queryValue("tar_type") == "GZIP"
         let file = gzipped ? ((try? Gzip.compress(Data(plain))).map { Array($0) } ?? plain) : plain

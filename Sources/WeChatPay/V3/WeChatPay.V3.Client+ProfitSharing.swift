@@ -163,4 +163,16 @@ extension WeChatPay.V3.Client {
                 .malformedMessage, provider: .wechatV3, "the answer is about return \(answer.outReturnNo.prefix(64)), not \(outReturnNo)")
         }
     }
+
+    /// The profit-sharing bill (分账账单) of a day: its signed listing, the file gzipped from the
+    /// gateway's `download_url`, its SHA1 checked against the listing, inflated and parsed.
+    /// WeChat lists finished shares and returns only.
+    /// - Parameter date: `yyyy-MM-dd`, Beijing time (within the last three months).
+    /// - Throws: `.providerRejected` with WeChat's code (`NO_STATEMENT_EXIST` for a day with no
+    ///   bill); `.signatureMismatch` when the file does not match its hash; `.malformedMessage`.
+    public func profitSharingBill(date: String) async throws -> WeChatPay.V3.ProfitSharingBill {
+        let merchant = partner.map { "&sub_mchid=\($0.subMchID)" } ?? ""
+        let text = try await billText("\(Self.profitSharingPath)/bills?bill_date=\(date)\(merchant)&tar_type=GZIP")
+        return try WeChatPay.V3.ProfitSharingBill(parsing: text)
+    }
 }

@@ -279,7 +279,7 @@ extension WeChatPay.V3 {
 
         /// Asks for a bill's signed listing, fetches the file from the gateway, checks its SHA1
         /// against the listing (over the bytes as served), and inflates it when it is gzipped.
-        private func billText(_ listingPath: String) async throws -> String {
+        func billText(_ listingPath: String) async throws -> String {
             struct Listing: Decodable {
                 let hash_type: String
                 let hash_value: String

@@ -79,6 +79,32 @@ extension WeChatV3Adapter: Splitting {
         return Money(minorUnits: fen, currency: payment.amount.currency)
     }
 
+    /// WeChat's profit-sharing bill of `date` (分账账单) as lines: each share to a receiver and each
+    /// return from one; what an unfreeze gave back to the merchant itself is no share and is left
+    /// out. A day with no bill (`NO_STATEMENT_EXIST`: WeChat moved nothing that day) is `[]`, not
+    /// `nil`: WeChat keeps the bill, there was nothing in it.
+    func splitBill(date: String) async throws -> [SplitBillLine]? {
+        let bill: WeChatPay.V3.ProfitSharingBill
+        do {
+            bill = try await client.profitSharingBill(date: date)
+        } catch let error as PaymentError where error.code == .providerRejected && error.providerCode == "NO_STATEMENT_EXIST" {
+            return []
+        }
+        return bill.lines.compactMap { line in
+            switch line.kind {
+            case .unfreeze: nil
+            case .share:
+                SplitBillLine(
+                    kind: .share, outOrderNo: line.outOrderNo, outReturnNo: nil, account: line.receiverAccount, amountMinor: line.amount,
+                    state: line.state)
+            case .return:
+                SplitBillLine(
+                    kind: .return, outOrderNo: line.outOrderNo, outReturnNo: line.outReturnNo, account: line.receiverAccount,
+                    amountMinor: line.amount, state: line.state)
+            }
+        }
+    }
+
     /// Runs `call`, a refusal of the library's before anything was sent (`.invalidRequest`: a
     /// number, amount or description WeChat would refuse) thrown as the refusal WeChat would
     /// answer (`.providerRejected`, `PARAM_ERROR`): ``Splitting`` reads any other error as an
