@@ -54,12 +54,11 @@ enum LedgerExport: String, CaseIterable, Sendable {
     /// Writes the export (of one sub-merchant's orders when `merchant` is set) to a file, for a download.
     func export(_ range: ReportRange, merchant: String? = nil, store: any OrderStore, timeZone: TimeZone) async throws -> ExportFile {
         var file = try CSVFile(header: header)
-        let time = Date.ISO8601FormatStyle(timeZone: timeZone)
-        func stamp(_ date: Date?) -> String { date.map { $0.formatted(time) } ?? "" }
+        var time = ExportTimestamp(timeZone: timeZone)
         var query = RecordQuery(from: range.start, until: range.end, oldestFirst: true, limit: Self.pageSize)
         query.merchant = merchant
         do {
-            try await write(to: &file, query: &query, store: store, stamp: stamp)
+            try await write(to: &file, query: &query, store: store, time: &time)
         } catch {
             file.discard()
             throw error
@@ -68,7 +67,8 @@ enum LedgerExport: String, CaseIterable, Sendable {
     }
 
     /// Every record the query finds, a page at a time, oldest first.
-    private func write(to file: inout CSVFile, query: inout RecordQuery, store: any OrderStore, stamp: (Date?) -> String) async throws {
+    private func write(to file: inout CSVFile, query: inout RecordQuery, store: any OrderStore, time: inout ExportTimestamp) async throws {
+        func stamp(_ date: Date?) -> String { time.string(date) }
         var offset = 0
         while true {
             let count: Int
@@ -84,16 +84,8 @@ enum LedgerExport: String, CaseIterable, Sendable {
                 }
                 (count, query.after) = (page.count, page.last?.id)
             case .payments:
-                let page = try await store.payments(matching: query)
-                for payment in page {
-                    try file.write([
-                        payment.id, payment.orderID, stamp(payment.createdAt), stamp(payment.succeededAt), payment.method.rawValue,
-                        payment.provider.rawValue, payment.outTradeNo, payment.transactionID ?? "", payment.status.rawValue,
-                        payment.amount.currency.code, payment.amount.decimalString, payment.refunded.decimalString,
-                        payment.refundRequired ? "true" : "false",
-                    ])
-                }
-                (count, query.after) = (page.count, page.last?.id)
+                try await writePayments(to: &file, query: query, store: store, time: &time)
+                return
             case .refunds:
                 let page = try await store.refunds(matching: query)
                 for refund in page {
@@ -142,6 +134,42 @@ enum LedgerExport: String, CaseIterable, Sendable {
                 (count, offset) = (page.count, offset + page.count)
             }
             if count < Self.pageSize { break }
+        }
+    }
+}
+
+extension LedgerExport {
+    /// The payments, written a field at a time from the records (no array of strings a row), each
+    /// page read while the one before is written: the store's reading and the file's writing
+    /// take turns on two cores instead of one (`cashier-bench scale`, `scale-export-vs-sqlite3`).
+    fileprivate func writePayments(to file: inout CSVFile, query: RecordQuery, store: any OrderStore, time: inout ExportTimestamp)
+        async throws
+    {
+        var query = query
+        var page = try await store.payments(matching: query)
+        while true {
+            let more = page.count == Self.pageSize
+            query.after = page.last?.id
+            let next = query
+            async let following = more ? store.payments(matching: next) : []
+            for payment in page {
+                file.field(payment.id)
+                file.field(payment.orderID)
+                file.field(payment.createdAt, &time)
+                file.field(payment.succeededAt, &time)
+                file.field(payment.method.rawValue)
+                file.field(payment.provider.rawValue)
+                file.field(payment.outTradeNo)
+                file.field(payment.transactionID ?? "")
+                file.field(payment.status.rawValue)
+                file.field(payment.amount.currency.code)
+                file.field(minorUnits: payment.amount.minorUnits, payment.amount.currency)
+                file.field(minorUnits: payment.refunded.minorUnits, payment.refunded.currency)
+                file.field(payment.refundRequired ? "true" : "false")
+                try file.endRow()
+            }
+            page = try await following
+            guard more else { return }
         }
     }
 }

@@ -40,71 +40,83 @@ struct Reconciler {
         // The bills, read a line at a time: of each line only what the report needs is kept — the
         // rows and fees by wallet, the refunds by payment, the payments' numbers (for the payments
         // here the bills lack) and a digest to count a line on two bills once. The payment lines
-        // are checked against the payments here a thousand at a time.
-        var rows: [String: Int] = [:]
-        var fees: [String: Money] = [:]
+        // are checked against the payments here a thousand at a time, and the next thousand are
+        // read from the bill while the store reads those: parsing and the store's reads take
+        // turns on two cores instead of one (`cashier-bench scale`, `scale-reconcile`).
+        var rows: [PaymentMethod.Wallet: Int] = [:]
+        var fees: [PaymentMethod.Wallet: Money] = [:]
         var billedRefunds: [Key: Money] = [:]
         var seen = Set<Key>()
         var counted = Set<BillLineDigest>()
         var billed = Set<PaymentMethod.Wallet>()
         var accounts = Set<String>()
         var checked = 0
-        var batch: [BillEntry] = []
-        batch.reserveCapacity(Self.linesPerRead)
+
+        /// Up to ``linesPerRead`` payment lines from `lines`, the refund lines between them summed
+        /// as they are met; fewer only at the bill's end.
+        func nextPayments(_ lines: inout BillLines) throws -> [BillEntry] {
+            var batch: [BillEntry] = []
+            batch.reserveCapacity(Self.linesPerRead)
+            while batch.count < Self.linesPerRead, let entry = try lines.next() {
+                // Identical lines (WeChat's v2 and v3 bills of one merchant) count once.
+                guard counted.insert(BillLineDigest(entry)).inserted else { continue }
+                rows[entry.wallet, default: 0] += 1
+                if let fee = entry.fee {
+                    fees[entry.wallet] = Money(minorUnits: (fees[entry.wallet]?.minorUnits ?? 0) + fee.minorUnits, currency: fee.currency)
+                }
+                if entry.kind == .refund {
+                    let key = Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo)
+                    billedRefunds[key] = Money(
+                        minorUnits: (billedRefunds[key]?.minorUnits ?? 0) + entry.amount.minorUnits, currency: entry.amount.currency)
+                    continue
+                }
+                batch.append(entry)
+            }
+            return batch
+        }
+
+        /// The provider's payments against the payments here.
+        func check(_ batch: [BillEntry], against found: [Key: StoredPayment]) async throws {
+            for entry in batch {
+                let key = Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo)
+                seen.insert(key)
+                guard let payment = found[key] else {
+                    // Paid at the provider under an order's number that no payment here was placed with.
+                    if let order = try await ledger.store.order(outTradeNo: entry.outTradeNo) {
+                        discrepancy(
+                            entry.amount == order.total ? "status_differs" : "amount_differs", entry, order: order.id,
+                            provider: say("paid", entry.amount), here: say(order.status.rawValue, order.total))
+                    } else {
+                        discrepancy("missing_here", entry, order: nil, provider: say("paid", entry.amount), here: "no such order")
+                    }
+                    continue
+                }
+                let here = say(payment.status.rawValue, payment.amount)
+                if entry.amount != payment.amount {
+                    discrepancy("amount_differs", entry, order: payment.orderID, provider: say("paid", entry.amount), here: here)
+                } else if payment.status != .succeeded {
+                    discrepancy("status_differs", entry, order: payment.orderID, provider: say("paid", entry.amount), here: here)
+                } else {
+                    matched += 1
+                    if payment.refundRequired { flagged.append(.init(payment)) }
+                }
+            }
+        }
+
         for adapter in ledger.adapters.reconciling where accounts.insert(adapter.billAccount.trades).inserted {
             progress("\(adapter.provider.rawValue): downloading the bill for \(date)")
             guard var lines = try await adapter.bill(date: date) else { continue }
             billed.insert(adapter.provider.wallet)
-            var ended = false
-            while !ended {
-                if let entry = try lines.next() {
-                    // Identical lines (WeChat's v2 and v3 bills of one merchant) count once.
-                    guard counted.insert(BillLineDigest(entry)).inserted else { continue }
-                    rows[entry.wallet.rawValue, default: 0] += 1
-                    if let fee = entry.fee {
-                        fees[entry.wallet.rawValue] = Money(
-                            minorUnits: (fees[entry.wallet.rawValue]?.minorUnits ?? 0) + fee.minorUnits, currency: fee.currency)
-                    }
-                    if entry.kind == .refund {
-                        let key = Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo)
-                        billedRefunds[key] = Money(
-                            minorUnits: (billedRefunds[key]?.minorUnits ?? 0) + entry.amount.minorUnits, currency: entry.amount.currency)
-                        continue
-                    }
-                    batch.append(entry)
-                    guard batch.count == Self.linesPerRead else { continue }
-                } else {
-                    ended = true
-                    guard !batch.isEmpty else { continue }
-                }
-                // The provider's payments against the payments here: the batch's in a few reads, not one each.
+            var batch = try nextPayments(&lines)
+            while !batch.isEmpty {
+                // The batch's payments here in a few reads, not one each, while the next batch is parsed.
                 progress("checking payments \(checked + 1)–\(checked + batch.count)")
-                let found = try await payments(of: batch)
-                for entry in batch {
-                    seen.insert(Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo))
-                    guard let payment = found[Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo)] else {
-                        // Paid at the provider under an order's number that no payment here was placed with.
-                        if let order = try await ledger.store.order(outTradeNo: entry.outTradeNo) {
-                            discrepancy(
-                                entry.amount == order.total ? "status_differs" : "amount_differs", entry, order: order.id,
-                                provider: say("paid", entry.amount), here: say(order.status.rawValue, order.total))
-                        } else {
-                            discrepancy("missing_here", entry, order: nil, provider: say("paid", entry.amount), here: "no such order")
-                        }
-                        continue
-                    }
-                    let here = say(payment.status.rawValue, payment.amount)
-                    if entry.amount != payment.amount {
-                        discrepancy("amount_differs", entry, order: payment.orderID, provider: say("paid", entry.amount), here: here)
-                    } else if payment.status != .succeeded {
-                        discrepancy("status_differs", entry, order: payment.orderID, provider: say("paid", entry.amount), here: here)
-                    } else {
-                        matched += 1
-                        if payment.refundRequired { flagged.append(.init(payment)) }
-                    }
-                }
+                let reading = batch
+                async let found = payments(of: reading)
+                let following = try nextPayments(&lines)
+                try await check(batch, against: try await found)
                 checked += batch.count
-                batch.removeAll(keepingCapacity: true)
+                batch = following
             }
         }
 
@@ -158,7 +170,7 @@ struct Reconciler {
         // Fees: the trade bills' against the fund-flow bills' (the balance the provider actually moved).
         let flows = try await fundFlows(date: date, progress: progress)
         for (wallet, flow) in flows.sorted(by: { $0.key < $1.key }) {
-            let billed = fees[wallet] ?? .zero(.cny)
+            let billed = PaymentMethod.Wallet(rawValue: wallet).flatMap { fees[$0] } ?? .zero(.cny)
             if flow.fees != billed.minorUnits {
                 discrepancies.append(
                     .init(
@@ -174,9 +186,11 @@ struct Reconciler {
         discrepancies += splits.discrepancies
         progress("done: \(matched) matched, \(discrepancies.count) discrepancies, \(flagged.count) to refund")
         var report = ReconciliationReport(
-            date: date, bill_rows: rows, matched: matched, not_reconciled: notReconciled, discrepancies: discrepancies,
+            date: date, bill_rows: Dictionary(uniqueKeysWithValues: rows.map { ($0.key.rawValue, $0.value) }), matched: matched,
+            not_reconciled: notReconciled, discrepancies: discrepancies,
             refund_required: flagged)
-        report.fees = fees.mapValues { "\($0.decimalString) \($0.currency.code)" }
+        report.fees = Dictionary(
+            uniqueKeysWithValues: fees.map { ($0.key.rawValue, "\($0.value.decimalString) \($0.value.currency.code)") })
         report.fund_flow = flows.mapValues { flow in
             func cny(_ minor: Int64) -> String { "\(Money(minorUnits: minor, currency: .cny).decimalString) CNY" }
             return .init(rows: flow.rows, income: cny(flow.income), expense: cny(flow.expense), fees: cny(flow.fees))
