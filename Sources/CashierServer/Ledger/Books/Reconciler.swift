@@ -181,12 +181,13 @@ struct Reconciler {
         }
         // Profit sharing: each provider's profit-sharing bill against the splits here.
         let splits = try await checkSplits(date: date, from: start, until: end, progress: progress)
-        rows.merge(splits.rows) { $1 }
         matched += splits.matched
         discrepancies += splits.discrepancies
         progress("done: \(matched) matched, \(discrepancies.count) discrepancies, \(flagged.count) to refund")
         var report = ReconciliationReport(
-            date: date, bill_rows: Dictionary(uniqueKeysWithValues: rows.map { ($0.key.rawValue, $0.value) }), matched: matched,
+            date: date,
+            bill_rows: Dictionary(uniqueKeysWithValues: rows.map { ($0.key.rawValue, $0.value) }).merging(splits.rows) { $1 },
+            matched: matched,
             not_reconciled: notReconciled, discrepancies: discrepancies,
             refund_required: flagged)
         report.fees = Dictionary(
