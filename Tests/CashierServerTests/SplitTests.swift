@@ -201,6 +201,13 @@ import Testing
         #expect(export.status == 200 && rows.count == 4 && rows.dropFirst().first?.contains(Self.sellerMchID) == true, "\(rows)")
         let disagreements = try await Self.disagreements(world, order: id)
         #expect(disagreements.isEmpty, "\(disagreements)")
+        // Reconciliation reads WeChat's profit-sharing bill (two shares and the return) and agrees.
+        let report = try await world.reconcile()
+        let kinds = (report["discrepancies"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } ?? []
+        #expect(!kinds.contains { $0.hasPrefix("split") }, "\(report)")
+        #expect((report["bill_rows"] as? [String: Any])?["wechat_splits"] as? Int == 3, "\(report)")
+        let out = (report["money_out"] as? [String: Any])?["wechat"] as? [String: Any]
+        #expect(out?["shares"] as? Int == 2 && out?["shared"] as? String == "25.00 CNY", "\(report)")
         await world.stop()
     }
 
@@ -245,6 +252,22 @@ import Testing
         let nameless = try await world.call(
             "POST", "/v1/receivers", json: ["provider": "wechat", "type": "MERCHANT_ID", "account": "1900000110", "relation_type": "STORE"])
         #expect(nameless.status == 422)
+        // A share recorded here as arrived that WeChat never made: reconciliation reports it.
+        let forged = try await world.store.reserveSplit(
+            NewSplit(
+                id: "spl_forged", orderID: another, merchant: nil, outOrderNo: "SFORGED1",
+                shares: [.init(type: "MERCHANT_ID", account: Self.sellerMchID, amountMinor: 100, description: "x")], finish: false,
+                description: "x"),
+            now: Date()
+        ).split
+        _ = try await world.store.moveSplit(
+            forged.id,
+            to: SplitProgress(
+                status: .finished, providerState: "FINISHED", providerOrderID: "3008",
+                shares: [.init(type: "MERCHANT_ID", account: Self.sellerMchID, result: .succeeded)]), now: Date())
+        let report = try await world.reconcile()
+        let missing = (report["discrepancies"] as? [[String: Any]])?.filter { $0["kind"] as? String == "split_missing_at_provider" }
+        #expect(missing?.map { $0["out_trade_no"] as? String } == ["SFORGED1"], "\(report)")
         await world.stop()
     }
 
