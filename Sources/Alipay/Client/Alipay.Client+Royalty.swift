@@ -130,7 +130,9 @@ extension Alipay.Client {
 
     /// The app's account balance (`alipay.fund.account.query`, `account_type` `ACCTRANS_ACCOUNT`):
     /// what transfers are paid from.
-    /// - Parameter alipayUserID: the merchant's own user id (2088…, its seller id).
+    /// - Parameters:
+    ///   - alipayUserID: the merchant's own user id (2088…, its seller id).
+    ///   - accountType: which balance (`ACCTRANS_ACCOUNT`, the one transfers are paid from).
     public func fundAccount(alipayUserID: String?, accountType: String = "ACCTRANS_ACCOUNT") async throws -> Alipay.FundAccount {
         var biz: [String: Any] = ["account_type": accountType]
         if let alipayUserID { biz["alipay_user_id"] = alipayUserID }
