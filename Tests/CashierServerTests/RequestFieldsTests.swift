@@ -168,6 +168,8 @@ import Testing
             "RefundRequest": RefundBody.self, "WebhookResendRequest": WebhookRangeBody.self,
             "ComplaintImageBody": ComplaintImageBody.self, "ComplaintReplyBody": ComplaintReplyBody.self,
             "ComplaintRefundBody": ComplaintRefundBody.self, "TransferBody": TransferBody.self,
+            "SplitBody": SplitBody.self, "SplitFinishBody": SplitFinishBody.self, "SplitReturnBody": SplitReturnBody.self,
+            "ReceiverBody": ReceiverBody.self,
         ]
         let paths = try #require(document["paths"] as? [String: [String: [String: Any]]])
         let documented = Set(

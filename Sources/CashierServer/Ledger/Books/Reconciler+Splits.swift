@@ -23,7 +23,8 @@ extension Reconciler {
             progress("\(provider.rawValue): downloading the profit-sharing bill for \(date)")
             guard let lines = try await adapter.splitBill(date: date) else { continue }
             let wallet = provider.wallet.rawValue
-            check.rows[wallet + "_splits"] = lines.count
+            // A day without a bill leaves the report as it was (no `…_splits` row of 0).
+            if !lines.isEmpty { check.rows[wallet + "_splits"] = lines.count }
             func differs(_ kind: String, _ number: String, order: String?, there: String, here: String) {
                 check.discrepancies.append(
                     .init(kind: kind, provider: wallet, out_trade_no: number, order_id: order, provider_says: there, here: here))
