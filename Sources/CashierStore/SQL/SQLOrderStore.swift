@@ -38,11 +38,12 @@ extension SQLOrderStore {
         return try await withTransaction { session in
             let connection = session.connection
             do {
+                // `profit_sharing` is named only when set: the column's default covers the rest.
                 try connection.query(
                     """
                     INSERT INTO orders (id, out_trade_no, status, currency, total_minor, description, metadata, items, client_secret,
-                        created_at, updated_at, expires_at, sheet, return_url, merchant, profit_sharing)
-                    VALUES (?, ?, 'created', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        created_at, updated_at, expires_at, sheet, return_url, merchant\(order.profitSharing ? ", profit_sharing" : ""))
+                    VALUES (?, ?, 'created', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?\(order.profitSharing ? ", 1" : ""))
                     """,
                     [
                         .text(order.id), .text(order.outTradeNo), .text(order.total.currency.code), .integer(order.total.minorUnits),
@@ -50,7 +51,6 @@ extension SQLOrderStore {
                         .integer(now), order.expiresAt.map { .integer(SQLStatements.stamp($0)) } ?? .null,
                         order.sheetJSON.map { .text($0) } ?? .null,
                         order.returnURL.map { .text($0) } ?? .null, order.merchant.map { .text($0) } ?? .null,
-                        .integer(order.profitSharing ? 1 : 0),
                     ])
             } catch let error as StoreError where error.code == .conflict {
                 throw StoreError(.conflict, "an order with id \(order.id) or out_trade_no \(order.outTradeNo) already exists")
