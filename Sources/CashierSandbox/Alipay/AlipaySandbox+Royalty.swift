@@ -40,7 +40,7 @@ extension AlipaySandbox {
             guard let type = entry["type"] as? String, Alipay.RoyaltyReceiver.types.contains(type),
                 let account = entry["account"] as? String, !account.isEmpty
             else { return refusal("ACQ.INVALID_PARAMETER", "分账方类型或账号无效") }
-            if type == "loginName", (entry["name"] as? String)?.isEmpty ?? true {
+            if bind, type == "loginName", (entry["name"] as? String)?.isEmpty ?? true {
                 return refusal("ACQ.INVALID_PARAMETER", "登录账号类型的分账方须传姓名")
             }
             if type == "userId", !(account.hasPrefix("2088") && account.count == 16 && account.allSatisfy(\.isNumber)) {

@@ -56,7 +56,7 @@ struct TransferService: Sendable {
         guard !body.openid.isEmpty, body.openid.utf8.count <= 128 else { throw RequestProblem("openid must be 1 to 128 bytes") }
         guard (1...32).contains(body.remark.unicodeScalars.count) else { throw RequestProblem("remark must be 1 to 32 characters") }
         let scene = body.scene ?? "1000"
-        guard !scene.isEmpty, scene.utf8.count <= 16 else { throw RequestProblem("scene must be 1 to 16 bytes") }
+        guard (1...16).contains(scene.unicodeScalars.count) else { throw RequestProblem("scene must be 1 to 16 characters") }
         let userName = body.user_name.flatMap { $0.isEmpty ? nil : $0 }
         // RSA-OAEP with a 2048-bit key takes at most 214 bytes: 32 characters of any script fit.
         guard (userName?.unicodeScalars.count ?? 0) <= 32 else { throw RequestProblem("user_name must be at most 32 characters") }
