@@ -149,6 +149,10 @@ struct PaymentAdapters: Sendable {
     /// The direct merchant's adapter profit sharing goes through at `provider` (`wechat.v3`, `alipay`), when configured.
     func splitting(_ provider: PaymentProvider) -> (any Splitting)? { byProvider[provider] as? any Splitting }
 
+    /// The direct merchant's adapter agreements and their charges go through at `provider`
+    /// (`wechat.v2`, `alipay`, `applepay`), when configured.
+    func recurring(_ provider: PaymentProvider) -> (any Recurring)? { byProvider[provider] as? any Recurring }
+
     /// Every configured adapter: the direct merchant's, then each sub-merchant's.
     var all: [any PaymentAdapter] {
         byProvider.values.sorted { $0.provider.rawValue < $1.provider.rawValue }
