@@ -22,7 +22,8 @@
 /// - ``ComplaintRecords``: payers' complaints, by deadline.
 /// - ``TransferRecords``: transfers out, one per `out_bill_no`.
 /// - ``SplitRecords``: profit sharing — receivers, splits and their returns.
+/// - ``RecurringRecords``: agreements, subscriptions and one invoice per subscription and period.
 /// - ``StoreLifecycle``: migrating and closing.
 public typealias OrderStore = OrderRecords & PaymentLedger & RefundLedger & EventLog & IdempotencyKeys & WebhookOutbox & Reports
     & JobLeases & AccessStore & StoreLifecycle & ComplaintRecords & TransferRecords
-    & SplitRecords
+    & SplitRecords & RecurringRecords

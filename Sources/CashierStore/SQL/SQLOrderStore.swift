@@ -33,33 +33,7 @@ extension SQLOrderStore {
     // MARK: Orders
 
     public func create(_ order: NewOrder, now date: Date) async throws -> StoredOrder {
-        let metadata = String(decoding: try JSONEncoder.sorted.encode(order.metadata), as: UTF8.self)
-        let now = SQLStatements.stamp(date)
-        return try await withTransaction { session in
-            let connection = session.connection
-            do {
-                // `profit_sharing` is named only when set: the column's default covers the rest.
-                try connection.query(
-                    """
-                    INSERT INTO orders (id, out_trade_no, status, currency, total_minor, description, metadata, items, client_secret,
-                        created_at, updated_at, expires_at, sheet, return_url, merchant\(order.profitSharing ? ", profit_sharing" : ""))
-                    VALUES (?, ?, 'created', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?\(order.profitSharing ? ", 1" : ""))
-                    """,
-                    [
-                        .text(order.id), .text(order.outTradeNo), .text(order.total.currency.code), .integer(order.total.minorUnits),
-                        .text(order.description), .text(metadata), .text(order.itemsJSON), .text(order.clientSecret), .integer(now),
-                        .integer(now), order.expiresAt.map { .integer(SQLStatements.stamp($0)) } ?? .null,
-                        order.sheetJSON.map { .text($0) } ?? .null,
-                        order.returnURL.map { .text($0) } ?? .null, order.merchant.map { .text($0) } ?? .null,
-                    ])
-            } catch let error as StoreError where error.code == .conflict {
-                throw StoreError(.conflict, "an order with id \(order.id) or out_trade_no \(order.outTradeNo) already exists")
-            }
-            guard let created = try SQLStatements.fetch(connection, where: "id = ?", .text(order.id)) else {
-                throw StoreError(.failed, "order \(order.id) vanished after it was inserted")
-            }
-            return created
-        }
+        try await withTransaction { session in try SQLStatements.insertOrder(order, at: SQLStatements.stamp(date), session.connection) }
     }
 
     public func order(id: String) async throws -> StoredOrder? {

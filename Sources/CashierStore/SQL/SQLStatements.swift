@@ -129,6 +129,33 @@ enum SQLStatements {
         ]
     }
 
+    /// Inserts `order` (status `created`). - Returns: it as stored.
+    /// - Throws: `StoreError.conflict` when its id or `out_trade_no` is taken.
+    static func insertOrder(_ order: NewOrder, at now: Int64, _ connection: any SQLConnection) throws -> StoredOrder {
+        let metadata = String(decoding: try JSONEncoder.sorted.encode(order.metadata), as: UTF8.self)
+        do {
+            // `profit_sharing` is named only when set: the column's default covers the rest.
+            try connection.query(
+                """
+                INSERT INTO orders (id, out_trade_no, status, currency, total_minor, description, metadata, items, client_secret,
+                    created_at, updated_at, expires_at, sheet, return_url, merchant\(order.profitSharing ? ", profit_sharing" : ""))
+                VALUES (?, ?, 'created', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?\(order.profitSharing ? ", 1" : ""))
+                """,
+                [
+                    .text(order.id), .text(order.outTradeNo), .text(order.total.currency.code), .integer(order.total.minorUnits),
+                    .text(order.description), .text(metadata), .text(order.itemsJSON), .text(order.clientSecret), .integer(now),
+                    .integer(now), order.expiresAt.map { .integer(stamp($0)) } ?? .null, order.sheetJSON.map { .text($0) } ?? .null,
+                    order.returnURL.map { .text($0) } ?? .null, order.merchant.map { .text($0) } ?? .null,
+                ])
+        } catch let error as StoreError where error.code == .conflict {
+            throw StoreError(.conflict, "an order with id \(order.id) or out_trade_no \(order.outTradeNo) already exists")
+        }
+        guard let created = try fetch(connection, where: "id = ?", .text(order.id)) else {
+            throw StoreError(.failed, "order \(order.id) vanished after it was inserted")
+        }
+        return created
+    }
+
     /// `evt_` and 32 random lowercase hex digits (128 bits, as the UUID it used to be, without
     /// the file Foundation's `UUID` opens on Linux for each one).
     static func eventID() -> String {

@@ -151,6 +151,8 @@ extension Migration {
         },
         // Profit sharing: orders placed for it, what a payment's splits hold, receivers, splits and returns.
         Migration(name: "023_profit_sharing") { dialect in SQLOrderStoreSplits.migration(dialect) },
+        // Recurring payments: agreements, subscriptions, one invoice per subscription and period.
+        Migration(name: "024_recurring") { dialect in SQLOrderStoreRecurring.migration(dialect) },
     ]
 
     /// Migration `002_events`'s guard on the event log: updates and deletes refused, by two
