@@ -29,6 +29,8 @@ public struct StoredInvoice: Sendable, Equatable {
     public let status: Status
     /// Attempts claimed so far.
     public let attempts: Int
+    /// Attempts whose failure is recorded: fewer than ``attempts`` while one is in flight.
+    public let failures: Int
     /// When the next attempt (or the next look at an answer awaited) is due, while open.
     public let nextAttemptAt: Date?
     public let lastError: String?
@@ -39,7 +41,8 @@ public struct StoredInvoice: Sendable, Equatable {
     public let finishedAt: Date?
 
     public init(
-        id: String, subscriptionID: String, period: Int, orderID: String, amount: Money, status: Status, attempts: Int, nextAttemptAt: Date?,
+        id: String, subscriptionID: String, period: Int, orderID: String, amount: Money, status: Status, attempts: Int, failures: Int,
+        nextAttemptAt: Date?,
         lastError: String?, periodStart: Date, version: Int64, createdAt: Date, updatedAt: Date, finishedAt: Date?
     ) {
         self.id = id
@@ -49,6 +52,7 @@ public struct StoredInvoice: Sendable, Equatable {
         self.amount = amount
         self.status = status
         self.attempts = attempts
+        self.failures = failures
         self.nextAttemptAt = nextAttemptAt
         self.lastError = lastError
         self.periodStart = periodStart

@@ -28,7 +28,10 @@ extension ConfigurationFile {
     /// the readers name is listed.
     static let knownKeys: [String: Shape] = {
         let wechat = Shape.keys(
-            ["appid", "mch_id", "base_url", "api_certificate_file", "api_certificate_key_file", "cross_border_currencies"],
+            [
+                "appid", "mch_id", "base_url", "api_certificate_file", "api_certificate_key_file", "cross_border_currencies",
+                "papay_plan_id",
+            ],
             secrets: ["api_key"], ["h5_site": .object(Shape.keys(["url", "name"]))])
         let wechatV3 = Shape.keys(
             [
@@ -81,6 +84,7 @@ extension ConfigurationFile {
                     ])),
                 "metrics": .object(Shape.keys(["listen"], secrets: ["token"])),
                 "barcode": .object(Shape.keys(["answer_within_seconds", "give_up_after_seconds", "query_interval_seconds"])),
+                "recurring": .object(Shape.keys(["retry_after_hours", "interval_seconds"])),
             ])
     }()
 

@@ -36,6 +36,7 @@ extension ConfigurationFile {
                 appID: try reader.string(wechat, "appid", path)!, mchID: try reader.string(wechat, "mch_id", path)!, apiKey: apiKey),
             baseURL: try reader.url(wechat, "base_url", path) ?? WeChatPay.V2.Client.productionURL, mutualTLSTransport: mutualTLS)
         configuration.crossBorderCurrencies = try reader.currencies(wechat, "cross_border_currencies", path)
+        configuration.papayPlanID = try reader.string(wechat, "papay_plan_id", path, required: false)
         if let site = wechat["h5_site"] {
             guard let site = site.object else {
                 throw Problem(path: path + "h5_site", reason: #"must be an object: {"url": "https://m.example.com", "name": "Example"}"#)

@@ -280,11 +280,33 @@ public struct ConfigurationFile: Sendable {
         try Self.http(root, into: &configuration)
         try Self.metrics(root, reader, into: &configuration)
         try Self.barcode(root, into: &configuration)
+        try Self.recurring(root, into: &configuration)
         // The certificates whose days left /metrics reports (cashier doctor checks them further).
         configuration.certificates = Doctor.certificates(root, reader)
         self.port = UInt16(try Reader.wholeNumber(root, "port", "", in: 0...65_535, reason: "must be 0 to 65535") ?? 8080)
         self.configuration = configuration
         (database, databasePoolSize, databaseWriters) = try Self.databaseFields(root, reader)
+    }
+
+    /// `recurring`: the dunning schedule (`retry_after_hours`, a list of 1 to 10 delays of 1 to
+    /// 720 hours) and how often the recurring job runs (`interval_seconds`, 1 to 3600).
+    static func recurring(_ root: Object, into configuration: inout MerchantConfiguration) throws {
+        guard let recurring = root["recurring"]?.object else { return }
+        if let value = recurring["retry_after_hours"] {
+            guard let list = value.array, (1...10).contains(list.count) else {
+                throw Problem(
+                    path: "recurring.retry_after_hours", reason: "must be a list of 1 to 10 whole numbers of hours, such as [24, 72, 120]")
+            }
+            configuration.recurringRetryDelays = try list.map { item in
+                guard let hours = item.wholeNumber, (1...720).contains(hours) else {
+                    throw Problem(path: "recurring.retry_after_hours", reason: "each delay must be 1 to 720 hours")
+                }
+                return TimeInterval(hours) * 3_600
+            }
+        }
+        if let seconds = try Reader.wholeNumber(recurring, "interval_seconds", "recurring.", in: 1...3_600, reason: "must be 1 to 3600") {
+            configuration.recurringInterval = .seconds(seconds)
+        }
     }
 
     /// `database` (default `cashier.db`), `database_pool_size` (10) and `database_writers` (2).

@@ -19,6 +19,8 @@ public struct MerchantConfiguration: Sendable {
         /// The mobile site H5 (`wechat.h5`) orders name in `scene_info`; `nil`: this server's public
         /// address and host name.
         public var h5Site: WeChatPay.V2.UnifiedOrder.H5Site?
+        /// The 委托代扣 template (`plan_id`) agreements are signed under when a request names none.
+        public var papayPlanID: String?
 
         public init(
             merchant: WeChatPay.V2.Merchant, baseURL: URL = WeChatPay.V2.Client.productionURL,
@@ -313,6 +315,12 @@ public struct MerchantConfiguration: Sendable {
     /// twice) without waiting for the merchant: the refund job sends it back in full. Off by
     /// default: the payment is recorded, flagged `refund_required` and announced either way.
     public var refundDuplicatesAutomatically = false
+    /// How long after a failed recurring charge each retry comes (the dunning schedule): the
+    /// first retry after the first delay, and so on; the last delay repeats while a
+    /// subscription's `max_attempts` allows more.
+    public var recurringRetryDelays: [TimeInterval] = [86_400, 3 * 86_400, 5 * 86_400]
+    /// How often the recurring job looks for periods due, charges awaited and agreements pending.
+    public var recurringInterval: Duration = .seconds(60)
     /// How often the refund job asks about refunds still pending (and sends the automatic ones).
     public var refundInterval: Duration = .seconds(10)
     /// How often the complaint job reads the providers' recent complaints (WeChat Pay's last 29

@@ -35,6 +35,7 @@ struct Ledger: Sendable {
     var complaints: ComplaintService { ComplaintService(ledger: self) }
     var transfers: TransferService { TransferService(ledger: self) }
     var splits: SplitService { SplitService(ledger: self) }
+    var recurring: RecurringService { RecurringService(ledger: self) }
     var lapses: Lapses { Lapses(ledger: self) }
     var closing: CloseService { CloseService(ledger: self) }
     var applePay: ApplePayAuthorizer { ApplePayAuthorizer(ledger: self) }

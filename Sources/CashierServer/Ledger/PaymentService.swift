@@ -201,6 +201,10 @@ struct PaymentService: Sendable {
         switch recorded {
         case .settled(let order, _):
             ledger.metrics.increment("cashier_transitions_total", ["to": order.status.rawValue])
+            // A subscription's period: its invoice is paid now, not at the recurring job's next look.
+            if order.metadata["subscription"] != nil, let invoice = try await store.invoice(orderID: order.id) {
+                try await store.finishInvoice(invoice.id, as: .paid, now: clock.now())
+            }
             // Paid: nothing else of this order may take money.
             for other in try await store.payments(orderID: order.id) where other.status == .pending || other.status == .created {
                 await closeAttempt(other, reason: "order \(order.id) was paid by \(payment.id)")

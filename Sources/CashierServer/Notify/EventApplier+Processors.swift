@@ -17,7 +17,7 @@ extension EventApplier {
         case .capture(let report): try await apply(report, bodyHash: bodyHash)
         case .authorizationEnded(let report): try await apply(report, bodyHash: bodyHash)
         case .dispute(let report): try await apply(report, bodyHash: bodyHash)
-        case .payment, .refund, .complaint, .transfer, .split: return
+        case .payment, .refund, .complaint, .transfer, .split, .agreement: return
         }
     }
 

@@ -37,6 +37,7 @@ struct EventApplier: Sendable {
         case .complaint(let report): return await ledger.complaints.apply(report)
         case .transfer(let report): return await ledger.transfers.apply(report)
         case .split(let report): return await ledger.splits.apply(report)
+        case .agreement(let report): return await ledger.recurring.apply(report)
         default:
             do {
                 try await applyProcessorWord(event, bodyHash: bodyHash)

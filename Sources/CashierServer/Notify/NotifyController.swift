@@ -69,6 +69,17 @@ struct NotifyController: Sendable {
             guard !request.body.isEmpty else { return Self.noBody }
             return await complaintNotification(request, source: splits)
         }
+        // Agreements signed and ended (WeChat Pay's contract XML, Alipay's dut_user_sign / dut_user_unsign).
+        for provider in [PaymentProvider.wechatV2, .alipay] {
+            guard let path = RecurringService.notifyPath(provider) else { continue }
+            let source = ledger.adapters.recurring(provider).flatMap { $0 as? any Recurring & NotificationSource }.map(
+                AgreementNotifications.init)
+            router.add("POST", path) { request, _ in
+                guard let source else { return Self.unconfigured(provider, nil) }
+                guard !request.body.isEmpty else { return Self.noBody }
+                return await complaintNotification(request, source: source)
+            }
+        }
         for (path, provider) in Self.walletPaths {
             let direct = (try? ledger.adapters.adapter(for: provider)).flatMap { $0 as? any NotificationSource }.map(Answers.init)
             router.addDeciding("POST", path) { request, _ in answer(request, provider: provider, source: direct, merchant: nil) }

@@ -29,6 +29,9 @@ enum ProviderEvent: Sendable {
     case transfer(TransferReport)
     /// A profit-sharing request moved (Alipay's `alipay.trade.order.settle.notify`).
     case split(SplitReport)
+    /// A payer signed or ended an agreement (WeChat Pay's contract notifications, Alipay's
+    /// `dut_user_sign` / `dut_user_unsign`).
+    case agreement(AgreementReport)
 }
 
 /// A provider's word that a complaint was made or moved: which one, and what happened. The

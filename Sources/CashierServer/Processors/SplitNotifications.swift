@@ -6,7 +6,14 @@ import Cashier
 struct SplitNotifications: NotificationSource {
     let adapter: any Splitting & NotificationSource
 
-    func verify(_ message: InboundMessage) async throws -> [ProviderEvent] { try await adapter.splitEvents(message) }
+    func verify(_ message: InboundMessage) async throws -> [ProviderEvent] {
+        // The gateway also carries a payer's unsign in the wallet (`dut_user_unsign`).
+        if let recurring = adapter as? any Recurring {
+            let agreements = try await recurring.agreementEvents(message)
+            if !agreements.isEmpty { return agreements.map { .agreement($0) } }
+        }
+        return try await adapter.splitEvents(message)
+    }
     func reply(_ outcome: NotificationOutcome) -> NotificationReply { adapter.reply(outcome) }
     func metricName(refund: Bool) -> String { adapter.metricName(refund: false) + "_split" }
 }

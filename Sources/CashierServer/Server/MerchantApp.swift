@@ -149,6 +149,7 @@ final class MerchantApp: Sendable {
         api.register(ComplaintsController(ledger: ledger, middleware: middleware))
         api.register(TransfersController(ledger: ledger, middleware: middleware))
         api.register(SplitsController(ledger: ledger, middleware: middleware))
+        api.register(RecurringController(ledger: ledger, middleware: middleware))
         if let sandboxPayer {
             api.register(TestHelpersController(ledger: ledger, middleware: middleware, payer: sandboxPayer, watch: watch))
         }

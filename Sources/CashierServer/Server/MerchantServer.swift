@@ -193,6 +193,10 @@ public final class MerchantServer: Sendable {
         if app.ledger.adapters.splitting(.wechatV3) != nil || app.ledger.adapters.splitting(.alipay) != nil {
             tasks.append(runner.every(configuration.queryInterval, "splits") { _ = try? await slot.app.ledger.splits.reconcile() })
         }
+        if [PaymentProvider.wechatV2, .alipay, .applePay].contains(where: { app.ledger.adapters.recurring($0) != nil }) {
+            tasks.append(
+                runner.every(configuration.recurringInterval, "recurring") { _ = try? await slot.app.ledger.recurring.chargeDue() })
+        }
         if configuration.wechatV3?.downloadsPlatformCertificates == true
             || configuration.serviceProvider?.wechatV3?.downloadsPlatformCertificates == true
         {
@@ -264,6 +268,14 @@ public final class MerchantServer: Sendable {
     @discardableResult
     public func reconcileSplits() async throws -> Int {
         try await app.ledger.splits.reconcile()
+    }
+
+    /// Charges what is due under agreements, looks again at charges awaited, and asks about
+    /// agreements still pending (what the recurring job runs every
+    /// ``MerchantConfiguration/recurringInterval``). - Returns: how many invoices were opened or moved.
+    @discardableResult
+    public func chargeDue() async throws -> Int {
+        try await app.ledger.recurring.chargeDue()
     }
 
     /// Waits until nothing is left to happen of its own accord: no request in flight, no job's

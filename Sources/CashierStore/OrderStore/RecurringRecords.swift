@@ -35,9 +35,10 @@ public protocol RecurringRecords: Sendable {
     /// Subscriptions whose next period is due at `now` (active, agreement active, no invoice open).
     func dueSubscriptions(now: Date, limit: Int) async throws -> [StoredSubscription]
     /// Opens the next period's invoice of subscription `id`, if it is still due, and creates its
-    /// order (`order`, with the invoice's number) in the same transaction. - Returns: the invoice,
-    /// or `nil` when it was not due (another instance opened it, or it was paused).
-    func openInvoice(subscription id: String, order: NewOrder, now: Date) async throws -> StoredInvoice?
+    /// order (`order`) in the same transaction. `whileSigning`: the first period, charged as the
+    /// payer signs (Apple Pay's first payment), while the agreement is still pending.
+    /// - Returns: the invoice, or `nil` when it was not due (another instance opened it, or it was paused).
+    func openInvoice(subscription id: String, order: NewOrder, whileSigning: Bool, now: Date) async throws -> StoredInvoice?
     /// Claims the invoice's next attempt: one caller wins per attempt number (`seen`); the next
     /// look is due at `lookAgainAt` unless the attempt's end sets it.
     func claimInvoiceAttempt(_ id: String, seen attempts: Int, lookAgainAt: Date, now: Date) async throws -> StoredInvoice?

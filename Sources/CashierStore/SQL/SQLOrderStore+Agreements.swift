@@ -20,7 +20,8 @@ extension SQLOrderStore {
                     .text("agr_" + RandomText.alphanumeric(count: 24)), agreement.merchant.map { .text($0) } ?? .null,
                     .text(agreement.provider), .text(agreement.method), .text(agreement.externalNo),
                     agreement.payer.map { .text($0) } ?? .null, agreement.planID.map { .text($0) } ?? .null, .text(agreement.description),
-                    .text(agreement.periodUnit.rawValue), .integer(Int64(agreement.periodCount)), .text(agreement.singleLimit.currency.code),
+                    .text(agreement.periodUnit.rawValue), .integer(Int64(agreement.periodCount)),
+                    .text(agreement.singleLimit.currency.code),
                     .integer(agreement.singleLimit.minorUnits), agreement.firstChargeAt.map { .integer(SQLStatements.stamp($0)) } ?? .null,
                     .integer(at), .integer(at),
                 ])

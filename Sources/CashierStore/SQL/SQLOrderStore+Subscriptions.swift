@@ -28,7 +28,8 @@ extension SQLOrderStore {
                     .text(id), .text(agreement.id), agreement.merchant.map { .text($0) } ?? .null, .text(subscription.amount.currency.code),
                     .integer(subscription.amount.minorUnits), .text(subscription.description), .text(subscription.intervalUnit.rawValue),
                     .integer(Int64(subscription.intervalCount)), .integer(SQLStatements.stamp(subscription.anchor)),
-                    .integer(SQLStatements.stamp(subscription.anchor)), .integer(Int64(subscription.maxAttempts)), .integer(at), .integer(at),
+                    .integer(SQLStatements.stamp(subscription.anchor)), .integer(Int64(subscription.maxAttempts)), .integer(at),
+                    .integer(at),
                 ])
             guard let created = try SQLOrderStoreRecurring.subscription(connection, "id = ?", [.text(id)]) else {
                 throw StoreError(.failed, "subscription \(id) vanished after it was inserted")
@@ -125,13 +126,14 @@ extension SQLOrderStore {
         }
     }
 
-    public func openInvoice(subscription id: String, order: NewOrder, now: Date) async throws -> StoredInvoice? {
+    public func openInvoice(subscription id: String, order: NewOrder, whileSigning: Bool, now: Date) async throws -> StoredInvoice? {
         do {
             return try await withTransaction { session in
                 let connection = session.connection
                 guard let subscription = try SQLOrderStoreRecurring.subscription(connection, "id = ?", [.text(id)], locking: true),
-                    subscription.status == .active, let due = subscription.nextChargeAt, due <= now,
-                    try SQLOrderStoreRecurring.agreement(connection, "id = ?", [.text(subscription.agreementID)])?.status == .active,
+                    subscription.status == .active, let due = subscription.nextChargeAt, due <= now || whileSigning,
+                    let agreement = try SQLOrderStoreRecurring.agreement(connection, "id = ?", [.text(subscription.agreementID)]),
+                    agreement.status == .active || (whileSigning && agreement.status == .pending && subscription.period == 0),
                     try SQLOrderStoreRecurring.invoice(connection, "subscription_id = ? AND status = 'open'", [.text(id)]) == nil
                 else { return nil }
                 let at = SQLStatements.stamp(now)

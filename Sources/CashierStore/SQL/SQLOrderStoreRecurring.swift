@@ -34,7 +34,7 @@ enum SQLOrderStoreRecurring {
         CREATE TABLE invoices (
             \(dialect.rowidColumn)id TEXT PRIMARY KEY, subscription_id TEXT NOT NULL REFERENCES subscriptions(id),
             period INTEGER NOT NULL CHECK (period > 0), order_id TEXT NOT NULL REFERENCES orders(id), currency TEXT NOT NULL,
-            amount_minor \(dialect.bigint) NOT NULL CHECK (amount_minor > 0), status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+            amount_minor \(dialect.bigint) NOT NULL CHECK (amount_minor > 0), status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, failures INTEGER NOT NULL DEFAULT 0,
             next_attempt_at \(dialect.bigint), last_error TEXT, period_start \(dialect.bigint) NOT NULL,
             version \(dialect.bigint) NOT NULL DEFAULT 1, created_at \(dialect.bigint) NOT NULL, updated_at \(dialect.bigint) NOT NULL,
             finished_at \(dialect.bigint),
@@ -124,11 +124,15 @@ enum SQLOrderStoreRecurring {
         let status: StoredInvoice.Status
         var error: String? = invoice.lastError
         var next: Int64? = nil
+        var failures = invoice.failures
         switch outcome {
         case .paid: status = .paid
         case .attemptFailed(let reason, let retryAt):
+            // Each attempt fails once: a second word of the same failure changes nothing.
+            guard invoice.failures < invoice.attempts else { return invoice }
             status = retryAt == nil ? .failed : .open
             error = reason
+            failures = invoice.attempts
             next = retryAt.map(SQLStatements.stamp)
         case .void(let reason):
             status = .void
@@ -136,11 +140,12 @@ enum SQLOrderStoreRecurring {
         }
         try connection.query(
             """
-            UPDATE invoices SET status = ?, last_error = ?, next_attempt_at = ?, finished_at = ?, version = version + 1, updated_at = ?
+            UPDATE invoices SET status = ?, last_error = ?, next_attempt_at = ?, failures = ?, finished_at = ?, version = version + 1,
+                updated_at = ?
             WHERE id = ? AND version = ?
             """,
             [
-                .text(status.rawValue), error.map { .text($0) } ?? .null, next.map { .integer($0) } ?? .null,
+                .text(status.rawValue), error.map { .text($0) } ?? .null, next.map { .integer($0) } ?? .null, .integer(Int64(failures)),
                 status.isFinal ? .integer(at) : .null, .integer(at), .text(invoice.id), .integer(invoice.version),
             ])
         guard connection.changes == 1, let moved = try self.invoice(connection, "id = ?", [.text(invoice.id)]) else {
@@ -176,7 +181,9 @@ enum SQLOrderStoreRecurring {
     }
 
     /// Sets `subscription`'s status by compare-and-set on its version.
-    static func setStatus(_ subscription: StoredSubscription, _ status: StoredSubscription.Status, at: Int64, _ connection: any SQLConnection)
+    static func setStatus(
+        _ subscription: StoredSubscription, _ status: StoredSubscription.Status, at: Int64, _ connection: any SQLConnection
+    )
         throws -> StoredSubscription
     {
         try connection.query(

@@ -10,8 +10,9 @@ public struct AgreementLaunchJSON: Codable, Sendable, Equatable {
     public let sign_string: String?
     public let payment_request: JSONValue?
 
-    public init(kind: String, url: String? = nil, pre_entrustweb_id: String? = nil, sign_string: String? = nil, payment_request: JSONValue? = nil)
-    {
+    public init(
+        kind: String, url: String? = nil, pre_entrustweb_id: String? = nil, sign_string: String? = nil, payment_request: JSONValue? = nil
+    ) {
         self.kind = kind
         self.url = url
         self.pre_entrustweb_id = pre_entrustweb_id

@@ -1,6 +1,7 @@
 /// The `invoices` columns an invoice is read from (``StoredInvoice``), in select-list order.
 enum InvoiceColumn: Int, SQLColumn {
-    case id, subscriptionID, period, orderID, currency, amountMinor, status, attempts, nextAttemptAt, lastError, periodStart, version,
+    case id, subscriptionID, period, orderID, currency, amountMinor, status, attempts, failures, nextAttemptAt, lastError, periodStart,
+        version,
         createdAt, updatedAt, finishedAt
 
     static let table = "invoices"
@@ -18,6 +19,7 @@ enum InvoiceColumn: Int, SQLColumn {
         case .amountMinor: "amount_minor"
         case .status: "status"
         case .attempts: "attempts"
+        case .failures: "failures"
         case .nextAttemptAt: "next_attempt_at"
         case .lastError: "last_error"
         case .periodStart: "period_start"

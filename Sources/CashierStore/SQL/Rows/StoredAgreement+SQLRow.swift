@@ -17,7 +17,8 @@ extension StoredAgreement {
             singleLimit: Money(minorUnits: try row.required(.singleLimitMinor, \.integer), currency: currency),
             firstChargeAt: try row.integer(.firstChargeAt).map(SQLStatements.date),
             status: try SQLOrderStoreRecurring.decoded(try row.required(.status, \.text), "agreements.status"),
-            providerState: try row.text(.providerState), endReason: try row.text(.endReason), version: try row.required(.version, \.integer),
+            providerState: try row.text(.providerState), endReason: try row.text(.endReason),
+            version: try row.required(.version, \.integer),
             createdAt: SQLStatements.date(try row.required(.createdAt, \.integer)),
             updatedAt: SQLStatements.date(try row.required(.updatedAt, \.integer)),
             activatedAt: try row.integer(.activatedAt).map(SQLStatements.date), endedAt: try row.integer(.endedAt).map(SQLStatements.date))
