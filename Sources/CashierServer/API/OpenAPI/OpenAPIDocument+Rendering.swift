@@ -33,10 +33,11 @@ extension OpenAPIDocument {
         let orderEvent = try builder.schema(example: WebhookEventJSON.self)
         let transferEvent = try builder.schema(example: TransferEventJSON.self)
         let splitEvent = try builder.schema(example: SplitEventJSON.self)
+        let recurringEvent = try builder.schema(example: RecurringEventJSON.self)
         var webhooks: [String: Any] = [:]
         let events =
             WebhookEventJSON.types.map { ($0, orderEvent) } + TransferEventJSON.types.map { ($0, transferEvent) }
-            + SplitEventJSON.types.map { ($0, splitEvent) }
+            + SplitEventJSON.types.map { ($0, splitEvent) } + RecurringEventJSON.types.map { ($0, recurringEvent) }
         for (type, event) in events {
             webhooks[type] = [
                 "post": [
@@ -61,6 +62,7 @@ extension OpenAPIDocument {
             ],
             "tags": [
                 "server", "orders", "payments", "applepay", "refunds", "books", "webhooks", "complaints", "transfers", "splits",
+                "recurring",
                 "notifications",
                 "sandbox",
             ].map {

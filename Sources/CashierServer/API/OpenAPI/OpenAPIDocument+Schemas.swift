@@ -413,7 +413,7 @@ extension WebhookJSON: SchemaExample, SchemaDocumented {
         [
             "object": ["const": "webhook"], "state": ["enum": ["delivered", "failed", "pending"]],
             // Every event the outbox queues: an order's, a transfer's (order_id is then the transfer's id), a split's.
-            "type": ["enum": WebhookEventJSON.types + TransferEventJSON.types + SplitEventJSON.types],
+            "type": ["enum": WebhookEventJSON.types + TransferEventJSON.types + SplitEventJSON.types + RecurringEventJSON.types],
         ]
     }
 }

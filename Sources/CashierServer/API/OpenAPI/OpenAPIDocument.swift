@@ -330,9 +330,9 @@ enum OpenAPIDocument {
                 summary: "Send again every failed delivery queued from `from` to `to`.", access: .secret,
                 body: .json(WebhookRangeBody.self, example: ["from": "2026-12-01", "to": "2026-12-01"]),
                 responses: [ok(WebhookResendAnswer.self)], conflicts: true),
-        ] + complaintOperations + transferOperations + splitOperations + notificationOperations + [
+        ] + complaintOperations + transferOperations + splitOperations + recurringOperations + notificationOperations + [
             complaintNotificationOperation, transferNotificationOperation, splitNotificationOperation,
-        ]
+        ] + agreementNotificationOperations
     }
 
     /// The providers' callbacks, answered in each provider's own protocol: WeChat Pay v2 and
