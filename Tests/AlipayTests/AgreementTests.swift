@@ -65,10 +65,12 @@ import Testing
         let sign = Alipay.AgreementSign(
             externalAgreementNo: "AGR1", product: .cyclePay, signScene: "INDUSTRY|DIGITAL_MEDIA",
             periodRule: Self.rule(.month, 1, "2026-12-15"))
-        let url = try client.agreementSignURL(sign, notifyURL: "https://merchant.example/notify", returnURL: "https://merchant.example/back")
+        let url = try client.agreementSignURL(
+            sign, notifyURL: "https://merchant.example/notify", returnURL: "https://merchant.example/back")
         #expect(url.absoluteString.hasPrefix("https://openapi.example/gateway.do?"))
         let fromURL = try Alipay.FormBody.parse(Array((url.query(percentEncoded: true) ?? "").utf8))
-        let fromString = try Alipay.FormBody.parse(Array(try client.agreementSignString(sign, notifyURL: "https://merchant.example/notify").utf8))
+        let fromString = try Alipay.FormBody.parse(
+            Array(try client.agreementSignString(sign, notifyURL: "https://merchant.example/notify").utf8))
         for parameters in [fromURL, fromString] {
             #expect(parameters["method"] == "alipay.user.agreement.page.sign" && parameters["app_id"] == Self.appID)
             #expect(parameters["notify_url"] == "https://merchant.example/notify")
@@ -77,7 +79,8 @@ import Testing
             #expect(valid)
             let biz = try #require(try JSONSerialization.jsonObject(with: Data((parameters["biz_content"] ?? "").utf8)) as? [String: Any])
             #expect(biz["personal_product_code"] as? String == "CYCLE_PAY_AUTH_P" && biz["product_code"] as? String == "CYCLE_PAY_AUTH")
-            #expect(biz["external_agreement_no"] as? String == "AGR1" && (biz["access_params"] as? [String: String])?["channel"] == "ALIPAYAPP")
+            #expect(
+                biz["external_agreement_no"] as? String == "AGR1" && (biz["access_params"] as? [String: String])?["channel"] == "ALIPAYAPP")
             let rule = try Alipay.PeriodRule(biz: try #require(biz["period_rule_params"] as? [String: Any]))
             #expect(rule == Self.rule(.month, 1, "2026-12-15"))
         }
@@ -109,7 +112,8 @@ import Testing
     @Test func chargesReadAsPaidWaitingOrDeclined() async throws {
         let paid = try await Self.charge(#"{"code":"10000","msg":"Success","out_trade_no":"T1","trade_no":"2026T1","total_amount":"9.90"}"#)
         #expect(paid == .paid(amount: Money(minorUnits: 990, currency: .cny), tradeNo: "2026T1"))
-        #expect(try await Self.charge(#"{"code":"10003","msg":"wait","out_trade_no":"T1","trade_no":"2026T1"}"#) == .waiting(tradeNo: "2026T1"))
+        #expect(
+            try await Self.charge(#"{"code":"10003","msg":"wait","out_trade_no":"T1","trade_no":"2026T1"}"#) == .waiting(tradeNo: "2026T1"))
         let cases: [(String, Alipay.AgreementDecline.Reason, Bool)] = [
             ("ACQ.CYCLE_PAY_DATE_NOT_MATCH", .outOfPeriod, true), ("ACQ.BUYER_BALANCE_NOT_ENOUGH", .insufficientBalance, true),
             ("ACQ.AGREEMENT_NOT_EXIST", .agreementEnded, false), ("ACQ.AGREEMENT_STATUS_NOT_NORMAL", .agreementEnded, false),

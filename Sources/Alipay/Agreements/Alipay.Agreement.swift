@@ -102,7 +102,8 @@ extension Alipay {
         /// - Throws: `PaymentError.malformedMessage` without `agreement_no` and `status`.
         init(node: [String: Any]) throws {
             guard let number = node["agreement_no"] as? String, !number.isEmpty, let status = node["status"] as? String else {
-                throw PaymentError(.malformedMessage, provider: .alipay, "alipay.user.agreement.query answered without agreement_no and status")
+                throw PaymentError(
+                    .malformedMessage, provider: .alipay, "alipay.user.agreement.query answered without agreement_no and status")
             }
             self.init(
                 agreementNo: number, externalAgreementNo: node["external_agreement_no"] as? String, status: Status(rawValue: status),

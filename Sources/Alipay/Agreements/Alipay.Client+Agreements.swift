@@ -53,7 +53,9 @@ extension Alipay.Client {
         guard total.currency == .cny, total.isPositive else {
             throw PaymentError(.invalidRequest, provider: .alipay, "a charge under an agreement is more than 0 CNY")
         }
-        guard !agreementNo.isEmpty else { throw PaymentError(.invalidRequest, provider: .alipay, "agreement_params needs the agreement_no") }
+        guard !agreementNo.isEmpty else {
+            throw PaymentError(.invalidRequest, provider: .alipay, "agreement_params needs the agreement_no")
+        }
         let biz: [String: Any] = [
             "out_trade_no": outTradeNo, "total_amount": total.decimalString, "subject": subject, "product_code": product.productCode,
             "agreement_params": ["agreement_no": agreementNo],
@@ -72,7 +74,8 @@ extension Alipay.Client {
             guard let tradeNo = node["trade_no"] as? String, let text = node["total_amount"] as? String,
                 let amount = try? Money(decimal: text, currency: .cny)
             else {
-                throw PaymentError(.malformedMessage, provider: .alipay, "alipay.trade.pay answered 10000 without trade_no and total_amount")
+                throw PaymentError(
+                    .malformedMessage, provider: .alipay, "alipay.trade.pay answered 10000 without trade_no and total_amount")
             }
             return .paid(amount: amount, tradeNo: tradeNo)
         case "10003":

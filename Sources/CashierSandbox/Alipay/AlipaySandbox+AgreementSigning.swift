@@ -34,7 +34,9 @@ extension AlipaySandbox {
         guard let appID = parameters["app_id"], let appKey = apps[appID], let sign = parameters["sign"],
             let type = Alipay.SignType(rawValue: parameters["sign_type"] ?? "RSA2"),
             Alipay.Signer.isValidSignature(sign, content: Alipay.Signer.content(parameters), publicKey: appKey, type: type)
-        else { return .failure(SigningRefusal(message: "the request's signature does not verify with the app's key (isv.invalid-signature)")) }
+        else {
+            return .failure(SigningRefusal(message: "the request's signature does not verify with the app's key (isv.invalid-signature)"))
+        }
         guard parameters["method"] == "alipay.user.agreement.page.sign" else {
             return .failure(SigningRefusal(message: "method is not alipay.user.agreement.page.sign"))
         }
@@ -45,7 +47,9 @@ extension AlipaySandbox {
         else {
             return .failure(
                 SigningRefusal(
-                    message: "biz_content needs personal_product_code (CYCLE_PAY_AUTH_P or GENERAL_WITHHOLDING_P), sign_scene and external_agreement_no"))
+                    message:
+                        "biz_content needs personal_product_code (CYCLE_PAY_AUTH_P or GENERAL_WITHHOLDING_P), sign_scene and external_agreement_no"
+                ))
         }
         if let code = biz["product_code"] as? String, code != product.productCode {
             return .failure(SigningRefusal(message: "product_code \(code) does not go with \(product.personalProductCode)"))
@@ -241,7 +245,9 @@ extension AlipaySandbox {
             guard let object = SandboxControl.object(request), let outcome = object["outcome"] as? String,
                 outcome == "agree" || outcome == "refuse",
                 object["external_agreement_no"] is String || object["sign_string"] is String
-            else { return SandboxControl.invalid(#"expected {"external_agreement_no":"…","outcome":"agree"|"refuse"} (or "sign_string":"…")"#) }
+            else {
+                return SandboxControl.invalid(#"expected {"external_agreement_no":"…","outcome":"agree"|"refuse"} (or "sign_string":"…")"#)
+            }
             let externalNo = object["external_agreement_no"] as? String
             switch await self.payerSign(externalNo: externalNo, signString: object["sign_string"] as? String, agree: outcome == "agree") {
             case .failure(let refusal): return .error(status: 400, code: "signing_refused", message: refusal.message)
@@ -271,10 +277,14 @@ extension AlipaySandbox {
             return .json(["outcome": outcome])
         }
         router.add("POST", "/sandbox/alipay/agreements/advance") { request, _ in
-            guard let object = SandboxControl.object(request) else { return SandboxControl.invalid(#"expected {"days":30} or {"seconds":3600}"#) }
+            guard let object = SandboxControl.object(request) else {
+                return SandboxControl.invalid(#"expected {"days":30} or {"seconds":3600}"#)
+            }
             let days = (object["days"] as? NSNumber)?.doubleValue ?? 0
             let seconds = (object["seconds"] as? NSNumber)?.doubleValue ?? 0
-            guard days >= 0, seconds >= 0, days + seconds > 0 else { return SandboxControl.invalid(#"expected {"days":30} or {"seconds":3600}"#) }
+            guard days >= 0, seconds >= 0, days + seconds > 0 else {
+                return SandboxControl.invalid(#"expected {"days":30} or {"seconds":3600}"#)
+            }
             await self.advanceAgreementClock(by: days * 86_400 + seconds)
             return .json(["now": BeijingTime.string(from: await self.agreementNow(), .dateTime)])
         }

@@ -213,7 +213,8 @@ extension AlipaySandbox {
         SandboxAlipayAgreement(
             app_id: agreement.appID, agreement_no: agreement.agreementNo, external_agreement_no: agreement.externalNo,
             status: agreement.status, personal_product_code: agreement.product.personalProductCode, sign_scene: agreement.signScene,
-            next_deduct_time: agreement.status == "NORMAL" ? agreementDesk.nextDeductDate(agreement).map { BeijingTime.string(from: $0, .day) } : nil,
+            next_deduct_time: agreement.status == "NORMAL"
+                ? agreementDesk.nextDeductDate(agreement).map { BeijingTime.string(from: $0, .day) } : nil,
             charges: agreement.charges.map(\.outTradeNo), balance: agreement.balance.rawValue)
     }
 }

@@ -150,7 +150,8 @@ public actor AlipaySandbox {
                     return await self.cashierPage(parameters, cashierPath: path.replacingOccurrences(of: "gateway.do", with: "cashier"))
                 }
                 if parameters["method"] == "alipay.user.agreement.page.sign" {
-                    return await self.agreementSignPage(parameters, actionPath: path.replacingOccurrences(of: "gateway.do", with: "agreement"))
+                    return await self.agreementSignPage(
+                        parameters, actionPath: path.replacingOccurrences(of: "gateway.do", with: "agreement"))
                 }
                 let answer = await self.handle(parameters, host: request.headers["Host"])
                 return .text(answer, contentType: "application/json;charset=utf-8")
@@ -194,7 +195,8 @@ public actor AlipaySandbox {
             return signed(nodeName, agreementPay(biz, appID: appID, notifyURL: parameters["notify_url"]))
         case "alipay.trade.pay": return signed(nodeName, barcodePay(biz, appID: appID, notifyURL: parameters["notify_url"]))
         case "alipay.user.agreement.query": return signed(nodeName, agreementQuery(biz, appID: appID))
-        case "alipay.user.agreement.unsign": return signed(nodeName, agreementUnsign(biz, appID: appID, notifyURL: parameters["notify_url"]))
+        case "alipay.user.agreement.unsign":
+            return signed(nodeName, agreementUnsign(biz, appID: appID, notifyURL: parameters["notify_url"]))
         case "alipay.user.agreement.executionplan.modify": return signed(nodeName, executionPlanModify(biz, appID: appID))
         case "alipay.trade.cancel": return signed(nodeName, cancel(biz))
         case "alipay.trade.query": return signed(nodeName, query(biz))

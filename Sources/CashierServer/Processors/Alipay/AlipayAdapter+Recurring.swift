@@ -25,7 +25,8 @@ extension AlipayAdapter: Recurring {
     func signAgreement(_ agreement: StoredAgreement, notifyURL: String, returnURL: String?) async throws -> AgreementLaunch {
         guard let method = PaymentMethod(rawValue: agreement.method), signingMethods.contains(method) else {
             throw PaymentError(
-                .invalidRequest, provider: .alipay, "\(agreement.method) is not a way to sign an Alipay agreement: use alipay.app, alipay.page or alipay.wap")
+                .invalidRequest, provider: .alipay,
+                "\(agreement.method) is not a way to sign an Alipay agreement: use alipay.app, alipay.page or alipay.wap")
         }
         // The app opens Alipay's signing in the Alipay app; a desktop page shows a QR code for it.
         let sign = Alipay.AgreementSign(
@@ -52,7 +53,8 @@ extension AlipayAdapter: Recurring {
         guard type == .month || period >= Alipay.PeriodRule.shortestDayPeriod else {
             throw PaymentError(
                 .invalidRequest, provider: .alipay,
-                "Alipay charges at most once every \(Alipay.PeriodRule.shortestDayPeriod) days: a period of \(period) days cannot be signed")
+                "Alipay charges at most once every \(Alipay.PeriodRule.shortestDayPeriod) days: a period of \(period) days cannot be signed"
+            )
         }
         let first = BeijingTime.string(from: agreement.firstChargeAt ?? clock.now(), .day)
         guard type == .day || Int(first.suffix(2)).map({ $0 <= Alipay.PeriodRule.latestMonthDay }) == true else {
@@ -62,7 +64,8 @@ extension AlipayAdapter: Recurring {
             )
         }
         guard agreement.singleLimit.currency == .cny else {
-            throw PaymentError(.invalidRequest, provider: .alipay, "Alipay agreements are in CNY, not \(agreement.singleLimit.currency.code)")
+            throw PaymentError(
+                .invalidRequest, provider: .alipay, "Alipay agreements are in CNY, not \(agreement.singleLimit.currency.code)")
         }
         let rule = Alipay.PeriodRule(periodType: type, period: period, executeTime: first, singleAmount: agreement.singleLimit)
         try rule.validate()
@@ -93,7 +96,8 @@ extension AlipayAdapter: Recurring {
                 reason: remark)
         }
         guard let now = try await agreementProgress(agreement) else {
-            return AgreementProgress(status: .terminated, providerState: "STOP", providerAgreementID: agreement.providerAgreementID, reason: remark)
+            return AgreementProgress(
+                status: .terminated, providerState: "STOP", providerAgreementID: agreement.providerAgreementID, reason: remark)
         }
         return AgreementProgress(
             status: now.status, providerState: now.providerState, providerAgreementID: now.providerAgreementID, payer: now.payer,
@@ -130,7 +134,8 @@ extension AlipayAdapter: Recurring {
                 message.body, publicKey: configuration.alipayPublicKey, appID: configuration.appID)
         else { return [] }
         guard let externalNo = notification.externalAgreementNo, !externalNo.isEmpty else {
-            throw PaymentError(.malformedMessage, provider: .alipay, "the \(notification.kind.rawValue) notification names no external_agreement_no")
+            throw PaymentError(
+                .malformedMessage, provider: .alipay, "the \(notification.kind.rawValue) notification names no external_agreement_no")
         }
         let status: StoredAgreement.Status =
             switch (notification.kind, notification.status) {
