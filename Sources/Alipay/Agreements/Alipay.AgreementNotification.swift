@@ -8,7 +8,7 @@ extension Alipay {
     /// A signing goes to the sign request's `notify_url`; a merchant's unsign to the unsign
     /// request's `notify_url`; a payer's unsign in the Alipay app to the app's **application
     /// gateway**. All are forms signed as trade notifications are (every field but `sign` and
-    /// `sign_type`, sorted; ``Notification/verifySignature(_:publicKey:signType:)-(FormFields,_,_)``).
+    /// `sign_type`, sorted, as ``Notification`` checks them).
     /// Answer ``successReply`` once it is recorded.
     ///
     /// ```swift
