@@ -195,6 +195,18 @@ import Testing
                 body: Data("token=\(token)&action=refuse".utf8)))
         #expect(refused.status == 200 && String(decoding: refused.body, as: UTF8.self).contains("已拒绝"))
         #expect(try await client.agreementQuery(externalAgreementNo: "AGR4", product: .cyclePay, signScene: Self.scene) == nil)
+        // Opened again, the page's agree button signs it; the used page is gone.
+        let reopened = String(decoding: try await URLSessionTransport().send(HTTPRequest(method: "GET", url: url)).body, as: UTF8.self)
+        let second = try #require(reopened.components(separatedBy: "name=\"token\" value=\"").dropFirst().first?.prefix(32))
+        let form = { (token: Substring, choice: String) in
+            HTTPRequest(
+                method: "POST", url: action, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Data("token=\(token)&action=\(choice)".utf8))
+        }
+        #expect(try await URLSessionTransport().send(form(token, "agree")).status == 400)
+        let agreed = try await URLSessionTransport().send(form(second, "agree"))
+        #expect(agreed.status == 200 && String(decoding: agreed.body, as: UTF8.self).contains("签约成功"))
+        #expect(try await client.agreementQuery(externalAgreementNo: "AGR4", product: .cyclePay, signScene: Self.scene)?.status == .normal)
 
         // The app's sign string, carried by the payer's call: signed at once.
         let signString = try client.agreementSignString(Self.monthly("AGR5"), notifyURL: nil)
