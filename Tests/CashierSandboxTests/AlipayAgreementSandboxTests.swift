@@ -148,6 +148,46 @@ import Testing
         await sandbox.stop()
     }
 
+    /// Twenty charges at once under one agreement in one period: exactly one is paid, the others
+    /// refused as out of the period, and the books hold that one trade; the same trade number sent
+    /// ten times at once is one trade.
+    @Test(.timeLimit(.minutes(2))) func concurrentChargesPayOncePerPeriod() async throws {
+        let sandbox = try await Self.sandbox()
+        let client = Self.client(sandbox)
+        let signString = try client.agreementSignString(Self.monthly("AGR7"), notifyURL: nil)
+        let number = try #require(try await sandbox.alipay.payerSign(externalAgreementNo: nil, signString: signString, agree: true))
+            .agreement_no
+        let answers = try await withThrowingTaskGroup(of: Alipay.AgreementCharge.self) { group in
+            for _ in 0..<20 { group.addTask { try await Self.charge(client, number).1 } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let paid = answers.filter { if case .paid = $0 { true } else { false } }
+        #expect(paid.count == 1)
+        #expect(answers.compactMap(Self.declined).filter { $0 == "ACQ.CYCLE_PAY_DATE_NOT_MATCH" }.count == 19)
+        #expect(await sandbox.alipay.ledger().filter { $0.paid && $0.sent["agreement_no"] == number }.count == 1)
+
+        await sandbox.alipay.advanceAgreementClock(by: 31 * 86_400)
+        let trade = TradeNumber.generate()
+        let repeated = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    do {
+                        let answer = try await client.agreementPay(
+                            outTradeNo: trade, total: Self.yuan(990), subject: "会员月费", agreementNo: number)
+                        if case .paid = answer { return "paid" }
+                        return Self.declined(answer) ?? "other"
+                    } catch let error as PaymentError {
+                        return error.providerCode ?? "error"
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(repeated.filter { $0 == "paid" }.count == 1 && repeated.filter { $0 == "ACQ.TRADE_HAS_SUCCESS" }.count == 9)
+        #expect(await sandbox.alipay.agreement(agreementNo: number)?.charges.count == 2)
+        await sandbox.stop()
+    }
+
     /// The sandbox refuses schedules Alipay refuses, a forged request, and a refusal leaves nothing;
     /// the app's sign string is signed through the JSON call that carries it.
     @Test(.timeLimit(.minutes(2))) func signingRulesRefusalsAndTheAppSignString() async throws {

@@ -39,7 +39,7 @@ struct AlipayAgreementDesk: Sendable {
         var rule: Alipay.PeriodRule?
         /// Period 0's charge date (midnight, Beijing).
         var anchor: Date?
-        var status = "TEMP"
+        var status = Alipay.Agreement.Status.temporary
         let notifyURL: String?
         let returnURL: String?
         let created: Date

@@ -71,8 +71,8 @@ extension AlipaySandbox {
         }
         let key = AlipayAgreementDesk.key(appID, externalNo, product, scene)
         if let number = agreementDesk.latest[key], let existing = agreementDesk.agreements[number] {
-            if existing.status == "NORMAL" { return .success(number) }
-            if existing.status == "TEMP" { agreementDesk.agreements[number] = nil }
+            if existing.status == .normal { return .success(number) }
+            if existing.status == .temporary { agreementDesk.agreements[number] = nil }
         }
         let number = "2026" + SecureRandom.string(count: 16, alphabet: "0123456789")
         agreementDesk.agreements[number] = AlipayAgreementDesk.Agreement(
@@ -88,12 +88,12 @@ extension AlipaySandbox {
     @discardableResult
     func decideSigning(_ number: String, agree: Bool) -> AlipayAgreementDesk.Agreement? {
         guard var agreement = agreementDesk.agreements[number] else { return nil }
-        guard agreement.status == "TEMP" else { return agreement }
+        guard agreement.status == .temporary else { return agreement }
         guard agree else {
             agreementDesk.agreements[number] = nil
             return nil
         }
-        agreement.status = "NORMAL"
+        agreement.status = .normal
         agreement.signed = agreementDesk.now()
         agreementDesk.agreements[number] = agreement
         if let url = agreement.notifyURL { notifyAgreement(agreement, url: url) }
@@ -102,8 +102,8 @@ extension AlipaySandbox {
 
     /// Stops an agreement and posts `dut_user_unsign` to `notifyURL` when there is one.
     func endAgreement(_ number: String, notifyURL: String?) {
-        guard var agreement = agreementDesk.agreements[number], agreement.status != "STOP" else { return }
-        agreement.status = "STOP"
+        guard var agreement = agreementDesk.agreements[number], agreement.status != .stopped else { return }
+        agreement.status = .stopped
         agreement.ended = agreementDesk.now()
         agreementDesk.agreements[number] = agreement
         if let notifyURL { notifyAgreement(agreement, url: notifyURL) }
@@ -158,7 +158,7 @@ extension AlipaySandbox {
     /// trade notifications are (without `sign_type`, added afterwards).
     func notifyAgreement(_ agreement: AlipayAgreementDesk.Agreement, url: String) {
         let stamp = { (date: Date) in BeijingTime.string(from: date, .dateTime) }
-        let signed = agreement.status == "NORMAL"
+        let signed = agreement.status == .normal
         let signTime = stamp(agreement.signed ?? agreement.created)
         var fields: [String: String] = [
             "notify_time": stamp(agreementDesk.now()), "notify_type": signed ? "dut_user_sign" : "dut_user_unsign",
@@ -195,7 +195,7 @@ extension AlipaySandbox {
         guard let agreement = agreementDesk.agreements[number] else {
             return Self.page(status: 400, title: "签约失败", body: "<p>This signing has expired.</p>")
         }
-        guard agreement.status == "TEMP" else {
+        guard agreement.status == .temporary else {
             return Self.page(
                 status: 200, title: "已签约",
                 body: "<p id=\"agreement_no\">\(number)</p><p>This agreement is signed already.</p>", returnURL: agreement.returnURL)

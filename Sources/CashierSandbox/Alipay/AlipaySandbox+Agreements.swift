@@ -18,19 +18,18 @@ extension AlipaySandbox {
         guard let product = (biz["product_code"] as? String).flatMap(Alipay.AgreementProduct.init(productCode:)) else {
             return failure("40002", "Invalid Arguments", "isv.invalid-parameter", "product_code无效 (CYCLE_PAY_AUTH, GENERAL_WITHHOLDING)")
         }
-        if trades[number] != nil {
-            settleWaiting(number)
-            let existing = trades[number]!
+        settleWaiting(number)
+        if let existing = trades[number] {
             switch existing.status {
             case "TRADE_SUCCESS", "TRADE_FINISHED": return failure("40004", "Business Failed", "ACQ.TRADE_HAS_SUCCESS", "交易已被支付")
             case "TRADE_CLOSED": return failure("40004", "Business Failed", "ACQ.TRADE_HAS_CLOSE", "交易已经关闭")
             default: return ["code": "10003", "msg": " order success pay inprocess", "out_trade_no": number, "trade_no": existing.tradeNo]
             }
         }
-        guard var agreement = agreementDesk.agreements[agreementNo], agreement.appID == appID, agreement.status != "STOP" else {
+        guard var agreement = agreementDesk.agreements[agreementNo], agreement.appID == appID, agreement.status != .stopped else {
             return failure("40004", "Business Failed", "ACQ.AGREEMENT_NOT_EXIST", "用户协议不存在")
         }
-        guard agreement.status == "NORMAL" else {
+        guard agreement.status == .normal else {
             return failure("40004", "Business Failed", "ACQ.AGREEMENT_STATUS_NOT_NORMAL", "用户协议状态非NORMAL")
         }
         guard agreement.product == product else { return failure("40004", "Business Failed", "ACQ.AGREEMENT_ERROR", "协议信息异常") }
@@ -119,7 +118,7 @@ extension AlipaySandbox {
     private func agreementFields(_ agreement: AlipayAgreementDesk.Agreement) -> [String: Any] {
         let stamp = { (date: Date) in BeijingTime.string(from: date, .dateTime) }
         var fields: [String: Any] = [
-            "agreement_no": agreement.agreementNo, "external_agreement_no": agreement.externalNo, "status": agreement.status,
+            "agreement_no": agreement.agreementNo, "external_agreement_no": agreement.externalNo, "status": agreement.status.rawValue,
             "personal_product_code": agreement.product.personalProductCode, "sign_scene": agreement.signScene,
             "principal_id": agreement.payer, "alipay_logon_id": "san***@sandbox.example", "third_party_type": "PARTNER",
             "invalid_time": "2115-02-01 00:00:00",
@@ -129,7 +128,7 @@ extension AlipaySandbox {
             fields["valid_time"] = stamp(signed)
         }
         if let rule = agreement.rule { fields["single_quota"] = rule.singleAmount.decimalString }
-        if agreement.status == "NORMAL", let next = agreementDesk.nextDeductDate(agreement) {
+        if agreement.status == .normal, let next = agreementDesk.nextDeductDate(agreement) {
             fields["next_deduct_time"] = BeijingTime.string(from: next, .day)
         }
         if let last = agreement.charges.last { fields["last_deduct_time"] = BeijingTime.string(from: last.at, .day) }
@@ -142,7 +141,7 @@ extension AlipaySandbox {
         switch namedAgreement(biz, appID: appID) {
         case .failure(let failure): return lookupFailure(failure)
         case .success(let agreement):
-            if agreement.status != "STOP" { endAgreement(agreement.agreementNo, notifyURL: notifyURL) }
+            if agreement.status != .stopped { endAgreement(agreement.agreementNo, notifyURL: notifyURL) }
             return success([:])
         }
     }
@@ -153,7 +152,7 @@ extension AlipaySandbox {
         guard let number = biz["agreement_no"] as? String, let text = biz["deduct_time"] as? String else {
             return failure("40002", "Invalid Arguments", "isv.missing-parameter", "需要agreement_no和deduct_time")
         }
-        guard var agreement = agreementDesk.agreements[number], agreement.appID == appID, agreement.status == "NORMAL",
+        guard var agreement = agreementDesk.agreements[number], agreement.appID == appID, agreement.status == .normal,
             var rule = agreement.rule
         else { return failure("40004", "Business Failed", "USER_AGREEMENT_NOT_EXIST", "用户协议不存在或不是周期扣款协议") }
         rule.executeTime = text
@@ -212,8 +211,9 @@ extension AlipaySandbox {
     func snapshot(_ agreement: AlipayAgreementDesk.Agreement) -> SandboxAlipayAgreement {
         SandboxAlipayAgreement(
             app_id: agreement.appID, agreement_no: agreement.agreementNo, external_agreement_no: agreement.externalNo,
-            status: agreement.status, personal_product_code: agreement.product.personalProductCode, sign_scene: agreement.signScene,
-            next_deduct_time: agreement.status == "NORMAL"
+            status: agreement.status.rawValue, personal_product_code: agreement.product.personalProductCode,
+            sign_scene: agreement.signScene,
+            next_deduct_time: agreement.status == .normal
                 ? agreementDesk.nextDeductDate(agreement).map { BeijingTime.string(from: $0, .day) } : nil,
             charges: agreement.charges.map(\.outTradeNo), balance: agreement.balance.rawValue)
     }
