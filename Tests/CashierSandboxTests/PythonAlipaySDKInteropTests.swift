@@ -31,6 +31,9 @@ import Testing
             keys: { app, alipay in (Self.bareBase64(app.pkcs1PEMRepresentation), Self.bareBase64(alipay.pemRepresentation)) })
         #expect(summary["trade_no"] != nil && summary["trade_no"] == summary["notification"])
         #expect(summary["wap"] == "cashier")
+        // Agreements: sdk_execute's sign string signed by the payer, a charge under it once a period, unsigned.
+        #expect(summary["agreement_charge"]?.hasPrefix("2026") == true && summary["agreement_twice"] == "ACQ.CYCLE_PAY_DATE_NOT_MATCH")
+        #expect(summary["agreement_status"] == "STOP")
     }
 
     /// Profit sharing and transfers through python-alipay-sdk, unmodified: a royalty relation and
