@@ -31,6 +31,9 @@ import Testing
             keys: { app, alipay in (Self.bareBase64(app.pkcs1PEMRepresentation), Self.bareBase64(alipay.pemRepresentation)) })
         #expect(summary["trade_no"] != nil && summary["trade_no"] == summary["notification"])
         #expect(summary["wap"] == "cashier")
+        // Agreements: sdk_execute's sign string signed by the payer, a charge under it once a period, unsigned.
+        #expect(summary["agreement_charge"]?.hasPrefix("2026") == true && summary["agreement_twice"] == "ACQ.CYCLE_PAY_DATE_NOT_MATCH")
+        #expect(summary["agreement_status"] == "STOP")
     }
 
     /// Profit sharing and transfers through python-alipay-sdk, unmodified: a royalty relation and
@@ -52,6 +55,23 @@ import Testing
         #expect(summary["settle"] == "SUCCESS" && summary["unsettled"] == "8.50")
         #expect(summary["transfer"] == "SUCCESS" && summary["spent"] == "1.00")
         #expect(summary["relation"] == "2088000000000101")
+    }
+
+    /// Agreements (周期扣款) through python-alipay-sdk, unmodified: `client_api` builds
+    /// `alipay.user.agreement.page.sign` as a page address (the payer's page, then the payer's JSON
+    /// call) and as the app's sign string; `server_api` queries the agreement, charges under it
+    /// (`alipay.trade.pay` with `agreement_params`: paid once a period, refusals by `sub_code`) and
+    /// unsigns it; `dut_user_sign` and both `dut_user_unsign`s verify with the SDK's `verify`.
+    @Test(.timeLimit(.minutes(3)))
+    func pythonAlipaySDKSignsChargesAndEndsAgreements() async throws {
+        let summary = try await run(
+            script: "python_alipay_agreements.py", venv: nil,
+            keys: { app, alipay in (app.pkcs1PEMRepresentation, alipay.pemRepresentation) })
+        #expect(summary["paid"]?.hasPrefix("2026") == true && summary["second"] == "10000")
+        #expect(summary["again"] == "ACQ.CYCLE_PAY_DATE_NOT_MATCH" && summary["short"] == "ACQ.BUYER_BALANCE_NOT_ENOUGH")
+        #expect(summary["sign_notification"] == "NORMAL" && summary["merchant_unsign"] == "UNSIGN")
+        #expect(
+            summary["payer_unsign"] == "dut_user_unsign" && summary["stopped"] == "STOP" && summary["gone"] == "ACQ.AGREEMENT_NOT_EXIST")
     }
 
     static func bareBase64(_ pem: String) -> String {

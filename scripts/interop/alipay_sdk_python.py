@@ -9,8 +9,13 @@ keys as the Alipay console gives them (bare base64: PKCS#1 private, SubjectPubli
 Places a QR trade through DefaultAlipayClient (its request signed by it and verified by the sandbox,
 the sandbox's answer verified by it over the raw response node), pays it through the payer API,
 checks the notification with its SignatureUtils, queries it as paid, opens the wap-pay cashier
-URL it builds, and refuses an answer when configured with the wrong Alipay key.
+URL it builds, and refuses an answer when configured with the wrong Alipay key. Then agreements
+(周期扣款): the app's sign string from sdk_execute(AlipayUserAgreementPageSignRequest), signed through the
+payer's JSON call, dut_user_sign checked with its SignatureUtils, AlipayTradePayRequest with
+agreement_params (paid once in the period, ACQ.CYCLE_PAY_DATE_NOT_MATCH for a second),
+AlipayUserAgreementQueryRequest and AlipayUserAgreementUnsignRequest.
 """
+import datetime
 import json
 import sys
 import urllib.parse
@@ -30,7 +35,7 @@ from alipay.aop.api.response.AlipayTradeQueryResponse import AlipayTradeQueryRes
 from alipay.aop.api.util import WebUtils
 from alipay.aop.api.util.SignatureUtils import get_sign_content, verify_with_rsa
 
-from sandbox_helpers import pay, start_receiver, wait_for
+from sandbox_helpers import control, pay, start_receiver, wait_for
 
 
 def get_http_connection(url, query_string, timeout):
@@ -121,4 +126,79 @@ try:
 except ResponseException as error:
     assert "sign verify failed" in str(error), error
 
-print(json.dumps({"trade_no": query.trade_no, "notification": notification["trade_no"], "wap": "cashier"}))
+# Agreements: the app's sign string, a charge under it, its query and unsign.
+from alipay.aop.api.domain.AccessParams import AccessParams  # noqa: E402
+from alipay.aop.api.domain.AgreementParams import AgreementParams  # noqa: E402
+from alipay.aop.api.domain.AlipayTradePayModel import AlipayTradePayModel  # noqa: E402
+from alipay.aop.api.domain.AlipayUserAgreementPageSignModel import AlipayUserAgreementPageSignModel  # noqa: E402
+from alipay.aop.api.domain.AlipayUserAgreementQueryModel import AlipayUserAgreementQueryModel  # noqa: E402
+from alipay.aop.api.domain.AlipayUserAgreementUnsignModel import AlipayUserAgreementUnsignModel  # noqa: E402
+from alipay.aop.api.domain.PeriodRuleParams import PeriodRuleParams  # noqa: E402
+from alipay.aop.api.request.AlipayTradePayRequest import AlipayTradePayRequest  # noqa: E402
+from alipay.aop.api.request.AlipayUserAgreementPageSignRequest import AlipayUserAgreementPageSignRequest  # noqa: E402
+from alipay.aop.api.request.AlipayUserAgreementQueryRequest import AlipayUserAgreementQueryRequest  # noqa: E402
+from alipay.aop.api.request.AlipayUserAgreementUnsignRequest import AlipayUserAgreementUnsignRequest  # noqa: E402
+from alipay.aop.api.response.AlipayTradePayResponse import AlipayTradePayResponse  # noqa: E402
+from alipay.aop.api.response.AlipayUserAgreementQueryResponse import AlipayUserAgreementQueryResponse  # noqa: E402
+from alipay.aop.api.response.AlipayUserAgreementUnsignResponse import AlipayUserAgreementUnsignResponse  # noqa: E402
+
+agreement_url, agreement_notes = start_receiver(verify_notification, reply=b"success")
+sign_model = AlipayUserAgreementPageSignModel()
+sign_model.personal_product_code = "CYCLE_PAY_AUTH_P"
+sign_model.product_code = "CYCLE_PAY_AUTH"
+sign_model.sign_scene = "INDUSTRY|DIGITAL_MEDIA"
+sign_model.external_agreement_no = config["prefix"] + "G"
+access = AccessParams()
+access.channel = "ALIPAYAPP"
+sign_model.access_params = access
+rule = PeriodRuleParams()
+rule.period_type = "DAY"
+rule.period = 7
+# Two days on (Beijing): today is inside the first period's early window.
+rule.execute_time = ((datetime.datetime.utcnow() + datetime.timedelta(hours=8)).date() + datetime.timedelta(days=2)).isoformat()
+rule.single_amount = "30.00"
+sign_model.period_rule_params = rule
+sign_request = AlipayUserAgreementPageSignRequest(biz_model=sign_model)
+sign_request.notify_url = agreement_url
+signed = control(config["payer"], "/sandbox/alipay/agreements/sign",
+                 {"sign_string": client.sdk_execute(sign_request), "outcome": "agree"})
+assert signed["status"] == "NORMAL", signed
+assert wait_for(agreement_notes), "no dut_user_sign arrived"
+sign_ok, sign_note = agreement_notes[0]
+assert sign_ok and sign_note["notify_type"] == "dut_user_sign", sign_note
+agreement_no = sign_note["agreement_no"]
+
+
+def deduct(suffix):
+    pay_model = AlipayTradePayModel()
+    pay_model.out_trade_no = config["prefix"] + suffix
+    pay_model.total_amount = "9.90"
+    pay_model.subject = "membership"
+    pay_model.product_code = "CYCLE_PAY_AUTH"
+    params = AgreementParams()
+    params.agreement_no = agreement_no
+    pay_model.agreement_params = params
+    answer = AlipayTradePayResponse()
+    answer.parse_response_content(client.execute(AlipayTradePayRequest(biz_model=pay_model)))
+    return answer
+
+
+charged = deduct("D1")
+assert charged.is_success() and charged.total_amount == "9.90", (charged.code, charged.sub_code)
+twice = deduct("D2")
+assert not twice.is_success() and twice.sub_code == "ACQ.CYCLE_PAY_DATE_NOT_MATCH", twice.sub_code
+agreement_query = AlipayUserAgreementQueryModel()
+agreement_query.agreement_no = agreement_no
+read = AlipayUserAgreementQueryResponse()
+read.parse_response_content(client.execute(AlipayUserAgreementQueryRequest(biz_model=agreement_query)))
+assert read.is_success() and read.status == "NORMAL", (read.code, read.status)
+unsign_model = AlipayUserAgreementUnsignModel()
+unsign_model.agreement_no = agreement_no
+unsigned = AlipayUserAgreementUnsignResponse()
+unsigned.parse_response_content(client.execute(AlipayUserAgreementUnsignRequest(biz_model=unsign_model)))
+assert unsigned.is_success(), (unsigned.code, unsigned.sub_code)
+stopped = AlipayUserAgreementQueryResponse()
+stopped.parse_response_content(client.execute(AlipayUserAgreementQueryRequest(biz_model=agreement_query)))
+
+print(json.dumps({"trade_no": query.trade_no, "notification": notification["trade_no"], "wap": "cashier",
+                  "agreement_charge": charged.trade_no, "agreement_twice": twice.sub_code, "agreement_status": stopped.status}))

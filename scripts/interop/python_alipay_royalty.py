@@ -16,21 +16,19 @@ import urllib.request
 
 from alipay import AliPay, DCAliPay
 
+import sandbox_helpers
 from sandbox_helpers import pay, start_receiver, wait_for
 
 config = json.load(sys.stdin)
 client = AliPay(appid=config["app_id"], app_notify_url=None, app_private_key_string=config["app_private_key"],
                 alipay_public_key_string=config["alipay_public_key"], sign_type="RSA2")
 client._gateway = config["gateway"]
-base = config["payer"].rsplit("/sandbox/pay", 1)[0]
 prefix = config["prefix"]
 alice = "2088000000000101"
 
 
 def control(path, body):
-    request = urllib.request.Request(base + path, method="POST", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    return json.load(urllib.request.urlopen(request))
+    return sandbox_helpers.control(config["payer"], path, body)
 
 
 def check_settle_notify(headers, body):

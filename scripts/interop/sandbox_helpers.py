@@ -48,3 +48,11 @@ def wait_for(results, seconds=30.0):
     while not results and time.time() < deadline:
         time.sleep(0.01)
     return bool(results)
+
+
+def control(payer_url, path, body):
+    """Calls one of the sandbox's JSON control routes (`/sandbox/...`) beside the payer API; returns its JSON answer."""
+    base = payer_url.rsplit("/sandbox/pay", 1)[0]
+    request = urllib.request.Request(base + path, method="POST", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    return json.load(urllib.request.urlopen(request))

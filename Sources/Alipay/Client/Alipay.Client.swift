@@ -19,7 +19,7 @@ extension Alipay {
         private let signer: Signer
         private let alipayPublicKey: RSAPublicKey
         private let transport: any HTTPTransport
-        private let gateway: URL
+        let gateway: URL
         private let signType: SignType
         private let certificates: CertificateMode?
         private let appAuthToken: String?
@@ -71,6 +71,23 @@ extension Alipay {
 
         /// Calls `method` and returns its verified response node, decoded.
         public func call(_ method: String, biz: [String: Any], notifyURL: String? = nil) async throws -> [String: Any] {
+            let object = try await answer(method, biz: biz, notifyURL: notifyURL)
+            guard object["code"] as? String == "10000" else {
+                let code = object["code"] as? String
+                let subCode = object["sub_code"] as? String
+                throw PaymentError(
+                    .providerRejected, provider: .alipay,
+                    "\(method) refused: \(object["sub_msg"] as? String ?? object["msg"] as? String ?? "no message")",
+                    providerCode: subCode ?? code, providerMessage: object["sub_msg"] as? String ?? object["msg"] as? String,
+                    details: "code \(code ?? "?") msg \(object["msg"] as? String ?? "?")")
+            }
+            return object
+        }
+
+        /// Calls `method` and returns its verified response node, decoded, whatever its `code`
+        /// (``call(_:biz:notifyURL:)`` throws for anything but `10000`).
+        /// - Throws: `.transport`, `.malformedMessage`, `.signatureMismatch`, `.unknownKey`.
+        func answer(_ method: String, biz: [String: Any], notifyURL: String? = nil) async throws -> [String: Any] {
             let parameters = try signedParameters(method: method, biz: biz, notifyURL: notifyURL)
             let body = FormBody.encode(parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
             let response = try await transport.send(
@@ -87,15 +104,6 @@ extension Alipay {
             try node.verify(publicKey: alipayPublicKey, signType: signType)
             guard let object = (try? JSONSerialization.jsonObject(with: Data(node.raw.utf8))) as? [String: Any] else {
                 throw PaymentError(.malformedMessage, provider: .alipay, "\(nodeName) is not a JSON object")
-            }
-            guard object["code"] as? String == "10000" else {
-                let code = object["code"] as? String
-                let subCode = object["sub_code"] as? String
-                throw PaymentError(
-                    .providerRejected, provider: .alipay,
-                    "\(method) refused: \(object["sub_msg"] as? String ?? object["msg"] as? String ?? "no message")",
-                    providerCode: subCode ?? code, providerMessage: object["sub_msg"] as? String ?? object["msg"] as? String,
-                    details: "code \(code ?? "?") msg \(object["msg"] as? String ?? "?")")
             }
             return object
         }

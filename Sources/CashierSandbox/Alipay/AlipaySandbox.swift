@@ -20,7 +20,7 @@ public actor AlipaySandbox {
     /// The key the sandbox signs answers and notifications with; give merchants its public half.
     public nonisolated let alipayPublicKey: RSAPublicKey
     nonisolated let alipayKey: RSAPrivateKey
-    private let apps: [String: RSAPublicKey]
+    let apps: [String: RSAPublicKey]
     let delivery: NotificationDelivery
     /// The sandbox's seller (partner) id.
     public nonisolated let sellerID = "2088000000000001"
@@ -114,6 +114,8 @@ public actor AlipaySandbox {
     var transferBalances: [String: Int64] = [:]
     /// Royalty relations, settles, application gateways (``AlipayRoyaltyDesk``).
     var royalty = AlipayRoyaltyDesk()
+    /// Agreements, their periods and charges (``AlipayAgreementDesk``).
+    var agreementDesk = AlipayAgreementDesk()
     /// Certificate mode: the SN of the certificate issued for the sandbox's key, put in every
     /// answer as `alipay_cert_sn` (Alipay does so for apps in certificate mode).
     private var alipayCertSN: String?
@@ -147,6 +149,10 @@ public actor AlipaySandbox {
                 if let method = parameters["method"], method == "alipay.trade.wap.pay" || method == "alipay.trade.page.pay" {
                     return await self.cashierPage(parameters, cashierPath: path.replacingOccurrences(of: "gateway.do", with: "cashier"))
                 }
+                if parameters["method"] == "alipay.user.agreement.page.sign" {
+                    return await self.agreementSignPage(
+                        parameters, actionPath: path.replacingOccurrences(of: "gateway.do", with: "agreement"))
+                }
                 let answer = await self.handle(parameters, host: request.headers["Host"])
                 return .text(answer, contentType: "application/json;charset=utf-8")
             }
@@ -159,6 +165,7 @@ public actor AlipaySandbox {
         }
         registerConsole(on: &router)
         registerRoyalty(on: &router)
+        registerAgreements(on: &router, path: path)
     }
 
     func handle(_ parameters: [String: String], host: String? = nil) -> String {
@@ -184,7 +191,13 @@ public actor AlipaySandbox {
         defer { currentAuthApp = nil }
         switch method {
         case "alipay.trade.precreate": return signed(nodeName, precreate(biz, appID: appID, notifyURL: parameters["notify_url"]))
+        case "alipay.trade.pay" where biz["agreement_params"] != nil:
+            return signed(nodeName, agreementPay(biz, appID: appID, notifyURL: parameters["notify_url"]))
         case "alipay.trade.pay": return signed(nodeName, barcodePay(biz, appID: appID, notifyURL: parameters["notify_url"]))
+        case "alipay.user.agreement.query": return signed(nodeName, agreementQuery(biz, appID: appID))
+        case "alipay.user.agreement.unsign":
+            return signed(nodeName, agreementUnsign(biz, appID: appID, notifyURL: parameters["notify_url"]))
+        case "alipay.user.agreement.executionplan.modify": return signed(nodeName, executionPlanModify(biz, appID: appID))
         case "alipay.trade.cancel": return signed(nodeName, cancel(biz))
         case "alipay.trade.query": return signed(nodeName, query(biz))
         case "alipay.trade.close": return signed(nodeName, close(biz))
@@ -221,7 +234,7 @@ public actor AlipaySandbox {
     }
 
     /// The answer text: the node, exactly as signed, then the signature.
-    private func signed(_ nodeName: String, _ node: [String: Any]) -> String {
+    func signed(_ nodeName: String, _ node: [String: Any]) -> String {
         let nodeText = String(
             decoding: (try? JSONSerialization.data(withJSONObject: node, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
         let sign = (try? alipayKey.signature(for: nodeText, scheme: .insecurePKCS1v1_5SHA256)).map { Base64.encode($0) } ?? ""
@@ -435,12 +448,12 @@ public actor AlipaySandbox {
         return Self.redirect(returnURL + (returnURL.contains("?") ? "&" : "?") + query)
     }
 
-    private static func redirect(_ location: String) -> HTTPServerResponse {
+    static func redirect(_ location: String) -> HTTPServerResponse {
         HTTPServerResponse(status: 303, headers: ["Location": location], body: [])
     }
 
     /// A page under the shared strict policy; `returnURL`'s origin may receive the redirect a form leads to.
-    private static func page(status: Int, title: String, body: String, returnURL: String? = nil) -> HTTPServerResponse {
+    static func page(status: Int, title: String, body: String, returnURL: String? = nil) -> HTTPServerResponse {
         HTMLPage(
             title: title, body: "<main class=\"cashier\"><h1>\(escape(title))</h1>\(body)</main>",
             formTargets: returnURL.flatMap(SandboxPages.webOrigin).map { [$0] } ?? [], status: status
