@@ -153,7 +153,19 @@ extension RecurringService {
                 .failed(reason: reason), of: payment.id,
                 record: EventRecord(kind: .paymentFailed, detail: Ledger.detail(["reason": reason])), now: now)
             try await failed(invoice, reason: reason, retryable: retryable && !finalOnDecline, subscription: subscription)
+            // Refused for good: the agreement may have ended without a word (an expiry, a card removed) — ask.
+            if !retryable, !finalOnDecline, let agreement = try await store.agreement(id: subscription.agreementID),
+                agreement.status == .active
+            {
+                _ = try? await refreshActive(agreement)
+            }
         }
+    }
+
+    /// Asks the provider where an active agreement stands and records it (an end it did not announce).
+    func refreshActive(_ agreement: StoredAgreement) async throws -> StoredAgreement {
+        guard let adapter = adapter(agreement), let progress = try await adapter.agreementProgress(agreement) else { return agreement }
+        return try await store.moveAgreement(agreement.id, to: progress, now: clock.now()).agreement
     }
 
     /// An attempt in flight: its payment asked about, and its failure recorded once.
