@@ -55,10 +55,12 @@ import Testing
     static let fee = Money(minorUnits: 990, currency: .usd)
 
     static func agreement(
-        _ id: String, status: StoredAgreement.Status = .pending, providerAgreementID: String? = nil, unit: StoredAgreement.PeriodUnit = .month
+        _ id: String, status: StoredAgreement.Status = .pending, providerAgreementID: String? = nil,
+        unit: StoredAgreement.PeriodUnit = .month
     ) -> StoredAgreement {
         StoredAgreement(
-            id: id, merchant: nil, provider: "applepay", method: "applepay", externalNo: "ext_" + id, providerAgreementID: providerAgreementID,
+            id: id, merchant: nil, provider: "applepay", method: "applepay", externalNo: "ext_" + id,
+            providerAgreementID: providerAgreementID,
             payer: nil, planID: nil, description: "Example Pro", periodUnit: unit, periodCount: 1, singleLimit: fee, firstChargeAt: nil,
             status: status, providerState: nil, endReason: nil, version: 1, createdAt: Date(), updatedAt: Date(), activatedAt: nil,
             endedAt: nil)
@@ -136,7 +138,8 @@ import Testing
             #expect(secondReference != reference)
             let control =
                 name == "stripe"
-                ? "/sandbox/stripe/payment_methods/\(stored.method)/decline" : "/sandbox/adyen/stored_payment_methods/\(stored.method)/decline"
+                ? "/sandbox/stripe/payment_methods/\(stored.method)/decline"
+                : "/sandbox/adyen/stored_payment_methods/\(stored.method)/decline"
             let set = try await URLSessionTransport().send(
                 HTTPRequest(
                     method: "POST", url: URL(string: world.sandbox.baseURL.absoluteString.trimmingCharacters(in: ["/"]) + control)!,
@@ -201,7 +204,8 @@ import Testing
         let (payment, order) = Self.payment("plain")
         await #expect(throws: PaymentError.self) {
             try await plain.charge(
-                payment, order: order, under: Self.agreement("agr_plain", status: .active, providerAgreementID: "cus_1/pm_1"), notifyURL: "")
+                payment, order: order, under: Self.agreement("agr_plain", status: .active, providerAgreementID: "cus_1/pm_1"), notifyURL: ""
+            )
         }
         await world.sandbox.stop()
     }

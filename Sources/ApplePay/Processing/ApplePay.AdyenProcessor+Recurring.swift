@@ -56,7 +56,8 @@ extension ApplePay.AdyenProcessor: ApplePay.RecurringProcessor {
         guard let id else {
             throw malformed("an Authorised payment asked to store its method, without the stored method")
         }
-        return ApplePay.StoringDecision(decision: decision, stored: ApplePay.StoredPaymentMethod(shopper: terms.shopperReference, method: id))
+        return ApplePay.StoringDecision(
+            decision: decision, stored: ApplePay.StoredPaymentMethod(shopper: terms.shopperReference, method: id))
     }
 
     /// `/payments` with ``chargeBody(_:amount:reference:model:)``. `Refused` is a decline with

@@ -42,7 +42,8 @@ extension ApplePay.StripeProcessor: ApplePay.RecurringProcessor {
     static func mandateFields(_ mandate: ApplePay.RecurringTerms.Mandate) -> [(String, String)] {
         let prefix = "payment_method_options[card][mandate_options]"
         var fields = [
-            (prefix + "[amount]", String(mandate.amount.minorUnits)), (prefix + "[amount_type]", mandate.amountIsMaximum ? "maximum" : "fixed"),
+            (prefix + "[amount]", String(mandate.amount.minorUnits)),
+            (prefix + "[amount_type]", mandate.amountIsMaximum ? "maximum" : "fixed"),
             (prefix + "[interval]", mandate.interval), (prefix + "[reference]", mandate.reference),
             (prefix + "[start_date]", String(Int(mandate.startDate.timeIntervalSince1970))),
         ]
@@ -70,7 +71,8 @@ extension ApplePay.StripeProcessor: ApplePay.RecurringProcessor {
         if intent.status == 400 || intent.status == 404, error?["type"] as? String == "invalid_request_error",
             ["payment_method", "customer"].contains(error?["param"] as? String ?? "")
         {
-            return .declined(.paymentMethodUnavailable, message: error?["message"] as? String ?? "Stripe no longer holds the payment method")
+            return .declined(
+                .paymentMethodUnavailable, message: error?["message"] as? String ?? "Stripe no longer holds the payment method")
         }
         return try decision(intent)
     }

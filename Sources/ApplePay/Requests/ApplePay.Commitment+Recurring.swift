@@ -42,6 +42,7 @@ extension ApplePay.Commitment.Recurring.Billing {
         label: String, amount: Money, intervalUnit: ApplePay.Commitment.IntervalUnit, intervalCount: Int = 1, startDate: Date? = nil,
         endDate: Date? = nil
     ) {
-        self.init(label: label, amount: amount, startDate: startDate, endDate: endDate, intervalUnit: intervalUnit, intervalCount: intervalCount)
+        self.init(
+            label: label, amount: amount, startDate: startDate, endDate: endDate, intervalUnit: intervalUnit, intervalCount: intervalCount)
     }
 }

@@ -107,7 +107,8 @@ extension AdyenSandbox {
         else { return [:] }
         let model = body["recurringProcessingModel"] as? String
         let card = stored.store(
-            SecureRandom.alphanumeric(count: 16).uppercased(), for: Self.owner(account, shopper), token: token, payment: payment, model: model)
+            SecureRandom.alphanumeric(count: 16).uppercased(), for: Self.owner(account, shopper), token: token, payment: payment,
+            model: model)
         return [
             "tokenization.storedPaymentMethodId": card.id, "tokenization.shopperReference": shopper,
             "tokenization.store.operationType": "created", "recurring.recurringDetailReference": card.id,

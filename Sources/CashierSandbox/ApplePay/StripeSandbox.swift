@@ -191,7 +191,9 @@ public final class StripeSandbox: Sendable {
         }
         let metadata = Self.metadata(fields)
         if let refusal = customerRefusal(fields) { return refusal }
-        if Self.isOffSession(fields) { return await chargeOffSession(fields, amount: Money(minorUnits: amount, currency: currency), request) }
+        if Self.isOffSession(fields) {
+            return await chargeOffSession(fields, amount: Money(minorUnits: amount, currency: currency), request)
+        }
         var draft = Draft(
             id: "pi_" + SecureRandom.alphanumeric(count: 24), amount: Money(minorUnits: amount, currency: currency),
             capture: fields["capture_method"] != "manual", metadata: metadata, paymentMethod: paymentMethod(fields),

@@ -99,7 +99,8 @@ extension ApplePayAdapter: Recurring {
         switch answer.decision {
         case .authorized(let reference):
             guard let stored = answer.stored else {
-                throw PaymentError(.malformedMessage, provider: .applePay, "the processor authorised the first payment without storing the card")
+                throw PaymentError(
+                    .malformedMessage, provider: .applePay, "the processor authorised the first payment without storing the card")
             }
             return (
                 .paid(amount: payment.amount, transactionID: reference),
@@ -125,7 +126,8 @@ extension ApplePayAdapter: Recurring {
         guard agreement.status == .active, let stored = agreement.providerAgreementID.flatMap(ApplePay.StoredPaymentMethod.init(reference:))
         else {
             throw PaymentError(
-                .invalidRequest, provider: .applePay, "agreement \(agreement.id) has no stored card to charge (it is \(agreement.status.rawValue))")
+                .invalidRequest, provider: .applePay,
+                "agreement \(agreement.id) has no stored card to charge (it is \(agreement.status.rawValue))")
         }
         let decision = try await recurringProcessor.charge(
             stored, amount: payment.amount, reference: payment.outTradeNo, idempotencyKey: OperationKey.payment(payment, "authorize").value,
