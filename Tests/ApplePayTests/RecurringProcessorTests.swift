@@ -119,6 +119,44 @@ import Testing
         await world.stop()
     }
 
+    /// One merchant-initiated charge sent many times at once under its key (a job on several
+    /// instances, retries after lost answers): one payment at the processor, one answer for all.
+    @Test func aChargeSentManyTimesAtOnceChargesOnce() async throws {
+        let world = try await World()
+        for (name, processor, simulator) in Self.processors(world) {
+            let first = try await processor.authorize(
+                try await world.authorization("20.00", reference: "\(name)-burst-first"),
+                storing: ApplePay.RecurringTerms(shopperReference: "agr_\(name)_burst"))
+            let stored = try #require(first.stored, "\(name)")
+            let amount = try Self.usd("9.90")
+            let answers = try await withThrowingTaskGroup(of: ApplePay.ProcessorDecision.self) { group in
+                for _ in 0..<16 {
+                    group.addTask {
+                        // An unknown outcome (the key busy past the retries) is asked again under the same key.
+                        for _ in 0..<20 {
+                            do {
+                                return try await processor.charge(
+                                    stored, amount: amount, reference: "\(name)-burst", idempotencyKey: "\(name)-burst",
+                                    model: .subscription)
+                            } catch let error as PaymentError where error.code == .transport {
+                                continue
+                            }
+                        }
+                        throw PaymentError(.transport, "the charge never answered")
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(answers.map { "\($0)" }).count == 1, "\(name): \(answers)")
+            guard case .authorized = answers.first else {
+                Issue.record("\(name): \(answers)")
+                continue
+            }
+            #expect(simulator.processor.entries.filter { $0.merchantReference == "\(name)-burst" }.count == 1, "\(name)")
+        }
+        await world.stop()
+    }
+
     @Test func aDeclinedFirstPaymentStoresNothing() async throws {
         let world = try await World()
         for (name, processor, _) in Self.processors(world) {
