@@ -157,6 +157,41 @@ import Testing
         await world.stop()
     }
 
+    /// Stripe's two-step flow: a PaymentMethod made from the token, named on a PaymentIntent for a
+    /// Customer with `setup_future_usage`: that PaymentMethod is the one attached, and charged later.
+    @Test func stripesNamedPaymentMethodIsTheOneAttached() async throws {
+        let world = try await World()
+        func post(_ path: String, _ fields: [(String, String)]) async throws -> [String: Any] {
+            let answer = try await CurlTransport().send(
+                HTTPRequest(
+                    method: "POST", url: URL(string: world.sandbox.stripeURL.absoluteString + path)!,
+                    headers: ["Authorization": "Bearer sk_test_x", "Content-Type": "application/x-www-form-urlencoded"],
+                    body: Data(FormEncoding.encode(fields).utf8)))
+            return (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] ?? [:]
+        }
+        let token = try await world.authorization("20.00").token
+        let tokenID = try #require(
+            try await post("/v1/tokens", [("pk_token", String(decoding: try token.paymentDataJSON(), as: UTF8.self))])["id"] as? String)
+        let method = try #require(try await post("/v1/payment_methods", [("type", "card"), ("card[token]", tokenID)])["id"] as? String)
+        let customer = try #require(try await post("/v1/customers", [("description", "two-step")])["id"] as? String)
+        let first = try await post(
+            "/v1/payment_intents",
+            [
+                ("amount", "2000"), ("currency", "usd"), ("customer", customer), ("payment_method", method),
+                ("setup_future_usage", "off_session"), ("confirm", "true"),
+            ])
+        #expect(first["status"] as? String == "succeeded" && first["payment_method"] as? String == method, "\(first)")
+        let stored = ApplePay.StoredPaymentMethod(shopper: customer, method: method)
+        #expect(try await world.stripe.holds(stored))
+        let later = try await world.stripe.charge(
+            stored, amount: try Self.usd("5.00"), reference: "two-step-2", idempotencyKey: "two-step-2", model: .subscription)
+        guard case .authorized = later else {
+            Issue.record("\(later)")
+            return
+        }
+        await world.stop()
+    }
+
     @Test func aDeclinedFirstPaymentStoresNothing() async throws {
         let world = try await World()
         for (name, processor, _) in Self.processors(world) {
