@@ -53,6 +53,10 @@ import Testing
         #expect(summary?["stripe_mit_decline"] as? String == "insufficient_funds")
         #expect(summary?["stripe_mit_authentication"] as? String == "authentication_required")
         #expect(summary?["stripe_detached"] as? String == "payment_method_unexpected_state")
+        #expect(
+            summary?["stripe_recurring_events"] as? [String] == [
+                "payment_intent.payment_failed", "payment_intent.succeeded", "payment_method.attached", "payment_method.detached",
+            ])
         #expect(summary?["adyen_mit_refusal"] as? String == "Not enough balance")
         #expect(summary?["adyen_deleted"] as? String == "800")
         #expect(

@@ -8,8 +8,11 @@ again (Stripe `off_session=True`; Adyen `storedPaymentMethodId` with `shopperInt
 Reads {"sandbox": "http://127.0.0.1:PORT/", "cashier_adyen_charge_body": {...}} on stdin and
 prints a JSON summary; any broken expectation exits non-zero with the reason on stderr."""
 import base64
+import http.server
 import json
+import queue
 import sys
+import threading
 import urllib.request
 
 import Adyen
@@ -53,6 +56,30 @@ stripe.api_base = sandbox + "stripe"
 stripe.max_network_retries = 0
 CardError = getattr(stripe, "CardError", None) or stripe.error.CardError
 InvalidRequestError = getattr(stripe, "InvalidRequestError", None) or stripe.error.InvalidRequestError
+
+# Stripe's events for what follows, verified with Stripe's own signature check.
+events = queue.Queue()
+signing_secret = "whsec_recurring_0123456789"
+
+
+class Endpoint(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        payload = self.rfile.read(int(self.headers["Content-Length"]))
+        try:
+            events.put(stripe.Webhook.construct_event(payload, self.headers.get("Stripe-Signature"), signing_secret))
+            self.send_response(200)
+        except Exception as error:  # a signature Stripe's library refuses
+            events.put(error)
+            self.send_response(400)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+endpoint = http.server.HTTPServer(("127.0.0.1", 0), Endpoint)
+threading.Thread(target=endpoint.serve_forever, daemon=True).start()
+sandbox_post("sandbox/stripe/webhook", {"url": "http://127.0.0.1:%d/" % endpoint.server_port, "secret": signing_secret})
 
 payment = mint("10.00")
 token = stripe.Token.create(
@@ -104,6 +131,7 @@ except CardError as error:
     check(error.code == "card_declined" and error.error.decline_code == "insufficient_funds", "decline: %s" % error.error)
     check(error.error.payment_intent.status == "requires_payment_method", "declined intent: %s" % error.error.payment_intent)
     summary["stripe_mit_decline"] = error.error.decline_code
+    declined = [error.error.payment_intent.id]
 check(off_session(990, "interop-mit-3").status == "succeeded", "the charge after a decline")
 sandbox_post("sandbox/stripe/payment_methods/%s/decline" % method.id, {"code": "authentication_required"})
 try:
@@ -111,6 +139,7 @@ try:
     fail("a charge needing the payer passed without them")
 except CardError as error:
     check(error.code == "authentication_required", "authentication: %s" % error.error)
+    declined.append(error.error.payment_intent.id)
     summary["stripe_mit_authentication"] = error.code
 detached = stripe.PaymentMethod.detach(method.id)
 check(detached.customer is None, "detach: %s" % detached)
@@ -125,6 +154,24 @@ try:
     fail("off_session without a stored method was accepted")
 except InvalidRequestError as error:
     check(error.param == "payment_method", "no method: %s" % error)
+
+expected = {
+    ("payment_method.attached", method.id),
+    ("payment_intent.succeeded", later.id),
+    ("payment_method.detached", method.id),
+} | {("payment_intent.payment_failed", intent) for intent in declined}
+received = set()
+while not expected <= received:
+    try:
+        event = events.get(timeout=10)
+    except queue.Empty:
+        fail("Stripe events missing: %s (received %s)" % (sorted(expected - received), sorted(received)))
+    check(isinstance(event, stripe.Event), "the SDK refused the sandbox's signature: %s" % event)
+    received.add((event.type, event.data.object.id))
+    if event.type == "payment_intent.payment_failed":
+        check(event.data.object.last_payment_error.message, "payment_failed without its error: %s" % event)
+endpoint.shutdown()
+summary["stripe_recurring_events"] = sorted({kind for kind, _ in received})
 
 # --- Adyen: storePaymentMethod, then storedPaymentMethodId with ContAuth ------------------------
 adyen = Adyen.Adyen()
