@@ -178,6 +178,31 @@ import Testing
         await world.sandbox.stop()
     }
 
+    /// A first payment Stripe leaves `processing`: accepted, the agreement still `pending` (naming
+    /// the card Stripe will attach) until Stripe decides; then the processor's view makes it active.
+    @Test func aFirstPaymentStripeLeavesProcessingActivatesOnceDecided() async throws {
+        let world = try await World()
+        let stripe = world.processors[0].1
+        let adapter = try world.adapter(stripe)
+        let agreement = Self.agreement("agr_processing")
+        let amount = Money(minorUnits: 1956, currency: .usd)
+        let (payment, order) = Self.payment("processing_1", amount: amount)
+        let answer = try await adapter.authorizeFirstCharge(
+            payment, order: order, under: agreement, token: try await world.token(amount, for: agreement))
+        #expect(answer.charge == .accepted && answer.agreement.status == .pending, "\(answer)")
+        let reference = try #require(answer.agreement.providerAgreementID)
+        let pending = Self.agreement("agr_processing", providerAgreementID: reference)
+        #expect(try await adapter.agreementProgress(pending)?.status == .pending)
+        let intent = try #require(
+            try await stripe.payments(from: Date().addingTimeInterval(-600), to: Date().addingTimeInterval(600))?.first {
+                $0.merchantReference == "processing_1"
+            })
+        #expect(await world.sandbox.stripe.decide(intent.reference, succeeded: true) == nil)
+        let decided = try #require(try await adapter.agreementProgress(pending))
+        #expect(decided.status == .active && decided.providerAgreementID == reference, "\(decided)")
+        await world.sandbox.stop()
+    }
+
     @Test func aDeclinedOrForeignFirstPaymentActivatesNothing() async throws {
         let world = try await World()
         for (name, processor) in world.processors {

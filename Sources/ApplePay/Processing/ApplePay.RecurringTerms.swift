@@ -79,8 +79,9 @@ extension ApplePay {
     public struct StoringDecision: Sendable, Equatable {
         /// The payment's own answer.
         public var decision: ProcessorDecision
-        /// The method stored for later charges; `nil` when the payment was declined (or is not
-        /// decided yet) and nothing was stored.
+        /// The method stored for later charges; `nil` when the payment was declined and nothing
+        /// was stored. For a payment the processor has not decided (``ProcessorDecision/pending(reference:)``),
+        /// the method it will store once the payment succeeds, when it names one already (Stripe).
         public var stored: StoredPaymentMethod?
 
         /// A first payment's answer.

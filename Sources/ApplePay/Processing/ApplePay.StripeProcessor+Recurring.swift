@@ -32,10 +32,17 @@ extension ApplePay.StripeProcessor: ApplePay.RecurringProcessor {
         if let mandate = terms.mandate { fields += Self.mandateFields(mandate) }
         let intent = try await post("/v1/payment_intents", fields, idempotencyKey: authorization.idempotencyKey)
         let decision = try decision(intent)
-        guard case .authorized = decision else { return ApplePay.StoringDecision(decision: decision, stored: nil) }
         let method = intent.json["payment_method"] as? String ?? (intent.json["payment_method"] as? [String: Any])?["id"] as? String
-        guard let method else { throw malformed("a PaymentIntent stored for later use without its payment_method") }
-        return ApplePay.StoringDecision(decision: decision, stored: ApplePay.StoredPaymentMethod(shopper: customerID, method: method))
+        switch decision {
+        case .declined: return ApplePay.StoringDecision(decision: decision, stored: nil)
+        case .pending:
+            // Attached once Stripe decides it succeeded: named now, held (``holds(_:)``) then.
+            return ApplePay.StoringDecision(
+                decision: decision, stored: method.map { ApplePay.StoredPaymentMethod(shopper: customerID, method: $0) })
+        case .authorized:
+            guard let method else { throw malformed("a PaymentIntent stored for later use without its payment_method") }
+            return ApplePay.StoringDecision(decision: decision, stored: ApplePay.StoredPaymentMethod(shopper: customerID, method: method))
+        }
     }
 
     /// `payment_method_options[card][mandate_options]…` for `mandate`.

@@ -77,6 +77,16 @@ extension StripeSandbox {
         ["true", "recurring", "one_off"].contains(fields["off_session"] ?? "")
     }
 
+    /// The `pm_…` a PaymentIntent confirmed with `payment_method_data` for a Customer and
+    /// `setup_future_usage` will attach: named from the start, as Stripe shows it on the
+    /// PaymentIntent (also one left `processing`, attached only once it succeeds).
+    func reservedMethod(_ fields: [String: String]) -> String? {
+        guard fields["customer"] != nil, fields["setup_future_usage"] != nil, fields["payment_method_data[card][token]"] != nil else {
+            return nil
+        }
+        return "pm_" + SecureRandom.alphanumeric(count: 24)
+    }
+
     /// A PaymentIntent naming a Customer the sandbox does not have.
     func customerRefusal(_ fields: [String: String]) -> HTTPServerResponse? {
         guard let customer = fields["customer"], customers.withLock({ $0[customer] }) == nil else { return nil }
@@ -90,9 +100,8 @@ extension StripeSandbox {
         guard let customer = draft.customer else { return }
         if let used = intentMethods.withLock({ $0[intent] }), used.customer == customer { return }  // merchant-initiated, already kept
         guard draft.setupFutureUsage == "off_session" || draft.setupFutureUsage == "on_session" else { return }
-        // The pm_… the request named (made from the token), or a new one.
-        let named = draft.methodID.flatMap { id in objects.withLock { $0[id] } != nil ? id : nil }
-        let pm = named ?? "pm_" + SecureRandom.alphanumeric(count: 24)
+        // The pm_… the request named (made from the token), or the one reserved for its card.
+        let pm = draft.methodID ?? "pm_" + SecureRandom.alphanumeric(count: 24)
         _ = stored.store(pm, for: customer, token: found.token, payment: found.payment, model: draft.setupFutureUsage)
         let expiry = found.payment.applicationExpirationDate
         let object: [String: Any] = [

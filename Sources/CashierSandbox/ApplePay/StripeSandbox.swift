@@ -200,7 +200,7 @@ public final class StripeSandbox: Sendable {
             created: Int(Date().timeIntervalSince1970))
         draft.customer = fields["customer"]
         draft.setupFutureUsage = fields["setup_future_usage"]
-        draft.methodID = fields["payment_method"]
+        draft.methodID = fields["payment_method"] ?? reservedMethod(fields)
         guard fields["confirm"] == "true" else {
             drafts.withLock { $0[draft.id] = draft }
             return .json(object: draftObject(draft))
@@ -251,6 +251,8 @@ public final class StripeSandbox: Sendable {
             "metadata": draft.metadata,
         ]
         if let error = draft.lastError { object["last_payment_error"] = ["type": "card_error", "message": error] }
+        if let customer = draft.customer { object["customer"] = customer }
+        if let method = draft.methodID, draft.paymentMethod != nil { object["payment_method"] = method }
         return object
     }
 

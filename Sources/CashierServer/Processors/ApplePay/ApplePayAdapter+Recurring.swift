@@ -77,7 +77,8 @@ extension ApplePayAdapter: Recurring {
     /// for the agreement's `externalNo` (the processor's `setup_future_usage` / `storePaymentMethod`,
     /// under the payment's `authorize` idempotency key). Authorised: paid, and the agreement
     /// `active` with the stored method; declined: `failed` with the processor's reason; accepted
-    /// undecided (Stripe's `processing`): still `pending`.
+    /// undecided (Stripe's `processing`): still `pending`, with the method the processor will
+    /// store once it succeeds (``agreementProgress(_:)`` then finds it held).
     func authorizeFirstCharge(_ payment: StoredPayment, order: StoredOrder, under agreement: StoredAgreement, token: Data)
         async throws -> (charge: ChargeAnswer, agreement: AgreementProgress)
     {
@@ -107,7 +108,12 @@ extension ApplePayAdapter: Recurring {
                 AgreementProgress(status: .active, providerState: "stored", providerAgreementID: stored.reference, payer: stored.shopper)
             )
         case .pending:
-            return (.accepted, AgreementProgress(status: .pending, providerState: "processing"))
+            return (
+                .accepted,
+                AgreementProgress(
+                    status: .pending, providerState: "processing", providerAgreementID: answer.stored?.reference,
+                    payer: answer.stored?.shopper)
+            )
         case .declined(let reason, let message):
             return (
                 .declined(reason: "\(reason.rawValue): \(message)", retryable: reason.isRetryable),
@@ -140,12 +146,18 @@ extension ApplePayAdapter: Recurring {
     }
 
     /// Whether the processor still holds the stored card: `active` while it does, `terminated`
-    /// (`detached`) once it does not; `nil` before a first payment stored one.
+    /// (`detached`) once it does not — or, for a `pending` agreement whose first payment the
+    /// processor has not decided (Stripe's `processing`), still `pending` until it stores the
+    /// card; `nil` before a first payment named one.
     func agreementProgress(_ agreement: StoredAgreement) async throws -> AgreementProgress? {
         guard let reference = agreement.providerAgreementID, let stored = ApplePay.StoredPaymentMethod(reference: reference) else {
             return nil
         }
         guard try await recurringProcessor.holds(stored) else {
+            if agreement.status == .pending {  // the first payment not decided yet: stored once it succeeds
+                return AgreementProgress(
+                    status: .pending, providerState: "processing", providerAgreementID: reference, payer: stored.shopper)
+            }
             return AgreementProgress(
                 status: .terminated, providerState: "detached", providerAgreementID: reference, payer: stored.shopper,
                 reason: "the processor no longer holds the stored card")
