@@ -33,12 +33,8 @@ extension AdyenSandbox {
 
     func registerRecurring(on router: inout Router, prefix: String) {
         router.add("GET", prefix + "/{version}/storedPaymentMethods") { request, _ in
-            guard !(request.headers["X-API-Key"] ?? "").isEmpty else {
-                return Self.error(401, "000", "HTTP Status Response - Unauthorized", type: "security")
-            }
-            guard let account = request.queryValue("merchantAccount"), let shopper = request.queryValue("shopperReference") else {
-                return Self.error(422, "130", "Required query parameters merchantAccount and shopperReference are not provided.")
-            }
+            let (account, shopper, refusal) = Self.shopper(request)
+            if let refusal { return refusal }
             let methods = self.stored.cards(of: Self.owner(account, shopper)).map { card -> [String: Any] in
                 let expiry = card.payment.applicationExpirationDate
                 return [
@@ -52,18 +48,26 @@ extension AdyenSandbox {
             return .json(object: ["merchantAccount": account, "shopperReference": shopper, "storedPaymentMethods": methods])
         }
         router.add("DELETE", prefix + "/{version}/storedPaymentMethods/{id}") { request, parameters in
-            guard !(request.headers["X-API-Key"] ?? "").isEmpty else {
-                return Self.error(401, "000", "HTTP Status Response - Unauthorized", type: "security")
-            }
-            guard let account = request.queryValue("merchantAccount"), let shopper = request.queryValue("shopperReference") else {
-                return Self.error(422, "130", "Required query parameters merchantAccount and shopperReference are not provided.")
-            }
+            let (account, shopper, refusal) = Self.shopper(request)
+            if let refusal { return refusal }
             guard self.stored.detach(parameters["id"], from: Self.owner(account, shopper)) else {
                 return Self.error(422, "800", "Contract not found")
             }
             return HTTPServerResponse(status: 204)
         }
         router.add("POST", "/sandbox/adyen/stored_payment_methods/{id}/decline", stored.declineHandler(parameter: "id"))
+    }
+
+    /// A token request's merchant account and shopper (its query), or why it is refused: no
+    /// `X-API-Key` (401), or either missing (422).
+    static func shopper(_ request: HTTPServerRequest) -> (account: String, shopper: String, refusal: HTTPServerResponse?) {
+        guard !(request.headers["X-API-Key"] ?? "").isEmpty else {
+            return ("", "", error(401, "000", "HTTP Status Response - Unauthorized", type: "security"))
+        }
+        guard let account = request.queryValue("merchantAccount"), let shopper = request.queryValue("shopperReference") else {
+            return ("", "", error(422, "130", "Required query parameters merchantAccount and shopperReference are not provided."))
+        }
+        return (account, shopper, nil)
     }
 
     /// Tokens belong to a shopper of one merchant account.

@@ -26,7 +26,7 @@ import Foundation
 extension StripeSandbox {
     func registerCustomers(on router: inout Router, prefix: String) {
         router.add("POST", prefix + "/v1/customers") { request, _ in
-            await self.idempotentCall(request) { self.createCustomer(request.formFields) }
+            await self.idempotent(request) { self.createCustomer(request.formFields) }
         }
         router.add("GET", prefix + "/v1/customers/{id}") { request, parameters in
             if let refusal = self.authorized(request) { return refusal }
@@ -45,21 +45,9 @@ extension StripeSandbox {
             return .json(object: ["object": "list", "url": "/v1/payment_methods", "has_more": false, "data": data])
         }
         router.add("POST", prefix + "/v1/payment_methods/{id}/detach") { request, parameters in
-            await self.idempotentCall(request) { self.detach(parameters["id"]) }
+            await self.idempotent(request) { self.detach(parameters["id"]) }
         }
         router.add("POST", "/sandbox/stripe/payment_methods/{id}/decline", stored.declineHandler(parameter: "id"))
-    }
-
-    /// The route's idempotency (the same as every other POST's).
-    private func idempotentCall(_ request: HTTPServerRequest, _ act: () async -> HTTPServerResponse) async -> HTTPServerResponse {
-        if let refusal = authorized(request) { return refusal }
-        return await core.once(
-            request.headers["Idempotency-Key"], request,
-            conflict: Self.error(409, "idempotency_error", "idempotency_key_in_use", "Another request with this key is in progress."),
-            mismatch: Self.error(
-                400, "idempotency_error", nil,
-                "Keys for idempotent requests can only be used with the same parameters they were first used with."),
-            act)
     }
 
     private func createCustomer(_ fields: [String: String]) -> HTTPServerResponse {

@@ -126,7 +126,7 @@ public final class StripeSandbox: Sendable {
 
     // MARK: - Requests
 
-    private func idempotent(_ request: HTTPServerRequest, _ act: () async -> HTTPServerResponse) async -> HTTPServerResponse {
+    func idempotent(_ request: HTTPServerRequest, _ act: () async -> HTTPServerResponse) async -> HTTPServerResponse {
         if let refusal = authorized(request) { return refusal }
         return await core.once(
             request.headers["Idempotency-Key"], request,
