@@ -39,7 +39,7 @@ extension ApplePay {
         }
 
         private let apiKey: String
-        private let merchantAccount: String
+        let merchantAccount: String
         private let baseURL: URL
         private let reports: ReportAccess?
         private let call: ProcessorCall
@@ -71,6 +71,12 @@ extension ApplePay {
 
         public func authorize(_ authorization: ProcessorAuthorization) async throws -> ProcessorDecision {
             let answer = try await post("/payments", try paymentBody(authorization), idempotencyKey: authorization.idempotencyKey)
+            return try decision(answer)
+        }
+
+        /// A `/payments` answer as a decision: `Authorised`, `Received`/`Pending`, or `Refused`/`Cancelled`
+        /// with Adyen's `refusalReason`; anything else thrown.
+        func decision(_ answer: (status: Int, json: [String: Any])) throws -> ProcessorDecision {
             guard answer.status == 200 else { throw rejected(answer) }
             switch answer.json["resultCode"] as? String {
             case "Authorised":
@@ -119,16 +125,25 @@ extension ApplePay {
             }
         }
 
-        private func post(_ path: String, _ body: [String: Any], idempotencyKey: String) async throws -> (status: Int, json: [String: Any])
-        {
+        func post(_ path: String, _ body: [String: Any], idempotencyKey: String) async throws -> (status: Int, json: [String: Any]) {
+            try await send("POST", path, body, idempotencyKey: idempotencyKey)
+        }
+
+        /// One Checkout API request (`path` under the base URL, a JSON `body` when given).
+        func send(_ method: String, _ path: String, _ body: [String: Any]?, idempotencyKey: String?) async throws -> (
+            status: Int, json: [String: Any]
+        ) {
             guard let url = URL(string: baseURL.absoluteString + path) else {
                 throw PaymentError(.invalidConfiguration, provider: .applePay, "Adyen base URL \(baseURL) does not take \(path)")
             }
-            let answer = try await call.send(
-                HTTPRequest(
-                    method: "POST", url: url,
-                    headers: ["X-API-Key": apiKey, "Content-Type": "application/json", "Idempotency-Key": idempotencyKey],
-                    body: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])))
+            var headers: HTTPHeaders = ["X-API-Key": apiKey]
+            if let idempotencyKey { headers.add("Idempotency-Key", idempotencyKey) }
+            var data = Data()
+            if let body {
+                headers.add("Content-Type", "application/json")
+                data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+            }
+            let answer = try await call.send(HTTPRequest(method: method, url: url, headers: headers, body: data))
             if answer.status == 401 || answer.status == 403 {
                 throw call.credentialsRefused(answer.status, answer.json["message"] as? String)
             }
@@ -171,18 +186,19 @@ extension ApplePay {
             case ("6", _), (_, "Expired Card"): .expiredCard
             case (_, "AVS Declined"): .invalidBillingAddress
             case (_, "Pin validation not possible"), (_, "Pin tries exceeded"): .pinRequired
+            case ("38", _), (_, "Authentication required"): .authenticationRequired
             default: .cardDeclined
             }
         }
 
-        private func rejected(_ answer: (status: Int, json: [String: Any])) -> PaymentError {
+        func rejected(_ answer: (status: Int, json: [String: Any])) -> PaymentError {
             PaymentError(
                 .providerRejected, provider: .applePay,
                 "Adyen answered HTTP \(answer.status): \(answer.json["message"] as? String ?? "no message") (\(answer.json["errorCode"] as? String ?? "no error code"))"
             )
         }
 
-        private func malformed(_ what: String) -> PaymentError {
+        func malformed(_ what: String) -> PaymentError {
             PaymentError(.malformedMessage, provider: .applePay, "Adyen sent \(what)")
         }
     }

@@ -37,15 +37,11 @@ extension ApplePay {
         public var tokenForm: TokenForm { .encrypted }
 
         public func authorize(_ authorization: ProcessorAuthorization) async throws -> ProcessorDecision {
-            let token = authorization.token
-            var tokenFields = [("pk_token", String(decoding: try token.paymentDataJSON(), as: UTF8.self))]
-            if let name = token.displayName { tokenFields.append(("pk_token_instrument_name", name)) }
-            if let network = token.network { tokenFields.append(("pk_token_payment_network", network)) }
-            tokenFields.append(("pk_token_transaction_id", token.transactionIdentifier ?? token.header.transactionId))
-            if let postalCode = authorization.billingPostalCode { tokenFields.append(("card[address_zip]", postalCode)) }
-            let created = try await post("/v1/tokens", tokenFields, idempotencyKey: authorization.idempotencyKey + "-token")
-            if let decline = try decline(created) { return decline }
-            guard let tokenID = created.json["id"] as? String else { throw malformed("a token without an id") }
+            let tokenID: String
+            switch try await token(for: authorization) {
+            case .declined(let decline): return decline
+            case .created(let id): tokenID = id
+            }
             let intent = try await post(
                 "/v1/payment_intents",
                 [
@@ -54,6 +50,32 @@ extension ApplePay {
                     ("capture_method", authorization.capture ? "automatic" : "manual"),
                     ("metadata[cashier_payment]", authorization.reference),
                 ], idempotencyKey: authorization.idempotencyKey)
+            return try decision(intent)
+        }
+
+        /// What `POST /v1/tokens` made of the Apple Pay token.
+        enum TokenAnswer {
+            case created(String)
+            case declined(ProcessorDecision)
+        }
+
+        /// `POST /v1/tokens` with the token as Stripe's iOS SDK sends it (under the authorisation's
+        /// key plus `-token`).
+        func token(for authorization: ProcessorAuthorization) async throws -> TokenAnswer {
+            let token = authorization.token
+            var tokenFields = [("pk_token", String(decoding: try token.paymentDataJSON(), as: UTF8.self))]
+            if let name = token.displayName { tokenFields.append(("pk_token_instrument_name", name)) }
+            if let network = token.network { tokenFields.append(("pk_token_payment_network", network)) }
+            tokenFields.append(("pk_token_transaction_id", token.transactionIdentifier ?? token.header.transactionId))
+            if let postalCode = authorization.billingPostalCode { tokenFields.append(("card[address_zip]", postalCode)) }
+            let created = try await post("/v1/tokens", tokenFields, idempotencyKey: authorization.idempotencyKey + "-token")
+            if let decline = try decline(created) { return .declined(decline) }
+            guard let tokenID = created.json["id"] as? String else { throw malformed("a token without an id") }
+            return .created(tokenID)
+        }
+
+        /// A confirmed PaymentIntent's answer (or its card error) as a decision.
+        func decision(_ intent: (status: Int, json: [String: Any])) throws -> ProcessorDecision {
             if let decline = try decline(intent) { return decline }
             guard let id = intent.json["id"] as? String, let status = intent.json["status"] as? String else {
                 throw malformed("a PaymentIntent without id or status")
@@ -237,13 +259,13 @@ extension ApplePay {
 
         // MARK: - Requests
 
-        private func post(_ path: String, _ fields: [(String, String)], idempotencyKey: String) async throws -> (
+        func post(_ path: String, _ fields: [(String, String)], idempotencyKey: String) async throws -> (
             status: Int, json: [String: Any]
         ) {
             try await send("POST", path, body: Data(FormEncoding.encode(fields).utf8), idempotencyKey: idempotencyKey)
         }
 
-        private func send(_ method: String, _ path: String, body: Data?, idempotencyKey: String?) async throws -> (
+        func send(_ method: String, _ path: String, body: Data?, idempotencyKey: String?) async throws -> (
             status: Int, json: [String: Any]
         ) {
             guard let url = URL(string: baseURL.absoluteString.trimmingSuffix("/") + path) else {
@@ -260,7 +282,7 @@ extension ApplePay {
         }
 
         /// A card error (402, or a token Stripe would not create) as a decline; other 4xx thrown.
-        private func decline(_ answer: (status: Int, json: [String: Any])) throws -> ProcessorDecision? {
+        func decline(_ answer: (status: Int, json: [String: Any])) throws -> ProcessorDecision? {
             guard answer.status != 200 else { return nil }
             let error = answer.json["error"] as? [String: Any]
             guard answer.status == 402 || error?["type"] as? String == "card_error" else { throw try rejected(answer) }
@@ -290,18 +312,19 @@ extension ApplePay {
             case "expired_card": .expiredCard
             case "incorrect_zip", "incorrect_address": .invalidBillingAddress
             case "offline_pin_required", "online_or_offline_pin_required": .pinRequired
+            case "authentication_required": .authenticationRequired
             default: .cardDeclined
             }
         }
 
-        private func rejected(_ answer: (status: Int, json: [String: Any])) throws -> PaymentError {
+        func rejected(_ answer: (status: Int, json: [String: Any])) throws -> PaymentError {
             let error = answer.json["error"] as? [String: Any]
             return PaymentError(
                 .providerRejected, provider: .applePay,
                 "Stripe answered HTTP \(answer.status): \(error?["message"] as? String ?? "no error message")")
         }
 
-        private func malformed(_ what: String) -> PaymentError {
+        func malformed(_ what: String) -> PaymentError {
             PaymentError(.malformedMessage, provider: .applePay, "Stripe sent \(what)")
         }
     }

@@ -36,11 +36,18 @@ extension ApplePay {
         /// `3DSecure` or `EMV`.
         public var paymentDataType: String
         public var paymentData: PaymentData
+        /// The merchant token's identifier (`merchantTokenIdentifier`), present when the token is a
+        /// merchant token (MPAN) — issued for a request with a recurring, deferred or automatic
+        /// reload commitment: Apple's merchant token notifications and the Merchant Token
+        /// Management API name the token by it.
+        public var merchantTokenIdentifier: String?
 
         public init(
             applicationPrimaryAccountNumber: String, applicationExpirationDate: String, currencyCode: String, transactionAmount: Int64,
-            cardholderName: String? = nil, deviceManufacturerIdentifier: String, paymentDataType: String, paymentData: PaymentData
+            cardholderName: String? = nil, deviceManufacturerIdentifier: String, paymentDataType: String, paymentData: PaymentData,
+            merchantTokenIdentifier: String? = nil
         ) {
+            self.merchantTokenIdentifier = merchantTokenIdentifier
             self.applicationPrimaryAccountNumber = applicationPrimaryAccountNumber
             self.applicationExpirationDate = applicationExpirationDate
             self.currencyCode = currencyCode
@@ -74,7 +81,8 @@ extension ApplePay {
                 cardholderName: object["cardholderName"]?.string, deviceManufacturerIdentifier: device, paymentDataType: type,
                 paymentData: PaymentData(
                     onlinePaymentCryptogram: data["onlinePaymentCryptogram"]?.string, eciIndicator: data["eciIndicator"]?.string,
-                    emvData: data["emvData"]?.string, encryptedPINData: data["encryptedPINData"]?.string))
+                    emvData: data["emvData"]?.string, encryptedPINData: data["encryptedPINData"]?.string),
+                merchantTokenIdentifier: object["merchantTokenIdentifier"]?.string)
         }
 
         /// The amount as `Money` in the payload's currency.

@@ -43,6 +43,8 @@ public final class AdyenSandbox: Sendable {
     private let undecided = Mutex<[String: (ApplePay.ProcessorAuthorization, String)]>([:])
     /// Payments whose authorisation expired uncaptured (reported `Expired`, not `Cancelled`).
     private let expired = Mutex<Set<String>>([])
+    /// The cards stored for shoppers (`storePaymentMethod`), charged with `ContAuth` (AdyenSandbox+Recurring.swift).
+    let stored = StoredPaymentMethods()
     /// Each disputed payment's dispute reference (`pspReference` of every event of its dispute) and when it opened.
     private let disputes = Mutex<[String: (reference: String, opened: Date)]>([:])
 
@@ -264,6 +266,7 @@ public final class AdyenSandbox: Sendable {
             return .json(["psp_reference": psp])
         }
         registerCustomerArea(on: &router)
+        registerRecurring(on: &router, prefix: prefix)
         for (kind, name) in [("captures", "capture"), ("cancels", "cancel"), ("refunds", "refund"), ("reversals", "reversal")] {
             router.add("POST", prefix + "/{version}/payments/{psp}/\(kind)") { request, parameters in
                 await self.idempotent(request) { await self.modify(parameters["psp"], name, request) }
@@ -304,17 +307,25 @@ public final class AdyenSandbox: Sendable {
             return Self.error(422, "130", "Required field 'reference' is not provided.")
         }
         guard let amount = Self.money(body["amount"]) else { return Self.error(422, "100", "Required field 'amount' is not provided.") }
-        guard let method = body["paymentMethod"] as? [String: Any], method["type"] as? String == "applepay",
-            let encoded = method["applePayToken"] as? String, let paymentData = try? Base64.decodeBytes(encoded)
-        else {
-            return Self.error(422, "905_1", "The sandbox takes paymentMethod {\"type\":\"applepay\",\"applePayToken\":<base64>}")
-        }
         let token: ApplePay.PaymentToken
         let payment: ApplePay.DecryptedPayment
-        do {
-            (token, payment) = try core.decrypt(Data(paymentData))
-        } catch {
-            return Self.error(422, "5_002", "Invalid Apple Pay token: \((error as? PaymentError)?.message ?? "\(error)")")
+        if let refusal = storingRefusal(body) { return refusal }
+        if let storedID = (body["paymentMethod"] as? [String: Any])?["storedPaymentMethodId"] as? String {
+            switch storedCard(storedID, body, amount: amount) {
+            case .refused(let refusal): return refusal
+            case .card(let storedToken, let storedPayment): (token, payment) = (storedToken, storedPayment)
+            }
+        } else {
+            guard let method = body["paymentMethod"] as? [String: Any], method["type"] as? String == "applepay",
+                let encoded = method["applePayToken"] as? String, let paymentData = try? Base64.decodeBytes(encoded)
+            else {
+                return Self.error(422, "905_1", "The sandbox takes paymentMethod {\"type\":\"applepay\",\"applePayToken\":<base64>}")
+            }
+            do {
+                (token, payment) = try core.decrypt(Data(paymentData))
+            } catch {
+                return Self.error(422, "5_002", "Invalid Apple Pay token: \((error as? PaymentError)?.message ?? "\(error)")")
+            }
         }
         let additional = body["additionalData"] as? [String: Any]
         let capture = "\(additional?["manualCapture"] ?? "false")" != "true"
@@ -350,7 +361,7 @@ public final class AdyenSandbox: Sendable {
             }
             answer["additionalData"] = [
                 "paymentMethod": "applepay", "cardSummary": String(payment.applicationPrimaryAccountNumber.suffix(4)),
-            ]
+            ].merging(storeIfAsked(body, token: token, payment: payment)) { $1 }
         case .pending(let psp):  // the sandbox's processor decides at once; Adyen's word for "not yet" is Received
             answer["resultCode"] = "Received"
             answer["pspReference"] = psp
@@ -361,6 +372,7 @@ public final class AdyenSandbox: Sendable {
                 case .expiredCard: ("6", "Expired Card")
                 case .invalidBillingAddress: ("2", "AVS Declined")
                 case .pinRequired: ("2", "Pin validation not possible")
+                case .authenticationRequired: ("38", "Authentication required")
                 default: ("2", "Refused")
                 }
             answer["resultCode"] = "Refused"

@@ -14,6 +14,7 @@ extension ApplePay {
     /// | `4000000000000002` | declined, `card_declined` |
     /// | `4000000000009995` | declined, `insufficient_funds` |
     /// | `4000000000000069` | declined, `expired_card` (also any expiry date in the past) |
+    /// | `4000002760003184` | declined, `authentication_required` (the payer must be present) |
     ///
     /// | amount's last two minor-unit digits | outcome |
     /// |---|---|
@@ -228,6 +229,10 @@ extension ApplePay {
             }
         }
 
+        /// The card the sandbox declines with `authentication_required` (Stripe's test card that
+        /// always asks for authentication).
+        public static let authenticationRequiredCard = "4000002760003184"
+
         /// The magic values' decision for `payment` charged `amount` (the table above).
         /// - Throws: `PaymentError.amountMismatch`/`.currencyMismatch` when the token is for
         ///   another amount; `.transport` for an amount ending in 99.
@@ -237,6 +242,8 @@ extension ApplePay {
             case "4000000000000002": return .declined(.cardDeclined, message: "The card was declined.")
             case "4000000000009995": return .declined(.insufficientFunds, message: "Insufficient funds.")
             case "4000000000000069": return .declined(.expiredCard, message: "The card has expired.")
+            case authenticationRequiredCard:
+                return .declined(.authenticationRequired, message: "This payment requires the cardholder's authentication.")
             default: break
             }
             if isExpired(payment.applicationExpirationDate, now: now) { return .declined(.expiredCard, message: "The card has expired.") }

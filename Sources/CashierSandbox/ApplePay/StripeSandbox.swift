@@ -31,7 +31,7 @@ public final class StripeSandbox: Sendable {
     private let tokens = Mutex<[String: (token: ApplePay.PaymentToken, payment: ApplePay.DecryptedPayment, used: Bool)]>([:])
 
     /// Tokens, payment methods and refunds as created, for `GET` (Stripe's objects are JSON).
-    private let objects = Mutex<[String: StripeObject]>([:])
+    let objects = Mutex<[String: StripeObject]>([:])
     /// PaymentIntents created without `confirm=true`, waiting for a payment method and a confirm.
     let drafts = Mutex<[String: Draft]>([:])
     /// PaymentIntents confirmed for an amount ending in 56: `processing` until
@@ -42,6 +42,10 @@ public final class StripeSandbox: Sendable {
     private let refundOutcome = Mutex<SandboxRefundOutcome>(.succeed)
     /// Refund ids in the order they were made, for the list.
     private let refundOrder = Mutex<[String]>([])
+    /// Customers, the cards attached to them, and which PaymentIntents used which (StripeSandbox+Customers.swift).
+    let customers = Mutex<[String: StripeObject]>([:])
+    let stored = StoredPaymentMethods()
+    let intentMethods = Mutex<[String: (customer: String, method: String)]>([:])
 
     /// A JSON object kept as Stripe returned it.
     struct StripeObject: @unchecked Sendable {
@@ -64,6 +68,11 @@ public final class StripeSandbox: Sendable {
         var paymentMethod: String?
         var created: Int
         var lastError: String?
+        /// The Customer (`customer`), and whether to keep the card for it (`setup_future_usage`).
+        var customer: String? = nil
+        var setupFutureUsage: String? = nil
+        /// The `pm_…` the request named, if any.
+        var methodID: String? = nil
     }
 
     init(ca: ApplePayTestCA, delivery: NotificationDelivery) {
@@ -102,6 +111,7 @@ public final class StripeSandbox: Sendable {
         router.add("GET", prefix + "/v1/refunds") { request, _ in self.authorized(request) ?? self.listRefunds(request) }
         router.add("GET", prefix + "/v1/disputes") { request, _ in self.authorized(request) ?? self.listDisputes(request) }
         registerEvents(on: &router)
+        registerCustomers(on: &router, prefix: prefix)
         for (path, kind) in [("/v1/tokens/{id}", "token"), ("/v1/refunds/{id}", "refund"), ("/v1/payment_methods/{id}", "payment_method")] {
             router.add("GET", prefix + path) { request, parameters in
                 if let refusal = self.authorized(request) { return refusal }
@@ -116,7 +126,7 @@ public final class StripeSandbox: Sendable {
 
     // MARK: - Requests
 
-    private func idempotent(_ request: HTTPServerRequest, _ act: () async -> HTTPServerResponse) async -> HTTPServerResponse {
+    func idempotent(_ request: HTTPServerRequest, _ act: () async -> HTTPServerResponse) async -> HTTPServerResponse {
         if let refusal = authorized(request) { return refusal }
         return await core.once(
             request.headers["Idempotency-Key"], request,
@@ -180,10 +190,17 @@ public final class StripeSandbox: Sendable {
             return Self.error(400, "invalid_request_error", "parameter_missing", "amount (a positive integer) and currency are required.")
         }
         let metadata = Self.metadata(fields)
-        let draft = Draft(
+        if let refusal = customerRefusal(fields) { return refusal }
+        if Self.isOffSession(fields) {
+            return await chargeOffSession(fields, amount: Money(minorUnits: amount, currency: currency), request)
+        }
+        var draft = Draft(
             id: "pi_" + SecureRandom.alphanumeric(count: 24), amount: Money(minorUnits: amount, currency: currency),
             capture: fields["capture_method"] != "manual", metadata: metadata, paymentMethod: paymentMethod(fields),
             created: Int(Date().timeIntervalSince1970))
+        draft.customer = fields["customer"]
+        draft.setupFutureUsage = fields["setup_future_usage"]
+        draft.methodID = fields["payment_method"] ?? reservedMethod(fields)
         guard fields["confirm"] == "true" else {
             drafts.withLock { $0[draft.id] = draft }
             return .json(object: draftObject(draft))
@@ -234,6 +251,8 @@ public final class StripeSandbox: Sendable {
             "metadata": draft.metadata,
         ]
         if let error = draft.lastError { object["last_payment_error"] = ["type": "card_error", "message": error] }
+        if let customer = draft.customer { object["customer"] = customer }
+        if let method = draft.methodID, draft.paymentMethod != nil { object["payment_method"] = method }
         return object
     }
 
@@ -292,6 +311,7 @@ public final class StripeSandbox: Sendable {
         switch decision {
         case .authorized(let id), .pending(let id):
             metadataByIntent.withLock { $0[id] = draft.metadata }
+            keepForCustomer(draft, found, intent: id)
             drafts.withLock { $0[draft.id] = nil }
             return retrieve(id)
         case .declined(let reason, let message):
@@ -301,6 +321,7 @@ public final class StripeSandbox: Sendable {
                 case .expiredCard: ("expired_card", nil)
                 case .invalidBillingAddress: ("incorrect_zip", nil)
                 case .pinRequired: ("card_declined", "online_or_offline_pin_required")
+                case .authenticationRequired: ("authentication_required", "authentication_required")
                 default: ("card_declined", "generic_decline")
                 }
             // As Stripe does: the PaymentIntent stays, waiting for another payment method.
@@ -335,7 +356,9 @@ public final class StripeSandbox: Sendable {
             case .voided, .captureFailed: "canceled"  // Stripe's captures do not fail later; only the Adyen sandbox's do
             }
         let charge = "ch_" + entry.reference.dropFirst(3)
+        let used = intentMethods.withLock { $0[entry.reference] }
         return [
+            "customer": used?.customer ?? NSNull(), "payment_method": used?.method ?? NSNull(),
             "id": entry.reference, "object": "payment_intent", "amount": entry.amount.minorUnits,
             "amount_capturable": entry.status == .authorized ? entry.amount.minorUnits : 0, "amount_received": entry.captured.minorUnits,
             "currency": entry.amount.currency.code.lowercased(), "status": status,
