@@ -11,7 +11,8 @@ import Testing
         "/sandbox/refund_outcome", "/sandbox/faults", "/sandbox/wechat/console_refund", "/sandbox/alipay/console_refund",
         "/sandbox/adyen/webhook", "/sandbox/adyen/capture_outcome", "/sandbox/adyen/dispute", "/sandbox/adyen/decide",
         "/sandbox/adyen/expire", "/sandbox/adyen/recapture", "/sandbox/adyen/customer_area", "/sandbox/stripe/webhook",
-        "/sandbox/stripe/decide",
+        "/sandbox/stripe/decide", "/sandbox/wechat/contracts/sign", "/sandbox/wechat/contracts/unsign",
+        "/sandbox/wechat/contracts/balance",
     ]
 
     func post(_ base: URL, _ path: String, _ body: String) async throws -> (status: Int, code: String?, message: String?) {

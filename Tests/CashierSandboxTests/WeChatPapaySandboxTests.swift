@@ -70,8 +70,9 @@ import WeChatPay
     }
 
     static func request(_ code: String, notifyURL: String) -> WeChatPay.V2.EntrustRequest {
-        .init(planID: planID, contractCode: code, requestSerial: Int64(Date().timeIntervalSince1970 * 1000), displayAccount: "会员 Alice",
-              notifyURL: notifyURL)
+        .init(
+            planID: planID, contractCode: code, requestSerial: Int64(Date().timeIntervalSince1970 * 1000), displayAccount: "会员 Alice",
+            notifyURL: notifyURL)
     }
 
     /// A JSON call to the sandbox's payer API: its status and object.
@@ -98,17 +99,23 @@ import WeChatPay
         let code = "AG" + TradeNumber.generate().prefix(20)
 
         // Nothing is signed yet: the query says so in WeChat's words.
-        let none = await #expect(throws: PaymentError.self) { try await client.queryContract(.code(planID: Self.planID, contractCode: code)) }
+        let none = await #expect(throws: PaymentError.self) {
+            try await client.queryContract(.code(planID: Self.planID, contractCode: code))
+        }
         #expect(none?.providerCode == "CONTRACT_NOT_EXIST")
 
         let preEntrust = try await client.preEntrust(Self.request(code, notifyURL: endpoint.url))
         #expect(preEntrust.count == 32)
-        let (status, signed) = try await Self.payer(sandbox, "sandbox/wechat/contracts/sign", ["plan_id": Self.planID, "contract_code": code, "outcome": "agree"])
+        let (status, signed) = try await Self.payer(
+            sandbox, "sandbox/wechat/contracts/sign", ["plan_id": Self.planID, "contract_code": code, "outcome": "agree"])
         #expect(status == 200)
         let contractID = try #require(signed["contract_id"] as? String)
         #expect(signed["contract_state"] as? String == "0")
         // Signing again is refused: the contract exists.
-        #expect(try await Self.payer(sandbox, "sandbox/wechat/contracts/sign", ["plan_id": Self.planID, "contract_code": code, "outcome": "agree"]).0 == 409)
+        #expect(
+            try await Self.payer(
+                sandbox, "sandbox/wechat/contracts/sign", ["plan_id": Self.planID, "contract_code": code, "outcome": "agree"]
+            ).0 == 409)
         let again = await #expect(throws: PaymentError.self) { try await client.preEntrust(Self.request(code, notifyURL: endpoint.url)) }
         #expect(again?.providerCode == "CONTRACT_ALREADY_EXIST")
 
@@ -143,7 +150,9 @@ import WeChatPay
         #expect(reused?.providerCode == "OUT_TRADE_NO_USED")
 
         // The payer's balance is short for the next deduction only.
-        #expect(try await Self.payer(sandbox, "sandbox/wechat/contracts/balance", ["contract_id": contractID, "outcome": "insufficient"]).0 == 200)
+        #expect(
+            try await Self.payer(sandbox, "sandbox/wechat/contracts/balance", ["contract_id": contractID, "outcome": "insufficient"]).0
+                == 200)
         let second = TradeNumber.generate()
         try await client.papPayApply(Self.deduction(contractID, second, notifyURL: endpoint.url))
         moved.advance(61)
@@ -212,13 +221,19 @@ import WeChatPay
 
         // A payer who refuses signs nothing; a signing nobody asked for is not found.
         let other = "AG" + TradeNumber.generate().prefix(20)
-        _ = try await CurlTransport().send(HTTPRequest(method: "GET", url: client.entrustWebURL(Self.request(other, notifyURL: endpoint.url))))
+        _ = try await CurlTransport().send(
+            HTTPRequest(method: "GET", url: client.entrustWebURL(Self.request(other, notifyURL: endpoint.url))))
         let (status, refusal) = try await Self.payer(
             sandbox, "sandbox/wechat/contracts/sign", ["plan_id": Self.planID, "contract_code": other, "outcome": "refuse"])
         #expect(status == 200 && refusal["outcome"] as? String == "refuse")
-        let none = await #expect(throws: PaymentError.self) { try await client.queryContract(.code(planID: Self.planID, contractCode: other)) }
+        let none = await #expect(throws: PaymentError.self) {
+            try await client.queryContract(.code(planID: Self.planID, contractCode: other))
+        }
         #expect(none?.providerCode == "CONTRACT_NOT_EXIST")
-        #expect(try await Self.payer(sandbox, "sandbox/wechat/contracts/sign", ["plan_id": Self.planID, "contract_code": other, "outcome": "agree"]).0 == 404)
+        #expect(
+            try await Self.payer(
+                sandbox, "sandbox/wechat/contracts/sign", ["plan_id": Self.planID, "contract_code": other, "outcome": "agree"]
+            ).0 == 404)
         #expect(try await Self.payer(sandbox, "sandbox/wechat/contracts/sign", ["plan_id": Self.planID]).0 == 400)
         await sandbox.stop()
     }
@@ -232,7 +247,10 @@ import WeChatPay
         #expect(redirect.hasPrefix(sandbox.baseURL.absoluteString + "sandbox/wechat/contracts/sign?"))
         let page = try await CurlTransport().send(HTTPRequest(method: "GET", url: URL(string: redirect)!))
         #expect(String(decoding: page.body, as: UTF8.self).contains("id=\"agree\""))
-        #expect(try await Self.payer(sandbox, "sandbox/wechat/contracts/sign", ["plan_id": Self.planID, "contract_code": code, "outcome": "agree"]).0 == 200)
+        #expect(
+            try await Self.payer(
+                sandbox, "sandbox/wechat/contracts/sign", ["plan_id": Self.planID, "contract_code": code, "outcome": "agree"]
+            ).0 == 200)
         let added = try #require(await endpoint.contract(code, .add))
         #expect(added.document["sign_type"] == "HMAC-SHA256")
         // An address signed with another key is refused in WeChat's words.
@@ -240,7 +258,8 @@ import WeChatPay
             merchant: .init(appID: Self.merchant.appID, mchID: Self.merchant.mchID, apiKey: String(repeating: "0", count: 32)),
             baseURL: sandbox.wechatV2URL)
         let refused = await #expect(throws: PaymentError.self) {
-            try await stranger.h5Entrust(Self.request("AG" + TradeNumber.generate().prefix(20), notifyURL: endpoint.url), clientIP: "203.0.113.7")
+            try await stranger.h5Entrust(
+                Self.request("AG" + TradeNumber.generate().prefix(20), notifyURL: endpoint.url), clientIP: "203.0.113.7")
         }
         #expect(refused?.providerCode == "SIGNERROR")
         await sandbox.stop()

@@ -23,7 +23,8 @@ import WeChatPay
     static func adapter(_ sandbox: SandboxServer) -> WeChatV2Adapter {
         WeChatV2Adapter(
             currencies: WeChatPayer.currencies([]), configuration: .init(merchant: merchant, baseURL: sandbox.wechatV2URL),
-            payer: WeChatPayer(appID: merchant.appID, mchID: merchant.mchID, miniProgram: nil, officialAccountID: nil, transport: CurlTransport()),
+            payer: WeChatPayer(
+                appID: merchant.appID, mchID: merchant.mchID, miniProgram: nil, officialAccountID: nil, transport: CurlTransport()),
             merchants: [merchant], transport: CurlTransport(), mutualTLSTransport: nil, notifyBase: { "http://127.0.0.1:9" },
             clock: SystemClock())
     }
@@ -105,7 +106,8 @@ import WeChatPay
             reports == [
                 AgreementReport(
                     provider: .wechatV2, merchantID: "10000100", externalNo: code,
-                    progress: AgreementProgress(status: .active, providerState: "ADD", providerAgreementID: signed.contract_id, payer: signed.openid),
+                    progress: AgreementProgress(
+                        status: .active, providerState: "ADD", providerAgreementID: signed.contract_id, payer: signed.openid),
                     notificationID: "\(signed.contract_id):ADD:\(added.operateTime)")
             ])
         #expect(
@@ -114,8 +116,12 @@ import WeChatPay
 
         // A forged notification is refused; a payment notification is no agreement report.
         var forged = added.document.fields.filter { $0.name != "sign" }.map { ($0.name, $0.value) }
-        forged.append(("sign", WeChatPay.V2.Signer(apiKey: String(repeating: "1", count: 32)).signature(
-            for: forged.map { (key: $0.0, value: $0.1) }, type: .md5)))
+        forged.append(
+            (
+                "sign",
+                WeChatPay.V2.Signer(apiKey: String(repeating: "1", count: 32)).signature(
+                    for: forged.map { (key: $0.0, value: $0.1) }, type: .md5)
+            ))
         await #expect(throws: PaymentError.self) {
             try await adapter.agreementEvents(InboundMessage(headers: [:], body: Array(WeChatPay.V2.XMLDocument(forged).xmlString.utf8)))
         }
@@ -181,7 +187,9 @@ import WeChatPay
         let adapter = Self.adapter(sandbox)
 
         let jsapi = "AG" + TradeNumber.generate().prefix(20)
-        guard case .url(let address) = try await adapter.signAgreement(Self.agreement(jsapi, method: "wechat.jsapi"), notifyURL: notifyURL, returnURL: nil)
+        guard
+            case .url(let address) = try await adapter.signAgreement(
+                Self.agreement(jsapi, method: "wechat.jsapi"), notifyURL: notifyURL, returnURL: nil)
         else {
             Issue.record("wechat.jsapi signs on a page")
             return
@@ -191,7 +199,9 @@ import WeChatPay
         #expect(String(decoding: page.body, as: UTF8.self).contains("id=\"agree\""))
 
         let h5 = "AG" + TradeNumber.generate().prefix(20)
-        guard case .url(let redirect) = try await adapter.signAgreement(Self.agreement(h5, method: "wechat.h5"), notifyURL: notifyURL, returnURL: nil)
+        guard
+            case .url(let redirect) = try await adapter.signAgreement(
+                Self.agreement(h5, method: "wechat.h5"), notifyURL: notifyURL, returnURL: nil)
         else {
             Issue.record("wechat.h5 signs on a page")
             return

@@ -135,7 +135,8 @@ import Testing
             $0.0 == "trade_type" ? ("trade_type", "PAP") : $0
         }
         var resigned = Array(fields.dropLast())
-        resigned.append(("sign", WeChatPay.V2.Signer(apiKey: Self.key).signature(for: resigned.map { (key: $0.0, value: $0.1) }, type: .md5)))
+        resigned.append(
+            ("sign", WeChatPay.V2.Signer(apiKey: Self.key).signature(for: resigned.map { (key: $0.0, value: $0.1) }, type: .md5)))
         let notification = try WeChatPay.V2.PaymentNotification.verify(V2NotificationTests.body(resigned), merchant: Self.merchant)
         #expect(notification.isSuccess)
         #expect(notification.document["trade_type"] == "PAP")

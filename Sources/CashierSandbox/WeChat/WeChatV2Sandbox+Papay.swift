@@ -99,7 +99,8 @@ extension WeChatV2Sandbox {
             guard let contract = contract(named: request, mchID: merchant.mchID) else { return .failure(Self.noContract) }
             terminate(contract.contractID, mode: "3", remark: request["contract_termination_remark"])
             return .success([
-                ("contract_id", contract.contractID), ("plan_id", contract.signing.planID), ("contract_code", contract.signing.contractCode),
+                ("contract_id", contract.contractID), ("plan_id", contract.signing.planID),
+                ("contract_code", contract.signing.contractCode),
             ])
         case "pay/pappayapply": return deduct(request, merchant: merchant, signType: signType)
         default:
@@ -212,7 +213,8 @@ extension WeChatV2Sandbox {
         guard TradeNumber.isValid(outTradeNo, for: .wechat) else { return .failure(BusinessError("PARAM_ERROR", "out_trade_no参数格式错误")) }
         guard let fee = Int64(request["total_fee"]!), fee > 0 else { return .failure(BusinessError("PARAM_ERROR", "total_fee参数格式错误")) }
         let contractID = request["contract_id"]!
-        let fingerprint = ["body", "total_fee", "fee_type", "contract_id", "attach"].map { "\($0)=\(request[$0] ?? "")" }.joined(separator: "&")
+        let fingerprint = ["body", "total_fee", "fee_type", "contract_id", "attach"].map { "\($0)=\(request[$0] ?? "")" }.joined(
+            separator: "&")
         if let existing = orders[outTradeNo] {
             // The same deduction sent again is the same deduction, whatever it has become since.
             guard existing.fields["trade_type"] == "PAP", existing.fingerprint == fingerprint else {

@@ -33,7 +33,8 @@ extension WeChatV2Sandbox {
         if papay.signedContract(planID: planID, contractCode: contractCode) != nil {
             throw WeChatV3Sandbox.PayerRefusal(status: 409, code: "already_signed", message: "contract \(contractCode) is already signed")
         }
-        guard let (key, signing) = papay.signings.first(where: { $0.value.planID == planID && $0.value.contractCode == contractCode }) else {
+        guard let (key, signing) = papay.signings.first(where: { $0.value.planID == planID && $0.value.contractCode == contractCode })
+        else {
             throw WeChatV3Sandbox.PayerRefusal(
                 status: 404, code: "signing_not_found",
                 message: "no signing request for plan \(planID), contract \(contractCode): open entrustweb or call preentrustweb first")
@@ -42,8 +43,10 @@ extension WeChatV2Sandbox {
         guard outcome == .agree else { return nil }
         let now = papay.clock()
         let contract = WeChatContractDesk.Contract(
-            signing: signing, contractID: "2" + BeijingTime.string(from: now, .compact) + SecureRandom.string(count: 9, alphabet: "0123456789"),
-            openID: "oSbx" + SecureRandom.alphanumeric(count: 24), signedAt: now, expiresAt: now.addingTimeInterval(WeChatContractDesk.validity))
+            signing: signing,
+            contractID: "2" + BeijingTime.string(from: now, .compact) + SecureRandom.string(count: 9, alphabet: "0123456789"),
+            openID: "oSbx" + SecureRandom.alphanumeric(count: 24), signedAt: now,
+            expiresAt: now.addingTimeInterval(WeChatContractDesk.validity))
         papay.contracts[contract.contractID] = contract
         notifyContract(contract, change: "ADD")
         return Self.view(contract)
@@ -78,7 +81,8 @@ extension WeChatV2Sandbox {
             return .failure(BusinessError("PARAM_ERROR", "mch_id参数格式错误或商户不存在"))
         }
         guard fields["appid"] == merchant.appID else { return .failure(BusinessError("PARAM_ERROR", "appid和mch_id不匹配")) }
-        guard let sign = fields["sign"], merchant.signer.isValidSignature(sign, for: fields.lazy.map { (key: $0.key, value: $0.value) }, type: type)
+        guard let sign = fields["sign"],
+            merchant.signer.isValidSignature(sign, for: fields.lazy.map { (key: $0.key, value: $0.value) }, type: type)
         else { return .failure(BusinessError("SIGNERROR", "签名错误")) }
         return remember(WeChatPay.V2.XMLDocument(fields.map { ($0.key, $0.value) }), merchant: merchant, signType: type)
     }
@@ -93,7 +97,8 @@ extension WeChatV2Sandbox {
         router.add("GET", "\(prefix)/papay/entrustweb") { request, _ in
             switch await self.openSigningAddress(request.query, type: .md5) {
             case .success(let signing): return await self.signingPage(planID: signing.planID, contractCode: signing.contractCode)
-            case .failure(let error): return SandboxPages.notice(status: 400, title: "签约失败 Signing refused", "\(error.code): \(error.description)")
+            case .failure(let error):
+                return SandboxPages.notice(status: 400, title: "签约失败 Signing refused", "\(error.code): \(error.description)")
             }
         }
         router.add("GET", "\(prefix)/papay/h5entrustweb") { request, _ in

@@ -95,8 +95,8 @@ public actor WeChatV2Sandbox {
         let endpoints = [
             "pay/unifiedorder", "pay/orderquery", "pay/closeorder", "secapi/pay/refund", "pay/refundquery", "pay/getsignkey",
             "pay/downloadbill", "pay/micropay", "secapi/pay/reverse", "pay/downloadfundflow",
-        ] + Self.papayEndpoints
-        for endpoint in endpoints {
+        ]
+        for endpoint in endpoints + Self.papayEndpoints {
             for path in ["\(prefix)/\(endpoint)", "\(prefix)/sandboxnew/\(endpoint)"] {
                 router.add("POST", path) { request, _ in
                     let xml = await self.handle(endpoint: endpoint, body: request.body)

@@ -95,7 +95,8 @@ extension WeChatPay.V2 {
             guard let contractID = document["contract_id"], !contractID.isEmpty, let planID = document["plan_id"],
                 let contractCode = document["contract_code"]
             else {
-                throw PaymentError(.malformedMessage, provider: .wechatV2, "the contract answer lacks contract_id, plan_id or contract_code")
+                throw PaymentError(
+                    .malformedMessage, provider: .wechatV2, "the contract answer lacks contract_id, plan_id or contract_code")
             }
             guard let state = document["contract_state"].flatMap(State.init(rawValue:)) else {
                 throw PaymentError(.malformedMessage, provider: .wechatV2, "contract_state is missing or neither 0 nor 1")

@@ -21,7 +21,8 @@ extension WeChatV2Adapter: Recurring {
     func signAgreement(_ agreement: StoredAgreement, notifyURL: String, returnURL: String?) async throws -> AgreementLaunch {
         let method = PaymentMethod(rawValue: agreement.method)
         guard let method, signingMethods.contains(method) else {
-            throw PaymentError(.invalidRequest, provider: .wechatV2, "WeChat Pay withholding is signed with wechat.app, wechat.jsapi or wechat.h5")
+            throw PaymentError(
+                .invalidRequest, provider: .wechatV2, "WeChat Pay withholding is signed with wechat.app, wechat.jsapi or wechat.h5")
         }
         let now = clock.now()
         // Unique per request, and ordered: milliseconds, and three random digits for two in the same one.
@@ -53,7 +54,8 @@ extension WeChatV2Adapter: Recurring {
         do {
             try await client.deleteContract(key, remark: String(remark.prefix(256)))
         } catch let error as PaymentError where error.providerCode == "CONTRACT_NOT_EXIST" {
-            return AgreementProgress(status: .terminated, providerState: "CONTRACT_NOT_EXIST", reason: "no contract was signed at WeChat Pay")
+            return AgreementProgress(
+                status: .terminated, providerState: "CONTRACT_NOT_EXIST", reason: "no contract was signed at WeChat Pay")
         }
         return Self.progress(try await client.queryContract(key))
     }
@@ -68,7 +70,8 @@ extension WeChatV2Adapter: Recurring {
             try await contractClient(agreement).papPayApply(
                 .init(
                     contractID: contractID, body: order.description, outTradeNo: payment.outTradeNo, total: payment.amount,
-                    clientIP: Self.serverIP, notifyURL: notifyURL, attach: OrderFieldsForProviders.metadata(order, limit: Self.attachLimit)))
+                    clientIP: Self.serverIP, notifyURL: notifyURL, attach: OrderFieldsForProviders.metadata(order, limit: Self.attachLimit))
+            )
             return .accepted
         } catch let error as PaymentError where error.code == .providerRejected && error.providerCode != nil {
             let code = error.providerCode ?? ""
@@ -84,13 +87,19 @@ extension WeChatV2Adapter: Recurring {
         "FREQUENCY_LIMITED": true,
     ]
 
+    /// Why a withholding deduction (trade type PAP) failed, from its notification.
+    static func deductionFailure(_ document: WeChatPay.V2.XMLDocument) -> String {
+        "PAY_FAIL: \(document["err_code_des"] ?? document["err_code"] ?? "the deduction failed")"
+    }
+
     func agreementEvents(_ message: InboundMessage) async throws -> [AgreementReport] {
         guard WeChatPay.V2.ContractNotification.isContractNotification(message.body) else { return [] }
         let notification = try WeChatPay.V2.ContractNotification.verify(message.body, merchant: configuration.merchant)
         let progress =
             switch notification.changeType {
             case .add:
-                AgreementProgress(status: .active, providerState: "ADD", providerAgreementID: notification.contractID, payer: notification.openID)
+                AgreementProgress(
+                    status: .active, providerState: "ADD", providerAgreementID: notification.contractID, payer: notification.openID)
             case .delete:
                 AgreementProgress(
                     status: .terminated, providerState: "DELETE", providerAgreementID: notification.contractID, payer: notification.openID,

@@ -239,9 +239,7 @@ struct WeChatV2Adapter: CounterCollector, Refunding, Reconciling, HeldKeyVerifyi
                     outTradeNo: notification.outTradeNo,
                     state: notification.isSuccess
                         ? .paid(amount: notification.amount, transactionID: notification.transactionID)
-                        : notification.document["trade_type"] == "PAP"
-                            ? .failed("PAY_FAIL: \(notification.document["err_code_des"] ?? notification.document["err_code"] ?? "the deduction failed")")
-                            : .unpaid,
+                        : notification.document["trade_type"] == "PAP" ? .failed(Self.deductionFailure(notification.document)) : .unpaid,
                     merchantID: notification.document["sub_mch_id"] ?? notification.document["mch_id"],
                     fields: [
                         "transaction_id": notification.transactionID, "total_fee": String(notification.amount.minorUnits),
