@@ -182,6 +182,34 @@ import WeChatPay
         await sandbox.stop()
     }
 
+    /// The same deduction sent many times at once is one deduction: accepted each time, one
+    /// trade in the books, settled once, notified once.
+    @Test(.timeLimit(.minutes(2))) func aDeductionSentManyTimesAtOnceIsOne() async throws {
+        let clock = MovingClock()
+        let sandbox = try await Self.sandbox(clock)
+        let endpoint = try Endpoint()
+        let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
+        let code = "AG" + TradeNumber.generate().prefix(20)
+        _ = try await client.preEntrust(Self.request(code, notifyURL: endpoint.url))
+        let contract = try #require(try await sandbox.wechatV2.signContract(planID: Self.planID, contractCode: code, outcome: .agree))
+        let number = TradeNumber.generate()
+        let deduction = Self.deduction(contract.contract_id, number, notifyURL: endpoint.url)
+        let accepted = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<20 { group.addTask { (try? await client.papPayApply(deduction)) != nil } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(accepted == 20)
+        clock.advance(61)
+        #expect(await sandbox.wechatV2.settleDeductions() == 1)
+        #expect(await sandbox.wechatV2.settleDeductions() == 0)
+        #expect(await endpoint.payment(number)?.isSuccess == true)
+        let books = await sandbox.wechatV2.ledger().filter { $0.out_trade_no == number }
+        #expect(books.count == 1 && books.first?.paid == true && books.first?.amount_minor == 1500)
+        let notified = endpoint.recorder.all { try? WeChatPay.V2.PaymentNotification.verify($0, merchant: Self.merchant) }
+        #expect(notified.filter { $0.outTradeNo == number }.count == 1)
+        await sandbox.stop()
+    }
+
     @Test(.timeLimit(.minutes(2))) func theEntrustWebPageSignsAndTheMerchantEndsTheContract() async throws {
         let sandbox = try await Self.sandbox(MovingClock())
         let endpoint = try Endpoint()
