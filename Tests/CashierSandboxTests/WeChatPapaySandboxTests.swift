@@ -21,7 +21,12 @@ import WeChatPay
     struct Endpoint {
         let recorder: NotifyRecorder
 
-        init() throws { recorder = try NotifyRecorder(reply: WeChatPay.V2.NotificationReply.success.xmlString) }
+        /// - Parameter refusing: how many of the first notifications are answered `FAIL`.
+        init(refusing: Int = 0) throws {
+            recorder = try NotifyRecorder(
+                reply: WeChatPay.V2.NotificationReply.success.xmlString, refusing: refusing,
+                refusal: WeChatPay.V2.NotificationReply.failure("busy").xmlString)
+        }
 
         var url: String { recorder.url("/notify/wechat/v2/contract") }
 
@@ -207,6 +212,23 @@ import WeChatPay
         #expect(books.count == 1 && books.first?.paid == true && books.first?.amount_minor == 1500)
         let notified = endpoint.recorder.all { try? WeChatPay.V2.PaymentNotification.verify($0, merchant: Self.merchant) }
         #expect(notified.filter { $0.outTradeNo == number }.count == 1)
+        await sandbox.stop()
+    }
+
+    /// A contract notification the merchant answers `FAIL` is sent again on WeChat's schedule
+    /// (scaled down here) until it is acknowledged.
+    @Test(.timeLimit(.minutes(2))) func aRefusedContractNotificationIsSentAgain() async throws {
+        let sandbox = try await Self.sandbox(MovingClock())
+        let endpoint = try Endpoint(refusing: 2)
+        let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
+        let code = "AG" + TradeNumber.generate().prefix(20)
+        _ = try await client.preEntrust(Self.request(code, notifyURL: endpoint.url))
+        let contract = try #require(try await sandbox.wechatV2.signContract(planID: Self.planID, contractCode: code, outcome: .agree))
+        let key = contract.contract_id + ":ADD"
+        #expect(await eventually { await sandbox.delivery.attempts(for: key).contains { $0.acknowledged } })
+        let attempts = await sandbox.delivery.attempts(for: key)
+        #expect(attempts.map(\.acknowledged) == [false, false, true])
+        #expect(endpoint.contractNotifications(code) == 3)
         await sandbox.stop()
     }
 

@@ -19,14 +19,21 @@ public final class NotifyRecorder: Sendable {
     private let arrivals = Tally()
     public let server: HTTPServer
 
-    /// - Parameter reply: the body every notification is answered with (status 200).
-    public init(reply: String) throws {
+    /// - Parameters:
+    ///   - reply: the body a notification is answered with (status 200).
+    ///   - refusing: how many of the first notifications are answered with `refusal` instead
+    ///     (kept all the same), so the sender retries.
+    ///   - refusal: their answer (WeChat Pay's `FAIL`, Alipay's `fail`).
+    public init(reply: String, refusing: Int = 0, refusal: String = "") throws {
         let bodies = self.bodies
         let arrivals = self.arrivals
         server = HTTPServer(configuration: .init(threads: 1)) { request in
-            bodies.list.withLock { $0.append(request.body) }
+            let count = bodies.list.withLock {
+                $0.append(request.body)
+                return $0.count
+            }
             arrivals.add()
-            return .text(reply)
+            return .text(count <= refusing ? refusal : reply)
         }
         try server.start()
     }
