@@ -100,7 +100,7 @@ import WeChatPay
         let sandbox = try await Self.sandbox(moved)
         let clock = MovingClock.start
         let endpoint = try Endpoint()
-        let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
+        let client = WeChatPay.V2.Client(merchant: Self.merchant, transport: CurlTransport(), baseURL: sandbox.wechatV2URL)
         let code = "AG" + TradeNumber.generate().prefix(20)
 
         // Nothing is signed yet: the query says so in WeChat's words.
@@ -193,7 +193,7 @@ import WeChatPay
         let clock = MovingClock()
         let sandbox = try await Self.sandbox(clock)
         let endpoint = try Endpoint()
-        let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
+        let client = WeChatPay.V2.Client(merchant: Self.merchant, transport: CurlTransport(), baseURL: sandbox.wechatV2URL)
         let code = "AG" + TradeNumber.generate().prefix(20)
         _ = try await client.preEntrust(Self.request(code, notifyURL: endpoint.url))
         let contract = try #require(try await sandbox.wechatV2.signContract(planID: Self.planID, contractCode: code, outcome: .agree))
@@ -220,7 +220,7 @@ import WeChatPay
     @Test(.timeLimit(.minutes(2))) func aRefusedContractNotificationIsSentAgain() async throws {
         let sandbox = try await Self.sandbox(MovingClock())
         let endpoint = try Endpoint(refusing: 2)
-        let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
+        let client = WeChatPay.V2.Client(merchant: Self.merchant, transport: CurlTransport(), baseURL: sandbox.wechatV2URL)
         let code = "AG" + TradeNumber.generate().prefix(20)
         _ = try await client.preEntrust(Self.request(code, notifyURL: endpoint.url))
         let contract = try #require(try await sandbox.wechatV2.signContract(planID: Self.planID, contractCode: code, outcome: .agree))
@@ -235,7 +235,7 @@ import WeChatPay
     @Test(.timeLimit(.minutes(2))) func theEntrustWebPageSignsAndTheMerchantEndsTheContract() async throws {
         let sandbox = try await Self.sandbox(MovingClock())
         let endpoint = try Endpoint()
-        let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
+        let client = WeChatPay.V2.Client(merchant: Self.merchant, transport: CurlTransport(), baseURL: sandbox.wechatV2URL)
         let code = "AG" + TradeNumber.generate().prefix(20)
         let url = client.entrustWebURL(Self.request(code, notifyURL: endpoint.url))
         #expect(url.absoluteString.hasPrefix(sandbox.wechatV2URL.absoluteString + "papay/entrustweb?"))
@@ -291,7 +291,7 @@ import WeChatPay
     @Test(.timeLimit(.minutes(2))) func h5SigningAnswersARedirectAndItsNotificationIsHMAC() async throws {
         let sandbox = try await Self.sandbox(MovingClock())
         let endpoint = try Endpoint()
-        let client = WeChatPay.V2.Client(merchant: Self.merchant, baseURL: sandbox.wechatV2URL)
+        let client = WeChatPay.V2.Client(merchant: Self.merchant, transport: CurlTransport(), baseURL: sandbox.wechatV2URL)
         let code = "AG" + TradeNumber.generate().prefix(20)
         let redirect = try await client.h5Entrust(Self.request(code, notifyURL: endpoint.url), clientIP: "203.0.113.7")
         #expect(redirect.hasPrefix(sandbox.baseURL.absoluteString + "sandbox/wechat/contracts/sign?"))
@@ -306,7 +306,7 @@ import WeChatPay
         // An address signed with another key is refused in WeChat's words.
         let stranger = WeChatPay.V2.Client(
             merchant: .init(appID: Self.merchant.appID, mchID: Self.merchant.mchID, apiKey: String(repeating: "0", count: 32)),
-            baseURL: sandbox.wechatV2URL)
+            transport: CurlTransport(), baseURL: sandbox.wechatV2URL)
         let refused = await #expect(throws: PaymentError.self) {
             try await stranger.h5Entrust(
                 Self.request("AG" + TradeNumber.generate().prefix(20), notifyURL: endpoint.url), clientIP: "203.0.113.7")
