@@ -146,6 +146,11 @@ import WeChatPay
         }
         #expect(try await adapter.agreementEvents(InboundMessage(headers: [:], body: Array(paidBody.utf8))) == [])
 
+        // A trade neither query knows is not found: pay/orderquery, then pay/paporderquery, both asked.
+        let asked = await sandbox.wechatV2.calls(to: "pay/paporderquery")
+        #expect(try await adapter.query(Self.payment(TradeNumber.generate())) == .notFound)
+        #expect(await sandbox.wechatV2.calls(to: "pay/paporderquery") == asked + 1)
+
         // The payer's balance is short: accepted, then failed, by the query and the notification.
         #expect(await sandbox.wechatV2.setInsufficientBalance(contractID: signed.contract_id))
         let second = TradeNumber.generate()
