@@ -22,36 +22,64 @@ import Testing
         return Dictionary(items.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
     }
 
-    @Test func entrustWebIsSignedWithMD5OverTheDocumentedParameters() throws {
+    /// `Vectors/v2_papay.json`: sign strings and signatures computed independently of Cashier.
+    struct Vectors: Decodable {
+        struct Signing: Decodable {
+            let name: String
+            let endpoint: String
+            let sign_type: String
+            let extra: [String: String]
+            let string_a: String
+            let sign: String
+        }
+        struct Notification: Decodable {
+            let fields: [String: String]
+            let string_a: String
+            let md5_sign: String
+        }
+        let key: String
+        let request: [String: String]
+        let signing: [Signing]
+        let contract_notification: Notification
+    }
+
+    static func vectors() throws -> Vectors { try Fixture.decode(Vectors.self, "v2_papay.json") }
+
+    /// Each signing address against its vector: the parameters WeChat Pay documents (and no
+    /// `sign_type`), the sign string, and the signature — MD5 for `entrustweb` and HMAC-SHA256
+    /// for `h5entrustweb`, whatever the merchant's own sign type.
+    @Test func signingAddressesMatchTheirVectors() throws {
+        let vectors = try Self.vectors()
+        #expect(vectors.key == Self.key)
+        #expect(vectors.request["request_serial"] == String(Self.request.requestSerial))
+        #expect(vectors.request["timestamp"] == String(Int(Self.timestamp.timeIntervalSince1970)))
+        let hmacMerchant = WeChatPay.V2.Merchant(
+            appID: Self.merchant.appID, mchID: Self.merchant.mchID, apiKey: Self.key, signType: .hmacSHA256)
+        for client in [Self.client, WeChatPay.V2.Client(merchant: hmacMerchant, baseURL: WeChatPay.V2.Client.productionURL)] {
+            for vector in vectors.signing {
+                let url =
+                    vector.endpoint == "papay/entrustweb"
+                    ? client.entrustWebURL(Self.request, timestamp: Self.timestamp)
+                    : client.h5EntrustWebURL(Self.request, clientIP: vector.extra["clientip"] ?? "", timestamp: Self.timestamp)
+                #expect(url.path == "/" + vector.endpoint, "\(vector.name)")
+                let query = Self.query(url)
+                #expect(query["sign_type"] == nil, "\(vector.name)")
+                let unsigned = query.filter { $0.key != "sign" }
+                #expect(
+                    WeChatPay.V2.Signer.canonicalString(unsigned.map { (key: $0.key, value: $0.value) }) == vector.string_a,
+                    "\(vector.name)")
+                #expect(query["sign"] == vector.sign, "\(vector.name) (\(vector.sign_type))")
+            }
+        }
+    }
+
+    /// Values are percent-encoded in the address (the notify URL's `/` and `:`, the space, the
+    /// Chinese), and the order is WeChat's: appid and mch_id first.
+    @Test func theAddressPercentEncodesItsValues() {
         let url = Self.client.entrustWebURL(Self.request, timestamp: Self.timestamp)
         #expect(url.absoluteString.hasPrefix("https://api.mch.weixin.qq.com/papay/entrustweb?appid=wxd930ea5d5a258f4f&mch_id=10000100&"))
-        let query = Self.query(url)
-        let unsigned = query.filter { $0.key != "sign" }
-        #expect(
-            WeChatPay.V2.Signer.canonicalString(unsigned.map { (key: $0.key, value: $0.value) })
-                == "appid=wxd930ea5d5a258f4f&contract_code=AG20261207A1&contract_display_account=会员 Alice&mch_id=10000100"
-                + "&notify_url=https://shop.example/notify/wechat/v2/contract&plan_id=12535&request_serial=1765100000000"
-                + "&timestamp=1765100000&version=1.0")
-        #expect(query["sign"] == "B0B7D51CDE67F073432A69E483014044")
-        // Values are percent-encoded in the address: the notify URL's "/" and ":" and the space.
         #expect(url.absoluteString.contains("notify_url=https%3A%2F%2Fshop.example%2Fnotify%2Fwechat%2Fv2%2Fcontract"))
         #expect(url.absoluteString.contains("contract_display_account=%E4%BC%9A%E5%91%98%20Alice"))
-        #expect(query["sign_type"] == nil)
-    }
-
-    /// An HMAC merchant's official-account signing is still MD5: WeChat Pay takes only MD5 there.
-    @Test func entrustWebIsMD5EvenForAnHMACMerchant() {
-        let hmacMerchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: Self.key, signType: .hmacSHA256)
-        let client = WeChatPay.V2.Client(merchant: hmacMerchant)
-        #expect(Self.query(client.entrustWebURL(Self.request, timestamp: Self.timestamp))["sign"] == "B0B7D51CDE67F073432A69E483014044")
-    }
-
-    @Test func h5EntrustWebIsSignedWithHMACSHA256AndNamesTheClientIP() {
-        let url = Self.client.h5EntrustWebURL(Self.request, clientIP: "203.0.113.7", timestamp: Self.timestamp)
-        #expect(url.path == "/papay/h5entrustweb")
-        let query = Self.query(url)
-        #expect(query["clientip"] == "203.0.113.7")
-        #expect(query["sign"] == "4B39D5EB3187AB2CB66BF5A179C9CBCBAA15011072B18A85CFB324CC3AE34AC4")
     }
 
     // MARK: The contract notification
@@ -76,7 +104,10 @@ import Testing
 
     @Test func aGenuineSigningNotificationVerifies() throws {
         let fields = Self.notification()
-        #expect(fields.last?.1 == "C456F957BE7E2F247A65CF63474FD3FE")  // the sign string's MD5, computed independently
+        let vector = try Self.vectors().contract_notification
+        #expect(Dictionary(uniqueKeysWithValues: fields.dropLast()) == vector.fields)
+        #expect(WeChatPay.V2.Signer.canonicalString(fields.map { (key: $0.0, value: $0.1) }) == vector.string_a)
+        #expect(fields.last?.1 == vector.md5_sign)
         let body = Self.body(fields)
         #expect(WeChatPay.V2.ContractNotification.isContractNotification(body))
         let contract = try WeChatPay.V2.ContractNotification.verify(body, merchant: Self.merchant)
