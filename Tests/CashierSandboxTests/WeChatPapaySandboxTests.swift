@@ -232,6 +232,32 @@ import WeChatPay
         await sandbox.stop()
     }
 
+    /// A contract ends when its validity (three years) has passed on the sandbox clock: mode 1,
+    /// `DELETE`, and no deduction is accepted under it.
+    @Test(.timeLimit(.minutes(2))) func aContractExpires() async throws {
+        let clock = MovingClock()
+        let sandbox = try await Self.sandbox(clock)
+        let endpoint = try Endpoint()
+        let client = WeChatPay.V2.Client(merchant: Self.merchant, transport: CurlTransport(), baseURL: sandbox.wechatV2URL)
+        let code = "AG" + TradeNumber.generate().prefix(20)
+        _ = try await client.preEntrust(Self.request(code, notifyURL: endpoint.url))
+        let signed = try #require(try await sandbox.wechatV2.signContract(planID: Self.planID, contractCode: code, outcome: .agree))
+        let contract = try await client.queryContract(.id(signed.contract_id))
+        let expiry = try #require(contract.expiresAt)
+        #expect(expiry == MovingClock.start + 3 * 365 * 24 * 3600)
+        clock.advance(expiry.timeIntervalSince(MovingClock.start) - 1)
+        #expect(try await client.queryContract(.id(signed.contract_id)).state == .signed)
+        clock.advance(1)
+        let expired = try await client.queryContract(.id(signed.contract_id))
+        #expect(expired.state == .terminated && expired.terminationMode == .expired && expired.terminatedAt == expiry)
+        #expect(await endpoint.contract(code, .delete)?.terminationMode == .expired)
+        let refused = await #expect(throws: PaymentError.self) {
+            try await client.papPayApply(Self.deduction(signed.contract_id, TradeNumber.generate(), notifyURL: endpoint.url))
+        }
+        #expect(refused?.providerCode == "CONTRACT_NOT_EXIST")
+        await sandbox.stop()
+    }
+
     @Test(.timeLimit(.minutes(2))) func theEntrustWebPageSignsAndTheMerchantEndsTheContract() async throws {
         let sandbox = try await Self.sandbox(MovingClock())
         let endpoint = try Endpoint()

@@ -20,7 +20,8 @@ import WeChatPay
 ///   payer's balance was made short (``setInsufficientBalance(contractID:deductions:)``), and the
 ///   ordinary payment notification (`trade_type` `PAP`; `result_code` FAIL, `NOTENOUGH`, for a
 ///   failure) goes to its `notify_url` on WeChat's retry schedule. Every gateway call settles
-///   what is due first; ``settleDeductions()`` does it on demand.
+///   what is due first (and ends contracts past their three years: mode 1, `DELETE`);
+///   ``settleDeductions()`` settles on demand.
 /// - `pay/paporderquery` answers as `pay/orderquery` does, with `contract_id`.
 extension WeChatV2Sandbox {
     static let papayEndpoints = [
@@ -58,6 +59,17 @@ extension WeChatV2Sandbox {
             contract_code: contract.signing.contractCode, contract_id: contract.contractID, openid: contract.openID,
             contract_state: contract.state, contract_termination_mode: contract.terminationMode,
             contract_display_account: contract.signing.displayAccount)
+    }
+
+    /// What the sandbox clock has made due: contracts past their validity end (`contract_termination_mode`
+    /// 1, with `DELETE`), then deductions settle. - Returns: how many deductions settled.
+    @discardableResult
+    func sweepPapay() -> Int {
+        let now = papay.clock()
+        for contract in papay.contracts.values where contract.terminatedAt == nil && contract.expiresAt <= now {
+            terminate(contract.contractID, mode: "1", remark: nil)
+        }
+        return settleDeductions()
     }
 
     /// Settles every accepted deduction that is due on the sandbox clock and notifies it.

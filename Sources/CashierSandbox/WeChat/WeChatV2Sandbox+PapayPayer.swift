@@ -18,7 +18,8 @@ import WeChatPay
 /// - `POST /sandbox/wechat/contracts/balance {"contract_id","outcome":"insufficient"|"sufficient","deductions":1}`:
 ///   the payer's next deductions (1 unless given) under the contract settle `PAY_FAIL`
 ///   (`NOTENOUGH`), or no longer do.
-/// - `POST /sandbox/wechat/contracts/settle {}`: settles the deductions due on the sandbox clock now.
+/// - `POST /sandbox/wechat/contracts/settle {}`: settles the deductions due on the sandbox clock now
+///   (and ends the contracts it has expired).
 /// - `GET /sandbox/wechat/contracts`: every contract.
 extension WeChatV2Sandbox {
     /// What the payer does with a signing request.
@@ -165,7 +166,7 @@ extension WeChatV2Sandbox {
             return .json(["contract_id": id, "outcome": outcome, "failing_deductions": String(count)])
         }
         router.add("POST", "/sandbox/wechat/contracts/settle") { _, _ in
-            .json(["settled": await self.settleDeductions()])
+            .json(["settled": await self.sweepPapay()])
         }
         router.add("GET", "/sandbox/wechat/contracts") { _, _ in
             .json(["data": await self.contracts()])

@@ -117,7 +117,7 @@ public actor WeChatV2Sandbox {
     /// Answers one gateway call with the response XML.
     func handle(endpoint: String, body: [UInt8]) -> String {
         callCounts[endpoint, default: 0] += 1
-        settleDeductions()
+        sweepPapay()
         let request: WeChatPay.V2.XMLDocument
         do {
             request = try WeChatPay.V2.XMLDocument(parsing: body)
