@@ -12,6 +12,7 @@ import Testing
         "/sandbox/adyen/webhook", "/sandbox/adyen/capture_outcome", "/sandbox/adyen/dispute", "/sandbox/adyen/decide",
         "/sandbox/adyen/expire", "/sandbox/adyen/recapture", "/sandbox/adyen/customer_area", "/sandbox/stripe/webhook",
         "/sandbox/stripe/decide", "/sandbox/stripe/payment_methods/pm_x/decline", "/sandbox/adyen/stored_payment_methods/X/decline",
+        "/sandbox/wechat/contracts/sign", "/sandbox/wechat/contracts/unsign", "/sandbox/wechat/contracts/balance",
     ]
 
     func post(_ base: URL, _ path: String, _ body: String) async throws -> (status: Int, code: String?, message: String?) {

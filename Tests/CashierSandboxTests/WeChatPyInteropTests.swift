@@ -35,4 +35,35 @@ import WeChatPay
         #expect(summary?["partner"]?.hasPrefix("42000") == true)  // sub_mch_id: placed, notified, queried, refunded
         #expect(summary?["micropay"]?.hasPrefix("42000") == true && summary?["password"] == "SUCCESS" && summary?["reverse"] == "REVOKED")
     }
+
+    /// wechatpy's `withhold`: `apply_signing`'s `entrustweb` address opens the signing page, the
+    /// payer agrees through the sandbox's payer API, `query_signing`, `apply_deduct` accepted then
+    /// settled (`query_order` ACCEPT then SUCCESS, and PAY_FAIL with the balance made short),
+    /// `apply_cancel_signing`; its `parse_payment_result` verifies the contract and deduction
+    /// notifications. Only `get_external_ip` (a DNS lookup) is patched in the script.
+    @Test(.timeLimit(.minutes(3)))
+    func wechatpyWithholdAgainstTheV2Sandbox() async throws {
+        let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, [])
+        try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
+        let python = environment.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: "192006250b4c09247ec02edce69f6a2d")
+        let sandbox = SandboxServer(wechatMerchants: [merchant], timeScale: 0.001)
+        try sandbox.start()
+        await sandbox.wechatV2.setDeductionDelay(2)  // on the real clock: ACCEPT, then settled when asked two seconds later
+        let config: [String: String] = [
+            "gateway": sandbox.wechatV2URL.absoluteString,
+            "contracts": sandbox.baseURL.appendingPathComponent("sandbox/wechat/contracts/").absoluteString,
+            "appid": merchant.appID, "mch_id": merchant.mchID, "api_key": merchant.apiKey, "plan_id": "12535",
+            "prefix": "PW\(Int(Date().timeIntervalSince1970))",
+        ]
+        let script = packageRoot.appendingPathComponent("scripts/interop/wechatpy_withhold.py").path
+        let result = try await runSubprocess(python, [script], stdin: JSONSerialization.data(withJSONObject: config))
+        await sandbox.stop()
+        #expect(result.status == 0, "wechatpy withhold interop failed:\n\(result.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String]
+        #expect(summary?["query_signing"] == "0" && summary?["sign"]?.isEmpty == false)
+        #expect(summary?["deduct"]?.hasPrefix("42000") == true && summary?["pay_fail"] == "PAY_FAIL")
+        #expect(summary?["cancel"] == "3" && summary?["after_cancel"] == "CONTRACT_NOT_EXIST")
+    }
 }

@@ -48,8 +48,10 @@ public actor WeChatV2Sandbox {
         var time = WeChatV2Sandbox.timestamp()
     }
 
-    private let merchants: [String: WeChatPay.V2.Merchant]
-    private let delivery: NotificationDelivery
+    let merchants: [String: WeChatPay.V2.Merchant]
+    let delivery: NotificationDelivery
+    /// Withholding (委托代扣): signing requests, contracts, deductions waiting to settle, their clock.
+    var papay = WeChatContractDesk()
     var orders: [String: Order] = [:]
     /// Refunds fail with `NOTENOUGH` while this is set (the merchant's balance is empty).
     public private(set) var refundBalanceExhausted = false
@@ -94,7 +96,7 @@ public actor WeChatV2Sandbox {
             "pay/unifiedorder", "pay/orderquery", "pay/closeorder", "secapi/pay/refund", "pay/refundquery", "pay/getsignkey",
             "pay/downloadbill", "pay/micropay", "secapi/pay/reverse", "pay/downloadfundflow",
         ]
-        for endpoint in endpoints {
+        for endpoint in endpoints + Self.papayEndpoints {
             for path in ["\(prefix)/\(endpoint)", "\(prefix)/sandboxnew/\(endpoint)"] {
                 router.add("POST", path) { request, _ in
                     let xml = await self.handle(endpoint: endpoint, body: request.body)
@@ -102,6 +104,7 @@ public actor WeChatV2Sandbox {
                 }
             }
         }
+        registerPapay(on: &router, prefix: prefix)
     }
 
     /// Calls to each endpoint (`pay/orderquery`, …), counted as they arrive.
@@ -114,6 +117,7 @@ public actor WeChatV2Sandbox {
     /// Answers one gateway call with the response XML.
     func handle(endpoint: String, body: [UInt8]) -> String {
         callCounts[endpoint, default: 0] += 1
+        sweepPapay()
         let request: WeChatPay.V2.XMLDocument
         do {
             request = try WeChatPay.V2.XMLDocument(parsing: body)
@@ -144,6 +148,7 @@ public actor WeChatV2Sandbox {
         case "secapi/pay/refund": result = refund(request)
         case "pay/refundquery": result = refundQuery(request)
         case "pay/getsignkey": result = .success([("sandbox_signkey", merchant.apiKey)])
+        case _ where Self.papayEndpoints.contains(endpoint): result = papay(endpoint, request, merchant: merchant, signType: signType)
         default: result = .failure(BusinessError("SYSTEMERROR", "系统错误"))
         }
         var fields: [(String, String)] = [
@@ -239,7 +244,7 @@ public actor WeChatV2Sandbox {
     static func codeURL(_ prepayID: String) -> String { "weixin://wxpay/bizpayurl?pr=\(prepayID.suffix(7))" }
 
     /// Where the sandbox listens: H5 (MWEB) payers are sent to its cashier page.
-    private nonisolated let address: SandboxAddress
+    nonisolated let address: SandboxAddress
 
     private func cashierURL(prepayID: String) -> String {
         guard let pagesBase = address.value else { return "https://wx.tenpay.com/cgi-bin/mmpayweb-bin/checkmweb?prepay_id=\(prepayID)" }
@@ -273,7 +278,7 @@ public actor WeChatV2Sandbox {
         return key
     }
 
-    private func orderQuery(_ request: WeChatPay.V2.XMLDocument) -> Result<[(String, String)], BusinessError> {
+    func orderQuery(_ request: WeChatPay.V2.XMLDocument) -> Result<[(String, String)], BusinessError> {
         if let key = find(request) { settleWaiting(key) }
         guard let key = find(request), let order = orders[key] else { return .failure(BusinessError("ORDERNOTEXIST", "订单不存在")) }
         var fields = [("out_trade_no", key), ("trade_state", order.state), ("trade_type", order.fields["trade_type"] ?? "")]
@@ -292,6 +297,7 @@ public actor WeChatV2Sandbox {
     private static let stateDescription = [
         "SUCCESS": "支付成功", "REFUND": "转入退款", "NOTPAY": "未支付", "CLOSED": "已关闭", "PAYERROR": "支付失败(其他原因，如银行返回失败)",
         "USERPAYING": "用户支付中（付款码支付）", "REVOKED": "已撤销（付款码支付）",
+        "ACCEPT": "已接收，等待扣款", "PAY_FAIL": "支付失败(其他原因，如银行返回失败)",
     ]
 
     private func closeOrder(_ request: WeChatPay.V2.XMLDocument) -> Result<[(String, String)], BusinessError> {
@@ -398,17 +404,21 @@ public actor WeChatV2Sandbox {
         }
     }
 
-    private func notify(_ outTradeNo: String, _ order: Order) {
+    /// The payment notification; `failure` makes it a failed one (`result_code` FAIL), as a
+    /// withholding deduction that failed is announced.
+    func notify(_ outTradeNo: String, _ order: Order, failure: BusinessError? = nil) {
         var fields: [(String, String)] = [
             ("appid", order.merchant.appID), ("bank_type", "CFT"), ("cash_fee", String(order.totalFee)),
             ("fee_type", order.fields["fee_type"] ?? "CNY"),
             ("is_subscribe", "N"), ("mch_id", order.merchant.mchID), ("nonce_str", SecureRandom.alphanumeric(count: 32)),
-            ("openid", order.fields["openid"] ?? "oSandboxPayer000000000000000"), ("out_trade_no", outTradeNo), ("result_code", "SUCCESS"),
+            ("openid", order.fields["openid"] ?? "oSandboxPayer000000000000000"), ("out_trade_no", outTradeNo),
+            ("result_code", failure == nil ? "SUCCESS" : "FAIL"),
             ("return_code", "SUCCESS"), ("time_end", order.timeEnd ?? ""), ("total_fee", String(order.totalFee)),
             ("trade_type", order.fields["trade_type"] ?? ""), ("transaction_id", order.transactionID ?? ""),
         ]
         if let attach = order.fields["attach"] { fields.append(("attach", attach)) }
-        for name in ["sub_mch_id", "sub_appid"] { if let value = order.fields[name] { fields.append((name, value)) } }
+        if let failure { fields += [("err_code", failure.code), ("err_code_des", failure.description)] }
+        for name in ["sub_mch_id", "sub_appid", "contract_id"] { if let value = order.fields[name] { fields.append((name, value)) } }
         fields.append(("sign", order.merchant.signer.signature(for: fields.map { (key: $0.0, value: $0.1) }, type: order.signType)))
         delivery.deliver(
             key: outTradeNo, url: order.fields["notify_url"] ?? "", body: Data(WeChatPay.V2.XMLDocument(fields).xmlString.utf8),

@@ -21,12 +21,12 @@ extension WeChatPay.V2 {
         public static let productionURL = URL(string: "https://api.mch.weixin.qq.com/")!
 
         public let merchant: Merchant
-        private let transport: any HTTPTransport
+        let transport: any HTTPTransport
         /// Used for `secapi/` endpoints (refunds), which require the merchant certificate on the
         /// TLS connection: a `CurlTransport` with the certificate in production.
         private let mutualTLSTransport: (any HTTPTransport)?
-        private let baseURL: URL
-        private let sandboxPrefix: Bool
+        let baseURL: URL
+        let sandboxPrefix: Bool
         /// Service-provider mode (服务商): every call names this sub-merchant (`sub_mch_id`, and
         /// `sub_appid` when it pays for its own app); answers must name it too.
         public var subMerchant: SubMerchant?
@@ -172,13 +172,19 @@ extension WeChatPay.V2 {
         /// - Throws: `malformedMessage` for an answer about another trade, or one that says paid
         ///   without naming the trade and its amount: nothing is taken as paid that the answer does not say.
         public func orderQuery(outTradeNo: String) async throws -> OrderStatus {
-            let status = try OrderStatus(try await call("pay/orderquery", [("out_trade_no", outTradeNo)]))
+            try await orderStatus("pay/orderquery", outTradeNo: outTradeNo)
+        }
+
+        /// `endpoint`'s answer about `outTradeNo`, held to naming that trade, and to naming its
+        /// amount when it says paid.
+        func orderStatus(_ endpoint: String, outTradeNo: String) async throws -> OrderStatus {
+            let status = try OrderStatus(try await call(endpoint, [("out_trade_no", outTradeNo)]))
             if let echoed = status.outTradeNo, echoed != outTradeNo {
-                throw PaymentError(.malformedMessage, provider: .wechatV2, "pay/orderquery answered about \(echoed), not \(outTradeNo)")
+                throw PaymentError(.malformedMessage, provider: .wechatV2, "\(endpoint) answered about \(echoed), not \(outTradeNo)")
             }
             if status.isPaid, status.outTradeNo == nil || status.amount == nil {
                 throw PaymentError(
-                    .malformedMessage, provider: .wechatV2, "pay/orderquery says \(status.tradeState) without out_trade_no and total_fee")
+                    .malformedMessage, provider: .wechatV2, "\(endpoint) says \(status.tradeState) without out_trade_no and total_fee")
             }
             return status
         }
@@ -351,7 +357,9 @@ extension WeChatPay.V2 {
 
     /// Where an order stands, from `pay/orderquery`.
     public struct OrderStatus: Sendable {
-        /// `SUCCESS`, `REFUND`, `NOTPAY`, `CLOSED`, `REVOKED`, `USERPAYING` or `PAYERROR`.
+        /// `SUCCESS`, `REFUND`, `NOTPAY`, `CLOSED`, `REVOKED`, `USERPAYING` or `PAYERROR`; a
+        /// withholding deduction's (`pay/paporderquery`) also `ACCEPT` (accepted, not yet deducted)
+        /// and `PAY_FAIL` (the deduction failed).
         public let tradeState: String
         /// The amount, once paid.
         public let amount: Money?
@@ -362,7 +370,7 @@ extension WeChatPay.V2 {
 
         init(_ document: XMLDocument) throws {
             guard let state = document["trade_state"] else {
-                throw PaymentError(.malformedMessage, provider: .wechatV2, "pay/orderquery answered without trade_state")
+                throw PaymentError(.malformedMessage, provider: .wechatV2, "the order query answered without trade_state")
             }
             tradeState = state
             amount = document["total_fee"] == nil ? nil : try VerifiedDocument.money(document, amountField: "total_fee")

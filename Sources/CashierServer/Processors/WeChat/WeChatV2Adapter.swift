@@ -123,7 +123,12 @@ struct WeChatV2Adapter: CounterCollector, Refunding, Reconciling, HeldKeyVerifyi
         do {
             status = try await client(appID: payment.appID).orderQuery(outTradeNo: payment.outTradeNo)
         } catch let error as PaymentError where error.providerCode == "ORDERNOTEXIST" {
-            return .notFound
+            // A withholding deduction (trade type PAP) is asked for by its own query.
+            do {
+                status = try await client(appID: payment.appID).papOrderQuery(outTradeNo: payment.outTradeNo)
+            } catch let error as PaymentError where error.providerCode == "ORDERNOTEXIST" {
+                return .notFound
+            }
         }
         switch status.tradeState {
         case "SUCCESS", "REFUND":
@@ -134,7 +139,8 @@ struct WeChatV2Adapter: CounterCollector, Refunding, Reconciling, HeldKeyVerifyi
             }
             return .paid(amount: amount, transactionID: status.transactionID)
         case "PAYERROR" where payment.method == .wechatBarcode: return .failed("WeChat says PAYERROR: the payment did not go through")
-        case "NOTPAY", "USERPAYING", "PAYERROR": return .unpaid
+        case "NOTPAY", "USERPAYING", "PAYERROR", "ACCEPT": return .unpaid  // ACCEPT: a deduction not yet made
+        case "PAY_FAIL": return .failed("WeChat says PAY_FAIL: \(status.document["trade_state_desc"] ?? "the deduction failed")")
         default: return .failed("WeChat says \(status.tradeState)")
         }
     }
@@ -231,7 +237,9 @@ struct WeChatV2Adapter: CounterCollector, Refunding, Reconciling, HeldKeyVerifyi
             .payment(
                 PaymentReport(
                     outTradeNo: notification.outTradeNo,
-                    state: notification.isSuccess ? .paid(amount: notification.amount, transactionID: notification.transactionID) : .unpaid,
+                    state: notification.isSuccess
+                        ? .paid(amount: notification.amount, transactionID: notification.transactionID)
+                        : notification.document["trade_type"] == "PAP" ? .failed(Self.deductionFailure(notification.document)) : .unpaid,
                     merchantID: notification.document["sub_mch_id"] ?? notification.document["mch_id"],
                     fields: [
                         "transaction_id": notification.transactionID, "total_fee": String(notification.amount.minorUnits),
