@@ -105,7 +105,10 @@ extension Dashboard {
         "<span class=\"badge \(HTMLText.escape(status))\">\(HTMLText.escape(status.replacingOccurrences(of: "_", with: " ")))</span>"
     }
 
-    static func pathPart(_ id: String) -> String { id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "" }
+    /// An id as a path segment (ids are letters, digits and `_`; anything else escaped).
+    static func pathPart(_ id: String) -> String {
+        id.addingPercentEncoding(withAllowedCharacters: CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "_-"))) ?? ""
+    }
     static func agreementPage(_ id: String) -> String { "/dashboard/agreements/\(pathPart(id))" }
     static func subscriptionPage(_ id: String) -> String { "/dashboard/subscriptions/\(pathPart(id))" }
 }
