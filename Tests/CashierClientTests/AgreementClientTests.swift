@@ -15,11 +15,15 @@ import Testing
                 id: "agr_0000000000000000000001", provider: "wechat.v2", method: "wechat.app", status: status, external_no: "c20261207001",
                 provider_agreement_id: status == "active" ? "200000001" : nil, plan_id: "12535", description: "会员月卡",
                 period: .init(unit: "month", count: 1), single_limit: Amount(amount: "30.00", amount_minor: 3000, currency: "CNY"),
-                provider_state: nil, end_reason: endReason, launch: launch, merchant: nil, created: 1_796_000_000, activated: nil, ended: nil)
+                provider_state: nil, end_reason: endReason, launch: launch, merchant: nil, created: 1_796_000_000, activated: nil,
+                ended: nil)
         )
     }
 
-    static func agreement(_ status: String = "pending", launch: AgreementLaunchJSON? = .init(kind: "wechat_pre_entrust", pre_entrustweb_id: "5778aadY9nltAsZzXixCkFIGYnV2V"))
+    static func agreement(
+        _ status: String = "pending",
+        launch: AgreementLaunchJSON? = .init(kind: "wechat_pre_entrust", pre_entrustweb_id: "5778aadY9nltAsZzXixCkFIGYnV2V")
+    )
         throws -> Agreement
     {
         try Agreement(json: json(status: status, launch: launch, endReason: status == "failed" ? "EXPIRED" : nil))
@@ -56,7 +60,8 @@ import Testing
         let page = try Self.agreement(launch: .init(kind: "url", url: "https://api.mch.weixin.qq.com/papay/entrustweb?appid=wx1&sign=AB"))
         #expect(page.launch == .url(URL(string: "https://api.mch.weixin.qq.com/papay/entrustweb?appid=wx1&sign=AB")!))
 
-        let alipay = try Self.agreement(launch: .init(kind: "alipay_sign_string", sign_string: "app_id=2021&biz_content=%7B%7D&sign=a+b/c="))
+        let alipay = try Self.agreement(
+            launch: .init(kind: "alipay_sign_string", sign_string: "app_id=2021&biz_content=%7B%7D&sign=a+b/c="))
         #expect(alipay.launch == .alipaySignString("app_id=2021&biz_content=%7B%7D&sign=a+b/c="))
         // Alipay's app opens it with the sign string encoded whole: '&', '=', '+', '/' and '%' escaped.
         let url = AgreementLaunch.alipaySignURL(signString: "app_id=2021&biz_content=%7B%7D&sign=a+b/c=")
@@ -88,7 +93,8 @@ import Testing
     }
 
     @Test(arguments: [
-        AgreementLaunchJSON(kind: "url", url: "not a url"), AgreementLaunchJSON(kind: "url"), AgreementLaunchJSON(kind: "wechat_pre_entrust"),
+        AgreementLaunchJSON(kind: "url", url: "not a url"), AgreementLaunchJSON(kind: "url"),
+        AgreementLaunchJSON(kind: "wechat_pre_entrust"),
         AgreementLaunchJSON(kind: "alipay_sign_string", sign_string: ""), AgreementLaunchJSON(kind: "applepay"),
         AgreementLaunchJSON(kind: "wechat_scan", url: "https://example.com"),
     ])
@@ -204,7 +210,8 @@ import Testing
         let flow = AgreementFlow(clock: clock, refresh: { try backend.refresh($0) })
         let pending = try Self.agreement()
         #expect(
-            await Self.refusal { _ = try await flow.finish(pending, after: .applePayAuthorized(paymentJSON: token)) }?.code == "invalid_state")
+            await Self.refusal { _ = try await flow.finish(pending, after: .applePayAuthorized(paymentJSON: token)) }?.code
+                == "invalid_state")
     }
 
     @Test func aBackendThatNeverAnswersTimesOutAndA404EndsAtOnce() async throws {
@@ -233,7 +240,8 @@ import Testing
         #expect(await Self.refusal { _ = try await launcher.launch(.alipaySignString("a=b"), for: pending) }?.code == "wallet_unavailable")
         #expect(opened.withLock { $0 } == [page, AgreementLaunch.alipaySignURL(signString: "a=b")])
         #expect(
-            await Self.refusal { _ = try await launcher.launch(.wechatPreEntrust(preEntrustWebID: "x"), for: pending) }?.code == "invalid_method")
+            await Self.refusal { _ = try await launcher.launch(.wechatPreEntrust(preEntrustWebID: "x"), for: pending) }?.code
+                == "invalid_method")
     }
 }
 

@@ -38,7 +38,8 @@ public enum AgreementLaunch: Sendable, Equatable {
             }
             self = .applePayRequest(data)
         default:
-            throw CashierClientError(code: "invalid_response", message: "the agreement's launch is of a kind this SDK does not know: \(json.kind)")
+            throw CashierClientError(
+                code: "invalid_response", message: "the agreement's launch is of a kind this SDK does not know: \(json.kind)")
         }
     }
 

@@ -53,7 +53,8 @@ extension Dashboard {
         let details: [(String, String)] = [
             ("Provider", HTMLText.escape(agreement.provider)), ("Method", HTMLText.escape(agreement.method)),
             ("Description", HTMLText.escape(agreement.description)), ("Period", Self.period(agreement.period)),
-            ("Single limit", Self.format(agreement.single_limit)), ("external_no", "<code>\(HTMLText.escape(agreement.external_no))</code>"),
+            ("Single limit", Self.format(agreement.single_limit)),
+            ("external_no", "<code>\(HTMLText.escape(agreement.external_no))</code>"),
             ("Provider's id", agreement.provider_agreement_id.map { "<code>\(HTMLText.escape($0))</code>" } ?? "—"),
             ("Provider's state", HTMLText.escape(agreement.provider_state ?? "—")),
             ("Created", time(Date(timeIntervalSince1970: TimeInterval(agreement.created)))),
