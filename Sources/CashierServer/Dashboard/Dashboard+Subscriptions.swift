@@ -5,7 +5,7 @@ import CashierWire
 import Foundation
 
 /// Subscriptions, newest first, and a subscription's page: its charges (invoices) and the staff's
-/// forms — pause, resume, cancel, retry the open charge now (``Dashboard/changeSubscription(_:to:request:)``).
+/// forms — pause, resume, cancel, retry the open charge now (``Dashboard/changeSubscription(_:_:request:)``).
 extension Dashboard {
     func subscriptions(_ request: HTTPServerRequest, _ session: DashboardSessions.Session) async throws -> HTTPServerResponse {
         let offset = min(max(Int(request.queryValue("offset") ?? "") ?? 0, 0), 100_000)
@@ -42,19 +42,19 @@ extension Dashboard {
         let invoices = subscription.invoices ?? []
         let status = StoredSubscription.Status(rawValue: subscription.status)
         // Only the moves the subscription can make from where it is.
-        var actions: [(action: String, label: String, secondary: Bool)] = []
-        if status == .active || status == .pastDue { actions.append(("pause", "Pause", true)) }
-        if status == .paused { actions.append(("resume", "Resume", false)) }
+        var actions: [(action: SubscriptionAction, label: String, secondary: Bool)] = []
+        if status == .active || status == .pastDue { actions.append((.pause, "Pause", true)) }
+        if status == .paused { actions.append((.resume, "Resume", false)) }
         if invoices.contains(where: { $0.status == StoredInvoice.Status.open.rawValue }) && status != .canceled {
-            actions.append(("retry", "Retry the open charge now", false))
+            actions.append((.retry, "Retry the open charge now", false))
         }
-        if status != .canceled { actions.append(("cancel", "Cancel", true)) }
+        if status != .canceled { actions.append((.cancel, "Cancel", true)) }
         let csrf = "<input type=\"hidden\" name=\"csrf\" value=\"\(session.csrf)\">"
         let forms = actions.map { action in
             """
-            <form method="post" action="\(Self.subscriptionPage(id))/\(action.action)" class="inline" id="\(action.action)-form">\(csrf)\
-            \(action.action == "cancel" ? "<input type=\"text\" name=\"reason\" placeholder=\"Reason (optional)\" maxlength=\"200\">" : "")\
-            <button type="submit"\(action.secondary ? " class=\"secondary\"" : "") id="\(action.action)">\(action.label)</button></form>
+            <form method="post" action="\(Self.subscriptionPage(id))/\(action.action.rawValue)" class="inline" id="\(action.action.rawValue)-form">\(csrf)\
+            \(action.action == .cancel ? "<input type=\"text\" name=\"reason\" placeholder=\"Reason (optional)\" maxlength=\"200\">" : "")\
+            <button type="submit"\(action.secondary ? " class=\"secondary\"" : "") id="\(action.action.rawValue)">\(action.label)</button></form>
             """
         }.joined()
         let message = request.queryValue("message").map { text in
@@ -83,22 +83,28 @@ extension Dashboard {
             """)
     }
 
-    /// What a subscription's form asks: `pause`, `resume`, `cancel` (with the form's `reason`) or
-    /// `retry`, through the same service the API calls, then back to its page saying what happened.
-    func changeSubscription(_ id: String, to action: String, request: HTTPServerRequest) async -> HTTPServerResponse {
+    /// A staff action on a subscription's page: each is a form posting to `…/{id}/<rawValue>`.
+    enum SubscriptionAction: String, CaseIterable, Sendable {
+        case pause, resume, cancel, retry
+    }
+
+    /// What a subscription's form asks — pause, resume, cancel (with the form's `reason`), retry
+    /// the open charge now — through the same service the API calls, then back to its page saying
+    /// what happened.
+    func changeSubscription(_ id: String, _ action: SubscriptionAction, request: HTTPServerRequest) async -> HTTPServerResponse {
         await afterAction(back: Self.subscriptionPage(id)) {
             switch action {
-            case "pause":
+            case .pause:
                 _ = try await ledger.recurring.changeSubscription(id, to: .paused, reason: nil, caller: .platform)
                 return "Paused: no period is charged until it is resumed."
-            case "resume":
+            case .resume:
                 _ = try await ledger.recurring.changeSubscription(id, to: .active, reason: nil, caller: .platform)
                 return "Resumed."
-            case "cancel":
+            case .cancel:
                 let reason = request.formFields["reason"].flatMap { $0.isEmpty ? nil : $0 } ?? "canceled by staff"
                 _ = try await ledger.recurring.changeSubscription(id, to: .canceled, reason: reason, caller: .platform)
                 return "Canceled; its open charge, if any, was voided."
-            default:
+            case .retry:
                 let after = try await ledger.recurring.retry(id, caller: .platform)
                 let open = after.invoices?.first
                 return "Retried: the charge is \(open?.status ?? "unknown")\(open?.last_error.map { " (\($0))" } ?? "")."

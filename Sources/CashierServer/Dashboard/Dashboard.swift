@@ -116,9 +116,10 @@ struct Dashboard: Sendable {
         forms.post("/dashboard/complaints/{id}/refund", name: "dashboard_complaint_refund") { request, context in
             await decideComplaintRefund(context.parameters["id"], request, actor: context.actor)
         }
-        for action in ["pause", "resume", "cancel", "retry"] {
-            forms.post("/dashboard/subscriptions/{id}/\(action)", name: "dashboard_subscription_\(action)") { request, context in
-                await changeSubscription(context.parameters["id"], to: action, request: request)
+        for action in SubscriptionAction.allCases {
+            forms.post("/dashboard/subscriptions/{id}/\(action.rawValue)", name: "dashboard_subscription_\(action.rawValue)") {
+                request, context in
+                await changeSubscription(context.parameters["id"], action, request: request)
             }
         }
     }
