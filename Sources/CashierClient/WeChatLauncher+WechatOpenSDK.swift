@@ -17,8 +17,9 @@
         public static let shared = WeChatResults()
         private let handoff = WalletHandoff<WalletOutcome>()
 
-        /// Hands `request` to WeChat and waits for its `onResp` (or for WeChat failing to open).
-        public func send(_ request: PayReq) async -> WalletOutcome {
+        /// Hands `request` (a `PayReq`, or the agreement's `WXOpenBusinessWebViewReq`) to WeChat and
+        /// waits for its `onResp` (or for WeChat failing to open).
+        public func send(_ request: BaseReq) async -> WalletOutcome {
             await handoff.wait(supersededWith: .wechat(errCode: -2, errStr: "superseded by another payment")) {
                 WXApi.send(request) { sent in
                     if !sent { self.deliver(.wechat(errCode: -3, errStr: "WeChat could not be opened: is it installed?")) }
@@ -32,7 +33,7 @@
         public func onReq(_ req: BaseReq) {}
 
         public func onResp(_ resp: BaseResp) {
-            guard resp is PayResp else { return }
+            guard resp is PayResp || resp is WXOpenBusinessWebViewResp else { return }
             deliver(.wechat(errCode: Int(resp.errCode), errStr: resp.errStr.isEmpty ? nil : resp.errStr))
         }
 

@@ -150,6 +150,14 @@ import WeChatPay
         "POST /dashboard/complaints/{id}/reply": "403 403 403 403 403 403 403 303 403",
         "POST /dashboard/complaints/{id}/complete": "403 403 403 403 403 403 403 303 403",
         "POST /dashboard/complaints/{id}/refund": "403 403 403 403 403 403 403 303 403",
+        "GET /dashboard/agreements": "303 303 303 303 303 303 303 200 303",
+        "GET /dashboard/agreements/{id}": "303 303 303 303 303 303 303 200 303",
+        "GET /dashboard/subscriptions": "303 303 303 303 303 303 303 200 303",
+        "GET /dashboard/subscriptions/{id}": "303 303 303 303 303 303 303 200 303",
+        "POST /dashboard/subscriptions/{id}/pause": "403 403 403 403 403 403 403 303 403",
+        "POST /dashboard/subscriptions/{id}/resume": "403 403 403 403 403 403 403 303 403",
+        "POST /dashboard/subscriptions/{id}/cancel": "403 403 403 403 403 403 403 303 403",
+        "POST /dashboard/subscriptions/{id}/retry": "403 403 403 403 403 403 403 303 403",
 
         // Notify routes: a forged message, refused (401) in the provider's words (WeChat v2's FAIL,
         // Alipay's `failure`, as their retries expect), whatever credential comes with it.

@@ -70,7 +70,12 @@ struct MatrixCell {
                             : pattern.contains("/transfers/{id}")
                                 ? made.transferID
                                 : pattern.contains("/receivers/{id}")
-                                    ? made.receiverID : pattern.hasPrefix("/v1/splits/{id}") ? made.splitID : made.orderID
+                                    ? made.receiverID
+                                    : pattern.hasPrefix("/v1/splits/{id}")
+                                        ? made.splitID
+                                        : pattern.hasPrefix("/dashboard/agreements/{id}")
+                                            ? made.agreementID
+                                            : pattern.hasPrefix("/dashboard/subscriptions/{id}") ? made.subscriptionID : made.orderID
             )
             .replacingOccurrences(of: "{index}", with: "0")
             .replacingOccurrences(of: "{merchant}", with: "north").replacingOccurrences(of: "{file}", with: "orders.csv")

@@ -72,6 +72,10 @@ final class MatrixWorld: Sendable {
         var receiverID = "rcv_none"
         /// A finished split of the order (`spl_…`), for the split routes.
         var splitID = "spl_none"
+        /// A signed agreement (`agr_…`) with a subscription (`sub_…`) whose first charge is open,
+        /// for the dashboard's recurring pages and forms.
+        var agreementID = "agr_none"
+        var subscriptionID = "sub_none"
         /// An Apple Pay token for the order (a PKPayment's JSON).
         var token: [String: Any]? {
             tokenJSON.flatMap { (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any] }
@@ -81,6 +85,7 @@ final class MatrixWorld: Sendable {
 
     enum Needs {
         case nothing, order, pending, paid, held, applePayStarted, webhook, complaint, transfer, receiver, split
+        case subscription, pausedSubscription
     }
 
     static func needs(_ route: String) -> Needs {
@@ -92,6 +97,8 @@ final class MatrixWorld: Sendable {
         case "POST /v1/orders/{id}/payments/applepay/authorize": .applePayStarted
         case "POST /v1/webhooks/{id}/resend", "POST /dashboard/webhooks/{id}/resend": .webhook
         case "POST /v1/test_helpers/orders/{id}/pay": .pending
+        case "POST /dashboard/subscriptions/{id}/resume": .pausedSubscription
+        case let route where route.hasPrefix("GET /dashboard/agreements/") || route.contains(" /dashboard/subscriptions/"): .subscription
         case let route where route.contains("/complaints/{id}"): .complaint
         case let route where route.contains("/transfers/{id}"): .transfer
         case let route where route.contains("/receivers/{id}"): .receiver
@@ -116,6 +123,11 @@ final class MatrixWorld: Sendable {
             return made
         }
         if needs == .split { return try await split() }
+        if needs == .subscription || needs == .pausedSubscription {
+            let seeded = try await RecurringDashboardTests.seed(fixture, paused: needs == .pausedSubscription)
+            (made.agreementID, made.subscriptionID) = (seeded.agreement.id, seeded.subscription.id)
+            return made
+        }
         // Apple Pay is the direct merchant's alone (a sub-merchant has no processor of its own).
         var body: [String: Any] = ["items": [["label": "Latte", "amount": "6.00"]], "currency": "CNY", "description": "Latte"]
         if needs != .held && needs != .applePayStarted { body["merchant"] = "north" }
@@ -123,7 +135,7 @@ final class MatrixWorld: Sendable {
         made.orderID = order["id"] as? String ?? ""
         made.secret = order["client_secret"] as? String ?? ""
         switch needs {
-        case .nothing, .order, .receiver, .split: break
+        case .nothing, .order, .receiver, .split, .subscription, .pausedSubscription: break
         case .pending:
             let started = try await platform("POST", "/v1/orders/\(made.orderID)/payments", json: ["method": "wechat.native", "api": "v2"])
             made.outTradeNo = started["out_trade_no"] as? String ?? ""

@@ -69,6 +69,18 @@ struct Dashboard: Sendable {
         pages.get("/dashboard/complaints/{id}/images/{index}", name: "dashboard_complaint_image") { _, context in
             await complaintImage(context.parameters["id"], context.parameters["index"])
         }
+        pages.get("/dashboard/agreements", name: "dashboard_agreements") { request, context in
+            try await agreements(request, context.signedIn.record)
+        }
+        pages.get("/dashboard/agreements/{id}", name: "dashboard_agreement") { _, context in
+            try await agreement(context.parameters["id"], context.signedIn.record)
+        }
+        pages.get("/dashboard/subscriptions", name: "dashboard_subscriptions") { request, context in
+            try await subscriptions(request, context.signedIn.record)
+        }
+        pages.get("/dashboard/subscriptions/{id}", name: "dashboard_subscription") { request, context in
+            try await subscription(context.parameters["id"], context.signedIn.record, request: request)
+        }
         let forms = routes.add(DashboardSession(sessions: sessions, clock: clock, form: true))
         forms.post("/dashboard/logout", name: "dashboard_logout") { _, context in
             await sessions.end(context.signedIn.id)
@@ -103,6 +115,12 @@ struct Dashboard: Sendable {
         }
         forms.post("/dashboard/complaints/{id}/refund", name: "dashboard_complaint_refund") { request, context in
             await decideComplaintRefund(context.parameters["id"], request, actor: context.actor)
+        }
+        for action in SubscriptionAction.allCases {
+            forms.post("/dashboard/subscriptions/{id}/\(action.rawValue)", name: "dashboard_subscription_\(action.rawValue)") {
+                request, context in
+                await changeSubscription(context.parameters["id"], action, request: request)
+            }
         }
     }
 
@@ -189,6 +207,7 @@ struct Dashboard: Sendable {
                 <header><strong>Cashier</strong><a href="/dashboard">Overview</a><a href="/dashboard/orders">Orders</a>\
                 <a href="/dashboard/payments">Payments</a><a href="/dashboard/refunds">Refunds</a><a href="/dashboard/complaints">Complaints</a>\
                 <a href="/dashboard/transfers">Transfers</a><a href="/dashboard/splits">Splits</a>\
+                <a href="/dashboard/agreements">Agreements</a><a href="/dashboard/subscriptions">Subscriptions</a>\
                 <a href="/dashboard/webhooks">Webhooks</a>\
                 <a href="/dashboard/export">Export</a><a href="/dashboard/live">Live</a><a href="/dashboard/reconciliation">Reconciliation</a>\
                 <form method="post" action="/dashboard/logout" class="inline">\

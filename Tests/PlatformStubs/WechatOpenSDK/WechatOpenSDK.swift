@@ -29,6 +29,18 @@ open class PayResp: BaseResp, @unchecked Sendable {
     open var returnKey: String = ""
 }
 
+/// Opens one of WeChat's business pages (business type 12: the app's 委托代扣 signing, with
+/// `pre_entrustweb_id` in `queryInfoDic`).
+open class WXOpenBusinessWebViewReq: BaseReq, @unchecked Sendable {
+    open var businessType: UInt32 = 0
+    open var queryInfoDic: [AnyHashable: Any]?
+}
+
+open class WXOpenBusinessWebViewResp: BaseResp, @unchecked Sendable {
+    open var result: String = ""
+    open var businessType: UInt32 = 0
+}
+
 /// Apple's headers make both methods optional; here they are required, so a misspelt one fails to compile.
 public protocol WXApiDelegate: NSObjectProtocol {
     func onReq(_ req: BaseReq)

@@ -1,0 +1,1 @@
+../../../Sources/CashierClient/Agreements/WeChatAgreementLauncher+WechatOpenSDK.swift
