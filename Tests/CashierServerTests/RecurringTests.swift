@@ -1,4 +1,7 @@
+import ApplePay
 import Cashier
+import CashierHTTP
+import CashierSandboxMode
 import CashierServer
 import CashierStore
 import CashierWire
@@ -19,17 +22,138 @@ import Testing
     /// 2027-01-10 12:00 in Beijing: a monthly anchor on the 10th (Alipay takes days 1 to 28).
     static let start = Date(timeIntervalSince1970: 1_799_553_600)
 
+    /// How a payer signs, is short of money and unsigns, per wallet, in the sandbox.
+    enum Wallet: String, CaseIterable, CustomTestStringConvertible {
+        case wechat, alipay, applepay
+
+        var testDescription: String { rawValue }
+
+        var agreement: [String: Any] {
+            var body: [String: Any] = ["description": "月度会员", "period": ["unit": "month", "count": 1], "single_limit": 2500]
+            switch self {
+            case .wechat:
+                body["method"] = "wechat.app"
+                body["plan_id"] = "12535"
+            case .alipay: body["method"] = "alipay.app"
+            case .applepay: body["method"] = "applepay"
+            }
+            return body
+        }
+
+        var launchKind: String {
+            switch self {
+            case .wechat: "wechat_pre_entrust"
+            case .alipay: "alipay_sign_string"
+            case .applepay: "applepay"
+            }
+        }
+
+        /// The payer signs (WeChat and Alipay: in the wallet, told to the server by the provider's
+        /// notification; Apple Pay: the sheet's token, the first period charged with it).
+        func sign(_ world: MoneyWorld, agreement: [String: Any], subscription: String) async throws {
+            let launch = try #require(agreement["launch"] as? [String: Any])
+            switch self {
+            case .wechat:
+                let signed = try await world.sandboxCall(
+                    "POST", "/sandbox/wechat/contracts/sign",
+                    json: ["plan_id": "12535", "contract_code": agreement["external_no"] as? String ?? "", "outcome": "agree"])
+                try #require(signed.status == 200, "\(String(decoding: signed.body, as: UTF8.self))")
+            case .alipay:
+                let signed = try await world.sandboxCall(
+                    "POST", "/sandbox/alipay/agreements/sign",
+                    json: ["sign_string": launch["sign_string"] as? String ?? "", "outcome": "agree"])
+                try #require(signed.status == 200, "\(String(decoding: signed.body, as: UTF8.self))")
+            case .applepay:
+                let id = try #require(agreement["id"] as? String)
+                let token = try await world.sandbox.applePay.mintPayment(
+                    amount: Money(minorUnits: 2500, currency: .cny), card: ApplePayTokenMinter.Card(), applicationData: Array(id.utf8))
+                let authorized = try await world.call(
+                    "POST", "/v1/agreements/\(id)/authorize",
+                    json: ["token": try JSONSerialization.jsonObject(with: token), "subscription": subscription])
+                try #require(authorized.status == 200, "\(authorized.object)")
+            }
+            await world.settled()
+        }
+
+        /// The payer's next charge fails (WeChat: settled PAY_FAIL; Alipay: refused at once; the card: declined).
+        func runShort(_ world: MoneyWorld, _ agreement: [String: Any]) async throws {
+            let number = try #require(agreement["provider_agreement_id"] as? String)
+            let answer =
+                switch self {
+                case .wechat:
+                    try await world.sandboxCall(
+                        "POST", "/sandbox/wechat/contracts/balance",
+                        json: ["contract_id": number, "outcome": "insufficient", "deductions": 1])
+                case .alipay:
+                    try await world.sandboxCall(
+                        "POST", "/sandbox/alipay/agreements/balance", json: ["agreement_no": number, "outcome": "insufficient"])
+                case .applepay:
+                    try await world.sandboxCall(
+                        "POST", "/sandbox/stripe/payment_methods/\(number.split(separator: "/").last ?? "")/decline",
+                        json: ["code": "insufficient_funds"])
+                }
+            try #require(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+        }
+
+        /// Whatever the provider settles later, settled now (WeChat's deductions wait five seconds on its clock).
+        func settle(_ world: MoneyWorld, _ clock: ManualClock) async throws {
+            if self == .wechat {
+                clock.advance(by: 10)
+                _ = try await world.sandboxCall("POST", "/sandbox/wechat/contracts/settle", json: [String: Any]())
+            }
+            await world.settled()
+        }
+
+        /// The payer has money again (Alipay's balance control holds until changed; the others fail once).
+        func recover(_ world: MoneyWorld, _ agreement: [String: Any]) async throws {
+            guard self == .alipay, let number = agreement["provider_agreement_id"] as? String else { return }
+            let answer = try await world.sandboxCall(
+                "POST", "/sandbox/alipay/agreements/balance", json: ["agreement_no": number, "outcome": "sufficient"])
+            try #require(answer.status == 200)
+        }
+
+        /// The payer ends it: in WeChat or Alipay (the provider tells the server), or by removing
+        /// the card at the processor (the server finds out when it next asks).
+        func unsign(_ world: MoneyWorld, _ agreement: [String: Any]) async throws {
+            let number = try #require(agreement["provider_agreement_id"] as? String)
+            let answer =
+                switch self {
+                case .wechat: try await world.sandboxCall("POST", "/sandbox/wechat/contracts/unsign", json: ["contract_id": number])
+                case .alipay: try await world.sandboxCall("POST", "/sandbox/alipay/agreements/unsign", json: ["agreement_no": number])
+                case .applepay:
+                    // The payer removes the card where the processor keeps it: nobody tells the server.
+                    try await {
+                        let response = try await world.transport.send(
+                            HTTPRequest(
+                                method: "POST",
+                                url: URL(
+                                    string: world.sandbox.baseURL.absoluteString
+                                        + "stripe/v1/payment_methods/\(number.split(separator: "/").last ?? "")/detach")!,
+                                headers: ["Authorization": "Bearer " + SandboxMode.stripeSecretKey]))
+                        return MoneyWorld.Answer(status: response.status, body: response.body)
+                    }()
+                }
+            try #require(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+            await world.settled()
+        }
+    }
+
     static func world(_ backend: Backend, clock: ManualClock) async throws -> MoneyWorld {
         let world = try await MoneyWorld(backend, clock: clock) { configuration in
             configuration.recurringInterval = .seconds(3600)  // the test runs the job itself
             configuration.recurringRetryDelays = [86_400]
+            configuration.checkout.returnOrigins = ["https://shop.example.com"]
         }
         await world.sandbox.alipay.setAgreementClock { clock.now() }
+        await world.sandbox.wechatV2.setPapayClock { clock.now() }
+        if let appID = world.mode.configuration.alipay?.appID {
+            await world.sandbox.alipay.setApplicationGateway(appID: appID, url: world.base(0) + "/notify/alipay/gateway")
+        }
         return world
     }
 
-    /// The job run on every instance at once, then the notifications it caused answered.
-    static func runJob(_ world: MoneyWorld) async throws {
+    /// The job run on every instance at once, then what the providers settle, then the notifications answered.
+    static func runJob(_ world: MoneyWorld, _ wallet: Wallet, _ clock: ManualClock) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for server in world.servers {
                 group.addTask { _ = try await server.chargeDue() }
@@ -37,6 +161,7 @@ import Testing
             try await group.waitForAll()
         }
         await world.settled()
+        try await wallet.settle(world, clock)
     }
 
     /// The subscription's invoices, oldest first.
@@ -45,6 +170,8 @@ import Testing
         try #require(read.status == 200, "\(read.object)")
         return ((read.object["invoices"] as? [[String: Any]]) ?? []).reversed()
     }
+
+    static func statuses(_ invoices: [[String: Any]]) -> [String] { invoices.map { $0["status"] as? String ?? "?" } }
 
     static func webhookTypes(_ world: MoneyWorld) -> [String] {
         var seen: Set<String> = []
@@ -55,95 +182,119 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(5)), arguments: Backend.available)
-    func alipayChargesThreePeriodsRetriesAndStopsWhenThePayerUnsigns(backend: Backend) async throws {
+    @Test(.timeLimit(.minutes(5)), arguments: Wallet.allCases, Backend.available)
+    func threePeriodsAFailedChargeRetriedThenThePayerUnsigns(wallet: Wallet, backend: Backend) async throws {
         let clock = ManualClock(Self.start)
         let world = try await Self.world(backend, clock: clock)
-        let appID = try #require(world.mode.configuration.alipay?.appID)
-        await world.sandbox.alipay.setApplicationGateway(appID: appID, url: world.base(0) + "/notify/alipay/gateway")
-        let body: [String: Any] = [
-            "method": "alipay.app", "description": "月度会员", "period": ["unit": "month", "count": 1], "single_limit": 3000,
-        ]
+        var body = wallet.agreement
+        body["return_url"] = "https://shop.example.com/account/membership"
         let made = try await world.call("POST", "/v1/agreements", headers: ["Idempotency-Key": "member-8812"], json: body)
         try #require(made.status == 201, "\(made.object)")
         let id = try #require(made.object["id"] as? String)
-        let launch = try #require(made.object["launch"] as? [String: Any])
-        #expect(made.object["status"] as? String == "pending" && launch["kind"] as? String == "alipay_sign_string")
-        let signString = try #require(launch["sign_string"] as? String)
-        // The same key again: the same agreement; other terms under it: refused.
+        #expect(made.object["status"] as? String == "pending", "\(made.object)")
+        #expect((made.object["launch"] as? [String: Any])?["kind"] as? String == wallet.launchKind, "\(made.object)")
+        // The same key again: the same agreement; other terms under it: refused, nothing reserved.
         let again = try await world.call("POST", "/v1/agreements", headers: ["Idempotency-Key": "member-8812"], json: body)
         #expect(again.object["id"] as? String == id)
         var other = body
         other["single_limit"] = 5000
         #expect(try await world.call("POST", "/v1/agreements", headers: ["Idempotency-Key": "member-8812"], json: other).status == 409)
-        // Nothing is charged before the payer signs.
+        // The subscription; more than the agreement allows is refused.
+        #expect(try await world.call("POST", "/v1/subscriptions", json: ["agreement": id, "amount": 2501]).status == 400)
         let subscribed = try await world.call("POST", "/v1/subscriptions", json: ["agreement": id, "amount": 2500])
         try #require(subscribed.status == 201, "\(subscribed.object)")
         let subscription = try #require(subscribed.object["id"] as? String)
-        #expect(try await world.call("POST", "/v1/subscriptions", json: ["agreement": id, "amount": 3001]).status == 400)
-        try await Self.runJob(world)
-        #expect(try await Self.invoices(world, subscription).isEmpty)
+        // Nothing is charged under an agreement the payer has not signed.
+        if wallet != .applepay {
+            try await Self.runJob(world, wallet, clock)
+            #expect(try await Self.invoices(world, subscription).isEmpty)
+        }
 
-        // The payer signs in Alipay: dut_user_sign makes it active.
-        let signed = try await world.sandboxCall(
-            "POST", "/sandbox/alipay/agreements/sign", json: ["sign_string": signString, "outcome": "agree"])
-        try #require(signed.status == 200, "\(String(decoding: signed.body, as: UTF8.self))")
-        await world.settled()
+        // The payer signs: the provider's word makes it active (Apple Pay's with period 1 paid).
+        try await wallet.sign(world, agreement: made.object, subscription: subscription)
         let active = try await world.call("GET", "/v1/agreements/\(id)").object
-        #expect(active["status"] as? String == "active" && (active["provider_agreement_id"] as? String)?.isEmpty == false, "\(active)")
+        #expect(active["status"] as? String == "active", "\(active)")
+        #expect((active["provider_agreement_id"] as? String)?.isEmpty == false, "\(active)")
 
-        // Period 1 now, period 2 a month later: each charged once, however many instances run the job.
-        try await Self.runJob(world)
-        try await Self.runJob(world)
+        // Periods 1 and 2, a month apart, each charged once however many instances run the job.
+        try await Self.runJob(world, wallet, clock)
+        try await Self.runJob(world, wallet, clock)
         clock.advance(by: 31 * 86_400)
-        try await Self.runJob(world)
-        try await Self.runJob(world)
+        try await Self.runJob(world, wallet, clock)
+        try await Self.runJob(world, wallet, clock)
         var invoices = try await Self.invoices(world, subscription)
-        #expect(invoices.map { $0["status"] as? String } == ["paid", "paid"], "\(invoices)")
+        #expect(Self.statuses(invoices) == ["paid", "paid"], "\(invoices)")
         #expect(invoices.map { $0["period"] as? Int } == [1, 2])
 
-        // Period 3: the payer's balance is short; past_due, retried a day later, paid.
-        let number = try #require(active["provider_agreement_id"] as? String)
-        #expect(
-            try await world.sandboxCall(
-                "POST", "/sandbox/alipay/agreements/balance", json: ["agreement_no": number, "outcome": "insufficient"]
-            )
-            .status == 200)
+        // Period 3: the payer is short; the failure is noticed, the subscription past_due.
+        try await wallet.runShort(world, active)
         clock.advance(by: 28 * 86_400)
-        try await Self.runJob(world)
+        try await Self.runJob(world, wallet, clock)
+        clock.advance(by: 120)  // an awaited answer (WeChat's PAY_FAIL) is looked at again
+        try await Self.runJob(world, wallet, clock)
         invoices = try await Self.invoices(world, subscription)
         #expect(invoices.last?["status"] as? String == "open" && invoices.last?["attempts"] as? Int == 1, "\(invoices)")
-        #expect((invoices.last?["last_error"] as? String)?.contains("BALANCE") == true)
+        #expect(invoices.last?["last_error"] != nil, "\(invoices)")
         #expect(try await world.call("GET", "/v1/subscriptions/\(subscription)").object["status"] as? String == "past_due")
-        #expect(
-            try await world.sandboxCall(
-                "POST", "/sandbox/alipay/agreements/balance", json: ["agreement_no": number, "outcome": "sufficient"]
-            )
-            .status == 200)
-        try await Self.runJob(world)  // not due yet: nothing
+        try await wallet.recover(world, active)
+        // Not retried before its time; a day later it is, and paid.
+        try await Self.runJob(world, wallet, clock)
         #expect(try await Self.invoices(world, subscription).last?["attempts"] as? Int == 1)
-        clock.advance(by: 86_400 + 60)
-        try await Self.runJob(world)
+        clock.advance(by: 86_400)
+        try await Self.runJob(world, wallet, clock)
+        try await Self.runJob(world, wallet, clock)
         invoices = try await Self.invoices(world, subscription)
-        #expect(invoices.map { $0["status"] as? String } == ["paid", "paid", "paid"], "\(invoices)")
+        #expect(Self.statuses(invoices) == ["paid", "paid", "paid"], "\(invoices)")
+        #expect(invoices.last?["attempts"] as? Int == 2)
         #expect(try await world.call("GET", "/v1/subscriptions/\(subscription)").object["status"] as? String == "active")
 
-        // The payer unsigns in Alipay: dut_user_unsign at the gateway ends it; nothing more is charged.
-        #expect(try await world.sandboxCall("POST", "/sandbox/alipay/agreements/unsign", json: ["agreement_no": number]).status == 200)
-        await world.settled()
+        // The payer ends it; nothing more is charged.
+        try await wallet.unsign(world, active)
+        clock.advance(by: 31 * 86_400)
+        try await Self.runJob(world, wallet, clock)
+        try await Self.runJob(world, wallet, clock)
         #expect(try await world.call("GET", "/v1/agreements/\(id)").object["status"] as? String == "terminated")
         #expect(try await world.call("GET", "/v1/subscriptions/\(subscription)").object["status"] as? String == "canceled")
-        clock.advance(by: 31 * 86_400)
-        try await Self.runJob(world)
-        #expect(try await Self.invoices(world, subscription).count == 3)
+        invoices = try await Self.invoices(world, subscription)
+        #expect(Self.statuses(invoices).filter { $0 == "paid" }.count == 3, "\(invoices)")
 
-        // Each period one paid order of 25.00; the webhooks said so.
+        // Each period one paid order of 25.00; the webhooks said so, once each.
         let orders = try await world.store.orders(status: .paid, before: nil, limit: 100)
-        #expect(orders.count == 3 && orders.allSatisfy { $0.total.minorUnits == 2500 })
+        #expect(orders.count == 3 && orders.allSatisfy { $0.total.minorUnits == 2500 }, "\(orders.map(\.id))")
         let types = Self.webhookTypes(world)
         #expect(types.filter { $0 == "invoice.paid" }.count == 3, "\(types)")
-        #expect(types.filter { $0 == "invoice.payment_failed" }.count == 1, "\(types)")
-        #expect(types.contains("agreement.active") && types.contains("agreement.terminated") && types.contains("subscription.canceled"))
+        // Apple Pay's processor tells nobody the card was removed: the next period's charge finds
+        // out (refused for good, its invoice failed), and the agreement is asked about and ends.
+        #expect(types.filter { $0 == "invoice.payment_failed" }.count == (wallet == .applepay ? 2 : 1), "\(types)")
+        #expect(types.filter { $0 == "agreement.active" }.count == 1 && types.contains("agreement.terminated"), "\(types)")
+        #expect(types.contains("subscription.canceled"), "\(types)")
         try await world.expectBooksAgreeThenStop()
+    }
+}
+
+/// The counted processor stores cards as the one it counts does (the sandbox's Stripe).
+extension MoneyWorld.CountingProcessor: ApplePay.RecurringProcessor {
+    var recurring: any ApplePay.RecurringProcessor { processor as! any ApplePay.RecurringProcessor }
+
+    func authorize(_ authorization: ApplePay.ProcessorAuthorization, storing terms: ApplePay.RecurringTerms) async throws
+        -> ApplePay.StoringDecision
+    {
+        calls.add(1, ordering: .relaxed)
+        return try await recurring.authorize(authorization, storing: terms)
+    }
+
+    func charge(
+        _ method: ApplePay.StoredPaymentMethod, amount: Money, reference: String, idempotencyKey: String,
+        model: ApplePay.RecurringTerms.Model
+    ) async throws -> ApplePay.ProcessorDecision {
+        calls.add(1, ordering: .relaxed)
+        note("charge", idempotencyKey)
+        return try await recurring.charge(method, amount: amount, reference: reference, idempotencyKey: idempotencyKey, model: model)
+    }
+
+    func holds(_ method: ApplePay.StoredPaymentMethod) async throws -> Bool { try await recurring.holds(method) }
+
+    func remove(_ method: ApplePay.StoredPaymentMethod, idempotencyKey: String) async throws -> Bool {
+        try await recurring.remove(method, idempotencyKey: idempotencyKey)
     }
 }
