@@ -108,6 +108,22 @@ import WeChatPay
         "GET /v1/receivers/{id}": "401 401 401 404 404 200 401 401 401",
         "POST /v1/receivers/{id}/remove": "401 401 401 404 404 200 401 401 401",
 
+        // Recurring payments: secret keys. Agreements are the platform's own (a merchant's key making one:
+        // 409 unsupported; seeing or moving the platform's: 404; listing: its own, none). Authorising a
+        // signed WeChat agreement as Apple Pay's first payment: 409 invalid_state.
+        "POST /v1/agreements": "401 401 401 409 409 201 401 401 401",
+        "GET /v1/agreements": "401 401 401 200 200 200 401 401 401",
+        "GET /v1/agreements/{id}": "401 401 401 404 404 200 401 401 401",
+        "POST /v1/agreements/{id}/terminate": "401 401 401 404 404 200 401 401 401",
+        "POST /v1/agreements/{id}/authorize": "401 401 401 404 404 409 401 401 401",
+        "POST /v1/subscriptions": "401 401 401 404 404 201 401 401 401",
+        "GET /v1/subscriptions": "401 401 401 200 200 200 401 401 401",
+        "GET /v1/subscriptions/{id}": "401 401 401 404 404 200 401 401 401",
+        "POST /v1/subscriptions/{id}/pause": "401 401 401 404 404 200 401 401 401",
+        "POST /v1/subscriptions/{id}/resume": "401 401 401 404 404 200 401 401 401",
+        "POST /v1/subscriptions/{id}/cancel": "401 401 401 404 404 200 401 401 401",
+        "POST /v1/subscriptions/{id}/retry": "401 401 401 404 404 200 401 401 401",
+
         // Sandbox mode only: a secret key pays the order's open attempt in the sandbox (a merchant's
         // own key, its own orders: the hole this test found, closed by OwnOrder).
         "POST /v1/test_helpers/orders/{id}/pay": "401 401 401 200 404 200 401 401 401",
@@ -169,6 +185,8 @@ import WeChatPay
         "POST /notify/wechat/v3/m/{merchant}": "401 401 401 401 401 401 401 401 401",
         "POST /notify/wechat/v3/complaints": "401 401 401 401 401 401 401 401 401",
         "POST /notify/wechat/v3/transfers": "401 401 401 401 401 401 401 401 401",
+        "POST /notify/wechat/v2/contracts": "401 401 401 401 401 401 401 401 401",
+        "POST /notify/alipay/agreements": "401 401 401 401 401 401 401 401 401",
         "POST /notify/alipay": "401 401 401 401 401 401 401 401 401",
         "POST /notify/alipay/m/{merchant}": "401 401 401 401 401 401 401 401 401",
         "POST /notify/alipay/gateway": "401 401 401 401 401 401 401 401 401",

@@ -73,9 +73,11 @@ struct MatrixCell {
                                     ? made.receiverID
                                     : pattern.hasPrefix("/v1/splits/{id}")
                                         ? made.splitID
-                                        : pattern.hasPrefix("/dashboard/agreements/{id}")
+                                        : pattern.hasPrefix("/dashboard/agreements/{id}") || pattern.hasPrefix("/v1/agreements/{id}")
                                             ? made.agreementID
-                                            : pattern.hasPrefix("/dashboard/subscriptions/{id}") ? made.subscriptionID : made.orderID
+                                            : pattern.hasPrefix("/dashboard/subscriptions/{id}")
+                                                || pattern.hasPrefix("/v1/subscriptions/{id}")
+                                                ? made.subscriptionID : made.orderID
             )
             .replacingOccurrences(of: "{index}", with: "0")
             .replacingOccurrences(of: "{merchant}", with: "north").replacingOccurrences(of: "{file}", with: "orders.csv")
@@ -126,6 +128,10 @@ struct MatrixCell {
         case "POST /v1/orders/{id}/splits/finish": json = [:]
         case "POST /v1/splits/{id}/returns": json = ["receiver": made.receiverID, "amount": 50, "description": "退回"]
         case "POST /v1/complaints/{id}/refund": json = ["decision": "approve"]
+        case "POST /v1/agreements":
+            json = ["method": "alipay.app", "description": "月度会员", "period": ["unit": "month", "count": 1], "single_limit": 3000]
+        case "POST /v1/agreements/{id}/authorize": json = ["token": ["version": "EC_v1"]]
+        case "POST /v1/subscriptions": json = ["agreement": made.agreementID, "amount": 990]
         case "POST /dashboard/complaints/{id}/reply": form = csrf + [("text", "已处理")]
         case "POST /dashboard/complaints/{id}/refund": form = csrf + [("decision", "approve")]
         default:
@@ -199,6 +205,26 @@ struct MatrixCell {
                 ("notify_id", "n1"), ("utc_timestamp", "1796113830000"), ("charset", "utf-8"),
                 ("biz_content", #"{"out_request_no":"S1","trade_no":"2026120722001","status":"SUCCESS"}"#), ("sign_type", "RSA2"),
                 ("sign", Base64.encode(Array(repeating: 9, count: 256))),
+            ]
+            return (Array(fields.map { "\(InProcess.escape($0.0))=\(InProcess.escape($0.1))" }.joined(separator: "&").utf8), headers)
+        case "POST /notify/wechat/v2/contracts":
+            // A contract signed, signed with a key that is not the merchant's.
+            var fields: [(String, String)] = [
+                ("return_code", "SUCCESS"), ("result_code", "SUCCESS"), ("mch_id", configuration.wechat?.merchant.mchID ?? ""),
+                ("change_type", "ADD"), ("contract_code", "Aforged"), ("plan_id", "12535"), ("openid", "oForger"),
+                ("contract_id", "200000000000000001"), ("operate_time", "2026-12-07 12:00:00"), ("request_serial", "1"),
+            ]
+            fields.append(("sign", stranger.signer.signature(for: fields.map { (key: $0.0, value: $0.1) }, type: .md5)))
+            headers["Content-Type"] = "text/xml"
+            return (Array(WeChatPay.V2.XMLDocument(fields).xmlString.utf8), headers)
+        case "POST /notify/alipay/agreements":
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            let fields = [
+                ("notify_type", "dut_user_sign"), ("notify_id", "n1"), ("app_id", configuration.alipay?.appID ?? ""),
+                ("agreement_no", "20215314000000000001"), ("external_agreement_no", "Aforged"), ("status", "NORMAL"),
+                ("personal_product_code", "CYCLE_PAY_AUTH_P"), ("sign_scene", "INDUSTRY|DIGITAL_MEDIA"),
+                ("alipay_user_id", "2088000000000001"),
+                ("sign_type", "RSA2"), ("sign", Base64.encode(Array(repeating: 9, count: 256))),
             ]
             return (Array(fields.map { "\(InProcess.escape($0.0))=\(InProcess.escape($0.1))" }.joined(separator: "&").utf8), headers)
         case "POST /notify/unionpay":

@@ -97,7 +97,9 @@ final class MatrixWorld: Sendable {
         case "POST /v1/orders/{id}/payments/applepay/authorize": .applePayStarted
         case "POST /v1/webhooks/{id}/resend", "POST /dashboard/webhooks/{id}/resend": .webhook
         case "POST /v1/test_helpers/orders/{id}/pay": .pending
-        case "POST /dashboard/subscriptions/{id}/resume": .pausedSubscription
+        case "POST /dashboard/subscriptions/{id}/resume", "POST /v1/subscriptions/{id}/resume": .pausedSubscription
+        case let route where route.contains(" /v1/agreements/") || route.contains(" /v1/subscriptions/"): .subscription
+        case "POST /v1/subscriptions": .subscription
         case let route where route.hasPrefix("GET /dashboard/agreements/") || route.contains(" /dashboard/subscriptions/"): .subscription
         case let route where route.contains("/complaints/{id}"): .complaint
         case let route where route.contains("/transfers/{id}"): .transfer

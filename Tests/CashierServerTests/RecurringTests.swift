@@ -270,6 +270,42 @@ import Testing
         #expect(types.contains("subscription.canceled"), "\(types)")
         try await world.expectBooksAgreeThenStop()
     }
+
+    /// Twelve subscriptions due at once, the job fired four times on every instance together:
+    /// each period opened and charged once, whichever instance won it; the sandbox took twelve payments.
+    @Test(.timeLimit(.minutes(5)), arguments: Backend.available)
+    func manyDueAtOnceAreEachChargedOnce(backend: Backend) async throws {
+        let clock = ManualClock(Self.start)
+        let world = try await Self.world(backend, clock: clock)
+        var subscriptions: [String] = []
+        for index in 0..<12 {
+            let made = try await world.call(
+                "POST", "/v1/agreements", headers: ["Idempotency-Key": "many-\(index)"], json: Wallet.alipay.agreement)
+            try #require(made.status == 201, "\(made.object)")
+            let id = try #require(made.object["id"] as? String)
+            let subscribed = try await world.call("POST", "/v1/subscriptions", json: ["agreement": id, "amount": 1000 + index])
+            try #require(subscribed.status == 201, "\(subscribed.object)")
+            subscriptions.append(try #require(subscribed.object["id"] as? String))
+            try await Wallet.alipay.sign(world, agreement: made.object, subscription: "")
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                for server in world.servers {
+                    group.addTask { _ = try await server.chargeDue() }
+                }
+            }
+            try await group.waitForAll()
+        }
+        await world.settled()
+        for (index, subscription) in subscriptions.enumerated() {
+            let invoices = try await Self.invoices(world, subscription)
+            #expect(invoices.map { $0["period"] as? Int } == [1] && Self.statuses(invoices) == ["paid"], "\(invoices)")
+            #expect((invoices.first?["amount"] as? [String: Any])?["amount_minor"] as? Int == 1000 + index)
+        }
+        let paid = try await world.ledger().filter { $0.provider == "alipay" && $0.paid }
+        #expect(paid.count == 12, "\(paid)")
+        try await world.expectBooksAgreeThenStop()
+    }
 }
 
 /// The counted processor stores cards as the one it counts does (the sandbox's Stripe).

@@ -169,7 +169,8 @@ import Testing
             "ComplaintImageBody": ComplaintImageBody.self, "ComplaintReplyBody": ComplaintReplyBody.self,
             "ComplaintRefundBody": ComplaintRefundBody.self, "TransferBody": TransferBody.self,
             "SplitBody": SplitBody.self, "SplitFinishBody": SplitFinishBody.self, "SplitReturnBody": SplitReturnBody.self,
-            "ReceiverBody": ReceiverBody.self,
+            "ReceiverBody": ReceiverBody.self, "AgreementBody": AgreementBody.self, "SubscriptionBody": SubscriptionBody.self,
+            "EndBody": EndBody.self, "AgreementAuthorizeBody": AgreementAuthorizeBody.self,
         ]
         let paths = try #require(document["paths"] as? [String: [String: [String: Any]]])
         let documented = Set(

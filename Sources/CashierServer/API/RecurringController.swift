@@ -29,7 +29,7 @@ struct RecurringController: RouteCollection {
             .json(try await recurring.view(context.parameters["id"], caller: context.caller))
         }
         backend.post("/v1/agreements/{id}/terminate", name: "terminate_agreement") { request, context in
-            let body = try request.decode(EndBody.self, expected: #"{} or {"reason":"…"}"#)
+            let body = try request.decode(EndBody.self, expected: #"{} or {"reason":"…"}"#, emptyIsObject: true)
             return .json(try await recurring.terminate(context.parameters["id"], reason: body.reason, caller: context.caller))
         }
         backend.post("/v1/agreements/{id}/authorize", name: "authorize_agreement") { request, context in
@@ -53,7 +53,7 @@ struct RecurringController: RouteCollection {
         }
         for (action, status) in [("pause", StoredSubscription.Status.paused), ("resume", .active), ("cancel", .canceled)] {
             backend.post("/v1/subscriptions/{id}/\(action)", name: "\(action)_subscription") { request, context in
-                let body = try request.decode(EndBody.self, expected: #"{} or {"reason":"…"}"#)
+                let body = try request.decode(EndBody.self, expected: #"{} or {"reason":"…"}"#, emptyIsObject: true)
                 return .json(
                     try await recurring.changeSubscription(
                         context.parameters["id"], to: status, reason: body.reason, caller: context.caller))

@@ -29,7 +29,9 @@ extension RecurringService {
         let attempts = body.max_attempts ?? 4
         try RequestProblem.check(attempts, in: 1...10, "max_attempts")
         let description = body.description ?? agreement.description
-        guard (1...128).contains(description.unicodeScalars.count) else { throw RequestProblem("description must be 1 to 128 characters") }
+        guard (1...128).contains(description.unicodeScalars.count), !Self.hasControlCharacters(description) else {
+            throw RequestProblem("description must be 1 to 128 characters, none of them control characters")
+        }
         let now = clock.now()
         let anchor = body.anchor.map { Date(timeIntervalSince1970: TimeInterval($0.value)) } ?? agreement.firstChargeAt ?? now
         do {
@@ -61,6 +63,7 @@ extension RecurringService {
     func changeSubscription(_ id: String, to status: StoredSubscription.Status, reason: String?, caller: Identity) async throws
         -> SubscriptionJSON
     {
+        try Self.checkReason(reason)
         _ = try await requireSubscription(id, caller: caller)
         do {
             let (subscription, _) = try await store.changeSubscription(

@@ -69,8 +69,11 @@ struct RecurringService: Sendable {
                 "\(method.rawValue) cannot sign an agreement; use one of "
                     + adapter.signingMethods.map(\.rawValue).sorted().joined(separator: ", "))
         }
-        guard (1...32).contains(body.description.unicodeScalars.count) else {
-            throw RequestProblem("description must be 1 to 32 characters")
+        guard (1...32).contains(body.description.unicodeScalars.count), !Self.hasControlCharacters(body.description) else {
+            throw RequestProblem("description must be 1 to 32 characters, none of them control characters")
+        }
+        if let plan = body.plan_id, plan.isEmpty || plan.utf8.count > 28 || !plan.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+            throw RequestProblem("plan_id must be WeChat Pay's template number: 1 to 28 digits")
         }
         let (unit, count) = try Self.period(body.period, field: "period")
         let currency = try Self.currency(body.currency, provider: provider)
@@ -138,6 +141,7 @@ struct RecurringService: Sendable {
 
     /// Ends agreement `id` at the provider and here: its subscriptions are canceled.
     func terminate(_ id: String, reason: String?, caller: Identity) async throws -> AgreementJSON {
+        try Self.checkReason(reason)
         let agreement = try await require(id, caller: caller)
         guard !agreement.status.isFinal else { return AgreementJSON(agreement) }
         let remark = reason.map { String($0.prefix(64)) } ?? "terminated by the merchant"
@@ -203,8 +207,22 @@ struct RecurringService: Sendable {
         return (unit, period.count)
     }
 
+    /// A reason (WeChat's `contract_termination_remark`): at most 64 characters, no control characters.
+    static func checkReason(_ reason: String?) throws {
+        guard let reason else { return }
+        guard reason.unicodeScalars.count <= 64, !hasControlCharacters(reason) else {
+            throw RequestProblem("reason must be at most 64 characters, none of them control characters")
+        }
+    }
+
+    static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+    }
+
     static func currency(_ code: String?, provider: PaymentProvider) throws -> Currency {
-        guard let currency = try? Currency(code: code ?? "CNY") else { throw RequestProblem("currency must be an ISO 4217 code") }
+        guard let currency = try? Currency(code: code ?? "CNY") else {
+            throw RequestProblem.unprocessable("currency '\(code ?? "")' is not an ISO 4217 currency Cashier knows")
+        }
         if provider != .applePay, currency != .cny {
             throw RequestProblem.unprocessable("\(provider.rawValue) charges under an agreement in CNY only")
         }

@@ -214,3 +214,39 @@ CREATE INDEX split_returns_pending ON split_returns(status, updated_at);
 CREATE INDEX splits_created ON splits(created_at);
 CREATE INDEX transfers_created ON transfers(created_at);
 CREATE INDEX transfers_finished ON transfers(finished_at)
+
+-- 024_recurring
+CREATE TABLE agreements (
+    id TEXT PRIMARY KEY, merchant TEXT, provider TEXT NOT NULL, method TEXT NOT NULL,
+    external_no TEXT NOT NULL, provider_agreement_id TEXT, payer TEXT, plan_id TEXT, description TEXT NOT NULL,
+    period_unit TEXT NOT NULL, period_count INTEGER NOT NULL CHECK (period_count > 0), currency TEXT NOT NULL,
+    single_limit_minor INTEGER NOT NULL CHECK (single_limit_minor > 0), first_charge_at INTEGER,
+    status TEXT NOT NULL, provider_state TEXT, end_reason TEXT, version INTEGER NOT NULL DEFAULT 1,
+    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, activated_at INTEGER,
+    ended_at INTEGER,
+    UNIQUE (provider, external_no)
+);
+CREATE INDEX agreements_pending ON agreements(status, updated_at);
+CREATE INDEX agreements_created ON agreements(created_at);
+CREATE TABLE subscriptions (
+    id TEXT PRIMARY KEY, agreement_id TEXT NOT NULL REFERENCES agreements(id), merchant TEXT,
+    currency TEXT NOT NULL, amount_minor INTEGER NOT NULL CHECK (amount_minor > 0), description TEXT NOT NULL,
+    interval_unit TEXT NOT NULL, interval_count INTEGER NOT NULL CHECK (interval_count > 0), anchor_at INTEGER NOT NULL,
+    period INTEGER NOT NULL DEFAULT 0, next_charge_at INTEGER, max_attempts INTEGER NOT NULL CHECK (max_attempts > 0),
+    status TEXT NOT NULL, cancel_reason TEXT, version INTEGER NOT NULL DEFAULT 1,
+    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, canceled_at INTEGER
+);
+CREATE INDEX subscriptions_due ON subscriptions(status, next_charge_at);
+CREATE INDEX subscriptions_agreement ON subscriptions(agreement_id, created_at);
+CREATE INDEX subscriptions_created ON subscriptions(created_at);
+CREATE TABLE invoices (
+    id TEXT PRIMARY KEY, subscription_id TEXT NOT NULL REFERENCES subscriptions(id),
+    period INTEGER NOT NULL CHECK (period > 0), order_id TEXT NOT NULL REFERENCES orders(id), currency TEXT NOT NULL,
+    amount_minor INTEGER NOT NULL CHECK (amount_minor > 0), status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, failures INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER, last_error TEXT, period_start INTEGER NOT NULL,
+    version INTEGER NOT NULL DEFAULT 1, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    UNIQUE (subscription_id, period)
+);
+CREATE INDEX invoices_due ON invoices(status, next_attempt_at);
+CREATE INDEX invoices_order ON invoices(order_id)

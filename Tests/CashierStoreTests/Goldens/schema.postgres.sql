@@ -1,6 +1,40 @@
 CREATE FUNCTION public.cashier_events_append_only() RETURNS trigger
     LANGUAGE plpgsql
     AS $$ BEGIN RAISE EXCEPTION 'the event log is append-only'; END $$;
+CREATE TABLE public.agreements (
+    rowid bigint NOT NULL,
+    id text NOT NULL,
+    merchant text,
+    provider text NOT NULL,
+    method text NOT NULL,
+    external_no text NOT NULL,
+    provider_agreement_id text,
+    payer text,
+    plan_id text,
+    description text NOT NULL,
+    period_unit text NOT NULL,
+    period_count integer NOT NULL,
+    currency text NOT NULL,
+    single_limit_minor bigint NOT NULL,
+    first_charge_at bigint,
+    status text NOT NULL,
+    provider_state text,
+    end_reason text,
+    version bigint DEFAULT 1 NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    activated_at bigint,
+    ended_at bigint,
+    CONSTRAINT agreements_period_count_check CHECK ((period_count > 0)),
+    CONSTRAINT agreements_single_limit_minor_check CHECK ((single_limit_minor > 0))
+);
+CREATE SEQUENCE public.agreements_rowid_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE public.agreements_rowid_seq OWNED BY public.agreements.rowid;
 CREATE TABLE public.api_keys (
     id text NOT NULL,
     hash text NOT NULL,
@@ -73,6 +107,34 @@ CREATE TABLE public.idempotency_keys (
     holder text,
     locked_until bigint
 );
+CREATE TABLE public.invoices (
+    rowid bigint NOT NULL,
+    id text NOT NULL,
+    subscription_id text NOT NULL,
+    period integer NOT NULL,
+    order_id text NOT NULL,
+    currency text NOT NULL,
+    amount_minor bigint NOT NULL,
+    status text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    failures integer DEFAULT 0 NOT NULL,
+    next_attempt_at bigint,
+    last_error text,
+    period_start bigint NOT NULL,
+    version bigint DEFAULT 1 NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    finished_at bigint,
+    CONSTRAINT invoices_amount_minor_check CHECK ((amount_minor > 0)),
+    CONSTRAINT invoices_period_check CHECK ((period > 0))
+);
+CREATE SEQUENCE public.invoices_rowid_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE public.invoices_rowid_seq OWNED BY public.invoices.rowid;
 CREATE TABLE public.job_leases (
     job text NOT NULL,
     holder text NOT NULL,
@@ -274,6 +336,37 @@ CREATE SEQUENCE public.splits_rowid_seq
     NO MAXVALUE
     CACHE 1;
 ALTER SEQUENCE public.splits_rowid_seq OWNED BY public.splits.rowid;
+CREATE TABLE public.subscriptions (
+    rowid bigint NOT NULL,
+    id text NOT NULL,
+    agreement_id text NOT NULL,
+    merchant text,
+    currency text NOT NULL,
+    amount_minor bigint NOT NULL,
+    description text NOT NULL,
+    interval_unit text NOT NULL,
+    interval_count integer NOT NULL,
+    anchor_at bigint NOT NULL,
+    period integer DEFAULT 0 NOT NULL,
+    next_charge_at bigint,
+    max_attempts integer NOT NULL,
+    status text NOT NULL,
+    cancel_reason text,
+    version bigint DEFAULT 1 NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    canceled_at bigint,
+    CONSTRAINT subscriptions_amount_minor_check CHECK ((amount_minor > 0)),
+    CONSTRAINT subscriptions_interval_count_check CHECK ((interval_count > 0)),
+    CONSTRAINT subscriptions_max_attempts_check CHECK ((max_attempts > 0))
+);
+CREATE SEQUENCE public.subscriptions_rowid_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+ALTER SEQUENCE public.subscriptions_rowid_seq OWNED BY public.subscriptions.rowid;
 CREATE TABLE public.transfers (
     rowid bigint NOT NULL,
     id text NOT NULL,
@@ -305,8 +398,10 @@ CREATE SEQUENCE public.transfers_rowid_seq
     NO MAXVALUE
     CACHE 1;
 ALTER SEQUENCE public.transfers_rowid_seq OWNED BY public.transfers.rowid;
+ALTER TABLE ONLY public.agreements ALTER COLUMN rowid SET DEFAULT nextval('public.agreements_rowid_seq'::regclass);
 ALTER TABLE ONLY public.complaints ALTER COLUMN rowid SET DEFAULT nextval('public.complaints_rowid_seq'::regclass);
 ALTER TABLE ONLY public.events ALTER COLUMN sequence SET DEFAULT nextval('public.events_sequence_seq'::regclass);
+ALTER TABLE ONLY public.invoices ALTER COLUMN rowid SET DEFAULT nextval('public.invoices_rowid_seq'::regclass);
 ALTER TABLE ONLY public.orders ALTER COLUMN rowid SET DEFAULT nextval('public.orders_rowid_seq'::regclass);
 ALTER TABLE ONLY public.outbox ALTER COLUMN rowid SET DEFAULT nextval('public.outbox_rowid_seq'::regclass);
 ALTER TABLE ONLY public.payments ALTER COLUMN rowid SET DEFAULT nextval('public.payments_rowid_seq'::regclass);
@@ -314,7 +409,14 @@ ALTER TABLE ONLY public.receivers ALTER COLUMN rowid SET DEFAULT nextval('public
 ALTER TABLE ONLY public.refunds ALTER COLUMN rowid SET DEFAULT nextval('public.refunds_rowid_seq'::regclass);
 ALTER TABLE ONLY public.split_returns ALTER COLUMN rowid SET DEFAULT nextval('public.split_returns_rowid_seq'::regclass);
 ALTER TABLE ONLY public.splits ALTER COLUMN rowid SET DEFAULT nextval('public.splits_rowid_seq'::regclass);
+ALTER TABLE ONLY public.subscriptions ALTER COLUMN rowid SET DEFAULT nextval('public.subscriptions_rowid_seq'::regclass);
 ALTER TABLE ONLY public.transfers ALTER COLUMN rowid SET DEFAULT nextval('public.transfers_rowid_seq'::regclass);
+ALTER TABLE ONLY public.agreements
+    ADD CONSTRAINT agreements_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.agreements
+    ADD CONSTRAINT agreements_provider_external_no_key UNIQUE (provider, external_no);
+ALTER TABLE ONLY public.agreements
+    ADD CONSTRAINT agreements_rowid_key UNIQUE (rowid);
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_hash_key UNIQUE (hash);
 ALTER TABLE ONLY public.api_keys
@@ -331,6 +433,12 @@ ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (sequence);
 ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (key);
+ALTER TABLE ONLY public.invoices
+    ADD CONSTRAINT invoices_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.invoices
+    ADD CONSTRAINT invoices_rowid_key UNIQUE (rowid);
+ALTER TABLE ONLY public.invoices
+    ADD CONSTRAINT invoices_subscription_id_period_key UNIQUE (subscription_id, period);
 ALTER TABLE ONLY public.job_leases
     ADD CONSTRAINT job_leases_pkey PRIMARY KEY (job);
 ALTER TABLE ONLY public.orders
@@ -377,17 +485,25 @@ ALTER TABLE ONLY public.splits
     ADD CONSTRAINT splits_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.splits
     ADD CONSTRAINT splits_rowid_key UNIQUE (rowid);
+ALTER TABLE ONLY public.subscriptions
+    ADD CONSTRAINT subscriptions_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY public.subscriptions
+    ADD CONSTRAINT subscriptions_rowid_key UNIQUE (rowid);
 ALTER TABLE ONLY public.transfers
     ADD CONSTRAINT transfers_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY public.transfers
     ADD CONSTRAINT transfers_provider_out_bill_no_key UNIQUE (provider, out_bill_no);
 ALTER TABLE ONLY public.transfers
     ADD CONSTRAINT transfers_rowid_key UNIQUE (rowid);
+CREATE INDEX agreements_created ON public.agreements USING btree (created_at);
+CREATE INDEX agreements_pending ON public.agreements USING btree (status, updated_at);
 CREATE INDEX complaints_merchant ON public.complaints USING btree (merchant, state);
 CREATE INDEX complaints_open ON public.complaints USING btree (state, respond_by, settle_by);
 CREATE INDEX complaints_order ON public.complaints USING btree (order_id);
 CREATE INDEX events_order ON public.events USING btree (order_id, sequence);
 CREATE INDEX events_transition ON public.events USING btree (to_status, created_at) WHERE (to_status IS NOT NULL);
+CREATE INDEX invoices_due ON public.invoices USING btree (status, next_attempt_at);
+CREATE INDEX invoices_order ON public.invoices USING btree (order_id);
 CREATE INDEX orders_created ON public.orders USING btree (created_at);
 CREATE INDEX orders_expiry ON public.orders USING btree (status, expires_at);
 CREATE INDEX orders_status ON public.orders USING btree (status, created_at);
@@ -416,6 +532,9 @@ CREATE INDEX splits_finished ON public.splits USING btree (finished_at);
 CREATE INDEX splits_merchant ON public.splits USING btree (merchant, created_at);
 CREATE INDEX splits_order ON public.splits USING btree (order_id, created_at);
 CREATE INDEX splits_unfinished ON public.splits USING btree (status, updated_at);
+CREATE INDEX subscriptions_agreement ON public.subscriptions USING btree (agreement_id, created_at);
+CREATE INDEX subscriptions_created ON public.subscriptions USING btree (created_at);
+CREATE INDEX subscriptions_due ON public.subscriptions USING btree (status, next_charge_at);
 CREATE INDEX transfers_created ON public.transfers USING btree (created_at);
 CREATE INDEX transfers_finished ON public.transfers USING btree (finished_at);
 CREATE INDEX transfers_merchant ON public.transfers USING btree (merchant, created_at);
@@ -427,6 +546,10 @@ ALTER TABLE ONLY public.complaints
     ADD CONSTRAINT complaints_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.payments(id);
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
+ALTER TABLE ONLY public.invoices
+    ADD CONSTRAINT invoices_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
+ALTER TABLE ONLY public.invoices
+    ADD CONSTRAINT invoices_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES public.subscriptions(id);
 ALTER TABLE ONLY public.payments
     ADD CONSTRAINT payments_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
 ALTER TABLE ONLY public.refunds
@@ -437,3 +560,5 @@ ALTER TABLE ONLY public.split_returns
     ADD CONSTRAINT split_returns_split_id_fkey FOREIGN KEY (split_id) REFERENCES public.splits(id);
 ALTER TABLE ONLY public.splits
     ADD CONSTRAINT splits_order_id_fkey FOREIGN KEY (order_id) REFERENCES public.orders(id);
+ALTER TABLE ONLY public.subscriptions
+    ADD CONSTRAINT subscriptions_agreement_id_fkey FOREIGN KEY (agreement_id) REFERENCES public.agreements(id);

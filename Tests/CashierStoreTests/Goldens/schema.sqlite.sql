@@ -1,3 +1,7 @@
+index agreements_created ON agreements
+CREATE INDEX agreements_created ON agreements(created_at)
+index agreements_pending ON agreements
+CREATE INDEX agreements_pending ON agreements(status, updated_at)
 index complaints_merchant ON complaints
 CREATE INDEX complaints_merchant ON complaints(merchant, state)
 index complaints_open ON complaints
@@ -8,6 +12,10 @@ index events_order ON events
 CREATE INDEX events_order ON events(order_id, sequence)
 index events_transition ON events
 CREATE INDEX events_transition ON events(to_status, created_at) WHERE to_status IS NOT NULL
+index invoices_due ON invoices
+CREATE INDEX invoices_due ON invoices(status, next_attempt_at)
+index invoices_order ON invoices
+CREATE INDEX invoices_order ON invoices(order_id)
 index orders_created ON orders
 CREATE INDEX orders_created ON orders(created_at)
 index orders_expiry ON orders
@@ -64,6 +72,10 @@ index splits_order ON splits
 CREATE INDEX splits_order ON splits(order_id, created_at)
 index splits_unfinished ON splits
 CREATE INDEX splits_unfinished ON splits(status, updated_at)
+index sqlite_autoindex_agreements_1 ON agreements
+
+index sqlite_autoindex_agreements_2 ON agreements
+
 index sqlite_autoindex_api_keys_1 ON api_keys
 
 index sqlite_autoindex_api_keys_2 ON api_keys
@@ -75,6 +87,10 @@ index sqlite_autoindex_complaints_2 ON complaints
 index sqlite_autoindex_dashboard_sessions_1 ON dashboard_sessions
 
 index sqlite_autoindex_idempotency_keys_1 ON idempotency_keys
+
+index sqlite_autoindex_invoices_1 ON invoices
+
+index sqlite_autoindex_invoices_2 ON invoices
 
 index sqlite_autoindex_job_leases_1 ON job_leases
 
@@ -108,10 +124,18 @@ index sqlite_autoindex_splits_1 ON splits
 
 index sqlite_autoindex_splits_2 ON splits
 
+index sqlite_autoindex_subscriptions_1 ON subscriptions
+
 index sqlite_autoindex_transfers_1 ON transfers
 
 index sqlite_autoindex_transfers_2 ON transfers
 
+index subscriptions_agreement ON subscriptions
+CREATE INDEX subscriptions_agreement ON subscriptions(agreement_id, created_at)
+index subscriptions_created ON subscriptions
+CREATE INDEX subscriptions_created ON subscriptions(created_at)
+index subscriptions_due ON subscriptions
+CREATE INDEX subscriptions_due ON subscriptions(status, next_charge_at)
 index transfers_created ON transfers
 CREATE INDEX transfers_created ON transfers(created_at)
 index transfers_finished ON transfers
@@ -120,6 +144,17 @@ index transfers_merchant ON transfers
 CREATE INDEX transfers_merchant ON transfers(merchant, created_at)
 index transfers_unfinished ON transfers
 CREATE INDEX transfers_unfinished ON transfers(status, updated_at)
+table agreements ON agreements
+CREATE TABLE agreements (
+    id TEXT PRIMARY KEY, merchant TEXT, provider TEXT NOT NULL, method TEXT NOT NULL,
+    external_no TEXT NOT NULL, provider_agreement_id TEXT, payer TEXT, plan_id TEXT, description TEXT NOT NULL,
+    period_unit TEXT NOT NULL, period_count INTEGER NOT NULL CHECK (period_count > 0), currency TEXT NOT NULL,
+    single_limit_minor INTEGER NOT NULL CHECK (single_limit_minor > 0), first_charge_at INTEGER,
+    status TEXT NOT NULL, provider_state TEXT, end_reason TEXT, version INTEGER NOT NULL DEFAULT 1,
+    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, activated_at INTEGER,
+    ended_at INTEGER,
+    UNIQUE (provider, external_no)
+)
 table api_keys ON api_keys
 CREATE TABLE api_keys (
     id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, prefix TEXT NOT NULL, label TEXT NOT NULL,
@@ -149,6 +184,16 @@ CREATE TABLE idempotency_keys (
     key TEXT PRIMARY KEY, request_sha256 TEXT NOT NULL, status INTEGER NOT NULL, body BLOB NOT NULL,
     created_at INTEGER NOT NULL
 , holder TEXT, locked_until INTEGER)
+table invoices ON invoices
+CREATE TABLE invoices (
+    id TEXT PRIMARY KEY, subscription_id TEXT NOT NULL REFERENCES subscriptions(id),
+    period INTEGER NOT NULL CHECK (period > 0), order_id TEXT NOT NULL REFERENCES orders(id), currency TEXT NOT NULL,
+    amount_minor INTEGER NOT NULL CHECK (amount_minor > 0), status TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, failures INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER, last_error TEXT, period_start INTEGER NOT NULL,
+    version INTEGER NOT NULL DEFAULT 1, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    UNIQUE (subscription_id, period)
+)
 table job_leases ON job_leases
 CREATE TABLE job_leases (job TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL)
 table orders ON orders
@@ -215,6 +260,15 @@ CREATE TABLE splits (
 )
 table sqlite_sequence ON sqlite_sequence
 CREATE TABLE sqlite_sequence(name,seq)
+table subscriptions ON subscriptions
+CREATE TABLE subscriptions (
+    id TEXT PRIMARY KEY, agreement_id TEXT NOT NULL REFERENCES agreements(id), merchant TEXT,
+    currency TEXT NOT NULL, amount_minor INTEGER NOT NULL CHECK (amount_minor > 0), description TEXT NOT NULL,
+    interval_unit TEXT NOT NULL, interval_count INTEGER NOT NULL CHECK (interval_count > 0), anchor_at INTEGER NOT NULL,
+    period INTEGER NOT NULL DEFAULT 0, next_charge_at INTEGER, max_attempts INTEGER NOT NULL CHECK (max_attempts > 0),
+    status TEXT NOT NULL, cancel_reason TEXT, version INTEGER NOT NULL DEFAULT 1,
+    created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, canceled_at INTEGER
+)
 table transfers ON transfers
 CREATE TABLE transfers (
     id TEXT PRIMARY KEY, merchant TEXT, provider TEXT NOT NULL, out_bill_no TEXT NOT NULL,

@@ -79,8 +79,21 @@ extension OpenAPIDocument {
         ]
     }
 
+    /// Text without control characters (C0, DEL, C1), as a JSON Schema pattern.
+    static let noControlCharacters = "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"
+
     /// The providers' agreement notifications.
     static var agreementNotificationOperations: [Operation] {
+        let xml = [
+            Response(
+                status: "200", description: "SUCCESS (recorded, or a repeat) or FAIL (WeChat Pay sends again)",
+                content: .text(contentType: "application/xml")),
+            Response(
+                status: "401", description: "FAIL: the signature, or the merchant it names, does not verify; nothing was read",
+                content: .text(contentType: "application/xml")),
+            Response(status: "400", description: "No body: not a notification; nothing was read", content: .json(HTTPErrorBody.self)),
+            Response(status: "404", description: "WeChat Pay is not configured on this server", content: .json(HTTPErrorBody.self)),
+        ]
         let answers = [
             Response(
                 status: "200", description: "The provider's success (recorded, or a repeat) or failure (it sends again)",
@@ -96,7 +109,7 @@ extension OpenAPIDocument {
                 method: "POST", path: RecurringService.wechatContractPath, id: "notifyWeChatContracts", tag: "notifications",
                 summary: "WeChat Pay 委托代扣 contract notifications (signed XML, change_type ADD or DELETE): verified against the "
                     + "merchant, then the agreement moves to active or terminated, once.", access: .provider,
-                body: .provider(contentType: "application/xml", description: "As WeChat Pay sends it."), responses: answers),
+                body: .provider(contentType: "application/xml", description: "As WeChat Pay sends it."), responses: xml),
             Operation(
                 method: "POST", path: RecurringService.alipayAgreementPath, id: "notifyAlipayAgreements", tag: "notifications",
                 summary: "Alipay dut_user_sign / dut_user_unsign (RSA2-signed form): verified against the app, then the agreement "
@@ -195,8 +208,9 @@ extension AgreementBody: SchemaDocumented {
     static var schemaNotes: [String: [String: Any]] {
         [
             "method": ["enum": ["wechat.app", "wechat.jsapi", "wechat.h5", "alipay.app", "alipay.page", "alipay.wap", "applepay"]],
-            "description": ["minLength": 1, "maxLength": 32], "single_limit": ["minimum": 1, "maximum": 100_000_000],
-            "first_charge_date": ["pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"],
+            "description": ["minLength": 1, "maxLength": 32, "pattern": OpenAPIDocument.noControlCharacters],
+            "single_limit": ["minimum": 1, "maximum": 100_000_000], "first_charge_date": ["pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"],
+            "currency": ["pattern": "^[A-Z]{3}$"], "plan_id": ["pattern": "^[0-9]{1,28}$"],
         ]
     }
 }
@@ -210,12 +224,15 @@ extension AgreementBody.Period: SchemaDocumented {
 
 extension SubscriptionBody: SchemaDocumented {
     static var schemaNotes: [String: [String: Any]] {
-        ["amount": ["minimum": 1], "max_attempts": ["minimum": 1, "maximum": 10], "description": ["minLength": 1, "maxLength": 128]]
+        [
+            "amount": ["minimum": 1], "max_attempts": ["minimum": 1, "maximum": 10], "currency": ["pattern": "^[A-Z]{3}$"],
+            "description": ["minLength": 1, "maxLength": 128, "pattern": OpenAPIDocument.noControlCharacters],
+        ]
     }
 }
 
 extension AgreementAuthorizeBody: SchemaDocumented {}
 
 extension EndBody: SchemaDocumented {
-    static var schemaNotes: [String: [String: Any]] { ["reason": ["maxLength": 64]] }
+    static var schemaNotes: [String: [String: Any]] { ["reason": ["maxLength": 64, "pattern": OpenAPIDocument.noControlCharacters]] }
 }

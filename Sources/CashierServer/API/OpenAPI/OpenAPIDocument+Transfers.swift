@@ -95,6 +95,7 @@ extension TransferBody: SchemaDocumented {
             "amount": ["minimum": TransferService.amounts.lowerBound, "maximum": TransferService.amounts.upperBound],
             "openid": ["minLength": 1, "maxLength": 128], "remark": ["minLength": 1, "maxLength": 32],
             "scene": ["minLength": 1, "maxLength": 16], "user_name": ["maxLength": 32], "perception": ["maxLength": 32],
+            "report_infos": ["minItems": 1],
         ]
     }
 }
