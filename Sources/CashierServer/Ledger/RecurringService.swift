@@ -80,7 +80,9 @@ struct RecurringService: Sendable {
         try RequestProblem.check(body.single_limit.value, in: 1...100_000_000, "single_limit", unit: " minor units")
         var firstCharge: Date? = nil
         if let day = body.first_charge_date {
-            guard let date = Self.beijingDay(day) else { throw RequestProblem("first_charge_date must be yyyy-MM-dd") }
+            guard let date = Self.beijingDay(day) else {
+                throw RequestProblem.unprocessable("first_charge_date must be a day of the calendar, yyyy-MM-dd")
+            }
             firstCharge = date
         }
         if let url = body.return_url { _ = try ledger.configuration.checkout.checkedReturnURL(url, own: ledger.publicBase) }
