@@ -209,7 +209,8 @@ extension AgreementBody: SchemaDocumented {
         [
             "method": ["enum": ["wechat.app", "wechat.jsapi", "wechat.h5", "alipay.app", "alipay.page", "alipay.wap", "applepay"]],
             "description": ["minLength": 1, "maxLength": 32, "pattern": OpenAPIDocument.noControlCharacters],
-            "single_limit": ["minimum": 1, "maximum": 100_000_000], "first_charge_date": ["format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"],
+            "single_limit": ["minimum": 1, "maximum": 100_000_000],
+            "first_charge_date": ["format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"],
             "currency": ["pattern": "^[A-Z]{3}$"], "plan_id": ["pattern": "^[0-9]{1,28}$"],
         ]
     }
