@@ -84,26 +84,11 @@ extension OpenAPIDocument {
 
     /// The providers' agreement notifications.
     static var agreementNotificationOperations: [Operation] {
-        let xml = [
-            Response(
-                status: "200", description: "SUCCESS (recorded, or a repeat) or FAIL (WeChat Pay sends again)",
-                content: .text(contentType: "application/xml")),
-            Response(
-                status: "401", description: "FAIL: the signature, or the merchant it names, does not verify; nothing was read",
-                content: .text(contentType: "application/xml")),
-            Response(status: "400", description: "No body: not a notification; nothing was read", content: .json(HTTPErrorBody.self)),
-            Response(status: "404", description: "WeChat Pay is not configured on this server", content: .json(HTTPErrorBody.self)),
-        ]
-        let answers = [
-            Response(
-                status: "200", description: "The provider's success (recorded, or a repeat) or failure (it sends again)",
-                content: .text(contentType: "text/plain")),
-            Response(
-                status: "401", description: "The signature, or the merchant it names, does not verify; nothing was read",
-                content: .text(contentType: "text/plain")),
+        let unread = [
             Response(status: "400", description: "No body: not a notification; nothing was read", content: .json(HTTPErrorBody.self)),
             Response(status: "404", description: "The provider is not configured on this server", content: .json(HTTPErrorBody.self)),
         ]
+        let (xml, answers) = (wechatV2Answers + unread, alipayAnswers + unread)
         return [
             Operation(
                 method: "POST", path: RecurringService.wechatContractPath, id: "notifyWeChatContracts", tag: "notifications",

@@ -335,18 +335,35 @@ enum OpenAPIDocument {
         ] + agreementNotificationOperations
     }
 
+    /// WeChat Pay v2's answers to a notification: its XML SUCCESS or FAIL.
+    static var wechatV2Answers: [Response] {
+        [
+            Response(
+                status: "200", description: "SUCCESS (recorded, or a repeat) or FAIL (refused or not recorded yet: WeChat Pay sends again)",
+                content: .text(contentType: "application/xml")),
+            Response(
+                status: "401", description: "FAIL: the signature, or the merchant it names, does not verify; nothing was read",
+                content: .text(contentType: "application/xml")),
+        ]
+    }
+
+    /// Alipay's answers to a notification: `success` or `failure`.
+    static var alipayAnswers: [Response] {
+        [
+            Response(
+                status: "200", description: "`success` (recorded, or a repeat) or `failure` (Alipay sends again)",
+                content: .text(contentType: "text/plain")),
+            Response(
+                status: "401", description: "`failure`: the signature, or the merchant it names, does not verify; nothing was read",
+                content: .text(contentType: "text/plain")),
+        ]
+    }
+
     /// The providers' callbacks, answered in each provider's own protocol: WeChat Pay v2 and
     /// Alipay answer 200 with a refusal in the body (FAIL, `failure`), which makes them send again.
     static var notificationOperations: [Operation] {
         let xml = "application/xml"
-        let v2 = [
-            Response(
-                status: "200", description: "SUCCESS (recorded, or a repeat) or FAIL (refused or not recorded yet: WeChat Pay sends again)",
-                content: .text(contentType: xml)),
-            Response(
-                status: "401", description: "FAIL: the signature, or the merchant it names, does not verify; nothing was read",
-                content: .text(contentType: xml)),
-        ]
+        let v2 = wechatV2Answers
         let v3 = [
             Response(status: "204", description: "Recorded, or a repeat", content: .empty),
             Response(
@@ -357,14 +374,7 @@ enum OpenAPIDocument {
                 status: "500", description: "Not recorded yet: WeChat Pay sends again",
                 content: .anyObject("{\"code\":\"FAIL\",\"message\":…}")),
         ]
-        let alipay = [
-            Response(
-                status: "200", description: "`success` (recorded, or a repeat) or `failure` (Alipay sends again)",
-                content: .text(contentType: "text/plain")),
-            Response(
-                status: "401", description: "`failure`: the signature, or the merchant it names, does not verify; nothing was read",
-                content: .text(contentType: "text/plain")),
-        ]
+        let alipay = alipayAnswers
         // Every notify path: a request with no body is no notification (400), and a provider, or a
         // sub-merchant, not configured here has no path (404).
         let noBody = Response(
