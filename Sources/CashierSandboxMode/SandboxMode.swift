@@ -101,6 +101,8 @@ public struct SandboxMode: Sendable {
         }
         try sandbox.start(listening: listening)  // first: the configuration needs its port
         await sandbox.alipay.grantAppAuthToken(appAuthToken, merchantAppID: subMerchantAlipayAppID)
+        await sandbox.alipay.setDefaultAgreementApp(alipayAppID)
+        await sandbox.wechatV2.setDefaultContractMerchant(wechat.mchID)
         let processing = try sandbox.applePay.ca.issueMerchantKey(merchantIdentifier: appleMerchantIdentifier)
         try await sandbox.applePay.register(merchantCertificate: processing.certificate)
         // The sandbox's Stripe and Adyen hold the processing key, as the real ones do.

@@ -306,10 +306,13 @@ import WeChatPay
             try await client.queryContract(.code(planID: Self.planID, contractCode: other))
         }
         #expect(none?.providerCode == "CONTRACT_NOT_EXIST")
+        // Signed afterwards without a request the sandbox holds (an address built, not opened): the
+        // sandbox's one merchant's, told to no one (it never named a notify address).
         #expect(
             try await Self.payer(
                 sandbox, "sandbox/wechat/contracts/sign", ["plan_id": Self.planID, "contract_code": other, "outcome": "agree"]
-            ).0 == 404)
+            ).0 == 200)
+        #expect(try await client.queryContract(.code(planID: Self.planID, contractCode: other)).state == .signed)
         #expect(try await Self.payer(sandbox, "sandbox/wechat/contracts/sign", ["plan_id": Self.planID]).0 == 400)
         await sandbox.stop()
     }

@@ -271,6 +271,45 @@ import Testing
         try await world.expectBooksAgreeThenStop()
     }
 
+    /// A payer signs by the sandbox's JSON calls alone, with nothing but what the issue's contract
+    /// names — an `entrustweb` address never opened, an Alipay sign string never handed over: the
+    /// sandbox signs for its merchant, and Cashier learns it by asking (or by the notification, when
+    /// the merchant's notify address is known); a refusal leaves the agreement pending.
+    @Test(.timeLimit(.minutes(3))) func signedByTheSandboxsJSONCallsAlone() async throws {
+        let clock = ManualClock(Self.start)
+        let world = try await Self.world(.sqlite, clock: clock)
+        var wechat = Wallet.wechat.agreement
+        wechat["method"] = "wechat.jsapi"
+        let contract = try await world.call("POST", "/v1/agreements", json: wechat)
+        try #require(contract.status == 201, "\(contract.object)")
+        let launch = try #require(contract.object["launch"] as? [String: Any])
+        #expect(launch["kind"] as? String == "url" && (launch["url"] as? String)?.contains("/papay/entrustweb?") == true, "\(launch)")
+        let alipay = try await world.call("POST", "/v1/agreements", json: Wallet.alipay.agreement)
+        try #require(alipay.status == 201, "\(alipay.object)")
+        let refused = try await world.call("POST", "/v1/agreements", json: Wallet.alipay.agreement)
+        for (made, path, number) in [
+            (contract.object, "/sandbox/wechat/contracts/sign", "contract_code"),
+            (alipay.object, "/sandbox/alipay/agreements/sign", "external_agreement_no"),
+        ] {
+            var body: [String: Any] = [number: made["external_no"] as? String ?? "", "outcome": "agree"]
+            if number == "contract_code" { body["plan_id"] = "12535" }
+            let signed = try await world.sandboxCall("POST", path, json: body)
+            #expect(signed.status == 200, "\(String(decoding: signed.body, as: UTF8.self))")
+        }
+        let noOne = try await world.sandboxCall(
+            "POST", "/sandbox/alipay/agreements/sign",
+            json: ["external_agreement_no": refused.object["external_no"] as? String ?? "", "outcome": "refuse"])
+        #expect(noOne.status == 200, "\(String(decoding: noOne.body, as: UTF8.self))")
+        await world.settled()
+        for id in [contract.object["id"], alipay.object["id"]].compactMap({ $0 as? String }) {
+            let read = try await world.call("GET", "/v1/agreements/\(id)").object
+            #expect(read["status"] as? String == "active" && read["provider_agreement_id"] != nil, "\(read)")
+        }
+        #expect(
+            try await world.call("GET", "/v1/agreements/\(refused.object["id"] as? String ?? "")").object["status"] as? String == "pending")
+        await world.stop()
+    }
+
     /// Twelve subscriptions due at once, the job fired four times on every instance together:
     /// each period opened and charged once, whichever instance won it; the sandbox took twelve payments.
     @Test(.timeLimit(.minutes(5)), arguments: Backend.available)

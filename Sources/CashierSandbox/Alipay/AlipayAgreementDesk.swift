@@ -54,6 +54,11 @@ struct AlipayAgreementDesk: Sendable {
     var agreements: [String: Agreement] = [:]
     /// The newest agreement of each ``key(_:_:_:_:)``.
     var latest: [String: String] = [:]
+    /// The notify URL of each app's latest signing request, by `app_id`: where a payer's signature
+    /// of a request the sandbox never saw (an app sign string not handed over) is told.
+    var lastNotifyURLs: [String: String] = [:]
+    /// The app such a signing is for when the sandbox knows several (``AlipaySandbox/setDefaultAgreementApp(_:)``).
+    var defaultApp: String?
     /// Signing pages: token → `agreement_no`.
     var pages: [String: String] = [:]
     /// How many days before a period's date its charge is allowed (5 unless set; Alipay has said 3, later 5).

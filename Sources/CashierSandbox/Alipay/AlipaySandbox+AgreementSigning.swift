@@ -80,6 +80,7 @@ extension AlipaySandbox {
             anchor: rule?.executeDate, notifyURL: parameters["notify_url"], returnURL: parameters["return_url"],
             created: agreementDesk.now())
         agreementDesk.latest[key] = number
+        if let url = parameters["notify_url"] { agreementDesk.lastNotifyURLs[appID] = url }
         return .success(number)
     }
 
@@ -121,6 +122,11 @@ extension AlipaySandbox {
             case .success(let registered): number = registered
             }
         } else {
+            if agreementDesk.find(agreementNo: nil, externalNo: externalNo) == nil, let externalNo,
+                let appID = apps.count == 1 ? apps.keys.first : agreementDesk.defaultApp
+            {
+                unseenSigning(appID: appID, externalNo: externalNo)
+            }
             guard let agreement = agreementDesk.find(agreementNo: nil, externalNo: externalNo) else {
                 return .failure(
                     SigningRefusal(
@@ -129,6 +135,28 @@ extension AlipaySandbox {
             number = agreement.agreementNo
         }
         return .success(decideSigning(number, agree: agree).map(snapshot))
+    }
+
+    /// The app a payer's signature of a request the sandbox never saw is for, when it knows several
+    /// apps (`cashier-sandbox` names the merchant's own, not the service provider's).
+    /// - Parameter appID: the merchant's app.
+    public func setDefaultAgreementApp(_ appID: String) {
+        agreementDesk.defaultApp = appID
+    }
+
+    /// A signing the sandbox never saw (the app's sign string goes from the merchant to the payer's
+    /// Alipay, not to the gateway), for the sandbox's one app: a monthly cycle agreement from today
+    /// under Cashier's scene, told to where the app's latest signing request asked (or to no one: the
+    /// merchant then learns by `alipay.user.agreement.query`).
+    func unseenSigning(appID: String, externalNo: String) {
+        let rule = Alipay.PeriodRule(
+            periodType: .month, period: 1, executeTime: BeijingTime.string(from: agreementDesk.now(), .day),
+            singleAmount: Money(minorUnits: 100_000_00, currency: .cny))
+        let number = "2026" + SecureRandom.string(count: 16, alphabet: "0123456789")
+        agreementDesk.agreements[number] = AlipayAgreementDesk.Agreement(
+            appID: appID, agreementNo: number, externalNo: externalNo, product: .cyclePay, signScene: "INDUSTRY|DIGITAL_MEDIA", rule: rule,
+            anchor: rule.executeDate, notifyURL: agreementDesk.lastNotifyURLs[appID], returnURL: nil, created: agreementDesk.now())
+        agreementDesk.latest[AlipayAgreementDesk.key(appID, externalNo, .cyclePay, "INDUSTRY|DIGITAL_MEDIA")] = number
     }
 
     /// The payer ends an agreement in the Alipay app: `dut_user_unsign` to the app's application gateway.
@@ -242,14 +270,13 @@ extension AlipaySandbox {
             await self.agreementPageAction((try? Alipay.FormBody.parse(request.body)) ?? [:])
         }
         router.add("POST", "/sandbox/alipay/agreements/sign") { request, _ in
-            guard let object = SandboxControl.object(request), let outcome = object["outcome"] as? String,
-                outcome == "agree" || outcome == "refuse",
+            guard let object = SandboxControl.object(request), let agrees = SandboxControl.agrees(object["outcome"]),
                 object["external_agreement_no"] is String || object["sign_string"] is String
             else {
                 return SandboxControl.invalid(#"expected {"external_agreement_no":"…","outcome":"agree"|"refuse"} (or "sign_string":"…")"#)
             }
             let externalNo = object["external_agreement_no"] as? String
-            switch await self.payerSign(externalNo: externalNo, signString: object["sign_string"] as? String, agree: outcome == "agree") {
+            switch await self.payerSign(externalNo: externalNo, signString: object["sign_string"] as? String, agree: agrees) {
             case .failure(let refusal): return .error(status: 400, code: "signing_refused", message: refusal.message)
             case .success(let agreement?): return .json(agreement)
             case .success(nil): return .json(["external_agreement_no": externalNo ?? "", "status": "REFUSED"])

@@ -51,6 +51,11 @@ struct WeChatContractDesk: Sendable {
 
     /// Signing requests by ``key(_:_:_:)``.
     var signings: [String: Signing] = [:]
+    /// The notify URL of each merchant's latest signing request, by `mch_id`: where a payer's
+    /// signature of a request the sandbox never saw (an `entrustweb` address built, not opened) is told.
+    var lastNotifyURLs: [String: String] = [:]
+    /// The merchant such a signature is for when the sandbox knows several (`mch_id`).
+    var defaultMerchant: String?
     /// Contracts by `contract_id`.
     var contracts: [String: Contract] = [:]
     /// Deductions accepted and not yet settled, by `out_trade_no`.

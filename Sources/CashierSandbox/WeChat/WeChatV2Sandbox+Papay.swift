@@ -147,6 +147,7 @@ extension WeChatV2Sandbox {
             mchID: merchant.mchID, appID: merchant.appID, planID: planID, contractCode: contractCode, requestSerial: serial,
             displayAccount: request["contract_display_account"]!, notifyURL: request["notify_url"]!, signType: signType)
         papay.signings[WeChatContractDesk.key(merchant.mchID, planID, contractCode)] = signing
+        papay.lastNotifyURLs[merchant.mchID] = signing.notifyURL
         return .success(signing)
     }
 
@@ -201,7 +202,7 @@ extension WeChatV2Sandbox {
         if let mode = contract.terminationMode { fields.append(("contract_termination_mode", mode)) }
         let signType = contract.signing.signType
         if signType != .md5 { fields.append(("sign_type", signType.rawValue)) }
-        guard let merchant = merchants[contract.signing.mchID] else { return }
+        guard let merchant = merchants[contract.signing.mchID], !contract.signing.notifyURL.isEmpty else { return }
         fields.append(("sign", merchant.signer.signature(for: fields.map { (key: $0.0, value: $0.1) }, type: signType)))
         delivery.deliver(
             key: contract.contractID + ":" + change, url: contract.signing.notifyURL,

@@ -27,12 +27,29 @@ extension WeChatV2Sandbox {
         case agree, refuse
     }
 
+    /// The merchant a payer's signature of a request the sandbox never saw is for, when it knows
+    /// several (`cashier-sandbox` names the merchant's own, not the service provider's).
+    /// - Parameter mchID: the merchant's `mch_id`.
+    public func setDefaultContractMerchant(_ mchID: String) {
+        papay.defaultMerchant = mchID
+    }
+
     /// The payer agrees to (or refuses) the merchant's signing request for `planID` + `contractCode`.
     /// - Returns: the signed contract; `nil` when refused.
-    /// - Throws: ``WeChatV3Sandbox/PayerRefusal``: no such request (404), already signed (409).
+    /// A request the sandbox never saw (an `entrustweb` address the merchant built and the payer's
+    /// page was scripted past) is signed for the sandbox's merchant (its one, or ``setDefaultContractMerchant(_:)``'s), and told to where that
+    /// merchant's latest signing request asked (or to no one: the merchant then learns by `querycontract`).
+    /// - Throws: ``WeChatV3Sandbox/PayerRefusal``: no such request and no merchant to sign it for (404), already signed (409).
     public func signContract(planID: String, contractCode: String, outcome: ContractOutcome) throws -> SandboxContract? {
         if papay.signedContract(planID: planID, contractCode: contractCode) != nil {
             throw WeChatV3Sandbox.PayerRefusal(status: 409, code: "already_signed", message: "contract \(contractCode) is already signed")
+        }
+        if !papay.signings.values.contains(where: { $0.planID == planID && $0.contractCode == contractCode }),
+            let merchant = merchants.count == 1 ? merchants.values.first : papay.defaultMerchant.flatMap({ merchants[$0] })
+        {
+            papay.signings[WeChatContractDesk.key(merchant.mchID, planID, contractCode)] = WeChatContractDesk.Signing(
+                mchID: merchant.mchID, appID: merchant.appID, planID: planID, contractCode: contractCode, requestSerial: "0",
+                displayAccount: contractCode, notifyURL: papay.lastNotifyURLs[merchant.mchID] ?? "", signType: merchant.signType)
         }
         guard let (key, signing) = papay.signings.first(where: { $0.value.planID == planID && $0.value.contractCode == contractCode })
         else {
@@ -125,10 +142,10 @@ extension WeChatV2Sandbox {
             let form = request.headers["Content-Type"]?.hasPrefix("application/x-www-form-urlencoded") == true
             let object: [String: Any]? = form ? request.formFields : SandboxControl.object(request)
             guard let object, let planID = object["plan_id"] as? String, let code = object["contract_code"] as? String,
-                let outcome = (object["outcome"] as? String).flatMap(ContractOutcome.init(rawValue:))
+                let agrees = SandboxControl.agrees(object["outcome"])
             else { return SandboxControl.invalid(#"expected {"plan_id":"…","contract_code":"…","outcome":"agree"|"refuse"}"#) }
             do {
-                let contract = try await self.signContract(planID: planID, contractCode: code, outcome: outcome)
+                let contract = try await self.signContract(planID: planID, contractCode: code, outcome: agrees ? .agree : .refuse)
                 if form { return await self.signingPage(planID: planID, contractCode: code, refused: contract == nil) }
                 guard let contract else { return .json(["plan_id": planID, "contract_code": code, "outcome": "refuse"]) }
                 return .json(contract)
