@@ -24,10 +24,8 @@
         public let cashier: CashierClient
         public let orderID: String
         private let clientSecret: String
+        private let presentation = ApplePaySheetPresentation()
         private let lock = NSLock()
-        private var continuation: CheckedContinuation<WalletOutcome, any Error>?
-        private var controller: PKPaymentAuthorizationController?
-        private var answer: ApplePayAuthorization?
         /// What the sheet shows now: kept, so a failed server call leaves it as it was.
         private var items: [PKPaymentSummaryItem] = []
         private var methods: [PKShippingMethod] = []
@@ -49,56 +47,24 @@
         ///   ``WalletOutcome/applePayDismissed`` when the payer closed the sheet first.
         /// - Throws: ``CashierClientError`` `applepay_unavailable` when the sheet could not be shown.
         public func present(_ request: PKPaymentRequest) async throws -> WalletOutcome {
-            try await withCheckedThrowingContinuation { continuation in
-                let controller = PKPaymentAuthorizationController(paymentRequest: request)
-                lock.withLock {
-                    self.continuation = continuation
-                    self.controller = controller  // PassKit holds its delegate weakly; the sheet holds itself until it ends
-                    self.items = request.paymentSummaryItems
-                    self.methods = request.shippingMethods ?? []
-                }
-                controller.delegate = self
-                controller.present { shown in
-                    guard !shown else { return }
-                    self.end(
-                        .failure(
-                            CashierClientError(
-                                code: "applepay_unavailable",
-                                message: "the Apple Pay sheet could not be shown (no card, or Apple Pay is restricted on this device)")))
-                }
+            lock.withLock {
+                items = request.paymentSummaryItems
+                methods = request.shippingMethods ?? []
             }
-        }
-
-        private func end(_ result: Result<WalletOutcome, any Error>) {
-            let continuation = lock.withLock {
-                defer {
-                    self.continuation = nil
-                    self.controller = nil
-                }
-                return self.continuation
-            }
-            continuation?.resume(with: result)
-        }
-
-        /// PassKit's completion handlers, carried into the task that asks the server.
-        private struct Reply<Value>: @unchecked Sendable {
-            let call: (Value) -> Void
+            return try await presentation.present(request, delegate: self)
         }
 
         // MARK: PKPaymentAuthorizationControllerDelegate
 
         public func paymentAuthorizationControllerDidFinish(_ controller: PKPaymentAuthorizationController) {
-            controller.dismiss {
-                let answer = self.lock.withLock { self.answer }
-                self.end(.success(answer.map(WalletOutcome.applePayCompleted) ?? .applePayDismissed))
-            }
+            presentation.finish(controller)
         }
 
         public func paymentAuthorizationController(
             _ controller: PKPaymentAuthorizationController, didAuthorizePayment payment: PKPayment,
             handler completion: @escaping (PKPaymentAuthorizationResult) -> Void
         ) {
-            let reply = Reply(call: completion)
+            let reply = PassKitReply(call: completion)
             let json: Data
             do {
                 json = try Self.json(payment)
@@ -109,7 +75,7 @@
             Task {
                 do {
                     let answer = try await cashier.authorizeApplePay(orderID: orderID, clientSecret: clientSecret, paymentJSON: json)
-                    lock.withLock { self.answer = answer }
+                    presentation.record(answer)
                     reply.call(
                         PKPaymentAuthorizationResult(
                             status: PKPaymentAuthorizationStatus(rawValue: answer.status) ?? .failure,
@@ -125,7 +91,7 @@
             _ controller: PKPaymentAuthorizationController, didSelectShippingMethod shippingMethod: PKShippingMethod,
             handler completion: @escaping (PKPaymentRequestShippingMethodUpdate) -> Void
         ) {
-            let reply = Reply(call: completion)
+            let reply = PassKitReply(call: completion)
             let change = ApplePaySheetUpdate.Change.shippingMethod(identifier: shippingMethod.identifier ?? "")
             Task {
                 let (items, _, _) = await update(change)
@@ -137,7 +103,7 @@
             _ controller: PKPaymentAuthorizationController, didSelectShippingContact contact: PKContact,
             handler completion: @escaping (PKPaymentRequestShippingContactUpdate) -> Void
         ) {
-            let reply = Reply(call: completion)
+            let reply = PassKitReply(call: completion)
             let change = ApplePaySheetUpdate.Change.shippingContact(Self.contact(contact))
             Task {
                 let (items, methods, errors) = await update(change)
@@ -149,7 +115,7 @@
             _ controller: PKPaymentAuthorizationController, didChangeCouponCode couponCode: String,
             handler completion: @escaping (PKPaymentRequestCouponCodeUpdate) -> Void
         ) {
-            let reply = Reply(call: completion)
+            let reply = PassKitReply(call: completion)
             Task {
                 let (items, methods, errors) = await update(.couponCode(couponCode))
                 reply.call(PKPaymentRequestCouponCodeUpdate(errors: errors, paymentSummaryItems: items, shippingMethods: methods))

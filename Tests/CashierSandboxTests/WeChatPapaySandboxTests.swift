@@ -89,6 +89,19 @@ import WeChatPay
         return (response.status, (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:])
     }
 
+    /// A client for `sandbox`, and a contract its payer agreed to after the client's pre-signing,
+    /// notified to `endpoint`.
+    /// - Returns: the client, the contract's code and its `contract_id`.
+    static func signedContract(_ sandbox: SandboxServer, notifying endpoint: Endpoint) async throws -> (
+        client: WeChatPay.V2.Client, code: String, contractID: String
+    ) {
+        let client = WeChatPay.V2.Client(merchant: merchant, transport: CurlTransport(), baseURL: sandbox.wechatV2URL)
+        let code = "AG" + TradeNumber.generate().prefix(20)
+        _ = try await client.preEntrust(request(code, notifyURL: endpoint.url))
+        let contract = try #require(try await sandbox.wechatV2.signContract(planID: planID, contractCode: code, outcome: .agree))
+        return (client, code, contract.contract_id)
+    }
+
     static func deduction(_ contractID: String, _ number: String, fen: Int64 = 1500, notifyURL: String) -> WeChatPay.V2.Deduction {
         .init(
             contractID: contractID, body: "月度会员", outTradeNo: number, total: Money(minorUnits: fen, currency: .cny),
@@ -193,12 +206,9 @@ import WeChatPay
         let clock = MovingClock()
         let sandbox = try await Self.sandbox(clock)
         let endpoint = try Endpoint()
-        let client = WeChatPay.V2.Client(merchant: Self.merchant, transport: CurlTransport(), baseURL: sandbox.wechatV2URL)
-        let code = "AG" + TradeNumber.generate().prefix(20)
-        _ = try await client.preEntrust(Self.request(code, notifyURL: endpoint.url))
-        let contract = try #require(try await sandbox.wechatV2.signContract(planID: Self.planID, contractCode: code, outcome: .agree))
+        let (client, _, contractID) = try await Self.signedContract(sandbox, notifying: endpoint)
         let number = TradeNumber.generate()
-        let deduction = Self.deduction(contract.contract_id, number, notifyURL: endpoint.url)
+        let deduction = Self.deduction(contractID, number, notifyURL: endpoint.url)
         let accepted = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<20 { group.addTask { (try? await client.papPayApply(deduction)) != nil } }
             return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
@@ -220,11 +230,8 @@ import WeChatPay
     @Test(.timeLimit(.minutes(2))) func aRefusedContractNotificationIsSentAgain() async throws {
         let sandbox = try await Self.sandbox(MovingClock())
         let endpoint = try Endpoint(refusing: 2)
-        let client = WeChatPay.V2.Client(merchant: Self.merchant, transport: CurlTransport(), baseURL: sandbox.wechatV2URL)
-        let code = "AG" + TradeNumber.generate().prefix(20)
-        _ = try await client.preEntrust(Self.request(code, notifyURL: endpoint.url))
-        let contract = try #require(try await sandbox.wechatV2.signContract(planID: Self.planID, contractCode: code, outcome: .agree))
-        let key = contract.contract_id + ":ADD"
+        let (_, code, contractID) = try await Self.signedContract(sandbox, notifying: endpoint)
+        let key = contractID + ":ADD"
         #expect(await eventually { await sandbox.delivery.attempts(for: key).contains { $0.acknowledged } })
         let attempts = await sandbox.delivery.attempts(for: key)
         #expect(attempts.map(\.acknowledged) == [false, false, true])
@@ -238,21 +245,18 @@ import WeChatPay
         let clock = MovingClock()
         let sandbox = try await Self.sandbox(clock)
         let endpoint = try Endpoint()
-        let client = WeChatPay.V2.Client(merchant: Self.merchant, transport: CurlTransport(), baseURL: sandbox.wechatV2URL)
-        let code = "AG" + TradeNumber.generate().prefix(20)
-        _ = try await client.preEntrust(Self.request(code, notifyURL: endpoint.url))
-        let signed = try #require(try await sandbox.wechatV2.signContract(planID: Self.planID, contractCode: code, outcome: .agree))
-        let contract = try await client.queryContract(.id(signed.contract_id))
+        let (client, code, contractID) = try await Self.signedContract(sandbox, notifying: endpoint)
+        let contract = try await client.queryContract(.id(contractID))
         let expiry = try #require(contract.expiresAt)
         #expect(expiry == MovingClock.start + 3 * 365 * 24 * 3600)
         clock.advance(expiry.timeIntervalSince(MovingClock.start) - 1)
-        #expect(try await client.queryContract(.id(signed.contract_id)).state == .signed)
+        #expect(try await client.queryContract(.id(contractID)).state == .signed)
         clock.advance(1)
-        let expired = try await client.queryContract(.id(signed.contract_id))
+        let expired = try await client.queryContract(.id(contractID))
         #expect(expired.state == .terminated && expired.terminationMode == .expired && expired.terminatedAt == expiry)
         #expect(await endpoint.contract(code, .delete)?.terminationMode == .expired)
         let refused = await #expect(throws: PaymentError.self) {
-            try await client.papPayApply(Self.deduction(signed.contract_id, TradeNumber.generate(), notifyURL: endpoint.url))
+            try await client.papPayApply(Self.deduction(contractID, TradeNumber.generate(), notifyURL: endpoint.url))
         }
         #expect(refused?.providerCode == "CONTRACT_NOT_EXIST")
         await sandbox.stop()

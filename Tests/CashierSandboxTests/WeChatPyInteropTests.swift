@@ -8,26 +8,41 @@ import WeChatPay
 /// queries, closes and refunds orders, and its `parse_payment_result` accepts the sandbox's
 /// notification.
 @Suite struct WeChatPyInteropTests {
-    @Test(.timeLimit(.minutes(3)))
-    func wechatpyAgainstTheV2Sandbox() async throws {
+    /// The merchant wechatpy signs as.
+    static let merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: "192006250b4c09247ec02edce69f6a2d")
+
+    /// Runs `scripts/interop/{script}` with the venv's Python against a v2 sandbox for ``merchant``
+    /// (time scaled by 0.001), stopped when the script ends.
+    /// - Parameters:
+    ///   - script: the script's file name.
+    ///   - configure: prepares the started sandbox and returns the config the script reads on stdin.
+    /// - Returns: the script's JSON summary.
+    static func run(_ script: String, configure: (SandboxServer) async -> [String: String]) async throws -> [String: String]? {
         let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, [])
         try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
         let python = environment.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
-        let merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: "192006250b4c09247ec02edce69f6a2d")
         let sandbox = SandboxServer(wechatMerchants: [merchant], timeScale: 0.001)
         try sandbox.start()
-        await sandbox.wechatV2.setPasswordDelay(0.3)
-        let config: [String: String] = [
-            "gateway": sandbox.wechatV2URL.absoluteString, "payer": sandbox.baseURL.appendingPathComponent("sandbox/pay").absoluteString,
-            "appid": merchant.appID, "mch_id": merchant.mchID, "api_key": merchant.apiKey,
-            "prefix": "PY\(Int(Date().timeIntervalSince1970))",
-        ]
-        let script = packageRoot.appendingPathComponent("scripts/interop/wechatpy_v2.py").path
-        let result = try await runSubprocess(python, [script], stdin: JSONSerialization.data(withJSONObject: config))
+        let config = await configure(sandbox)
+        let path = packageRoot.appendingPathComponent("scripts/interop/" + script).path
+        let result = try await runSubprocess(python, [path], stdin: JSONSerialization.data(withJSONObject: config))
         await sandbox.stop()
-        #expect(result.status == 0, "wechatpy interop failed:\n\(result.stderr)")
-        let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String]
+        #expect(result.status == 0, "\(script) failed:\n\(result.stderr)")
+        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String]
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func wechatpyAgainstTheV2Sandbox() async throws {
+        let summary = try await Self.run("wechatpy_v2.py") { sandbox in
+            await sandbox.wechatV2.setPasswordDelay(0.3)
+            return [
+                "gateway": sandbox.wechatV2URL.absoluteString,
+                "payer": sandbox.baseURL.appendingPathComponent("sandbox/pay").absoluteString,
+                "appid": Self.merchant.appID, "mch_id": Self.merchant.mchID, "api_key": Self.merchant.apiKey,
+                "prefix": "PY\(Int(Date().timeIntervalSince1970))",
+            ]
+        }
         #expect(summary?["close"] == "CLOSED")
         #expect(summary?["wrong_key"] == "refused")
         #expect(summary?["notification"]?.hasPrefix("42000") == true)
@@ -43,25 +58,15 @@ import WeChatPay
     /// notifications. Only `get_external_ip` (a DNS lookup) is patched in the script.
     @Test(.timeLimit(.minutes(3)))
     func wechatpyWithholdAgainstTheV2Sandbox() async throws {
-        let environment = try await runSubprocess(packageRoot.appendingPathComponent("scripts/python-env").path, [])
-        try #require(environment.status == 0, "scripts/python-env failed: \(environment.stderr)")
-        let python = environment.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-
-        let merchant = WeChatPay.V2.Merchant(appID: "wxd930ea5d5a258f4f", mchID: "10000100", apiKey: "192006250b4c09247ec02edce69f6a2d")
-        let sandbox = SandboxServer(wechatMerchants: [merchant], timeScale: 0.001)
-        try sandbox.start()
-        await sandbox.wechatV2.setDeductionDelay(2)  // on the real clock: ACCEPT, then settled when asked two seconds later
-        let config: [String: String] = [
-            "gateway": sandbox.wechatV2URL.absoluteString,
-            "contracts": sandbox.baseURL.appendingPathComponent("sandbox/wechat/contracts/").absoluteString,
-            "appid": merchant.appID, "mch_id": merchant.mchID, "api_key": merchant.apiKey, "plan_id": "12535",
-            "prefix": "PW\(Int(Date().timeIntervalSince1970))",
-        ]
-        let script = packageRoot.appendingPathComponent("scripts/interop/wechatpy_withhold.py").path
-        let result = try await runSubprocess(python, [script], stdin: JSONSerialization.data(withJSONObject: config))
-        await sandbox.stop()
-        #expect(result.status == 0, "wechatpy withhold interop failed:\n\(result.stderr)")
-        let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String]
+        let summary = try await Self.run("wechatpy_withhold.py") { sandbox in
+            await sandbox.wechatV2.setDeductionDelay(2)  // on the real clock: ACCEPT, then settled when asked two seconds later
+            return [
+                "gateway": sandbox.wechatV2URL.absoluteString,
+                "contracts": sandbox.baseURL.appendingPathComponent("sandbox/wechat/contracts/").absoluteString,
+                "appid": Self.merchant.appID, "mch_id": Self.merchant.mchID, "api_key": Self.merchant.apiKey, "plan_id": "12535",
+                "prefix": "PW\(Int(Date().timeIntervalSince1970))",
+            ]
+        }
         #expect(summary?["query_signing"] == "0" && summary?["sign"]?.isEmpty == false)
         #expect(summary?["deduct"]?.hasPrefix("42000") == true && summary?["pay_fail"] == "PAY_FAIL")
         #expect(summary?["cancel"] == "3" && summary?["after_cancel"] == "CONTRACT_NOT_EXIST")

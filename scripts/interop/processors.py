@@ -5,64 +5,19 @@ PaymentIntents, authorised at Adyen, then captured, voided, refunded (full and p
 declined. Reads {"sandbox": "http://127.0.0.1:PORT/", "cashier_adyen_body": {...}} on stdin and
 prints a JSON summary; any broken expectation exits non-zero with the reason on stderr."""
 import base64
-import http.server
 import json
-import queue
-import sys
-import threading
-import urllib.request
 
-import Adyen
 import stripe
 
-config = json.load(sys.stdin)
-sandbox = config["sandbox"]
+from processor_sdks import (AuthenticationError, CardError, InvalidRequestError, adyen_client, check, differing_fields, fail,
+                            point_stripe, read_config, receive_stripe_events, request_body, stripe_token)
+
+config, sandbox = read_config()
 summary = {}
 
 
-def fail(message):
-    print(message, file=sys.stderr)
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
-
-
-def sandbox_post(path, body):
-    request = urllib.request.Request(sandbox + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request) as response:
-        return json.load(response)
-
-
-def mint(amount, currency="USD", card=None):
-    body = {"amount": amount, "currency": currency}
-    if card:
-        body["card"] = card
-    request = urllib.request.Request(
-        sandbox + "sandbox/applepay/token", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request) as response:
-        return json.load(response)["token"]
-
-
 # --- Stripe: tokens from pk_token, PaymentIntents, capture, cancel, refunds -------------------
-stripe.api_key = "sk_test_interop"
-stripe.api_base = sandbox + "stripe"
-stripe.max_network_retries = 0
-CardError = getattr(stripe, "CardError", None) or stripe.error.CardError
-InvalidRequestError = getattr(stripe, "InvalidRequestError", None) or stripe.error.InvalidRequestError
-AuthenticationError = getattr(stripe, "AuthenticationError", None) or stripe.error.AuthenticationError
-
-
-def stripe_token(payment):
-    return stripe.Token.create(
-        pk_token=json.dumps(payment["paymentData"]),
-        pk_token_instrument_name=payment["paymentMethod"]["displayName"],
-        pk_token_payment_network=payment["paymentMethod"]["network"],
-        pk_token_transaction_id=payment["transactionIdentifier"],
-    )
+point_stripe(sandbox)
 
 
 def confirm(token, amount, capture="automatic", key=None):
@@ -77,7 +32,7 @@ def confirm(token, amount, capture="automatic", key=None):
     )
 
 
-token = stripe_token(mint("12.34"))
+token = stripe_token(sandbox.mint("12.34"))
 check(token.id.startswith("tok_") and token.card.tokenization_method == "apple_pay", "token: %s" % token)
 intent = confirm(token, 1234, key="interop-pi-1")
 check(intent.status == "succeeded" and intent.amount_received == 1234, "automatic capture: %s" % intent)
@@ -98,11 +53,11 @@ except InvalidRequestError as error:
     check(error.code == "charge_already_refunded", "over-refund: %s" % error.code)
 summary["stripe_refunded"] = partial.amount + rest.amount
 
-held = confirm(stripe_token(mint("20.00")), 2000, capture="manual")
+held = confirm(stripe_token(sandbox.mint("20.00")), 2000, capture="manual")
 check(held.status == "requires_capture" and held.amount_capturable == 2000, "manual capture: %s" % held)
 captured = stripe.PaymentIntent.capture(held.id, amount_to_capture=1500)
 check(captured.status == "succeeded" and captured.amount_received == 1500, "partial capture: %s" % captured)
-voided = stripe.PaymentIntent.cancel(confirm(stripe_token(mint("30.00")), 3000, capture="manual").id)
+voided = stripe.PaymentIntent.cancel(confirm(stripe_token(sandbox.mint("30.00")), 3000, capture="manual").id)
 check(voided.status == "canceled", "cancel: %s" % voided)
 try:
     stripe.PaymentIntent.cancel(captured.id)
@@ -111,7 +66,7 @@ except InvalidRequestError as error:
     check(error.code == "payment_intent_unexpected_state", "cancel after capture: %s" % error.code)
 
 try:
-    confirm(stripe_token(mint("9.00", card="4000000000009995")), 900)
+    confirm(stripe_token(sandbox.mint("9.00", card="4000000000009995")), 900)
     fail("the insufficient-funds card was charged")
 except CardError as error:
     check(error.code == "card_declined" and error.error.decline_code == "insufficient_funds", "decline: %s" % error.error)
@@ -120,7 +75,7 @@ except CardError as error:
 # The two-step flow Stripe's docs show: create, attach a PaymentMethod made from the token, confirm.
 draft = stripe.PaymentIntent.create(amount=4200, currency="usd", capture_method="automatic")
 check(draft.status == "requires_payment_method", "draft: %s" % draft)
-method = stripe.PaymentMethod.create(type="card", card={"token": stripe_token(mint("42.00")).id})
+method = stripe.PaymentMethod.create(type="card", card={"token": stripe_token(sandbox.mint("42.00")).id})
 check(method.id.startswith("pm_"), "payment method: %s" % method)
 confirmed = stripe.PaymentIntent.confirm(draft.id, payment_method=method.id)
 check(confirmed.id == draft.id and confirmed.status == "succeeded", "confirm: %s" % confirmed)
@@ -143,30 +98,8 @@ check({intent.id, captured.id, voided.id} <= {item.id for item in listed.data}, 
 summary["stripe_listed"] = len(listed.data)
 
 # Webhook events: the sandbox signs them as Stripe does, and Stripe's own check verifies each.
-events = queue.Queue()
-signing_secret = "whsec_interop_0123456789"
-
-
-class Endpoint(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        payload = self.rfile.read(int(self.headers["Content-Length"]))
-        try:
-            event = stripe.Webhook.construct_event(payload, self.headers.get("Stripe-Signature"), signing_secret)
-            events.put(event)
-            self.send_response(200)
-        except Exception as error:  # a signature Stripe's library refuses
-            events.put(error)
-            self.send_response(400)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-endpoint = http.server.HTTPServer(("127.0.0.1", 0), Endpoint)
-threading.Thread(target=endpoint.serve_forever, daemon=True).start()
-sandbox_post("sandbox/stripe/webhook", {"url": "http://127.0.0.1:%d/" % endpoint.server_port, "secret": signing_secret})
-sandbox_post("sandbox/stripe/dispute", {"payment_intent": captured.id, "event": "funds_withdrawn"})
+events, endpoint = receive_stripe_events(sandbox, "whsec_interop_0123456789")
+sandbox.post("sandbox/stripe/dispute", {"payment_intent": captured.id, "event": "funds_withdrawn"})
 received = [events.get(timeout=10), events.get(timeout=10)]
 check(all(isinstance(e, stripe.Event) for e in received), "the SDK refused the sandbox's signature: %s" % received)
 check(sorted(e.type for e in received) == ["charge.dispute.created", "charge.dispute.funds_withdrawn"], "events: %s" % received)
@@ -181,16 +114,16 @@ summary["stripe_dispute_events"] = sorted(e.type for e in received)
 
 # A PaymentIntent Stripe leaves processing (the sandbox's amounts ending in 56), decided later: the
 # SDK reads it as Stripe shows one, cannot cancel it, and verifies the events that decide it.
-undecided = confirm(stripe_token(mint("19.56")), 1956)
+undecided = confirm(stripe_token(sandbox.mint("19.56")), 1956)
 check(undecided.status == "processing" and undecided.amount_received == 0, "processing: %s" % undecided)
 try:
     stripe.PaymentIntent.cancel(undecided.id)
     fail("a processing PaymentIntent was cancelled")
 except InvalidRequestError as error:
     check(error.code == "payment_intent_unexpected_state", "cancel while processing: %s" % error.code)
-refused = confirm(stripe_token(mint("18.56")), 1856)
-sandbox_post("sandbox/stripe/decide", {"payment_intent": undecided.id, "outcome": "succeeded"})
-sandbox_post("sandbox/stripe/decide", {"payment_intent": refused.id, "outcome": "failed"})
+refused = confirm(stripe_token(sandbox.mint("18.56")), 1856)
+sandbox.post("sandbox/stripe/decide", {"payment_intent": undecided.id, "outcome": "succeeded"})
+sandbox.post("sandbox/stripe/decide", {"payment_intent": refused.id, "outcome": "failed"})
 decided = [events.get(timeout=10), events.get(timeout=10)]
 check(all(isinstance(e, stripe.Event) for e in decided), "the SDK refused the sandbox's signature: %s" % decided)
 by_type = {e.type: e.data.object for e in decided}
@@ -214,12 +147,7 @@ except AuthenticationError:
     summary["stripe_live_key"] = "refused"
 
 # --- Adyen: /payments with applepay, captures, cancels, refunds -------------------------------
-adyen = Adyen.Adyen()
-adyen.client.xapikey = "AQE_interop"
-adyen.client.platform = "test"
-base = sandbox + "adyen/v72"
-adyen.checkout.payments_api.baseUrl = base
-adyen.checkout.modifications_api.baseUrl = base
+adyen = adyen_client(sandbox)
 
 
 def adyen_pay(payment, value, reference, manual=False, key=None, account="CashierInterop"):
@@ -238,7 +166,7 @@ def adyen_pay(payment, value, reference, manual=False, key=None, account="Cashie
     return adyen.checkout.payments_api.payments(request, idempotency_key=key)
 
 
-first = mint("45.00")
+first = sandbox.mint("45.00")
 paid = adyen_pay(first, 4500, "interop-adyen-1", key="interop-adyen-1")
 check(paid.message["resultCode"] == "Authorised", "adyen authorise: %s" % paid.message)
 psp = paid.message["pspReference"]
@@ -250,13 +178,13 @@ refund = modifications.refund_captured_payment(
     idempotency_key="interop-adyen-r1",
 )
 check(refund.message["status"] == "received" and refund.message["paymentPspReference"] == psp, "adyen refund: %s" % refund.message)
-held = adyen_pay(mint("60.00"), 6000, "interop-adyen-2", manual=True)
+held = adyen_pay(sandbox.mint("60.00"), 6000, "interop-adyen-2", manual=True)
 capture = modifications.capture_authorised_payment(
     {"merchantAccount": "CashierInterop", "amount": {"currency": "USD", "value": 6000}, "reference": "c1"},
     held.message["pspReference"],
 )
 check(capture.message["status"] == "received", "adyen capture: %s" % capture.message)
-other = adyen_pay(mint("70.00"), 7000, "interop-adyen-3", manual=True)
+other = adyen_pay(sandbox.mint("70.00"), 7000, "interop-adyen-3", manual=True)
 cancel = modifications.cancel_authorised_payment_by_psp_reference(
     {"merchantAccount": "CashierInterop", "reference": "v1"}, other.message["pspReference"]
 )
@@ -264,10 +192,10 @@ check(cancel.message["status"] == "received", "adyen cancel: %s" % cancel.messag
 methods = adyen.checkout.payments_api.payment_methods({"merchantAccount": "CashierInterop"})
 check(any(m["type"] == "applepay" for m in methods.message["paymentMethods"]), "adyen paymentMethods: %s" % methods.message)
 reversed_ = modifications.refund_or_cancel_payment(
-    {"merchantAccount": "CashierInterop", "reference": "rv1"}, adyen_pay(mint("11.00"), 1100, "interop-adyen-5", manual=True).message["pspReference"]
+    {"merchantAccount": "CashierInterop", "reference": "rv1"}, adyen_pay(sandbox.mint("11.00"), 1100, "interop-adyen-5", manual=True).message["pspReference"]
 )
 check(reversed_.message["status"] == "received", "adyen reversal: %s" % reversed_.message)
-refused = adyen_pay(mint("10.00", card="4000000000000069"), 1000, "interop-adyen-4")
+refused = adyen_pay(sandbox.mint("10.00", card="4000000000000069"), 1000, "interop-adyen-4")
 check(refused.message["resultCode"] == "Refused" and refused.message["refusalReason"] == "Expired Card", "adyen decline: %s" % refused.message)
 summary["adyen_refusal"] = refused.message["refusalReason"]
 
@@ -276,10 +204,10 @@ summary["adyen_refusal"] = refused.message["refusalReason"]
 cashier = config["cashier_adyen_body"]
 token = json.loads(base64.b64decode(cashier["paymentMethod"]["applePayToken"]))
 built = adyen_pay({"paymentData": token}, cashier["amount"]["value"], cashier["reference"], account=cashier["merchantAccount"])
-sent = built.raw_request if isinstance(built.raw_request, dict) else json.loads(built.raw_request)
+sent = request_body(built.raw_request)
 sent["paymentMethod"]["applePayToken"] = json.loads(base64.b64decode(sent["paymentMethod"]["applePayToken"]))
 cashier["paymentMethod"]["applePayToken"] = token
-differing = sorted(key for key in set(sent) | set(cashier) if sent.get(key) != cashier.get(key))
+differing = differing_fields(sent, cashier)
 check(not differing, "the Adyen SDK's body differs from Cashier's in %s" % differing)
 summary["adyen_body_fields"] = sorted(sent)
 summary["adyen_psp"] = psp

@@ -13,31 +13,19 @@ at the application gateway); both notifications verify with the SDK.
 """
 import datetime
 import json
-import sys
-import urllib.parse
 import urllib.request
 
-from alipay import AliPay
-
-import sandbox_helpers
+from python_alipay_setup import connect, notification_fields
 from sandbox_helpers import start_receiver, wait_for
 
-config = json.load(sys.stdin)
-client = AliPay(appid=config["app_id"], app_notify_url=None, app_private_key_string=config["app_private_key"],
-                alipay_public_key_string=config["alipay_public_key"], sign_type="RSA2")
-client._gateway = config["gateway"]
+config, client, control = connect()
 prefix = config["prefix"]
 scene = "INDUSTRY|DIGITAL_MEDIA"
 
 
-def control(path, body):
-    return sandbox_helpers.control(config["payer"], path, body)
-
-
 def verified(headers, body):
     """A notification, checked with the SDK's own verify (sign and sign_type removed)."""
-    data = {k: v[0] for k, v in urllib.parse.parse_qs(body.decode(), keep_blank_values=True).items()}
-    signature = data.pop("sign")
+    data, signature = notification_fields(body)
     fields = dict(data)
     return client.verify(data, signature), fields
 

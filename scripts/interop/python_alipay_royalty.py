@@ -10,30 +10,20 @@ again (SUCCESS) and what is left (onsettle); then, in certificate mode (DCAliPay
 alipay.fund.account.query.
 """
 import json
-import sys
-import urllib.parse
 import urllib.request
 
-from alipay import AliPay, DCAliPay
+from alipay import DCAliPay
 
-import sandbox_helpers
+from python_alipay_setup import connect, notification_fields
 from sandbox_helpers import pay, start_receiver, wait_for
 
-config = json.load(sys.stdin)
-client = AliPay(appid=config["app_id"], app_notify_url=None, app_private_key_string=config["app_private_key"],
-                alipay_public_key_string=config["alipay_public_key"], sign_type="RSA2")
-client._gateway = config["gateway"]
+config, client, control = connect()
 prefix = config["prefix"]
 alice = "2088000000000101"
 
 
-def control(path, body):
-    return sandbox_helpers.control(config["payer"], path, body)
-
-
 def check_settle_notify(headers, body):
-    data = {k: v[0] for k, v in urllib.parse.parse_qs(body.decode(), keep_blank_values=True).items()}
-    signature = data.pop("sign")
+    data, signature = notification_fields(body)
     # Message-service notifications are signed keeping sign_type; the SDK's verify() drops it, so its
     # own RSA2 check (_verify) is given the content with sign_type kept.
     message = "&".join("{}={}".format(k, v) for k, v in sorted(data.items()) if v != "")

@@ -8,86 +8,25 @@ again (Stripe `off_session=True`; Adyen `storedPaymentMethodId` with `shopperInt
 Reads {"sandbox": "http://127.0.0.1:PORT/", "cashier_adyen_charge_body": {...}} on stdin and
 prints a JSON summary; any broken expectation exits non-zero with the reason on stderr."""
 import base64
-import http.server
 import json
 import queue
-import sys
-import threading
-import urllib.request
 
-import Adyen
 import stripe
 from Adyen.exceptions import AdyenAPIUnprocessableEntity
 
-config = json.load(sys.stdin)
-sandbox = config["sandbox"]
+from processor_sdks import (CardError, InvalidRequestError, adyen_client, check, differing_fields, fail, point_stripe,
+                            read_config, receive_stripe_events, request_body, stripe_token)
+
+config, sandbox = read_config()
 summary = {}
 
-
-def fail(message):
-    print(message, file=sys.stderr)
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
-
-
-def sandbox_post(path, body):
-    request = urllib.request.Request(sandbox + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request) as response:
-        return json.load(response)
-
-
-def mint(amount, currency="USD"):
-    request = urllib.request.Request(
-        sandbox + "sandbox/applepay/token",
-        data=json.dumps({"amount": amount, "currency": currency}).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request) as response:
-        return json.load(response)["token"]
-
-
 # --- Stripe: a Customer, setup_future_usage, then off_session ----------------------------------
-stripe.api_key = "sk_test_interop"
-stripe.api_base = sandbox + "stripe"
-stripe.max_network_retries = 0
-CardError = getattr(stripe, "CardError", None) or stripe.error.CardError
-InvalidRequestError = getattr(stripe, "InvalidRequestError", None) or stripe.error.InvalidRequestError
+point_stripe(sandbox)
 
 # Stripe's events for what follows, verified with Stripe's own signature check.
-events = queue.Queue()
-signing_secret = "whsec_recurring_0123456789"
+events, endpoint = receive_stripe_events(sandbox, "whsec_recurring_0123456789")
 
-
-class Endpoint(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        payload = self.rfile.read(int(self.headers["Content-Length"]))
-        try:
-            events.put(stripe.Webhook.construct_event(payload, self.headers.get("Stripe-Signature"), signing_secret))
-            self.send_response(200)
-        except Exception as error:  # a signature Stripe's library refuses
-            events.put(error)
-            self.send_response(400)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-endpoint = http.server.HTTPServer(("127.0.0.1", 0), Endpoint)
-threading.Thread(target=endpoint.serve_forever, daemon=True).start()
-sandbox_post("sandbox/stripe/webhook", {"url": "http://127.0.0.1:%d/" % endpoint.server_port, "secret": signing_secret})
-
-payment = mint("10.00")
-token = stripe.Token.create(
-    pk_token=json.dumps(payment["paymentData"]),
-    pk_token_instrument_name=payment["paymentMethod"]["displayName"],
-    pk_token_payment_network=payment["paymentMethod"]["network"],
-    pk_token_transaction_id=payment["transactionIdentifier"],
-)
+token = stripe_token(sandbox.mint("10.00"))
 customer = stripe.Customer.create(description="agr_interop", metadata={"cashier_shopper": "agr_interop"})
 check(customer.id.startswith("cus_") and customer.metadata["cashier_shopper"] == "agr_interop", "customer: %s" % customer)
 first = stripe.PaymentIntent.create(
@@ -123,7 +62,7 @@ def off_session(amount, key):
 later = off_session(990, "interop-mit-1")
 check(later.status == "succeeded" and later.amount_received == 990 and later.id != first.id, "off_session: %s" % later)
 check(off_session(990, "interop-mit-1").id == later.id, "the same Idempotency-Key charged again")
-sandbox_post("sandbox/stripe/payment_methods/%s/decline" % method.id, {"code": "insufficient_funds"})
+sandbox.post("sandbox/stripe/payment_methods/%s/decline" % method.id, {"code": "insufficient_funds"})
 try:
     off_session(990, "interop-mit-2")
     fail("the stored card was charged through an insufficient_funds decline")
@@ -133,7 +72,7 @@ except CardError as error:
     summary["stripe_mit_decline"] = error.error.decline_code
     declined = [error.error.payment_intent.id]
 check(off_session(990, "interop-mit-3").status == "succeeded", "the charge after a decline")
-sandbox_post("sandbox/stripe/payment_methods/%s/decline" % method.id, {"code": "authentication_required"})
+sandbox.post("sandbox/stripe/payment_methods/%s/decline" % method.id, {"code": "authentication_required"})
 try:
     off_session(990, "interop-mit-4")
     fail("a charge needing the payer passed without them")
@@ -174,12 +113,7 @@ endpoint.shutdown()
 summary["stripe_recurring_events"] = sorted({kind for kind, _ in received})
 
 # --- Adyen: storePaymentMethod, then storedPaymentMethodId with ContAuth ------------------------
-adyen = Adyen.Adyen()
-adyen.client.xapikey = "AQE_interop"
-adyen.client.platform = "test"
-base = sandbox + "adyen/v72"
-adyen.checkout.payments_api.baseUrl = base
-adyen.checkout.recurring_api.baseUrl = base
+adyen = adyen_client(sandbox)
 account = "CashierInterop"
 shopper = "agr_interop_adyen"
 
@@ -190,7 +124,7 @@ stored = adyen.checkout.payments_api.payments(
         "merchantAccount": account,
         "paymentMethod": {
             "type": "applepay",
-            "applePayToken": base64.b64encode(json.dumps(mint("10.00")["paymentData"]).encode()).decode(),
+            "applePayToken": base64.b64encode(json.dumps(sandbox.mint("10.00")["paymentData"]).encode()).decode(),
         },
         "shopperInteraction": "Ecommerce",
         "storePaymentMethod": True,
@@ -222,7 +156,7 @@ def contauth(value, reference, shopper_reference=shopper):
 
 charged = contauth(990, "interop-adyen-2")
 check(charged.message["resultCode"] == "Authorised" and charged.message["pspReference"] != stored.message["pspReference"], "adyen ContAuth: %s" % charged.message)
-sandbox_post("sandbox/adyen/stored_payment_methods/%s/decline" % token_id, {"code": "insufficient_funds"})
+sandbox.post("sandbox/adyen/stored_payment_methods/%s/decline" % token_id, {"code": "insufficient_funds"})
 refused = contauth(990, "interop-adyen-3")
 check(refused.message["resultCode"] == "Refused" and refused.message["refusalReason"] == "Not enough balance", "adyen decline: %s" % refused.message)
 summary["adyen_mit_refusal"] = refused.message["refusalReason"]
@@ -266,8 +200,8 @@ try:
     sent = built.raw_request
 except AdyenAPIUnprocessableEntity as error:  # the token is Cashier's made-up one: the body is what counts
     sent = error.raw_request
-sent = sent if isinstance(sent, dict) else json.loads(sent)
-differing = sorted(key for key in set(sent) | set(cashier) if sent.get(key) != cashier.get(key))
+sent = request_body(sent)
+differing = differing_fields(sent, cashier)
 check(not differing, "the Adyen SDK's ContAuth body differs from Cashier's in %s" % differing)
 summary["adyen_charge_fields"] = sorted(sent)
 

@@ -44,10 +44,8 @@
     /// with its answer.
     final class AgreementSheet: NSObject, PKPaymentAuthorizationControllerDelegate, @unchecked Sendable {
         private let send: @Sendable (Data) async throws -> Void
+        private let presentation = ApplePaySheetPresentation()
         private let lock = NSLock()
-        private var continuation: CheckedContinuation<WalletOutcome, any Error>?
-        private var controller: PKPaymentAuthorizationController?
-        private var answer: ApplePayAuthorization?
         /// What the sheet shows: an agreement's sheet asks no shipping and takes no coupon, so
         /// every change is answered with it unchanged.
         private var items: [PKPaymentSummaryItem] = []
@@ -58,54 +56,22 @@
         }
 
         func present(_ request: PKPaymentRequest) async throws -> WalletOutcome {
-            try await withCheckedThrowingContinuation { continuation in
-                let controller = PKPaymentAuthorizationController(paymentRequest: request)
-                lock.withLock {
-                    self.continuation = continuation
-                    self.controller = controller  // PassKit holds its delegate weakly
-                    self.items = request.paymentSummaryItems
-                    self.methods = request.shippingMethods ?? []
-                }
-                controller.delegate = self
-                controller.present { shown in
-                    guard !shown else { return }
-                    self.end(
-                        .failure(
-                            CashierClientError(
-                                code: "applepay_unavailable",
-                                message: "the Apple Pay sheet could not be shown (no card, or Apple Pay is restricted on this device)")))
-                }
+            lock.withLock {
+                items = request.paymentSummaryItems
+                methods = request.shippingMethods ?? []
             }
-        }
-
-        private func end(_ result: Result<WalletOutcome, any Error>) {
-            let continuation = lock.withLock {
-                defer {
-                    self.continuation = nil
-                    self.controller = nil
-                }
-                return self.continuation
-            }
-            continuation?.resume(with: result)
-        }
-
-        /// PassKit's completion handler, carried into the task that asks the backend.
-        private struct Reply: @unchecked Sendable {
-            let call: (PKPaymentAuthorizationResult) -> Void
+            return try await presentation.present(request, delegate: self)
         }
 
         func paymentAuthorizationControllerDidFinish(_ controller: PKPaymentAuthorizationController) {
-            controller.dismiss {
-                let answer = self.lock.withLock { self.answer }
-                self.end(.success(answer.map(WalletOutcome.applePayCompleted) ?? .applePayDismissed))
-            }
+            presentation.finish(controller)
         }
 
         func paymentAuthorizationController(
             _ controller: PKPaymentAuthorizationController, didAuthorizePayment payment: PKPayment,
             handler completion: @escaping (PKPaymentAuthorizationResult) -> Void
         ) {
-            let reply = Reply(call: completion)
+            let reply = PassKitReply(call: completion)
             guard let json = try? ApplePaySheet.json(payment) else {
                 completion(PKPaymentAuthorizationResult(status: .failure, errors: nil))
                 return
@@ -118,7 +84,7 @@
                 } catch {
                     status = .failure  // the agreement is asked about when the sheet closes
                 }
-                lock.withLock { self.answer = ApplePayAuthorization(status: status.rawValue, orderStatus: .unknown) }
+                presentation.record(ApplePayAuthorization(status: status.rawValue, orderStatus: .unknown))
                 reply.call(PKPaymentAuthorizationResult(status: status, errors: nil))
             }
         }

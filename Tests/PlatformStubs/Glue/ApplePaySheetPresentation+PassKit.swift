@@ -1,0 +1,1 @@
+../../../Sources/CashierClient/ApplePaySheetPresentation+PassKit.swift
