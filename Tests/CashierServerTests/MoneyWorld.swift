@@ -117,6 +117,7 @@ final class MoneyWorld: Sendable {
         configuration.webhookInterval = .milliseconds(50)
         // The tests drive the other jobs themselves.
         configuration.queryInterval = .seconds(3600)
+        configuration.recurringInterval = .seconds(3600)
         configuration.expiryInterval = .seconds(3600)
         configuration.refundInterval = .seconds(3600)
         configure(&configuration)

@@ -70,6 +70,7 @@ final class ServerFixture: Sendable {
         configuration.breakerCooldown = breakerCooldown
         configuration.queryAfter = queryAfter
         configuration.queryInterval = .seconds(3600)  // tests drive the query-fallback job themselves
+        configuration.recurringInterval = .seconds(3600)  // and the recurring job
         configuration.webhook = webhook
         configuration.webhookInterval = .milliseconds(50)
         configuration.expiryInterval = expiryInterval

@@ -60,8 +60,8 @@ import Testing
     /// Names are unique and in order; a migration the same on both databases renders the same.
     @Test func theListIsNamedOnceInOrder() {
         let names = Migration.all.map(\.name)
-        #expect(names.count == 23 && Set(names).count == names.count && names == names.sorted())
-        #expect(names.first == "001_orders" && names.last == "023_profit_sharing")
+        #expect(names.count == 24 && Set(names).count == names.count && names == names.sorted())
+        #expect(names.first == "001_orders" && names.last == "024_recurring")
         let sqlite = Migration.all.rendered(for: .sqlite)
         let postgres = Migration.all.rendered(for: .postgres)
         let same = zip(sqlite, postgres).filter { $0.sql == $1.sql }.map(\.0.name)

@@ -147,7 +147,7 @@ import Testing
                 "012_dashboard", "013_card_payments", "014_checkout", "015_access", "016_merchants",
                 "017_transitions_only", "018_outbox_waiting", "019_dashboard_session_key", "020_complaints",
                 "021_scale_indexes",
-                "022_transfers", "023_profit_sharing",
+                "022_transfers", "023_profit_sharing", "024_recurring",
             ])
         #expect(try await store.migrate().isEmpty)
         #expect(try await backend.open(location, migrate: false).migrate().isEmpty)
@@ -180,7 +180,7 @@ import Testing
             for _ in 0..<4 { group.addTask { try await Backend.postgres.open(location, migrate: false).migrate() } }
             return try await group.reduce(into: [[String]]()) { $0.append($1) }
         }
-        #expect(applied.filter { !$0.isEmpty }.count == 1 && applied.flatMap { $0 }.last == "023_profit_sharing")
+        #expect(applied.filter { !$0.isEmpty }.count == 1 && applied.flatMap { $0 }.last == "024_recurring")
     }
 
     /// Starts a payment attempt on `orderID` and records it paid: what a notification does.

@@ -42,12 +42,15 @@ final class JobRunner: Sendable {
     /// With `exclusive`, only while this instance holds the job's lease. A `doorbell` cuts the wait
     /// short when rung; rings are then gathered for ``ringGap`` before the next run, so a busy
     /// server (every request rings) runs the job at most that often rather than in a loop of
-    /// empty claims.
+    /// empty claims. `waitFirst`: the first run comes after one interval, not at once (a job whose
+    /// work is on a schedule of its own, which a test drives itself).
     func every(
-        _ interval: Duration, _ job: String, exclusive: Bool = true, doorbell: Doorbell? = nil, _ body: @escaping @Sendable () async -> Void
+        _ interval: Duration, _ job: String, exclusive: Bool = true, doorbell: Doorbell? = nil, waitFirst: Bool = false,
+        _ body: @escaping @Sendable () async -> Void
     ) -> Task<Void, Never> {
         let lease = max(self.lease, 3 * Double(interval.components.seconds))
         return Task {
+            if waitFirst { try? await clock.sleep(for: interval) }
             while !Task.isCancelled {
                 var mine = true
                 if exclusive { mine = (try? await store.acquireLease(job, holder: holder, now: clock.now(), duration: lease)) ?? false }

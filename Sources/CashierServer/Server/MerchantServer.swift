@@ -195,7 +195,9 @@ public final class MerchantServer: Sendable {
         }
         if [PaymentProvider.wechatV2, .alipay, .applePay].contains(where: { app.ledger.adapters.recurring($0) != nil }) {
             tasks.append(
-                runner.every(configuration.recurringInterval, "recurring") { _ = try? await slot.app.ledger.recurring.chargeDue() })
+                runner.every(configuration.recurringInterval, "recurring", waitFirst: true) {
+                    _ = try? await slot.app.ledger.recurring.chargeDue()
+                })
         }
         if configuration.wechatV3?.downloadsPlatformCertificates == true
             || configuration.serviceProvider?.wechatV3?.downloadsPlatformCertificates == true

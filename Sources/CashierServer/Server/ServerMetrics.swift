@@ -67,6 +67,9 @@ final class ServerMetrics: Sendable {
             "Transfers out (WeChat Pay 商家转账), by status: reserved, then succeeded, failed or cancelled as each ends.",
         "cashier_splits_total":
             "Profit-sharing splits, by status: reserved, then finished or failed as each ends.",
+        "cashier_agreements_total": "Recurring-payment agreements reserved for payers to sign (by status: reserved).",
+        "cashier_invoices_total":
+            "Subscription periods, by status: open when the job opens one, retrying or failed when an attempt fails.",
         "cashier_coupon_codes_refused_total": "Coupon codes the payment sheet sent that are not the merchant's (a guess or a typo).",
         "cashier_config_reloads_total":
             "Configuration reloads (SIGHUP), by result: applied, or refused (the old configuration kept serving).",
