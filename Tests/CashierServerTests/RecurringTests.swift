@@ -307,6 +307,11 @@ import Testing
         }
         #expect(
             try await world.call("GET", "/v1/agreements/\(refused.object["id"] as? String ?? "")").object["status"] as? String == "pending")
+        // Never signed: after a day the job stops asking and fails it.
+        clock.advance(by: 24 * 3600 + 120)
+        for server in world.servers { _ = try await server.chargeDue() }
+        let lapsed = try await world.call("GET", "/v1/agreements/\(refused.object["id"] as? String ?? "")").object
+        #expect(lapsed["status"] as? String == "failed" && (lapsed["end_reason"] as? String)?.contains("did not sign") == true, "\(lapsed)")
         await world.stop()
     }
 

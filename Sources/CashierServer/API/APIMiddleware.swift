@@ -37,6 +37,14 @@ struct APIMiddleware: Sendable {
         Idempotent(store: store, clock: clock, instanceID: instanceID, lease: idempotencyLease, scope: scope)
     }
 
+    /// `offset` from the query: 0 to 100000, default 0.
+    static func offset(_ request: HTTPServerRequest) throws -> Int {
+        guard let offset = Int(request.queryValue("offset") ?? "0"), (0...100_000).contains(offset) else {
+            throw RequestProblem("offset must be a whole number, 0 to 100000")
+        }
+        return offset
+    }
+
     /// `limit` from the query: 1 to 100, default 20.
     static func limit(_ request: HTTPServerRequest) throws -> Int {
         guard let limit = Int(request.queryValue("limit") ?? "20"), RequestBounds.listLimit.contains(limit) else {

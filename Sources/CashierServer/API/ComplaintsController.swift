@@ -14,13 +14,10 @@ struct ComplaintsController: RouteCollection {
         let backend = routes.add(middleware.secretKey)
         let complaints = ledger.complaints
         backend.get("/v1/complaints", name: "list_complaints") { request, context in
-            let offset = try request.queryValue("offset").map { value -> Int in
-                guard let number = Int(value) else { throw RequestProblem("offset must be a whole number, 0 to 100000") }
-                return number
-            }
+            let offset = try APIMiddleware.offset(request)
             return .json(
                 try await complaints.list(
-                    caller: context.caller, state: request.queryValue("state"), limit: try APIMiddleware.limit(request), offset: offset ?? 0
+                    caller: context.caller, state: request.queryValue("state"), limit: try APIMiddleware.limit(request), offset: offset
                 ))
         }
         backend.get("/v1/complaints/{id}", name: "get_complaint") { _, context in

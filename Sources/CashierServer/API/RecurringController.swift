@@ -23,7 +23,8 @@ struct RecurringController: RouteCollection {
         }
         backend.get("/v1/agreements", name: "list_agreements") { request, context in
             .json(
-                try await recurring.list(caller: context.caller, limit: try APIMiddleware.limit(request), offset: try Self.offset(request)))
+                try await recurring.list(
+                    caller: context.caller, limit: try APIMiddleware.limit(request), offset: try APIMiddleware.offset(request)))
         }
         backend.get("/v1/agreements/{id}", name: "get_agreement") { _, context in
             .json(try await recurring.view(context.parameters["id"], caller: context.caller))
@@ -46,7 +47,7 @@ struct RecurringController: RouteCollection {
             .json(
                 try await recurring.listSubscriptions(
                     agreement: request.queryValue("agreement"), caller: context.caller, limit: try APIMiddleware.limit(request),
-                    offset: try Self.offset(request)))
+                    offset: try APIMiddleware.offset(request)))
         }
         backend.get("/v1/subscriptions/{id}", name: "get_subscription") { _, context in
             .json(try await recurring.viewSubscription(context.parameters["id"], caller: context.caller))
@@ -62,12 +63,5 @@ struct RecurringController: RouteCollection {
         backend.post("/v1/subscriptions/{id}/retry", name: "retry_subscription") { _, context in
             .json(try await recurring.retry(context.parameters["id"], caller: context.caller))
         }
-    }
-
-    static func offset(_ request: HTTPServerRequest) throws -> Int {
-        try request.queryValue("offset").map { value -> Int in
-            guard let number = Int(value) else { throw RequestProblem("offset must be a whole number, 0 to 100000") }
-            return number
-        } ?? 0
     }
 }

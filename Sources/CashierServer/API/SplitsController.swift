@@ -55,11 +55,8 @@ struct SplitsController: RouteCollection {
             return .json(receiver, status: created ? 201 : 200)
         }
         backend.get("/v1/receivers", name: "list_receivers") { request, context in
-            let offset = try request.queryValue("offset").map { value -> Int in
-                guard let number = Int(value) else { throw RequestProblem("offset must be a whole number, 0 to 100000") }
-                return number
-            }
-            return .json(try await splits.receivers(caller: context.caller, limit: try APIMiddleware.limit(request), offset: offset ?? 0))
+            let offset = try APIMiddleware.offset(request)
+            return .json(try await splits.receivers(caller: context.caller, limit: try APIMiddleware.limit(request), offset: offset))
         }
         backend.get("/v1/receivers/{id}", name: "get_receiver") { _, context in
             .json(ReceiverJSON(try await splits.findReceiver(context.parameters["id"], caller: context.caller)))

@@ -21,11 +21,8 @@ struct TransfersController: RouteCollection {
                 try await transfers.create(body, caller: context.caller, idempotencyKey: request.headers["Idempotency-Key"]), status: 201)
         }
         backend.get("/v1/transfers", name: "list_transfers") { request, context in
-            let offset = try request.queryValue("offset").map { value -> Int in
-                guard let number = Int(value) else { throw RequestProblem("offset must be a whole number, 0 to 100000") }
-                return number
-            }
-            return .json(try await transfers.list(caller: context.caller, limit: try APIMiddleware.limit(request), offset: offset ?? 0))
+            let offset = try APIMiddleware.offset(request)
+            return .json(try await transfers.list(caller: context.caller, limit: try APIMiddleware.limit(request), offset: offset))
         }
         backend.get("/v1/transfers/{id}", name: "get_transfer") { _, context in
             .json(try await transfers.view(context.parameters["id"], caller: context.caller))

@@ -115,10 +115,9 @@ struct ComplaintService: Sendable {
             }
             states = [one]
         }
-        guard offset >= 0, offset <= 100_000 else { throw RequestProblem("offset must be a whole number, 0 to 100000") }
         let found = try await store.complaints(merchant: caller.merchant, states: states, limit: limit + 1, offset: offset)
         let now = clock.now()
-        return RecordPage(data: found.prefix(limit).map { $0.json(now: now, full: false) }, has_more: found.count > limit)
+        return RecordPage(fetched: found, limit: limit) { $0.json(now: now, full: false) }
     }
 
     /// Complaint `id` with its conversation and the payer's phone.

@@ -202,7 +202,8 @@ struct PaymentService: Sendable {
         case .settled(let order, _):
             ledger.metrics.increment("cashier_transitions_total", ["to": order.status.rawValue])
             // A subscription's period: its invoice is paid now, not at the recurring job's next look.
-            if order.metadata["subscription"] != nil, let invoice = try await store.invoice(orderID: order.id) {
+            // (The metadata is not decoded for every other order: its text names the key or not.)
+            if order.metadataJSON.contains("\"subscription\""), let invoice = try await store.invoice(orderID: order.id) {
                 try await store.finishInvoice(invoice.id, as: .paid, now: clock.now())
             }
             // Paid: nothing else of this order may take money.

@@ -15,7 +15,14 @@ extension RecurringService {
         let now = clock.now()
         for agreement in try await store.pendingAgreements(before: now.addingTimeInterval(-Self.queryAfter), limit: limit) {
             guard !Task.isCancelled else { break }
-            _ = try? await refresh(agreement)
+            let asked = try? await refresh(agreement)
+            // Never signed (a refusal is never told): it stops being asked about, every minute, forever.
+            if asked?.status == .pending, agreement.createdAt < now.addingTimeInterval(-Self.signWithin) {
+                let lapsed = AgreementProgress(
+                    status: .failed, providerState: "NOT_SIGNED",
+                    reason: "the payer did not sign within \(Int(Self.signWithin / 3600)) hours")
+                _ = try? await store.moveAgreement(agreement.id, to: lapsed, now: clock.now())
+            }
         }
         var moved = 0
         for subscription in try await store.dueSubscriptions(now: now, limit: limit) {
@@ -157,15 +164,9 @@ extension RecurringService {
             if !retryable, !finalOnDecline, let agreement = try await store.agreement(id: subscription.agreementID),
                 agreement.status == .active
             {
-                _ = try? await refreshActive(agreement)
+                _ = try? await refresh(agreement)
             }
         }
-    }
-
-    /// Asks the provider where an active agreement stands and records it (an end it did not announce).
-    func refreshActive(_ agreement: StoredAgreement) async throws -> StoredAgreement {
-        guard let adapter = adapter(agreement), let progress = try await adapter.agreementProgress(agreement) else { return agreement }
-        return try await store.moveAgreement(agreement.id, to: progress, now: clock.now()).agreement
     }
 
     /// An attempt in flight: its payment asked about, and its failure recorded once.

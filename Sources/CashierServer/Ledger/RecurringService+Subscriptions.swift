@@ -53,9 +53,8 @@ extension RecurringService {
 
     /// Subscriptions (under `agreement` when given), newest first.
     func listSubscriptions(agreement: String?, caller: Identity, limit: Int, offset: Int) async throws -> RecordPage<SubscriptionJSON> {
-        guard offset >= 0, offset <= 100_000 else { throw RequestProblem("offset must be a whole number, 0 to 100000") }
         let found = try await store.subscriptions(agreementID: agreement, merchant: caller.merchant, limit: limit + 1, offset: offset)
-        return RecordPage(data: found.prefix(limit).map { SubscriptionJSON($0) }, has_more: found.count > limit)
+        return RecordPage(fetched: found, limit: limit) { SubscriptionJSON($0) }
     }
 
     /// Pauses (`paused`), resumes (`active`) or cancels (`canceled`) subscription `id`.

@@ -22,6 +22,9 @@ struct RecurringService: Sendable {
     static let alipayAgreementPath = "/notify/alipay/agreements"
     /// How long a pending agreement waits unchanged before the job asks the provider about it.
     static let queryAfter: TimeInterval = 60
+    /// How long a payer has to sign before a pending agreement fails (WeChat's `pre_entrustweb_id`
+    /// lasts 10 minutes, a page-sign address a day; a refusal is never notified).
+    static let signWithin: TimeInterval = 24 * 3600
     /// How long a charge whose answer is awaited waits before the job asks again.
     static let recheckAfter: TimeInterval = 60
     /// The methods' providers: WeChat Pay's 委托代扣 is API v2's.
@@ -136,9 +139,8 @@ struct RecurringService: Sendable {
 
     /// The agreements, newest first.
     func list(caller: Identity, limit: Int, offset: Int) async throws -> RecordPage<AgreementJSON> {
-        guard offset >= 0, offset <= 100_000 else { throw RequestProblem("offset must be a whole number, 0 to 100000") }
         let found = try await store.agreements(merchant: caller.merchant, limit: limit + 1, offset: offset)
-        return RecordPage(data: found.prefix(limit).map { AgreementJSON($0) }, has_more: found.count > limit)
+        return RecordPage(fetched: found, limit: limit) { AgreementJSON($0) }
     }
 
     /// Ends agreement `id` at the provider and here: its subscriptions are canceled.
@@ -166,7 +168,8 @@ struct RecurringService: Sendable {
         return AgreementJSON(try await store.moveAgreement(agreement.id, to: progress, now: clock.now()).agreement)
     }
 
-    /// Asks the provider where a pending agreement stands and records it.
+    /// Asks the provider where an agreement stands and records it: a pending one signed, an active
+    /// one ended without a word (an expiry, a card removed). Unchanged when the provider does not answer.
     func refresh(_ agreement: StoredAgreement) async throws -> StoredAgreement {
         guard let adapter = adapter(agreement), let progress = try? await adapter.agreementProgress(agreement) else { return agreement }
         return try await store.moveAgreement(agreement.id, to: progress, now: clock.now()).agreement

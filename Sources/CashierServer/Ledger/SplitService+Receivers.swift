@@ -121,9 +121,8 @@ extension SplitService {
     }
 
     func receivers(caller: Identity, limit: Int, offset: Int) async throws -> RecordPage<ReceiverJSON> {
-        guard offset >= 0, offset <= 100_000 else { throw RequestProblem("offset must be a whole number, 0 to 100000") }
         let found = try await store.receivers(merchant: caller.merchant, includingRemoved: false, limit: limit + 1, offset: offset)
-        return RecordPage(data: found.prefix(limit).map(ReceiverJSON.init), has_more: found.count > limit)
+        return RecordPage(fetched: found, limit: limit, ReceiverJSON.init)
     }
 
     /// Deletes receiver `id` at the provider, then here: splits can no longer name it.

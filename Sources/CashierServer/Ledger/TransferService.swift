@@ -167,9 +167,8 @@ struct TransferService: Sendable {
 
     /// Transfers these credentials may see, newest first.
     func list(caller: Identity, limit: Int, offset: Int) async throws -> RecordPage<TransferJSON> {
-        guard offset >= 0, offset <= 100_000 else { throw RequestProblem("offset must be a whole number, 0 to 100000") }
         let found = try await store.transfers(merchant: caller.merchant, limit: limit + 1, offset: offset)
-        return RecordPage(data: found.prefix(limit).map(json), has_more: found.count > limit)
+        return RecordPage(fetched: found, limit: limit, json)
     }
 
     /// Cancels transfer `id` before its payee confirms it.

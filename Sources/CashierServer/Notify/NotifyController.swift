@@ -62,8 +62,9 @@ struct NotifyController: Sendable {
             guard !request.body.isEmpty else { return Self.noBody }
             return await complaintNotification(request, source: transfers)
         }
-        // Alipay's application gateway: its message service's split results (alipay.trade.order.settle.notify).
-        let splits = ledger.adapters.splitting(.alipay).flatMap { $0 as? any Splitting & NotificationSource }.map(SplitNotifications.init)
+        // Alipay's application gateway: its message service's split results (alipay.trade.order.settle.notify) and unsigns.
+        let splits = ledger.adapters.splitting(.alipay).flatMap { $0 as? any Splitting & NotificationSource }.map(
+            AlipayGatewayNotifications.init)
         router.add("POST", SplitService.alipayGatewayPath) { request, _ in
             guard let splits else { return Self.unconfigured(.alipay, nil) }
             guard !request.body.isEmpty else { return Self.noBody }

@@ -1,13 +1,12 @@
 import Cashier
 
-/// The notify path of split notifications (``SplitService/alipayGatewayPath``: Alipay's
-/// application gateway, where its message service sends `alipay.trade.order.settle.notify`):
+/// Alipay's application gateway (``SplitService/alipayGatewayPath``), where its message service
+/// sends `alipay.trade.order.settle.notify` and a payer's unsign in the wallet (`dut_user_unsign`):
 /// verified by the direct merchant's adapter, answered in its words.
-struct SplitNotifications: NotificationSource {
+struct AlipayGatewayNotifications: NotificationSource {
     let adapter: any Splitting & NotificationSource
 
     func verify(_ message: InboundMessage) async throws -> [ProviderEvent] {
-        // The gateway also carries a payer's unsign in the wallet (`dut_user_unsign`).
         if let recurring = adapter as? any Recurring {
             let agreements = try await recurring.agreementEvents(message)
             if !agreements.isEmpty { return agreements.map { .agreement($0) } }
