@@ -144,4 +144,42 @@ import Testing
         #expect(
             OrderColumn.selectList(from: "o", prefix: "order.").hasPrefix(#"o.id AS "order.id", o.out_trade_no AS "order.out_trade_no""#))
     }
+
+    @Test(arguments: Backend.available)
+    func aStreamedRowIsTheDatabasesOwnBytesAndIntegers(backend: Backend) async throws {
+        let (store, _, payment) = try await Self.paid(backend)
+        let second = try await DashboardStoreTests.paid(store, 700, .alipayApp, .alipay, at: 60).payment
+        let rows = try await store.withReading { session in
+            var rows: [[String?]] = []
+            let columns = PaymentExportColumn.allCases.map(\.name).joined(separator: ", ")
+            try session.connection.stream("SELECT \(columns) FROM payments ORDER BY created_at, rowid", []) { row in
+                rows.append(
+                    PaymentExportColumn.allCases.map { column in
+                        switch column {
+                        case .createdAt, .succeededAt, .amountMinor, .refundedMinor, .refundRequired:
+                            row.integer(column.rawValue).map(String.init)
+                        default: row.bytes(column.rawValue).map { String(decoding: $0, as: UTF8.self) }
+                        }
+                    })
+            }
+            return rows
+        }
+        func expected(_ payment: StoredPayment) -> [String?] {
+            func ms(_ date: Date?) -> String? { date.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } }
+            return [
+                payment.id, payment.orderID, ms(payment.createdAt), ms(payment.succeededAt), payment.method.rawValue,
+                payment.provider.rawValue, payment.outTradeNo, payment.transactionID, payment.status.rawValue,
+                payment.amount.currency.code, String(payment.amount.minorUnits), String(payment.refunded.minorUnits),
+                payment.refundRequired ? "1" : "0",
+            ]
+        }
+        #expect(rows == [expected(payment), expected(second)])
+
+        // What the closure throws ends the read; the connection reads on.
+        struct Stop: Error {}
+        await #expect(throws: Stop.self) {
+            try await store.withReading { try $0.connection.stream("SELECT id FROM payments", []) { _ in throw Stop() } }
+        }
+        #expect(try await store.payment(id: payment.id)?.id == payment.id)
+    }
 }

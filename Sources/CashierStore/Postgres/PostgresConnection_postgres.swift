@@ -236,38 +236,10 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     @discardableResult
     func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow] {
         let text = prepared[sql] == nil ? Self.numbered(sql) : ""
-        // Text parameters, except bytea, which goes binary (no escaping).
-        var owned: [[UInt8]] = []
-        var lengths: [Int32] = []
-        var formats: [Int32] = []
-        var types: [Oid] = []
-        for value in parameters {
-            switch value {
-            case .null:
-                owned.append([])
-                lengths.append(0)
-                formats.append(0)
-                types.append(0)
-            case .integer(let number):
-                owned.append(Array(String(number).utf8) + [0])
-                lengths.append(0)
-                formats.append(0)
-                types.append(20)
-            case .text(let string):
-                owned.append(Array(string.utf8) + [0])
-                lengths.append(0)
-                formats.append(0)
-                types.append(0)
-            case .blob(let bytes):
-                owned.append(bytes)
-                lengths.append(Int32(bytes.count))
-                formats.append(1)
-                types.append(17)
-            }
-        }
-        let name = try statementName(sql, text: text, types: types)
-        let executed = try withPointers(owned, parameters) { pointers in
-            try sendPending(then: .prepared(name: name, values: pointers, lengths: lengths, formats: formats))
+        let encoded = Parameters(parameters)
+        let name = try statementName(sql, text: text, types: encoded.types)
+        let executed = try withPointers(encoded.owned, parameters) { pointers in
+            try sendPending(then: .prepared(name: name, values: pointers, lengths: encoded.lengths, formats: encoded.formats))
         }
         guard let result = executed else { throw failure(nil) }
         defer { PQclear(result) }
@@ -303,6 +275,95 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
             values.append(SQLRow(values: line, index: index))
         }
         return values
+    }
+
+    /// A statement's parameters as libpq takes them: text, except bytea, which goes binary (no escaping).
+    private struct Parameters {
+        var owned: [[UInt8]] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        var types: [Oid] = []
+
+        init(_ parameters: [SQLValue]) {
+            for value in parameters {
+                switch value {
+                case .null: add([], type: 0)
+                case .integer(let number): add(Array(String(number).utf8) + [0], type: 20)
+                case .text(let string): add(Array(string.utf8) + [0], type: 0)
+                case .blob(let bytes): add(bytes, type: 17, length: Int32(bytes.count), format: 1)
+                }
+            }
+        }
+
+        private mutating func add(_ bytes: [UInt8], type: Oid, length: Int32 = 0, format: Int32 = 0) {
+            owned.append(bytes)
+            lengths.append(length)
+            formats.append(format)
+            types.append(type)
+        }
+    }
+
+    /// Rows a streamed read (``stream(_:_:_:)``) fetches at a time: a round trip each, and the
+    /// memory of one batch.
+    static let streamBatch: Int32 = 5_000
+
+    /// A cursor in a read-only transaction of its own (one snapshot), fetched ``streamBatch`` rows
+    /// at a time: libpq 15 has no chunked row mode, and its single-row mode makes a result a row.
+    /// - Throws: when called inside a transaction, whose statements it would commit.
+    func stream(_ sql: String, _ parameters: [SQLValue], _ row: (any StreamedRow) throws -> Void) throws {
+        guard pending.isEmpty, !begun else { throw StoreError(.failed, "a streamed read runs outside any transaction") }
+        try run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        do {
+            let encoded = Parameters(parameters)
+            let declare = "DECLARE cashier_stream NO SCROLL CURSOR FOR " + Self.numbered(sql)
+            try checked(
+                withPointers(encoded.owned, parameters) { pointers in
+                    PQexecParams(
+                        handle, declare, Int32(pointers.count), encoded.types, pointers, encoded.lengths, encoded.formats, 0)
+                })
+            while true {
+                guard let result = PQexec(handle, "FETCH \(Self.streamBatch) FROM cashier_stream") else { throw failure(nil) }
+                defer { PQclear(result) }
+                guard PQresultStatus(result) == PGRES_TUPLES_OK else { throw failure(result) }
+                let count = PQntuples(result)
+                for index in 0..<count { try row(Row(result: result, index: index)) }
+                if count < Self.streamBatch { break }
+            }
+            try run("COMMIT")
+        } catch {
+            if isHealthy { try? run("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// A row of a fetched batch, read in place (libpq's text format).
+    private struct Row: StreamedRow {
+        let result: OpaquePointer
+        let index: Int32
+
+        func bytes(_ column: Int) -> UnsafeBufferPointer<UInt8>? {
+            let field = Int32(column)
+            guard PQgetisnull(result, index, field) == 0, let value = PQgetvalue(result, index, field) else { return nil }
+            let count = Int(PQgetlength(result, index, field))
+            return UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: count)
+        }
+
+        func integer(_ column: Int) -> Int64? {
+            guard let digits = bytes(column), let first = digits.first else { return nil }
+            if digits.count == 1 && (first == 0x74 || first == 0x66) { return first == 0x74 ? 1 : 0 }  // a boolean's t, f
+            // Summed below zero, where Int64 reaches one further (its minimum), and turned round at the end.
+            let negative = first == 0x2D
+            var value: Int64 = 0
+            for digit in digits.dropFirst(negative ? 1 : 0) {
+                guard digit >= 0x30 && digit <= 0x39 else { return nil }
+                let (shifted, over) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overAgain) = shifted.subtractingReportingOverflow(Int64(digit - 0x30))
+                guard !over && !overAgain else { return nil }
+                value = sum
+            }
+            guard digits.count > (negative ? 1 : 0) else { return nil }
+            return negative ? value : (value == .min ? nil : -value)
+        }
     }
 
     private func withPointers<R>(_ owned: [[UInt8]], _ parameters: [SQLValue], _ body: ([UnsafePointer<CChar>?]) throws -> R) rethrows

@@ -51,7 +51,7 @@ public final class PostgresOrderStore: SQLOrderStore {
         pool = ConnectionPool(
             size: poolSize,
             // Connecting waits on the network: off the cooperative threads.
-            connect: { try await OwnThread.run { try PostgresConnection(url: url) } }, isHealthy: { $0.isHealthy })
+            connect: { try await OwnThread.run { try Self.readerConnection(url) } }, isHealthy: { $0.isHealthy })
         // Connect once now: a wrong URL, password or database is reported at start, not at the first order.
         pool.release(try await pool.acquire())
         writer = try await OwnThread.run {
@@ -65,6 +65,21 @@ public final class PostgresOrderStore: SQLOrderStore {
     static func writerConnection(_ url: String) throws -> PostgresConnection {
         let connection = try PostgresConnection(url: url)
         try connection.execute("SET lock_timeout = '\(writerLockTimeout)'")
+        return connection
+    }
+
+    /// A pooled session, for reads: no parallel plans. The store's reads are pages of a list
+    /// (`LIMIT 51` along an index), single records and a day's or a month's figures; for a page
+    /// filtered by a condition on another table (one merchant's refunds or payments) PostgreSQL
+    /// judges the walk along the index long, plans it over parallel workers, and each worker then
+    /// checks its own share of rows before the leader has its 51: at ten million orders, 11,598
+    /// orders checked and 214 ms for a page the serial plan reads in 859 checks and 8.8 ms
+    /// (`cashier-bench scale`, `scale-dashboard-page-refunds-merchant`; docs/performance.md).
+    /// Set here rather than in the database (`ALTER DATABASE … SET`) so it holds wherever Cashier
+    /// is deployed, and only for Cashier's own sessions.
+    static func readerConnection(_ url: String) throws -> PostgresConnection {
+        let connection = try PostgresConnection(url: url)
+        try connection.execute("SET max_parallel_workers_per_gather = 0")
         return connection
     }
 

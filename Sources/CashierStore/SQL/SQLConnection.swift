@@ -7,6 +7,9 @@ protocol SQLConnection: AnyObject {
     /// the statement's column index (built once per prepared statement, not once per row).
     @discardableResult
     func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow]
+    /// Runs one statement with `parameters`, handing each row to `row` as it is read and keeping
+    /// none (an export of a month): one snapshot, in bounded memory.
+    func stream(_ sql: String, _ parameters: [SQLValue], _ row: (any StreamedRow) throws -> Void) throws
     /// Rows changed by the last statement.
     var changes: Int { get }
     /// Appended to a `SELECT` that reads a row about to be changed: ` FOR UPDATE` where rows

@@ -68,16 +68,21 @@ extension SQLOrderStore {
 
     public func payments(matching query: RecordQuery) async throws -> [StoredPayment] {
         try await withReading { session in
-            var filter = try SQLFilter(table: "payments", alias: nil, query: query, session.connection)
-            if let provider = query.provider { filter.add("provider = ?", [.text(provider.rawValue)]) }
-            if let method = query.method { filter.add("method = ?", [.text(method.rawValue)]) }
-            if query.refundRequired { filter.add(SQLOverview.owed, []) }
-            if let search = query.search {
-                filter.add("(id = ? OR out_trade_no = ? OR transaction_id = ? OR order_id = ?)", Array(repeating: .text(search), count: 4))
-            }
+            let filter = try SQLFilter(payments: query, session.connection)
             return try session.connection.query(
                 "SELECT \(SQLLedger.paymentColumns) FROM payments \(filter.whereClause) \(filter.orderClause)", filter.parameters
             ).map(StoredPayment.init(row:))
+        }
+    }
+
+    public func exportPayments(matching query: RecordQuery, _ row: @escaping @Sendable (any StreamedRow) throws -> Void) async throws {
+        var query = query
+        (query.after, query.search, query.oldestFirst) = (nil, nil, true)
+        try await withReading { [query] session in
+            let filter = try SQLFilter(payments: query, session.connection)
+            let columns = PaymentExportColumn.allCases.map(\.name).joined(separator: ", ")
+            try session.connection.stream(
+                "SELECT \(columns) FROM payments \(filter.whereClause) ORDER BY created_at ASC, rowid ASC", filter.parameters, row)
         }
     }
 
@@ -207,6 +212,18 @@ struct SQLFilter {
                     "EXISTS (SELECT 1 FROM orders AS owner WHERE owner.id = \(alias ?? table).order_id AND owner.merchant = ?)",
                     [.text(merchant)])
             }
+        }
+    }
+
+    /// The payments' conditions: ``init(table:alias:query:_:)``'s, and the provider, the method,
+    /// a refund owed and the search.
+    init(payments query: RecordQuery, _ connection: any SQLConnection) throws {
+        self = try SQLFilter(table: "payments", alias: nil, query: query, connection)
+        if let provider = query.provider { add("provider = ?", [.text(provider.rawValue)]) }
+        if let method = query.method { add("method = ?", [.text(method.rawValue)]) }
+        if query.refundRequired { add(SQLOverview.owed, []) }
+        if let search = query.search {
+            add("(id = ? OR out_trade_no = ? OR transaction_id = ? OR order_id = ?)", Array(repeating: .text(search), count: 4))
         }
     }
 

@@ -102,27 +102,9 @@ final class SQLiteConnection: SQLConnection {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
         }
-        for (offset, value) in parameters.enumerated() {
-            let index = Int32(offset + 1)
-            let status: Int32
-            switch value {
-            case .null: status = sqlite3_bind_null(statement, index)
-            case .integer(let number): status = sqlite3_bind_int64(statement, index, number)
-            case .text(let text): status = cashier_sqlite3_bind_text(statement, index, text, -1)
-            case .blob(let bytes):
-                status = bytes.withUnsafeBytes { cashier_sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count)) }
-            }
-            guard status == SQLITE_OK else { throw StoreError(.failed, "SQLite cannot bind parameter \(index): \(lastError)") }
-        }
+        try bind(parameters, to: statement)
         var rows: [SQLRow] = []
-        while true {
-            let status = sqlite3_step(statement)
-            if status == SQLITE_DONE { break }
-            guard status == SQLITE_ROW else {
-                let code: StoreError.Code =
-                    (status & 0xFF) == SQLITE_CONSTRAINT ? .conflict : ((status & 0xFF) == SQLITE_BUSY ? .busy : .failed)
-                throw StoreError(code, "SQLite: \(lastError)")
-            }
+        while try step(statement) {
             let values: [SQLValue] = (0..<sqlite3_column_count(statement)).map { column in
                 switch sqlite3_column_type(statement, column) {
                 case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
@@ -137,6 +119,62 @@ final class SQLiteConnection: SQLConnection {
             rows.append(SQLRow(values: values, index: prepared.columns))
         }
         return rows
+    }
+
+    func stream(_ sql: String, _ parameters: [SQLValue], _ row: (any StreamedRow) throws -> Void) throws {
+        let statement = try prepared(sql).pointer
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        try bind(parameters, to: statement)
+        let current = Row(statement: statement)
+        while try step(statement) { try row(current) }
+    }
+
+    /// The row a statement has stepped to, read in place.
+    private struct Row: StreamedRow {
+        let statement: OpaquePointer
+
+        func bytes(_ column: Int) -> UnsafeBufferPointer<UInt8>? {
+            let index = Int32(column)
+            // The text first, then its length (SQLite's order: the length is of the converted text).
+            guard let text = sqlite3_column_text(statement, index) else { return nil }
+            return UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, index)))
+        }
+
+        func integer(_ column: Int) -> Int64? {
+            let index = Int32(column)
+            guard sqlite3_column_type(statement, index) == SQLITE_INTEGER else { return nil }
+            return sqlite3_column_int64(statement, index)
+        }
+    }
+
+    private func bind(_ parameters: [SQLValue], to statement: OpaquePointer) throws {
+        for (offset, value) in parameters.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .null: status = sqlite3_bind_null(statement, index)
+            case .integer(let number): status = sqlite3_bind_int64(statement, index, number)
+            case .text(let text): status = cashier_sqlite3_bind_text(statement, index, text, -1)
+            case .blob(let bytes):
+                status = bytes.withUnsafeBytes { cashier_sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count)) }
+            }
+            guard status == SQLITE_OK else { throw StoreError(.failed, "SQLite cannot bind parameter \(index): \(lastError)") }
+        }
+    }
+
+    /// Steps `statement`: `true` at a row, `false` when it is done. - Throws: its failure, typed.
+    private func step(_ statement: OpaquePointer) throws -> Bool {
+        let status = sqlite3_step(statement)
+        if status == SQLITE_DONE { return false }
+        guard status == SQLITE_ROW else {
+            let code: StoreError.Code =
+                (status & 0xFF) == SQLITE_CONSTRAINT ? .conflict : ((status & 0xFF) == SQLITE_BUSY ? .busy : .failed)
+            throw StoreError(code, "SQLite: \(lastError)")
+        }
+        return true
     }
 
     /// Hands this connection's WAL checkpoints to `checkpointer` in place of SQLite's automatic

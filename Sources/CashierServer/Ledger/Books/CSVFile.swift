@@ -40,6 +40,13 @@ struct CSVFile {
         Self.append(value, to: &buffer)
     }
 
+    /// Text given as its UTF-8 bytes (`nil` for an empty field) as the next field of the row.
+    mutating func field(bytes: UnsafeBufferPointer<UInt8>?) {
+        if fieldsInRow > 0 { buffer.append(0x2C) }
+        fieldsInRow += 1
+        if let bytes { Self.append(bytes, to: &buffer) }
+    }
+
     /// A time (`nil` for an empty field) as the next field of the row.
     mutating func field(_ date: Date?, _ stamp: inout ExportTimestamp) {
         if fieldsInRow > 0 { buffer.append(0x2C) }
@@ -112,15 +119,16 @@ struct CSVFile {
     /// reading them as characters was most of its time, and then looking for the characters
     /// that need quotes through the generic `contains` a fifth of what was left).
     static func append(_ value: String, to buffer: inout [UInt8]) {
-        if value.utf8.withContiguousStorageIfAvailable({ append($0, of: value, to: &buffer) }) == nil {
-            Array(value.utf8).withUnsafeBufferPointer { append($0, of: value, to: &buffer) }
+        if value.utf8.withContiguousStorageIfAvailable({ append($0, to: &buffer) }) == nil {
+            Array(value.utf8).withUnsafeBufferPointer { append($0, to: &buffer) }
         }
     }
 
-    private static func append(_ utf8: UnsafeBufferPointer<UInt8>, of value: String, to buffer: inout [UInt8]) {
+    private static func append(_ utf8: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
         guard let first = utf8.first else { return }
         let formula =
-            (first == 0x3D || first == 0x2B || first == 0x2D || first == 0x40 || first == 0x09 || first == 0x0D) && Double(value) == nil
+            (first == 0x3D || first == 0x2B || first == 0x2D || first == 0x40 || first == 0x09 || first == 0x0D)
+            && Double(String(decoding: utf8, as: UTF8.self)) == nil
         var quoted = false
         for byte in utf8 where byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D {
             quoted = true
