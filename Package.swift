@@ -161,7 +161,7 @@ let package = Package(
             name: "cashier-bench",
             dependencies: [
                 "CashierCrypto", "WeChatPay", "Alipay", "ApplePay", "CashierSandbox", "CashierServer", "CashierSandboxMode", "CashierStore",
-                "CashierHTTP", "CashierCurl", "ChildProcesses",
+                "CashierHTTP", "CashierCurl", "ChildProcesses", "CashierArchive",
             ],
             swiftSettings: strictSettings
         ),

@@ -69,6 +69,71 @@ public enum ZipArchive {
         }
     }
 
+    /// One file of an archive inflated a chunk at a time, for ``ByteLines``: the first whose name
+    /// `matches`, read without the others or the whole of it in memory (libzip checks its CRC-32 at its end).
+    public final class EntryChunks {
+        private let archive: OpaquePointer
+        private let file: OpaquePointer
+        /// The entry's name as text (``Entry/name``).
+        public let name: String
+        static let chunkSize = 256 * 1024
+
+        /// - Throws: ``ArchiveError`` for a damaged archive, or one without such a file (naming those it holds).
+        public init(in data: Data, where matches: (String) -> Bool) throws {
+            // libzip reads the bytes where they are until the archive is closed: a copy of its own, freed with it.
+            let copy = malloc(max(data.count, 1))!
+            data.withUnsafeBytes { bytes in
+                if let base = bytes.baseAddress { copy.copyMemory(from: base, byteCount: bytes.count) }
+            }
+            var error = zip_error_t()
+            zip_error_init(&error)
+            defer { zip_error_fini(&error) }
+            guard let source = zip_source_buffer_create(copy, UInt64(data.count), 1, &error) else {
+                free(copy)
+                throw ArchiveError("libzip could not read the bytes: \(String(cString: zip_error_strerror(&error)))")
+            }
+            guard let archive = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error) else {
+                zip_source_free(source)
+                throw ArchiveError("not a zip archive libzip can read: \(String(cString: zip_error_strerror(&error)))")
+            }
+            var names: [String] = []
+            for index in 0..<UInt64(max(zip_get_num_entries(archive, 0), 0)) {
+                guard let raw = zip_get_name(archive, index, zip_flags_t(ZIP_FL_ENC_RAW)) else { continue }
+                let rawName = Array(
+                    UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw)))
+                if rawName.last == UInt8(ascii: "/") { continue }  // a directory
+                let name = Entry(rawName: rawName, data: Data()).name
+                names.append(name)
+                guard matches(name) else { continue }
+                guard let file = zip_fopen_index(archive, index, 0) else {
+                    let reason = String(cString: zip_strerror(archive))
+                    zip_discard(archive)
+                    throw ArchiveError("entry \(index) cannot be opened: \(reason)")
+                }
+                (self.archive, self.file, self.name) = (archive, file, name)
+                return
+            }
+            zip_discard(archive)  // frees the source and the copy
+            throw ArchiveError("the archive has no such file (it holds \(names.joined(separator: ", ")))")
+        }
+
+        deinit {
+            zip_fclose(file)
+            zip_discard(archive)
+        }
+
+        /// The next chunk of the file; `nil` at its end.
+        /// - Throws: ``ArchiveError`` for a damaged entry (a CRC-32 that disagrees, a truncated stream).
+        public func next() throws -> [UInt8]? {
+            var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
+            let read = chunk.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress, UInt64($0.count)) }
+            if read < 0 { throw ArchiveError("\(name) is damaged: \(String(cString: zip_file_strerror(file)))") }
+            guard read > 0 else { return nil }
+            if read < chunk.count { chunk.removeSubrange(Int(read)...) }
+            return chunk
+        }
+    }
+
     /// An archive of `entries` (deflated), names stored as given.
     public static func make(_ entries: [Entry]) throws -> Data {
         var error = zip_error_t()

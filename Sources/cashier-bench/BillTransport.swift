@@ -1,9 +1,11 @@
 import Cashier
 import Foundation
 
-/// The sandbox's transport, except for the two trade bills, answered with the generated ones.
+/// The sandbox's transport, except for the two trade bills, answered with the generated ones
+/// (WeChat Pay's gzipped, as Cashier asks for it: `tar_type=GZIP`).
 struct BillTransport: HTTPTransport {
     let inner: any HTTPTransport
+    /// The WeChat Pay bill, gzipped.
     let wechatBill: Data
     let alipayBill: Data
 

@@ -1,5 +1,6 @@
 import Alipay
 import Cashier
+import CashierArchive
 import CashierCurl
 import CashierSandboxMode
 import CashierServer
@@ -22,10 +23,12 @@ struct ScaleReconcile {
         var wechatLines: Int
         var alipayLines: Int
         var seconds: Double
+        /// How far the resident set grew over what it was when reconciliation began.
         var peakMegabytes: Double
         var parseSeconds: Double
+        /// How far the resident set grew over what it was when parsing began.
         var parsePeakMegabytes: Double
-        /// Resident before the bills were parsed.
+        /// Resident before the bills were parsed (the bench's own: the history, the two bills).
         var startMegabytes: Double
         var matched: Int
         var discrepancies: Int
@@ -40,28 +43,34 @@ struct ScaleReconcile {
     }
 
     func measure() async throws -> Result {
-        let (wechatText, alipayZip, wechatLines, alipayLines) = try files()
+        let (wechatGzip, alipayZip, wechatLines, alipayLines) = try files()
         let clock = ContinuousClock()
 
+        // Parsing alone: the readers reconciliation reads the bills through, run to the end.
         PeakMemory.reset()
         let before = PeakMemory.currentMegabytes()
         var started = clock.now
-        let parsed = try WeChatPay.Bill(parsing: wechatText).rows.count + Alipay.Bill.parse(alipayZip).rows.count
+        var parsed = 0
+        var wechat = try WeChatPay.Bill.Reader(file: wechatGzip)
+        while try wechat.next() != nil { parsed += 1 }
+        var alipay = try Alipay.Bill.Reader(data: alipayZip)
+        while try alipay.next() != nil { parsed += 1 }
         let parseSeconds = (clock.now - started) / .seconds(1)
-        let parsePeak = PeakMemory.megabytes()
+        let parsePeak = PeakMemory.megabytes() - before
         guard parsed == wechatLines + alipayLines else { throw Subprocess.Failure("the bills parsed to \(parsed) lines") }
 
         let mode = try await SandboxMode.start()
         defer { Task { await mode.sandbox.stop() } }
         var configuration = mode.configuration
         configuration.wechatV3 = nil  // one WeChat Pay merchant, one bill
-        let transport = BillTransport(inner: CurlTransport(), wechatBill: Data(wechatText.utf8), alipayBill: alipayZip)
+        let transport = BillTransport(inner: CurlTransport(), wechatBill: wechatGzip, alipayBill: alipayZip)
         let server = MerchantServer(configuration: configuration, store: store, providerTransport: transport)
         PeakMemory.reset()
+        let reconcileBefore = PeakMemory.currentMegabytes()
         started = clock.now
         let report = try await server.reconcile(date: date)
         let seconds = (clock.now - started) / .seconds(1)
-        let peak = PeakMemory.megabytes()
+        let peak = PeakMemory.megabytes() - reconcileBefore
         await mode.sandbox.stop()
         return Result(
             wechatLines: wechatLines, alipayLines: alipayLines, seconds: seconds, peakMegabytes: peak, parseSeconds: parseSeconds,
@@ -69,15 +78,15 @@ struct ScaleReconcile {
             kinds: report.discrepancies.reduce(into: [:]) { $0[$1.kind, default: 0] += 1 })
     }
 
-    /// The two bills as the providers serve them (WeChat Pay's text, Alipay's zip) and their line
-    /// counts; the rows they were made from are gone when this returns, so the peaks measured
-    /// afterwards are not the bench's own.
-    func files() throws -> (wechat: String, alipay: Data, wechatLines: Int, alipayLines: Int) {
+    /// The two bills as the providers serve them (WeChat Pay's text gzipped, as `tar_type=GZIP`
+    /// asks; Alipay's zip) and their line counts; the rows they were made from are gone when this
+    /// returns, so the peaks measured afterwards are not the bench's own.
+    func files() throws -> (wechat: Data, alipay: Data, wechatLines: Int, alipayLines: Int) {
         let (wechat, alipay) = bills()
         let stem = "20880000000000000156_" + date.replacingOccurrences(of: "-", with: "")
         let zip = try Alipay.Bill(account: "20880000000000000156", rows: alipay).zipData(
             stem: stem, from: date, to: date, exportedAt: date)
-        return (WeChatPay.Bill(rows: wechat).text, zip, wechat.count, alipay.count)
+        return (try Gzip.compress(Data(WeChatPay.Bill(rows: wechat).text.utf8)), zip, wechat.count, alipay.count)
     }
 
     /// Up to `lines` payment lines for each wallet, the bill day's payments first (then the oldest

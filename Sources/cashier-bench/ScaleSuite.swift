@@ -136,7 +136,8 @@ enum ScaleSuite {
         return String(
             format:
                 "scale-export-vs-%@ ratio=%.2f rss=%.0f MB rows=%d cashier_rows_ops=%.0f %@_rows_ops=%.0f %@_rows=%d rss_before=%.0f MB month=%@",
-            name, rate / max(baseline, 1e-9), measured.peakMegabytes, measured.rows, rate, name, baseline, name, measured.baselineRows,
+            name, rate / max(baseline, 1e-9), measured.peakMegabytes - measured.startMegabytes, measured.rows, rate, name, baseline, name,
+            measured.baselineRows,
             measured.startMegabytes, String(month.from.prefix(7)))
     }
 }

@@ -43,4 +43,16 @@ import Testing
         #expect(read == 4)
         #expect(error?.message.contains("truncated") == true)
     }
+
+    @Test func aZippedBillIsReadAsItsTextIsInGBKOrUTF8() throws {
+        let bill = Self.bill(rows: 3_000)
+        let zip = try bill.zipData(stem: "20880000000000010156_20261129", from: "a", to: "b", exportedAt: "c")
+        for data in [zip, bill.gbkData(from: "a", to: "b", exportedAt: "c"), Data(bill.text(from: "a", to: "b", exportedAt: "c").utf8)] {
+            var reader = try Alipay.Bill.Reader(data: data)
+            var rows: [Alipay.Bill.Row] = []
+            while let row = try reader.next() { rows.append(row) }
+            #expect(rows == bill.rows)
+            #expect(reader.account == "20880000000000010156")
+        }
+    }
 }

@@ -3,6 +3,7 @@ import Cashier
 import CashierCrypto
 import CashierSandbox
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 import WeChatPay
@@ -40,7 +41,33 @@ import WeChatPay
         #expect(bill.rows.first { $0.outTradeNo == second }?.amount == Money(minorUnits: 999, currency: .cny))
         let none = await #expect(throws: PaymentError.self) { try await client.downloadBill(date: "20010101") }
         #expect(none?.providerMessage == "No Bill Exist")
+
+        // The rows, asked for gzipped (tar_type=GZIP): served gzipped, read as the text is; a
+        // refusal is XML still.
+        let recorder = BodyRecorder()
+        let recording = WeChatPay.V2.Client(merchant: merchant, transport: recorder, baseURL: sandbox.wechatV2URL)
+        var reader = try await recording.downloadBillRows(date: Self.today("yyyyMMdd"))
+        var rows: [WeChatPay.Bill.Row] = []
+        while let row = try reader.next() { rows.append(row) }
+        #expect(rows == bill.rows)
+        #expect(recorder.bodies.last?.starts(with: [0x1F, 0x8B]) == true, "the file came gzipped")
+        #expect(recorder.bodies.last.map { $0.count < Data(bill.text.utf8).count } == true)
+        let refused = await #expect(throws: PaymentError.self) { try await recording.downloadBillRows(date: "20010101") }
+        #expect(refused?.providerMessage == "No Bill Exist")
         await sandbox.stop()
+    }
+
+    /// A transport that keeps every response body it passed on.
+    final class BodyRecorder: HTTPTransport, Sendable {
+        private let inner = URLSessionTransport()
+        private let recorded = Mutex<[Data]>([])
+        var bodies: [Data] { recorded.withLock { $0 } }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            let response = try await inner.send(request)
+            recorded.withLock { $0.append(response.body) }
+            return response
+        }
     }
 
     @Test func v3TradeBill() async throws {

@@ -1,9 +1,12 @@
 import Cashier
+import CashierArchive
+import Foundation
 import Testing
 
 @testable import WeChatPay
 
-/// `WeChatPay.Bill.Reader`: the rows one at a time, a bad line refused by its number.
+/// `WeChatPay.Bill.Reader`: the rows one at a time (from the text, or from the gzipped file
+/// inflated as it is read), a bad line refused by its number, a damaged file refused.
 @Suite struct BillReaderTests {
     static let bill = WeChatPay.Bill(
         rows: (0..<5).map { index in
@@ -33,5 +36,21 @@ import Testing
         #expect(try reader.next()?.outTradeNo == "W1")
         let error = #expect(throws: PaymentError.self) { try reader.next() }
         #expect(error?.message.contains("bill line 4") == true)
+    }
+
+    @Test func aGzippedBillIsReadAsItsTextIs() throws {
+        let gzipped = try Gzip.compress(Data(Self.bill.text.utf8))
+        for file in [gzipped, Data(Self.bill.text.utf8)] {
+            var reader = try WeChatPay.Bill.Reader(file: file)
+            var rows: [WeChatPay.Bill.Row] = []
+            while let row = try reader.next() { rows.append(row) }
+            #expect(rows == Self.bill.rows)
+        }
+        // Cut short: the rows before the cut, then a clear refusal (not a summary-less success).
+        let error = #expect(throws: PaymentError.self) {
+            var reader = try WeChatPay.Bill.Reader(file: gzipped.prefix(gzipped.count - 12))
+            while try reader.next() != nil {}
+        }
+        #expect(error?.code == .malformedMessage)
     }
 }

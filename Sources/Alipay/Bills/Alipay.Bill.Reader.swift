@@ -1,9 +1,11 @@
 public import Cashier
-import CashierArchive
+public import CashierArchive
 public import Foundation
 
 extension Alipay.Bill {
-    /// A trade bill read one row at a time, so a bill of millions of lines need not be held as rows.
+    /// A trade bill read one row at a time, so a bill of millions of lines need not be held as rows
+    /// — nor as text: the zip Alipay serves is inflated a chunk at a time as the rows are read,
+    /// and each line decoded (UTF-8, or GBK as Alipay writes it) on its own.
     ///
     /// ```swift
     /// var reader = try Alipay.Bill.Reader(data: downloaded)
@@ -13,10 +15,10 @@ extension Alipay.Bill {
     /// The summary's counts are checked when the list ends: the last ``next()`` throws for a
     /// truncated bill, after the rows before the cut were returned. ``Alipay/Bill/parse(_:)-(String)``
     /// is this reader run to the end.
-    public struct Reader: Sendable {
-        private let text: String
-        /// Where the lines not yet read begin.
-        private var position: String.Index
+    public struct Reader {
+        private var lines: ByteLines
+        /// How the lines are written: decided by the first line that is not ASCII.
+        private var encoding: String.Encoding?
         /// The number of the last line read (1-based, counting non-empty lines).
         private var lineNumber: Int
         private var trades = 0
@@ -25,26 +27,40 @@ extension Alipay.Bill {
         /// The merchant's Alipay account (`#账号：[…]`), once its line has been read (it comes before the list).
         public private(set) var account: String?
 
+        /// GB 18030, a superset of GBK.
+        static let gbk = String.Encoding(rawValue: 0x8000_0632)
+
         /// Reads a bill's bytes up to its header row: the zip Alipay serves, or the CSV in UTF-8 or GBK.
         /// - Throws: `PaymentError.malformedMessage` saying what is wrong.
         public init(data: Data) throws {
             if ZipArchive.isZip(data) {
-                try self.init(text: try Alipay.Bill.text(try Alipay.Bill.detailFile(in: data, kind: "业务明细")))
+                let entry: ZipArchive.EntryChunks
+                do {
+                    entry = try ZipArchive.EntryChunks(in: data) { Alipay.Bill.isDetailFile($0, kind: "业务明细") }
+                } catch let error as ArchiveError where error.message.hasPrefix("the archive has no such file") {
+                    throw Alipay.Bill.failure("the zip archive has no 业务明细 CSV \(error.message.dropFirst(29))")
+                } catch let error as ArchiveError {
+                    throw Alipay.Bill.failure("the zip archive does not open: \(error.message)")
+                }
+                try self.init(lines: ByteLines(chunks: entry.next), encoding: nil)
             } else {
-                try self.init(text: try Alipay.Bill.text(data))
+                try self.init(lines: ByteLines(data), encoding: nil)
             }
         }
 
         /// Reads a bill's text up to its header row.
         /// - Throws: `PaymentError.malformedMessage` when there is no detail list or its header is not Alipay's.
         public init(text: String) throws {
-            self.text = text
-            var position = text.startIndex
-            var number = 0
-            var account: String?
-            var header: Substring?
-            while let line = Self.line(in: text, from: &position) {
-                number += 1
+            try self.init(lines: ByteLines(Array(text.utf8)), encoding: .utf8)
+        }
+
+        private init(lines: ByteLines, encoding: String.Encoding?) throws {
+            self.lines = lines
+            self.encoding = encoding
+            lineNumber = 0
+            var header: String?
+            while let line = try nextLine() {
+                lineNumber += 1
                 if account == nil, line.hasPrefix("#账号：") { account = Self.account(line) }
                 if !line.hasPrefix("#") {
                     header = line
@@ -52,14 +68,11 @@ extension Alipay.Bill {
                 }
             }
             guard let header else { throw Alipay.Bill.failure("the bill has no detail list") }
-            let cells = Alipay.Bill.cells(String(header))
+            let cells = Alipay.Bill.cells(header)
             let columns = Alipay.Bill.columns
             guard cells.count >= columns.count, Array(cells.prefix(columns.count)) == columns else {
                 throw Alipay.Bill.failure("the header row is not Alipay's trade bill layout (first column \(cells.first ?? "none"))")
             }
-            self.position = position
-            self.lineNumber = number
-            self.account = account
         }
 
         /// The next row; `nil` when the list has ended and its summary agrees with the rows read.
@@ -67,27 +80,27 @@ extension Alipay.Bill {
         ///   is missing (a truncated bill) or disagrees.
         public mutating func next() throws -> Alipay.Bill.Row? {
             guard !finished else { return nil }
-            let next = Self.line(in: text, from: &position)
+            let next = try nextLine()
             guard let line = next, !line.hasPrefix("#") else {
                 finished = true
                 try finish(first: next)
                 return nil
             }
             lineNumber += 1
-            let row = try Alipay.Bill.row(Alipay.Bill.cells(String(line)), line: lineNumber)
+            let row = try Alipay.Bill.row(Alipay.Bill.cells(line), line: lineNumber)
             if row.kind == .trade { trades += 1 } else { refunds += 1 }
             return row
         }
 
         /// After the list: the first `#交易合计` line from `first` (the line that ended the list) on,
         /// checked against the rows read.
-        private mutating func finish(first: Substring?) throws {
-            var summary: Substring?
+        private mutating func finish(first: String?) throws {
+            var summary: String?
             var line = first
             while let current = line {
                 if account == nil, current.hasPrefix("#账号：") { account = Self.account(current) }
                 if summary == nil, current.hasPrefix("#交易合计") { summary = current }
-                line = Self.line(in: text, from: &position)
+                line = try nextLine()
             }
             guard let summary else { throw Alipay.Bill.failure("the bill has no #交易合计 summary: it is truncated") }
             let counts = summary.split { !$0.isASCII || !$0.isNumber }.compactMap { Int($0) }
@@ -97,19 +110,27 @@ extension Alipay.Bill {
             }
         }
 
-        private static func account(_ line: Substring) -> String {
+        private static func account(_ line: String) -> String {
             line.dropFirst(4).trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
         }
 
-        /// The next non-empty line from `position` (`\n`, `\r\n` or `\r` end a line), a slice of the text.
-        private static func line(in text: String, from position: inout String.Index) -> Substring? {
-            while position < text.endIndex {
-                let rest = text[position...]
-                let end = rest.firstIndex { $0 == "\n" || $0 == "\r\n" || $0 == "\r" } ?? text.endIndex
-                position = end < text.endIndex ? text.index(after: end) : end
-                if end > rest.startIndex { return text[rest.startIndex..<end] }
+        /// The next non-empty line as text: UTF-8, or GBK when the first line that is not ASCII is
+        /// not UTF-8 (the whole file is one or the other).
+        /// - Throws: `PaymentError.malformedMessage` for a line in neither, or a damaged archive.
+        private mutating func nextLine() throws -> String? {
+            let bytes: ArraySlice<UInt8>?
+            do {
+                bytes = try lines.next()
+            } catch let error as ArchiveError {
+                throw Alipay.Bill.failure("the bill cannot be read: \(error.message)")
             }
-            return nil
+            guard let bytes else { return nil }
+            if encoding == nil, bytes.contains(where: { $0 >= 0x80 }) {
+                encoding = String(validating: bytes, as: UTF8.self) == nil ? Self.gbk : .utf8
+            }
+            if encoding == Self.gbk, let text = String(data: Data(bytes), encoding: Self.gbk) { return text }
+            if let text = String(validating: bytes, as: UTF8.self) { return text }
+            throw Alipay.Bill.failure("the bill is neither UTF-8 nor GBK text")
         }
     }
 }

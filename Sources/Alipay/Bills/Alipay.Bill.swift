@@ -94,11 +94,16 @@ extension Alipay {
             } catch let error as ArchiveError {
                 throw failure("the zip archive does not open: \(error.message)")
             }
-            guard let entry = entries.first(where: { $0.name.contains(kind) && !$0.name.contains("汇总") && $0.name.hasSuffix(".csv") })
+            guard let entry = entries.first(where: { isDetailFile($0.name, kind: kind) })
             else {
                 throw failure("the zip archive has no \(kind) CSV (it holds \(entries.map(\.name).joined(separator: ", ")))")
             }
             return entry.data
+        }
+
+        /// Whether an archive's file `name` is its `kind` CSV (`业务明细`, `账务明细`), not the summary (`汇总`).
+        static func isDetailFile(_ name: String, kind: String) -> Bool {
+            name.contains(kind) && !name.contains("汇总") && name.hasSuffix(".csv")
         }
 
         /// Reads a bill's text.

@@ -1,4 +1,5 @@
 import Cashier
+import CashierArchive
 import CashierCrypto
 public import CashierHTTP
 import Foundation
@@ -100,11 +101,21 @@ public actor WeChatV2Sandbox {
             for path in ["\(prefix)/\(endpoint)", "\(prefix)/sandboxnew/\(endpoint)"] {
                 router.add("POST", path) { request, _ in
                     let xml = await self.handle(endpoint: endpoint, body: request.body)
+                    if endpoint == "pay/downloadbill", let gzipped = Self.gzippedBill(xml, asked: request.body) { return gzipped }
                     return .text(xml, contentType: "text/xml; charset=utf-8")
                 }
             }
         }
         registerPapay(on: &router, prefix: prefix)
+    }
+
+    /// A bill asked for with `tar_type=GZIP`, as WeChat serves it then: the text gzipped
+    /// (`application/octet-stream`); `nil` for a refusal (XML, never gzipped) or a plain request.
+    static func gzippedBill(_ answer: String, asked body: [UInt8]) -> HTTPServerResponse? {
+        guard !answer.hasPrefix("<xml>"), (try? WeChatPay.V2.XMLDocument(parsing: body))?["tar_type"] == "GZIP",
+            let gzipped = try? Gzip.compress(Data(answer.utf8))
+        else { return nil }
+        return HTTPServerResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: Array(gzipped))
     }
 
     /// Calls to each endpoint (`pay/orderquery`, …), counted as they arrive.

@@ -1,18 +1,19 @@
 public import Cashier
+public import CashierArchive
+public import Foundation
 
 extension WeChatPay.Bill {
-    /// A trade bill read one row at a time, so a bill of millions of lines need not be held as rows.
+    /// A trade bill read one row at a time, so a bill of millions of lines need not be held as rows
+    /// — nor as text: from a gzipped bill (`tar_type=GZIP`) it inflates a chunk at a time.
     ///
     /// ```swift
-    /// var reader = try WeChatPay.Bill.Reader(text: text)
+    /// var reader = try WeChatPay.Bill.Reader(text: text)   // or Reader(file: gzippedOrPlainBytes)
     /// while let row = try reader.next() { total += row.amount.minorUnits }
     /// ```
     ///
     /// ``WeChatPay/Bill/init(parsing:)`` is this reader run to the end.
-    public struct Reader: Sendable {
-        private let text: String
-        /// Where the lines not yet read begin.
-        private var position: String.Index
+    public struct Reader {
+        private var lines: ByteLines
         /// The header's names, in the file's order.
         private let columns: [String]
         /// Where each value a row needs sits: see ``Reader/wanted``.
@@ -28,9 +29,26 @@ extension WeChatPay.Bill {
         /// Reads the bill's header line.
         /// - Throws: `PaymentError.malformedMessage` when the text does not start with the header or lacks a column.
         public init(text: String) throws {
-            self.text = text
-            var position = text.startIndex
-            guard let headerLine = Self.line(in: text, from: &position), headerLine.hasPrefix("交易时间,") else {
+            try self.init(lines: ByteLines(Array(text.utf8)))
+        }
+
+        /// Reads a bill as WeChat Pay serves it: gzipped (`tar_type=GZIP`: inflated as it is
+        /// read) or plain UTF-8 text.
+        /// - Throws: `PaymentError.malformedMessage` as ``init(text:)`` does.
+        public init(file: Data) throws {
+            if Gzip.isGzip(file) {
+                let chunks = try GzipChunks(file)
+                try self.init(lines: ByteLines(chunks: chunks.next))
+            } else {
+                try self.init(lines: ByteLines(file))
+            }
+        }
+
+        /// Reads the header line of the bill `lines` holds.
+        /// - Throws: `PaymentError.malformedMessage` as ``init(text:)`` does.
+        public init(lines: ByteLines) throws {
+            var lines = lines
+            guard let headerLine = try Self.line(&lines), headerLine.hasPrefix("交易时间,") else {
                 throw PaymentError(.malformedMessage, provider: .wechatV2, "the bill does not start with its header line")
             }
             let columns = headerLine.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
@@ -41,13 +59,13 @@ extension WeChatPay.Bill {
                 return index
             }
             self.columns = columns
-            self.position = position
+            self.lines = lines
         }
 
         /// The next row; `nil` at the summary or the end of the text.
         /// - Throws: `PaymentError.malformedMessage` naming the line that does not fit.
         public mutating func next() throws -> Row? {
-            guard !finished, let line = Self.line(in: text, from: &position), !line.hasPrefix("总交易单数") else {
+            guard !finished, let line = try Self.line(&lines), !line.hasPrefix("总交易单数") else {
                 finished = true
                 return nil
             }
@@ -75,15 +93,14 @@ extension WeChatPay.Bill {
             }
         }
 
-        /// The next non-empty line from `position` (any newline ends a line, as `split(whereSeparator: \.isNewline)`), a slice of the text.
-        private static func line(in text: String, from position: inout String.Index) -> Substring? {
-            while position < text.endIndex {
-                let rest = text[position...]
-                let end = rest.firstIndex(where: \.isNewline) ?? text.endIndex
-                position = end < text.endIndex ? text.index(after: end) : end
-                if end > rest.startIndex { return text[rest.startIndex..<end] }
+        /// The next non-empty line, as text.
+        /// - Throws: `PaymentError.malformedMessage` when the gzip stream is damaged or truncated.
+        private static func line(_ lines: inout ByteLines) throws -> String? {
+            do {
+                return try lines.next().map { String(decoding: $0, as: UTF8.self) }
+            } catch let error as ArchiveError {
+                throw PaymentError(.malformedMessage, provider: .wechatV2, "the bill cannot be read: \(error.message)")
             }
-            return nil
         }
     }
 }

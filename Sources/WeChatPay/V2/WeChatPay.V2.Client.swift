@@ -118,21 +118,30 @@ extension WeChatPay.V2 {
 
         /// ``downloadBill(date:type:)``'s bill as a reader of its rows, one at a time (a bill of
         /// millions of lines need not be held as rows; its text is).
+        ///
+        /// The bill is asked for gzipped (`tar_type=GZIP`, a fifth of the bytes) and inflated as
+        /// its rows are read: a bill of a million lines is held as its compressed file alone.
         public func downloadBillRows(date: String, type: String = "ALL") async throws -> WeChatPay.Bill.Reader {
-            try WeChatPay.Bill.Reader(text: try await billText("pay/downloadbill", [("bill_date", date), ("bill_type", type)]))
+            try WeChatPay.Bill.Reader(
+                file: try await billFile("pay/downloadbill", [("bill_date", date), ("bill_type", type), ("tar_type", "GZIP")]))
         }
 
         /// A bill's text; WeChat answers a refusal ("No Bill Exist") as XML instead.
         private func billText(_ endpoint: String, _ fields: [(String, String)]) async throws -> String {
+            String(decoding: try await billFile(endpoint, fields), as: UTF8.self)
+        }
+
+        /// A bill's file as served (text, or gzip when asked for); WeChat answers a refusal ("No
+        /// Bill Exist") as XML instead.
+        private func billFile(_ endpoint: String, _ fields: [(String, String)]) async throws -> Data {
             let response = try await post(endpoint, fields, timeout: .seconds(60))
-            let text = String(decoding: response.body, as: UTF8.self)
-            if text.hasPrefix("<xml>") {
+            if response.body.starts(with: Array("<xml>".utf8)) {
                 let document = try XMLDocument(parsing: Array(response.body))
                 throw PaymentError(
                     .providerRejected, provider: .wechatV2, "\(endpoint) refused: \(document["return_msg"] ?? "no bill")",
                     providerCode: document["error_code"] ?? document["return_code"], providerMessage: document["return_msg"])
             }
-            return text
+            return response.body
         }
 
         /// Downloads the fund-flow bill (资金账单) of a day (`pay/downloadfundflow`: always signed

@@ -265,10 +265,10 @@ extension WeChatPay.V3 {
             return try WeChatPay.Bill(parsing: text)
         }
 
-        /// ``tradeBill(date:type:)``'s bill as a reader of its rows, one at a time (a bill of
-        /// millions of lines need not be held as rows; its text is).
+        /// ``tradeBill(date:type:)``'s bill as a reader of its rows, one at a time, inflated as
+        /// they are read: a bill of millions of lines is held as its compressed file alone.
         public func tradeBillRows(date: String, type: String = "ALL") async throws -> WeChatPay.Bill.Reader {
-            try WeChatPay.Bill.Reader(text: try await billText("/v3/bill/tradebill?bill_date=\(date)&bill_type=\(type)&tar_type=GZIP"))
+            try WeChatPay.Bill.Reader(file: try await billFile("/v3/bill/tradebill?bill_date=\(date)&bill_type=\(type)&tar_type=GZIP"))
         }
 
         /// Downloads the fund-flow bill (资金账单) of a day for an account (`BASIC`, `OPERATION`, `FEES`).
@@ -277,9 +277,20 @@ extension WeChatPay.V3 {
             return try WeChatPay.FundFlowBill(parsing: text)
         }
 
-        /// Asks for a bill's signed listing, fetches the file from the gateway, checks its SHA1
-        /// against the listing (over the bytes as served), and inflates it when it is gzipped.
+        /// ``billFile(_:)``'s file, inflated when it is gzipped.
         func billText(_ listingPath: String) async throws -> String {
+            let file = try await billFile(listingPath)
+            guard Gzip.isGzip(file) else { return String(decoding: file, as: UTF8.self) }
+            do {
+                return String(decoding: try Gzip.decompress(file), as: UTF8.self)
+            } catch let error as ArchiveError {
+                throw PaymentError(.malformedMessage, provider: .wechatV3, "the gzipped bill does not inflate: \(error.message)")
+            }
+        }
+
+        /// Asks for a bill's signed listing, fetches the file from the gateway and checks its SHA1
+        /// against the listing (over the bytes as served, gzipped or not).
+        func billFile(_ listingPath: String) async throws -> Data {
             struct Listing: Decodable {
                 let hash_type: String
                 let hash_value: String
@@ -312,12 +323,7 @@ extension WeChatPay.V3 {
             else {
                 throw PaymentError(.signatureMismatch, provider: .wechatV3, "the bill file does not match the hash in the signed listing")
             }
-            guard Gzip.isGzip(response.body) else { return String(decoding: response.body, as: UTF8.self) }
-            do {
-                return String(decoding: try Gzip.decompress(response.body), as: UTF8.self)
-            } catch let error as ArchiveError {
-                throw PaymentError(.malformedMessage, provider: .wechatV3, "the gzipped bill does not inflate: \(error.message)")
-            }
+            return response.body
         }
 
         /// A refund's status (`SUCCESS`, `PROCESSING`, `CLOSED`, `ABNORMAL`).
