@@ -41,7 +41,12 @@ enum ScaleSuite {
     static func measure(_ options: Options) async throws -> [String] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cashier-bench-scale-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        // CASHIER_BENCH_KEEP=1 keeps the run's folder (the SQLite store, the bills) to examine or
+        // profile afterwards, e.g. the reconciliation's child on its own.
+        let keep = ProcessInfo.processInfo.environment["CASHIER_BENCH_KEEP"] == "1"
+        defer {
+            if keep { say("kept \(folder.path)") } else { try? FileManager.default.removeItem(at: folder) }
+        }
         let stores = try await ScaleStores.open(options.database, folder: folder)
         do {
             let lines = try await measure(options, stores: stores, folder: folder)
@@ -93,7 +98,12 @@ enum ScaleSuite {
         lines.append(try await export(history: history, stores: stores, folder: folder))
 
         say("reconciliation")
-        let reconcile = try await ScaleReconcile(store: store, history: history, lines: options.billLines).measure()
+        let location: String
+        switch stores.database {
+        case .sqlite(let path): location = path
+        case .postgres(let url): location = url
+        }
+        let reconcile = try await ScaleReconcile(history: history, lines: options.billLines, location: location, folder: folder).measure()
         say("reconciliation: \(reconcile.kinds.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "))")
         lines.append(
             String(

@@ -54,6 +54,17 @@ let suites: [String: (Int, (String) -> Void) throws -> Void] = [
     },
 ]
 
+// The reconciliation's own process, which `scale` starts to measure it apart from itself (``ScaleReconcile``).
+if arguments.first == "scale-reconcile-child" {
+    do {
+        print(try ScaleReconcile.child(Array(arguments.dropFirst())))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("cashier-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 guard arguments.count == 1, let suite = suites[arguments[0]] else {
     let names = suites.keys.sorted().joined(separator: "|")
     FileHandle.standardError.write(

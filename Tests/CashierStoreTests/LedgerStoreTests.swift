@@ -505,4 +505,34 @@ extension String {
         let characters = Array(self)
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }
+
+    /// A day's succeeded payments a page at a time (reconciliation): each once, in order of
+    /// success then id, with several sharing one millisecond that is not a whole second, and a
+    /// page boundary among them; nothing outside the day.
+    @Test(arguments: OrderStoreTests.Backend.available)
+    func aDaysSucceededPaymentsComeAPageAtATimeEachOnce(backend: OrderStoreTests.Backend) async throws {
+        let store = try #require(try await backend.store() as? any SQLOrderStore)
+        let day = Date(timeIntervalSince1970: 1_764_547_200)
+        // Paid at 0.123 s (five at once), 1.001 s, 7.5 s; one the day before, one the day after, one unpaid.
+        let paidAt: [Double?] = [0.123, 0.123, 0.123, 0.123, 0.123, 1.001, 7.5, -10, 86_400, nil]
+        let orders = paidAt.enumerated().map { index, offset in
+            HistoricalOrder(
+                id: "ord_day\(index)", outTradeNo: "D\(index)", merchant: nil, createdAt: day.addingTimeInterval(-20),
+                total: Money(minorUnits: 100 + Int64(index), currency: .cny), method: .wechatNative, provider: .wechatV2,
+                transactionID: offset == nil ? nil : "42\(index)", paidAt: offset.map { day.addingTimeInterval($0) }, refunds: [])
+        }
+        try await store.insertHistory(orders)
+        var read: [StoredPayment] = []
+        var page = try await store.succeededPayments(from: day, until: day.addingTimeInterval(86_400), after: nil, limit: 2)
+        while let last = page.last {
+            read += page
+            #expect(read.count <= 7, "a page came back again")
+            guard read.count <= 7 else { break }
+            page = try await store.succeededPayments(from: day, until: day.addingTimeInterval(86_400), after: last, limit: 2)
+        }
+        #expect(read.map(\.outTradeNo).sorted() == (0..<7).map { "D\($0)" })
+        #expect(Set(read.map(\.id)).count == 7)
+        let order = read.map { "\(Int64((($0.succeededAt ?? .distantPast).timeIntervalSince1970 * 1000).rounded())) \($0.id)" }
+        #expect(order == order.sorted(), "in order of success, then id")
+    }
 }

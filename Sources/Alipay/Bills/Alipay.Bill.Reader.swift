@@ -5,7 +5,7 @@ public import Foundation
 extension Alipay.Bill {
     /// A trade bill read one row at a time, so a bill of millions of lines need not be held as rows
     /// — nor as text: the zip Alipay serves is inflated a chunk at a time as the rows are read,
-    /// and each line decoded (UTF-8, or GBK as Alipay writes it) on its own.
+    /// and each chunk turned from GBK (as Alipay writes it) into UTF-8 (``UTF8Chunks``).
     ///
     /// ```swift
     /// var reader = try Alipay.Bill.Reader(data: downloaded)
@@ -17,8 +17,6 @@ extension Alipay.Bill {
     /// is this reader run to the end.
     public struct Reader {
         private var lines: ByteLines
-        /// How the lines are written: decided by the first line that is not ASCII.
-        private var encoding: String.Encoding?
         /// The number of the last line read (1-based, counting non-empty lines).
         private var lineNumber: Int
         private var trades = 0
@@ -42,21 +40,26 @@ extension Alipay.Bill {
                 } catch let error as ArchiveError {
                     throw Alipay.Bill.failure("the zip archive does not open: \(error.message)")
                 }
-                try self.init(lines: ByteLines(chunks: entry.next), encoding: nil)
+                try self.init(lines: ByteLines(chunks: UTF8Chunks(entry.next).next))
             } else {
-                try self.init(lines: ByteLines(data), encoding: nil)
+                var whole: [UInt8]? = [UInt8](data)
+                let text = UTF8Chunks {
+                    defer { whole = nil }
+                    return whole
+                }
+                try self.init(lines: ByteLines(chunks: text.next))
             }
         }
 
         /// Reads a bill's text up to its header row.
         /// - Throws: `PaymentError.malformedMessage` when there is no detail list or its header is not Alipay's.
         public init(text: String) throws {
-            try self.init(lines: ByteLines(Array(text.utf8)), encoding: .utf8)
+            try self.init(lines: ByteLines(Array(text.utf8)))
         }
 
-        private init(lines: ByteLines, encoding: String.Encoding?) throws {
+        /// Reads the bill's UTF-8 `lines` up to its header row.
+        private init(lines: ByteLines) throws {
             self.lines = lines
-            self.encoding = encoding
             lineNumber = 0
             var header: String?
             while let line = try nextLine() {
@@ -114,23 +117,14 @@ extension Alipay.Bill {
             line.dropFirst(4).trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
         }
 
-        /// The next non-empty line as text: UTF-8, or GBK when the first line that is not ASCII is
-        /// not UTF-8 (the whole file is one or the other).
-        /// - Throws: `PaymentError.malformedMessage` for a line in neither, or a damaged archive.
+        /// The next non-empty line as text (UTF-8: ``UTF8Chunks`` turned a GBK bill into it).
+        /// - Throws: `PaymentError.malformedMessage` for text in neither encoding, or a damaged archive.
         private mutating func nextLine() throws -> String? {
-            let bytes: ArraySlice<UInt8>?
             do {
-                bytes = try lines.next()
+                return try lines.next().map { String(decoding: $0, as: UTF8.self) }
             } catch let error as ArchiveError {
                 throw Alipay.Bill.failure("the bill cannot be read: \(error.message)")
             }
-            guard let bytes else { return nil }
-            if encoding == nil, bytes.contains(where: { $0 >= 0x80 }) {
-                encoding = String(validating: bytes, as: UTF8.self) == nil ? Self.gbk : .utf8
-            }
-            if encoding == Self.gbk, let text = String(data: Data(bytes), encoding: Self.gbk) { return text }
-            if let text = String(validating: bytes, as: UTF8.self) { return text }
-            throw Alipay.Bill.failure("the bill is neither UTF-8 nor GBK text")
         }
     }
 }

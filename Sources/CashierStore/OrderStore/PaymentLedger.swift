@@ -64,7 +64,11 @@ public protocol PaymentLedger: Sendable {
     /// Attempts still `pending` that started before `date`, oldest first (the query fallback).
     func pendingPayments(startedBefore date: Date, limit: Int) async throws -> [StoredPayment]
     /// Attempts that succeeded in `[from, until)` (reconciliation).
-    func succeededPayments(from: Date, until: Date) async throws -> [StoredPayment]
+    ///
+    /// A page at a time: up to `limit`, in order of success (then id), after the payment `after`
+    /// (the last of the page before; `nil` for the first), so a day of a million payments is
+    /// never held at once.
+    func succeededPayments(from: Date, until: Date, after: StoredPayment?, limit: Int) async throws -> [StoredPayment]
     /// Succeeded attempts flagged `refund_required` with nothing reserved for them yet (the
     /// automatic refund of duplicates).
     func unrefundedDuplicates(limit: Int) async throws -> [StoredPayment]

@@ -362,6 +362,7 @@ extension SQLOrderStore {
         let sql = "SELECT \(SQLLedger.paymentColumns) FROM payments WHERE wallet = ? AND out_trade_no IN (\(SQLLedger.placeholders(size)))"
         return try await withReading { session in
             var found: [String: StoredPayment] = [:]
+            found.reserveCapacity(outTradeNos.count)
             for start in stride(from: 0, to: outTradeNos.count, by: size) {
                 var batch = Array(outTradeNos[start..<min(start + size, outTradeNos.count)])
                 batch += Array(repeating: first, count: size - batch.count)
@@ -416,11 +417,21 @@ extension SQLOrderStore {
         }
     }
 
-    public func succeededPayments(from: Date, until: Date) async throws -> [StoredPayment] {
-        try await withReading { session in
+    public func succeededPayments(from: Date, until: Date, after: StoredPayment?, limit: Int) async throws -> [StoredPayment] {
+        // After the last payment of the page before: its time as stored (whole milliseconds: the
+        // nearest, where `stamp` would round a time read back down past it), then its id.
+        let start =
+            after?.succeededAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? SQLStatements.stamp(from)
+        return try await withReading { session in
             try session.connection.query(
-                "SELECT \(SQLLedger.paymentColumns) FROM payments WHERE succeeded_at >= ? AND succeeded_at < ? ORDER BY succeeded_at",
-                [.integer(SQLStatements.stamp(from)), .integer(SQLStatements.stamp(until))]
+                """
+                SELECT \(SQLLedger.paymentColumns) FROM payments WHERE succeeded_at >= ? AND succeeded_at < ?
+                    AND (succeeded_at > ? OR id > ?) ORDER BY succeeded_at, id LIMIT ?
+                """,
+                [
+                    .integer(start), .integer(SQLStatements.stamp(until)), .integer(after == nil ? start - 1 : start),
+                    .text(after?.id ?? ""), .integer(Int64(max(1, limit))),
+                ]
             ).map(StoredPayment.init(row:))
         }
     }

@@ -65,33 +65,53 @@ extension WeChatPay.Bill {
         /// The next row; `nil` at the summary or the end of the text.
         /// - Throws: `PaymentError.malformedMessage` naming the line that does not fit.
         public mutating func next() throws -> Row? {
-            guard !finished, let line = try Self.line(&lines), !line.hasPrefix("总交易单数") else {
+            let bytes: ArraySlice<UInt8>?
+            do {
+                bytes = finished ? nil : try lines.next()
+            } catch let error as ArchiveError {
+                throw PaymentError(.malformedMessage, provider: .wechatV2, "the bill cannot be read: \(error.message)")
+            }
+            guard let line = bytes, !line.starts(with: Self.summaryMarker) else {
                 finished = true
                 return nil
             }
             lineNumber += 1
             let number = lineNumber
-            let values = line.split(separator: ",", omittingEmptySubsequences: false).map {
-                $0.hasPrefix("`") ? String($0.dropFirst()) : String($0)
+            // The line's values found by their commas, and only the twelve a row needs made into
+            // text (without the backquote WeChat puts before each).
+            var bounds: [Range<Int>] = []
+            bounds.reserveCapacity(columns.count)
+            var start = line.startIndex
+            for index in line.indices where line[index] == 0x2C {
+                bounds.append(start..<index)
+                start = index + 1
             }
-            guard values.count == columns.count else {
+            bounds.append(start..<line.endIndex)
+            guard bounds.count == columns.count else {
                 throw PaymentError(
-                    .malformedMessage, provider: .wechatV2, "bill line \(number) has \(values.count) values, not \(columns.count)")
+                    .malformedMessage, provider: .wechatV2, "bill line \(number) has \(bounds.count) values, not \(columns.count)")
+            }
+            func value(_ wanted: Int) -> String {
+                var range = bounds[positions[wanted]]
+                if line[range].first == 0x60 { range = range.lowerBound + 1..<range.upperBound }
+                return String(decoding: line[range], as: UTF8.self)
             }
             do {
-                let currency = try Currency(code: values[positions[6]].isEmpty ? "CNY" : values[positions[6]])
+                let tradeState = value(5)
+                let code = value(6)
+                let currency = try Currency(code: code.isEmpty ? "CNY" : code)
                 return Row(
-                    tradeTime: values[positions[0]], appID: values[positions[1]], mchID: values[positions[2]],
-                    transactionID: values[positions[3]],
-                    outTradeNo: values[positions[4]], tradeState: values[positions[5]],
-                    amount: try Money(decimal: values[positions[7]], currency: currency),
-                    refundAmount: try Money(decimal: values[positions[8]], currency: currency), outRefundNo: values[positions[9]],
-                    subject: values[positions[10]],
-                    fee: try WeChatPay.Bill.fee(values[positions[11]], currency: currency, refund: values[positions[5]] == "REFUND"))
+                    tradeTime: value(0), appID: value(1), mchID: value(2), transactionID: value(3), outTradeNo: value(4),
+                    tradeState: tradeState, amount: try Money(decimal: value(7), currency: currency),
+                    refundAmount: try Money(decimal: value(8), currency: currency), outRefundNo: value(9), subject: value(10),
+                    fee: try WeChatPay.Bill.fee(value(11), currency: currency, refund: tradeState == "REFUND"))
             } catch {
                 throw PaymentError(.malformedMessage, provider: .wechatV2, "bill line \(number) has an unreadable amount or currency")
             }
         }
+
+        /// The summary's first line starts with this: the rows have ended.
+        private static let summaryMarker = Array("总交易单数".utf8)
 
         /// The next non-empty line, as text.
         /// - Throws: `PaymentError.malformedMessage` when the gzip stream is damaged or truncated.

@@ -1,5 +1,6 @@
 /// A bill line in 16 bytes: what the reconciler keeps to count a line found on two bills once,
-/// instead of the line itself.
+/// instead of the line itself — and, the same way, each payment the bills showed (its wallet and
+/// number), to find the payments here they lack: two million lines kept in 16 bytes each.
 ///
 /// Two 64-bit SipHash values of every field (`Hasher`, keyed at random for each process, with two
 /// different prefixes): two different lines collide with odds near 2⁻¹²⁸, far below one in a
@@ -9,14 +10,14 @@ struct BillLineDigest: Hashable {
     private let first: Int
     private let second: Int
 
-    init(_ entry: BillEntry) {
+    init(_ value: some Hashable) {
         var hasher = Hasher()
         hasher.combine(1)
-        hasher.combine(entry)
+        hasher.combine(value)
         first = hasher.finalize()
         hasher = Hasher()
         hasher.combine(2)
-        hasher.combine(entry)
+        hasher.combine(value)
         second = hasher.finalize()
     }
 }

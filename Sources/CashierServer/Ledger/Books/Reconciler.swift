@@ -46,7 +46,7 @@ struct Reconciler {
         var rows: [PaymentMethod.Wallet: Int] = [:]
         var fees: [PaymentMethod.Wallet: Money] = [:]
         var billedRefunds: [Key: Money] = [:]
-        var seen = Set<Key>()
+        var seen = Set<BillLineDigest>()
         var counted = Set<BillLineDigest>()
         var billed = Set<PaymentMethod.Wallet>()
         var accounts = Set<String>()
@@ -76,11 +76,10 @@ struct Reconciler {
         }
 
         /// The provider's payments against the payments here.
-        func check(_ batch: [BillEntry], against found: [Key: StoredPayment]) async throws {
+        func check(_ batch: [BillEntry], against found: [PaymentMethod.Wallet: [String: StoredPayment]]) async throws {
             for entry in batch {
-                let key = Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo)
-                seen.insert(key)
-                guard let payment = found[key] else {
+                seen.insert(BillLineDigest(Key(wallet: entry.wallet, outTradeNo: entry.outTradeNo)))
+                guard let payment = found[entry.wallet]?[entry.outTradeNo] else {
                     // Paid at the provider under an order's number that no payment here was placed with.
                     if let order = try await ledger.store.order(outTradeNo: entry.outTradeNo) {
                         discrepancy(
@@ -107,14 +106,18 @@ struct Reconciler {
             progress("\(adapter.provider.rawValue): downloading the bill for \(date)")
             guard var lines = try await adapter.bill(date: date) else { continue }
             billed.insert(adapter.provider.wallet)
+            // A batch's payments here are read in a few statements, not one each, while the next
+            // batch is parsed and the one before is checked: the store's reads run beside the
+            // parsing on another core, one batch ahead.
             var batch = try nextPayments(&lines)
+            var reading = read(batch)
+            defer { reading?.cancel() }
             while !batch.isEmpty {
-                // The batch's payments here in a few reads, not one each, while the next batch is parsed.
                 progress("checking payments \(checked + 1)–\(checked + batch.count)")
-                let reading = batch
-                async let found = payments(of: reading)
                 let following = try nextPayments(&lines)
-                try await check(batch, against: try await found)
+                let found = try await reading?.value ?? [:]
+                reading = read(following)
+                try await check(batch, against: found)
                 checked += batch.count
                 batch = following
             }
@@ -122,22 +125,30 @@ struct Reconciler {
 
         // Payments here the bills do not show: a query decides.
         var notReconciled: [String: Int] = [:]
-        let paidHere = try await ledger.store.succeededPayments(from: start, until: end)
-        for (index, payment) in paidHere.enumerated() {
-            progress("checking payments made here \(index + 1)/\(paidHere.count)")
-            guard !seen.contains(Key(wallet: payment.method.wallet, outTradeNo: payment.outTradeNo)) else { continue }
-            guard billed.contains(payment.method.wallet) else {
-                notReconciled[payment.method.wallet.rawValue, default: 0] += 1
-                continue
-            }
-            if case .paid? = try? await ledger.adapters.adapter(for: payment).query(payment) {
-                matched += 1  // paid at the provider too, on another day's bill
-                if payment.refundRequired { flagged.append(.init(payment)) }
-            } else {
-                discrepancies.append(
-                    .init(
-                        kind: "missing_at_provider", provider: payment.method.wallet.rawValue, out_trade_no: payment.outTradeNo,
-                        order_id: payment.orderID, provider_says: "no payment", here: say("succeeded", payment.amount)))
+        var checkedHere = 0
+        var page = try await ledger.store.succeededPayments(from: start, until: end, after: nil, limit: Self.linesPerRead)
+        while let last = page.last {
+            progress("checking payments made here \(checkedHere + 1)–\(checkedHere + page.count)")
+            checkedHere += page.count
+            let payments = page
+            page =
+                payments.count < Self.linesPerRead
+                ? [] : try await ledger.store.succeededPayments(from: start, until: end, after: last, limit: Self.linesPerRead)
+            for payment in payments {
+                guard !seen.contains(BillLineDigest(Key(wallet: payment.method.wallet, outTradeNo: payment.outTradeNo))) else { continue }
+                guard billed.contains(payment.method.wallet) else {
+                    notReconciled[payment.method.wallet.rawValue, default: 0] += 1
+                    continue
+                }
+                if case .paid? = try? await ledger.adapters.adapter(for: payment).query(payment) {
+                    matched += 1  // paid at the provider too, on another day's bill
+                    if payment.refundRequired { flagged.append(.init(payment)) }
+                } else {
+                    discrepancies.append(
+                        .init(
+                            kind: "missing_at_provider", provider: payment.method.wallet.rawValue, out_trade_no: payment.outTradeNo,
+                            order_id: payment.orderID, provider_says: "no payment", here: say("succeeded", payment.amount)))
+                }
             }
         }
 
@@ -222,16 +233,18 @@ struct Reconciler {
     /// Bill lines whose payments are read together.
     static let linesPerRead = 1000
 
-    /// The payments here of `lines`, by wallet and number (a few reads: one per wallet and hundred lines).
-    private func payments(of lines: [BillEntry]) async throws -> [Key: StoredPayment] {
-        var found: [Key: StoredPayment] = [:]
-        for wallet in Set(lines.map(\.wallet)) {
-            let numbers = lines.filter { $0.wallet == wallet }.map(\.outTradeNo)
-            for (number, payment) in try await ledger.store.payments(wallet: wallet, outTradeNos: numbers) {
-                found[Key(wallet: wallet, outTradeNo: number)] = payment
+    /// The payments here of `lines`, by wallet and number (a few reads: one per wallet and hundred
+    /// lines), read by a task of its own; `nil` for no lines.
+    private func read(_ lines: [BillEntry]) -> Task<[PaymentMethod.Wallet: [String: StoredPayment]], any Error>? {
+        guard !lines.isEmpty else { return nil }
+        return Task {
+            var found: [PaymentMethod.Wallet: [String: StoredPayment]] = [:]
+            for wallet in Set(lines.map(\.wallet)) {
+                found[wallet] = try await ledger.store.payments(
+                    wallet: wallet, outTradeNos: lines.compactMap { $0.wallet == wallet ? $0.outTradeNo : nil })
             }
+            return found
         }
-        return found
     }
 
     /// A wallet's fund-flow bill for the day, summed: what came in, what went out, the fees within.
