@@ -6,7 +6,8 @@ public import Foundation
 /// megabytes is read through a few hundred kilobytes. Several members are read one after
 /// another, as gunzip does; zlib checks each member's CRC-32 and length.
 public final class GzipChunks {
-    private let input: [UInt8]
+    /// The compressed bytes, read where they are (not copied: a bill's are tens of megabytes).
+    private let input: Data
     private var consumed = 0
     /// zlib keeps a pointer back to its stream, so the stream stays where it was made.
     private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
@@ -20,7 +21,7 @@ public final class GzipChunks {
             stream.deallocate()
             throw ArchiveError("the data is not gzip")
         }
-        input = [UInt8](data)
+        input = data
         stream.initialize(to: z_stream())
         // 15 window bits + 16: a gzip header and trailer.
         guard inflateInit2_(stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
@@ -42,8 +43,9 @@ public final class GzipChunks {
         var produced = 0
         while produced < chunk.count {
             let total = input.count
-            let status: Int32 = input.withUnsafeBufferPointer { inputBuffer in
+            let status: Int32 = input.withUnsafeBytes { inputBytes in
                 chunk.withUnsafeMutableBufferPointer { chunkBuffer in
+                    let inputBuffer = inputBytes.bindMemory(to: UInt8.self)
                     stream.pointee.next_in = UnsafeMutablePointer(mutating: inputBuffer.baseAddress.map { $0 + consumed })
                     stream.pointee.avail_in = UInt32(total - consumed)
                     stream.pointee.next_out = chunkBuffer.baseAddress.map { $0 + produced }
@@ -58,7 +60,7 @@ public final class GzipChunks {
             switch status {
             case Z_STREAM_END:
                 // Another member may follow (concatenated gzip files are one file to gunzip).
-                if consumed < total && input[consumed] == 0x1F {
+                if consumed < total && input[input.startIndex + consumed] == 0x1F {
                     guard inflateReset(stream) == Z_OK else { throw ArchiveError("zlib could not read the next gzip member") }
                 } else {
                     finished = true
