@@ -535,4 +535,28 @@ extension String {
         let order = read.map { "\(Int64((($0.succeededAt ?? .distantPast).timeIntervalSince1970 * 1000).rounded())) \($0.id)" }
         #expect(order == order.sorted(), "in order of success, then id")
     }
+
+    /// A wallet's payments by their numbers, as reconciliation asks for a batch of bill lines: more
+    /// numbers than one statement takes, some unknown, one repeated, another wallet's left out.
+    @Test(arguments: OrderStoreTests.Backend.available)
+    func aWalletsPaymentsAreFoundByTheirNumbersInBatches(backend: OrderStoreTests.Backend) async throws {
+        let store = try #require(try await backend.store() as? any SQLOrderStore)
+        let day = Date(timeIntervalSince1970: 1_764_547_200)
+        let orders = (0..<2_100).map { (index: Int) -> HistoricalOrder in
+            let alipay = index % 7 == 0
+            let created = day.addingTimeInterval(Double(index))
+            return HistoricalOrder(
+                id: "ord_batch\(index)", outTradeNo: "B\(index)", merchant: nil, createdAt: created,
+                total: Money(minorUnits: 100, currency: .cny), method: alipay ? PaymentMethod.alipayQR : .wechatNative,
+                provider: alipay ? PaymentProvider.alipay : .wechatV2, transactionID: "42\(index)",
+                paidAt: created.addingTimeInterval(1), refunds: [])
+        }
+        try await store.insertHistory(orders)
+        let asked = (0..<2_100).map { "B\($0)" } + ["B5", "nobody", "B2099"]
+        let found = try await store.payments(wallet: .wechat, outTradeNos: asked)
+        let expected = Set((0..<2_100).filter { $0 % 7 != 0 }.map { "B\($0)" })
+        #expect(Set(found.keys) == expected)
+        #expect(found.allSatisfy { $0.key == $0.value.outTradeNo && $0.value.method.wallet == .wechat })
+        #expect(try await store.payments(wallet: .alipay, outTradeNos: ["B7", "B8"]).keys.sorted() == ["B7"])
+    }
 }
