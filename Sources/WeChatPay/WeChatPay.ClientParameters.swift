@@ -23,6 +23,15 @@ extension WeChatPay {
         }
 
         static let package = "Sign=WXPay"
+
+        /// The fields by the names the SDK takes (the JSON form's, every value a string): what the
+        /// server sends the app, built without encoding and decoding JSON on every payment.
+        public var fields: [String: String] {
+            [
+                "appid": appid, "partnerid": partnerid, "prepayid": prepayid, "package": package, "noncestr": noncestr,
+                "timestamp": timestamp, "sign": sign,
+            ]
+        }
     }
 
     /// What a web page (`WeixinJSBridge`) or mini program (`wx.requestPayment`) needs (JSAPI pay),
@@ -35,5 +44,10 @@ extension WeChatPay {
         public let package: String
         public let signType: String
         public let paySign: String
+
+        /// The fields by the names `wx.requestPayment` takes (the JSON form's, every value a string).
+        public var fields: [String: String] {
+            ["appId": appId, "timeStamp": timeStamp, "nonceStr": nonceStr, "package": package, "signType": signType, "paySign": paySign]
+        }
     }
 }

@@ -43,6 +43,18 @@ import Testing
         #expect(parameters.sign == example.md5_sign)
         #expect(parameters.package == "Sign=WXPay")
         #expect(parameters.timestamp == "1414561699")
+        // The fields the server hands the app: the JSON form's, the signed vector's.
+        #expect(parameters.fields == (try Self.jsonFields(parameters)))
+        var signed = example.params
+        signed["sign"] = example.md5_sign
+        #expect(parameters.fields == signed)
+        let jsapi = WeChatPay.V2.JSAPIParameters(prepayID: "wx201410272009395522657a690389285100", merchant: merchant)
+        #expect(jsapi.fields == (try Self.jsonFields(jsapi)) && jsapi.fields.count == 6)
+    }
+
+    /// `value`'s JSON form as a dictionary of strings.
+    static func jsonFields(_ value: some Encodable) throws -> [String: String] {
+        try JSONDecoder().decode([String: String].self, from: JSONEncoder().encode(value))
     }
 
     @Test func rules() throws {

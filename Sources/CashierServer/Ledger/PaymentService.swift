@@ -204,7 +204,8 @@ struct PaymentService: Sendable {
             // A subscription's period: its invoice is paid now, not at the recurring job's next look.
             // (The metadata is not decoded for every other order: its text names the key or not.)
             if order.metadataJSON.contains("\"subscription\""), let invoice = try await store.invoice(orderID: order.id) {
-                try await store.finishInvoice(invoice.id, as: .paid, now: clock.now())
+                // Whichever of this and the job's look moves it first queues invoice.paid; the other changes nothing.
+                _ = try await store.finishInvoice(invoice.id, as: .paid, now: clock.now())
             }
             // Paid: nothing else of this order may take money.
             for other in try await store.payments(orderID: order.id) where other.status == .pending || other.status == .created {

@@ -1,10 +1,10 @@
 import CashierWire
-import Foundation
+import WeChatPay
 
 extension WalletParameters {
-    /// WeChat Pay's signed parameters for the SDK (`PayReq`'s, `wx.requestPayment`'s): `fields`
-    /// as its `Encodable` form writes them, every value a string.
-    static func wechat(_ fields: some Encodable) throws -> WalletParameters {
-        .wechat(try JSONDecoder().decode([String: String].self, from: JSONEncoder().encode(fields)))
-    }
+    /// WeChat Pay's signed parameters for the SDK's `PayReq` (APP pay).
+    static func wechat(_ parameters: WeChatPay.AppPayParameters) -> WalletParameters { .wechat(parameters.fields) }
+
+    /// WeChat Pay's signed parameters for `wx.requestPayment` and `WeixinJSBridge` (JSAPI pay).
+    static func wechat(_ parameters: WeChatPay.JSAPIParameters) -> WalletParameters { .wechat(parameters.fields) }
 }

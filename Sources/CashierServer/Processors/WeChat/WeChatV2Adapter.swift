@@ -77,9 +77,9 @@ struct WeChatV2Adapter: CounterCollector, Refunding, Reconciling, HeldKeyVerifyi
         case .native: return .wechatQRCode(result.codeURL ?? "")
         case .mweb: return .wechatH5(result.mwebURL ?? "")
         case .jsapi:
-            return try .wechat(WeChatPay.V2.JSAPIParameters(prepayID: result.prepayID, merchant: walletMerchant(client)))
+            return .wechat(WeChatPay.V2.JSAPIParameters(prepayID: result.prepayID, merchant: walletMerchant(client)))
         case .app:
-            return try .wechat(WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: walletMerchant(client)))
+            return .wechat(WeChatPay.V2.AppPayParameters(prepayID: result.prepayID, merchant: walletMerchant(client)))
         }
     }
 

@@ -56,9 +56,9 @@ struct WeChatV3Adapter: Refunding, Reconciling, NotificationSource, KeyMaintaini
         case .native: return .wechatQRCode(prepay.codeURL ?? "")
         case .h5: return .wechatH5(prepay.h5URL ?? "")
         case .jsapi:
-            return try .wechat(try WeChatPay.JSAPIParameters(appID: appID, prepayID: prepay.prepayID ?? "", merchant: client.merchant))
+            return .wechat(try WeChatPay.JSAPIParameters(appID: appID, prepayID: prepay.prepayID ?? "", merchant: client.merchant))
         case .app:
-            return try .wechat(
+            return .wechat(
                 try WeChatPay.AppPayParameters(
                     appID: client.partner?.subAppID ?? appID, prepayID: prepay.prepayID ?? "", merchant: client.merchant,
                     partnerID: client.partner?.subMchID))
