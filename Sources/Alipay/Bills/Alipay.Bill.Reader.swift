@@ -1,11 +1,11 @@
 public import Cashier
-public import CashierArchive
+import CashierArchive
 public import Foundation
 
 extension Alipay.Bill {
     /// A trade bill read one row at a time, so a bill of millions of lines need not be held as rows
     /// — nor as text: the zip Alipay serves is inflated a chunk at a time as the rows are read,
-    /// and each chunk turned from GBK (as Alipay writes it) into UTF-8 (``UTF8Chunks``).
+    /// and each chunk turned from GBK (as Alipay writes it) into UTF-8.
     ///
     /// ```swift
     /// var reader = try Alipay.Bill.Reader(data: downloaded)
@@ -117,7 +117,7 @@ extension Alipay.Bill {
             line.dropFirst(4).trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
         }
 
-        /// The next non-empty line as text (UTF-8: ``UTF8Chunks`` turned a GBK bill into it).
+        /// The next non-empty line as text (UTF-8: `UTF8Chunks` turned a GBK bill into it).
         /// - Throws: `PaymentError.malformedMessage` for text in neither encoding, or a damaged archive.
         private mutating func nextLine() throws -> String? {
             do {
