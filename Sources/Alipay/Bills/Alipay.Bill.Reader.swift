@@ -1,4 +1,4 @@
-public import Cashier
+import Cashier
 import CashierArchive
 public import Foundation
 
