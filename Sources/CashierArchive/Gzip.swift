@@ -12,10 +12,12 @@ public enum Gzip {
     /// - Throws: ``ArchiveError`` for a damaged or truncated stream, or output beyond `limit`.
     public static func decompress(_ data: Data, limit: Int = defaultLimit) throws -> Data {
         // 15 window bits + 16: a gzip header and trailer (CRC-32 and length checked by zlib).
-        try ZlibStream.inflate(data, windowBits: 15 + 16, format: "gzip", limit: limit) { input, consumed in
-            // Another member may follow (concatenated gzip files are one file to gunzip).
-            consumed < input.count && input[consumed] == 0x1F ? .readNext : .finish
-        }
+        try ZlibStream.inflate(data, windowBits: 15 + 16, format: "gzip", limit: limit, afterEnd: afterMember)
+    }
+
+    /// What follows a member: another (concatenated gzip files are one file to gunzip), or the end.
+    static func afterMember(_ input: Data, _ consumed: Int) -> ZlibStream.AfterEnd {
+        consumed < input.count && input[input.startIndex + consumed] == 0x1F ? .readNext : .finish
     }
 
     /// Deflates `data` into one gzip member.

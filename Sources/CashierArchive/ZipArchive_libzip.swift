@@ -114,7 +114,7 @@ public enum ZipArchive {
                 return
             }
             zip_discard(archive)  // frees the source and the copy
-            throw ArchiveError("the archive has no such file (it holds \(names.joined(separator: ", ")))")
+            throw ArchiveError("the archive has no such file (it holds \(names.joined(separator: ", ")))", heldFiles: names)
         }
 
         deinit {

@@ -17,50 +17,84 @@ enum ZlibStream {
     /// - Throws: ``ArchiveError`` naming `format` for a damaged or truncated stream, or output
     ///   beyond `limit`, or whatever `afterEnd` throws.
     static func inflate(
-        _ data: Data, windowBits: Int32, format: String, limit: Int, afterEnd: ([UInt8], Int) throws -> AfterEnd
+        _ data: Data, windowBits: Int32, format: String, limit: Int, afterEnd: @escaping (Data, Int) throws -> AfterEnd
     ) throws -> Data {
-        var stream = z_stream()
-        guard inflateInit2_(&stream, windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw ArchiveError("zlib could not start inflating")
-        }
-        defer { inflateEnd(&stream) }
+        let inflater = try Inflater(data, windowBits: windowBits, format: format, afterEnd: afterEnd)
         var output = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        var input = [UInt8](data)
-        let total = input.count
-        var consumed = 0
-        while true {
-            let status: Int32 = input.withUnsafeMutableBufferPointer { inputBuffer in
-                chunk.withUnsafeMutableBufferPointer { chunkBuffer in
-                    stream.next_in = inputBuffer.baseAddress.map { $0 + consumed }
-                    stream.avail_in = UInt32(total - consumed)
-                    stream.next_out = chunkBuffer.baseAddress
-                    stream.avail_out = UInt32(chunkBuffer.count)
-                    let status = CZlib.inflate(&stream, Z_NO_FLUSH)
-                    consumed = total - Int(stream.avail_in)
-                    return status
-                }
-            }
-            let produced = chunk.count - Int(stream.avail_out)
-            output.append(contentsOf: chunk[0..<produced])
+        while let chunk = try inflater.next() {
+            output.append(contentsOf: chunk)
             guard output.count <= limit else { throw ArchiveError("the \(format) stream inflates to more than \(limit) bytes") }
-            switch status {
-            case Z_STREAM_END:
-                switch try afterEnd(input, consumed) {
-                case .finish: return output
-                case .readNext:
-                    guard inflateReset(&stream) == Z_OK else { throw ArchiveError("zlib could not read the next \(format) member") }
-                }
-            case Z_OK:
-                if consumed == total && produced == 0 { throw ArchiveError("the \(format) stream is truncated") }
-            case Z_BUF_ERROR where consumed == total:
-                throw ArchiveError("the \(format) stream is truncated")
-            case Z_BUF_ERROR:
-                continue
-            default:
-                let reason = stream.msg.map { String(cString: $0) } ?? zError(status).map { String(cString: $0) } ?? "code \(status)"
-                throw ArchiveError("the \(format) stream is damaged (\(reason))")
+        }
+        return output
+    }
+
+    /// A deflate stream inflated a chunk at a time: the loop both ``inflate(_:windowBits:format:limit:afterEnd:)``
+    /// (a whole file) and ``GzipChunks`` (a bill read as it inflates) run. The compressed bytes are
+    /// read where they are, not copied.
+    final class Inflater {
+        private let input: Data
+        private var consumed = 0
+        /// zlib keeps a pointer back to its stream, so the stream stays where it was made.
+        private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        private let format: String
+        private let afterEnd: (Data, Int) throws -> AfterEnd
+        private var finished = false
+        static let chunkSize = 256 * 1024
+
+        init(_ data: Data, windowBits: Int32, format: String, afterEnd: @escaping (Data, Int) throws -> AfterEnd) throws {
+            (input, self.format, self.afterEnd) = (data, format, afterEnd)
+            stream.initialize(to: z_stream())
+            guard inflateInit2_(stream, windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+                stream.deallocate()
+                throw ArchiveError("zlib could not start inflating")
             }
+        }
+
+        deinit {
+            inflateEnd(stream)
+            stream.deallocate()
+        }
+
+        /// The next chunk of the inflated bytes; `nil` once the last stream has ended.
+        /// - Throws: ``ArchiveError`` for a damaged or truncated stream, or what `afterEnd` throws.
+        func next() throws -> [UInt8]? {
+            guard !finished else { return nil }
+            var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
+            var produced = 0
+            while produced < chunk.count {
+                let total = input.count
+                let status: Int32 = input.withUnsafeBytes { inputBytes in
+                    chunk.withUnsafeMutableBufferPointer { chunkBuffer in
+                        let inputBuffer = inputBytes.bindMemory(to: UInt8.self)
+                        stream.pointee.next_in = UnsafeMutablePointer(mutating: inputBuffer.baseAddress.map { $0 + consumed })
+                        stream.pointee.avail_in = UInt32(total - consumed)
+                        stream.pointee.next_out = chunkBuffer.baseAddress.map { $0 + produced }
+                        stream.pointee.avail_out = UInt32(chunkBuffer.count - produced)
+                        let before = chunkBuffer.count - produced
+                        let status = CZlib.inflate(stream, Z_NO_FLUSH)
+                        consumed = total - Int(stream.pointee.avail_in)
+                        produced += before - Int(stream.pointee.avail_out)
+                        return status
+                    }
+                }
+                switch status {
+                case Z_STREAM_END:
+                    switch try afterEnd(input, consumed) {
+                    case .finish:
+                        finished = true
+                        return produced > 0 ? Array(chunk[0..<produced]) : nil
+                    case .readNext:
+                        guard inflateReset(stream) == Z_OK else { throw ArchiveError("zlib could not read the next \(format) member") }
+                    }
+                case Z_OK, Z_BUF_ERROR:
+                    if consumed == total && produced < chunk.count { throw ArchiveError("the \(format) stream is truncated") }
+                default:
+                    let reason =
+                        stream.pointee.msg.map { String(cString: $0) } ?? zError(status).map { String(cString: $0) } ?? "code \(status)"
+                    throw ArchiveError("the \(format) stream is damaged (\(reason))")
+                }
+            }
+            return chunk
         }
     }
 

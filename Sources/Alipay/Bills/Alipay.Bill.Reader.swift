@@ -35,8 +35,9 @@ extension Alipay.Bill {
                 let entry: ZipArchive.EntryChunks
                 do {
                     entry = try ZipArchive.EntryChunks(in: data) { Alipay.Bill.isDetailFile($0, kind: "业务明细") }
-                } catch let error as ArchiveError where error.message.hasPrefix("the archive has no such file") {
-                    throw Alipay.Bill.failure("the zip archive has no 业务明细 CSV \(error.message.dropFirst(29))")
+                } catch let error as ArchiveError where error.heldFiles != nil {
+                    throw Alipay.Bill.failure(
+                        "the zip archive has no 业务明细 CSV (it holds \(error.heldFiles?.joined(separator: ", ") ?? ""))")
                 } catch let error as ArchiveError {
                     throw Alipay.Bill.failure("the zip archive does not open: \(error.message)")
                 }

@@ -65,13 +65,7 @@ extension WeChatPay.Bill {
         /// The next row; `nil` at the summary or the end of the text.
         /// - Throws: `PaymentError.malformedMessage` naming the line that does not fit.
         public mutating func next() throws -> Row? {
-            let bytes: ArraySlice<UInt8>?
-            do {
-                bytes = finished ? nil : try lines.next()
-            } catch let error as ArchiveError {
-                throw PaymentError(.malformedMessage, provider: .wechatV2, "the bill cannot be read: \(error.message)")
-            }
-            guard let line = bytes, !line.starts(with: Self.summaryMarker) else {
+            guard !finished, let line = try Self.bytes(&lines), !line.starts(with: Self.summaryMarker) else {
                 finished = true
                 return nil
             }
@@ -116,8 +110,14 @@ extension WeChatPay.Bill {
         /// The next non-empty line, as text.
         /// - Throws: `PaymentError.malformedMessage` when the gzip stream is damaged or truncated.
         private static func line(_ lines: inout ByteLines) throws -> String? {
+            try bytes(&lines).map { String(decoding: $0, as: UTF8.self) }
+        }
+
+        /// The next non-empty line's bytes.
+        /// - Throws: `PaymentError.malformedMessage` when the gzip stream is damaged or truncated.
+        private static func bytes(_ lines: inout ByteLines) throws -> ArraySlice<UInt8>? {
             do {
-                return try lines.next().map { String(decoding: $0, as: UTF8.self) }
+                return try lines.next()
             } catch let error as ArchiveError {
                 throw PaymentError(.malformedMessage, provider: .wechatV2, "the bill cannot be read: \(error.message)")
             }
